@@ -1,0 +1,3 @@
+from tunaflow_tui.cli import main
+
+raise SystemExit(main())

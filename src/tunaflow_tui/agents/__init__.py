@@ -1,0 +1,1 @@
+"""Agent engines: turn a prompt into a stream of typed events. Never imports textual or rich."""

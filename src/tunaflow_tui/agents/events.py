@@ -1,0 +1,90 @@
+"""Typed events that every engine yields while a turn runs.
+
+An engine turns one prompt into an async stream of these events. The stream always ends with
+exactly one terminal event: :class:`FinalMessage` on success or :class:`EngineError` on failure.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class ErrorKind(StrEnum):
+    """Why a turn failed; the UI turns each kind into an actionable error card."""
+
+    BINARY_MISSING = "binary_missing"
+    NOT_LOGGED_IN = "not_logged_in"
+    AUTH_REJECTED = "auth_rejected"
+    RATE_LIMITED = "rate_limited"
+    UNTRUSTED_FOLDER = "untrusted_folder"
+    TIMEOUT = "timeout"
+    CRASHED = "crashed"
+    MALFORMED_OUTPUT = "malformed_output"
+    CANCELLED = "cancelled"
+    OUTPUT_TOO_LARGE = "output_too_large"
+    BAD_REQUEST = "bad_request"
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta:
+    """A piece of the assistant's visible reply, in order."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolUse:
+    """The agent used a tool (read a file, ran a command, edited a file)."""
+
+    name: str
+    summary: str
+    status: str = "started"  # started | completed | failed | denied
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Token usage for the turn (and cost in USD when the engine reports it)."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cached_tokens: int = 0
+    cost_usd: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SessionStarted:
+    """The engine's native session id, to be stored and resumed exactly on the next turn."""
+
+    session_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """Something the user should see that does not end the turn (retry, permission denial, warning)."""
+
+    message: str
+    level: str = "info"  # info | warning
+
+
+@dataclass(frozen=True, slots=True)
+class FinalMessage:
+    """The turn finished successfully; ``text`` is the complete reply."""
+
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class EngineError:
+    """The turn failed; ``stderr_tail`` holds the last lines of the process's stderr, if any."""
+
+    kind: ErrorKind
+    message: str
+    stderr_tail: str = ""
+    exit_code: int | None = None
+    partial_text: str = ""
+
+
+EngineEvent = TextDelta | ToolUse | Usage | SessionStarted | Notice | FinalMessage | EngineError
+
+TERMINAL_EVENTS = (FinalMessage, EngineError)

@@ -1,0 +1,55 @@
+"""Command line entry point: ``tunaflow [PATH]`` and its subcommands.
+
+Each subcommand lives in ``tunaflow_tui.clicmd.<name>`` and is imported only when used, so
+``tunaflow parse`` never pays for Textual and nothing happens at import time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from tunaflow_tui import __version__
+
+SUBCOMMANDS: dict[str, str] = {
+    "open": "open the app on a project (the default: `tunaflow [PATH]`)",
+    "demo": "open a throwaway copy of the sample project with the built-in demo engine",
+    "run": "run the Plan → Dev → Review cycle headless; gate decisions come only from flags",
+    "status": "print the project's plans and branches",
+    "doctor": "check engines, credentials, SQLite/FTS5, embedding model and terminal",
+    "parse": "print the markers found in an agent reply as JSON",
+    "export": "export a conversation or plan as Markdown",
+    "serve": "serve the app to a browser on localhost",
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full argument parser (used for --help and by each subcommand)."""
+    parser = argparse.ArgumentParser(
+        prog="tunaflow",
+        description="Run your coding agents under one human-gated Plan → Dev → Review process.",
+    )
+    parser.add_argument("--version", action="version", version=f"tunaflow {__version__}")
+    subs = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, help_text in SUBCOMMANDS.items():
+        sub = subs.add_parser(name, help=help_text, description=help_text)
+        module = importlib.import_module(f"tunaflow_tui.clicmd.{name}")
+        module.add_arguments(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Parse ``argv`` and run the chosen subcommand; returns the process exit code."""
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    # `tunaflow [PATH] [--no-mouse]` opens the app: insert the implicit `open`.
+    if not args_list or (args_list[0] not in SUBCOMMANDS and args_list[0] not in ("-h", "--help", "--version")):
+        args_list.insert(0, "open")
+    parser = build_parser()
+    args = parser.parse_args(args_list)
+    module = importlib.import_module(f"tunaflow_tui.clicmd.{args.command}")
+    try:
+        return int(module.run(args))
+    except KeyboardInterrupt:
+        return 130

@@ -1,0 +1,1 @@
+"""Domain core: markers, workflow, storage, plan documents. Never imports textual or rich."""

@@ -1,0 +1,1 @@
+"""Configuration: user and project TOML files, env overrides ``TUNAFLOW_*``."""

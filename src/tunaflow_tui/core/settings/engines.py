@@ -1,0 +1,34 @@
+"""Per-engine configuration (one ``[engines.NAME]`` table)."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class EngineConfig(BaseModel):
+    """How to run one named engine. ``type`` defaults to the engine's name."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = ""
+    type: str = ""
+    command: str = ""  # name on PATH or absolute path; empty = the type's default binary
+    model: str = ""
+    extra_args: list[str] = Field(default_factory=list)
+    timeout_idle_s: float = 600.0
+    timeout_total_s: float = 3600.0
+    max_output_bytes: int = 20_000_000
+    base_url: str = ""  # openai-compatible / ollama
+    api_key_env: str = ""  # name of an env var holding the key (never the key itself)
+    env: dict[str, str] = Field(default_factory=dict)
+    # pty engine
+    prompt_pattern: str = ""
+    idle_end_s: float = 2.0
+    # demo engine
+    demo_fail_reviews: int = 0  # how many review rounds the demo reviewer fails before passing
+    demo_delay_s: float = 0.02  # pacing between streamed chunks
+
+    @property
+    def effective_type(self) -> str:
+        """The engine type, falling back to the name (``[engines.claude]`` is a claude engine)."""
+        return self.type or self.name
