@@ -1,0 +1,133 @@
+"""Find marker comments (``<!-- tunaflow:... -->``) in text and remove them.
+
+The scanner is a hand-written loop over ``str.find``: every ``<!--`` looks for its ``-->`` within a
+bounded window, so the work is linear in the length of the text whatever it contains.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Final
+
+#: Longest comment body (between ``<!--`` and ``-->``) that can still be a marker.
+MAX_COMMENT_BODY: Final = 120
+
+BLOCK_KINDS: Final = frozenset({"plan-proposal", "review-verdict", "consensus"})
+SINGLE_KINDS: Final = frozenset({"subtask-done", "impl-complete"})
+_PREFIXES: Final = ("tunaflow:", "/tunaflow:")
+
+
+@dataclass(frozen=True, slots=True)
+class MarkerComment:
+    """One well-formed marker comment found in a text.
+
+    ``start``/``end`` delimit the whole ``<!-- ... -->`` comment; ``closing`` is true for
+    ``<!-- /tunaflow:KIND -->``; ``index`` is the N of ``subtask-done:N`` (else 0).
+    """
+
+    start: int
+    end: int
+    kind: str
+    closing: bool = False
+    index: int = 0
+
+    @property
+    def canonical(self) -> str:
+        """The marker written in its canonical form, e.g. ``<!-- tunaflow:subtask-done:3 -->``."""
+        slash = "/" if self.closing else ""
+        suffix = f":{self.index}" if self.kind == "subtask-done" else ""
+        return f"<!-- {slash}tunaflow:{self.kind}{suffix} -->"
+
+
+def iter_tunaflow_comments(text: str) -> Iterator[tuple[int, int, str]]:
+    """Yield ``(start, end, compact_body)`` for every ``<!-- ... -->`` whose body names tunaflow.
+
+    ``compact_body`` is the body with all whitespace removed and case folded, so
+    ``<!--  TunaFlow : subtask-done : 3 -->`` gives ``"tunaflow:subtask-done:3"``. Well-formed or not.
+    """
+    i = text.find("<!--")
+    while i != -1:
+        j = text.find("-->", i + 4, i + 4 + MAX_COMMENT_BODY + 3)
+        if j == -1:
+            i = text.find("<!--", i + 1)
+            continue
+        compact = "".join(text[i + 4 : j].split()).casefold()
+        if compact.startswith(_PREFIXES):
+            yield i, j + 3, compact
+            i = text.find("<!--", j + 3)
+        else:
+            i = text.find("<!--", i + 1)
+
+
+def classify(compact: str) -> tuple[str, bool, int] | None:
+    """Turn a compact comment body into ``(kind, closing, index)``, or None if it is not a marker."""
+    closing = compact.startswith("/")
+    rest = compact[len("/tunaflow:") :] if closing else compact[len("tunaflow:") :]
+    rest = rest.replace("_", "-")
+    if rest in BLOCK_KINDS:
+        return rest, closing, 0
+    if closing:
+        return None
+    if rest == "impl-complete":
+        return rest, False, 0
+    if rest.startswith("subtask-done:"):
+        digits = rest[len("subtask-done:") :].lstrip("#")
+        if 0 < len(digits) <= 6 and digits.isascii() and digits.isdigit() and int(digits) > 0:
+            return "subtask-done", False, int(digits)
+    return None
+
+
+def find_marker_comments(text: str) -> list[MarkerComment]:
+    """Every well-formed marker comment in ``text``, in order (quoted ones included)."""
+    found: list[MarkerComment] = []
+    for start, end, compact in iter_tunaflow_comments(text):
+        shape = classify(compact)
+        if shape is not None:
+            found.append(MarkerComment(start, end, shape[0], shape[1], shape[2]))
+    return found
+
+
+def _line_bounds(text: str, start: int, end: int) -> tuple[int, int]:
+    """Widen ``[start, end)`` to whole lines if nothing but blanks shares those lines with it."""
+    line_start = text.rfind("\n", 0, start) + 1
+    if text[line_start:start].strip(" \t"):
+        return start, end
+    line_end = text.find("\n", end)
+    stop = len(text) if line_end == -1 else line_end
+    if text[end:stop].strip(" \t\r"):
+        return start, end
+    return line_start, (len(text) if line_end == -1 else line_end + 1)
+
+
+def remove_spans(text: str, spans: list[tuple[int, int, str]]) -> str:
+    """Replace sorted, non-overlapping ``(start, end, replacement)`` spans in ``text``.
+
+    An empty replacement that leaves its line(s) blank removes the line(s) too, so removed markers
+    don't leave holes in the message.
+    """
+    out: list[str] = []
+    pos = 0
+    for start, end, replacement in spans:
+        if not replacement:
+            start, end = _line_bounds(text, start, end)
+        start = max(start, pos)
+        if end <= start:
+            continue
+        out.append(text[pos:start])
+        out.append(replacement)
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def scrub_markers(text: str) -> str:
+    """Remove every tunaflow marker comment from ``text`` (quoted or not, well-formed or not).
+
+    Used for files written to disk, so a plan document never carries a live marker. Total and
+    linear: never raises on any ``str``.
+    """
+    spans = [(start, end, "") for start, end, _ in iter_tunaflow_comments(text)]
+    if not spans:
+        return text
+    return remove_spans(text, spans)

@@ -1,0 +1,30 @@
+"""scrub_markers: files written to disk never carry a marker comment."""
+
+from __future__ import annotations
+
+from tunaflow_tui.core.markers import scrub_markers
+
+
+def test_scrub_removes_block_markers_and_their_lines_but_keeps_content() -> None:
+    text = "# Plan\n<!-- tunaflow:plan-proposal -->\nSwitch auth to OAuth2\n<!-- /tunaflow:plan-proposal -->\nEnd\n"
+    assert scrub_markers(text) == "# Plan\nSwitch auth to OAuth2\nEnd\n"
+
+
+def test_scrub_removes_inline_and_oddly_spaced_markers() -> None:
+    text = "done <!--  TunaFlow : subtask-done : 3  --> and <!--tunaflow:impl-complete-->!"
+    assert scrub_markers(text) == "done  and !"
+
+
+def test_scrub_removes_crlf_marker_lines() -> None:
+    text = "a\r\n<!-- tunaflow:impl-complete -->\r\nb\r\n"
+    assert scrub_markers(text) == "a\r\nb\r\n"
+
+
+def test_scrub_removes_malformed_and_quoted_markers_too() -> None:
+    text = "use `<!-- tunaflow:subtask-done:N -->` after each task"
+    assert "tunaflow" not in scrub_markers(text)
+
+
+def test_scrub_leaves_ordinary_comments_and_text_alone() -> None:
+    text = "<!-- a normal comment -->\ntunaflow: is a word here\n<!-- unclosed tunaflow:impl-complete"
+    assert scrub_markers(text) == text
