@@ -1,0 +1,189 @@
+"""Read the user and project TOML files, merge them over the defaults, apply env overrides, validate."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+from pydantic import ValidationError
+
+from tunaflow_tui.core.settings.errors import SettingsError
+from tunaflow_tui.core.settings.models import ENGINE_TYPES, ROLE_NAMES, Settings
+
+APP_NAME = "tunaflow"
+ENV_PREFIX = "TUNAFLOW_"
+VENDOR_CLIS: tuple[str, ...] = ("claude", "codex", "gemini")
+"""Agent CLIs looked up on PATH to pick default roles, in order of preference."""
+
+_LINE_RE = re.compile(r"at line (\d+)")
+
+
+def user_config_path() -> Path:
+    """``$XDG_CONFIG_HOME/tunaflow/config.toml`` if set, else the platform's user config dir."""
+    xdg = os.environ.get("XDG_CONFIG_HOME")
+    base = Path(xdg) / APP_NAME if xdg else Path(platformdirs.user_config_dir(APP_NAME))
+    return base / "config.toml"
+
+
+def project_config_path(project_dir: Path) -> Path:
+    """The project's own configuration file, ``<project>/.tunaflow/config.toml``."""
+    return project_dir / ".tunaflow" / "config.toml"
+
+
+def default_worktree_root() -> Path:
+    """Where implementation worktrees live by default: ``<user data dir>/worktrees``."""
+    xdg = os.environ.get("XDG_DATA_HOME")
+    base = Path(xdg) / APP_NAME if xdg else Path(platformdirs.user_data_dir(APP_NAME))
+    return base / "worktrees"
+
+
+def installed_vendor_clis() -> list[str]:
+    """The agent CLIs (claude, codex, gemini) found on PATH, in preference order."""
+    return [name for name in VENDOR_CLIS if shutil.which(name) is not None]
+
+
+def default_roles(installed: list[str]) -> dict[str, str]:
+    """Roles for the installed CLIs: reviewer and verifier on two different vendors where possible."""
+    if not installed:
+        return dict.fromkeys(ROLE_NAMES, "demo")
+    primary = installed[0]
+    roles = dict.fromkeys(ROLE_NAMES, primary)
+    roles["reviewer"] = installed[1 % len(installed)]
+    roles["verifier"] = installed[2 % len(installed)]
+    return roles
+
+
+def _defaults() -> dict[str, Any]:
+    engines: dict[str, Any] = {name: {} for name in (*VENDOR_CLIS, "demo")}
+    return {
+        "roles": default_roles(installed_vendor_clis()),
+        "engines": engines,
+        "workflow": {"worktree_root": str(default_worktree_root())},
+    }
+
+
+def read_toml(path: Path) -> dict[str, Any]:
+    """Parse one TOML file; a missing file is empty; a malformed one raises SettingsError with its line."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        raise SettingsError(f"cannot read: {exc.strerror or exc}", source=path) from exc
+    try:
+        return tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise SettingsError("not valid UTF-8", source=path) from exc
+    except tomllib.TOMLDecodeError as exc:
+        match = _LINE_RE.search(str(exc))
+        line = int(match.group(1)) if match else None
+        message = _LINE_RE.sub("", str(exc)).replace("(, column", "(column").strip()
+        raise SettingsError(f"malformed TOML: {message}", source=path, line=line) from exc
+
+
+def deep_merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
+    """Merge ``override`` into ``base`` table by table; non-table values are replaced."""
+    merged: dict[str, Any] = dict(base)
+    for key, value in override.items():
+        current = merged.get(key)
+        if isinstance(current, Mapping) and isinstance(value, Mapping):
+            merged[key] = deep_merge(current, value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def _has_key(data: Mapping[str, Any], path: tuple[str, ...]) -> bool:
+    node: Any = data
+    for part in path:
+        if not isinstance(node, Mapping) or part not in node:
+            return False
+        node = node[part]
+    return True
+
+
+def _env_var_for(path: tuple[str, ...]) -> str | None:
+    wanted = (ENV_PREFIX + "__".join(path)).upper()
+    for name in os.environ:
+        if name.upper() == wanted:
+            return name
+    return None
+
+
+def _source_of(path: tuple[str, ...], layers: list[tuple[Path, dict[str, Any]]]) -> Path | str | None:
+    """Which layer set a key: the env var, else the highest-precedence file that has it."""
+    for depth in range(len(path), 0, -1):
+        env = _env_var_for(path[:depth])
+        if env is not None:
+            return f"environment variable {env}"
+    for file, data in reversed(layers):
+        if _has_key(data, path):
+            return file
+    return None
+
+
+def load_settings(project_dir: Path | None = None, *, force_demo: bool = False) -> Settings:
+    """Load the effective settings for ``project_dir`` (or user-level only when None).
+
+    Precedence: built-in defaults < user ``config.toml`` < project ``.tunaflow/config.toml`` <
+    ``TUNAFLOW_*`` env vars (``__`` separates nesting). ``force_demo`` assigns every role to ``demo``.
+    """
+    layers: list[tuple[Path, dict[str, Any]]] = []
+    files = [user_config_path()]
+    if project_dir is not None:
+        files.append(project_config_path(project_dir))
+    for file in files:
+        data = read_toml(file)
+        if data:
+            layers.append((file, data))
+    merged = _defaults()
+    for _file, data in layers:
+        merged = deep_merge(merged, data)
+    engines = merged.get("engines")
+    if isinstance(engines, dict):
+        merged["engines"] = {
+            name: ({**table, "name": name} if isinstance(table, Mapping) else table)
+            for name, table in engines.items()
+        }
+    try:
+        settings = Settings(**merged)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        loc = tuple(str(part) for part in error["loc"])
+        raise SettingsError(error["msg"], source=_source_of(loc, layers), key=".".join(loc)) from exc
+    settings = _finish(settings, layers, force_demo)
+    settings.config_files = [file for file, _ in layers]
+    return settings
+
+
+def _finish(settings: Settings, layers: list[tuple[Path, dict[str, Any]]], force_demo: bool) -> Settings:
+    """Fill engine names/types, validate types and role references, apply ``force_demo``."""
+    engines = {}
+    for name, config in settings.engines.items():
+        filled = config.model_copy(update={"name": name, "type": config.type or name})
+        if filled.type not in ENGINE_TYPES:
+            raise SettingsError(
+                f"unknown engine type {filled.type!r}; set type to one of: {', '.join(ENGINE_TYPES)}",
+                source=_source_of(("engines", name), layers), key=f"engines.{name}.type",
+            )
+        engines[name] = filled
+    updates: dict[str, Any] = {"engines": engines}
+    if force_demo:
+        updates["roles"] = settings.roles.model_copy(update=dict.fromkeys(ROLE_NAMES, "demo"))
+    result = settings.model_copy(update=updates)
+    for role in ROLE_NAMES:
+        engine = result.roles.engine_name(role)
+        if engine not in result.engines:
+            raise SettingsError(
+                f"no engine named {engine!r} is defined (defined: {', '.join(sorted(result.engines))}); "
+                f"add an [engines.{engine}] table or pick a defined engine",
+                source=_source_of(("roles", role), layers), key=f"roles.{role}",
+            )
+    return result
+

@@ -1,0 +1,123 @@
+"""The typed configuration tree: roles, engines, workflow, ui and context budgets."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+
+from tunaflow_tui.core.settings.engines import EngineConfig
+
+ROLE_NAMES: tuple[str, ...] = ("architect", "developer", "reviewer", "verifier", "synthesizer", "summarizer")
+"""Every role that is assigned an engine."""
+
+ENGINE_TYPES: tuple[str, ...] = ("claude", "codex", "gemini", "openai-compatible", "ollama", "pty", "demo")
+"""Every engine type tunaflow can run."""
+
+
+class RolesConfig(BaseModel):
+    """Which named engine plays each role (``[roles]``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    architect: str = "demo"
+    developer: str = "demo"
+    reviewer: str = "demo"
+    verifier: str = "demo"
+    synthesizer: str = "demo"
+    summarizer: str = "demo"
+
+    def engine_name(self, role: str) -> str:
+        """The engine name for ``role``; raises ``KeyError`` for an unknown role."""
+        if role not in ROLE_NAMES:
+            raise KeyError(role)
+        value: str = getattr(self, role)
+        return value
+
+
+class WorkflowConfig(BaseModel):
+    """How the Plan → Dev → Review cycle behaves (``[workflow]``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    doom_threshold: int = Field(default=3, ge=1)
+    auto_review: bool = True
+    auto_rework: bool = False
+    test_command: list[str] | None = None
+    test_timeout_s: float = Field(default=600.0, gt=0)
+    use_worktree: bool = True
+    worktree_root: Path | None = None  # filled with <user data dir>/worktrees by load_settings
+
+
+class UiConfig(BaseModel):
+    """Look and feel (``[ui]``); ``keymap`` maps a binding id to its keys, e.g. ``approve = "a,ctrl+y"``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    theme: str = "textual-dark"
+    mouse: bool = True
+    notify_desktop: bool = False
+    bell: bool = True
+    keymap: dict[str, str] = Field(default_factory=dict)
+
+
+class ContextConfig(BaseModel):
+    """Token budgets for the ContextPack sections (``[context]``); lower-priority sections shrink first."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    max_tokens: int = Field(default=24_000, ge=1_000)
+    persona_tokens: int = Field(default=2_000, ge=0)
+    project_tokens: int = Field(default=600, ge=0)
+    plan_tokens: int = Field(default=5_000, ge=0)
+    findings_tokens: int = Field(default=2_500, ge=0)
+    recent_turns_tokens: int = Field(default=6_000, ge=0)
+    retrieved_tokens: int = Field(default=3_000, ge=0)
+    memory_tokens: int = Field(default=2_000, ge=0)
+    links_tokens: int = Field(default=1_000, ge=0)
+    inheritance_tokens: int = Field(default=2_000, ge=0)
+    recent_turns_kept: int = Field(default=6, ge=0)
+    roundtable_output_tokens: int = Field(default=800, ge=50)
+
+
+class Settings(BaseSettings):
+    """The effective configuration: defaults < user file < project file < ``TUNAFLOW_*`` env vars."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="TUNAFLOW_", env_nested_delimiter="__", extra="ignore", case_sensitive=False
+    )
+
+    roles: RolesConfig = Field(default_factory=RolesConfig)
+    engines: dict[str, EngineConfig] = Field(default_factory=dict)
+    workflow: WorkflowConfig = Field(default_factory=WorkflowConfig)
+    ui: UiConfig = Field(default_factory=UiConfig)
+    context: ContextConfig = Field(default_factory=ContextConfig)
+    #: the configuration files that were read, lowest precedence first
+    config_files: list[Path] = Field(default_factory=list, exclude=True)
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """Env vars win over the merged files (passed as init values); no dotenv, no secret dirs."""
+        return (env_settings, init_settings)
+
+    def engine_for_role(self, role: str) -> EngineConfig:
+        """The configuration of the engine that plays ``role``."""
+        return self.engines[self.roles.engine_name(role)]
+
+    @property
+    def using_demo_only(self) -> bool:
+        """True when every role is played by the built-in demo engine (the UI says so)."""
+        return all(self.engine_for_role(role).effective_type == "demo" for role in ROLE_NAMES)
+
+    def as_toml_dict(self) -> dict[str, Any]:
+        """A plain dict of the configuration (paths as strings), e.g. for ``doctor --json``."""
+        return self.model_dump(mode="json")
