@@ -122,9 +122,10 @@ def _source_of(path: tuple[str, ...], layers: list[tuple[Path, dict[str, Any]]])
         env = _env_var_for(path[:depth])
         if env is not None:
             return f"environment variable {env}"
-    for file, data in reversed(layers):
-        if _has_key(data, path):
-            return file
+    for layer in reversed(layers):
+        if _has_key(layer[1], path):
+            source: Path = layer[0]
+            return source
     return None
 
 
