@@ -1,0 +1,154 @@
+"""Connections to one project database: a single locked writer and per-thread readers.
+
+All writes go through one connection guarded by a re-entrant lock, in ``BEGIN IMMEDIATE``
+transactions (so other processes wait on the busy timeout instead of failing mid-transaction).
+Readers use their own connections (one per thread, ``query_only``) and, thanks to WAL, neither
+block the writer nor are blocked by it. A thread that is inside a write transaction reads through
+the writer, so it sees its own uncommitted changes.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+from typing import Any
+
+import peewee
+
+from tunaflow_tui.core.storage.errors import StorageError
+
+BUSY_TIMEOUT_SECONDS = 5.0
+
+_COMMON_PRAGMAS: tuple[tuple[str, object], ...] = (
+    ("foreign_keys", 1),
+    ("busy_timeout", int(BUSY_TIMEOUT_SECONDS * 1000)),
+    ("synchronous", "NORMAL"),
+)
+
+
+class _TrackedDatabase(peewee.SqliteDatabase):
+    """A peewee database that remembers every connection it opened, so all can be closed at once."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._opened: list[sqlite3.Connection] = []
+        self._opened_lock = threading.Lock()
+
+    def _connect(self) -> sqlite3.Connection:
+        conn: sqlite3.Connection = super()._connect()  # type: ignore[misc]  # stubs omit it
+        with self._opened_lock:
+            self._opened.append(conn)
+        return conn
+
+    def close_everywhere(self) -> None:
+        """Close the connections of every thread (the store is going away)."""
+        with self._opened_lock:
+            opened, self._opened = self._opened, []
+        for conn in opened:
+            with suppress(sqlite3.Error):
+                conn.close()
+
+
+def describe_failure(exc: BaseException) -> str:
+    """A human explanation of a database failure."""
+    text = str(exc).lower()
+    if "disk is full" in text or "database or disk is full" in text:
+        return "The disk is full: tunaflow could not save your data. Free some space and try again."
+    if "readonly" in text or "read-only" in text or "read only" in text:
+        return "The tunaflow database is read-only: check the permissions of .tunaflow/state.db."
+    if "locked" in text or "busy" in text:
+        return "The tunaflow database is busy in another process; try again in a moment."
+    if "not a database" in text or "malformed" in text or "corrupt" in text:
+        return "The tunaflow database file is damaged (.tunaflow/state.db)."
+    if "constraint" in text:
+        return f"The change was refused by the database: {exc}"
+    if "unable to open" in text:
+        return "tunaflow could not open its database file (.tunaflow/state.db)."
+    return f"A database error occurred: {exc}"
+
+
+@contextmanager
+def translated_errors() -> Iterator[None]:
+    """Turn driver and peewee errors into :class:`StorageError` with a human message."""
+    try:
+        yield
+    except (peewee.PeeweeException, sqlite3.Error) as exc:
+        raise StorageError(describe_failure(exc)) from exc
+
+
+class DatabaseAccess:
+    """The writer and the readers of one database file."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._writer = _TrackedDatabase(
+            str(path),
+            pragmas=(("journal_mode", "wal"), *_COMMON_PRAGMAS),
+            timeout=BUSY_TIMEOUT_SECONDS,
+            lock_type="IMMEDIATE",
+            thread_safe=False,
+            check_same_thread=False,
+            autoconnect=False,
+        )
+        self._readers = _TrackedDatabase(
+            str(path),
+            pragmas=(*_COMMON_PRAGMAS, ("query_only", 1)),
+            timeout=BUSY_TIMEOUT_SECONDS,
+            thread_safe=True,
+            check_same_thread=False,
+        )
+        self._lock = threading.RLock()
+        self._owner: int | None = None
+        self._closed = False
+
+    def connect(self) -> sqlite3.Connection:
+        """Open the writer connection and return the raw driver connection (for migrations)."""
+        with self._lock, translated_errors():
+            self._writer.connect()
+            conn: sqlite3.Connection = self._writer.connection()  # type: ignore[no-untyped-call]
+            return conn
+
+    @property
+    def writer_connection(self) -> sqlite3.Connection:
+        """The raw writer connection; only use it while holding :meth:`writing`."""
+        conn: sqlite3.Connection = self._writer.connection()  # type: ignore[no-untyped-call]
+        return conn
+
+    @contextmanager
+    def writing(self) -> Iterator[peewee.SqliteDatabase]:
+        """Hold the writer for one atomic transaction (a savepoint when nested)."""
+        with self._lock:
+            if self._closed:
+                raise StorageError("The project database is closed.")
+            outer = self._owner is None
+            self._owner = threading.get_ident()
+            try:
+                with translated_errors(), self._writer.atomic():
+                    yield self._writer
+            finally:
+                if outer:
+                    self._owner = None
+
+    @contextmanager
+    def reading(self) -> Iterator[peewee.SqliteDatabase]:
+        """A consistent read snapshot: the writer inside this thread's transaction, else a reader."""
+        if self._closed:
+            raise StorageError("The project database is closed.")
+        if self._owner == threading.get_ident():
+            with self._lock:
+                yield self._writer
+            return
+        with translated_errors(), self._readers.atomic():
+            yield self._readers
+
+    def close(self) -> None:
+        """Close the writer and every reader connection."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            self._readers.close_everywhere()
+            self._writer.close_everywhere()

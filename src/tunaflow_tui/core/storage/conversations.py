@@ -1,0 +1,170 @@
+"""Conversations, messages and full-text search over them."""
+
+from __future__ import annotations
+
+from tunaflow_tui.core.storage.models import ConversationRow, MessageIndex, MessageRow
+from tunaflow_tui.core.storage.records import ConversationRecord, MessageRecord, SearchHit, Usage
+from tunaflow_tui.core.storage.rows import conversation_record, message_record, now_text
+from tunaflow_tui.core.storage.search_query import SNIPPET_END, SNIPPET_START, fts_match_expression
+from tunaflow_tui.core.storage.storebase import (
+    MAIN_CONVERSATION_ID,
+    StoreBase,
+    all_rows,
+    first_row,
+    require_choice,
+)
+
+ROLES = frozenset({"user", "assistant", "system"})
+MESSAGE_STATUSES = frozenset({"streaming", "done", "interrupted", "error"})
+
+
+class ConversationStore(StoreBase):
+    """Conversation and message methods of the store."""
+
+    def main_conversation(self) -> ConversationRecord:
+        """The project's main conversation, created on first use."""
+        found = self.get_conversation(MAIN_CONVERSATION_ID)
+        if found is not None:
+            return found
+        with self._db.writing() as db:
+            self._ensure_conversation(db, MAIN_CONVERSATION_ID)
+            row = first_row(ConversationRow.select().where(ConversationRow.id == MAIN_CONVERSATION_ID), db)
+        assert row is not None
+        return conversation_record(row)
+
+    def get_conversation(self, conversation_id: str) -> ConversationRecord | None:
+        """A conversation by id (``"main"`` or ``"branch:{id}"``), or None."""
+        with self._db.reading() as db:
+            row = first_row(ConversationRow.select().where(ConversationRow.id == conversation_id), db)
+        return None if row is None else conversation_record(row)
+
+    def set_native_session(self, conversation_id: str, engine: str, session_id: str | None) -> None:
+        """Remember the engine's own session id for a conversation (None forgets it)."""
+        with self._db.writing() as db:
+            self._ensure_conversation(db, conversation_id)
+            ConversationRow.update(native_session_id=session_id, native_engine=engine).where(
+                ConversationRow.id == conversation_id
+            ).execute(db)
+
+    def add_message(
+        self,
+        conversation_id: str,
+        role: str,
+        content: str = "",
+        *,
+        persona: str | None = None,
+        engine: str | None = None,
+        model: str | None = None,
+        status: str = "done",
+    ) -> MessageRecord:
+        """Append a message to a conversation and return it."""
+        require_choice("role", role, ROLES)
+        require_choice("status", status, MESSAGE_STATUSES)
+        with self._db.writing() as db:
+            self._ensure_conversation(db, conversation_id)
+            stamp = now_text()
+            message_id = MessageRow.insert(
+                conversation_id=conversation_id,
+                role=role,
+                persona=persona,
+                engine=engine,
+                model=model,
+                status=status,
+                content=content,
+                created_at=stamp,
+                updated_at=stamp,
+            ).execute(db)
+            row = first_row(MessageRow.select().where(MessageRow.id == message_id), db)
+        assert row is not None
+        return message_record(row)
+
+    def update_message(
+        self,
+        message_id: int,
+        *,
+        content: str | None = None,
+        status: str | None = None,
+        usage: Usage | None = None,
+        native_session_id: str | None = None,
+        error_kind: str | None = None,
+        error_message: str | None = None,
+    ) -> MessageRecord:
+        """Change a message (None leaves a field as it is); ValueError if there is no such message."""
+        changes: dict[str, object] = {"updated_at": now_text()}
+        if content is not None:
+            changes["content"] = content
+        if status is not None:
+            require_choice("status", status, MESSAGE_STATUSES)
+            changes["status"] = status
+        if usage is not None:
+            changes.update(
+                input_tokens=usage.input_tokens,
+                output_tokens=usage.output_tokens,
+                cached_tokens=usage.cached_tokens,
+                cost_usd=usage.cost_usd,
+            )
+        if native_session_id is not None:
+            changes["native_session_id"] = native_session_id
+        if error_kind is not None:
+            changes["error_kind"] = error_kind
+        if error_message is not None:
+            changes["error_message"] = error_message
+        with self._db.writing() as db:
+            updated = MessageRow.update(**changes).where(MessageRow.id == message_id).execute(db)
+            if not updated:
+                raise ValueError(f"unknown message {message_id}")
+            row = first_row(MessageRow.select().where(MessageRow.id == message_id), db)
+        assert row is not None
+        return message_record(row)
+
+    def get_message(self, message_id: int) -> MessageRecord | None:
+        """A message by id, or None."""
+        with self._db.reading() as db:
+            row = first_row(MessageRow.select().where(MessageRow.id == message_id), db)
+        return None if row is None else message_record(row)
+
+    def list_messages(
+        self, conversation_id: str, *, before_id: int | None = None, limit: int = 100
+    ) -> tuple[MessageRecord, ...]:
+        """The newest ``limit`` messages older than ``before_id`` (all if None), oldest first."""
+        if limit < 0:
+            raise ValueError("limit must not be negative")
+        query = MessageRow.select().where(MessageRow.conversation_id == conversation_id)
+        if before_id is not None:
+            query = query.where(MessageRow.id < before_id)
+        query = query.order_by(MessageRow.id.desc()).limit(limit)
+        with self._db.reading() as db:
+            rows = all_rows(query, db)
+        return tuple(message_record(row) for row in reversed(rows))
+
+    def count_messages(self, conversation_id: str) -> int:
+        """How many messages a conversation holds."""
+        with self._db.reading() as db:
+            count: int = MessageRow.select().where(MessageRow.conversation_id == conversation_id).count(db)
+        return count
+
+    def search_messages(self, query: str, *, limit: int = 20) -> tuple[SearchHit, ...]:
+        """Full-text search over every message of the project, best match first.
+
+        Each word of ``query`` must appear (as a word or word prefix); quotes and FTS operators in
+        ``query`` are taken literally. Matches in the snippet are wrapped in
+        ``SNIPPET_START``/``SNIPPET_END``.
+        """
+        expression = fts_match_expression(query)
+        if expression is None or limit <= 0:
+            return ()
+        rank = MessageIndex.rank().alias("fts_rank")
+        snippet = MessageIndex.content.snippet(SNIPPET_START, SNIPPET_END, "…", 16).alias("fts_snippet")
+        select = (
+            MessageRow.select(MessageRow, rank, snippet)
+            .join(MessageIndex, on=(MessageIndex.rowid == MessageRow.id))
+            .where(MessageIndex.match(expression))
+            .order_by(MessageIndex.rank(), MessageRow.id.desc())
+            .limit(limit)
+        )
+        with self._db.reading() as db:
+            rows = all_rows(select, db)
+        return tuple(
+            SearchHit(message=message_record(row), rank=float(row["fts_rank"]), snippet=row["fts_snippet"])
+            for row in rows
+        )

@@ -1,0 +1,218 @@
+"""The database schema as numbered forward migrations.
+
+Each step is frozen once released: a later change is a new step, never an edit of an old one.
+Opening a database applies the missing steps, in order, inside one transaction.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from tunaflow_tui.core.storage.errors import StorageError
+
+
+@dataclass(frozen=True, slots=True)
+class Migration:
+    """One forward schema step: its version number, a short description and its SQL statements."""
+
+    version: int
+    description: str
+    statements: tuple[str, ...]
+
+
+_V1_BASE = Migration(
+    1,
+    "base schema",
+    (
+        """CREATE TABLE projects (
+            id INTEGER PRIMARY KEY,
+            path TEXT NOT NULL UNIQUE,
+            name TEXT NOT NULL,
+            created_at TEXT NOT NULL)""",
+        """CREATE TABLE conversations (
+            id TEXT PRIMARY KEY,
+            project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+            branch_id INTEGER REFERENCES branches(id) ON DELETE SET NULL,
+            native_session_id TEXT,
+            native_engine TEXT,
+            created_at TEXT NOT NULL)""",
+        """CREATE TABLE messages (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+            role TEXT NOT NULL CHECK (role IN ('user', 'assistant', 'system')),
+            persona TEXT,
+            engine TEXT,
+            model TEXT,
+            status TEXT NOT NULL DEFAULT 'done'
+                CHECK (status IN ('streaming', 'done', 'interrupted', 'error')),
+            content TEXT NOT NULL DEFAULT '',
+            native_session_id TEXT,
+            error_kind TEXT,
+            error_message TEXT,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL)""",
+        "CREATE INDEX messages_status ON messages(status)",
+        """CREATE VIRTUAL TABLE messages_fts USING fts5(
+            content, content='messages', content_rowid='id', tokenize='unicode61')""",
+        """CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN
+            INSERT INTO messages_fts(rowid, content) VALUES (new.id, new.content);
+        END""",
+        """CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN
+            INSERT INTO messages_fts(messages_fts, rowid, content) VALUES ('delete', old.id, old.content);
+        END""",
+        """CREATE TRIGGER messages_fts_update AFTER UPDATE OF content ON messages BEGIN
+            INSERT INTO messages_fts(messages_fts, rowid, content) VALUES ('delete', old.id, old.content);
+            INSERT INTO messages_fts(rowid, content) VALUES (new.id, new.content);
+        END""",
+        """CREATE TABLE branches (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+            checkpoint_id INTEGER REFERENCES messages(id) ON DELETE SET NULL,
+            parent_branch_id INTEGER REFERENCES branches(id) ON DELETE SET NULL,
+            mode TEXT NOT NULL CHECK (mode IN ('chat', 'roundtable')),
+            kind TEXT NOT NULL CHECK (kind IN ('general', 'implementation', 'review')),
+            label TEXT NOT NULL DEFAULT '',
+            status TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active', 'adopted', 'archived')),
+            git_branch TEXT,
+            worktree_path TEXT,
+            engine_session_id TEXT,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL)""",
+        """CREATE TABLE plans (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            project_id INTEGER NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+            title TEXT NOT NULL,
+            slug TEXT NOT NULL UNIQUE,
+            description TEXT NOT NULL DEFAULT '',
+            expected_outcome TEXT,
+            constraints TEXT NOT NULL DEFAULT '[]',
+            non_goals TEXT NOT NULL DEFAULT '[]',
+            phase TEXT NOT NULL,
+            held_from TEXT,
+            pending_decision TEXT,
+            pending_detail TEXT NOT NULL DEFAULT '{}',
+            revision INTEGER NOT NULL DEFAULT 0,
+            review_round INTEGER NOT NULL DEFAULT 0,
+            source_message_id INTEGER REFERENCES messages(id) ON DELETE SET NULL,
+            impl_branch_id INTEGER REFERENCES branches(id) ON DELETE SET NULL,
+            review_branch_id INTEGER REFERENCES branches(id) ON DELETE SET NULL,
+            base_branch TEXT,
+            git_branch TEXT,
+            worktree_path TEXT,
+            created_at TEXT NOT NULL,
+            updated_at TEXT NOT NULL)""",
+        """CREATE TABLE plan_subtasks (
+            plan_id INTEGER NOT NULL REFERENCES plans(id) ON DELETE CASCADE,
+            position INTEGER NOT NULL,
+            title TEXT NOT NULL,
+            details TEXT NOT NULL DEFAULT '',
+            status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'done', 'failed')),
+            PRIMARY KEY (plan_id, position))""",
+        """CREATE TABLE plan_events (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            plan_id INTEGER NOT NULL REFERENCES plans(id) ON DELETE CASCADE,
+            type TEXT NOT NULL,
+            actor TEXT NOT NULL CHECK (actor IN ('user', 'agent', 'system')),
+            detail TEXT NOT NULL DEFAULT '{}',
+            created_at TEXT NOT NULL)""",
+        """CREATE TABLE memos (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            kind TEXT NOT NULL,
+            content TEXT NOT NULL,
+            conversation_id TEXT REFERENCES conversations(id) ON DELETE SET NULL,
+            branch_id INTEGER REFERENCES branches(id) ON DELETE SET NULL,
+            plan_id INTEGER REFERENCES plans(id) ON DELETE SET NULL,
+            created_at TEXT NOT NULL)""",
+        """CREATE TABLE session_links (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            from_conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+            to_conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+            kind TEXT NOT NULL,
+            note TEXT NOT NULL DEFAULT '',
+            created_at TEXT NOT NULL)""",
+    ),
+)
+
+# Engines started reporting token usage and cost after the first release; the chat window pages
+# by (conversation, id), which the v1 schema could only answer with a scan of all messages.
+_V2_USAGE = Migration(
+    2,
+    "message token usage and cost; conversation window index",
+    (
+        "ALTER TABLE messages ADD COLUMN input_tokens INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE messages ADD COLUMN output_tokens INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE messages ADD COLUMN cached_tokens INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE messages ADD COLUMN cost_usd REAL",
+        "CREATE INDEX messages_conversation_window ON messages(conversation_id, id)",
+    ),
+)
+
+# Plan history and branch listings are read per plan / per status on every Workflow view refresh.
+_V3_LOOKUPS = Migration(
+    3,
+    "indexes for plan events, branches by status, memos and session links",
+    (
+        "CREATE INDEX plan_events_by_plan ON plan_events(plan_id, id)",
+        "CREATE INDEX branches_by_status ON branches(status, id)",
+        "CREATE INDEX memos_by_kind ON memos(kind, id)",
+        "CREATE INDEX session_links_from ON session_links(from_conversation_id)",
+        "CREATE INDEX session_links_to ON session_links(to_conversation_id)",
+    ),
+)
+
+MIGRATIONS: tuple[Migration, ...] = (_V1_BASE, _V2_USAGE, _V3_LOOKUPS)
+CURRENT_VERSION: int = MIGRATIONS[-1].version
+
+_VERSION_TABLE = """CREATE TABLE IF NOT EXISTS schema_version (
+    version INTEGER PRIMARY KEY,
+    description TEXT NOT NULL,
+    applied_at TEXT NOT NULL)"""
+
+
+def schema_version(conn: sqlite3.Connection) -> int:
+    """The highest migration applied to the database behind ``conn`` (0 for an empty database)."""
+    exists = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_version'"
+    ).fetchone()
+    if exists is None:
+        return 0
+    row = conn.execute("SELECT MAX(version) FROM schema_version").fetchone()
+    return int(row[0]) if row is not None and row[0] is not None else 0
+
+
+def apply_migrations(
+    conn: sqlite3.Connection, migrations: Sequence[Migration] = MIGRATIONS
+) -> tuple[int, ...]:
+    """Apply every step newer than the database's version in one transaction; return the versions applied.
+
+    ``conn`` must be in autocommit mode (``isolation_level=None``) so that this function owns the
+    transaction. A failure rolls everything back and leaves the database at its previous version.
+    """
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        conn.execute(_VERSION_TABLE)
+        current = schema_version(conn)
+        if current > migrations[-1].version:
+            raise StorageError(
+                f"the database has schema version {current}, newer than this tunaflow "
+                f"(which knows up to {migrations[-1].version}); upgrade tunaflow to open it"
+            )
+        applied: list[int] = []
+        for step in migrations:
+            if step.version <= current:
+                continue
+            for statement in step.statements:
+                conn.execute(statement)
+            conn.execute(
+                "INSERT INTO schema_version(version, description, applied_at) VALUES (?, ?, ?)",
+                (step.version, step.description, datetime.now(UTC).isoformat()),
+            )
+            applied.append(step.version)
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    return tuple(applied)

@@ -1,0 +1,19 @@
+"""Turning whatever the user typed into a safe FTS5 match expression."""
+
+from __future__ import annotations
+
+SNIPPET_START = "«"
+SNIPPET_END = "»"
+
+
+def fts_match_expression(text: str) -> str | None:
+    """An FTS5 expression requiring every word of ``text`` (as a word or prefix); None if nothing to find.
+
+    Each word is quoted as an FTS5 string, so quotes, ``AND``/``OR``/``NOT``, ``*``, ``^``, ``:``,
+    parentheses and column filters are searched for literally instead of being parsed. Words without
+    any letter or digit are dropped, since the tokenizer would index nothing for them.
+    """
+    terms = [word for word in text.split() if any(ch.isalnum() for ch in word)]
+    if not terms:
+        return None
+    return " ".join('"' + word.replace('"', '""') + '"*' for word in terms)

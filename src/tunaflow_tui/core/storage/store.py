@@ -1,0 +1,135 @@
+"""The project store: one SQLite database per project in ``<project>/.tunaflow/state.db``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from types import TracebackType
+
+from tunaflow_tui.core.storage.access import DatabaseAccess, translated_errors
+from tunaflow_tui.core.storage.branches import BranchStore
+from tunaflow_tui.core.storage.conversations import ConversationStore
+from tunaflow_tui.core.storage.errors import StorageError
+from tunaflow_tui.core.storage.gitexclude import exclude_from_git
+from tunaflow_tui.core.storage.memos import MemoStore
+from tunaflow_tui.core.storage.models import MessageRow, ProjectRow
+from tunaflow_tui.core.storage.plans import PlanStore
+from tunaflow_tui.core.storage.records import ProjectRecord
+from tunaflow_tui.core.storage.rows import now_text, project_record
+from tunaflow_tui.core.storage.schema import apply_migrations
+from tunaflow_tui.core.storage.storebase import all_rows, first_row
+
+STATE_DIR_NAME = ".tunaflow"
+DATABASE_NAME = "state.db"
+
+
+def database_path(project_dir: Path) -> Path:
+    """Where the database of ``project_dir`` lives."""
+    return project_dir / STATE_DIR_NAME / DATABASE_NAME
+
+
+class Store(ConversationStore, BranchStore, PlanStore, MemoStore):
+    """Everything tunaflow persists for one project; safe to call from several threads.
+
+    Every writing method is one transaction; reads return immutable records. Use :meth:`open`.
+    """
+
+    def __init__(self, access: DatabaseAccess, project: ProjectRecord, recovered: tuple[int, ...]) -> None:
+        self._db = access
+        self._project = project
+        self._project_id = project.id
+        self._recovered = recovered
+
+    @classmethod
+    def open(cls, project_dir: Path) -> Store:
+        """Open (creating and migrating if needed) the store of ``project_dir``.
+
+        Messages left ``streaming`` by a crashed run are marked ``interrupted``, keeping their text;
+        their ids are in :attr:`recovered_message_ids`. Raises :class:`StorageError` if the database
+        cannot be created, opened or written.
+        """
+        project_dir = Path(project_dir).resolve()
+        if not project_dir.is_dir():
+            raise StorageError(f"The project directory {project_dir} does not exist.")
+        try:
+            (project_dir / STATE_DIR_NAME).mkdir(exist_ok=True)
+        except OSError as exc:
+            raise StorageError(f"tunaflow could not create {project_dir / STATE_DIR_NAME}: {exc.strerror}") from exc
+        exclude_from_git(project_dir)
+        access = DatabaseAccess(database_path(project_dir))
+        try:
+            conn = access.connect()
+            with translated_errors():
+                apply_migrations(conn)
+            project = cls._ensure_project(access, project_dir)
+            recovered = cls._recover_streaming(access)
+        except BaseException:
+            access.close()
+            raise
+        return cls(access, project, recovered)
+
+    @staticmethod
+    def _ensure_project(access: DatabaseAccess, project_dir: Path) -> ProjectRecord:
+        with access.writing() as db:
+            row = first_row(ProjectRow.select().order_by(ProjectRow.id), db)
+            if row is None:
+                ProjectRow.insert(path=str(project_dir), name=project_dir.name, created_at=now_text()).execute(db)
+            elif row["path"] != str(project_dir):
+                # The directory was moved or renamed: the database travels with it.
+                ProjectRow.update(path=str(project_dir), name=project_dir.name).where(
+                    ProjectRow.id == row["id"]
+                ).execute(db)
+            row = first_row(ProjectRow.select().order_by(ProjectRow.id), db)
+        assert row is not None
+        return project_record(row)
+
+    @staticmethod
+    def _recover_streaming(access: DatabaseAccess) -> tuple[int, ...]:
+        with access.writing() as db:
+            rows = all_rows(
+                MessageRow.select(MessageRow.id).where(MessageRow.status == "streaming").order_by(MessageRow.id),
+                db,
+            )
+            ids = tuple(int(row["id"]) for row in rows)
+            if ids:
+                MessageRow.update(status="interrupted", updated_at=now_text()).where(
+                    MessageRow.id.in_(ids)
+                ).execute(db)
+        return ids
+
+    @property
+    def project(self) -> ProjectRecord:
+        """The project this store belongs to."""
+        return self._project
+
+    @property
+    def path(self) -> Path:
+        """The database file."""
+        return self._db.path
+
+    @property
+    def recovered_message_ids(self) -> tuple[int, ...]:
+        """Messages found ``streaming`` at open (a crashed run) and marked ``interrupted``."""
+        return self._recovered
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Group writes atomically: all commit together or, on an exception, none do.
+
+        Other threads' writes wait until the group ends; nesting is allowed (inner groups are savepoints).
+        """
+        with self._db.writing():
+            yield
+
+    def close(self) -> None:
+        """Close every connection; further calls raise :class:`StorageError`."""
+        self._db.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
