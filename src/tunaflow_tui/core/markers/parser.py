@@ -1,0 +1,163 @@
+"""parse_markers: find the markers of one finished message, scoped by the writer's role.
+
+The quote rule: a marker inside an inline code span, or inside a fenced code block, is a quoted
+example and does nothing. One exception lets an agent wrap its whole block in a fence: a fence
+whose info string is empty, ``markdown`` or ``md`` and that holds both the opening and the closing
+marker of one block kind is a *wrapper*, and its markers count, but only if the message has no
+unfenced block of that kind and no earlier wrapper for it. Everything else in a fence is a quote.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tunaflow_tui.core.markers.model import ImplComplete, Marker, ParseResult, SubtaskDone
+from tunaflow_tui.core.markers.proposal import read_proposal
+from tunaflow_tui.core.markers.quotes import Fence, QuoteMap, map_quotes
+from tunaflow_tui.core.markers.roles import may_emit
+from tunaflow_tui.core.markers.scanner import (
+    BLOCK_KINDS,
+    MarkerComment,
+    find_marker_comments,
+    remove_spans,
+    scrub_markers,
+)
+from tunaflow_tui.core.markers.verdict import read_consensus, read_verdict
+
+
+@dataclass
+class _Block:
+    opener: MarkerComment
+    closer: MarkerComment | None = None
+    inner: list[MarkerComment] = field(default_factory=list)
+    end: int = 0
+
+
+def _inert(comment: MarkerComment) -> str:
+    """A rejected marker, shown as inline code so it is visible and never live again."""
+    return f"`` {comment.canonical} ``"
+
+
+def _classify(comments: list[MarkerComment], quotes: QuoteMap) -> tuple[list[MarkerComment], list[Fence]]:
+    """Split comments into live ones (quote rule applied) and the wrapper fences chosen."""
+    spans, fences = quotes.code_spans, quotes.fences
+    si = fi = 0
+    live: list[MarkerComment] = []
+    fenced: dict[int, list[MarkerComment]] = {}
+    for c in comments:
+        while si < len(spans) and spans[si][1] <= c.start:
+            si += 1
+        if si < len(spans) and spans[si][0] <= c.start:
+            continue
+        while fi < len(fences) and fences[fi].end <= c.start:
+            fi += 1
+        if fi < len(fences) and fences[fi].start <= c.start:
+            if fences[fi].may_wrap:
+                fenced.setdefault(fi, []).append(c)
+            continue
+        live.append(c)
+    taken = {c.kind for c in live if c.kind in BLOCK_KINDS and not c.closing}
+    wrappers: list[Fence] = []
+    for fi, inside in fenced.items():
+        opened: set[str] = set()
+        wraps: set[str] = set()
+        for c in inside:
+            if c.kind in BLOCK_KINDS:
+                if not c.closing:
+                    opened.add(c.kind)
+                elif c.kind in opened:
+                    wraps.add(c.kind)
+        chosen = wraps - taken
+        if chosen:
+            taken |= chosen
+            wrappers.append(fences[fi])
+            live.extend(inside)
+    live.sort(key=lambda c: c.start)
+    return live, wrappers
+
+
+def _group(live: list[MarkerComment], size: int) -> tuple[list[_Block | MarkerComment], list[MarkerComment]]:
+    """Group live comments into blocks and single markers; also return stray closing markers."""
+    items: list[_Block | MarkerComment] = []
+    strays: list[MarkerComment] = []
+    current: _Block | None = None
+    for c in live:
+        if c.kind in BLOCK_KINDS and not c.closing:
+            if current is not None:
+                current.end = c.start
+            current = _Block(c, end=size)
+            items.append(current)
+        elif current is not None:
+            if c.closing and c.kind == current.opener.kind:
+                current.closer, current.end = c, c.end
+                current = None
+            else:
+                current.inner.append(c)
+        elif c.closing:
+            strays.append(c)
+        else:
+            items.append(c)
+    return items, strays
+
+
+def _build(text: str, block: _Block, accepted: bool) -> Marker:
+    opener, closer = block.opener, block.closer
+    body = scrub_markers(text[opener.end : closer.start if closer else block.end])
+    reader = {"plan-proposal": read_proposal, "review-verdict": read_verdict}.get(opener.kind, read_consensus)
+    return reader(body, accepted=accepted, raw=text[opener.start : block.end],
+                  span=(opener.start, block.end), closed=closer is not None)  # fmt: skip
+
+
+def _collapse_wrappers(text: str, edits: list[tuple[int, int, str]], wrappers: list[Fence]) -> None:
+    """Remove a wrapper fence entirely when nothing but removed markers was inside it."""
+    for fence in wrappers:
+        inside = [e for e in edits if e[0] < fence.end and e[1] > fence.start]
+        if not inside or any(e[2] or e[0] < fence.start or e[1] > fence.end for e in inside):
+            continue
+        pos, residue = fence.inner_start, []
+        for start, end, _ in inside:
+            residue.append(text[pos:start])
+            pos = max(pos, end)
+        residue.append(text[pos : fence.inner_end])
+        if "".join(residue).strip():
+            continue
+        for e in inside:
+            edits.remove(e)
+        edits.append((fence.start, fence.end, ""))
+    edits.sort()
+
+
+def parse_markers(text: str, role: str | None = None) -> ParseResult:
+    """Find every marker in a finished message, in order, and the text to display.
+
+    ``role`` is the writer's role (architect, developer, reviewer, verifier, synthesizer, user);
+    ``None`` accepts every marker. Total and linear: never raises on any ``str``.
+    """
+    comments = find_marker_comments(text)
+    if not comments:
+        return ParseResult((), text)
+    live, wrappers = _classify(comments, map_quotes(text))
+    items, strays = _group(live, len(text))
+    markers: list[Marker] = []
+    edits: list[tuple[int, int, str]] = [(c.start, c.end, "") for c in strays]
+    for item in items:
+        if isinstance(item, _Block):
+            accepted = may_emit(role, item.opener.kind)
+            markers.append(_build(text, item, accepted))
+            if accepted:
+                edits.append((item.opener.start, item.end, ""))
+            else:
+                edits.extend((c.start, c.end, _inert(c)) for c in [item.opener, *item.inner])
+                if item.closer is not None:
+                    edits.append((item.closer.start, item.closer.end, _inert(item.closer)))
+            continue
+        accepted = may_emit(role, item.kind)
+        raw, span = text[item.start : item.end], (item.start, item.end)
+        if item.kind == "subtask-done":
+            markers.append(SubtaskDone(index=item.index, accepted=accepted, raw=raw, span=span))
+        else:
+            markers.append(ImplComplete(accepted=accepted, raw=raw, span=span))
+        edits.append((item.start, item.end, "" if accepted else _inert(item)))
+    edits.sort()
+    _collapse_wrappers(text, edits, wrappers)
+    return ParseResult(tuple(markers), remove_spans(text, edits))

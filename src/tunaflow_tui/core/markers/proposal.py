@@ -1,0 +1,209 @@
+"""Read the body of a ``plan-proposal`` block into a :class:`PlanProposal`.
+
+Subtasks may be a numbered list, bullets, a Markdown table, ``### Task N — title`` headings or
+(as in the original's examples) one plain line each. Subtask indices are their 1-based positions.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from typing import Final
+
+from tunaflow_tui.core.markers.model import PlanProposal, Subtask
+from tunaflow_tui.core.markers.sections import (
+    Section,
+    items_of,
+    list_item,
+    normalize_name,
+    split_heading,
+    split_sections,
+)
+
+PROPOSAL_SECTIONS: Final = frozenset(
+    {"title", "subtasks", "description", "expected_outcome", "constraints", "non_goals"}
+)
+_TASK_HEADING: Final = re.compile(
+    r"(?:task|subtask|sub-task|step|작업|태스크|서브태스크|tugas|subtugas|langkah)\s{0,3}#?\s{0,3}(\d{1,4})"
+    r"\s{0,3}[—–\-:.)]?\s{0,3}(.*)|(\d{1,4})[.)]\s{1,3}(.*)",
+    re.IGNORECASE,
+)
+_INDEX_COLUMNS: Final = frozenset({"#", "no", "no.", "id", "n", "번호", "nomor", "index", "step", "task #"})
+_TITLE_COLUMNS: Final = frozenset(
+    {"title", "task", "subtask", "sub task", "name", "제목", "작업", "서브태스크", "judul", "tugas", "subtugas"}
+)
+_DETAIL_COLUMNS: Final = frozenset(
+    {"details", "detail", "description", "설명", "내용", "deskripsi", "notes", "note", "keterangan"}
+)
+
+
+def _clean_title(text: str) -> str:
+    """Strip heading marks, bold and a ``Title:`` prefix from a title line."""
+    text = text.strip().lstrip("#").strip()
+    heading = split_heading(text, frozenset({"title"}))
+    if heading is not None and heading[1]:
+        text = heading[1]
+    while text.startswith(("**", "__")) and text.endswith(("**", "__")) and len(text) > 4:
+        text = text[2:-2].strip()
+    return text.strip("*_ ").strip()
+
+
+def _split_bold_lead(text: str) -> tuple[str, str]:
+    """``**Title** — details`` → ``("Title", "details")``; otherwise ``(text, "")``."""
+    if text.startswith("**"):
+        close = text.find("**", 2)
+        if close > 2:
+            title, rest = text[2:close].strip().rstrip(":"), text[close + 2 :].strip()
+            return title, rest.lstrip(":—–-").strip()
+    return text.strip(), ""
+
+
+def _task_heading(line: str) -> str | None:
+    """The title of a ``### Task N — title`` heading line, or None."""
+    stripped = line.strip()
+    if not stripped.startswith("#"):
+        return None
+    text = stripped.lstrip("#").strip().strip("*").strip()
+    match = _TASK_HEADING.fullmatch(text)
+    if match is None:
+        return None
+    title = (match.group(2) if match.group(1) is not None else match.group(4)) or ""
+    title = title.strip().strip("*").strip()
+    return title or text
+
+
+def _dedent(lines: list[str]) -> str:
+    return textwrap.dedent("\n".join(lines)).strip()
+
+
+def _from_headings(lines: list[str]) -> list[Subtask]:
+    subtasks: list[tuple[str, list[str]]] = []
+    for line in lines:
+        title = _task_heading(line)
+        if title is not None:
+            subtasks.append((title, []))
+        elif subtasks:
+            subtasks[-1][1].append(line)
+    return [Subtask(i, t, _dedent(d)) for i, (t, d) in enumerate(subtasks, 1)]
+
+
+def _cells(line: str) -> list[str]:
+    inner = line.strip()
+    inner = inner[1:] if inner.startswith("|") else inner
+    inner = inner[:-1] if inner.endswith("|") else inner
+    return [c.strip() for c in inner.split("|")]
+
+
+def _is_separator(cells: list[str]) -> bool:
+    return all(c and set(c) <= set("-: ") for c in cells)
+
+
+def _from_table(rows: list[str]) -> list[Subtask]:
+    table = [_cells(r) for r in rows]
+    header: list[str] = []
+    if len(table) >= 2 and _is_separator(table[1]):
+        header, table = [normalize_name(h) for h in table[0]], table[2:]
+    table = [row for row in table if not _is_separator(row)]
+    idx_col = next((i for i, h in enumerate(header) if h in _INDEX_COLUMNS), None)
+    title_col = next((i for i, h in enumerate(header) if h in _TITLE_COLUMNS), None)
+    detail_col = next((i for i, h in enumerate(header) if h in _DETAIL_COLUMNS), None)
+    subtasks: list[Subtask] = []
+    for row in table:
+        if idx_col is None and header == [] and row and row[0].rstrip(".").isdigit():
+            idx = 0
+        else:
+            idx = idx_col if idx_col is not None else -1
+        col = title_col
+        if col is None:
+            col = next((i for i, c in enumerate(row) if i != idx and c), None)
+        if col is None or col >= len(row) or not row[col]:
+            continue
+        if detail_col is not None and detail_col < len(row):
+            details = row[detail_col]
+        else:
+            details = " — ".join(c for i, c in enumerate(row) if i not in (idx, col) and c)
+        title, lead = _split_bold_lead(row[col])
+        subtasks.append(Subtask(len(subtasks) + 1, title, (details or lead).replace("<br>", "\n")))
+    return subtasks
+
+
+def _from_list(lines: list[str]) -> list[Subtask]:
+    marked = [it for line in lines if (it := list_item(line)) is not None]
+    if not marked:
+        return [
+            Subtask(i, *_split_bold_lead(line.strip()))
+            for i, line in enumerate((ln for ln in lines if ln.strip()), 1)
+        ]
+    top = min(indent for indent, _ in marked)
+    items: list[tuple[str, list[str]]] = []
+    for line in lines:
+        item = list_item(line)
+        if item is not None and item[0] <= top:
+            title, lead = _split_bold_lead(item[1])
+            items.append((title, [lead] if lead else []))
+        elif items:
+            items[-1][1].append(line)
+    return [Subtask(i, t, _dedent(d)) for i, (t, d) in enumerate(items, 1) if t]
+
+
+def read_subtasks(lines: list[str]) -> tuple[Subtask, ...]:
+    """The subtasks written in ``lines`` (the body of a subtasks section)."""
+    table = [line for line in lines if line.strip().startswith("|")]
+    if len(table) >= 2:
+        return tuple(_from_table(table))
+    if any(_task_heading(line) is not None for line in lines):
+        return tuple(_from_headings(lines))
+    return tuple(s for s in _from_list(lines) if s.title)
+
+
+def _unwrap_fence(lines: list[str]) -> list[str]:
+    """Drop a code fence wrapped around the whole body (inside the markers)."""
+    filled = [i for i, line in enumerate(lines) if line.strip()]
+    if len(filled) >= 2:
+        first, last = lines[filled[0]].strip(), lines[filled[-1]].strip()
+        if first.startswith("```") and first[3:].strip().casefold() in ("", "markdown", "md") and last == "```":
+            return lines[filled[0] + 1 : filled[-1]]
+    return lines
+
+
+def read_proposal(body: str, *, accepted: bool, raw: str, span: tuple[int, int], closed: bool) -> PlanProposal:
+    """Build a :class:`PlanProposal` from the text between the proposal markers."""
+    lines = _unwrap_fence(body.replace("\r\n", "\n").replace("\r", "\n").split("\n"))
+    preamble, sections = split_sections(lines, PROPOSAL_SECTIONS)
+    by_name: dict[str, list[Section]] = {}
+    for section in sections:
+        by_name.setdefault(section.name, []).append(section)
+    title = ""
+    extra: list[str] = []
+    if "title" in by_name:
+        first = by_name["title"][0]
+        title_lines = ([first.inline] if first.inline else []) + first.lines
+        filled = [line for line in title_lines if line.strip()]
+        title = _clean_title(filled[0]) if filled else ""
+        extra = filled[1:]
+    filled_pre = [i for i, line in enumerate(preamble) if line.strip()]
+    rest = preamble
+    if not title and filled_pre:
+        title = _clean_title(preamble[filled_pre[0]])
+        rest = preamble[filled_pre[0] + 1 :]
+    subtasks: tuple[Subtask, ...] = ()
+    if "subtasks" in by_name:
+        subtasks = read_subtasks([line for s in by_name["subtasks"] for line in [s.inline, *s.lines]])
+    else:
+        first_task = next((i for i, line in enumerate(rest) if _task_heading(line) is not None), None)
+        if first_task is not None:
+            subtasks = tuple(_from_headings(rest[first_task:]))
+            rest = rest[:first_task]
+    if "description" in by_name:
+        description = "\n\n".join(s.body_text() for s in by_name["description"] if s.body_text())
+    else:
+        description = _dedent(extra + rest)
+    if not title:
+        title = description.split("\n", 1)[0].strip() if description else (subtasks[0].title if subtasks else "")
+    outcome = "\n\n".join(s.body_text() for s in by_name.get("expected_outcome", [])) or None
+    constraints = tuple(i for s in by_name.get("constraints", []) for i in items_of(s))
+    non_goals = tuple(i for s in by_name.get("non_goals", []) for i in items_of(s))
+    return PlanProposal(
+        accepted=accepted, raw=raw, span=span, closed=closed, title=title, subtasks=subtasks,
+        description=description, expected_outcome=outcome, constraints=constraints, non_goals=non_goals,
+    )  # fmt: skip
