@@ -1,0 +1,138 @@
+"""Modal feedback editor used when the user requests a plan revision."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import tempfile
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import ClassVar
+
+from textual import on
+from textual.app import ComposeResult, SuspendNotSupported
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Label, Static, TextArea
+
+FEEDBACK_MAX_BYTES = 256 * 1024
+
+Runner = Callable[[list[str]], object]
+
+
+def editor_argv(environ: Mapping[str, str] | None = None) -> list[str]:
+    """The user's editor command as an argv list ($VISUAL, then $EDITOR, then vi); never a shell."""
+    env = os.environ if environ is None else environ
+    command = env.get("VISUAL") or env.get("EDITOR") or "vi"
+    return shlex.split(command) or ["vi"]
+
+
+def edit_text_externally(text: str, argv: list[str], run: Runner | None = None) -> str:
+    """Write `text` to a temporary file, run `argv + [file]`, and return the file's new content."""
+    runner: Runner = run or (lambda args: subprocess.run(args, check=False))
+    handle, name = tempfile.mkstemp(prefix="tunaflow-feedback-", suffix=".md")
+    path = Path(name)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as file:
+            file.write(text)
+        runner([*argv, str(path)])
+        with path.open("rb") as file:
+            data = file.read(FEEDBACK_MAX_BYTES)
+        return data.decode("utf-8", errors="replace")
+    finally:
+        path.unlink(missing_ok=True)
+
+
+class FeedbackScreen(ModalScreen[str | None]):
+    """Ask for revision feedback. Dismisses with the text, or None when cancelled."""
+
+    DEFAULT_CSS = """
+    FeedbackScreen { align: center middle; }
+    FeedbackScreen > #dialog {
+        width: 80%; max-width: 100; height: auto; max-height: 90%;
+        border: thick $primary; background: $surface; padding: 0 1;
+    }
+    FeedbackScreen #prompt { margin-bottom: 1; }
+    FeedbackScreen TextArea { height: 10; }
+    FeedbackScreen #empty-hint { color: $text-warning; height: auto; }
+    FeedbackScreen #buttons { height: auto; margin-top: 1; align-horizontal: right; }
+    FeedbackScreen #buttons Button { margin-left: 1; }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+s", "submit", "Send feedback", id="feedback.submit"),
+        Binding("ctrl+e", "external_editor", "Edit in $EDITOR", id="feedback.editor"),
+        Binding("escape", "cancel", "Cancel", id="feedback.cancel"),
+    ]
+
+    def __init__(
+        self,
+        title: str = "Request plan revision",
+        prompt: str = "What should the Architect change?",
+        initial: str = "",
+        run_editor: Runner | None = None,
+    ) -> None:
+        super().__init__()
+        self._title = title
+        self._prompt = prompt
+        self._initial = initial
+        self._run_editor = run_editor
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="dialog") as dialog:
+            dialog.border_title = self._title
+            yield Label(self._prompt, id="prompt")
+            area = TextArea(self._initial, id="feedback", soft_wrap=True)
+            area.cursor_blink = False
+            yield area
+            yield Static("", id="empty-hint")
+            with Horizontal(id="buttons"):
+                yield Button("Edit in $EDITOR (ctrl+e)", id="editor")
+                yield Button("Cancel (esc)", id="cancel")
+                yield Button("Send (ctrl+s)", id="submit", variant="primary")
+
+    def on_mount(self) -> None:
+        self.query_one(TextArea).focus()
+
+    @property
+    def text(self) -> str:
+        """The feedback typed so far."""
+        return self.query_one(TextArea).text
+
+    def action_submit(self) -> None:
+        text = self.text.strip()
+        if not text:
+            self.query_one("#empty-hint", Static).update("Write some feedback first, or press escape to cancel.")
+            return
+        self.dismiss(text)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+    def action_external_editor(self) -> None:
+        area = self.query_one(TextArea)
+        try:
+            with self.app.suspend():
+                edited = edit_text_externally(area.text, editor_argv(), self._run_editor)
+        except SuspendNotSupported:
+            self.notify("This terminal cannot hand over to an external editor.", severity="warning")
+            return
+        except OSError as error:
+            self.notify(f"Could not run the editor: {error}", severity="error")
+            return
+        area.load_text(edited)
+        area.focus()
+
+    @on(Button.Pressed, "#submit")
+    def _submit_pressed(self) -> None:
+        self.action_submit()
+
+    @on(Button.Pressed, "#cancel")
+    def _cancel_pressed(self) -> None:
+        self.action_cancel()
+
+    @on(Button.Pressed, "#editor")
+    def _editor_pressed(self) -> None:
+        self.action_external_editor()

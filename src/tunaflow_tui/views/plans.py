@@ -1,0 +1,146 @@
+"""Plain, immutable views of plans, proposals, verdicts and branches for the UI.
+
+The controller builds these from storage rows; widgets only ever see these objects.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# Proposal decisions as shown on a decided card.
+APPROVED = "approved"
+REVISION_REQUESTED = "revision requested"
+HELD = "held"
+
+# Subtask statuses.
+SUBTASK_DONE = "done"
+SUBTASK_PENDING = "pending"
+SUBTASK_FAILED = "failed"
+
+
+@dataclass(frozen=True)
+class SubtaskView:
+    """One subtask of a plan (1-based index)."""
+
+    index: int
+    title: str
+    details: str = ""
+    status: str = SUBTASK_PENDING
+
+
+@dataclass(frozen=True)
+class ProposalView:
+    """A plan proposal awaiting (or past) the approval gate."""
+
+    plan_id: int | None
+    message_id: int
+    title: str
+    subtasks: tuple[SubtaskView, ...] = ()
+    description: str = ""
+    expected_outcome: str | None = None
+    constraints: tuple[str, ...] = ()
+    non_goals: tuple[str, ...] = ()
+    revision: int = 1
+    decision: str | None = None
+
+
+@dataclass(frozen=True)
+class SeatView:
+    """One reviewer seat's result (Reviewer or Verifier)."""
+
+    seat: str
+    engine: str
+    verdict: str | None = None
+    scores: tuple[tuple[str, int], ...] = ()
+    findings: tuple[str, ...] = ()
+    recommendations: tuple[str, ...] = ()
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class VerdictView:
+    """The aggregate review verdict for one review round."""
+
+    plan_id: int
+    round_no: int
+    verdict: str | None
+    seats: tuple[SeatView, ...] = ()
+    findings: tuple[str, ...] = ()
+    recommendations: tuple[str, ...] = ()
+    scores: tuple[tuple[str, float, float], ...] = ()
+    test_summary: str = ""
+    test_status: str = ""
+    reviewer_modified: tuple[str, ...] = ()
+    decision: str | None = None
+
+    @property
+    def has_errored_seat(self) -> bool:
+        """True when at least one seat produced a review error."""
+        return any(seat.error for seat in self.seats)
+
+
+@dataclass(frozen=True)
+class FailureView:
+    """One failed review round, for the doom-loop history."""
+
+    round_no: int
+    verdict: str
+    findings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class EventView:
+    """One entry of a plan's event timeline (time is preformatted text)."""
+
+    time: str
+    type: str
+    actor: str
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class PlanSummaryView:
+    """Everything the Workflow view shows about one plan."""
+
+    plan_id: int
+    title: str
+    slug: str
+    phase: str
+    subtasks: tuple[SubtaskView, ...] = ()
+    pending: str | None = None
+    failures: int = 0
+    events: tuple[EventView, ...] = ()
+    documents: tuple[tuple[str, str], ...] = ()
+    usage_text: str = ""
+
+
+@dataclass(frozen=True)
+class BranchView:
+    """A branch as shown in the branch pane header and the sidebar."""
+
+    id: int
+    label: str
+    kind: str = "general"
+    mode: str = "chat"
+    status: str = "active"
+
+
+@dataclass(frozen=True)
+class SidebarItem:
+    """One selectable row in a sidebar section."""
+
+    kind: str
+    id: int | str
+    label: str
+    badge: str = ""
+
+
+@dataclass(frozen=True)
+class SidebarSections:
+    """The sidebar's content: one tuple of items per section."""
+
+    conversations: tuple[SidebarItem, ...] = ()
+    branches: tuple[SidebarItem, ...] = ()
+    roundtables: tuple[SidebarItem, ...] = ()
+    archive: tuple[SidebarItem, ...] = ()
+    plans: tuple[SidebarItem, ...] = field(default=())

@@ -1,0 +1,166 @@
+"""PlanProposalCard: the approval gate for an Architect's plan proposal."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widgets import Label, Static
+
+from tunaflow_tui.screens.feedback import FeedbackScreen
+from tunaflow_tui.views.plans import APPROVED, HELD, REVISION_REQUESTED, ProposalView
+
+DECIDE = Binding.Group("Decide")
+
+NO_SUBTASKS = "No subtasks — the Architect proposed this as one piece of work."
+
+
+def _bullets(items: tuple[str, ...]) -> str:
+    return "\n".join(f"• {item}" for item in items)
+
+
+class PlanProposalCard(Vertical, can_focus=True):
+    """A focusable card showing a plan proposal, with approve / request revision / hold keys.
+
+    A held proposal can still be approved or sent back; approved and revision-requested
+    proposals are final and ignore all keys.
+    """
+
+    HELP = """
+## Plan proposal
+
+- **a** approve the plan: development starts.
+- **r** request a revision: write feedback for the Architect.
+- **h** hold: decide later (the plan stays in the Workflow view).
+"""
+
+    DEFAULT_CSS = """
+    PlanProposalCard {
+        height: auto; border: round $secondary; padding: 0 1; margin: 1 0;
+        border-title-style: bold; border-title-color: $text;
+    }
+    PlanProposalCard.-pending { border: round $warning; border-subtitle-color: $text-warning; }
+    PlanProposalCard.-pending:focus { border: double $warning; }
+    PlanProposalCard.-decided { border: round $panel-lighten-2; }
+    PlanProposalCard:focus { border: double $accent; }
+    PlanProposalCard .title { text-style: bold; color: $text; }
+    PlanProposalCard .heading { text-style: bold; color: $text-primary; margin-top: 1; }
+    PlanProposalCard .note { color: $text-muted; text-style: italic; }
+    PlanProposalCard .keys { margin-top: 1; color: $text-muted; }
+    PlanProposalCard .decision { margin-top: 1; text-style: bold; }
+    PlanProposalCard .decision.-approved { color: $text-success; }
+    PlanProposalCard .decision.-revision { color: $text-warning; }
+    PlanProposalCard .decision.-held { color: $text-secondary; }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("a", "decide('approved')", "Approve plan", id="plan.approve", group=DECIDE,
+                tooltip="Approve the plan and start development"),
+        Binding("r", "request_revision", "Request revision", id="plan.revise", group=DECIDE,
+                tooltip="Send feedback to the Architect for a new revision"),
+        Binding("h", "decide('held')", "Hold", id="plan.hold", group=DECIDE,
+                tooltip="Decide later; the plan stays in the Workflow view"),
+    ]
+
+    @dataclass
+    class Decided(Message):
+        """The user decided on a proposal. `decision` is approved / revision requested / held."""
+
+        plan_id: int | None
+        message_id: int
+        decision: str
+        feedback: str | None = None
+
+    view: reactive[ProposalView] = reactive(ProposalView(plan_id=None, message_id=0, title=""), recompose=True)
+
+    def __init__(self, view: ProposalView, *, name: str | None = None, id: str | None = None,
+                 classes: str | None = None) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.set_reactive(PlanProposalCard.view, view)
+
+    @property
+    def is_pending(self) -> bool:
+        """True while the proposal awaits a decision (held counts as pending)."""
+        return self.view.decision in (None, HELD)
+
+    def compose(self) -> ComposeResult:
+        view = self.view
+        self.set_class(view.decision is None, "-pending")
+        self.set_class(view.decision is not None, "-decided")
+        rev = f" · revision {view.revision}" if view.revision > 1 else ""
+        self.border_title = f"Plan proposal{rev}"
+        self.border_subtitle = "waiting for you" if view.decision is None else view.decision
+        yield Static(view.title, classes="title", markup=False)
+        yield Label("Subtasks", classes="heading")
+        if view.subtasks:
+            lines = []
+            for task in view.subtasks:
+                line = f"{task.index:>2}. {task.title}"
+                if task.details:
+                    line += f" — {task.details}"
+                lines.append(line)
+            yield Static("\n".join(lines), classes="subtasks", markup=False)
+        else:
+            yield Static(NO_SUBTASKS, classes="note", markup=False)
+        if view.description:
+            yield Label("Description", classes="heading")
+            yield Static(view.description, classes="description", markup=False)
+        if view.expected_outcome:
+            yield Label("Expected outcome", classes="heading")
+            yield Static(view.expected_outcome, classes="outcome", markup=False)
+        if view.constraints:
+            yield Label("Constraints", classes="heading")
+            yield Static(_bullets(view.constraints), classes="constraints", markup=False)
+        if view.non_goals:
+            yield Label("Non-goals", classes="heading")
+            yield Static(_bullets(view.non_goals), classes="non-goals", markup=False)
+        yield from self._compose_footer(view)
+
+    def _compose_footer(self, view: ProposalView) -> ComposeResult:
+        if view.decision is None:
+            yield Static("[b]a[/b] approve   [b]r[/b] request revision   [b]h[/b] hold", classes="keys")
+            return
+        style = {APPROVED: "-approved", REVISION_REQUESTED: "-revision", HELD: "-held"}.get(view.decision, "")
+        text = {
+            APPROVED: "✔ Approved",
+            REVISION_REQUESTED: "↺ Revision requested",
+            HELD: "⏸ Held — a approve · r request revision",
+        }.get(view.decision, view.decision)
+        yield Static(text, classes=f"decision {style}", markup=False)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "decide":
+            if not self.is_pending:
+                return False
+            return not (parameters and parameters[0] == HELD and self.view.decision == HELD)
+        if action == "request_revision":
+            return self.is_pending
+        return True
+
+    def _record(self, decision: str, feedback: str | None) -> None:
+        view = self.view
+        self.post_message(self.Decided(view.plan_id, view.message_id, decision, feedback))
+        # Shown immediately; the owner may replace `view` once the decision is stored.
+        self.view = replace(view, decision=decision)
+        self.refresh_bindings()
+
+    def action_decide(self, decision: str) -> None:
+        if decision not in (APPROVED, HELD) or not self.check_action("decide", (decision,)):
+            return
+        self._record(decision, None)
+
+    def action_request_revision(self) -> None:
+        if not self.is_pending:
+            return
+
+        def done(feedback: str | None) -> None:
+            if feedback is not None and self.is_pending:
+                self._record(REVISION_REQUESTED, feedback)
+            self.focus()
+
+        self.app.push_screen(FeedbackScreen(), done)
