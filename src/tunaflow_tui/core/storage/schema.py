@@ -191,6 +191,8 @@ def apply_migrations(
     ``conn`` must be in autocommit mode (``isolation_level=None``) so that this function owns the
     transaction. A failure rolls everything back and leaves the database at its previous version.
     """
+    if schema_version(conn) == migrations[-1].version:
+        return ()  # up to date: take no write lock, so opening never waits for another writer
     conn.execute("BEGIN IMMEDIATE")
     try:
         conn.execute(_VERSION_TABLE)

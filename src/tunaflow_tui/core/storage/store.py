@@ -71,6 +71,10 @@ class Store(ConversationStore, BranchStore, PlanStore, MemoStore):
 
     @staticmethod
     def _ensure_project(access: DatabaseAccess, project_dir: Path) -> ProjectRecord:
+        with access.reading() as db:
+            row = first_row(ProjectRow.select().order_by(ProjectRow.id), db)
+        if row is not None and row["path"] == str(project_dir):
+            return project_record(row)
         with access.writing() as db:
             row = first_row(ProjectRow.select().order_by(ProjectRow.id), db)
             if row is None:
@@ -86,6 +90,9 @@ class Store(ConversationStore, BranchStore, PlanStore, MemoStore):
 
     @staticmethod
     def _recover_streaming(access: DatabaseAccess) -> tuple[int, ...]:
+        with access.reading() as db:
+            if first_row(MessageRow.select(MessageRow.id).where(MessageRow.status == "streaming"), db) is None:
+                return ()
         with access.writing() as db:
             rows = all_rows(
                 MessageRow.select(MessageRow.id).where(MessageRow.status == "streaming").order_by(MessageRow.id),

@@ -1,0 +1,87 @@
+"""Forward migrations: an old database is upgraded in place and keeps its rows."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from tunaflow_tui.core.storage import StorageError, Store
+from tunaflow_tui.core.storage.records import Usage
+from tunaflow_tui.core.storage.schema import (
+    CURRENT_VERSION,
+    MIGRATIONS,
+    Migration,
+    apply_migrations,
+    schema_version,
+)
+
+
+def _make_v1_database(project_dir: Path) -> None:
+    db = project_dir / ".tunaflow" / "state.db"
+    db.parent.mkdir()
+    conn = sqlite3.connect(db, isolation_level=None)
+    try:
+        conn.execute("PRAGMA foreign_keys = ON")
+        assert apply_migrations(conn, MIGRATIONS[:1]) == (1,)
+        stamp = "2024-05-01T10:00:00.000000+00:00"
+        conn.execute("INSERT INTO projects(id, path, name, created_at) VALUES (1, ?, 'proj', ?)",
+                     (str(project_dir.resolve()), stamp))
+        conn.execute("INSERT INTO conversations(id, project_id, created_at) VALUES ('main', 1, ?)", (stamp,))
+        conn.execute(
+            "INSERT INTO messages(conversation_id, role, persona, status, content, created_at, updated_at)"
+            " VALUES ('main', 'assistant', 'Architect', 'done', 'the original migration row', ?, ?)",
+            (stamp, stamp),
+        )
+        columns = {row[1] for row in conn.execute("PRAGMA table_info(messages)")}
+        assert "input_tokens" not in columns  # really the first schema
+    finally:
+        conn.close()
+
+
+def test_a_version_1_database_is_migrated_and_keeps_its_rows(project_dir: Path) -> None:
+    _make_v1_database(project_dir)
+    with Store.open(project_dir) as store:
+        (message,) = store.list_messages("main")
+        assert message.content == "the original migration row"
+        assert message.persona == "Architect"
+        assert message.usage == Usage()  # the columns added later start empty
+        assert message.created_at.year == 2024
+        assert [hit.message.id for hit in store.search_messages("original")] == [message.id]
+        updated = store.update_message(message.id, usage=Usage(input_tokens=10, output_tokens=5, cost_usd=0.01))
+        assert updated.usage.input_tokens == 10
+    conn = sqlite3.connect(project_dir / ".tunaflow" / "state.db")
+    try:
+        assert schema_version(conn) == CURRENT_VERSION
+        indexes = {row[1] for row in conn.execute("PRAGMA index_list(messages)")}
+        assert "messages_conversation_window" in indexes
+    finally:
+        conn.close()
+
+
+def test_a_failing_step_leaves_the_database_at_its_old_version(tmp_path: Path) -> None:
+    conn = sqlite3.connect(tmp_path / "x.db", isolation_level=None)
+    try:
+        apply_migrations(conn, MIGRATIONS[:1])
+        broken = (*MIGRATIONS[:1], Migration(2, "broken", ("CREATE TABLE extra (x)", "THIS IS NOT SQL")))
+        with pytest.raises(sqlite3.OperationalError):
+            apply_migrations(conn, broken)
+        assert schema_version(conn) == 1
+        tables = {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        assert "extra" not in tables
+    finally:
+        conn.close()
+
+
+def test_a_database_from_a_newer_tunaflow_is_refused(project_dir: Path) -> None:
+    Store.open(project_dir).close()
+    conn = sqlite3.connect(project_dir / ".tunaflow" / "state.db", isolation_level=None)
+    conn.execute("INSERT INTO schema_version VALUES (?, 'future', 'now')", (CURRENT_VERSION + 1,))
+    conn.close()
+    with pytest.raises(StorageError, match="newer"):
+        Store.open(project_dir)
+
+
+def test_migration_versions_are_consecutive() -> None:
+    assert [m.version for m in MIGRATIONS] == list(range(1, len(MIGRATIONS) + 1))
