@@ -1,0 +1,207 @@
+"""ReviewVerdictCard: the aggregate review verdict, each seat, and the decision after review."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widgets import Label, Static
+
+from tunaflow_tui.views.plans import SeatView, VerdictView
+
+DECIDE = Binding.Group("Decide")
+
+ACCEPT = "accept"
+REWORK = "rework"
+REDESIGN = "redesign"
+RETRY = "retry"
+
+# Text and glyph as well as colour, so the verdict reads at 256 colours and without colour.
+VERDICT_LABELS = {
+    "pass": ("✔ PASS", "-pass"),
+    "fail": ("✘ FAIL", "-fail"),
+    "conditional": ("◐ CONDITIONAL", "-conditional"),
+}
+DECISION_TEXT = {
+    ACCEPT: "✔ Accepted — the plan is done",
+    REWORK: "↺ Sent back to the Developer for rework",
+    REDESIGN: "✎ Sent back to the Architect for a redesign",
+}
+REVIEW_ERROR_NOTE = "review error — not counted as a failure"
+
+
+def verdict_label(verdict: str | None) -> tuple[str, str]:
+    """Badge text and CSS class for a verdict (None means no verdict)."""
+    if verdict is None:
+        return ("? NO VERDICT", "-none")
+    return VERDICT_LABELS.get(verdict.lower(), (verdict.upper(), "-none"))
+
+
+def _bullets(items: tuple[str, ...]) -> str:
+    return "\n".join(f"• {item}" for item in items)
+
+
+class SeatBlock(Vertical):
+    """One reviewer seat inside the verdict card."""
+
+    DEFAULT_CSS = """
+    SeatBlock { height: auto; padding: 0 0 0 1; margin-top: 1; border-left: outer $panel-lighten-2; }
+    SeatBlock.-error { border-left: outer $warning; }
+    SeatBlock .seat-head { text-style: bold; }
+    SeatBlock .seat-error { color: $text-warning; }
+    """
+
+    def __init__(self, seat: SeatView) -> None:
+        super().__init__(classes="-error" if seat.error else "")
+        self.seat = seat
+
+    def compose(self) -> ComposeResult:
+        seat = self.seat
+        if seat.error:
+            yield Static(f"{seat.seat} · {seat.engine} · ⚠ {REVIEW_ERROR_NOTE}", classes="seat-head", markup=False)
+            yield Static(seat.error, classes="seat-error", markup=False)
+            return
+        text, _ = verdict_label(seat.verdict)
+        yield Static(f"{seat.seat} · {seat.engine} · {text}", classes="seat-head", markup=False)
+        if seat.scores:
+            yield Static("  ".join(f"{name} {value}" for name, value in seat.scores), markup=False)
+        if seat.findings:
+            yield Static(_bullets(seat.findings), classes="seat-findings", markup=False)
+        if seat.recommendations:
+            yield Static("\n".join(f"→ {r}" for r in seat.recommendations), markup=False)
+
+
+class ReviewVerdictCard(Vertical, can_focus=True):
+    """A focusable verdict card: accept / rework / redesign, and retry when a seat errored."""
+
+    HELP = """
+## Review verdict
+
+- **a** accept: the plan is done.
+- **w** rework: the findings go to the Developer.
+- **d** redesign: the findings go back to the Architect.
+- **t** retry the seat(s) that produced a review error.
+"""
+
+    DEFAULT_CSS = """
+    ReviewVerdictCard {
+        height: auto; border: round $secondary; padding: 0 1; margin: 1 0;
+        border-title-style: bold; border-title-color: $text;
+    }
+    ReviewVerdictCard.-pending { border: round $warning; border-subtitle-color: $text-warning; }
+    ReviewVerdictCard.-pending:focus { border: double $warning; }
+    ReviewVerdictCard.-decided { border: round $panel-lighten-2; }
+    ReviewVerdictCard:focus { border: double $accent; }
+    ReviewVerdictCard .badge { width: auto; padding: 0 1; text-style: bold; }
+    ReviewVerdictCard .badge.-pass { background: $success; color: $background; }
+    ReviewVerdictCard .badge.-fail { background: $error; color: $background; }
+    ReviewVerdictCard .badge.-conditional { background: $warning; color: $background; }
+    ReviewVerdictCard .badge.-none { background: $panel; color: $text; }
+    ReviewVerdictCard .heading { text-style: bold; color: $text-primary; margin-top: 1; }
+    ReviewVerdictCard .warning {
+        margin-top: 1; padding: 0 1; border: heavy $error; color: $text-error;
+    }
+    ReviewVerdictCard .tests.-failed { color: $text-error; }
+    ReviewVerdictCard .tests.-passed { color: $text-success; }
+    ReviewVerdictCard .keys { margin-top: 1; color: $text-muted; }
+    ReviewVerdictCard .decision { margin-top: 1; text-style: bold; color: $text-success; }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("a", "decide('accept')", "Accept", id="review.accept", group=DECIDE,
+                tooltip="Accept the work: the plan is done"),
+        Binding("w", "decide('rework')", "Rework", id="review.rework", group=DECIDE,
+                tooltip="Send the findings to the Developer"),
+        Binding("d", "decide('redesign')", "Redesign", id="review.redesign", group=DECIDE,
+                tooltip="Send the findings back to the Architect"),
+        Binding("t", "retry", "Retry seat", id="review.retry", group=DECIDE,
+                tooltip="Run the seat that produced a review error again"),
+    ]
+
+    @dataclass
+    class Decided(Message):
+        """accept / rework / redesign / retry; `seat` names the seat to retry (None: all errored seats)."""
+
+        plan_id: int
+        round_no: int
+        decision: str
+        seat: str | None = None
+
+    view: reactive[VerdictView] = reactive(VerdictView(plan_id=0, round_no=0, verdict=None), recompose=True)
+
+    def __init__(self, view: VerdictView, *, name: str | None = None, id: str | None = None,
+                 classes: str | None = None) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.set_reactive(ReviewVerdictCard.view, view)
+
+    def compose(self) -> ComposeResult:
+        view = self.view
+        self.set_class(view.decision is None, "-pending")
+        self.set_class(view.decision is not None, "-decided")
+        self.border_title = f"Review verdict · round {view.round_no}"
+        self.border_subtitle = "waiting for you" if view.decision is None else view.decision
+        text, css = verdict_label(view.verdict)
+        yield Label(text, classes=f"badge {css}")
+        if view.reviewer_modified:
+            paths = "\n".join(f"  {path}" for path in view.reviewer_modified)
+            yield Static(
+                f"⚠ A reviewer modified code. These changes were reverted:\n{paths}",
+                classes="warning", markup=False,
+            )
+        if view.test_summary or view.test_status:
+            status = view.test_status.lower()
+            css_t = "-passed" if status in ("pass", "passed") else "-failed" if status in ("fail", "failed") else ""
+            label = f"Tests: {view.test_status.upper()}" if view.test_status else "Tests"
+            summary = f"{label} — {view.test_summary}" if view.test_summary else label
+            yield Static(summary, classes=f"tests {css_t}", markup=False)
+        if view.scores:
+            yield Label("Scores (mean ± spread)", classes="heading")
+            yield Static(
+                "\n".join(f"{name:<14} {mean:4.1f} ± {spread:.1f}" for name, mean, spread in view.scores),
+                markup=False,
+            )
+        if view.findings:
+            yield Label("Findings", classes="heading")
+            yield Static(_bullets(view.findings), classes="findings", markup=False)
+        if view.recommendations:
+            yield Label("Recommendations", classes="heading")
+            yield Static(_bullets(view.recommendations), markup=False)
+        for seat in view.seats:
+            yield SeatBlock(seat)
+        if view.decision is None:
+            keys = "[b]a[/b] accept   [b]w[/b] rework   [b]d[/b] redesign"
+            if view.has_errored_seat:
+                keys += "   [b]t[/b] retry errored seat"
+            yield Static(keys, classes="keys")
+        else:
+            yield Static(DECISION_TEXT.get(view.decision, view.decision), classes="decision", markup=False)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "decide":
+            return self.view.decision is None
+        if action == "retry":
+            if not self.view.has_errored_seat:
+                return None  # hidden: nothing to retry
+            return self.view.decision is None
+        return True
+
+    def action_decide(self, decision: str) -> None:
+        view = self.view
+        if view.decision is not None or decision not in DECISION_TEXT:
+            return
+        self.post_message(self.Decided(view.plan_id, view.round_no, decision, None))
+        # Shown immediately; the owner may replace `view` once the decision is stored.
+        self.view = replace(view, decision=decision)
+        self.refresh_bindings()
+
+    def action_retry(self) -> None:
+        view = self.view
+        errored = [seat.seat for seat in view.seats if seat.error]
+        if view.decision is not None or not errored:
+            return
+        self.post_message(self.Decided(view.plan_id, view.round_no, RETRY, errored[0] if len(errored) == 1 else None))

@@ -1,0 +1,138 @@
+"""The review verdict card: aggregate verdict, seats, review errors, reverted edits and decision keys."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from textual.app import App, ComposeResult
+from textual.containers import VerticalScroll
+from textual.message import Message
+
+from tunaflow_tui.views.plans import SeatView, VerdictView
+from tunaflow_tui.widgets.verdict_card import ReviewVerdictCard
+
+REVIEWER = SeatView(
+    "Reviewer", "claude", "pass", scores=(("correctness", 8), ("tests", 7)),
+    findings=("Middleware handles bursts",), recommendations=("Document the limit",),
+)
+VERIFIER_FAIL = SeatView(
+    "Verifier", "codex", "fail", scores=(("correctness", 4), ("tests", 5)),
+    findings=("Retry-After header missing on 429",),
+)
+VERIFIER_ERROR = SeatView("Verifier", "gemini", error="timed out after 600 s")
+
+PASS = VerdictView(
+    plan_id=7, round_no=1, verdict="pass",
+    seats=(REVIEWER, replace(REVIEWER, seat="Verifier", engine="codex")),
+    findings=("Middleware handles bursts",), scores=(("correctness", 8.0, 0.0), ("tests", 7.0, 0.0)),
+    test_summary="42 passed in 3.1 s", test_status="passed",
+)
+FAIL = VerdictView(
+    plan_id=7, round_no=2, verdict="fail", seats=(REVIEWER, VERIFIER_FAIL),
+    findings=("Retry-After header missing on 429", "Middleware handles bursts"),
+    recommendations=("Add the header and a test",),
+    scores=(("correctness", 6.0, 2.0), ("tests", 6.0, 1.0)),
+    test_summary="41 passed, 1 failed", test_status="failed",
+)
+CONDITIONAL_ERROR = VerdictView(
+    plan_id=7, round_no=3, verdict="conditional", seats=(REVIEWER, VERIFIER_ERROR),
+    findings=("Middleware handles bursts",), scores=(("correctness", 8.0, 0.0),),
+    test_summary="42 passed", test_status="passed",
+)
+MODIFIED = replace(FAIL, round_no=4, reviewer_modified=("src/api/limits.py", "tests/test_limits.py"))
+
+
+class CardApp(App[None]):
+    def __init__(self, view: VerdictView) -> None:
+        super().__init__()
+        self.view = view
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield ReviewVerdictCard(self.view)
+
+    def on_mount(self) -> None:
+        self.query_one(ReviewVerdictCard).focus()
+
+
+def decided(messages: list[Message]) -> list[ReviewVerdictCard.Decided]:
+    # the hook sees a message once per node it bubbles through; keep each message once
+    unique = {id(m): m for m in messages if isinstance(m, ReviewVerdictCard.Decided)}
+    return list(unique.values())
+
+
+def screen_text(app: App[None]) -> str:
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
+@pytest.mark.parametrize(("key", "decision"), [("a", "accept"), ("w", "rework"), ("d", "redesign")])
+async def test_decision_keys_post_decided(key: str, decision: str) -> None:
+    seen: list[Message] = []
+    app = CardApp(FAIL)
+    async with app.run_test(size=(100, 50), message_hook=seen.append) as pilot:
+        await pilot.press(key)
+        await pilot.pause()
+        assert [(m.plan_id, m.round_no, m.decision, m.seat) for m in decided(seen)] == [(7, 2, decision, None)]
+        assert app.query_one(ReviewVerdictCard).view.decision == decision
+        await pilot.press("a", "w", "d")  # now decided: nothing more is sent
+        assert len(decided(seen)) == 1
+
+
+async def test_retry_only_with_an_errored_seat() -> None:
+    seen: list[Message] = []
+    app = CardApp(FAIL)
+    async with app.run_test(size=(100, 50), message_hook=seen.append) as pilot:
+        await pilot.press("t")
+        await pilot.pause()
+        assert decided(seen) == []
+        assert "retry" not in screen_text(app)
+
+    seen.clear()
+    app = CardApp(CONDITIONAL_ERROR)
+    async with app.run_test(size=(100, 50), message_hook=seen.append) as pilot:
+        assert "t retry errored seat" in screen_text(app)
+        await pilot.press("t")
+        await pilot.pause()
+        assert [(m.decision, m.seat) for m in decided(seen)] == [("retry", "Verifier")]
+        # a retry is not a decision: the card still accepts one
+        await pilot.press("a")
+        assert [m.decision for m in decided(seen)] == ["retry", "accept"]
+
+
+async def test_decided_card_ignores_keys_and_shows_the_decision() -> None:
+    seen: list[Message] = []
+    app = CardApp(replace(CONDITIONAL_ERROR, decision="rework"))
+    async with app.run_test(size=(100, 50), message_hook=seen.append) as pilot:
+        await pilot.press("a", "w", "d", "t")
+        await pilot.pause()
+        assert decided(seen) == []
+        assert "Sent back to the Developer for rework" in screen_text(app)
+
+
+async def test_errored_seat_is_explained_and_verdict_has_text() -> None:
+    app = CardApp(CONDITIONAL_ERROR)
+    async with app.run_test(size=(100, 50)):
+        text = screen_text(app)
+        assert "CONDITIONAL" in text
+        assert "review error — not counted as a failure" in text
+        assert "timed out after 600 s" in text
+
+
+async def test_reviewer_modified_warning_lists_reverted_paths() -> None:
+    app = CardApp(MODIFIED)
+    async with app.run_test(size=(100, 60)):
+        text = screen_text(app)
+        assert "reverted" in text
+        assert "src/api/limits.py" in text and "tests/test_limits.py" in text
+        assert "FAIL" in text
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+@pytest.mark.parametrize(
+    "view",
+    [PASS, FAIL, CONDITIONAL_ERROR, MODIFIED, replace(PASS, decision="accept")],
+    ids=["pass", "fail", "conditional-error", "reviewer-modified", "decided"],
+)
+def test_snapshot_verdict_card(snap_compare, view: VerdictView, size: tuple[int, int]) -> None:
+    assert snap_compare(CardApp(view), terminal_size=size)
