@@ -1,0 +1,83 @@
+"""The plan workflow (spec §3): phases, commands, the pure state machine and verdict aggregation.
+
+The database-backed :class:`~tunaflow_tui.core.workflow.service.WorkflowService` lives in
+``core.workflow.service`` and is not re-exported here, so the pure machine can be used without storage.
+"""
+
+from tunaflow_tui.core.workflow.commands import (
+    ALL_COMMANDS,
+    Abandon,
+    Accept,
+    Approve,
+    Command,
+    ContinueAfterEscalation,
+    ContinueDev,
+    DevStalled,
+    Hold,
+    ImplComplete,
+    MarkComplete,
+    MarkerRejected,
+    ProposalReceived,
+    Redesign,
+    RequestRevision,
+    Resume,
+    RetryReview,
+    ReviewFinished,
+    ReviewStarted,
+    Rework,
+    SubtaskDone,
+)
+from tunaflow_tui.core.workflow.machine import (
+    DEFAULT_DOOM_THRESHOLD,
+    EventSpec,
+    IllegalTransition,
+    Outcome,
+    PlanState,
+    allowed_commands,
+    allowed_names,
+    failures_since_reset,
+    transition,
+)
+from tunaflow_tui.core.workflow.phases import Actor, Decision, Phase
+from tunaflow_tui.core.workflow.verdicts import AggregateVerdict, ScoreSummary, SeatResult, Verdict, aggregate
+
+__all__ = [
+    "ALL_COMMANDS",
+    "DEFAULT_DOOM_THRESHOLD",
+    "Abandon",
+    "Accept",
+    "Actor",
+    "AggregateVerdict",
+    "Approve",
+    "Command",
+    "ContinueAfterEscalation",
+    "ContinueDev",
+    "Decision",
+    "DevStalled",
+    "EventSpec",
+    "Hold",
+    "IllegalTransition",
+    "ImplComplete",
+    "MarkComplete",
+    "MarkerRejected",
+    "Outcome",
+    "Phase",
+    "PlanState",
+    "ProposalReceived",
+    "Redesign",
+    "RequestRevision",
+    "Resume",
+    "RetryReview",
+    "ReviewFinished",
+    "ReviewStarted",
+    "Rework",
+    "ScoreSummary",
+    "SeatResult",
+    "SubtaskDone",
+    "Verdict",
+    "aggregate",
+    "allowed_commands",
+    "allowed_names",
+    "failures_since_reset",
+    "transition",
+]

@@ -1,0 +1,236 @@
+"""Commands the workflow machine understands: one frozen dataclass per thing that can happen to a plan.
+
+Each command has a ``verb`` (how an error message names it: "cannot approve plan 3"), a short
+``name`` (how lists of allowed actions name it) and ``actors``, the actors it is accepted from. Gate decisions are accepted only from the user, and
+the markers an agent emits (proposal, subtask done, impl complete) never from the user, so neither a
+skipped gate nor a pasted marker can move a plan.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from tunaflow_tui.core.workflow.phases import Actor
+from tunaflow_tui.core.workflow.verdicts import AggregateVerdict
+
+_USER = frozenset({Actor.USER})
+_MACHINE = frozenset({Actor.AGENT, Actor.SYSTEM})
+_ANYONE = frozenset(Actor)
+
+
+@dataclass(frozen=True)
+class Command:
+    """Base class of every workflow command."""
+
+    verb: ClassVar[str] = "act on"
+    name: ClassVar[str] = "command"
+    actors: ClassVar[frozenset[Actor]] = _ANYONE
+
+
+@dataclass(frozen=True)
+class ProposalReceived(Command):
+    """The Architect proposed the plan (chat → approval) or re-proposed it (drafting → approval)."""
+
+    verb: ClassVar[str] = "receive a proposal for"
+    name: ClassVar[str] = "proposal"
+    actors: ClassVar[frozenset[Actor]] = _MACHINE
+    subtask_count: int = 0
+
+
+@dataclass(frozen=True)
+class Approve(Command):
+    """Approval gate: approve the proposal; development starts."""
+
+    verb: ClassVar[str] = "approve"
+    name: ClassVar[str] = "approve"
+    actors: ClassVar[frozenset[Actor]] = _USER
+
+
+@dataclass(frozen=True)
+class RequestRevision(Command):
+    """Approval gate: send feedback to the Architect, who re-proposes (a plan revision)."""
+
+    verb: ClassVar[str] = "request revision"
+    name: ClassVar[str] = "request revision"
+    actors: ClassVar[frozenset[Actor]] = _USER
+    feedback: str = ""
+
+
+@dataclass(frozen=True)
+class Hold(Command):
+    """Put a pending decision aside; the plan keeps it and returns to it on resume."""
+
+    verb: ClassVar[str] = "hold"
+    name: ClassVar[str] = "hold"
+    actors: ClassVar[frozenset[Actor]] = _USER
+
+
+@dataclass(frozen=True)
+class Resume(Command):
+    """Take a held plan back to the phase (and decision) it was held in."""
+
+    verb: ClassVar[str] = "resume"
+    name: ClassVar[str] = "resume"
+    actors: ClassVar[frozenset[Actor]] = _USER
+
+
+@dataclass(frozen=True)
+class SubtaskDone(Command):
+    """The Developer reported subtask ``index`` (1-based) finished."""
+
+    verb: ClassVar[str] = "mark a subtask done on"
+    name: ClassVar[str] = "subtask done"
+    actors: ClassVar[frozenset[Actor]] = _MACHINE
+    index: int
+
+
+@dataclass(frozen=True)
+class ImplComplete(Command):
+    """The Developer reported the implementation finished; the plan goes to review."""
+
+    verb: ClassVar[str] = "complete the implementation of"
+    name: ClassVar[str] = "impl complete"
+    actors: ClassVar[frozenset[Actor]] = _MACHINE
+
+
+@dataclass(frozen=True)
+class DevStalled(Command):
+    """The Developer stopped without reporting impl-complete; the user decides what next."""
+
+    verb: ClassVar[str] = "report a stalled developer on"
+    name: ClassVar[str] = "dev stalled"
+    actors: ClassVar[frozenset[Actor]] = _MACHINE
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class ContinueDev(Command):
+    """Stalled developer: let the Developer carry on."""
+
+    verb: ClassVar[str] = "continue dev"
+    name: ClassVar[str] = "continue dev"
+    actors: ClassVar[frozenset[Actor]] = _USER
+
+
+@dataclass(frozen=True)
+class MarkComplete(Command):
+    """Stalled developer: the user declares the implementation complete; the plan goes to review."""
+
+    verb: ClassVar[str] = "mark complete"
+    name: ClassVar[str] = "mark complete"
+    actors: ClassVar[frozenset[Actor]] = _USER
+
+
+@dataclass(frozen=True)
+class ReviewStarted(Command):
+    """A review round started (the round number goes up by one)."""
+
+    verb: ClassVar[str] = "start a review of"
+    name: ClassVar[str] = "review started"
+    actors: ClassVar[frozenset[Actor]] = _ANYONE
+
+
+@dataclass(frozen=True)
+class ReviewFinished(Command):
+    """Every seat of the review round answered or errored; ``aggregate`` is their combined verdict."""
+
+    verb: ClassVar[str] = "finish a review of"
+    name: ClassVar[str] = "review finished"
+    actors: ClassVar[frozenset[Actor]] = _MACHINE
+    aggregate: AggregateVerdict
+
+
+@dataclass(frozen=True)
+class RetryReview(Command):
+    """Run the errored seats of the current round again (the round number stays)."""
+
+    verb: ClassVar[str] = "retry review"
+    name: ClassVar[str] = "retry review"
+    actors: ClassVar[frozenset[Actor]] = _USER
+    seats: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Accept(Command):
+    """Review decision: accept the work; the plan is done."""
+
+    verb: ClassVar[str] = "accept"
+    name: ClassVar[str] = "accept"
+    actors: ClassVar[frozenset[Actor]] = _USER
+
+
+@dataclass(frozen=True)
+class Rework(Command):
+    """Review decision: the findings go back to the Developer."""
+
+    verb: ClassVar[str] = "rework"
+    name: ClassVar[str] = "rework"
+    actors: ClassVar[frozenset[Actor]] = _USER
+    feedback: str = ""
+
+
+@dataclass(frozen=True)
+class Redesign(Command):
+    """Review or doom-loop decision: back to the Architect with the findings (a plan revision)."""
+
+    verb: ClassVar[str] = "redesign"
+    name: ClassVar[str] = "redesign"
+    actors: ClassVar[frozenset[Actor]] = _USER
+    feedback: str = ""
+
+
+@dataclass(frozen=True)
+class ContinueAfterEscalation(Command):
+    """Doom-loop decision: the Developer keeps going (rework); the failure count starts again."""
+
+    verb: ClassVar[str] = "continue"
+    name: ClassVar[str] = "continue"
+    actors: ClassVar[frozenset[Actor]] = _USER
+    feedback: str = ""
+
+
+@dataclass(frozen=True)
+class Abandon(Command):
+    """Give the plan up, from any phase that is not terminal."""
+
+    verb: ClassVar[str] = "abandon"
+    name: ClassVar[str] = "abandon"
+    actors: ClassVar[frozenset[Actor]] = _USER
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class MarkerRejected(Command):
+    """A marker from a role that may not emit it (or out of place): recorded, changes nothing."""
+
+    verb: ClassVar[str] = "record a rejected marker on"
+    name: ClassVar[str] = "marker rejected"
+    actors: ClassVar[frozenset[Actor]] = _ANYONE
+    kind: str = ""
+    role: str = ""
+    excerpt: str = ""
+    reason: str = ""
+
+
+ALL_COMMANDS: tuple[type[Command], ...] = (
+    ProposalReceived,
+    Approve,
+    RequestRevision,
+    Hold,
+    Resume,
+    SubtaskDone,
+    ImplComplete,
+    DevStalled,
+    ContinueDev,
+    MarkComplete,
+    ReviewStarted,
+    ReviewFinished,
+    RetryReview,
+    Accept,
+    Rework,
+    Redesign,
+    ContinueAfterEscalation,
+    Abandon,
+    MarkerRejected,
+)

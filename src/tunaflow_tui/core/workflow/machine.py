@@ -1,0 +1,370 @@
+"""The plan workflow state machine: pure, deterministic, no I/O (spec §3).
+
+:func:`transition` takes a plan's :class:`PlanState` and a command and returns the next state plus
+the events to record. A command that is not allowed in the current state raises
+:class:`IllegalTransition` and changes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol
+
+from tunaflow_tui.core.workflow.commands import (
+    ALL_COMMANDS,
+    Abandon,
+    Accept,
+    Approve,
+    Command,
+    ContinueAfterEscalation,
+    ContinueDev,
+    DevStalled,
+    Hold,
+    ImplComplete,
+    MarkComplete,
+    MarkerRejected,
+    ProposalReceived,
+    Redesign,
+    RequestRevision,
+    Resume,
+    RetryReview,
+    ReviewFinished,
+    ReviewStarted,
+    Rework,
+    SubtaskDone,
+)
+from tunaflow_tui.core.workflow.phases import Actor, Decision, Phase
+
+DEFAULT_DOOM_THRESHOLD = 3
+RESET_EVENT_TYPES = frozenset({"doom_loop_escalated", "revision_requested", "redesign_requested"})
+
+
+@dataclass(frozen=True)
+class PlanState:
+    """Everything the machine needs to know about a plan; ``failures_since_reset`` is derived from events."""
+
+    phase: Phase = Phase.CHAT
+    held_from: Phase | None = None
+    pending_decision: Decision | None = None
+    pending_detail: Mapping[str, Any] = field(default_factory=dict)
+    revision: int = 0
+    review_round: int = 0
+    failures_since_reset: int = 0
+
+
+@dataclass(frozen=True)
+class EventSpec:
+    """A plan event to record: its type, who caused it and a JSON-ready detail."""
+
+    type: str
+    actor: str
+    detail: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The result of a transition: the new state and the events (at least one) that describe it."""
+
+    state: PlanState
+    events: tuple[EventSpec, ...]
+
+
+class IllegalTransition(Exception):
+    """A command that the plan's current state (or the acting party) does not allow."""
+
+    def __init__(self, message: str, *, phase: Phase, command: str, allowed: tuple[str, ...]) -> None:
+        super().__init__(message)
+        self.phase = phase
+        self.command = command
+        self.allowed = allowed
+
+
+class _HasType(Protocol):
+    @property
+    def type(self) -> str: ...
+
+
+def failures_since_reset(events: Iterable[_HasType]) -> int:
+    """Count ``review_failed`` events since the latest doom-loop answer or plan revision (oldest first)."""
+    count = 0
+    for event in events:
+        if event.type in RESET_EVENT_TYPES:
+            count = 0
+        elif event.type == "review_failed":
+            count += 1
+    return count
+
+
+def _working(s: PlanState) -> bool:
+    return s.phase in (Phase.DEV, Phase.REWORK) and s.pending_decision is None
+
+
+def _retry_seats(s: PlanState) -> tuple[str, ...]:
+    return tuple(str(seat) for seat in s.pending_detail.get("retry_seats") or ())
+
+
+_GUARDS: dict[type[Command], Callable[[PlanState], bool]] = {
+    ProposalReceived: lambda s: s.phase in (Phase.CHAT, Phase.DRAFTING),
+    Approve: lambda s: s.phase is Phase.APPROVAL and s.pending_decision is Decision.APPROVAL,
+    RequestRevision: lambda s: s.phase is Phase.APPROVAL and s.pending_decision is Decision.APPROVAL,
+    Hold: lambda s: not s.phase.is_terminal and s.phase is not Phase.HELD and s.pending_decision is not None,
+    Resume: lambda s: s.phase is Phase.HELD,
+    SubtaskDone: lambda s: s.phase in (Phase.DEV, Phase.REWORK),
+    ImplComplete: _working,
+    DevStalled: _working,
+    ContinueDev: lambda s: s.phase in (Phase.DEV, Phase.REWORK) and s.pending_decision is Decision.DEV_STALLED,
+    MarkComplete: lambda s: s.phase in (Phase.DEV, Phase.REWORK) and s.pending_decision is Decision.DEV_STALLED,
+    ReviewStarted: lambda s: s.phase is Phase.REVIEW and s.pending_decision is None,
+    ReviewFinished: lambda s: s.phase is Phase.REVIEW and s.pending_decision is None,
+    RetryReview: lambda s: s.phase is Phase.REVIEW
+    and (
+        s.pending_decision is Decision.REVIEW_ERROR
+        or (s.pending_decision is Decision.REVIEW and bool(_retry_seats(s)))
+    ),
+    Accept: lambda s: s.phase is Phase.REVIEW and s.pending_decision is Decision.REVIEW,
+    Rework: lambda s: s.phase is Phase.REVIEW and s.pending_decision is Decision.REVIEW,
+    Redesign: lambda s: (s.phase is Phase.REVIEW and s.pending_decision is Decision.REVIEW)
+    or (s.phase is Phase.ESCALATED and s.pending_decision is Decision.DOOM_LOOP),
+    ContinueAfterEscalation: lambda s: s.phase is Phase.ESCALATED and s.pending_decision is Decision.DOOM_LOOP,
+    Abandon: lambda s: not s.phase.is_terminal,
+    MarkerRejected: lambda s: True,
+}
+
+
+def allowed_commands(state: PlanState) -> tuple[type[Command], ...]:
+    """The command types accepted in ``state`` (whoever the actor), in a stable order."""
+    return tuple(cmd for cmd in ALL_COMMANDS if _GUARDS[cmd](state))
+
+
+def allowed_names(state: PlanState) -> tuple[str, ...]:
+    """Short names of the actions possible in ``state``, for messages and footers (bookkeeping left out)."""
+    return tuple(cmd.name for cmd in allowed_commands(state) if cmd is not MarkerRejected)
+
+
+def _describe(state: PlanState) -> str:
+    text = f"it is {state.phase.value}" if state.phase.is_terminal else f"it is in {state.phase.value}"
+    if state.phase is Phase.HELD and state.held_from is not None:
+        text += f" (from {state.held_from.value})"
+    elif state.pending_decision is not None:
+        text += f", waiting for a decision ({state.pending_decision.question})"
+    return text
+
+
+def _refuse(state: PlanState, command: Command, plan_id: int | None, why: str | None = None) -> IllegalTransition:
+    allowed = allowed_names(state)
+    target = "this plan" if plan_id is None else f"plan {plan_id}"
+    reason = why or _describe(state)
+    listing = f"allowed: {', '.join(allowed)}" if allowed else "nothing more can happen to it"
+    return IllegalTransition(
+        f"cannot {command.verb} {target}: {reason} ({listing})",
+        phase=state.phase,
+        command=command.name,
+        allowed=allowed,
+    )
+
+
+def transition(
+    state: PlanState,
+    command: Command,
+    *,
+    actor: str,
+    doom_threshold: int = DEFAULT_DOOM_THRESHOLD,
+    plan_id: int | None = None,
+) -> Outcome:
+    """Apply ``command`` by ``actor`` (user / agent / system) to ``state``.
+
+    Raises :class:`IllegalTransition` when the command is not allowed in ``state`` or not from this
+    actor (gate decisions only from the user; agent markers never from the user), and ``ValueError``
+    for an unknown actor or a threshold below 1. ``plan_id`` only improves error messages.
+    """
+    try:
+        who = Actor(actor)
+    except ValueError:
+        raise ValueError(f"unknown actor {actor!r} (expected user, agent or system)") from None
+    if doom_threshold < 1:
+        raise ValueError("doom_threshold must be at least 1")
+    kind = type(command)
+    if kind not in _GUARDS:
+        raise TypeError(f"not a workflow command: {command!r}")
+    if not _GUARDS[kind](state):
+        raise _refuse(state, command, plan_id)
+    if who not in kind.actors:
+        only = "only the user may" if kind.actors == {Actor.USER} else "only an agent or the system may"
+        raise _refuse(state, command, plan_id, f"{only}, not the {who.value}")
+    return _HANDLERS[kind](state, command, who.value, doom_threshold)
+
+
+# --- handlers: each returns the next state and its events -------------------------------------------------
+
+
+def _ev(type_: str, actor: str, **detail: Any) -> EventSpec:
+    return EventSpec(type=type_, actor=actor, detail=detail)
+
+
+def _clear(state: PlanState, phase: Phase, **changes: Any) -> PlanState:
+    return replace(state, phase=phase, pending_decision=None, pending_detail={}, held_from=None, **changes)
+
+
+def _proposal(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
+    assert isinstance(c, ProposalReceived)
+    detail = {"revision": s.revision, "subtask_count": c.subtask_count}
+    state = replace(s, phase=Phase.APPROVAL, pending_decision=Decision.APPROVAL, pending_detail=detail)
+    return Outcome(state, (_ev("proposal_received", actor, **detail),))
+
+
+def _approve(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
+    return Outcome(
+        _clear(s, Phase.DEV),
+        (_ev("approved", actor, revision=s.revision), _ev("dev_started", "system", revision=s.revision)),
+    )
+
+
+def _request_revision(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
+    assert isinstance(c, RequestRevision)
+    state = _clear(s, Phase.DRAFTING, revision=s.revision + 1, failures_since_reset=0)
+    return Outcome(state, (_ev("revision_requested", actor, feedback=c.feedback, revision=state.revision),))
+
+
+def _hold(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
+    decision = s.pending_decision.value if s.pending_decision else None
+    state = replace(s, phase=Phase.HELD, held_from=s.phase)
+    return Outcome(state, (_ev("held", actor, **{"from": s.phase.value, "decision": decision}),))
+
+
+def _resume(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
+    back = s.held_from or Phase.APPROVAL
+    return Outcome(replace(s, phase=back, held_from=None), (_ev("resumed", actor, to=back.value),))
+
+
+def _subtask_done(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
+    assert isinstance(c, SubtaskDone)
+    return Outcome(s, (_ev("subtask_done", actor, index=c.index),))
+
+
+def _impl_complete(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
+    detail = {"marked_by_user": True} if isinstance(c, MarkComplete) else {}
+    return Outcome(_clear(s, Phase.REVIEW), (_ev("impl_complete", actor, **{"from": s.phase.value, **detail}),))
+
+
+def _dev_stalled(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
+    assert isinstance(c, DevStalled)
+    state = replace(s, pending_decision=Decision.DEV_STALLED, pending_detail={"reason": c.reason})
+    return Outcome(state, (_ev("dev_stalled", actor, reason=c.reason),))
+
+
+def _continue_dev(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
+    return Outcome(_clear(s, s.phase), (_ev("dev_continued", actor),))
+
+
+def _review_started(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
+    state = replace(s, review_round=s.review_round + 1)
+    return Outcome(state, (_ev("review_started", actor, round=state.review_round),))
+
+
+def _review_finished(s: PlanState, c: Command, actor: str, threshold: int) -> Outcome:
+    assert isinstance(c, ReviewFinished)
+    agg = c.aggregate
+    rnd = s.review_round
+    events = [_ev("review_finished", actor, round=rnd, verdict=agg.verdict, aggregate=agg.to_json())]
+    if agg.errors or agg.verdict is None:
+        events.append(_ev("review_error", "system", round=rnd, seats=list(agg.errors)))
+    if agg.verdict is None:
+        detail = {"round": rnd, "aggregate": agg.to_json(), "retry_seats": list(agg.errors)}
+        return Outcome(replace(s, pending_decision=Decision.REVIEW_ERROR, pending_detail=detail), tuple(events))
+    failures = s.failures_since_reset
+    if agg.verdict == "fail":
+        failures += 1
+        events.append(_ev("review_failed", "system", round=rnd, failures_since_reset=failures))
+    if failures >= threshold and agg.verdict == "fail":
+        detail = {"round": rnd, "aggregate": agg.to_json(), "failures": failures, "threshold": threshold}
+        state = replace(
+            s,
+            phase=Phase.ESCALATED,
+            pending_decision=Decision.DOOM_LOOP,
+            pending_detail=detail,
+            failures_since_reset=failures,
+        )
+        return Outcome(state, tuple(events))
+    # Retrying an errored seat cannot change a fail (any fail → fail), so it is offered only otherwise;
+    # this also keeps one review round from counting twice toward the doom loop.
+    retry = list(agg.errors) if agg.verdict != "fail" else []
+    detail = {"round": rnd, "verdict": agg.verdict, "aggregate": agg.to_json(), "retry_seats": retry}
+    state = replace(s, pending_decision=Decision.REVIEW, pending_detail=detail, failures_since_reset=failures)
+    return Outcome(state, tuple(events))
+
+
+def _retry_review(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
+    assert isinstance(c, RetryReview)
+    offered = _retry_seats(s)
+    unknown = [seat for seat in c.seats if seat not in offered]
+    if unknown and offered:
+        raise IllegalTransition(
+            f"cannot retry seat {', '.join(unknown)}: only errored seats can be retried ({', '.join(offered)})",
+            phase=s.phase,
+            command=c.name,
+            allowed=offered,
+        )
+    seats = list(c.seats or offered)
+    return Outcome(_clear(s, Phase.REVIEW), (_ev("review_retry_requested", actor, round=s.review_round, seats=seats),))
+
+
+def _accept(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
+    verdict = s.pending_detail.get("verdict")
+    return Outcome(_clear(s, Phase.DONE), (_ev("accepted", actor, round=s.review_round, verdict=verdict),))
+
+
+def _rework(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
+    assert isinstance(c, Rework | ContinueAfterEscalation)
+    events: list[EventSpec] = []
+    failures = s.failures_since_reset
+    if isinstance(c, ContinueAfterEscalation):
+        events.append(_ev("doom_loop_escalated", actor, answer="continue", failures=failures))
+        failures = 0
+    events.append(_ev("rework_requested", actor, round=s.review_round, feedback=c.feedback))
+    return Outcome(_clear(s, Phase.REWORK, failures_since_reset=failures), tuple(events))
+
+
+def _redesign(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
+    assert isinstance(c, Redesign)
+    events: list[EventSpec] = []
+    if s.phase is Phase.ESCALATED:
+        events.append(_ev("doom_loop_escalated", actor, answer="redesign", failures=s.failures_since_reset))
+    state = _clear(s, Phase.DRAFTING, revision=s.revision + 1, failures_since_reset=0)
+    events.append(_ev("redesign_requested", actor, feedback=c.feedback, revision=state.revision))
+    return Outcome(state, tuple(events))
+
+
+def _abandon(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
+    assert isinstance(c, Abandon)
+    origin = s.held_from if s.phase is Phase.HELD and s.held_from else s.phase
+    return Outcome(_clear(s, Phase.ABANDONED), (_ev("abandoned", actor, reason=c.reason, **{"from": origin.value}),))
+
+
+def _marker_rejected(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
+    assert isinstance(c, MarkerRejected)
+    event = _ev("marker_rejected", actor, kind=c.kind, role=c.role, excerpt=c.excerpt, reason=c.reason)
+    return Outcome(s, (event,))
+
+
+_HANDLERS: dict[type[Command], Callable[[PlanState, Command, str, int], Outcome]] = {
+    ProposalReceived: _proposal,
+    Approve: _approve,
+    RequestRevision: _request_revision,
+    Hold: _hold,
+    Resume: _resume,
+    SubtaskDone: _subtask_done,
+    ImplComplete: _impl_complete,
+    DevStalled: _dev_stalled,
+    ContinueDev: _continue_dev,
+    MarkComplete: _impl_complete,
+    ReviewStarted: _review_started,
+    ReviewFinished: _review_finished,
+    RetryReview: _retry_review,
+    Accept: _accept,
+    Rework: _rework,
+    Redesign: _redesign,
+    ContinueAfterEscalation: _rework,
+    Abandon: _abandon,
+    MarkerRejected: _marker_rejected,
+}

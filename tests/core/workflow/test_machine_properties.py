@@ -1,0 +1,126 @@
+"""Random command sequences never corrupt a plan's state."""
+
+from __future__ import annotations
+
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tunaflow_tui.core.workflow import (
+    Abandon,
+    Accept,
+    Actor,
+    Approve,
+    Command,
+    ContinueAfterEscalation,
+    ContinueDev,
+    Decision,
+    DevStalled,
+    Hold,
+    IllegalTransition,
+    ImplComplete,
+    MarkComplete,
+    MarkerRejected,
+    Phase,
+    PlanState,
+    ProposalReceived,
+    Redesign,
+    RequestRevision,
+    Resume,
+    RetryReview,
+    ReviewFinished,
+    ReviewStarted,
+    Rework,
+    SeatResult,
+    SubtaskDone,
+    aggregate,
+    allowed_commands,
+    failures_since_reset,
+    transition,
+)
+from tunaflow_tui.core.workflow.machine import EventSpec
+
+seat_results = st.builds(
+    SeatResult,
+    seat=st.sampled_from(["reviewer", "verifier"]),
+    engine=st.just("demo"),
+    verdict=st.sampled_from(["pass", "fail", "fail", "conditional", None]),
+    error=st.sampled_from([None, None, None, "timed out"]),
+)
+EXAMPLES: dict[type[Command], st.SearchStrategy[Command]] = {
+    ProposalReceived: st.builds(ProposalReceived, subtask_count=st.integers(0, 5)),
+    Approve: st.just(Approve()),
+    RequestRevision: st.builds(RequestRevision, feedback=st.text(max_size=5)),
+    Hold: st.just(Hold()),
+    Resume: st.just(Resume()),
+    SubtaskDone: st.builds(SubtaskDone, index=st.integers(1, 4)),
+    ImplComplete: st.just(ImplComplete()),
+    DevStalled: st.just(DevStalled()),
+    ContinueDev: st.just(ContinueDev()),
+    MarkComplete: st.just(MarkComplete()),
+    ReviewStarted: st.just(ReviewStarted()),
+    ReviewFinished: st.builds(ReviewFinished, aggregate=st.lists(seat_results, min_size=1, max_size=2).map(aggregate)),
+    RetryReview: st.just(RetryReview()),
+    Accept: st.just(Accept()),
+    Rework: st.just(Rework()),
+    Redesign: st.just(Redesign()),
+    ContinueAfterEscalation: st.just(ContinueAfterEscalation()),
+    Abandon: st.just(Abandon()),
+    MarkerRejected: st.builds(MarkerRejected, kind=st.just("impl-complete"), role=st.just("reviewer")),
+}
+# Terminal commands are drawn rarely so that sequences get deep into review and the doom loop.
+RARE: dict[type[Command], float] = {Abandon: 0.02, Accept: 0.3}
+
+
+def draw_step(data: st.DataObject, rnd: random.Random, state: PlanState) -> tuple[Command, str]:
+    """Mostly a legal command by the right actor; sometimes anything by anyone (which must be refused)."""
+    legal = [c for c in allowed_commands(state) if rnd.random() < RARE.get(c, 1.0)]
+    if legal and rnd.random() < 0.8:
+        kind = rnd.choice(legal)
+        actor = "user" if Actor.USER in kind.actors else rnd.choice(["agent", "system"])
+        return data.draw(EXAMPLES[kind]), actor
+    kind = rnd.choice([c for c in EXAMPLES if rnd.random() < RARE.get(c, 1.0)])
+    return data.draw(EXAMPLES[kind]), rnd.choice(["user", "agent", "system"])
+
+
+def check_invariants(state: PlanState, events: list[EventSpec], threshold: int) -> None:
+    assert isinstance(state.phase, Phase)
+    assert state.pending_decision is None or isinstance(state.pending_decision, Decision)
+    assert (state.phase is Phase.HELD) == (state.held_from is not None)
+    if state.phase.is_terminal:
+        assert state.pending_decision is None
+    if state.phase is Phase.APPROVAL:
+        assert state.pending_decision is Decision.APPROVAL
+    assert (state.phase is Phase.ESCALATED) == (state.pending_decision is Decision.DOOM_LOOP) or (
+        state.phase is Phase.HELD and state.held_from is Phase.ESCALATED
+    )
+    assert state.failures_since_reset == failures_since_reset(events)
+    assert state.failures_since_reset <= threshold
+    assert state.revision >= 0 and state.review_round >= 0
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data(), rnd=st.randoms(use_true_random=True), threshold=st.integers(1, 4), length=st.integers(0, 80))
+def test_random_sequences_keep_state_consistent(
+    data: st.DataObject, rnd: random.Random, threshold: int, length: int
+) -> None:
+    state = PlanState()
+    events: list[EventSpec] = []
+    for _ in range(length):
+        command, actor = draw_step(data, rnd, state)
+        before = state
+        try:
+            outcome = transition(state, command, actor=actor, doom_threshold=threshold)
+        except IllegalTransition:
+            assert state == before
+            continue
+        assert outcome.events, "every transition is recorded"
+        assert all(e.actor in ("user", "agent", "system") for e in outcome.events)
+        if before.phase.is_terminal:
+            assert outcome.state == before, "done and abandoned are terminal"
+        if type(command).actors == {Actor.USER}:
+            assert actor == "user", "a gate decision slipped through from a non-user"
+        state = outcome.state
+        events.extend(outcome.events)
+        check_invariants(state, events, threshold)
