@@ -1,0 +1,44 @@
+"""DoomLoopScreen: after repeated failed reviews, ask whether to redesign or let the Developer continue."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
+from tunaflow_tui.screens.decision import DecisionScreen
+from tunaflow_tui.views.plans import FailureView
+
+REDESIGN = "redesign"
+CONTINUE = "continue"
+DOOM_LOOP_CHOICES: tuple[tuple[str, str, str], ...] = (
+    ("r", "Architect redesigns", REDESIGN),
+    ("c", "Developer continues", CONTINUE),
+)
+
+
+class DoomLoopScreen(DecisionScreen):
+    """Modal with the failure history; dismisses with "redesign", "continue", or None (decide later)."""
+
+    DEFAULT_CSS = """
+    DoomLoopScreen > #dialog { border: thick $error; }
+    DoomLoopScreen #history { height: auto; max-height: 12; border: round $panel-lighten-2; padding: 0 1; }
+    DoomLoopScreen .round { text-style: bold; color: $text-error; }
+    """
+
+    def __init__(self, failures: tuple[FailureView, ...], threshold: int) -> None:
+        super().__init__(
+            "Review keeps failing",
+            f"{len(failures)} reviews in a row have failed (the limit is {threshold}). "
+            "Should the Architect redesign the plan, or should the Developer keep going?",
+            DOOM_LOOP_CHOICES,
+        )
+        self.failures = failures
+        self.threshold = threshold
+
+    def compose_details(self) -> ComposeResult:
+        with VerticalScroll(id="history"):
+            for failure in self.failures:
+                yield Static(f"Round {failure.round_no} · {failure.verdict.upper()}", classes="round", markup=False)
+                if failure.findings:
+                    yield Static("\n".join(f"• {f}" for f in failure.findings), markup=False)
