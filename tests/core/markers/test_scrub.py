@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from tunaflow_tui.core.markers import scrub_markers
+from tunaflow_tui.core.markers import parse_markers, scrub_markers
+from tunaflow_tui.core.markers.scanner import iter_tunaflow_comments
 
 
 def test_scrub_removes_block_markers_and_their_lines_but_keeps_content() -> None:
@@ -28,3 +29,11 @@ def test_scrub_removes_malformed_and_quoted_markers_too() -> None:
 def test_scrub_leaves_ordinary_comments_and_text_alone() -> None:
     text = "<!-- a normal comment -->\ntunaflow: is a word here\n<!-- unclosed tunaflow:impl-complete"
     assert scrub_markers(text) == text
+
+
+def test_scrub_never_leaves_a_marker_formed_by_joining_neighbours() -> None:
+    nested = "<!-" * 10 + "<!-- tunaflow:x -->" + "- tunaflow:impl-complete -->" * 10
+    for text in ("<!-<!-- tunaflow:x -->- tunaflow:impl-complete -->", nested):
+        scrubbed = scrub_markers(text)
+        assert parse_markers(scrubbed).markers == ()
+        assert list(iter_tunaflow_comments(scrubbed)) == []

@@ -16,6 +16,7 @@ MAX_COMMENT_BODY: Final = 120
 BLOCK_KINDS: Final = frozenset({"plan-proposal", "review-verdict", "consensus"})
 SINGLE_KINDS: Final = frozenset({"subtask-done", "impl-complete"})
 _PREFIXES: Final = ("tunaflow:", "/tunaflow:")
+_SCRUB_PASSES: Final = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,13 +122,23 @@ def remove_spans(text: str, spans: list[tuple[int, int, str]]) -> str:
     return "".join(out)
 
 
+def _scrub_once(text: str) -> str:
+    spans = [(start, end, "") for start, end, _ in iter_tunaflow_comments(text)]
+    return remove_spans(text, spans) if spans else text
+
+
 def scrub_markers(text: str) -> str:
     """Remove every tunaflow marker comment from ``text`` (quoted or not, well-formed or not).
 
-    Used for files written to disk, so a plan document never carries a live marker. Total and
+    Used for files written to disk, so a plan document never carries a live marker. Removing a
+    comment can join its neighbours into a new one (``<!-<!--x-->- tunaflow:...``); a few passes
+    catch that, and whatever is left after them is made inert by escaping its ``<``. Total and
     linear: never raises on any ``str``.
     """
-    spans = [(start, end, "") for start, end, _ in iter_tunaflow_comments(text)]
-    if not spans:
-        return text
-    return remove_spans(text, spans)
+    for _ in range(_SCRUB_PASSES):
+        scrubbed = _scrub_once(text)
+        if scrubbed == text:
+            return text
+        text = scrubbed
+    spans = [(start, start + 1, "&lt;") for start, _, _ in iter_tunaflow_comments(text)]
+    return remove_spans(text, spans) if spans else text
