@@ -286,6 +286,7 @@ class SubprocessTurn(Turn):
                 await self._kill_group()
             exit_code = await self._wait_exit(proc, spec.timeout_total_s - (time.monotonic() - started))
             await self._kill_group()  # whatever the CLI left running in its group
+            await _discard_rest(proc.stdout)  # reach EOF so the pipe transport closes cleanly
             await _finish_tasks(tasks)
         tail = stderr_tail()
         if self._cancelled:
@@ -339,6 +340,26 @@ class SubprocessTurn(Turn):
             os.killpg(pgid, signal.SIGKILL)
         if proc.returncode is None:
             await proc.wait()
+        await _wait_group_gone(pgid)
+
+
+async def _wait_group_gone(pgid: int, timeout: float = 2.0) -> None:
+    """Wait (bounded) until no process of the group is left: SIGKILL is delivered asynchronously."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(pgid, 0)
+        except (ProcessLookupError, PermissionError):
+            return
+        await asyncio.sleep(0.01)
+
+
+async def _discard_rest(stream: asyncio.StreamReader, timeout: float = 1.0) -> None:
+    """Read and drop whatever is left in a pipe whose writers are dead (bounded in time)."""
+    with contextlib.suppress(TimeoutError, OSError):
+        async with asyncio.timeout(timeout):
+            while await stream.read(READ_CHUNK):
+                pass
 
 
 async def _finish_tasks(tasks: list[asyncio.Task[None]]) -> None:
