@@ -2,7 +2,7 @@
 
 Each command has a ``verb`` (how an error message names it: "cannot approve plan 3"), a short
 ``name`` (how lists of allowed actions name it) and ``actors``, the actors it is accepted from. Gate decisions are accepted only from the user, and
-the markers an agent emits (proposal, subtask done, impl complete) never from the user, so neither a
+the markers that move a plan (proposal, impl complete) never from the user, so neither a
 skipped gate nor a pasted marker can move a plan.
 """
 
@@ -77,11 +77,11 @@ class Resume(Command):
 
 @dataclass(frozen=True)
 class SubtaskDone(Command):
-    """The Developer reported subtask ``index`` (1-based) finished."""
+    """Subtask ``index`` (1-based) finished: reported by the Developer, or ticked by the user."""
 
     verb: ClassVar[str] = "mark a subtask done on"
     name: ClassVar[str] = "subtask done"
-    actors: ClassVar[frozenset[Actor]] = _MACHINE
+    actors: ClassVar[frozenset[Actor]] = _ANYONE  # ticking a box moves no gate; the user may tick by hand
     index: int
 
 

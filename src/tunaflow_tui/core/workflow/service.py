@@ -1,0 +1,225 @@
+"""The workflow on top of the project store: every transition is one transaction of plan fields + events.
+
+The store is the source of truth: a plan's :class:`PlanState` is read from its row, and the doom-loop
+counter is recomputed from its events, so a restart puts every plan back in its phase with its
+pending decision.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from tunaflow_tui.core.storage import Store
+from tunaflow_tui.core.storage.records import MemoRecord, PlanEventRecord, PlanRecord
+from tunaflow_tui.core.workflow.commands import Command, MarkerRejected, ProposalReceived, SubtaskDone
+from tunaflow_tui.core.workflow.machine import (
+    DEFAULT_DOOM_THRESHOLD,
+    IllegalTransition,
+    PlanState,
+    allowed_names,
+    failures_since_reset,
+    transition,
+)
+from tunaflow_tui.core.workflow.phases import Decision, Phase
+
+EXCERPT_LIMIT = 500
+MARKER_REJECTED_MEMO = "marker_rejected"
+# Events after which a plan waits for the user: the latest one dates its pending decision.
+_DECISION_EVENTS = frozenset({"proposal_received", "review_finished", "dev_stalled", "resumed"})
+_PHASES = frozenset(p.value for p in Phase)
+_DECISIONS = frozenset(d.value for d in Decision)
+
+
+@dataclass(frozen=True)
+class PendingDecision:
+    """A question waiting for the user on one plan (held plans are set aside and not listed)."""
+
+    plan_id: int
+    plan_title: str
+    kind: Decision
+    detail: Mapping[str, object]
+    since: datetime
+
+
+def plain_json(value: Any) -> Any:
+    """A copy of ``value`` with read-only mappings and tuples turned into dicts and lists (for JSON)."""
+    if isinstance(value, Mapping):
+        return {str(k): plain_json(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [plain_json(v) for v in value]
+    return value
+
+
+def _as_phase(text: str | None) -> Phase | None:
+    return Phase(text) if text in _PHASES else None
+
+
+def _as_decision(text: str | None) -> Decision | None:
+    return Decision(text) if text in _DECISIONS else None
+
+
+def plan_state(plan: PlanRecord, events: Sequence[PlanEventRecord]) -> PlanState:
+    """The machine state of a stored plan (an unknown stored decision reads as none)."""
+    return PlanState(
+        phase=Phase(plan.phase),
+        held_from=_as_phase(plan.held_from),
+        pending_decision=_as_decision(plan.pending_decision),
+        pending_detail=plan.pending_detail,
+        revision=plan.revision,
+        review_round=plan.review_round,
+        failures_since_reset=failures_since_reset(events),
+    )
+
+
+class WorkflowService:
+    """Applies workflow commands to the plans of one project store."""
+
+    def __init__(self, store: Store, *, doom_threshold: int = DEFAULT_DOOM_THRESHOLD) -> None:
+        if doom_threshold < 1:
+            raise ValueError("doom_threshold must be at least 1")
+        self._store = store
+        self._threshold = doom_threshold
+
+    @property
+    def doom_threshold(self) -> int:
+        """How many failed reviews since the last reset escalate to the user."""
+        return self._threshold
+
+    def _plan(self, plan_id: int) -> PlanRecord:
+        plan = self._store.get_plan(plan_id)
+        if plan is None:
+            raise LookupError(f"there is no plan {plan_id}")
+        return plan
+
+    def state(self, plan_id: int) -> PlanState:
+        """The current machine state of a plan (LookupError if there is none)."""
+        return plan_state(self._plan(plan_id), self._store.list_plan_events(plan_id))
+
+    def allowed(self, plan_id: int) -> tuple[str, ...]:
+        """Names of the actions possible on a plan right now (e.g. for a footer)."""
+        return allowed_names(self.state(plan_id))
+
+    def apply(self, plan_id: int, command: Command, *, actor: str) -> PlanRecord:
+        """Apply ``command`` by ``actor`` to a plan in one transaction; returns the updated plan.
+
+        Raises :class:`IllegalTransition` (nothing is written), LookupError for an unknown plan.
+        """
+        with self._store.transaction():
+            plan = self._plan(plan_id)
+            before = plan_state(plan, self._store.list_plan_events(plan_id))
+            outcome = transition(before, command, actor=actor, doom_threshold=self._threshold, plan_id=plan_id)
+            after = outcome.state
+            if (after.phase, after.held_from, after.pending_decision, after.revision, after.review_round) != (
+                before.phase, before.held_from, before.pending_decision, before.revision, before.review_round
+            ) or after.pending_detail is not before.pending_detail:
+                plan = self._store.update_plan(
+                    plan_id,
+                    phase=after.phase.value,
+                    held_from=after.held_from.value if after.held_from else None,
+                    pending_decision=after.pending_decision.value if after.pending_decision else None,
+                    pending_detail=plain_json(after.pending_detail),
+                    revision=after.revision,
+                    review_round=after.review_round,
+                )
+            for event in outcome.events:
+                self._store.add_plan_event(plan_id, event.type, event.actor, plain_json(event.detail))
+        return plan
+
+    def create_plan_from_proposal(
+        self,
+        *,
+        title: str,
+        slug: str,
+        description: str = "",
+        expected_outcome: str | None = None,
+        constraints: Sequence[str] = (),
+        non_goals: Sequence[str] = (),
+        subtasks: Sequence[tuple[str, str]] = (),
+        source_message_id: int | None = None,
+    ) -> PlanRecord:
+        """Create a plan from an Architect's proposal, waiting at the approval gate (one transaction)."""
+        with self._store.transaction():
+            plan = self._store.create_plan(
+                title=title,
+                slug=slug,
+                description=description,
+                expected_outcome=expected_outcome,
+                constraints=constraints,
+                non_goals=non_goals,
+                subtasks=subtasks,
+                source_message_id=source_message_id,
+                phase=Phase.CHAT.value,
+            )
+            return self.apply(plan.id, ProposalReceived(subtask_count=len(subtasks)), actor="agent")
+
+    def receive_reproposal(
+        self, plan_id: int, *, subtasks: Sequence[tuple[str, str]], **plan_fields: Any
+    ) -> PlanRecord:
+        """The Architect re-proposed a plan in drafting: replace its subtasks (and e.g. ``title``,
+        ``description``, ``constraints``) and put it back at the approval gate, in one transaction."""
+        with self._store.transaction():
+            self.apply(plan_id, ProposalReceived(subtask_count=len(subtasks)), actor="agent")
+            if plan_fields:
+                self._store.update_plan(plan_id, **plan_fields)
+            return self._store.replace_subtasks(plan_id, subtasks)
+
+    def failures_since_reset(self, plan_id: int) -> int:
+        """Failed reviews since the latest doom-loop answer or plan revision."""
+        return failures_since_reset(self._store.list_plan_events(plan_id))
+
+    def pending_decisions(self) -> tuple[PendingDecision, ...]:
+        """What is waiting for the user, newest first (held plans are set aside and not listed)."""
+        found: list[PendingDecision] = []
+        for plan in self._store.list_plans():
+            kind = _as_decision(plan.pending_decision)
+            if kind is None or plan.phase == Phase.HELD.value:
+                continue
+            events = self._store.list_plan_events(plan.id)
+            since = next((e.created_at for e in reversed(events) if e.type in _DECISION_EVENTS), plan.updated_at)
+            found.append(PendingDecision(plan.id, plan.title, kind, plan.pending_detail, since))
+        found.sort(key=lambda d: (d.since, d.plan_id), reverse=True)
+        return tuple(found)
+
+    def record_marker_rejected(
+        self, plan_id: int | None, kind: str, role: str, excerpt: str, reason: str = ""
+    ) -> PlanEventRecord | MemoRecord:
+        """Record a marker that changed nothing (wrong role, wrong phase, bad index).
+
+        With a plan it becomes a ``marker_rejected`` plan event; outside any plan (e.g. a proposal
+        pasted by the user in chat) there is no plan to attach an event to, so it is kept as a
+        project-level memo of kind ``marker_rejected`` whose content is the same detail as JSON.
+        The excerpt is cut to :data:`EXCERPT_LIMIT` characters.
+        """
+        excerpt = excerpt[:EXCERPT_LIMIT]
+        if plan_id is None:
+            detail = {"kind": kind, "role": role, "excerpt": excerpt, "reason": reason}
+            return self._store.add_memo(MARKER_REJECTED_MEMO, json.dumps(detail, ensure_ascii=False))
+        with self._store.transaction():
+            self.apply(plan_id, MarkerRejected(kind=kind, role=role, excerpt=excerpt, reason=reason), actor="system")
+            return self._store.list_plan_events(plan_id)[-1]
+
+    def mark_subtask_done(self, plan_id: int, index: int, actor: str = "agent") -> PlanRecord:
+        """Tick subtask ``index`` (1-based) on a plan in dev or rework.
+
+        An index the plan does not have, or a plan not in development, is not an error: the marker is
+        recorded as ``marker_rejected`` and the plan is returned unchanged.
+        """
+        with self._store.transaction():
+            plan = self._plan(plan_id)
+            count = len(plan.subtasks)
+            excerpt = f"<!-- tunaflow:subtask-done:{index} -->"
+            if not 1 <= index <= count:
+                self.record_marker_rejected(
+                    plan_id, "subtask-done", actor, excerpt, f"plan {plan_id} has no subtask {index} (it has {count})"
+                )
+                return self._plan(plan_id)
+            try:
+                self.apply(plan_id, SubtaskDone(index=index), actor=actor)
+            except IllegalTransition as exc:
+                self.record_marker_rejected(plan_id, "subtask-done", actor, excerpt, str(exc))
+                return self._plan(plan_id)
+            return self._store.set_subtask_status(plan_id, index, "done")

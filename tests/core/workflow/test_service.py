@@ -1,0 +1,185 @@
+"""The workflow service persists every transition in the project database (real SQLite store)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tunaflow_tui.core.storage import Store
+from tunaflow_tui.core.workflow import (
+    Accept,
+    Approve,
+    Decision,
+    Hold,
+    IllegalTransition,
+    ImplComplete,
+    ReviewFinished,
+    ReviewStarted,
+    Rework,
+    SeatResult,
+    aggregate,
+)
+from tunaflow_tui.core.workflow.commands import ContinueAfterEscalation, RequestRevision, Resume
+from tunaflow_tui.core.workflow.service import WorkflowService
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    project = tmp_path / "project"
+    project.mkdir()
+    opened = Store.open(project)
+    yield opened
+    opened.close()
+
+
+def new_plan(service: WorkflowService, title: str = "Add OAuth", slug: str = "add-oauth") -> int:
+    plan = service.create_plan_from_proposal(
+        title=title, slug=slug, description="d", subtasks=[("Client", "x"), ("Callback", "y")]
+    )
+    return plan.id
+
+
+def verdict(*verdicts: str | None) -> ReviewFinished:
+    return ReviewFinished(aggregate([
+        SeatResult(seat=f"seat{i}", engine="demo", verdict=v, error=None if v else "crashed",  # type: ignore[arg-type]
+                   findings=("Missing test",))
+        for i, v in enumerate(verdicts)
+    ]))
+
+
+def to_review(service: WorkflowService, plan_id: int) -> None:
+    service.apply(plan_id, Approve(), actor="user")
+    service.apply(plan_id, ImplComplete(), actor="agent")
+
+
+def test_new_proposal_waits_at_the_approval_gate(store: Store) -> None:
+    service = WorkflowService(store)
+    plan_id = new_plan(service)
+    plan = store.get_plan(plan_id)
+    assert plan is not None and plan.phase == "approval" and plan.pending_decision == "approval"
+    assert [e.type for e in store.list_plan_events(plan_id)] == ["proposal_received"]
+    (pending,) = service.pending_decisions()
+    assert (pending.plan_id, pending.plan_title, pending.kind) == (plan_id, "Add OAuth", Decision.APPROVAL)
+
+
+def test_apply_writes_fields_and_every_event(store: Store) -> None:
+    service = WorkflowService(store)
+    plan_id = new_plan(service)
+    plan = service.apply(plan_id, Approve(), actor="user")
+    assert plan.phase == "dev" and plan.pending_decision is None
+    events = store.list_plan_events(plan_id)
+    assert [(e.type, e.actor) for e in events][-2:] == [("approved", "user"), ("dev_started", "system")]
+
+
+def test_illegal_transition_leaves_database_untouched(store: Store) -> None:
+    service = WorkflowService(store)
+    plan_id = new_plan(service)
+    before_plan, before_events = store.get_plan(plan_id), store.list_plan_events(plan_id)
+    with pytest.raises(IllegalTransition, match=f"cannot accept plan {plan_id}: it is in approval"):
+        service.apply(plan_id, Accept(), actor="user")
+    with pytest.raises(IllegalTransition, match="only the user may"):
+        service.apply(plan_id, Approve(), actor="agent")
+    assert store.get_plan(plan_id) == before_plan
+    assert store.list_plan_events(plan_id) == before_events
+
+
+def test_unknown_plan_is_a_lookup_error(store: Store) -> None:
+    with pytest.raises(LookupError, match="no plan 42"):
+        WorkflowService(store).apply(42, Approve(), actor="user")
+
+
+def test_state_survives_reopening_the_store(tmp_path: Path) -> None:
+    project = tmp_path / "p"
+    project.mkdir()
+    with Store.open(project) as store:
+        service = WorkflowService(store)
+        plan_id = new_plan(service)
+        to_review(service, plan_id)
+        service.apply(plan_id, ReviewStarted(), actor="system")
+        service.apply(plan_id, verdict("fail", None), actor="system")
+        service.apply(plan_id, Hold(), actor="user")
+    with Store.open(project) as store:
+        service = WorkflowService(store)
+        assert service.pending_decisions() == ()  # held: set aside
+        plan = service.apply(plan_id, Resume(), actor="user")
+        assert plan.phase == "review" and plan.pending_decision == "review"
+        assert plan.pending_detail["verdict"] == "fail"
+        assert service.failures_since_reset(plan_id) == 1
+        (pending,) = service.pending_decisions()
+        assert pending.kind is Decision.REVIEW
+        assert service.apply(plan_id, Accept(), actor="user").phase == "done"
+
+
+def test_doom_loop_is_counted_from_stored_events(store: Store) -> None:
+    service = WorkflowService(store, doom_threshold=2)
+    plan_id = new_plan(service)
+    to_review(service, plan_id)
+    for expected in ("review", "escalated"):
+        service.apply(plan_id, ReviewStarted(), actor="system")
+        plan = service.apply(plan_id, verdict("fail"), actor="system")
+        assert plan.phase == expected
+        if expected == "review":
+            service.apply(plan_id, Rework("fix it"), actor="user")
+            service.apply(plan_id, ImplComplete(), actor="agent")
+    assert plan.pending_decision == "doom_loop" and service.failures_since_reset(plan_id) == 2
+    assert service.pending_decisions()[0].kind is Decision.DOOM_LOOP
+    plan = service.apply(plan_id, ContinueAfterEscalation(), actor="user")
+    assert plan.phase == "rework" and service.failures_since_reset(plan_id) == 0
+    answer = [e for e in store.list_plan_events(plan_id) if e.type == "doom_loop_escalated"]
+    assert [e.detail["answer"] for e in answer] == ["continue"]
+
+
+def test_review_error_is_pending_but_never_counted(store: Store) -> None:
+    service = WorkflowService(store)
+    plan_id = new_plan(service)
+    to_review(service, plan_id)
+    service.apply(plan_id, ReviewStarted(), actor="system")
+    plan = service.apply(plan_id, verdict(None, None), actor="system")
+    assert plan.pending_decision == "review_error"
+    assert service.failures_since_reset(plan_id) == 0
+    assert "retry review" in service.allowed(plan_id)
+
+
+def test_pending_decisions_newest_first(store: Store) -> None:
+    service = WorkflowService(store)
+    first = new_plan(service, "First", "first")
+    second = new_plan(service, "Second", "second")
+    assert [d.plan_id for d in service.pending_decisions()] == [second, first]
+    service.apply(first, RequestRevision("more detail"), actor="user")
+    service.receive_reproposal(first, subtasks=[("Only task", "z")], title="First, revised")
+    decisions = service.pending_decisions()
+    assert [(d.plan_id, d.plan_title) for d in decisions] == [(first, "First, revised"), (second, "Second")]
+    assert decisions[0].detail["revision"] == 1
+    plan = store.get_plan(first)
+    assert plan is not None and [s.title for s in plan.subtasks] == ["Only task"]
+
+
+def test_subtask_done_ticks_and_out_of_range_is_recorded_not_raised(store: Store) -> None:
+    service = WorkflowService(store)
+    plan_id = new_plan(service)
+    early = service.mark_subtask_done(plan_id, 1)
+    assert [s.status for s in early.subtasks] == ["pending", "pending"]  # not in dev yet
+    service.apply(plan_id, Approve(), actor="user")
+    plan = service.mark_subtask_done(plan_id, 2)
+    assert [s.status for s in plan.subtasks] == ["pending", "done"]
+    plan = service.mark_subtask_done(plan_id, 7)
+    assert [s.status for s in plan.subtasks] == ["pending", "done"]
+    rejected = [e for e in store.list_plan_events(plan_id) if e.type == "marker_rejected"]
+    assert len(rejected) == 2
+    assert "has no subtask 7" in str(rejected[-1].detail["reason"])
+    assert "it is in approval" in str(rejected[0].detail["reason"])
+
+
+def test_rejected_marker_with_and_without_a_plan(store: Store) -> None:
+    service = WorkflowService(store)
+    plan_id = new_plan(service)
+    event = service.record_marker_rejected(plan_id, "review-verdict", "developer", "verdict: pass" * 100)
+    assert event.detail["role"] == "developer" and len(str(event.detail["excerpt"])) == 500
+    plan = store.get_plan(plan_id)
+    assert plan is not None and plan.phase == "approval"
+    service.record_marker_rejected(None, "plan-proposal", "user", "<!-- tunaflow:plan-proposal -->")
+    (memo,) = store.list_memos(kind="marker_rejected")
+    assert json.loads(memo.content)["role"] == "user"
