@@ -1,0 +1,252 @@
+"""The tunaflow application shell: sidebar slot, chat column with composer, branch-pane slot.
+
+The app knows nothing about engines, workflow or storage.  Everything it needs comes through a
+:class:`ChatController` passed in by whoever starts it; results come back down through the
+widgets' methods (``app.chat_view.start_stream(view)``, ``app.composer.recipient = ...``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar, Protocol
+
+from textual import on
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.widgets import Footer, Header
+
+from tunaflow_tui.screens.help import BindingRow, BindingSection, HelpScreen
+from tunaflow_tui.views.chat import ListMessageSource, MessageSource, MessageView
+from tunaflow_tui.widgets.chat_view import ChatView
+from tunaflow_tui.widgets.composer import Composer, ComposerInput
+from tunaflow_tui.widgets.message_block import MessageBlock
+
+
+class ChatController(Protocol):
+    """What the app asks of the rest of tunaflow.  All methods are called on the event loop.
+
+    ``attach`` is called once when the app is mounted, before anything else; keep the app to push
+    results down (e.g. ``await app.chat_view.start_stream(view)``).  ``send`` and ``retry`` must
+    return quickly: start a worker (``app.run_worker(..., exit_on_error=False)``) for the turn.
+    """
+
+    def attach(self, app: TunaflowApp) -> None:
+        """Remember the app; called once on mount."""
+        ...
+
+    def message_source(self, conversation_id: str) -> MessageSource:
+        """The messages of a conversation (``main`` or ``branch:{id}``)."""
+        ...
+
+    def recipient(self, conversation_id: str) -> str:
+        """Who receives the next message in that conversation, e.g. ``Architect (claude)``."""
+        ...
+
+    def send(self, conversation_id: str, text: str) -> None:
+        """The user sent ``text`` in that conversation."""
+        ...
+
+    def retry(self, conversation_id: str, message_id: int) -> None:
+        """The user asked to rerun the failed turn that produced ``message_id``."""
+        ...
+
+
+class TunaflowApp(App[None]):
+    """The tunaflow terminal app.
+
+    Args:
+        controller: The bridge to workflow, engines and storage (see :class:`ChatController`).
+        mouse: False for ``--no-mouse``: leave the mouse to the terminal's own text selection.
+        keymap: Binding id → keys, e.g. ``{"composer.newline": "ctrl+n"}``.
+        conversation_id: The conversation shown in the centre.
+        chat_window: How many of the newest messages to mount when a conversation opens.
+        cursor_blink: Blink the composer cursor (off for tests and snapshots).
+    """
+
+    CSS_PATH = "app.tcss"
+    TITLE = "tunaflow"
+    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (100, "-wide")]
+    HELP = """\
+## tunaflow
+Press **f1** for the full list of keys and how plans, gates and branches work.
+"""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("f1,question_mark", "help", "Help", id="app.help"),
+        Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True),
+        Binding("ctrl+b", "toggle_sidebar", "Sidebar", id="app.sidebar"),
+        Binding("i", "focus_composer", "Write", id="app.compose"),
+        Binding("escape", "focus_chat", "To chat", show=False, id="app.focus_chat"),
+    ]
+
+    help_sources: ClassVar[list[tuple[str, type[Any]]]] = [
+        ("App", App),
+        ("Chat", ChatView),
+        ("Message", MessageBlock),
+        ("Composer", ComposerInput),
+    ]
+    """(title, class) pairs whose BINDINGS the help screen lists; other views append theirs."""
+
+    def __init__(
+        self,
+        controller: ChatController,
+        *,
+        mouse: bool = True,
+        keymap: Mapping[str, str] | None = None,
+        conversation_id: str = "main",
+        chat_window: int = 40,
+        cursor_blink: bool = True,
+    ) -> None:
+        super().__init__()
+        self.controller = controller
+        self.mouse_enabled = mouse
+        self.conversation_id = conversation_id
+        self._chat_window = chat_window
+        self._cursor_blink = cursor_blink
+        self._keymap_overrides: dict[str, str] = dict(keymap or {})
+        if keymap:
+            self.set_keymap(dict(keymap))
+
+    # -- layout ----------------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        self.controller.attach(self)
+        yield Header()
+        with Horizontal(id="body"):
+            yield Vertical(id="sidebar")
+            with Vertical(id="chat-column"):
+                yield ChatView(
+                    self.controller.message_source(self.conversation_id),
+                    window=self._chat_window,
+                    id="chat",
+                )
+                yield Composer(
+                    self.controller.recipient(self.conversation_id),
+                    cursor_blink=self._cursor_blink,
+                    id="composer",
+                )
+            yield Vertical(id="branch-pane")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.set_class(self.size.width < 100, "-sidebar-hidden")
+        self.composer.focus_input()
+
+    @property
+    def chat_view(self) -> ChatView:
+        """The main chat."""
+        return self.query_one("#chat", ChatView)
+
+    @property
+    def composer(self) -> Composer:
+        """The composer under the main chat."""
+        return self.query_one("#composer", Composer)
+
+    def run(self, *args: Any, **kwargs: Any) -> Any:
+        """Run the app; without the mouse when constructed with ``mouse=False``."""
+        kwargs.setdefault("mouse", self.mouse_enabled)
+        return super().run(*args, **kwargs)
+
+    # -- keymap and help ---------------------------------------------------------------------------
+
+    def set_keymap(self, keymap: dict[str, str]) -> None:  # type: ignore[override]
+        """Remap bindings by id (and remember the map, so help shows the keys actually in use)."""
+        self._keymap_overrides = dict(keymap)
+        super().set_keymap(keymap)
+
+    def binding_sections(self) -> list[BindingSection]:
+        """Every binding of the app and its views, with keys as currently mapped."""
+        sections = []
+        for title, cls in self.help_sources:
+            own = list(type(self).BINDINGS) if cls is App else list(getattr(cls, "BINDINGS", []))
+            rows = []
+            for binding in own:
+                if not isinstance(binding, Binding) or binding.system:
+                    continue
+                keys = self._keymap_overrides.get(binding.id or "", binding.key)
+                rows.append(BindingRow(keys.replace(",", " / "), binding.description or binding.action,
+                                       binding.id or "—"))
+            sections.append(BindingSection(title, tuple(rows)))
+        return sections
+
+    def action_help(self) -> None:
+        """Show every key and the concepts."""
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen(self.binding_sections()))
+
+    def action_toggle_sidebar(self) -> None:
+        """Show or hide the sidebar."""
+        self.toggle_class("-sidebar-hidden")
+
+    def action_focus_composer(self) -> None:
+        """Move the cursor to the composer."""
+        self.composer.focus_input()
+
+    def action_focus_chat(self) -> None:
+        """Leave the composer and move between messages with up/down."""
+        blocks = self.chat_view.blocks()
+        (blocks[-1] if blocks else self.chat_view).focus()
+
+    def show_branch_pane(self, show: bool = True) -> None:
+        """Reveal (or hide) the right-hand ``#branch-pane`` slot."""
+        self.set_class(show, "-branch-open")
+
+    # -- messages from the widgets -----------------------------------------------------------------
+
+    @on(Composer.Submitted)
+    def _send(self, event: Composer.Submitted) -> None:
+        self.chat_view.follow()
+        self.controller.send(self.conversation_id, event.text)
+
+    @on(MessageBlock.RetryRequested)
+    def _retry(self, event: MessageBlock.RetryRequested) -> None:
+        self.controller.retry(self.conversation_id, event.message_id)
+
+
+class DemoChatController:
+    """An in-memory controller that echoes what you write, streamed; for trying the shell alone."""
+
+    def __init__(self, messages: Sequence[MessageView] = ()) -> None:
+        self.source = ListMessageSource(messages)
+        self.app: TunaflowApp | None = None
+
+    def attach(self, app: TunaflowApp) -> None:
+        self.app = app
+
+    def message_source(self, conversation_id: str) -> MessageSource:
+        return self.source
+
+    def recipient(self, conversation_id: str) -> str:
+        return "Architect (demo)"
+
+    def send(self, conversation_id: str, text: str) -> None:
+        if self.app is not None:
+            self.app.run_worker(self._reply(text), group="demo", exit_on_error=False)
+
+    def retry(self, conversation_id: str, message_id: int) -> None:
+        if self.app is not None:
+            self.app.notify("Nothing to retry in the demo.")
+
+    async def _reply(self, text: str) -> None:
+        assert self.app is not None
+        chat = self.app.chat_view
+        user = MessageView(self.source.next_id(), "user", "You", text)
+        self.source.append(user)
+        await chat.add_message(user)
+        answer = f"You wrote:\n\n> {text}\n\nThis is the demo engine; nothing was sent anywhere."
+        view = MessageView(self.source.next_id(), "assistant", "Architect · demo", "", "streaming")
+        self.source.append(view)
+        block = await chat.start_stream(view)
+        for word in answer.split(" "):
+            await block.append(word + " ")
+            await asyncio.sleep(0.02)
+        done = MessageView(view.id, "assistant", view.label, answer, "done",
+                           usage_text=f"{len(text)} in · {len(answer)} out")
+        self.source.replace(done)
+        await block.finish(done)
+
+
+if __name__ == "__main__":
+    TunaflowApp(DemoChatController()).run()

@@ -1,0 +1,1 @@
+"""Plain, immutable data that widgets display (no Textual, no database rows)."""

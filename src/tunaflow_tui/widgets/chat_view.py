@@ -1,0 +1,300 @@
+"""The chat: a scrolling window onto a conversation that may hold thousands of messages.
+
+Only a window of the conversation is mounted (the newest ``window`` messages at first).
+Scrolling to the top (or pressing home) loads an older page; blocks far from the view are pruned
+so the number of mounted :class:`MessageBlock` widgets never exceeds ``max_mounted``.  When the
+newest messages have been pruned, scrolling to the bottom (or pressing end) brings them back.
+
+The view follows the tail with :meth:`~textual.widget.Widget.anchor`: set once, it keeps the
+newest text in sight while an answer streams, and lets go as soon as the user scrolls up.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.widget import Widget
+from textual.widgets import Static
+
+from tunaflow_tui.views.chat import MessageSource, MessageView
+from tunaflow_tui.widgets.message_block import MessageBlock
+
+
+class ChatView(VerticalScroll):
+    """The message list of one conversation.
+
+    Args:
+        source: Where messages come from (the database, through the controller).
+        window: How many of the newest messages to mount when opened.
+        page: How many messages each "load older" / "load newer" step mounts.
+        max_mounted: Upper bound on mounted message blocks; far-away ones are pruned.
+    """
+
+    HELP = """\
+## Chat
+- **up / down** move between messages (each message can be acted on when focused).
+- **home** loads older messages; scrolling to the top does the same.
+- **end** jumps back to the newest message and follows new text again.
+"""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up", "previous_message", "Previous message", show=False, id="chat.previous"),
+        Binding("down", "next_message", "Next message", show=False, id="chat.next"),
+        Binding("home,ctrl+home", "load_older", "Older", id="chat.older"),
+        Binding("end,ctrl+end", "latest", "Latest", id="chat.latest"),
+    ]
+
+    def __init__(
+        self,
+        source: MessageSource,
+        *,
+        window: int = 40,
+        page: int = 20,
+        max_mounted: int = 60,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(id=id, classes=classes)
+        self.source = source
+        self.window_size = max(1, window)
+        self.page_size = max(1, page)
+        self.max_mounted = max(self.window_size, self.page_size * 2, max_mounted)
+        self.has_older = False
+        """True when older messages exist that are not mounted."""
+        self.has_newer = False
+        """True when the newest messages were pruned (the user is reading far back)."""
+        self._busy = False
+        self._ready = False
+        self._older_hint = Static("↑ older messages: scroll up or press home", id="older-hint")
+        self._newer_hint = Static("↓ newer messages: press end", id="newer-hint")
+        self._empty_hint = Static("No messages yet. Type below and press enter to send.", id="empty-hint")
+
+    # -- queries ---------------------------------------------------------------------------------
+
+    def blocks(self) -> list[MessageBlock]:
+        """The mounted message blocks, oldest first."""
+        return [child for child in self.children if isinstance(child, MessageBlock)]
+
+    def block_for(self, message_id: int) -> MessageBlock | None:
+        """The mounted block showing ``message_id``, if any."""
+        for block in self.blocks():
+            if block.message_id == message_id:
+                return block
+        return None
+
+    @property
+    def focused_message_id(self) -> int | None:
+        """The id of the message that has focus (for "branch from message" and similar)."""
+        block = self._focused_block()
+        return block.message_id if block else None
+
+    @property
+    def is_following(self) -> bool:
+        """True while the view sticks to the newest text."""
+        return self.is_anchored and not getattr(self, "_anchor_released", False)
+
+    # -- lifecycle -------------------------------------------------------------------------------
+
+    def compose(self) -> list[Widget]:  # type: ignore[override]
+        return [self._empty_hint, self._older_hint, self._newer_hint]
+
+    async def on_mount(self) -> None:
+        await self.reload()
+
+    async def reload(self, source: MessageSource | None = None) -> None:
+        """Show the newest window again (of ``source`` if given) and follow the tail."""
+        if source is not None:
+            self.source = source
+        self._busy = True
+        try:
+            await self.remove_children(self.blocks())
+            views = self.source.window(None, self.window_size)
+            self.has_older = len(views) >= self.window_size and self.source.count() > len(views)
+            self.has_newer = False
+            await self._mount_views(views, before=self._newer_hint)
+            self._update_hints()
+            self.anchor()
+        finally:
+            self._busy = False
+        self.call_after_refresh(self._set_ready)
+
+    def _set_ready(self) -> None:
+        self._ready = True
+
+    def follow(self) -> None:
+        """Scroll to the newest text and keep following it."""
+        self.anchor()
+
+    # -- adding and streaming --------------------------------------------------------------------
+
+    async def add_message(self, view: MessageView) -> MessageBlock | None:
+        """Show a new finished message at the end; None if the tail is not mounted right now."""
+        if self.has_newer:
+            return None
+        block = MessageBlock(view)
+        await self._mount_views_blocks([block], before=self._newer_hint)
+        await self._prune_top()
+        self._update_hints()
+        return block
+
+    async def start_stream(self, view: MessageView) -> MessageBlock:
+        """Add a message whose text will stream in; write to it with ``block.append(chunk)``."""
+        if self.has_newer:
+            await self.reload()
+        block = MessageBlock(view)
+        await self._mount_views_blocks([block], before=self._newer_hint)
+        await self._prune_top()
+        self._update_hints()
+        return block
+
+    # -- paging ----------------------------------------------------------------------------------
+
+    async def load_older(self) -> int:
+        """Mount one page of older messages above the window; returns how many were added."""
+        if self._busy or not self.has_older:
+            return 0
+        self._busy = True
+        try:
+            blocks = self.blocks()
+            first = blocks[0] if blocks else None
+            views = self.source.window(first.message_id if first else None, self.page_size)
+            if len(views) < self.page_size:
+                self.has_older = False
+            if not views:
+                self._update_hints()
+                return 0
+            self.release_anchor()
+            offset = (first.virtual_region.y - self.scroll_y) if first else 0.0
+            await self._mount_views(views, before=first or self._newer_hint)
+            blocks = self.blocks()
+            excess = len(blocks) - self.max_mounted
+            if excess > 0:
+                await self.remove_children(blocks[-excess:])
+                self.has_newer = True
+            self._update_hints()
+            if first is not None:
+                self.call_after_refresh(self._keep_in_place, first, offset)
+            return len(views)
+        finally:
+            self._busy = False
+
+    async def load_newer(self) -> int:
+        """Mount one page of newer messages after pruning them earlier; returns how many."""
+        if self._busy or not self.has_newer:
+            return 0
+        self._busy = True
+        try:
+            blocks = self.blocks()
+            if not blocks:
+                self.has_newer = False
+                return 0
+            views = self.source.after(blocks[-1].message_id, self.page_size)
+            if len(views) < self.page_size:
+                self.has_newer = False
+            await self._mount_views(views, before=self._newer_hint)
+            await self._prune_top()
+            self._update_hints()
+            return len(views)
+        finally:
+            self._busy = False
+
+    async def _prune_top(self) -> None:
+        """Remove the oldest blocks beyond ``max_mounted`` without moving what the user sees."""
+        blocks = self.blocks()
+        excess = len(blocks) - self.max_mounted
+        if excess <= 0:
+            return
+        survivor = blocks[excess]
+        following = self.is_following
+        offset = survivor.virtual_region.y - self.scroll_y
+        await self.remove_children(blocks[:excess])
+        self.has_older = True
+        if not following:
+            self.call_after_refresh(self._keep_in_place, survivor, offset)
+
+    def _keep_in_place(self, block: MessageBlock, offset: float) -> None:
+        """Scroll so that ``block`` is ``offset`` rows below the top of the view, as before."""
+        if block.is_attached:
+            self.scroll_to(y=block.virtual_region.y - offset, animate=False, immediate=True)
+
+    async def _mount_views(self, views: Sequence[MessageView], *, before: Widget) -> None:
+        await self._mount_views_blocks([MessageBlock(view) for view in views], before=before)
+
+    async def _mount_views_blocks(self, blocks: list[MessageBlock], *, before: Widget) -> None:
+        if blocks:
+            await self.mount_all(blocks, before=before)
+
+    def _update_hints(self) -> None:
+        self._older_hint.display = self.has_older
+        self._newer_hint.display = self.has_newer
+        self._empty_hint.display = not self.blocks() and not self.has_older
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if not self._ready or self._busy:
+            return
+        if new_value <= 0 < old_value and self.has_older:
+            self.run_worker(self.load_older(), group="chat-paging", exclusive=True, exit_on_error=False)
+        elif new_value >= self.max_scroll_y > old_value and self.has_newer:
+            self.run_worker(self.load_newer(), group="chat-paging", exclusive=True, exit_on_error=False)
+
+    # -- keyboard --------------------------------------------------------------------------------
+
+    def _focused_block(self) -> MessageBlock | None:
+        focused = self.screen.focused if self.is_attached else None
+        node = focused
+        while node is not None and node is not self:
+            if isinstance(node, MessageBlock):
+                return node
+            node = node.parent if isinstance(node.parent, Widget) else None
+        return None
+
+    async def action_previous_message(self) -> None:
+        """Focus the message above the focused one (loading older messages at the top)."""
+        blocks = self.blocks()
+        current = self._focused_block()
+        index = blocks.index(current) if current in blocks else len(blocks)
+        if index == 0 and self.has_older:
+            await self.load_older()
+            blocks = self.blocks()
+            index = blocks.index(current) if current in blocks else 0
+        if index > 0:
+            blocks[index - 1].focus()
+
+    async def action_next_message(self) -> None:
+        """Focus the message below the focused one (loading newer ones at the bottom)."""
+        blocks = self.blocks()
+        current = self._focused_block()
+        if current is None:
+            return
+        index = blocks.index(current)
+        if index == len(blocks) - 1 and self.has_newer:
+            await self.load_newer()
+            blocks = self.blocks()
+            index = blocks.index(current) if current in blocks else len(blocks) - 1
+        if index + 1 < len(blocks):
+            blocks[index + 1].focus()
+
+    async def action_load_older(self) -> None:
+        """Load a page of older messages and show the oldest of them."""
+        added = await self.load_older()
+        # This scroll to the top is ours, not the user's: it must not load yet another page.
+        self._ready = False
+        if added:
+            self.call_after_refresh(self._scroll_home_then_ready)
+        else:
+            self._scroll_home_then_ready()
+
+    def _scroll_home_then_ready(self) -> None:
+        self.scroll_home(animate=False, immediate=True)
+        self.call_after_refresh(self._set_ready)
+
+    async def action_latest(self) -> None:
+        """Jump to the newest message and follow new text again."""
+        if self.has_newer:
+            await self.reload()
+        else:
+            self.anchor()

@@ -1,0 +1,167 @@
+"""The composer: where the user writes the next message.
+
+**enter** sends.  A newline needs a chord, because most terminals cannot tell shift+enter or
+ctrl+enter from enter (and tmux / SSH drop what little they can): **ctrl+j** works everywhere,
+**alt+enter** wherever Alt reaches the app as Meta, and **shift+enter** where the terminal reports
+it (kitty keyboard protocol).  All of them are bindings with ids, so they can be remapped.
+**ctrl+up / ctrl+down** walk through the messages sent earlier in this session.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.content import Content
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widgets import Static, TextArea
+
+from tunaflow_tui.core.terminal_text import neutralize
+
+
+class ComposerInput(TextArea):
+    """The text area inside the :class:`Composer`; its keys are the composer's keys."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "submit", "Send", priority=True, id="composer.send"),
+        Binding("ctrl+j,alt+enter,shift+enter", "newline", "Newline", priority=True, id="composer.newline",
+                key_display="ctrl+j"),
+        Binding("ctrl+up", "history(-1)", "Earlier", show=False, id="composer.history_back"),
+        Binding("ctrl+down", "history(1)", "Later", show=False, id="composer.history_forward"),
+    ]
+
+    @dataclass
+    class SubmitRequested(Message):
+        """Enter was pressed in the input (handled by the Composer)."""
+
+    def action_submit(self) -> None:
+        """Ask the composer to send the current text."""
+        self.post_message(self.SubmitRequested())
+
+    def action_newline(self) -> None:
+        """Insert a line break at the cursor."""
+        self.insert("\n")
+
+    def action_history(self, step: int) -> None:
+        """Show an earlier (-1) or later (+1) sent message."""
+        composer = next((a for a in self.ancestors if isinstance(a, Composer)), None)
+        if composer is not None:
+            composer.step_history(step)
+
+
+class Composer(Vertical):
+    """Recipient line plus a multi-line input.
+
+    Args:
+        recipient: Who will receive the message, e.g. ``Architect (claude)``.
+        placeholder: Grey text shown while the input is empty.
+        cursor_blink: Blink the cursor (turned off in tests and snapshots).
+    """
+
+    HELP = """\
+## Composer
+- **enter** sends the message to the recipient shown above the input.
+- **ctrl+j** (or **alt+enter**, or **shift+enter** where the terminal reports it) starts a new line.
+- **ctrl+up / ctrl+down** recall messages you sent earlier.
+"""
+
+    recipient: reactive[str] = reactive("")
+    """Who will receive the next message; shown above the input as ``→ Architect (claude)``."""
+
+    @dataclass
+    class Submitted(Message):
+        """The user sent ``text`` (never empty or only whitespace)."""
+
+        composer: Composer
+        text: str
+
+        @property
+        def control(self) -> Composer:
+            return self.composer
+
+    def __init__(
+        self,
+        recipient: str = "",
+        *,
+        placeholder: str = "Message…  (enter sends · ctrl+j new line)",
+        cursor_blink: bool = True,
+        id: str | None = None,
+        classes: str | None = None,
+    ) -> None:
+        super().__init__(id=id, classes=classes)
+        self._placeholder = placeholder
+        self._cursor_blink = cursor_blink
+        self._history: list[str] = []
+        self._history_index = 0
+        self.set_reactive(Composer.recipient, recipient)
+
+    def compose(self) -> ComposeResult:
+        yield Static(self._recipient_content(), id="composer-recipient", markup=False)
+        yield ComposerInput(
+            id="composer-input",
+            placeholder=self._placeholder,
+            soft_wrap=True,
+            show_line_numbers=False,
+            compact=True,
+        )
+
+    def on_mount(self) -> None:
+        self.input.cursor_blink = self._cursor_blink
+
+    @property
+    def input(self) -> ComposerInput:
+        """The text area."""
+        return self.query_one(ComposerInput)
+
+    @property
+    def text(self) -> str:
+        """The text currently in the input."""
+        return self.input.text
+
+    def _recipient_content(self) -> Content:
+        who = neutralize(self.recipient) or "nobody"
+        suffix = "  (sending is paused)" if self.disabled else ""
+        return Content(f"→ {who}{suffix}")
+
+    def watch_recipient(self) -> None:
+        if self.is_mounted:
+            self.query_one("#composer-recipient", Static).update(self._recipient_content())
+
+    def watch_disabled(self, disabled: bool) -> None:
+        super().watch_disabled(disabled)
+        if self.is_mounted:
+            self.query_one("#composer-recipient", Static).update(self._recipient_content())
+
+    def focus_input(self) -> None:
+        """Put the cursor in the input."""
+        self.input.focus()
+
+    def on_composer_input_submit_requested(self, event: ComposerInput.SubmitRequested) -> None:
+        event.stop()
+        self.submit()
+
+    def submit(self) -> bool:
+        """Send the text if there is any; returns whether a message was posted."""
+        text = self.input.text
+        if self.disabled or not text.strip():
+            return False
+        self.post_message(self.Submitted(self, text))
+        if not self._history or self._history[-1] != text:
+            self._history.append(text)
+        self._history_index = len(self._history)
+        self.input.clear()
+        return True
+
+    def step_history(self, step: int) -> None:
+        """Replace the input with the previous (-1) or next (+1) sent message."""
+        if not self._history:
+            return
+        index = max(0, min(len(self._history), self._history_index + step))
+        self._history_index = index
+        text = self._history[index] if index < len(self._history) else ""
+        self.input.load_text(text)
+        self.input.move_cursor(self.input.document.end)

@@ -1,0 +1,176 @@
+"""One chat message: who spoke, the Markdown body, tools used, usage, and an error card.
+
+Everything shown is agent output and therefore untrusted: every string goes through
+:func:`~tunaflow_tui.core.terminal_text.neutralize` and is displayed without markup parsing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.content import Content
+from textual.message import Message
+from textual.widgets import Collapsible, Markdown, Static
+from textual.widgets._markdown import MarkdownStream
+
+from tunaflow_tui.core.terminal_text import StreamNeutralizer, neutralize
+from tunaflow_tui.views.chat import MessageView, ToolLineView
+
+
+def _plain(text: str) -> Content:
+    """Neutralised text as Content, so square brackets are never read as markup."""
+    return Content(neutralize(text))
+
+
+def tools_summary(tools: tuple[ToolLineView, ...]) -> str:
+    """``1 tool used`` / ``3 tools used``."""
+    return f"{len(tools)} tool{'s' if len(tools) != 1 else ''} used"
+
+
+class MessageBlock(Vertical, can_focus=True):
+    """A focusable message in the chat.
+
+    Args:
+        view: The message to show.  A view with status ``streaming`` starts an empty stream
+            that :meth:`append` writes to; :meth:`finish` settles it.
+    """
+
+    HELP = """\
+## Message
+- **t** shows or hides the tools the agent used.
+- **r** retries a failed turn (when the error card offers it).
+"""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("t", "toggle_tools", "Tools", id="message.tools"),
+        Binding("r", "retry", "Retry", id="message.retry"),
+    ]
+
+    @dataclass
+    class RetryRequested(Message):
+        """The user asked to run the failed turn that produced this message again."""
+
+        message_id: int
+
+    def __init__(self, view: MessageView, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.view = view
+        self._stream: MarkdownStream | None = None
+        self._shown = ""
+        self._neutralizer = StreamNeutralizer()
+        self.set_class(True, f"-{view.role}")
+
+    @property
+    def message_id(self) -> int:
+        """The id of the message this block shows."""
+        return self.view.id
+
+    @property
+    def text(self) -> str:
+        """The (neutralised) body text rendered so far."""
+        return self._shown
+
+    @property
+    def is_streaming(self) -> bool:
+        """True until :meth:`finish` is called on a streaming message."""
+        return self.view.status == "streaming"
+
+    def compose(self) -> ComposeResult:
+        yield Static(self._label_content(), classes="message-label", markup=False)
+        if self.is_streaming:
+            self._shown = ""
+        else:
+            self._shown = neutralize(self.view.content)
+        yield Markdown(self._shown, classes="message-body")
+        yield Vertical(classes="message-extras")
+
+    async def on_mount(self) -> None:
+        await self._render_extras()
+
+    def _label_content(self) -> Content:
+        view = self.view
+        badge = {"streaming": " · writing…", "interrupted": " · interrupted", "error": " · failed"}
+        return Content(neutralize(view.label) + badge.get(view.status, ""))
+
+    async def _render_extras(self) -> None:
+        """Rebuild tools, usage and error card from the current view."""
+        extras = self.query_one(".message-extras", Vertical)
+        await extras.remove_children()
+        view = self.view
+        widgets: list[Static | Vertical | Collapsible] = []
+        if view.tools:
+            lines = [
+                Static(_plain(f"• {tool.name}  {tool.detail}".rstrip()), classes="tool-line", markup=False)
+                for tool in view.tools
+            ]
+            widgets.append(
+                Collapsible(*lines, title=tools_summary(view.tools), collapsed=True, classes="message-tools")
+            )
+        if view.status == "interrupted":
+            widgets.append(Static("⚠ interrupted: the answer above is partial", classes="message-interrupted"))
+        if view.error is not None:
+            error = view.error
+            card_children: list[Static] = [
+                Static(_plain(f"✖ {error.kind}: {error.message}"), classes="error-title", markup=False)
+            ]
+            if error.stderr_tail.strip():
+                card_children.append(Static(_plain(error.stderr_tail.rstrip()), classes="error-stderr", markup=False))
+            if error.retryable:
+                card_children.append(Static("press r to retry", classes="error-hint"))
+            widgets.append(Vertical(*card_children, classes="error-card"))
+        if view.usage_text and view.status != "streaming":
+            widgets.append(Static(_plain(view.usage_text), classes="message-usage", markup=False))
+        if widgets:
+            await extras.mount_all(widgets)
+        self.set_class(view.error is not None, "-error")
+        self.set_class(view.status == "interrupted", "-interrupted")
+        self.set_class(view.status == "streaming", "-streaming")
+
+    async def append(self, text: str) -> None:
+        """Append a chunk of a streaming answer (neutralised, split sequences handled)."""
+        safe = self._neutralizer.feed(text)
+        if not safe:
+            return
+        if self._stream is None:
+            self._stream = Markdown.get_stream(self.query_one(".message-body", Markdown))
+        self._shown += safe
+        await self._stream.write(safe)
+
+    async def finish(self, view: MessageView) -> None:
+        """Settle the message: final text, status, tools, usage and error card."""
+        tail = self._neutralizer.flush()
+        if tail:
+            await self.append(tail)
+        if self._stream is not None:
+            await self._stream.stop()
+            self._stream = None
+        final = neutralize(view.content)
+        body = self.query_one(".message-body", Markdown)
+        if final != self._shown and (final or view.status == "done"):
+            self._shown = final
+            await body.update(final)
+        self.view = view
+        self.query_one(".message-label", Static).update(self._label_content())
+        await self._render_extras()
+        self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "retry":
+            return self.view.error is not None and self.view.error.retryable
+        if action == "toggle_tools":
+            return bool(self.view.tools)
+        return True
+
+    def action_toggle_tools(self) -> None:
+        """Expand or collapse the tool lines."""
+        for collapsible in self.query(Collapsible):
+            collapsible.collapsed = not collapsible.collapsed
+
+    def action_retry(self) -> None:
+        """Ask for the failed turn to be run again."""
+        if self.view.error is not None and self.view.error.retryable:
+            self.post_message(self.RetryRequested(self.view.id))
