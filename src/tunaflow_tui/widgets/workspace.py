@@ -1,0 +1,154 @@
+"""Workspace: the main chat plus the branch pane, as a drawer over the chat or pinned 50:50 beside it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar, Literal
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Container
+from textual.events import Resize
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widget import Widget
+
+from tunaflow_tui.widgets.branch_pane import BranchPane
+
+PaneMode = Literal["hidden", "drawer", "pinned"]
+HIDDEN: PaneMode = "hidden"
+DRAWER: PaneMode = "drawer"
+PINNED: PaneMode = "pinned"
+
+NARROW_WIDTH = 100
+"""Below this many columns a pinned pane takes the full width (switch with pane.switch)."""
+
+PANE = Binding.Group("Branch pane")
+
+
+def _focus_inside(widget: Widget) -> None:
+    """Focus `widget` or, if it cannot take focus, its first focusable descendant."""
+    if widget.has_focus_within:
+        return
+    if widget.focusable:
+        widget.focus()
+        return
+    for child in widget.query("*"):
+        if child.focusable:
+            child.focus()
+            return
+
+
+class Workspace(Container):
+    """Holds the main chat (`main`) and the `BranchPane`.
+
+    Modes: hidden; drawer (the pane overlays the right ~45% of the chat); pinned (a fixed 50:50
+    split). On narrow workspaces a pinned pane fills the width and `pane.switch` flips between
+    the pane and the main chat.
+    """
+
+    HELP = """
+## Branch pane
+
+- **F6** / **ctrl+o** show or hide the branch pane (drawer).
+- **F7** / **ctrl+t** pin the pane as a 50:50 split, or unpin it.
+- **F8** / **ctrl+l** switch between the main chat and the pane when the window is narrow.
+"""
+
+    DEFAULT_CSS = """
+    Workspace { layers: base pane; layout: horizontal; overflow: hidden hidden; height: 1fr; }
+    Workspace > #main-slot { layer: base; width: 1fr; height: 1fr; }
+    Workspace > BranchPane { layer: pane; display: none; height: 1fr; }
+    /* docks are arranged per layer, so a docked pane on its own layer overlays the chat */
+    Workspace.-drawer > BranchPane { display: block; dock: right; width: 45%; }
+    Workspace.-pinned > BranchPane { display: block; layer: base; width: 1fr; }
+    Workspace.-pinned.-narrow > BranchPane { width: 1fr; }
+    Workspace.-pinned.-narrow.-show-main > BranchPane { display: none; }
+    Workspace.-pinned.-narrow.-show-pane > #main-slot { display: none; }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("f6,ctrl+o", "toggle_pane", "Toggle branch pane", id="pane.toggle", group=PANE,
+                tooltip="Show or hide the branch pane"),
+        Binding("f7,ctrl+t", "pin_pane", "Pin branch pane", id="pane.pin", group=PANE,
+                tooltip="Pin the branch pane as a 50:50 split, or unpin it"),
+        Binding("f8,ctrl+l", "switch_pane", "Switch chat/branch", id="pane.switch", group=PANE,
+                tooltip="On narrow screens, switch between the main chat and the branch pane"),
+    ]
+
+    @dataclass
+    class ModeChanged(Message):
+        """The pane mode changed to hidden / drawer / pinned."""
+
+        mode: str
+
+    mode: reactive[PaneMode] = reactive[PaneMode](HIDDEN)
+    narrow: reactive[bool] = reactive(False)
+    showing_pane: reactive[bool] = reactive(True)
+    """On narrow pinned layouts: True shows the pane, False the main chat."""
+
+    def __init__(self, main: Widget, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self.main = main
+
+    def compose(self) -> ComposeResult:
+        with Container(id="main-slot"):
+            yield self.main
+        yield BranchPane(id="branch-pane")
+
+    @property
+    def pane(self) -> BranchPane:
+        """The branch pane."""
+        return self.query_one(BranchPane)
+
+    def _apply_classes(self) -> None:
+        self.set_class(self.mode == DRAWER, "-drawer")
+        self.set_class(self.mode == PINNED, "-pinned")
+        self.set_class(self.narrow, "-narrow")
+        self.set_class(self.showing_pane, "-show-pane")
+        self.set_class(not self.showing_pane, "-show-main")
+
+    def watch_mode(self, old: PaneMode, new: PaneMode) -> None:
+        self.showing_pane = True
+        self._apply_classes()
+        if new == HIDDEN and self.pane.has_focus_within:
+            _focus_inside(self.main)
+        self._keep_focus_visible()
+        if old != new:
+            self.post_message(self.ModeChanged(new))
+        self.refresh_bindings()
+
+    def watch_narrow(self) -> None:
+        self._apply_classes()
+        self._keep_focus_visible()
+        self.refresh_bindings()
+
+    def watch_showing_pane(self) -> None:
+        self._apply_classes()
+        self._keep_focus_visible()
+
+    def _keep_focus_visible(self) -> None:
+        """In the narrow pinned layout only one side is shown: keep the focus on that side."""
+        if self.mode == PINNED and self.narrow and self.is_mounted:
+            self.call_after_refresh(_focus_inside, self.pane if self.showing_pane else self.main)
+
+    def on_mount(self) -> None:
+        self._apply_classes()
+
+    def on_resize(self, event: Resize) -> None:
+        self.narrow = event.size.width < NARROW_WIDTH
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "switch_pane":
+            return self.mode == PINNED and self.narrow
+        return True
+
+    def action_toggle_pane(self) -> None:
+        self.mode = HIDDEN if self.mode != HIDDEN else DRAWER
+
+    def action_pin_pane(self) -> None:
+        self.mode = DRAWER if self.mode == PINNED else PINNED
+
+    def action_switch_pane(self) -> None:
+        if self.mode == PINNED and self.narrow:
+            self.showing_pane = not self.showing_pane

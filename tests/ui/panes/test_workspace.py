@@ -1,0 +1,147 @@
+"""Workspace and branch pane: hidden, drawer over the chat, pinned 50:50, narrow pinned with a switch."""
+
+from __future__ import annotations
+
+import pytest
+from textual.app import App, ComposeResult
+from textual.containers import Vertical
+from textual.message import Message
+from textual.widgets import Input, Static
+
+from tunaflow_tui.views.plans import BranchView
+from tunaflow_tui.widgets.branch_pane import BranchPane
+from tunaflow_tui.widgets.workspace import Workspace
+
+BRANCH = BranchView(id=3, label="try sqlite FTS instead", kind="general", mode="chat", status="active")
+
+
+class MainChat(Vertical):
+    def compose(self) -> ComposeResult:
+        yield Static("Architect: here is the plan for rate limiting.\n" * 3, id="log")
+        yield Input(placeholder="Message the Architect", id="composer")
+
+
+class WorkspaceApp(App[None]):
+    def __init__(self, mode: str = "hidden", with_branch: bool = True) -> None:
+        super().__init__()
+        self.start_mode = mode
+        self.with_branch = with_branch
+
+    def compose(self) -> ComposeResult:
+        yield Workspace(MainChat(id="main-chat"))
+
+    async def on_mount(self) -> None:
+        workspace = self.query_one(Workspace)
+        if self.with_branch:
+            body = Vertical(Static("Branch: what about FTS5 trigram?"), Input(id="branch-input"))
+            await workspace.pane.show(BRANCH, body)
+        workspace.mode = self.start_mode  # type: ignore[assignment]
+        self.query_one("#composer", Input).focus()
+
+
+def mode_changes(messages: list[Message]) -> list[str]:
+    unique = {id(m): m for m in messages if isinstance(m, Workspace.ModeChanged)}
+    return [m.mode for m in unique.values()]
+
+
+async def test_toggle_shows_drawer_over_the_chat_and_hides_it() -> None:
+    seen: list[Message] = []
+    app = WorkspaceApp()
+    async with app.run_test(size=(120, 40), message_hook=seen.append) as pilot:
+        main = app.query_one("#main-chat")
+        pane = app.query_one(BranchPane)
+        assert not pane.display or pane.region.width == 0
+        await pilot.press("f6")
+        await pilot.pause()
+        assert app.query_one(Workspace).mode == "drawer"
+        # the drawer overlays: the chat keeps its full width, the pane covers its right ~45%
+        assert main.region.width == 120
+        assert abs(pane.region.width - 54) <= 1
+        assert pane.region.right == 120
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        assert app.query_one(Workspace).mode == "hidden"
+        assert mode_changes(seen) == ["drawer", "hidden"]
+
+
+async def test_pin_splits_fifty_fifty_and_unpin_returns_to_drawer() -> None:
+    app = WorkspaceApp(mode="drawer")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("f7")
+        await pilot.pause()
+        main = app.query_one("#main-chat")
+        pane = app.query_one(BranchPane)
+        assert app.query_one(Workspace).mode == "pinned"
+        assert abs(main.region.width - 60) <= 1
+        assert abs(pane.region.width - 60) <= 1
+        assert main.region.right <= pane.region.x
+        await pilot.press("ctrl+t")
+        await pilot.pause()
+        assert app.query_one(Workspace).mode == "drawer"
+        assert main.region.width == 120
+
+
+async def test_narrow_pinned_is_full_width_and_switches_back_to_the_chat() -> None:
+    app = WorkspaceApp(mode="pinned")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        pane = app.query_one(BranchPane)
+        main = app.query_one("#main-chat")
+        assert pane.region.width == 80
+        assert not main.region.width
+        await pilot.press("f8")
+        await pilot.pause()
+        assert main.region.width == 80
+        assert app.focused is app.query_one("#composer")
+        await pilot.press(*"hi")
+        assert app.query_one("#composer", Input).value == "hi"
+        await pilot.press("ctrl+l")
+        await pilot.pause()
+        assert pane.region.width == 80
+        assert app.focused is app.query_one("#branch-input")
+
+
+async def test_switch_does_nothing_when_wide() -> None:
+    app = WorkspaceApp(mode="pinned")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("f8")
+        await pilot.pause()
+        assert abs(app.query_one("#main-chat").region.width - 60) <= 1
+        assert app.focused is app.query_one("#composer")
+
+
+@pytest.mark.parametrize("mode", ["drawer", "pinned"])
+async def test_main_chat_keeps_working_while_the_pane_is_open(mode: str) -> None:
+    app = WorkspaceApp(mode=mode)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press(*"hello 세계")
+        assert app.query_one("#composer", Input).value == "hello 세계"
+        await pilot.click("#composer")
+        assert app.focused is app.query_one("#composer")
+
+
+async def test_hiding_the_pane_returns_focus_to_the_chat() -> None:
+    app = WorkspaceApp(mode="drawer")
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.query_one("#branch-input").focus()
+        await pilot.press("f6")
+        await pilot.pause()
+        assert app.focused is not None and app.query_one("#main-chat") in app.focused.ancestors_with_self
+
+
+async def test_pane_header_shows_branch_and_empty_pane_says_so() -> None:
+    app = WorkspaceApp(mode="pinned")
+    async with app.run_test(size=(120, 40)):
+        text = "\n".join(s.text for s in app.screen._compositor.render_strips())
+        assert "try sqlite FTS instead" in text and "general · chat · active" in text
+    app = WorkspaceApp(mode="pinned", with_branch=False)
+    async with app.run_test(size=(120, 40)):
+        text = "\n".join(s.text for s in app.screen._compositor.render_strips())
+        assert "No branch open" in text
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+@pytest.mark.parametrize("mode", ["drawer", "pinned"])
+def test_snapshot_workspace(snap_compare, mode: str, size: tuple[int, int]) -> None:
+    # at 80 columns "pinned" is the narrow layout: the pane takes the full width
+    assert snap_compare(WorkspaceApp(mode=mode), terminal_size=size)
