@@ -1,17 +1,153 @@
-"""`tunaflow status`: status (not available in this version yet)."""
+"""`tunaflow status [PATH] [--json] [--short]`: print the project's plans and branches.
+
+Read-only: a project without ``.tunaflow/`` has nothing to show, and status never creates it.
+"""
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+from pathlib import Path
+from typing import Any
+
+from tunaflow_tui.core.storage import StorageError, Store
+from tunaflow_tui.core.storage.records import BranchRecord, PlanRecord
+from tunaflow_tui.core.storage.store import database_path
+from tunaflow_tui.core.terminal_text import neutralize
+from tunaflow_tui.core.workflow.phases import Decision
+from tunaflow_tui.core.workflow.service import PendingDecision, WorkflowService, plain_json
+
+SHORT_TITLE = 30
+_SHORT_KIND = {
+    Decision.APPROVAL: "approve",
+    Decision.REVIEW: "review",
+    Decision.DOOM_LOOP: "doom loop",
+    Decision.DEV_STALLED: "dev stalled",
+    Decision.REVIEW_ERROR: "review error",
+}
+_TICK = {"done": "[x]", "failed": "[!]"}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of `tunaflow status`."""
-    parser.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+    parser.add_argument("path", nargs="?", default=".", metavar="PATH", help="the project (default: .)")
+    output = parser.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true", help="print plans and branches as JSON")
+    output.add_argument("--short", action="store_true", help="one line for a tmux status bar")
+
+
+def _plan_json(plan: PlanRecord, service: WorkflowService) -> dict[str, Any]:
+    held = plan.phase == "held"
+    pending = None
+    if plan.pending_decision is not None and not held:
+        pending = {"kind": plan.pending_decision, "detail": plain_json(plan.pending_detail)}
+    return {
+        "id": plan.id,
+        "title": plan.title,
+        "slug": plan.slug,
+        "phase": plan.phase,
+        "held_from": plan.held_from,
+        "subtasks": [{"index": s.index, "title": s.title, "status": s.status} for s in plan.subtasks],
+        "failures_since_reset": service.failures_since_reset(plan.id),
+        "pending_decision": pending,
+        "implementation_branch_id": plan.impl_branch_id,
+        "review_branch_id": plan.review_branch_id,
+    }
+
+
+def _branch_json(branch: BranchRecord) -> dict[str, Any]:
+    return {"id": branch.id, "label": branch.label, "kind": branch.kind, "mode": branch.mode, "status": branch.status}
+
+
+def collect(project: Path) -> tuple[dict[str, Any], tuple[PendingDecision, ...]]:
+    """The status document of ``project`` and its pending decisions (empty when there is no database)."""
+    document: dict[str, Any] = {"project": str(project), "plans": [], "branches": []}
+    if not database_path(project).is_file():
+        return document, ()
+    with Store.open(project) as store:
+        service = WorkflowService(store)
+        document["plans"] = [_plan_json(plan, service) for plan in store.list_plans()]
+        document["branches"] = [_branch_json(branch) for branch in store.list_branches()]
+        return document, service.pending_decisions()
+
+
+def _clip(text: str, limit: int) -> str:
+    text = " ".join(neutralize(text).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def render_short(document: dict[str, Any], pending: tuple[PendingDecision, ...]) -> str:
+    """One line: how many plans, how many decisions wait, and the newest one."""
+    count = len(document["plans"])
+    line = f"tunaflow: {count} plan{'' if count == 1 else 's'}"
+    if pending:
+        newest = pending[0]
+        what = f'{_SHORT_KIND[newest.kind]} "{_clip(newest.plan_title, SHORT_TITLE)}"'
+        more = f", +{len(pending) - 1}" if len(pending) > 1 else ""
+        line += f" · {len(pending)} waiting ({what}{more})"
+    return line
+
+
+def render_text(document: dict[str, Any]) -> str:
+    """A readable listing of plans (with subtasks) and branches."""
+    lines = [f"Project: {neutralize(document['project'])}", ""]
+    plans = document["plans"]
+    lines.append(f"Plans ({len(plans)})" if plans else "Plans: none")
+    for plan in plans:
+        phase = plan["phase"] + (f" (from {plan['held_from']})" if plan["held_from"] else "")
+        lines.append(f"  #{plan['id']:<3} {_clip(plan['title'], 60)}  [{plan['slug']}]  {phase}")
+        pending = plan["pending_decision"]
+        if pending is not None:
+            verdict = pending["detail"].get("verdict")
+            suffix = f" (verdict: {verdict})" if verdict else ""
+            lines.append(f"       waiting for you: {_SHORT_KIND[Decision(pending['kind'])]}{suffix}")
+        for sub in plan["subtasks"]:
+            tick = _TICK.get(sub["status"], "[ ]")
+            lines.append(f"       {tick} {sub['index']}. {_clip(sub['title'], 70)}")
+        impl = plan["implementation_branch_id"]
+        review = plan["review_branch_id"]
+        lines.append(
+            f"       failures since reset: {plan['failures_since_reset']}"
+            f" · implementation branch: {'-' if impl is None else f'#{impl}'}"
+            f" · review branch: {'-' if review is None else f'#{review}'}"
+        )
+    lines.append("")
+    branches = document["branches"]
+    lines.append(f"Branches ({len(branches)})" if branches else "Branches: none")
+    for branch in branches:
+        lines.append(
+            f"  #{branch['id']:<3} {_clip(branch['label'], 40):<40} {branch['kind']:<14} "
+            f"{branch['mode']:<10} {branch['status']}"
+        )
+    return "\n".join(lines)
+
+
+def _write(text: str) -> None:
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is not None:  # UTF-8 whatever the locale says, so Korean titles never fail to print
+        sys.stdout.flush()
+        buffer.write((text + "\n").encode("utf-8"))
+        buffer.flush()
+    else:
+        sys.stdout.write(text + "\n")
 
 
 def run(args: argparse.Namespace) -> int:
-    """Explain that this command is not part of this version yet."""
-    print("tunaflow status: not available in this version yet.", file=sys.stderr)
-    return 2
+    """Print the status; exit 2 if PATH is not a directory, 1 if the database cannot be read."""
+    project = Path(args.path).expanduser().resolve()
+    if not project.is_dir():
+        print(f"tunaflow status: {args.path} is not a directory", file=sys.stderr)
+        return 2
+    try:
+        document, pending = collect(project)
+    except StorageError as exc:
+        print(f"tunaflow status: {exc}", file=sys.stderr)
+        return 1
+    if args.json:
+        _write(json.dumps(document, ensure_ascii=False, indent=2))
+    elif args.short:
+        _write(render_short(document, pending))
+    else:
+        _write(render_text(document))
+    return 0

@@ -1,0 +1,113 @@
+"""`tunaflow status` shows plans, pending decisions and branches, and never creates `.tunaflow/`."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tunaflow_tui.core.storage import Store
+from tunaflow_tui.core.workflow import (
+    Approve,
+    Hold,
+    ImplComplete,
+    ReviewFinished,
+    ReviewStarted,
+    SeatResult,
+    aggregate,
+)
+from tunaflow_tui.core.workflow.service import WorkflowService
+
+
+def status(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
+    return subprocess.run(
+        [sys.executable, "-m", "tunaflow_tui", "status", *args],
+        capture_output=True, text=True, encoding="utf-8", cwd=cwd, env=env, timeout=60,
+    )
+
+
+def seed(project: Path) -> dict[str, int]:
+    """Three plans: one at the approval gate, one in review with a failed verdict, one held."""
+    with Store.open(project) as store:
+        service = WorkflowService(store)
+        waiting = service.create_plan_from_proposal(
+            title="Add OAuth", slug="add-oauth", subtasks=[("Client", "a"), ("Callback", "b")]
+        ).id
+        reviewed = service.create_plan_from_proposal(
+            title="로그인 수정", slug="plan-2", subtasks=[("Repro", "a"), ("Fix", "b")]
+        ).id
+        impl = store.create_branch(conversation_id="main", checkpoint_id=None, parent_branch_id=None,
+                                   mode="chat", kind="implementation", label="tunaflow/plan-2")
+        store.update_plan(reviewed, impl_branch_id=impl.id)
+        service.apply(reviewed, Approve(), actor="user")
+        service.mark_subtask_done(reviewed, 1)
+        service.apply(reviewed, ImplComplete(), actor="agent")
+        service.apply(reviewed, ReviewStarted(), actor="system")
+        failed = aggregate([SeatResult(seat="reviewer", engine="demo", verdict="fail", findings=("No test",))])
+        service.apply(reviewed, ReviewFinished(failed), actor="system")
+        held = service.create_plan_from_proposal(title="Later", slug="later").id
+        service.apply(held, Hold(), actor="user")
+    return {"waiting": waiting, "reviewed": reviewed, "held": held, "impl": impl.id}
+
+
+def test_no_project_state_prints_empty_lists_and_creates_nothing(tmp_path: Path) -> None:
+    out = status("--json", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout) == {"project": str(tmp_path.resolve()), "plans": [], "branches": []}
+    assert not (tmp_path / ".tunaflow").exists()
+    short = status("--short", str(tmp_path))
+    assert short.returncode == 0 and short.stdout.strip() == "tunaflow: 0 plans"
+    assert status(str(tmp_path)).returncode == 0
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_json_lists_plans_with_subtasks_failures_decisions_and_branches(git_repo: Path) -> None:
+    ids = seed(git_repo)
+    out = status(str(git_repo), "--json")
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert doc["project"] == str(git_repo.resolve())
+    plans = {p["id"]: p for p in doc["plans"]}
+    waiting, reviewed, held = plans[ids["waiting"]], plans[ids["reviewed"]], plans[ids["held"]]
+    assert (waiting["title"], waiting["slug"], waiting["phase"]) == ("Add OAuth", "add-oauth", "approval")
+    assert waiting["pending_decision"]["kind"] == "approval"
+    assert waiting["subtasks"] == [{"index": 1, "title": "Client", "status": "pending"},
+                                   {"index": 2, "title": "Callback", "status": "pending"}]
+    assert reviewed["title"] == "로그인 수정" and reviewed["phase"] == "review"
+    assert reviewed["failures_since_reset"] == 1
+    assert reviewed["pending_decision"]["kind"] == "review"
+    assert reviewed["pending_decision"]["detail"]["verdict"] == "fail"
+    assert [s["status"] for s in reviewed["subtasks"]] == ["done", "pending"]
+    assert reviewed["implementation_branch_id"] == ids["impl"] and reviewed["review_branch_id"] is None
+    assert held["phase"] == "held" and held["pending_decision"] is None
+    assert doc["branches"] == [{"id": ids["impl"], "label": "tunaflow/plan-2", "kind": "implementation",
+                                "mode": "chat", "status": "active"}]
+
+
+def test_short_line_for_tmux_names_the_newest_waiting_decision(git_repo: Path) -> None:
+    seed(git_repo)
+    out = status(str(git_repo), "--short")
+    assert out.returncode == 0, out.stderr
+    # the failed review of the second plan is the newest decision; the held plan is not waiting
+    assert out.stdout.strip() == 'tunaflow: 3 plans · 2 waiting (review "로그인 수정", +1)'
+
+
+def test_readable_listing(git_repo: Path) -> None:
+    seed(git_repo)
+    out = status(cwd=git_repo)
+    assert out.returncode == 0, out.stderr
+    text = out.stdout
+    assert "Add OAuth" in text and "[add-oauth]" in text and "waiting for you: approve" in text
+    assert "[x] 1. Repro" in text and "[ ] 2. Fix" in text
+    assert "waiting for you: review (verdict: fail)" in text
+    assert "failures since reset: 1" in text
+    assert "held (from approval)" in text
+    assert "tunaflow/plan-2" in text and "implementation" in text
+
+
+def test_missing_directory_is_an_error(tmp_path: Path) -> None:
+    out = status(str(tmp_path / "nope"))
+    assert out.returncode == 2 and "not a directory" in out.stderr
