@@ -112,3 +112,11 @@ def test_markers_in_order_of_occurrence_with_subtask_indices() -> None:
         {"kind": "impl-complete", "accepted": True},
     ]
     assert result.display_text == "ab"
+
+
+def test_quote_rule_is_decided_per_line_and_per_span() -> None:
+    text = ("Use `x` here.\n<!-- tunaflow:subtask-done:1 --> then `<!-- tunaflow:subtask-done:2 -->` and "
+            "<!-- tunaflow:subtask-done:3 -->\n``a ` <!-- tunaflow:subtask-done:4 --> ``")  # fmt: skip
+    result = parse_markers(text, role="developer")
+    assert [m.index for m in result.markers if isinstance(m, SubtaskDone)] == [1, 3]
+    assert "subtask-done:2" in result.display_text and "subtask-done:4" in result.display_text

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from tunaflow_tui.core.markers.model import ImplComplete, Marker, ParseResult, SubtaskDone
 from tunaflow_tui.core.markers.proposal import read_proposal
-from tunaflow_tui.core.markers.quotes import Fence, QuoteMap, map_quotes
+from tunaflow_tui.core.markers.quotes import CodeSpans, Fence, find_fences
 from tunaflow_tui.core.markers.roles import may_emit
 from tunaflow_tui.core.markers.scanner import (
     BLOCK_KINDS,
@@ -38,16 +38,14 @@ def _inert(comment: MarkerComment) -> str:
     return f"`` {comment.canonical} ``"
 
 
-def _classify(comments: list[MarkerComment], quotes: QuoteMap) -> tuple[list[MarkerComment], list[Fence]]:
+def _classify(text: str, comments: list[MarkerComment]) -> tuple[list[MarkerComment], list[Fence]]:
     """Split comments into live ones (quote rule applied) and the wrapper fences chosen."""
-    spans, fences = quotes.code_spans, quotes.fences
-    si = fi = 0
+    spans, fences = CodeSpans(text), find_fences(text)
+    fi = 0
     live: list[MarkerComment] = []
     fenced: dict[int, list[MarkerComment]] = {}
     for c in comments:
-        while si < len(spans) and spans[si][1] <= c.start:
-            si += 1
-        if si < len(spans) and spans[si][0] <= c.start:
+        if spans.contains(c.start):
             continue
         while fi < len(fences) and fences[fi].end <= c.start:
             fi += 1
@@ -102,7 +100,8 @@ def _group(live: list[MarkerComment], size: int) -> tuple[list[_Block | MarkerCo
 
 def _build(text: str, block: _Block, accepted: bool) -> Marker:
     opener, closer = block.opener, block.closer
-    body = scrub_markers(text[opener.end : closer.start if closer else block.end])
+    body = text[opener.end : closer.start if closer else block.end]
+    body = scrub_markers(body)
     reader = {"plan-proposal": read_proposal, "review-verdict": read_verdict}.get(opener.kind, read_consensus)
     return reader(body, accepted=accepted, raw=text[opener.start : block.end],
                   span=(opener.start, block.end), closed=closer is not None)  # fmt: skip
@@ -136,7 +135,7 @@ def parse_markers(text: str, role: str | None = None) -> ParseResult:
     comments = find_marker_comments(text)
     if not comments:
         return ParseResult((), text)
-    live, wrappers = _classify(comments, map_quotes(text))
+    live, wrappers = _classify(text, comments)
     items, strays = _group(live, len(text))
     markers: list[Marker] = []
     edits: list[tuple[int, int, str]] = [(c.start, c.end, "") for c in strays]

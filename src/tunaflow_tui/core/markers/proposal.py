@@ -128,16 +128,16 @@ def _from_table(rows: list[str]) -> list[Subtask]:
 
 
 def _from_list(lines: list[str]) -> list[Subtask]:
-    marked = [it for line in lines if (it := list_item(line)) is not None]
-    if not marked:
+    parsed = [list_item(line) for line in lines]
+    indents = [it[0] for it in parsed if it is not None]
+    if not indents:
         return [
             Subtask(i, *_split_bold_lead(line.strip()))
             for i, line in enumerate((ln for ln in lines if ln.strip()), 1)
         ]
-    top = min(indent for indent, _ in marked)
+    top = min(indents)
     items: list[tuple[str, list[str]]] = []
-    for line in lines:
-        item = list_item(line)
+    for line, item in zip(lines, parsed, strict=True):
         if item is not None and item[0] <= top:
             title, lead = _split_bold_lead(item[1])
             items.append((title, [lead] if lead else []))

@@ -1,13 +1,15 @@
 """Where a marker is only quoted: fenced code blocks and inline code spans.
 
-One pass over the lines finds fences (```` ``` ```` or ``~~~``, any indentation, closed by a line of
-the same character at least as long, or running to the end). Inline code spans are found per line
+Fences (```` ``` ```` or ``~~~`` at the start of a line, any indentation, closed by a line of the
+same character at least as long, or running to the end) are found by visiting only the lines that
+start with a fence string. Inline code spans are found per line
 (a run of N backticks closed by the next run of exactly N backticks on the same line); a table of
 "next run of the same length" keeps that linear however many backticks a line holds.
 """
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Final
 
@@ -29,29 +31,6 @@ class Fence:
     def may_wrap(self) -> bool:
         """True if the info string is empty, ``markdown`` or ``md``."""
         return self.info in WRAPPER_INFOS
-
-
-@dataclass(frozen=True, slots=True)
-class QuoteMap:
-    """The fences and inline code spans of a text (both sorted by position)."""
-
-    fences: tuple[Fence, ...]
-    code_spans: tuple[tuple[int, int], ...]
-
-
-def _lines(text: str) -> list[tuple[int, int]]:
-    """``(start, end)`` of each line, the end excluding its ``\\n`` (a ``\\r`` stays in the line)."""
-    bounds: list[tuple[int, int]] = []
-    pos = 0
-    size = len(text)
-    while pos <= size:
-        nl = text.find("\n", pos)
-        if nl == -1:
-            bounds.append((pos, size))
-            break
-        bounds.append((pos, nl))
-        pos = nl + 1
-    return bounds
 
 
 def _fence_open(line: str) -> tuple[str, int, str] | None:
@@ -101,28 +80,73 @@ def _inline_spans(text: str, start: int, end: int, out: list[tuple[int, int]]) -
         k = closer + 1
 
 
-def map_quotes(text: str) -> QuoteMap:
-    """Find every fence and inline code span of ``text`` in one linear pass."""
+def _line_start(text: str, pos: int) -> int | None:
+    """Start of the line holding ``pos`` if only spaces/tabs precede ``pos`` on it, else None."""
+    left = pos
+    while left > 0 and text[left - 1] in " \t":
+        left -= 1
+    return left if left == 0 or text[left - 1] == "\n" else None
+
+
+def _fence_candidates(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of every line that begins with ```` ``` ```` or ``~~~``, in order."""
+    found: list[tuple[int, int]] = []
+    for token in ("```", "~~~"):
+        i = text.find(token)
+        while i != -1:
+            start = _line_start(text, i)
+            nl = text.find("\n", i)
+            end = len(text) if nl == -1 else nl
+            if start is not None:
+                found.append((start, end))
+            i = text.find(token, end)
+    found.sort()
+    return found
+
+
+def find_fences(text: str) -> tuple[Fence, ...]:
+    """Every fenced code block of ``text``; only lines starting with a fence string are visited."""
     fences: list[Fence] = []
-    spans: list[tuple[int, int]] = []
-    lines = _lines(text)
     open_fence: tuple[str, int, str, int, int] | None = None  # char, length, info, start, inner_start
-    for start, end in lines:
+    for start, end in _fence_candidates(text):
         line = text[start:end]
         if open_fence is not None:
             char, length, info, fstart, inner = open_fence
             if _closes(line, char, length):
                 fences.append(Fence(fstart, end, inner, start, info))
                 open_fence = None
-            else:
-                _inline_spans(text, start, end, spans)
             continue
         opened = _fence_open(line)
         if opened is not None:
             open_fence = (opened[0], opened[1], opened[2], start, min(end + 1, len(text)))
-            continue
-        _inline_spans(text, start, end, spans)
     if open_fence is not None:
         _, _, info, fstart, inner = open_fence
         fences.append(Fence(fstart, len(text), inner, len(text), info))
-    return QuoteMap(tuple(fences), tuple(spans))
+    return tuple(fences)
+
+
+class CodeSpans:
+    """Answers "is this position inside an inline code span?" for increasing positions.
+
+    Spans are computed once per line, only for lines that are asked about.
+    """
+
+    def __init__(self, text: str) -> None:
+        """Nothing is computed until asked."""
+        self._text = text
+        self._line_end = -1  # index of the current line's "\n" (or len(text))
+        self._starts: list[int] = []
+        self._spans: list[tuple[int, int]] = []
+
+    def contains(self, pos: int) -> bool:
+        """True if ``pos`` lies inside an inline code span of its line (positions must not decrease)."""
+        text = self._text
+        if pos > self._line_end:
+            start = text.rfind("\n", max(self._line_end, 0), pos) + 1
+            nl = text.find("\n", pos)
+            self._line_end = len(text) if nl == -1 else nl
+            self._spans = []
+            _inline_spans(text, start, self._line_end, self._spans)
+            self._starts = [a for a, _ in self._spans]
+        k = bisect_right(self._starts, pos) - 1
+        return k >= 0 and pos < self._spans[k][1]

@@ -89,16 +89,24 @@ def find_marker_comments(text: str) -> list[MarkerComment]:
     return found
 
 
-def _line_bounds(text: str, start: int, end: int) -> tuple[int, int]:
-    """Widen ``[start, end)`` to whole lines if nothing but blanks shares those lines with it."""
-    line_start = text.rfind("\n", 0, start) + 1
-    if text[line_start:start].strip(" \t"):
+def _line_bounds(text: str, start: int, end: int, floor: int) -> tuple[int, int]:
+    """Widen ``[start, end)`` to whole lines if nothing but blanks shares those lines with it.
+
+    Scans only the blanks next to the span (never before ``floor``, the end of the previous
+    edit), so many spans on one long line stay linear.
+    """
+    left = start
+    while left > floor and text[left - 1] in " \t":
+        left -= 1
+    if left > 0 and text[left - 1] != "\n":
         return start, end
-    line_end = text.find("\n", end)
-    stop = len(text) if line_end == -1 else line_end
-    if text[end:stop].strip(" \t\r"):
+    right = end
+    size = len(text)
+    while right < size and text[right] in " \t\r":
+        right += 1
+    if right < size and text[right] != "\n":
         return start, end
-    return line_start, (len(text) if line_end == -1 else line_end + 1)
+    return left, min(right + 1, size)
 
 
 def remove_spans(text: str, spans: list[tuple[int, int, str]]) -> str:
@@ -111,7 +119,7 @@ def remove_spans(text: str, spans: list[tuple[int, int, str]]) -> str:
     pos = 0
     for start, end, replacement in spans:
         if not replacement:
-            start, end = _line_bounds(text, start, end)
+            start, end = _line_bounds(text, start, end, pos)
         start = max(start, pos)
         if end <= start:
             continue

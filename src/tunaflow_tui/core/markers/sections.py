@@ -74,6 +74,8 @@ def split_heading(line: str, allowed: frozenset[str] | None = None) -> tuple[str
         return None
     decorated = text.startswith("#")
     text = text.lstrip("#").strip()
+    if not text or not (text[0].isalpha() or text[0] in "*_"):
+        return None
     rest = ""
     if text.startswith(("**", "__")):
         mark = text[:2]
@@ -154,25 +156,24 @@ def items_of(section: Section) -> tuple[str, ...]:
     Lines under an item (continuations, nested items) are folded into it.
     """
     lines = [line for line in section.lines if line.strip()]
-    marked = [(i, it) for i, line in enumerate(lines) if (it := list_item(line)) is not None]
+    parsed = [list_item(line) for line in lines]
     items: list[str] = []
     if section.inline:
         items.append(section.inline)
-    if not marked:
+    indents = [it[0] for it in parsed if it is not None]
+    if not indents:
         items.extend(_unbold(line.strip()) for line in lines)
         return tuple(i for i in items if i)
-    top = min(it[0] for _, it in marked)
-    current: list[str] | None = None
-    for line in lines:
-        item = list_item(line)
+    top = min(indents)
+    groups: list[list[str]] = [[item] for item in items]
+    for line, item in zip(lines, parsed, strict=True):
         if item is not None and item[0] <= top:
-            current = [item[1]]
-            items.append("")
-        elif current is not None:
-            nested = item[1] if item is not None else line.strip()
-            current.append(nested)
+            groups.append([item[1]])
+        elif groups and item is not None:
+            groups[-1].append(item[1])
+        elif groups:
+            groups[-1].append(line.strip())
         else:
-            items.append(line.strip())
-            continue
-        items[-1] = " ".join(p for p in current if p)
-    return tuple(i for i in items if i)
+            groups.append([line.strip()])
+    joined = (" ".join(p for p in group if p) for group in groups)
+    return tuple(i for i in joined if i)

@@ -96,7 +96,7 @@ def read_verdict(body: str, *, accepted: bool, raw: str, span: tuple[int, int], 
     """Build a :class:`ReviewVerdict` from the text between the verdict markers."""
     lines = body.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     scores: list[tuple[str, int]] = []
-    failed: tuple[int, ...] = ()
+    failed: dict[int, None] = {}
     kept: list[str] = []
     for line in lines:
         score = _score(line)
@@ -104,7 +104,7 @@ def read_verdict(body: str, *, accepted: bool, raw: str, span: tuple[int, int], 
         if score is not None:
             scores.append(score)
         elif pair is not None and pair[0] in _FAILED_KEYS:
-            failed = failed + tuple(n for n in _numbers(pair[1]) if n not in failed)
+            failed.update(dict.fromkeys(_numbers(pair[1])))
         else:
             kept.append(line)
     preamble, sections = split_sections(kept, VERDICT_SECTIONS)
@@ -122,7 +122,7 @@ def read_verdict(body: str, *, accepted: bool, raw: str, span: tuple[int, int], 
 
     return ReviewVerdict(
         accepted=accepted, raw=raw, span=span, closed=closed, verdict=verdict or "conditional",
-        scores=Scores(scores), failed_subtasks=failed, findings=collect("findings"),
+        scores=Scores(scores), failed_subtasks=tuple(failed), findings=collect("findings"),
         recommendations=collect("recommendations"),
     )  # fmt: skip
 
