@@ -1,17 +1,61 @@
-"""`tunaflow run`: run (not available in this version yet)."""
+"""`tunaflow run`: the Plan → Dev → Review cycle headless; gate decisions come only from flags."""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import sys
+from pathlib import Path
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of `tunaflow run`."""
-    parser.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+    parser.add_argument("path", nargs="?", default=".", help="the project (default: the current directory)")
+    what = parser.add_mutually_exclusive_group(required=True)
+    what.add_argument("--request", metavar="TEXT", help="what you want built: sent to the Architect")
+    what.add_argument("--resume", action="store_true", help="continue whatever is in progress")
+    parser.add_argument("--approve", action="store_true", help="approve the Architect's proposal")
+    parser.add_argument("--accept", action="store_true", help="accept a passing review")
+    parser.add_argument("--on-fail", choices=("rework", "redesign", "stop"), default="stop",
+                        help="what to do with a failed review (default: stop and leave the decision pending)")
+    parser.add_argument("--max-rounds", type=int, default=5, metavar="N",
+                        help="stop (pending) after N review rounds (default 5)")
+    parser.add_argument("--merge", action="store_true", help="merge the plan's branch into its base when done")
+    parser.add_argument("--demo", action="store_true", help="use the built-in demo engine for every role")
 
 
 def run(args: argparse.Namespace) -> int:
-    """Explain that this command is not part of this version yet."""
-    print("tunaflow run: not available in this version yet.", file=sys.stderr)
-    return 2
+    """Drive the cycle; exit 0 done, 3 decision pending, 1 error."""
+    from tunaflow_tui.core.settings import SettingsError, load_settings
+    from tunaflow_tui.runtime.headless import EXIT_ERROR, GatePolicy, ProgressPrinter, drive
+    from tunaflow_tui.runtime.runtime import WorkflowRuntime
+
+    project = Path(args.path).resolve()
+    if not project.is_dir():
+        print(f"tunaflow run: {project} is not a directory", file=sys.stderr)
+        return EXIT_ERROR
+    if args.max_rounds < 1:
+        print("tunaflow run: --max-rounds must be at least 1", file=sys.stderr)
+        return EXIT_ERROR
+    try:
+        settings = load_settings(project, force_demo=args.demo)
+    except SettingsError as exc:
+        print(f"tunaflow run: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    policy = GatePolicy(approve=args.approve, accept=args.accept, on_fail=args.on_fail,
+                        max_rounds=args.max_rounds, merge=args.merge)
+    try:
+        runtime = WorkflowRuntime(project, settings, observer=ProgressPrinter(sys.stdout))
+    except Exception as exc:
+        print(f"tunaflow run: cannot open the project: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    try:
+        return asyncio.run(drive(runtime, policy, request=args.request, resume=args.resume))
+    except KeyboardInterrupt:
+        print("tunaflow run: interrupted; run again with --resume to continue", file=sys.stderr)
+        return 130
+    except Exception as exc:
+        print(f"tunaflow run: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    finally:
+        runtime.close()

@@ -1,0 +1,181 @@
+"""Run one agent turn into a conversation: stream it into the database and report it live.
+
+The reply is stored as a ``streaming`` message the moment the turn starts, its text is persisted
+on every finished block (throttled), and its final status is written when the engine ends the
+turn. A process killed mid-turn therefore leaves a message the next start marks ``interrupted``
+with its partial text.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass
+
+from tunaflow_tui.agents.base import Engine, Turn, TurnRequest
+from tunaflow_tui.agents.events import (
+    EngineError,
+    ErrorKind,
+    FinalMessage,
+    Notice,
+    SessionStarted,
+    TextDelta,
+    ToolUse,
+    Usage,
+)
+from tunaflow_tui.core.markers import MarkerStream, ParseResult, parse_markers
+from tunaflow_tui.core.storage import Store
+from tunaflow_tui.core.storage.records import MessageRecord
+from tunaflow_tui.core.storage.records import Usage as StoredUsage
+from tunaflow_tui.runtime.events import (
+    MessageDelta,
+    MessageFinished,
+    MessageStarted,
+    NoticeRaised,
+    Observer,
+    ToolActivity,
+)
+
+FLUSH_INTERVAL_S = 0.5
+
+
+@dataclass(frozen=True, slots=True)
+class TurnResult:
+    """How a turn ended: the stored message, the full text, what the markers said, any error."""
+
+    message: MessageRecord
+    text: str
+    parse: ParseResult
+    error: EngineError | None
+
+    @property
+    def ok(self) -> bool:
+        """True when the engine finished the turn without error."""
+        return self.error is None
+
+
+class TurnRunner:
+    """Runs turns and keeps track of the running ones so they can be cancelled."""
+
+    def __init__(self, store: Store, emit: Observer) -> None:
+        self._store = store
+        self._emit = emit
+        self._running: dict[tuple[str, str], Turn] = {}
+
+    @property
+    def running_conversations(self) -> tuple[str, ...]:
+        """Conversations with a turn in progress."""
+        return tuple(dict.fromkeys(cid for cid, _role in self._running))
+
+    async def cancel(self, conversation_id: str | None = None) -> int:
+        """Cancel the turns in ``conversation_id`` (or every running turn); returns how many."""
+        targets = [t for (cid, _r), t in list(self._running.items()) if conversation_id in (None, cid)]
+        for turn in targets:
+            await turn.cancel()
+        return len(targets)
+
+    async def run(
+        self,
+        *,
+        engine: Engine,
+        model: str,
+        conversation_id: str,
+        role: str,
+        request: TurnRequest,
+    ) -> TurnResult:
+        """Run ``request`` on ``engine`` and store the reply in ``conversation_id``."""
+        store = self._store
+        message = store.add_message(
+            conversation_id, "assistant", "", persona=role, engine=engine.name, model=model or None,
+            status="streaming",
+        )
+        self._emit(MessageStarted(conversation_id, message.id, role, engine.name, model))
+        turn = engine.start(request)
+        key = (conversation_id, role)
+        self._running[key] = turn
+        text_parts: list[str] = []
+        display = MarkerStream()
+        usage: StoredUsage | None = None
+        session_id: str | None = None
+        final_text: str | None = None
+        error: EngineError | None = None
+        last_flush = time.monotonic()
+        flushed_len = 0
+        try:
+            async for event in turn:
+                if isinstance(event, TextDelta):
+                    text_parts.append(event.text)
+                    visible = display.feed(event.text)
+                    if visible:
+                        self._emit(MessageDelta(conversation_id, message.id, visible))
+                    now = time.monotonic()
+                    if "\n\n" in event.text and now - last_flush >= FLUSH_INTERVAL_S:
+                        content = "".join(text_parts)
+                        if len(content) != flushed_len:
+                            store.update_message(message.id, content=content)
+                            flushed_len = len(content)
+                        last_flush = now
+                elif isinstance(event, ToolUse):
+                    self._emit(ToolActivity(conversation_id, message.id, event.name, event.summary, event.status))
+                elif isinstance(event, Usage):
+                    usage = StoredUsage(event.input_tokens, event.output_tokens, event.cached_tokens, event.cost_usd)
+                elif isinstance(event, SessionStarted):
+                    session_id = event.session_id
+                    store.set_native_session(conversation_id, engine.name, session_id)
+                elif isinstance(event, Notice):
+                    self._emit(NoticeRaised(event.message, event.level, conversation_id, message.id))
+                elif isinstance(event, FinalMessage):
+                    final_text = event.text
+                elif isinstance(event, EngineError):
+                    error = event
+        except asyncio.CancelledError:
+            await turn.cancel()
+            error = EngineError(ErrorKind.CANCELLED, "cancelled", partial_text="".join(text_parts))
+            raise
+        except Exception as exc:  # an engine bug must not lose the message or hang the cycle
+            error = EngineError(ErrorKind.CRASHED, f"engine failed: {exc}", partial_text="".join(text_parts))
+        finally:
+            self._running.pop(key, None)
+            message = self._finish(message, text_parts, final_text, error, usage, session_id)
+        tail = display.finish()
+        if tail:
+            self._emit(MessageDelta(conversation_id, message.id, tail))
+        self._emit(
+            MessageFinished(
+                conversation_id, message.id, message.status, message.error_kind, message.error_message
+            )
+        )
+        parse = parse_markers(message.content, role)
+        return TurnResult(message, message.content, parse, error)
+
+    def _finish(
+        self,
+        message: MessageRecord,
+        text_parts: list[str],
+        final_text: str | None,
+        error: EngineError | None,
+        usage: StoredUsage | None,
+        session_id: str | None,
+    ) -> MessageRecord:
+        streamed = "".join(text_parts)
+        if error is None and final_text is None:
+            error = EngineError(ErrorKind.MALFORMED_OUTPUT, "the engine ended the turn without a result")
+        if error is None:
+            content = final_text if final_text else streamed
+            return self._store.update_message(
+                message.id, content=content, status="done", usage=usage, native_session_id=session_id
+            )
+        content = streamed or error.partial_text
+        detail = error.message
+        if error.stderr_tail:
+            detail = f"{detail}\n\n{error.stderr_tail}"
+        status = "interrupted" if error.kind == ErrorKind.CANCELLED else "error"
+        return self._store.update_message(
+            message.id,
+            content=content,
+            status=status,
+            usage=usage,
+            native_session_id=session_id,
+            error_kind=str(error.kind),
+            error_message=detail,
+        )

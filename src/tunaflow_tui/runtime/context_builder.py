@@ -1,0 +1,133 @@
+"""Builds the ContextPack for a turn from what the database knows."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tunaflow_tui.core import gitops
+from tunaflow_tui.core.markers import scrub_markers
+from tunaflow_tui.core.storage.records import MessageRecord, PlanRecord
+from tunaflow_tui.runtime.context import ContextPack, SectionSpec, assemble
+from tunaflow_tui.runtime.prompts import plan_brief
+from tunaflow_tui.runtime.tokens import default_counter
+
+if TYPE_CHECKING:
+    from tunaflow_tui.runtime.runtime import WorkflowRuntime
+
+ROLE_TITLES = {
+    "user": "User",
+    "architect": "Architect",
+    "developer": "Developer",
+    "reviewer": "Reviewer",
+    "verifier": "Verifier",
+    "synthesizer": "Synthesizer",
+    "summarizer": "Summarizer",
+}
+INHERITED_TURNS = 4
+MAX_LISTED_FILES = 30
+
+
+def format_turn(message: MessageRecord) -> str:
+    """One message as a transcript entry (markers scrubbed)."""
+    who = ROLE_TITLES.get(message.persona or message.role, (message.persona or message.role).title())
+    if message.role == "user":
+        who = "User"
+    note = f" [{message.status}]" if message.status in ("interrupted", "error") else ""
+    return f"**{who}**{note}: {scrub_markers(message.content).strip()}"
+
+
+class ContextBuilder:
+    """Assembles sections (project, plan, findings, inheritance, recent turns, links) within budgets."""
+
+    def __init__(self, rt: WorkflowRuntime) -> None:
+        self._rt = rt
+
+    def _cap(self, text: str, tokens: int, keep: str = "head") -> str:
+        counter = default_counter()
+        return text if counter.count(text) <= tokens else counter.truncate(text, tokens, keep=keep)
+
+    def project_identity(self) -> str:
+        """Project name, path, git branch and its top-level entries."""
+        rt = self._rt
+        lines = [f"Project: {rt.project_dir.name}", f"Path: {rt.project_dir}"]
+        if rt.is_git:
+            lines.append(f"Git branch: {gitops.current_branch(rt.project_dir) or '(detached)'}")
+        try:
+            names = sorted(p.name + ("/" if p.is_dir() else "") for p in rt.project_dir.iterdir()
+                           if not p.name.startswith("."))
+        except OSError:
+            names = []
+        if names:
+            shown = names[:MAX_LISTED_FILES]
+            more = f" (+{len(names) - len(shown)} more)" if len(names) > len(shown) else ""
+            lines.append("Top-level: " + ", ".join(shown) + more)
+        return "\n".join(lines)
+
+    def recent_turns(self, conversation_id: str, exclude_message_id: int | None) -> str:
+        """The conversation's last turns, oldest first."""
+        keep = max(0, self._rt.settings.context.recent_turns_kept) * 2
+        if keep == 0:
+            return ""
+        messages = self._rt.store.list_messages(conversation_id, limit=keep + 1)
+        turns = [format_turn(m) for m in messages if m.id != exclude_message_id and m.content.strip()]
+        return "\n\n".join(turns[-keep:])
+
+    def inheritance(self, conversation_id: str) -> str:
+        """For a branch: its checkpoint message and the parent's last turns before it."""
+        store = self._rt.store
+        conversation = store.get_conversation(conversation_id)
+        if conversation is None or conversation.branch_id is None:
+            return ""
+        branch = store.get_branch(conversation.branch_id)
+        if branch is None or branch.checkpoint_id is None:
+            return ""
+        before = store.list_messages(branch.conversation_id, before_id=branch.checkpoint_id, limit=INHERITED_TURNS)
+        checkpoint = store.get_message(branch.checkpoint_id)
+        parts = [format_turn(m) for m in before]
+        if checkpoint is not None:
+            parts.append("Checkpoint — " + format_turn(checkpoint))
+        return "\n\n".join(parts)
+
+    def links(self, conversation_id: str) -> str:
+        """Branches adopted into this conversation, cited by their summaries."""
+        store = self._rt.store
+        lines = []
+        for link in store.list_session_links(conversation_id):
+            note = link.note.strip()
+            if note:
+                lines.append(f"- {link.kind} {link.to_conversation_id}: {note}")
+        return "\n".join(lines)
+
+    def build(
+        self,
+        *,
+        role: str,
+        conversation_id: str,
+        request: str,
+        plan: PlanRecord | None = None,
+        findings: tuple[str, ...] = (),
+        exclude_message_id: int | None = None,
+    ) -> ContextPack:
+        """The ContextPack for ``role`` answering ``request`` in ``conversation_id``."""
+        cfg = self._rt.settings.context
+        specs = [
+            SectionSpec("project", "Project", self._cap(self.project_identity(), cfg.project_tokens), 2),
+        ]
+        if plan is not None:
+            specs.append(SectionSpec("plan", f"Active plan ({plan.phase})",
+                                     self._cap(plan_brief(plan), cfg.plan_tokens), 1))
+        if findings:
+            specs.append(SectionSpec("findings", "Review findings",
+                                     self._cap("\n".join(f"- {f}" for f in findings), cfg.findings_tokens), 1))
+        inherited = self.inheritance(conversation_id)
+        if inherited:
+            specs.append(SectionSpec("inheritance", "Thread inheritance (from the parent conversation)",
+                                     self._cap(inherited, cfg.inheritance_tokens, "tail"), 3, keep="tail"))
+        links = self.links(conversation_id)
+        if links:
+            specs.append(SectionSpec("links", "Linked sessions", self._cap(links, cfg.links_tokens), 5))
+        recent = self.recent_turns(conversation_id, exclude_message_id)
+        if recent:
+            specs.append(SectionSpec("recent", "Recent conversation",
+                                     self._cap(recent, cfg.recent_turns_tokens, "tail"), 4, keep="tail"))
+        return assemble(specs, cfg.max_tokens, request=request)

@@ -1,0 +1,155 @@
+"""``tunaflow run``: the cycle without the terminal app, gate decisions only from flags.
+
+Exit codes: 0 the plan reached Done; 3 a decision is pending (left for the app or a later run);
+1 an error (message on stderr).
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from typing import TextIO
+
+from tunaflow_tui.core.storage.records import PlanRecord
+from tunaflow_tui.core.workflow.phases import Phase
+from tunaflow_tui.runtime import planning, recovery
+from tunaflow_tui.runtime.events import (
+    MessageFinished,
+    MessageStarted,
+    NoticeRaised,
+    PlanChanged,
+    Progress,
+    RuntimeEvent,
+    ToolActivity,
+)
+from tunaflow_tui.runtime.runtime import WorkflowRuntime
+
+EXIT_DONE = 0
+EXIT_ERROR = 1
+EXIT_PENDING = 3
+
+
+@dataclass(frozen=True, slots=True)
+class GatePolicy:
+    """Which gate decisions the flags allow."""
+
+    approve: bool = False
+    accept: bool = False
+    on_fail: str = "stop"  # rework | redesign | stop
+    max_rounds: int = 5
+    merge: bool = False
+
+
+class ProgressPrinter:
+    """Prints one line per notable runtime event."""
+
+    def __init__(self, out: TextIO) -> None:
+        self._out = out
+        self._phase: dict[int, str] = {}
+
+    def __call__(self, event: RuntimeEvent) -> None:
+        line = self._line(event)
+        if line:
+            print(line, file=self._out, flush=True)
+
+    def _line(self, event: RuntimeEvent) -> str | None:
+        if isinstance(event, Progress):
+            return f"· {event.text}"
+        if isinstance(event, PlanChanged):
+            key = f"{event.phase}/{event.pending_decision}"
+            if self._phase.get(event.plan_id) == key:
+                return None
+            self._phase[event.plan_id] = key
+            waiting = f", waiting for: {event.pending_decision}" if event.pending_decision else ""
+            return f"▸ plan {event.plan_id}: {event.phase}{waiting}"
+        if isinstance(event, MessageStarted):
+            return f"  {event.role} ({event.engine}) started"
+        if isinstance(event, ToolActivity) and event.status != "started":
+            return f"    {event.name}: {event.summary}"
+        if isinstance(event, MessageFinished) and event.status != "done":
+            return f"  ! reply {event.status}: {event.error_message or ''}".rstrip()
+        if isinstance(event, NoticeRaised) and event.level == "warning":
+            return f"  ! {event.text}"
+        return None
+
+
+def _target_plan(rt: WorkflowRuntime, plan_id: int | None) -> PlanRecord | None:
+    if plan_id is not None:
+        return rt.store.get_plan(plan_id)
+    return planning.active_plan(rt)
+
+
+async def drive(rt: WorkflowRuntime, policy: GatePolicy, *, request: str | None, resume: bool,
+                out: TextIO = sys.stdout) -> int:
+    """Run until Done (0), a gate the flags don't cover (3), or an error (1)."""
+    plan_id: int | None = None
+    if request:
+        before = {p.id for p in rt.store.list_plans()}
+        await rt.send_user_message(request)
+        created = [p for p in rt.store.list_plans() if p.id not in before]
+        if created:
+            plan_id = created[-1].id
+        elif planning.active_plan(rt) is None:
+            print("The Architect answered without proposing a plan; continue the conversation in the app.",
+                  file=out)
+            return EXIT_PENDING
+    elif resume:
+        pending_reply = recovery.last_unanswered_user_message(rt)
+        if pending_reply is not None and not rt.interrupted_plans():
+            await recovery.answer_user_message(rt, pending_reply)
+    for _ in range(1000):
+        plan = _target_plan(rt, plan_id)
+        if plan is None:
+            print("Nothing in progress.", file=out)
+            return EXIT_DONE if resume else EXIT_PENDING
+        plan_id = plan.id
+        if plan.phase == Phase.DONE:
+            return _done(rt, plan, policy, out)
+        if plan.phase == Phase.ABANDONED:
+            print(f"Plan {plan.id} was abandoned.", file=sys.stderr)
+            return EXIT_ERROR
+        decision = _decision_for(plan, policy)
+        if decision is None:
+            interrupted = [r for r in rt.interrupted_plans() if r.plan_id == plan.id]
+            if interrupted and plan.pending_decision is None:
+                print(f"Resuming the interrupted {interrupted[0].role} step of plan {plan.id}.", file=out)
+                await rt.resume_interrupted(plan.id, how="resume")
+                continue
+            if plan.phase == Phase.REVIEW and plan.pending_decision is None:
+                await rt.start_review(plan.id)
+                continue
+            waiting = plan.pending_decision or plan.phase
+            print(f"Waiting for you: plan {plan.id} “{plan.title}” — {waiting}. "
+                  f"Decide in the app (`tunaflow`) or run again with the matching flag.", file=out)
+            return EXIT_PENDING
+        await rt.decide(plan.id, decision)
+    return EXIT_PENDING
+
+
+def _decision_for(plan: PlanRecord, policy: GatePolicy) -> str | None:
+    pending = plan.pending_decision
+    detail = dict(plan.pending_detail or {})
+    if pending == "approval":
+        return "approve" if policy.approve else None
+    if pending == "review":
+        verdict = detail.get("verdict")
+        if verdict == "pass":
+            return "accept" if policy.accept else None
+        if plan.review_round >= policy.max_rounds:
+            return None
+        return {"rework": "rework", "redesign": "redesign"}.get(policy.on_fail)
+    if pending == "doom_loop":
+        return {"rework": "continue", "redesign": "redesign"}.get(policy.on_fail)
+    return None
+
+
+def _done(rt: WorkflowRuntime, plan: PlanRecord, policy: GatePolicy, out: TextIO) -> int:
+    print(f"Plan {plan.id} “{plan.title}” is done after {plan.review_round} review round(s).", file=out)
+    if policy.merge and plan.git_branch:
+        result = rt.merge(plan.id)
+        print(f"Merge: {result.kind} — {result.message}", file=out)
+        if str(result.kind) == "conflict":
+            return EXIT_PENDING
+    elif plan.git_branch:
+        print(f"Its work is on branch {plan.git_branch}; merge it with `--merge` or from the app.", file=out)
+    return EXIT_DONE

@@ -1,0 +1,87 @@
+"""Chat and drafting: turn the Architect's proposals into plans waiting for approval."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from tunaflow_tui.core.markers import ParseResult, PlanProposal, parse_markers
+from tunaflow_tui.core.plandocs import make_slug
+from tunaflow_tui.core.storage.records import MessageRecord, PlanRecord
+from tunaflow_tui.core.workflow.phases import Phase
+from tunaflow_tui.runtime.agent_turn import TurnResult
+from tunaflow_tui.runtime.events import NoticeRaised
+
+if TYPE_CHECKING:
+    from tunaflow_tui.runtime.runtime import WorkflowRuntime
+
+EXCERPT_CHARS = 200
+
+
+def active_plan(rt: WorkflowRuntime) -> PlanRecord | None:
+    """The newest plan that still moves (the one chat turns are about)."""
+    for plan in sorted(rt.store.list_plans(), key=lambda p: p.id, reverse=True):
+        if not Phase(plan.phase).is_terminal:
+            return plan
+    return None
+
+
+def plan_in_drafting(rt: WorkflowRuntime) -> PlanRecord | None:
+    """The newest plan waiting for the Architect's revised proposal."""
+    for plan in sorted(rt.store.list_plans(), key=lambda p: p.id, reverse=True):
+        if plan.phase == Phase.DRAFTING:
+            return plan
+    return None
+
+
+def record_rejections(rt: WorkflowRuntime, parsed: ParseResult, role: str, plan_id: int | None) -> None:
+    """Record every marker the role may not emit as ``marker_rejected`` (it changes nothing)."""
+    for marker in parsed.markers:
+        if marker.accepted:
+            continue
+        excerpt = marker.raw[:EXCERPT_CHARS]
+        rt.service.record_marker_rejected(plan_id, marker.kind, role, excerpt)
+        rt.emit(NoticeRaised(f"Ignored a {marker.kind} marker from the {role}: that role may not emit it.", "warning"))
+
+
+def record_user_markers(rt: WorkflowRuntime, message: MessageRecord) -> None:
+    """A user pasting markers changes nothing; the attempt is recorded."""
+    parsed = parse_markers(message.content, "user")
+    plan = active_plan(rt)
+    record_rejections(rt, parsed, "user", plan.id if plan else None)
+
+
+def _subtasks(proposal: PlanProposal) -> list[tuple[str, str]]:
+    return [(s.title, s.details) for s in proposal.subtasks]
+
+
+async def handle_architect_reply(rt: WorkflowRuntime, result: TurnResult, *, revising: PlanRecord | None) -> None:
+    """Create a plan (or update the one being revised) from the first accepted proposal."""
+    target = revising or active_plan(rt)
+    record_rejections(rt, result.parse, "architect", target.id if target else None)
+    proposals = [m for m in result.parse.markers if isinstance(m, PlanProposal) and m.accepted]
+    if not proposals:
+        return
+    proposal = proposals[0]
+    if len(proposals) > 1:
+        rt.emit(NoticeRaised("The Architect proposed more than one plan; only the first is tracked.", "warning"))
+    fields = rt.proposal_to_plan_fields(proposal)
+    if revising is not None:
+        plan = rt.service.receive_reproposal(revising.id, subtasks=_subtasks(proposal), **fields)
+        rt.plan_changed(plan)
+        rt.progress(f"Revised plan {plan.id} “{plan.title}” is waiting for approval.")
+        return
+    with rt.store.transaction():
+        plan = rt.service.create_plan_from_proposal(
+            title=str(fields["title"]),
+            slug=f"pending-{result.message.id}",
+            description=proposal.description,
+            expected_outcome=proposal.expected_outcome,
+            constraints=proposal.constraints,
+            non_goals=proposal.non_goals,
+            subtasks=_subtasks(proposal),
+            source_message_id=result.message.id,
+        )
+        slug = make_slug(plan.title, plan_id=plan.id, taken=rt.store.slug_taken)
+        plan = rt.store.update_plan(plan.id, slug=slug)
+    rt.plan_changed(plan)
+    rt.progress(f"Plan {plan.id} “{plan.title}” is waiting for approval.")

@@ -1,0 +1,138 @@
+"""After a crash or a cancel: find the agent steps that did not finish, and run them again."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from tunaflow_tui.core.storage.records import MessageRecord, PlanRecord
+from tunaflow_tui.core.workflow.phases import Phase
+from tunaflow_tui.runtime import decisions, development, planning, prompts, review
+from tunaflow_tui.runtime.agent_turn import TurnResult
+
+if TYPE_CHECKING:
+    from tunaflow_tui.runtime.runtime import WorkflowRuntime
+
+
+@dataclass(frozen=True, slots=True)
+class InterruptedRun:
+    """An agent step that started and never finished."""
+
+    plan_id: int
+    plan_title: str
+    role: str
+    step: str
+
+
+def _open_step(rt: WorkflowRuntime, plan: PlanRecord) -> dict[str, object] | None:
+    open_detail: dict[str, object] | None = None
+    for event in rt.store.list_plan_events(plan.id):
+        if event.type == "agent_started":
+            open_detail = dict(event.detail)
+        elif event.type == "agent_finished":
+            open_detail = None
+    return open_detail
+
+
+def interrupted_runs(rt: WorkflowRuntime) -> tuple[InterruptedRun, ...]:
+    """Plans whose agent step was running when the process stopped (none run in this process)."""
+    running = set(rt.runner.running_conversations)
+    found = []
+    for plan in rt.store.list_plans():
+        if Phase(plan.phase).is_terminal or plan.pending_decision:
+            continue
+        detail = _open_step(rt, plan)
+        if detail is None:
+            continue
+        conversations = {f"branch:{plan.impl_branch_id}", f"branch:{plan.review_branch_id}", "main"}
+        if running & conversations:
+            continue
+        found.append(InterruptedRun(plan.id, plan.title, str(detail.get("role", "")), str(detail.get("step", ""))))
+    return tuple(found)
+
+
+def _last_feedback(rt: WorkflowRuntime, plan_id: int) -> tuple[str, bool]:
+    for event in reversed(rt.store.list_plan_events(plan_id)):
+        if event.type in ("revision_requested", "redesign_requested"):
+            return str(event.detail.get("feedback", "")), event.type == "redesign_requested"
+    return "", False
+
+
+async def resume_plan(rt: WorkflowRuntime, plan_id: int, *, how: str = "resume") -> PlanRecord:
+    """Run the interrupted step again: ``resume`` continues the stored session, ``retry`` starts afresh."""
+    plan = rt.get_plan(plan_id)
+    detail = _open_step(rt, plan)
+    if detail is None:
+        raise ValueError(f"plan {plan_id} has no interrupted step")
+    rt.store.add_plan_event(plan.id, "agent_finished", "system", {**detail, "status": "interrupted", "how": how})
+    step = str(detail.get("step", plan.phase))
+    if step == "review" or (plan.phase == Phase.REVIEW and detail.get("role") == "review"):
+        plan = await review.run_review(rt, plan.id)
+        return await decisions.maybe_auto_rework(rt, plan)
+    if plan.phase in (Phase.DEV, Phase.REWORK):
+        if how == "resume":
+            prompt = prompts.continue_prompt(plan)
+            plan = await development.run_developer(rt, plan, prompt)
+        else:
+            plan = development.prepare_implementation(rt, plan)
+            root = development.workdir(rt, plan)
+            plan_file, tasks = development._doc_names(root, plan)
+            plan = await development.run_developer(
+                rt, plan, prompts.implementation_prompt(plan, tasks, plan_file), fresh=True
+            )
+        return await decisions.after_development(rt, plan)
+    if plan.phase == Phase.DRAFTING:
+        feedback, redesign = _last_feedback(rt, plan.id)
+        agg = None
+        for event in reversed(rt.store.list_plan_events(plan.id)):
+            if event.type == "review_finished":
+                raw = event.detail.get("aggregate")
+                if isinstance(raw, dict):
+                    from tunaflow_tui.core.workflow import AggregateVerdict
+
+                    agg = AggregateVerdict.from_json(raw)
+                break
+        prompt = (prompts.redesign_prompt(plan, list(agg.findings) if agg else [], feedback) if redesign
+                  else prompts.revision_prompt(plan, feedback))
+        return await decisions._architect_revision(rt, plan, prompt)
+    return plan
+
+
+def last_unanswered_user_message(rt: WorkflowRuntime) -> MessageRecord | None:
+    """The main conversation's last user message when no finished reply follows it."""
+    messages = rt.store.list_messages("main", limit=20)
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        if message.role == "user":
+            later = messages[index + 1:]
+            if not any(m.role == "assistant" and m.status == "done" for m in later):
+                return message
+            return None
+    return None
+
+
+async def retry_message(rt: WorkflowRuntime, message: MessageRecord) -> TurnResult | None:
+    """Re-run the turn behind a failed or interrupted reply."""
+    if message.conversation_id != "main":
+        for plan in rt.store.list_plans():
+            if f"branch:{plan.impl_branch_id}" == message.conversation_id or \
+                    f"branch:{plan.review_branch_id}" == message.conversation_id:
+                if interrupted_runs(rt):
+                    await resume_plan(rt, plan.id, how="retry")
+                return None
+        return None
+    earlier = rt.store.list_messages("main", before_id=message.id, limit=20)
+    users = [m for m in earlier if m.role == "user"]
+    if not users:
+        return None
+    return await answer_user_message(rt, users[-1])
+
+
+async def answer_user_message(rt: WorkflowRuntime, user_message: MessageRecord) -> TurnResult:
+    """Let the Architect answer an already stored user message again."""
+    drafting = planning.plan_in_drafting(rt)
+    result = await rt.run_role_turn("architect", "main", user_message.content,
+                                    plan=drafting or planning.active_plan(rt), exclude_message_id=user_message.id)
+    if result.ok:
+        await planning.handle_architect_reply(rt, result, revising=drafting)
+    return result

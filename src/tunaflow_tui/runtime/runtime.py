@@ -1,0 +1,251 @@
+"""The workflow runtime: the Plan → Dev → Review → Rework → Done cycle, headless.
+
+One object per open project. The terminal app and ``tunaflow run`` call the same few methods —
+``send_user_message``, ``decide``, ``cancel``, ``resume_interrupted`` — and observe what happens
+through runtime events. Every state change goes through the workflow service, so the database
+always says where each plan is, even after a crash.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+
+from tunaflow_tui.agents.base import Engine, PermissionProfile, TurnRequest
+from tunaflow_tui.agents.registry import create_engine
+from tunaflow_tui.core import gitops
+from tunaflow_tui.core.markers import PlanProposal
+from tunaflow_tui.core.personas import load_persona
+from tunaflow_tui.core.settings import EngineConfig, Settings
+from tunaflow_tui.core.storage import Store
+from tunaflow_tui.core.storage.records import MessageRecord, PlanRecord
+from tunaflow_tui.core.workflow.phases import Actor, Phase
+from tunaflow_tui.core.workflow.service import WorkflowService
+from tunaflow_tui.runtime import decisions, development, planning, recovery, review
+from tunaflow_tui.runtime.agent_turn import TurnResult, TurnRunner
+from tunaflow_tui.runtime.context_builder import ContextBuilder
+from tunaflow_tui.runtime.events import MessageAdded, Observer, PlanChanged, Progress, RuntimeEvent
+
+EngineFactory = Callable[[EngineConfig], Engine]
+
+ROLE_PROFILES: dict[str, PermissionProfile] = {
+    "architect": PermissionProfile.CHAT,
+    "developer": PermissionProfile.EDIT,
+    "reviewer": PermissionProfile.READ_ONLY,
+    "verifier": PermissionProfile.READ_ONLY,
+    "synthesizer": PermissionProfile.CHAT,
+    "summarizer": PermissionProfile.CHAT,
+}
+
+
+class RuntimeError_(Exception):
+    """A step of the cycle could not run; the message says what and how to fix it."""
+
+
+class WorkflowRuntime:
+    """Runs conversations and the plan cycle for one project."""
+
+    def __init__(
+        self,
+        project_dir: Path,
+        settings: Settings,
+        *,
+        store: Store | None = None,
+        engine_factory: EngineFactory = create_engine,
+        observer: Observer | None = None,
+    ) -> None:
+        self.project_dir = project_dir.resolve()
+        self.settings = settings
+        self.store = store or Store.open(self.project_dir)
+        self.service = WorkflowService(self.store, doom_threshold=settings.workflow.doom_threshold)
+        self._observers: list[Observer] = [observer] if observer else []
+        self.runner = TurnRunner(self.store, self.emit)
+        self.context = ContextBuilder(self)
+        self._engine_factory = engine_factory
+        self._engines: dict[str, Engine] = {}
+        self._plan_locks: dict[int, asyncio.Lock] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    # ----------------------------------------------------------------- plumbing
+    def subscribe(self, observer: Observer) -> None:
+        """Receive every runtime event."""
+        self._observers.append(observer)
+
+    def emit(self, event: RuntimeEvent) -> None:
+        """Send ``event`` to every observer (an observer's failure never stops the cycle)."""
+        for observer in list(self._observers):
+            try:
+                observer(event)
+            except Exception:  # observers belong to the UI; the cycle goes on
+                continue
+
+    def progress(self, text: str) -> None:
+        """Report what the runtime does now."""
+        self.emit(Progress(text))
+
+    def plan_changed(self, plan: PlanRecord) -> None:
+        """Tell observers a plan moved."""
+        self.emit(PlanChanged(plan.id, plan.phase, plan.pending_decision))
+
+    def close(self) -> None:
+        """Close the database."""
+        self.store.close()
+
+    def engine_for(self, role: str) -> tuple[Engine, EngineConfig]:
+        """The engine configured for ``role`` (one instance per engine name, reused)."""
+        config = self.settings.engine_for_role(role)
+        name = config.name or self.settings.roles.engine_name(role)
+        engine = self._engines.get(name)
+        if engine is None:
+            engine = self._engine_factory(config)
+            self._engines[name] = engine
+        return engine, config
+
+    def plan_lock(self, plan_id: int) -> asyncio.Lock:
+        """One step at a time per plan."""
+        return self._plan_locks.setdefault(plan_id, asyncio.Lock())
+
+    @property
+    def is_git(self) -> bool:
+        """Whether the project is a git repository (isolation and merge are available)."""
+        return gitops.is_git_repo(self.project_dir)
+
+    # ----------------------------------------------------------------- turns
+    async def run_role_turn(
+        self,
+        role: str,
+        conversation_id: str,
+        request_text: str,
+        *,
+        cwd: Path | None = None,
+        plan: PlanRecord | None = None,
+        findings: tuple[str, ...] = (),
+        exclude_message_id: int | None = None,
+        fresh_session: bool = False,
+    ) -> TurnResult:
+        """Send ``request_text`` to ``role``'s engine in ``conversation_id`` with a ContextPack."""
+        engine, config = self.engine_for(role)
+        conversation = self.store.get_conversation(conversation_id)
+        resume: str | None = None
+        if (
+            not fresh_session
+            and conversation is not None
+            and conversation.native_session_id
+            and conversation.native_engine == engine.name
+        ):
+            resume = conversation.native_session_id
+        if resume:
+            prompt = request_text
+        else:
+            pack = self.context.build(
+                role=role,
+                conversation_id=conversation_id,
+                request=request_text,
+                plan=plan,
+                findings=findings,
+                exclude_message_id=exclude_message_id,
+            )
+            prompt = pack.render()
+        request = TurnRequest(
+            prompt=prompt,
+            cwd=cwd or self.project_dir,
+            system=load_persona(role, self.project_dir),
+            role=role,
+            profile=ROLE_PROFILES.get(role, PermissionProfile.CHAT),
+            resume_session_id=resume,
+        )
+        self.progress(f"{role} ({engine.name}) is working…")
+        return await self.runner.run(
+            engine=engine, model=config.model, conversation_id=conversation_id, role=role, request=request
+        )
+
+    # ----------------------------------------------------------------- public API
+    async def send_user_message(self, text: str, conversation_id: str = "main") -> TurnResult | None:
+        """Store the user's message and let the Architect answer; a proposal opens the approval gate."""
+        text = text.strip()
+        if not text:
+            return None
+        if conversation_id == "main":
+            self.store.main_conversation()
+        user_msg = self.store.add_message(conversation_id, "user", text, status="done")
+        self.emit(MessageAdded(conversation_id, user_msg.id, "user"))
+        planning.record_user_markers(self, user_msg)
+        drafting = planning.plan_in_drafting(self)
+        result = await self.run_role_turn(
+            "architect", conversation_id, text, plan=drafting or planning.active_plan(self),
+            exclude_message_id=user_msg.id,
+        )
+        if result.ok and conversation_id == "main":
+            await planning.handle_architect_reply(self, result, revising=drafting)
+        return result
+
+    async def retry_message(self, message: MessageRecord) -> TurnResult | None:
+        """Re-run the turn that produced a failed or interrupted message (the UI's retry action)."""
+        return await recovery.retry_message(self, message)
+
+    async def decide(
+        self,
+        plan_id: int,
+        decision: str,
+        *,
+        feedback: str = "",
+        seats: tuple[str, ...] = (),
+    ) -> PlanRecord:
+        """Apply the user's decision on a plan and run whatever it starts, until the next gate."""
+        async with self.plan_lock(plan_id):
+            return await decisions.apply_decision(self, plan_id, decision, feedback=feedback, seats=seats)
+
+    async def cancel(self, conversation_id: str | None = None) -> int:
+        """Stop the running agent(s); the plan keeps its phase and offers resume or retry."""
+        return await self.runner.cancel(conversation_id)
+
+    async def start_review(self, plan_id: int) -> PlanRecord:
+        """Run a review round now (used when automatic review is off)."""
+        async with self.plan_lock(plan_id):
+            return await review.run_review(self, plan_id)
+
+    async def resume_interrupted(self, plan_id: int, *, how: str = "resume") -> PlanRecord:
+        """Re-run the agent step that a crash or cancel interrupted (``resume`` keeps the session)."""
+        async with self.plan_lock(plan_id):
+            return await recovery.resume_plan(self, plan_id, how=how)
+
+    def interrupted_plans(self) -> tuple[recovery.InterruptedRun, ...]:
+        """Plans whose agent was running when the process stopped."""
+        return recovery.interrupted_runs(self)
+
+    def merge(self, plan_id: int) -> gitops.MergeResult:
+        """Merge a done plan's branch into its base (fast-forward or merge commit; never force)."""
+        return development.merge_plan(self, plan_id)
+
+    def remove_worktree(self, plan_id: int) -> None:
+        """Remove a plan's worktree (its git branch stays)."""
+        development.remove_plan_worktree(self, plan_id)
+
+    # ----------------------------------------------------------------- helpers for the steps
+    def apply(self, plan_id: int, command: object, actor: Actor = Actor.SYSTEM) -> PlanRecord:
+        """Apply a workflow command and tell observers."""
+        plan = self.service.apply(plan_id, command, actor=actor)  # type: ignore[arg-type]
+        self.plan_changed(plan)
+        return plan
+
+    def get_plan(self, plan_id: int) -> PlanRecord:
+        """The plan, or a clear error when it does not exist."""
+        plan = self.store.get_plan(plan_id)
+        if plan is None:
+            raise RuntimeError_(f"there is no plan {plan_id}")
+        return plan
+
+    def proposal_to_plan_fields(self, proposal: PlanProposal) -> dict[str, object]:
+        """The plan fields a proposal sets."""
+        return {
+            "title": proposal.title or "Untitled plan",
+            "description": proposal.description,
+            "expected_outcome": proposal.expected_outcome,
+            "constraints": tuple(proposal.constraints),
+            "non_goals": tuple(proposal.non_goals),
+        }
+
+    def is_active_phase(self, plan: PlanRecord) -> bool:
+        """Whether the plan still moves (not done or abandoned)."""
+        return not Phase(plan.phase).is_terminal
