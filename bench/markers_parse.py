@@ -66,9 +66,9 @@ def main() -> None:
     for fraction in (0.25, 0.5, 1.0, 2.0):
         text = adversarial(int(fraction * mb))
         base = best_of(text.splitlines)
-        parse = best_of(lambda t=text: parse_markers(t))  # type: ignore[misc]
-        scrub = best_of(lambda t=text: scrub_markers(t), 3)  # type: ignore[misc]
-        stream = best_of(lambda t=text: stream_all(t), 1)  # type: ignore[misc]
+        parse = best_of(lambda t=text: parse_markers(t))
+        scrub = best_of(lambda t=text: scrub_markers(t), 3)
+        stream = best_of(lambda t=text: stream_all(t), 1)
         count = len(parse_markers(text).markers)
         print(f"{fraction:>5} MB {count:>8} {base * 1e3:>9.2f}ms {parse * 1e3:>7.1f}ms {parse / base:>6.0f}x"
               f" {scrub * 1e3:>6.1f}ms {stream * 1e3:>8.1f}ms")  # fmt: skip
