@@ -1,0 +1,147 @@
+"""Sidebar: conversations, branches, roundtables, archive and plans in one keyboard-navigable tree."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.message import Message
+from textual.widgets import Tree
+from textual.widgets.tree import TreeNode
+
+from tunaflow_tui.views.plans import SidebarItem, SidebarSections
+
+SECTIONS: tuple[tuple[str, str], ...] = (
+    ("conversations", "Conversations"),
+    ("branches", "Branches"),
+    ("roundtables", "Roundtables"),
+    ("archive", "Archive"),
+    ("plans", "Plans"),
+)
+
+# Phases that wait for the user are drawn in the warning colour, finished ones dimmed.
+PHASE_STYLES = {
+    "approval": "bold yellow",
+    "review": "bold cyan",
+    "dev": "bold green",
+    "rework": "bold magenta",
+    "escalated": "bold red",
+    "done": "dim",
+    "abandoned": "dim strike",
+    "held": "yellow",
+}
+
+NodeData = SidebarItem | str | None
+
+
+def _label(item: SidebarItem) -> Text:
+    # the badge goes first so a narrow sidebar never cuts it off
+    text = Text(no_wrap=True, overflow="ellipsis")
+    if item.badge:
+        text.append(f"[{item.badge}]", style=PHASE_STYLES.get(item.badge, "bold"))
+        text.append(" ")
+    text.append(item.label)
+    return text
+
+
+def _key(data: NodeData) -> tuple[str, str] | None:
+    if isinstance(data, SidebarItem):
+        return (data.kind, str(data.id))
+    if isinstance(data, str):
+        return ("section", data)
+    return None
+
+
+class SidebarTree(Tree[NodeData]):
+    """The tree inside the sidebar."""
+
+    DEFAULT_CSS = """
+    SidebarTree { background: $panel; padding: 0 1; overflow-x: hidden; }
+    """
+
+
+class Sidebar(Vertical):
+    """Sections of items; Enter on an item posts `Sidebar.Selected(kind, id)`."""
+
+    DEFAULT_CSS = """
+    Sidebar { width: 32; height: 1fr; background: $panel; border-right: tall $panel-lighten-2; }
+    Sidebar > SidebarTree { height: 1fr; }
+    """
+
+    @dataclass
+    class Selected(Message):
+        """An item was chosen: kind is conversation / branch / roundtable / archive / plan (from the item)."""
+
+        kind: str
+        id: int | str
+
+    def __init__(self, sections: SidebarSections, *, id: str | None = None, classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self.sections = sections
+
+    def compose(self) -> ComposeResult:
+        tree = SidebarTree("tunaflow", id="sidebar-tree")
+        tree.show_root = False
+        tree.auto_expand = False
+        yield tree
+
+    @property
+    def tree(self) -> SidebarTree:
+        """The tree widget."""
+        return self.query_one(SidebarTree)
+
+    def on_mount(self) -> None:
+        self._build(self.sections)
+
+    def _build(self, sections: SidebarSections) -> None:
+        tree = self.tree
+        tree.clear()
+        for attr, title in SECTIONS:
+            items: tuple[SidebarItem, ...] = getattr(sections, attr)
+            heading = Text(title, style="bold")
+            if items:
+                heading.append(f" {len(items)}", style="dim")
+            section: TreeNode[NodeData] = tree.root.add(heading, data=attr, expand=True)
+            if not items:
+                section.add_leaf(Text("none yet", style="dim italic"), data=None)
+            for item in items:
+                section.add_leaf(_label(item), data=item)
+        if tree.cursor_line < 0:
+            tree.cursor_line = 0
+
+    def update(self, sections: SidebarSections) -> None:
+        """Replace the content, keeping the cursor on the same item when it still exists."""
+        tree = self.tree
+        current = tree.cursor_node
+        wanted = _key(current.data) if current is not None else None
+        line = tree.cursor_line
+        self.sections = sections
+        self._build(sections)
+        target = None
+        if wanted is not None:
+            target = next((node for node in self._all_nodes() if _key(node.data) == wanted), None)
+        # reading last_line lays out the rebuilt tree so that node line numbers are known
+        last_line = tree.last_line
+        if target is not None:
+            tree.move_cursor(target)
+        else:
+            tree.cursor_line = min(max(line, 0), max(last_line, 0))
+
+    def _all_nodes(self) -> list[TreeNode[NodeData]]:
+        nodes: list[TreeNode[NodeData]] = []
+        stack = list(self.tree.root.children)
+        while stack:
+            node = stack.pop(0)
+            nodes.append(node)
+            stack[:0] = list(node.children)
+        return nodes
+
+    def on_tree_node_selected(self, event: Tree.NodeSelected[NodeData]) -> None:
+        event.stop()
+        data = event.node.data
+        if isinstance(data, SidebarItem):
+            self.post_message(self.Selected(data.kind, data.id))
+        elif isinstance(data, str):
+            event.node.toggle()

@@ -1,0 +1,96 @@
+"""Sidebar: sections, phase badges, keyboard navigation, Enter selects, refresh keeps the cursor."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from textual.app import App, ComposeResult
+from textual.message import Message
+
+from tunaflow_tui.views.plans import SidebarItem, SidebarSections
+from tunaflow_tui.widgets.sidebar import Sidebar, SidebarTree
+
+SECTIONS = SidebarSections(
+    conversations=(SidebarItem("conversation", 1, "Main"),),
+    branches=(
+        SidebarItem("branch", 3, "try sqlite FTS instead"),
+        SidebarItem("branch", 4, "한글 검색 실험"),
+    ),
+    roundtables=(SidebarItem("roundtable", 9, "Storage engine debate"),),
+    archive=(),
+    plans=(
+        SidebarItem("plan", 7, "Add rate limiting", badge="approval"),
+        SidebarItem("plan", 5, "Fix README typos", badge="done"),
+    ),
+)
+
+
+class SidebarApp(App[None]):
+    def __init__(self, sections: SidebarSections = SECTIONS) -> None:
+        super().__init__()
+        self.sections = sections
+
+    def compose(self) -> ComposeResult:
+        yield Sidebar(self.sections)
+
+    def on_mount(self) -> None:
+        self.query_one(SidebarTree).focus()
+
+
+def selections(messages: list[Message]) -> list[tuple[str, int | str]]:
+    unique = {id(m): m for m in messages if isinstance(m, Sidebar.Selected)}
+    return [(m.kind, m.id) for m in unique.values()]
+
+
+def screen_text(app: App[None]) -> str:
+    return "\n".join(s.text for s in app.screen._compositor.render_strips())
+
+
+async def test_sections_and_badges_are_listed() -> None:
+    app = SidebarApp()
+    async with app.run_test(size=(80, 24)):
+        text = screen_text(app)
+        for heading in ("Conversations", "Branches 2", "Roundtables", "Archive", "Plans 2"):
+            assert heading in text
+        assert "[approval] Add rate" in text
+        assert "none yet" in text  # the empty archive says so
+
+
+async def test_keyboard_navigation_and_enter_posts_selected() -> None:
+    seen: list[Message] = []
+    app = SidebarApp()
+    async with app.run_test(size=(80, 24), message_hook=seen.append) as pilot:
+        await pilot.press("down", "enter")  # Conversations > Main
+        await pilot.press("down", "down", "enter")  # Branches heading, then the first branch
+        await pilot.press("down", "enter")  # the Korean branch
+        await pilot.pause()
+        assert selections(seen) == [("conversation", 1), ("branch", 3), ("branch", 4)]
+
+
+async def test_enter_on_a_heading_folds_it_and_posts_nothing() -> None:
+    seen: list[Message] = []
+    app = SidebarApp()
+    async with app.run_test(size=(80, 24), message_hook=seen.append) as pilot:
+        await pilot.press("enter")  # on "Conversations"
+        await pilot.pause()
+        assert "Main" not in screen_text(app)
+        assert selections(seen) == []
+
+
+async def test_update_keeps_the_cursor_on_the_same_item() -> None:
+    app = SidebarApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        sidebar = app.query_one(Sidebar)
+        tree = sidebar.tree
+        await pilot.press("down", "down", "down", "down")  # the Korean branch
+        assert tree.cursor_node is not None and tree.cursor_node.data == SECTIONS.branches[1]
+        new_branch = SidebarItem("branch", 2, "an older branch")
+        sidebar.update(replace(SECTIONS, branches=(new_branch, *SECTIONS.branches)))
+        await pilot.pause()
+        assert tree.cursor_node is not None and tree.cursor_node.data == SECTIONS.branches[1]
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+def test_snapshot_sidebar(snap_compare, size: tuple[int, int]) -> None:
+    assert snap_compare(SidebarApp(), terminal_size=size)
