@@ -1,0 +1,42 @@
+"""A tiny interactive program for the pty engine tests: prompt ``> ``, one line in, a coloured answer out."""
+
+import sys
+import time
+
+GREEN, RESET = "\x1b[32m", "\x1b[0m"
+
+
+def say(*chunks: str, pause: float = 0.03) -> None:
+    for chunk in chunks:
+        sys.stdout.write(chunk)
+        sys.stdout.flush()
+        time.sleep(pause)
+
+
+def main() -> int:
+    say("\x1b]0;fake repl\x07Welcome to fake-repl\n")
+    while True:
+        say("> ", pause=0)
+        line = sys.stdin.readline()
+        if not line:
+            return 0
+        line = line.strip()
+        if line == "crash":
+            say("fatal: something broke\n")
+            return 3
+        if line == "bye":
+            say("goodbye\n")
+            return 0
+        if line == "silent":
+            say("thinking aloud\n", "and never prompting again")
+            time.sleep(30)
+            return 0
+        if line == "slow":
+            for n in range(200):
+                say(f"line {n}\n", pause=0.05)
+            continue
+        say(f"{GREEN}You said:{RESET} ", line, "\n", "\x1b[1mdone\x1b[0m ", "here.\n")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
