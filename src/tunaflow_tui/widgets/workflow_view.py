@@ -1,0 +1,219 @@
+"""WorkflowView: every plan with its phase, subtasks, event timeline, documents and usage."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, VerticalScroll
+from textual.message import Message
+from textual.screen import ModalScreen
+from textual.widgets import Label, Markdown, OptionList, Static
+from textual.widgets.option_list import Option
+
+from tunaflow_tui.views.plans import SUBTASK_DONE, SUBTASK_FAILED, PlanSummaryView, SubtaskView
+from tunaflow_tui.widgets.sidebar import PHASE_STYLES
+
+DOCUMENT_MAX_BYTES = 512 * 1024
+SUBTASK_GLYPHS = {SUBTASK_DONE: ("✓", "bold green"), SUBTASK_FAILED: ("✗", "bold red")}
+
+
+def read_document(path: str, limit: int = DOCUMENT_MAX_BYTES) -> str:
+    """The text of a plan document, cut at `limit` bytes; an unreadable file yields an explanation."""
+    try:
+        with Path(path).open("rb") as file:
+            data = file.read(limit + 1)
+    except OSError as error:
+        return f"*Cannot open `{path}`: {error.strerror or error}*"
+    text = data[:limit].decode("utf-8", errors="replace")
+    if len(data) > limit:
+        text += f"\n\n*… cut at {limit // 1024} KiB. Open the file in an editor to see the rest.*"
+    return text
+
+
+def subtask_line(task: SubtaskView) -> Text:
+    """`✓ 1. title` with the glyph coloured by status (pending is a dim dot)."""
+    glyph, style = SUBTASK_GLYPHS.get(task.status, ("·", "dim"))
+    line = Text()
+    line.append(glyph, style=style)
+    line.append(f" {task.index:>2}. {task.title}", style="dim" if task.status == SUBTASK_DONE else "")
+    return line
+
+
+def plan_prompt(plan: PlanSummaryView) -> Text:
+    """The plan list row: phase badge, title, and a marker when a decision waits."""
+    text = Text(no_wrap=True, overflow="ellipsis")
+    text.append(f"{plan.phase:<9}", style=PHASE_STYLES.get(plan.phase, "bold"))
+    text.append(" ")
+    text.append(plan.title)
+    if plan.pending:
+        text.append("  ● ", style="bold yellow")
+        text.append(plan.pending, style="yellow")
+    return text
+
+
+class DocumentScreen(ModalScreen[None]):
+    """A read-only Markdown viewer for a plan document."""
+
+    DEFAULT_CSS = """
+    DocumentScreen { align: center middle; }
+    DocumentScreen > #document-frame {
+        width: 90%; height: 90%; border: thick $primary; background: $surface;
+        border-subtitle-color: $text-muted;
+    }
+    """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q", "dismiss", "Close", id="document.close"),
+    ]
+
+    def __init__(self, name: str, path: str) -> None:
+        super().__init__()
+        self.doc_name = name
+        self.path = path
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="document-frame") as frame:
+            frame.border_title = self.doc_name
+            frame.border_subtitle = "esc close"
+            yield Markdown(read_document(self.path), id="document")
+
+    def on_mount(self) -> None:
+        self.query_one("#document-frame").focus()
+
+
+class WorkflowView(Horizontal):
+    """Plans on the left; the highlighted plan's subtasks, timeline, documents and usage on the right.
+
+    Enter on a plan posts `PlanSelected(plan_id)`; Enter on a document opens it here, read-only.
+    """
+
+    DEFAULT_CSS = """
+    WorkflowView { height: 1fr; }
+    WorkflowView > #plan-list { width: 2fr; min-width: 30; height: 1fr; border: round $panel-lighten-2; }
+    WorkflowView > #plan-list:focus { border: round $accent; }
+    WorkflowView > #plan-detail { width: 3fr; height: 1fr; padding: 0 1; }
+    WorkflowView #plan-title { text-style: bold; }
+    WorkflowView #plan-meta { color: $text-muted; }
+    WorkflowView .heading { text-style: bold; color: $text-primary; margin-top: 1; }
+    WorkflowView #documents { height: auto; max-height: 8; border: none; padding: 0; }
+    WorkflowView #documents:focus { background: $boost; }
+    WorkflowView #empty { color: $text-muted; padding: 1 2; }
+    """
+
+    @dataclass
+    class PlanSelected(Message):
+        """Enter was pressed on a plan (for example to jump to its pending decision)."""
+
+        plan_id: int
+
+    @dataclass
+    class PlanHighlighted(Message):
+        """The cursor moved to a plan."""
+
+        plan_id: int
+
+    def __init__(self, plans: tuple[PlanSummaryView, ...], *, id: str | None = None,
+                 classes: str | None = None) -> None:
+        super().__init__(id=id, classes=classes)
+        self.plans = plans
+
+    def compose(self) -> ComposeResult:
+        plan_list = OptionList(id="plan-list")
+        plan_list.border_title = "Plans"
+        yield plan_list
+        with VerticalScroll(id="plan-detail"):
+            yield Static("", id="plan-title")
+            yield Static("", id="plan-meta")
+            yield Label("Subtasks", classes="heading")
+            yield Static("", id="subtasks")
+            yield Label("Timeline", classes="heading")
+            yield Static("", id="events")
+            yield Label("Documents", classes="heading")
+            yield OptionList(id="documents")
+            yield Label("Usage", classes="heading")
+            yield Static("", id="usage")
+
+    def on_mount(self) -> None:
+        self.update_plans(self.plans)
+
+    @property
+    def selected(self) -> PlanSummaryView | None:
+        """The highlighted plan."""
+        index = self.query_one("#plan-list", OptionList).highlighted
+        if index is None or not 0 <= index < len(self.plans):
+            return None
+        return self.plans[index]
+
+    def update_plans(self, plans: tuple[PlanSummaryView, ...]) -> None:
+        """Replace the plans, keeping the highlighted plan (by id) when it still exists."""
+        plan_list = self.query_one("#plan-list", OptionList)
+        previous = self.selected
+        index = plan_list.highlighted
+        self.plans = plans
+        plan_list.clear_options()
+        plan_list.add_options([Option(plan_prompt(p), id=f"plan-{p.plan_id}") for p in plans])
+        if not plans:
+            self._show(None)
+            return
+        ids = [p.plan_id for p in plans]
+        if previous is not None and previous.plan_id in ids:
+            index = ids.index(previous.plan_id)
+        plan_list.highlighted = min(index or 0, len(plans) - 1)
+        self._show(self.selected)
+
+    def _show(self, plan: PlanSummaryView | None) -> None:
+        title = self.query_one("#plan-title", Static)
+        documents = self.query_one("#documents", OptionList)
+        documents.clear_options()
+        if plan is None:
+            title.update("No plans yet. Ask the Architect for one in the chat.")
+            for widget_id in ("#plan-meta", "#subtasks", "#events", "#usage"):
+                self.query_one(widget_id, Static).update("")
+            return
+        title.update(Text(plan.title))
+        meta = Text()
+        meta.append(plan.phase, style=PHASE_STYLES.get(plan.phase, "bold"))
+        meta.append(f" · {plan.slug} · plan #{plan.plan_id}")
+        if plan.failures:
+            meta.append(f" · {plan.failures} failed review(s)", style="red")
+        if plan.pending:
+            meta.append(f"\n● waiting for you: {plan.pending}", style="bold yellow")
+        self.query_one("#plan-meta", Static).update(meta)
+        subtasks = Text("\n").join(subtask_line(t) for t in plan.subtasks) if plan.subtasks else Text(
+            "one piece of work (no subtasks)", style="dim italic")
+        self.query_one("#subtasks", Static).update(subtasks)
+        events = Text("\n").join(
+            Text.assemble((e.time, "dim"), "  ", (f"{e.type:<18}", "bold"), f" {e.actor:<6} ", e.text)
+            for e in plan.events
+        ) if plan.events else Text("no events yet", style="dim italic")
+        self.query_one("#events", Static).update(events)
+        if plan.documents:
+            documents.add_options([Option(Text(name), id=str(i)) for i, (name, _) in enumerate(plan.documents)])
+            documents.highlighted = 0
+        else:
+            documents.add_option(Option(Text("no documents yet", style="dim italic"), disabled=True))
+        self.query_one("#usage", Static).update(Text(plan.usage_text or "no usage recorded"))
+
+    def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
+        if event.option_list.id != "plan-list":
+            return
+        event.stop()
+        plan = self.selected
+        self._show(plan)
+        if plan is not None:
+            self.post_message(self.PlanHighlighted(plan.plan_id))
+
+    def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        plan = self.selected
+        if plan is None:
+            return
+        if event.option_list.id == "plan-list":
+            self.post_message(self.PlanSelected(plan.plan_id))
+        elif event.option_list.id == "documents" and event.option.id is not None:
+            name, path = plan.documents[int(event.option.id)]
+            self.app.push_screen(DocumentScreen(name, path))

@@ -1,0 +1,132 @@
+"""Workflow view: plans with phases, subtasks ticking, timeline, documents that open read-only."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from textual.app import App, ComposeResult
+from textual.message import Message
+from textual.widgets import Markdown, OptionList
+
+from tunaflow_tui.views.plans import EventView, PlanSummaryView, SubtaskView
+from tunaflow_tui.widgets.workflow_view import DocumentScreen, WorkflowView, read_document
+
+RATE = PlanSummaryView(
+    plan_id=7, title="Add rate limiting", slug="add-rate-limiting", phase="dev",
+    subtasks=(
+        SubtaskView(1, "Token bucket middleware", status="done"),
+        SubtaskView(2, "Configuration", status="pending"),
+        SubtaskView(3, "Tests", status="failed"),
+    ),
+    events=(
+        EventView("10:02", "plan_proposed", "agent", "revision 1"),
+        EventView("10:05", "plan_approved", "user", ""),
+        EventView("10:21", "subtask_done", "agent", "1"),
+    ),
+    documents=(("add-rate-limiting.md", "docs/plans/add-rate-limiting.md"),),
+    usage_text="Architect 12.4k tokens · Developer 88.1k tokens · $0.42",
+)
+README = PlanSummaryView(
+    plan_id=8, title="README 오타 수정", slug="plan-8", phase="approval", pending="plan approval",
+)
+DONE = PlanSummaryView(plan_id=5, title="Fix CI cache", slug="fix-ci-cache", phase="done", failures=1)
+PLANS = (RATE, README, DONE)
+
+
+class WorkflowApp(App[None]):
+    def __init__(self, plans: tuple[PlanSummaryView, ...] = PLANS) -> None:
+        super().__init__()
+        self.plans = plans
+
+    def compose(self) -> ComposeResult:
+        yield WorkflowView(self.plans)
+
+    def on_mount(self) -> None:
+        self.query_one("#plan-list").focus()
+
+
+def screen_text(app: App[None]) -> str:
+    return "\n".join(s.text for s in app.screen._compositor.render_strips())
+
+
+def unique(messages: list[Message], kind: type[Message]) -> list[Message]:
+    return list({id(m): m for m in messages if isinstance(m, kind)}.values())
+
+
+async def test_first_plan_details_show_subtask_ticks_timeline_and_usage() -> None:
+    app = WorkflowApp()
+    async with app.run_test(size=(120, 40)):
+        text = screen_text(app)
+        assert "✓  1. Token bucket middleware" in text
+        assert "·  2. Configuration" in text
+        assert "✗  3. Tests" in text
+        assert "plan_approved" in text and "10:21" in text
+        assert "Developer 88.1k tokens" in text
+        assert "approval  README 오타 수정  ● plan approval" in text
+
+
+async def test_moving_the_cursor_shows_another_plan_and_enter_selects_it() -> None:
+    seen: list[Message] = []
+    app = WorkflowApp()
+    async with app.run_test(size=(120, 40), message_hook=seen.append) as pilot:
+        await pilot.press("down")
+        await pilot.pause()
+        assert "waiting for you: plan approval" in screen_text(app)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert [m.plan_id for m in unique(seen, WorkflowView.PlanSelected)] == [8]  # type: ignore[attr-defined]
+        assert [m.plan_id for m in unique(seen, WorkflowView.PlanHighlighted)][-1] == 8  # type: ignore[attr-defined]
+
+
+async def test_update_plans_keeps_the_selection_and_refreshes_details() -> None:
+    app = WorkflowApp()
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = app.query_one(WorkflowView)
+        await pilot.press("down", "down")  # Fix CI cache
+        assert view.selected == DONE
+        ticked = replace(RATE, subtasks=tuple(replace(t, status="done") for t in RATE.subtasks))
+        newer = PlanSummaryView(plan_id=9, title="New plan", slug="new-plan", phase="drafting")
+        view.update_plans((newer, ticked, README, DONE))
+        await pilot.pause()
+        assert view.selected == DONE
+        await pilot.press("up", "up")
+        await pilot.pause()
+        assert view.selected == ticked
+        assert "✓  3. Tests" in screen_text(app)
+
+
+async def test_enter_on_a_document_opens_it_read_only(tmp_path: Path) -> None:
+    doc = tmp_path / "add-rate-limiting.md"
+    doc.write_text("# Add rate limiting\n\nUse a **token bucket** per key.\n", encoding="utf-8")
+    plan = replace(RATE, documents=(("add-rate-limiting.md", str(doc)),))
+    app = WorkflowApp((plan,))
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.query_one("#documents", OptionList).focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, DocumentScreen)
+        assert "token bucket" in app.screen.query_one(Markdown).source
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, DocumentScreen)
+
+
+def test_read_document_is_size_capped_and_survives_missing_files(tmp_path: Path) -> None:
+    big = tmp_path / "big.md"
+    big.write_text("x" * 5000, encoding="utf-8")
+    text = read_document(str(big), limit=1024)
+    assert text.startswith("x" * 1024) and "cut at 1 KiB" in text and "x" * 1025 not in text
+    assert "Cannot open" in read_document(str(tmp_path / "missing.md"))
+
+
+async def test_no_plans_says_so() -> None:
+    app = WorkflowApp(())
+    async with app.run_test(size=(80, 24)):
+        assert "No plans yet" in screen_text(app)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+def test_snapshot_workflow_view(snap_compare, size: tuple[int, int]) -> None:
+    assert snap_compare(WorkflowApp(), terminal_size=size)
