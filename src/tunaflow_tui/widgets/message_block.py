@@ -31,6 +31,10 @@ def tools_summary(tools: tuple[ToolLineView, ...]) -> str:
     return f"{len(tools)} tool{'s' if len(tools) != 1 else ''} used"
 
 
+MAX_RENDERED_CHARS = 40_000
+"""Beyond this many characters a message's text is saved but not rendered (a note says so)."""
+
+
 class MessageBlock(Vertical, can_focus=True):
     """A focusable message in the chat.
 
@@ -61,6 +65,7 @@ class MessageBlock(Vertical, can_focus=True):
         self.view = view
         self._stream: MarkdownStream | None = None
         self._shown = ""
+        self._hidden_chars = 0
         self._neutralizer = StreamNeutralizer()
         self.set_class(True, f"-{view.role}")
 
@@ -81,15 +86,17 @@ class MessageBlock(Vertical, can_focus=True):
 
     def compose(self) -> ComposeResult:
         yield Static(self._label_content(), classes="message-label", markup=False)
-        if self.is_streaming:
-            self._shown = ""
-        else:
-            self._shown = neutralize(self.view.content)
+        self._shown = "" if self.is_streaming else self._capped(neutralize(self.view.content))
         yield Markdown(self._shown, classes="message-body")
         yield Vertical(classes="message-extras")
 
     async def on_mount(self) -> None:
         await self._render_extras()
+
+    def _capped(self, text: str) -> str:
+        """``text`` cut at :data:`MAX_RENDERED_CHARS`, remembering how much was left out."""
+        self._hidden_chars = max(0, len(text) - MAX_RENDERED_CHARS)
+        return text[:MAX_RENDERED_CHARS]
 
     def _label_content(self) -> Content:
         view = self.view
@@ -109,6 +116,11 @@ class MessageBlock(Vertical, can_focus=True):
             ]
             widgets.append(
                 Collapsible(*lines, title=tools_summary(view.tools), collapsed=True, classes="message-tools")
+            )
+        if self._hidden_chars:
+            widgets.append(
+                Static(f"… {self._hidden_chars:,} more characters not shown (the full text is saved)",
+                       classes="message-truncated")
             )
         if view.status == "interrupted":
             widgets.append(Static("⚠ interrupted: the answer above is partial", classes="message-interrupted"))
@@ -135,6 +147,16 @@ class MessageBlock(Vertical, can_focus=True):
         safe = self._neutralizer.feed(text)
         if not safe:
             return
+        room = MAX_RENDERED_CHARS - len(self._shown)
+        if len(safe) > room:
+            # Enormous output: keep the screen responsive, render only the first part.
+            first_cut = self._hidden_chars == 0
+            self._hidden_chars += len(safe) - max(room, 0)
+            safe = safe[: max(room, 0)]
+            if first_cut:
+                await self._render_extras()
+            if not safe:
+                return
         if self._stream is None:
             self._stream = Markdown.get_stream(self.query_one(".message-body", Markdown))
         self._shown += safe
@@ -148,7 +170,7 @@ class MessageBlock(Vertical, can_focus=True):
         if self._stream is not None:
             await self._stream.stop()
             self._stream = None
-        final = neutralize(view.content)
+        final = self._capped(neutralize(view.content))
         body = self.query_one(".message-body", Markdown)
         if final != self._shown and (final or view.status == "done"):
             self._shown = final

@@ -1,0 +1,114 @@
+"""Fixtures for the chat UI: a recording controller, message factories, screen text."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import pytest
+from textual.app import App
+
+from tunaflow_tui.app import TunaflowApp
+from tunaflow_tui.views.chat import ErrorView, ListMessageSource, MessageSource, MessageView, ToolLineView
+
+
+@dataclass
+class RecordingController:
+    """A controller that serves a list of messages and records what the app asks of it."""
+
+    source: ListMessageSource
+    recipient_label: str = "Architect (claude)"
+    sent: list[tuple[str, str]] = field(default_factory=list)
+    retried: list[tuple[str, int]] = field(default_factory=list)
+    app: TunaflowApp | None = None
+
+    def attach(self, app: TunaflowApp) -> None:
+        self.app = app
+
+    def message_source(self, conversation_id: str) -> MessageSource:
+        return self.source
+
+    def recipient(self, conversation_id: str) -> str:
+        return self.recipient_label
+
+    def send(self, conversation_id: str, text: str) -> None:
+        self.sent.append((conversation_id, text))
+
+    def retry(self, conversation_id: str, message_id: int) -> None:
+        self.retried.append((conversation_id, message_id))
+
+
+def numbered_messages(count: int, start: int = 1) -> list[MessageView]:
+    """``count`` alternating user/assistant messages with distinct text."""
+    return [
+        MessageView(
+            i,
+            "user" if i % 2 else "assistant",
+            "You" if i % 2 else "Architect · claude · sonnet",
+            f"message number {i}",
+        )
+        for i in range(start, start + count)
+    ]
+
+
+def conversation() -> list[MessageView]:
+    """A short conversation with every kind of block: user, assistant with tools and usage."""
+    return [
+        MessageView(1, "user", "You", "Add a login page, please. 한국어도 잘 보이나요?"),
+        MessageView(
+            2,
+            "assistant",
+            "Architect · claude · sonnet",
+            "Here is the idea:\n\n1. Add a `/login` route\n2. Add the form\n\n```python\ndef login():\n    ...\n```",
+            usage_text="1,234 in · 210 out · $0.0123",
+            tools=(ToolLineView("Read", "src/app.py"), ToolLineView("Grep", "login"), ToolLineView("Edit", "src/routes.py")),
+        ),
+        MessageView(3, "user", "You", "Sounds good."),
+    ]
+
+
+def failed_message(message_id: int = 4) -> MessageView:
+    return MessageView(
+        message_id,
+        "assistant",
+        "Reviewer · gemini · 2.5-pro",
+        "",
+        status="error",
+        error=ErrorView("timeout", "no output for 300 s", "Loaded cached credentials.\nError: deadline exceeded"),
+    )
+
+
+def interrupted_message(message_id: int = 4) -> MessageView:
+    return MessageView(
+        message_id, "assistant", "Developer · codex", "I started editing `src/routes.py` and", status="interrupted"
+    )
+
+
+@pytest.fixture
+def make_app() -> Callable[..., tuple[TunaflowApp, RecordingController]]:
+    def factory(messages: Sequence[MessageView] = (), **kwargs: object) -> tuple[TunaflowApp, RecordingController]:
+        controller = RecordingController(ListMessageSource(messages))
+        app = TunaflowApp(controller, cursor_blink=False, **kwargs)  # type: ignore[arg-type]
+        return app, controller
+
+    return factory
+
+
+def screen_text(app: App[object]) -> str:
+    """What the terminal shows right now, as plain text."""
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
+@pytest.fixture
+def read_screen() -> Callable[[App[object]], str]:
+    return screen_text
+
+
+@pytest.fixture
+def messages() -> dict[str, Callable[..., object]]:
+    return {
+        "numbered": numbered_messages,
+        "conversation": conversation,
+        "failed": failed_message,
+        "interrupted": interrupted_message,
+    }

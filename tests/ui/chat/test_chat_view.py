@@ -1,0 +1,174 @@
+"""The chat: streaming follows the tail, a scrolled-up reader is left alone, long chats stay a window."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from textual.widgets import Markdown
+
+from tunaflow_tui.views.chat import MessageView
+from tunaflow_tui.widgets.chat_view import ChatView
+from tunaflow_tui.widgets.message_block import MAX_RENDERED_CHARS, MessageBlock
+
+
+def _numbered(count: int) -> list[MessageView]:
+    return [
+        MessageView(i, "user" if i % 2 else "assistant", "You" if i % 2 else "Architect", f"message number {i}")
+        for i in range(1, count + 1)
+    ]
+
+
+def _streaming(message_id: int) -> MessageView:
+    return MessageView(message_id, "assistant", "Architect · claude", "", status="streaming")
+
+
+async def test_streamed_answer_ends_fully_rendered_and_in_view(make_app, read_screen) -> None:
+    app, _ = make_app(_numbered(30))
+    chunks = [f"Paragraph {i} of the answer.\n\n" for i in range(40)] + ["LAST-LINE-OF-ANSWER"]
+    async with app.run_test(size=(80, 24)) as pilot:
+        chat = app.chat_view
+        block = await chat.start_stream(_streaming(31))
+        for index, chunk in enumerate(chunks):
+            await block.append(chunk)
+            if index % 10 == 0:
+                await pilot.pause()
+        full = "".join(chunks)
+        await block.finish(MessageView(31, "assistant", "Architect · claude", full, usage_text="10 in · 90 out"))
+        await pilot.pause()
+        await pilot.pause()
+        assert block.query_one(Markdown).source == full
+        assert chat.scroll_y == chat.max_scroll_y > 0
+        screen = read_screen(app)
+        assert "10 in · 90 out" in screen
+        assert "writing…" not in screen
+
+
+async def test_user_scrolled_up_is_not_moved_by_new_chunks(make_app, read_screen) -> None:
+    app, _ = make_app(_numbered(30))
+    async with app.run_test(size=(80, 24)) as pilot:
+        chat = app.chat_view
+        block = await chat.start_stream(_streaming(31))
+        await block.append("start of the answer\n\n")
+        await pilot.pause()
+        chat.scroll_page_up(animate=False)
+        await pilot.pause()
+        position = chat.scroll_y
+        assert position < chat.max_scroll_y
+        for i in range(30):
+            await block.append(f"more text {i}\n\n")
+        await pilot.pause()
+        assert chat.scroll_y == position
+        assert chat.max_scroll_y > position
+        assert "more text 29" not in read_screen(app)
+        await pilot.press("escape", "end")  # back to the newest text
+        await pilot.pause()
+        await block.append("the newest line\n\n")
+        await pilot.pause()
+        await pilot.pause()
+        assert "the newest line" in read_screen(app)
+
+
+async def test_ten_thousand_messages_mount_only_a_bounded_window(make_app) -> None:
+    app, _ = make_app(_numbered(10_000))
+    async with app.run_test(size=(120, 40)) as pilot:
+        chat = app.chat_view
+        await pilot.pause()
+        assert len(chat.blocks()) == 40
+        assert chat.blocks()[-1].message_id == 10_000
+        assert chat.has_older
+        for _ in range(4):
+            chat.scroll_home(animate=False)  # the user reaches the top: an older page arrives
+            await pilot.pause()
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            assert len(chat.blocks()) <= chat.max_mounted
+        assert chat.blocks()[0].message_id == 10_000 - 40 - 4 * 20 + 1
+        assert chat.has_newer
+        assert len(app.query(MessageBlock)) <= chat.max_mounted
+        await pilot.press("escape", "end")
+        await pilot.pause()
+        assert chat.blocks()[-1].message_id == 10_000
+        assert not chat.has_newer
+
+
+async def test_home_key_loads_older_and_up_down_move_between_messages(make_app) -> None:
+    app, _ = make_app(_numbered(100))
+    async with app.run_test(size=(80, 24)) as pilot:
+        chat = app.chat_view
+        await pilot.press("escape")  # leave the composer: the newest message has focus
+        assert chat.focused_message_id == 100
+        await pilot.press("up", "up")
+        assert chat.focused_message_id == 98
+        await pilot.press("down")
+        assert chat.focused_message_id == 99
+        await pilot.press("home")
+        await pilot.pause()
+        assert chat.blocks()[0].message_id == 100 - 40 - 20 + 1
+
+
+async def test_adding_messages_keeps_the_window_bounded(make_app) -> None:
+    app, _ = make_app(_numbered(50))
+    async with app.run_test(size=(80, 24)) as pilot:
+        chat = app.chat_view
+        for i in range(51, 86):
+            await chat.add_message(MessageView(i, "user", "You", f"new {i}"))
+        await pilot.pause()
+        assert len(chat.blocks()) <= chat.max_mounted
+        assert chat.blocks()[-1].message_id == 85
+        assert chat.scroll_y == chat.max_scroll_y
+
+
+async def test_empty_chat_says_so(make_app, read_screen) -> None:
+    app, _ = make_app()
+    async with app.run_test(size=(80, 24)):
+        assert "No messages yet" in read_screen(app)
+
+
+async def test_ui_stays_responsive_while_ten_megabytes_stream(make_app, read_screen) -> None:
+    app, _ = make_app(_numbered(10))
+    ticks: list[float] = []
+    paragraph = ("lorem ipsum dolor sit amet " * 4 + "\n\n").encode()
+    chunk = (paragraph * (65_536 // len(paragraph))).decode()
+    total = 10 * 1024 * 1024
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.set_interval(0.05, lambda: ticks.append(time.perf_counter()))
+        block = await app.chat_view.start_stream(_streaming(11))
+        started = time.perf_counter()
+        sent = 0
+        while sent < total:
+            await block.append(chunk)
+            sent += len(chunk)
+            await asyncio.sleep(0)
+        full = chunk * (sent // len(chunk))
+        await block.finish(MessageView(11, "assistant", "Architect · claude", full))
+        elapsed = time.perf_counter() - started
+        await pilot.pause(0.2)
+        gaps = [b - a for a, b in zip(ticks, ticks[1:], strict=False)]
+        assert elapsed < 60
+        assert len(ticks) >= 3
+        assert max(gaps) < 3.0, f"the event loop stalled for {max(gaps):.2f}s"
+        assert len(block.text) <= MAX_RENDERED_CHARS
+        assert block.text == full[: len(block.text)]
+        app.chat_view.scroll_end(animate=False)
+        await pilot.pause()
+        assert "more characters not shown" in read_screen(app)
+
+
+async def test_chat_view_is_usable_alone() -> None:
+    from textual.app import App, ComposeResult
+
+    from tunaflow_tui.views.chat import ListMessageSource
+
+    class Host(App[None]):
+        def compose(self) -> ComposeResult:
+            yield ChatView(ListMessageSource(_numbered(5)), window=3)
+
+    app = Host()
+    async with app.run_test(size=(60, 20)) as pilot:
+        chat = app.query_one(ChatView)
+        assert [b.message_id for b in chat.blocks()] == [3, 4, 5]
+        await chat.load_older()
+        await pilot.pause()
+        assert [b.message_id for b in chat.blocks()] == [1, 2, 3, 4, 5]
+        assert not chat.has_older

@@ -1,0 +1,80 @@
+"""The composer: enter sends, chords insert newlines, empty text is never sent."""
+
+from __future__ import annotations
+
+from tunaflow_tui.widgets.composer import Composer
+
+
+async def test_enter_sends_and_clears(make_app) -> None:
+    app, controller = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press(*"hello there")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert controller.sent == [("main", "hello there")]
+        assert app.composer.text == ""
+
+
+async def test_ctrl_j_and_alt_enter_insert_a_newline_instead_of_sending(make_app) -> None:
+    app, controller = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("a", "ctrl+j", "b", "alt+enter", "c")
+        await pilot.pause()
+        assert controller.sent == []
+        assert app.composer.text == "a\nb\nc"
+        await pilot.press("enter")
+        await pilot.pause()
+        assert controller.sent == [("main", "a\nb\nc")]
+
+
+async def test_empty_or_blank_text_is_not_sent(make_app) -> None:
+    app, controller = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("enter")
+        await pilot.press("space", "space", "ctrl+j", "enter")
+        await pilot.pause()
+        assert controller.sent == []
+
+
+async def test_recipient_is_shown_and_follows_the_reactive(make_app, read_screen) -> None:
+    app, _ = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert "→ Architect (claude)" in read_screen(app)
+        app.composer.recipient = "Developer (codex)"
+        await pilot.pause()
+        assert "→ Developer (codex)" in read_screen(app)
+
+
+async def test_disabled_composer_does_not_send(make_app, read_screen) -> None:
+    app, controller = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("x")
+        app.composer.disabled = True
+        await pilot.pause()
+        assert app.composer.submit() is False
+        assert controller.sent == []
+        assert "sending is paused" in read_screen(app)
+
+
+async def test_history_recalls_earlier_messages(make_app) -> None:
+    app, controller = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        for word in ("first", "second"):
+            await pilot.press(*word, "enter")
+        await pilot.press("ctrl+up")
+        assert app.composer.text == "second"
+        await pilot.press("ctrl+up")
+        assert app.composer.text == "first"
+        await pilot.press("ctrl+down", "ctrl+down")
+        assert app.composer.text == ""
+
+
+async def test_submitted_message_carries_the_text(make_app) -> None:
+    app, _ = make_app()
+    seen: list[Composer.Submitted] = []
+    async with app.run_test(size=(80, 24), message_hook=lambda m: seen.append(m) if isinstance(m, Composer.Submitted) else None) as pilot:
+        await pilot.press(*"한국어", "enter")
+        await pilot.pause()
+    # the hook sees the message at every node it bubbles through: one message, one text
+    assert len({id(m) for m in seen}) == 1
+    assert seen[0].text == "한국어"
