@@ -57,7 +57,7 @@ async def test_disabled_composer_does_not_send(make_app, read_screen) -> None:
 
 
 async def test_history_recalls_earlier_messages(make_app) -> None:
-    app, controller = make_app()
+    app, _ = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
         for word in ("first", "second"):
             await pilot.press(*word, "enter")

@@ -103,7 +103,7 @@ async def test_help_lists_every_binding_and_the_concepts(make_app, read_screen) 
 
 
 async def test_keymap_remaps_a_binding_and_help_shows_the_new_key(make_app) -> None:
-    app, controller = make_app(keymap={"composer.newline": "ctrl+n"})
+    app, _ = make_app(keymap={"composer.newline": "ctrl+n"})
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("a", "ctrl+n", "b")
         assert app.composer.text == "a\nb"
