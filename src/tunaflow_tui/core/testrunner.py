@@ -27,7 +27,7 @@ DEFAULT_MAX_OUTPUT_BYTES = 64_000
 _KILL_GRACE_S = 2.0
 _NPM_PLACEHOLDER = "no test specified"
 _ANSI_RE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-_]")
-_PYTEST_SUMMARY_RE = re.compile(r"^=*\s*((?:\d+ \w+(?:, )?)+.*? in [\d.]+s.*?)\s*=*$")
+_PYTEST_SUMMARY_RE = re.compile(r"^=*\s*((?:\d+ \w+|no tests ran)[^=]*? in [\d.]+s(?: \([\d:]+\))?)\s*=*$")
 _MAKE_TEST_RE = re.compile(r"^test\s*::?(?!=)", re.MULTILINE)
 
 

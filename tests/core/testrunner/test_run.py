@@ -136,4 +136,8 @@ def test_summary_prefers_pytest_count_line_and_strips_colour() -> None:
     output = "....F\n\x1b[31m===== 1 failed, 4 passed, 2 warnings in 0.31s =====\x1b[0m\n\n"
     assert summarize_output(output) == "1 failed, 4 passed, 2 warnings in 0.31s"
     assert summarize_output("ok 1\nok 2\n\n   \n") == "ok 2"
+    assert summarize_output("\nno tests ran in 0.01s\n") == "no tests ran in 0.01s"
+    assert summarize_output("== 3 passed in 65.32s (0:01:05) ==\n") == "3 passed in 65.32s (0:01:05)"
+    # the count line wins over chatter printed after it
+    assert summarize_output("= 2 passed in 0.1s =\nteardown finished\n") == "2 passed in 0.1s"
     assert summarize_output("") == ""
