@@ -47,6 +47,9 @@ class ChatView(VerticalScroll):
         Binding("end,ctrl+end", "latest", "Latest", id="chat.latest"),
     ]
 
+    FIRST_PAINT: ClassVar[int] = 12
+    """Messages mounted before the first frame; the rest of the window follows right after."""
+
     def __init__(
         self,
         source: MessageSource,
@@ -114,11 +117,22 @@ class ChatView(VerticalScroll):
             views = self.source.window(None, self.window_size)
             self.has_older = len(views) >= self.window_size and self.source.count() > len(views)
             self.has_newer = False
-            await self._mount_views(views, before=self._newer_hint)
+            # Paint what fills a screen first; the rest of the window arrives after the first frame.
+            split = max(0, len(views) - self.FIRST_PAINT)
+            await self._mount_views(views[split:], before=self._newer_hint)
             self._update_hints()
             self.anchor()
         finally:
             self._busy = False
+        if split:
+            self.call_after_refresh(self._mount_rest, views[:split])
+        else:
+            self.call_after_refresh(self._set_ready)
+
+    async def _mount_rest(self, views: Sequence[MessageView]) -> None:
+        blocks = self.blocks()
+        if blocks:
+            await self._mount_views(views, before=blocks[0])
         self.call_after_refresh(self._set_ready)
 
     def _set_ready(self) -> None:
