@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from tunaflow_tui.core.plandocs import write_result_doc
@@ -37,7 +38,7 @@ DECISIONS: tuple[str, ...] = (
 def pending_aggregate(plan: PlanRecord) -> AggregateVerdict | None:
     """The verdict the pending decision is about, if any."""
     raw = dict(plan.pending_detail or {}).get("aggregate")
-    return AggregateVerdict.from_json(raw) if isinstance(raw, dict) else None
+    return AggregateVerdict.from_json(raw) if isinstance(raw, Mapping) else None
 
 
 def earlier_failures(rt: WorkflowRuntime, plan_id: int) -> list[str]:
@@ -47,7 +48,7 @@ def earlier_failures(rt: WorkflowRuntime, plan_id: int) -> list[str]:
         if event.type != "review_finished" or event.detail.get("verdict") != "fail":
             continue
         raw = event.detail.get("aggregate")
-        findings = AggregateVerdict.from_json(raw).findings if isinstance(raw, dict) else ()
+        findings = AggregateVerdict.from_json(raw).findings if isinstance(raw, Mapping) else ()
         lines.append(f"round {event.detail.get('round')}: " + ("; ".join(findings[:5]) or "failed"))
     return lines
 

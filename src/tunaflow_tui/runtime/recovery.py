@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -87,7 +88,7 @@ async def resume_plan(rt: WorkflowRuntime, plan_id: int, *, how: str = "resume")
         for event in reversed(rt.store.list_plan_events(plan.id)):
             if event.type == "review_finished":
                 raw = event.detail.get("aggregate")
-                if isinstance(raw, dict):
+                if isinstance(raw, Mapping):
                     from tunaflow_tui.core.workflow import AggregateVerdict
 
                     agg = AggregateVerdict.from_json(raw)

@@ -1,0 +1,168 @@
+#!/usr/bin/env python3
+"""A scripted stand-in for the claude and codex CLIs, for end-to-end tests of the workflow runtime.
+
+It speaks the real stream formats (claude `-p --output-format stream-json --verbose
+--include-partial-messages`, codex `exec --json`), chosen by the name it is called as. What it
+answers comes from a JSON script: per role (read from the persona it is given), a list of turns
+used in order (the last one repeats). A turn may write or delete files in its working directory,
+stream slowly, crash, or hang — whatever the test needs.
+
+Environment: TUNAFLOW_FAKE_SCRIPT (script path), TUNAFLOW_FAKE_STATE (turn counters),
+TUNAFLOW_FAKE_LOG (one JSON line per call: argv, role, cwd).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import re
+import sys
+import time
+import uuid
+from pathlib import Path
+
+
+def _role(argv: list[str]) -> str:
+    persona = ""
+    for i, arg in enumerate(argv):
+        if arg == "--append-system-prompt" and i + 1 < len(argv):
+            persona = argv[i + 1]
+        if arg.startswith("developer_instructions="):
+            persona = arg
+    match = re.search(r"Role: (\w+)", persona.replace("\\n", "\n"))
+    return match.group(1).lower() if match else "unknown"
+
+
+def _arg_after(argv: list[str], flag: str) -> str | None:
+    for i, arg in enumerate(argv):
+        if arg == flag and i + 1 < len(argv):
+            return argv[i + 1]
+    return None
+
+
+def _next_turn(role: str) -> dict:
+    script = json.loads(Path(os.environ["TUNAFLOW_FAKE_SCRIPT"]).read_text())
+    state_path = Path(os.environ["TUNAFLOW_FAKE_STATE"])
+    # reviewers run in parallel: take turns on the counter file
+    with open(str(state_path) + ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        state = json.loads(state_path.read_text()) if state_path.exists() else {}
+        index = state.get(role, 0)
+        state[role] = index + 1
+        state_path.write_text(json.dumps(state))
+    turns = script.get(role) or [{"text": f"({role} has nothing to say)"}]
+    return dict(turns[min(index, len(turns) - 1)])
+
+
+def _emit(obj: dict) -> None:
+    sys.stdout.write(json.dumps(obj) + "\n")
+    sys.stdout.flush()
+
+
+def _apply_files(turn: dict, cwd: Path) -> None:
+    for rel, content in (turn.get("write") or {}).items():
+        path = cwd / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(content)
+    for rel in turn.get("delete") or []:
+        (cwd / rel).unlink(missing_ok=True)
+
+
+def _chunks(text: str) -> list[str]:
+    return [text[i:i + 40] for i in range(0, len(text), 40)] or [""]
+
+
+def _stream_text(turn: dict, emit_delta) -> None:
+    text = turn.get("text", "")
+    hang = turn.get("hang_after_partial")
+    if hang is not None:
+        half = text[: len(text) // 2]
+        for chunk in _chunks(half):
+            emit_delta(chunk)
+        time.sleep(0.7)
+        emit_delta("\n\n")  # a finished block: the runtime persists it
+        time.sleep(float(hang))
+        rest = text[len(half):]
+        for chunk in _chunks(rest):
+            emit_delta(chunk)
+        return
+    for chunk in _chunks(text):
+        emit_delta(chunk)
+
+
+def run_claude(argv: list[str], turn: dict, cwd: Path) -> int:
+    session = _arg_after(argv, "--resume") or _arg_after(argv, "--session-id") or str(uuid.uuid4())
+    _emit({"type": "system", "subtype": "init", "cwd": str(cwd), "session_id": session, "tools": ["Read"],
+           "model": "claude-sonnet-4-5", "permissionMode": "default", "apiKeySource": "ANTHROPIC_API_KEY"})
+    if turn.get("crash"):
+        sys.stderr.write("fatal: the agent crashed\n")
+        return 1
+
+    message_id = f"msg_{uuid.uuid4().hex[:12]}"
+    _emit({"type": "stream_event", "event": {"type": "message_start", "message": {
+        "id": message_id, "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": [],
+        "usage": {"input_tokens": 120, "output_tokens": 1}}}, "session_id": session})
+    _emit({"type": "stream_event", "event": {"type": "content_block_start", "index": 0,
+           "content_block": {"type": "text", "text": ""}}, "session_id": session})
+
+    def delta(chunk: str) -> None:
+        _emit({"type": "stream_event", "event": {"type": "content_block_delta", "index": 0,
+               "delta": {"type": "text_delta", "text": chunk}}, "session_id": session})
+
+    _stream_text(turn, delta)
+    text = turn.get("text", "")
+    if turn.get("hang_after_partial") is not None:
+        text = text[: len(text) // 2] + "\n\n" + text[len(text) // 2:]
+    _emit({"type": "assistant", "message": {"id": message_id, "type": "message", "role": "assistant",
+           "content": [{"type": "text", "text": text}]}, "session_id": session})
+    _emit({"type": "stream_event", "event": {"type": "content_block_stop", "index": 0}, "session_id": session})
+    _emit({"type": "stream_event", "event": {"type": "message_stop"}, "session_id": session})
+    _emit({"type": "result", "subtype": "success", "is_error": False, "result": text, "session_id": session,
+           "total_cost_usd": 0.0012, "usage": {"input_tokens": 120, "output_tokens": 40,
+                                               "cache_read_input_tokens": 0}, "permission_denials": []})
+    return 0
+
+
+def run_codex(argv: list[str], turn: dict, cwd: Path) -> int:
+    thread = _arg_after(argv, "resume") or str(uuid.uuid4())
+    _emit({"type": "thread.started", "thread_id": thread})
+    _emit({"type": "turn.started"})
+    if turn.get("crash"):
+        sys.stderr.write("fatal: the agent crashed\n")
+        return 1
+    parts: list[str] = []
+    _stream_text(turn, parts.append)
+    _emit({"type": "item.completed", "item": {"id": "item_1", "type": "agent_message", "text": "".join(parts)}})
+    _emit({"type": "turn.completed", "usage": {"input_tokens": 100, "cached_input_tokens": 0,
+                                               "output_tokens": 30, "reasoning_output_tokens": 0}})
+    return 0
+
+
+def main() -> int:
+    argv = sys.argv[1:]
+    name = os.environ.get("TUNAFLOW_FAKE_AS") or Path(sys.argv[0]).name
+    if "--version" in argv:
+        print("2.1.197 (Claude Code)" if name == "claude" else "codex-cli 0.171.0")
+        return 0
+    if name == "codex" and argv[:2] == ["login", "status"]:
+        return 0
+    prompt = sys.stdin.read()
+    cwd = Path(_arg_after(argv, "-C") or os.getcwd())
+    role = _role(argv)
+    log = os.environ.get("TUNAFLOW_FAKE_LOG")
+    if log:
+        with open(log, "a") as fh:
+            fh.write(json.dumps({"tool": name, "argv": argv, "role": role, "cwd": str(cwd),
+                                 "prompt": prompt[:4000]}) + "\n")
+    turn = _next_turn(role)
+    if turn.get("started_file"):
+        Path(turn["started_file"]).write_text(str(os.getpid()))
+    _apply_files(turn, cwd)
+    if name == "codex":
+        return run_codex(argv, turn, cwd)
+    return run_claude(argv, turn, cwd)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
