@@ -14,10 +14,8 @@ import json
 import os
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
-
-import httpx
 
 from tunaflow_tui.agents.base import Turn, TurnRequest
 from tunaflow_tui.agents.events import (
@@ -30,6 +28,9 @@ from tunaflow_tui.agents.events import (
     Usage,
 )
 from tunaflow_tui.core.settings.engines import EngineConfig
+
+if TYPE_CHECKING:
+    import httpx
 
 _LOOPBACK = ("127.0.0.1", "localhost", "::1", "[::1]")
 
@@ -213,6 +214,9 @@ class HttpStreamTurn(Turn, abc.ABC):
         call = self.prepare()
         if isinstance(call, EngineError):
             return call
+        # Imported here: ``import httpx`` pulls in rich (its CLI), which core/agents must not load.
+        import httpx
+
         timeout = httpx.Timeout(connect=10.0, read=None, write=30.0, pool=10.0)
         try:
             async with (
