@@ -1,0 +1,93 @@
+"""`tunaflow run`: gates only from flags, exit 0 done / 3 pending / 1 error."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from runtime_harness import PROPOSAL, Harness, dev_turn, verdict
+
+from tunaflow_tui.core.storage import Store
+
+pytestmark = pytest.mark.e2e
+
+
+def _run(h: Harness, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "tunaflow_tui", "run", str(h.project), *args],
+                          capture_output=True, text=True, timeout=120)
+
+
+def _configure(h: Harness) -> None:
+    (h.project / ".tunaflow").mkdir(exist_ok=True)
+    (h.project / ".tunaflow" / "config.toml").write_text(h.config_toml())
+
+
+def test_without_approve_it_stops_at_the_gate_and_a_later_run_continues(harness: Harness) -> None:
+    harness.set_script(architect=[{"text": PROPOSAL}], developer=[dev_turn()],
+                       reviewer=[{"text": verdict("pass")}], verifier=[{"text": verdict("pass")}])
+    _configure(harness)
+    first = _run(harness, "--request", "add mul")
+    assert first.returncode == 3, first.stdout + first.stderr
+    assert "Waiting for you" in first.stdout and "approval" in first.stdout
+    with Store.open(harness.project) as store:
+        [plan] = store.list_plans()
+        assert plan.pending_decision == "approval"
+    second = _run(harness, "--resume", "--approve")
+    assert second.returncode == 3, "a passing review still waits for --accept"
+    with Store.open(harness.project) as store:
+        [plan] = store.list_plans()
+        assert plan.pending_decision == "review"
+    third = _run(harness, "--resume", "--accept", "--merge")
+    assert third.returncode == 0, third.stdout + third.stderr
+    assert "Merge: fast-forward" in third.stdout
+    assert "def mul" in (harness.project / "calc.py").read_text()
+
+
+def test_failed_review_with_on_fail_stop_leaves_the_decision_pending(harness: Harness) -> None:
+    harness.set_script(architect=[{"text": PROPOSAL}], developer=[dev_turn()],
+                       reviewer=[{"text": verdict("fail")}], verifier=[{"text": verdict("pass")}])
+    _configure(harness)
+    result = _run(harness, "--request", "add mul", "--approve", "--accept")
+    assert result.returncode == 3
+    assert "review" in result.stdout
+
+
+def test_on_fail_rework_loops_until_max_rounds(harness: Harness) -> None:
+    harness.set_script(architect=[{"text": PROPOSAL}], developer=[dev_turn()],
+                       reviewer=[{"text": verdict("fail")}], verifier=[{"text": verdict("pass")}])
+    _configure(harness)
+    result = _run(harness, "--request", "add mul", "--approve", "--accept", "--on-fail", "rework",
+                  "--max-rounds", "2")
+    assert result.returncode == 3, result.stdout + result.stderr
+    with Store.open(harness.project) as store:
+        [plan] = store.list_plans()
+        assert plan.review_round == 2 and plan.pending_decision == "review"
+
+
+def test_errors_exit_1_with_a_message(harness: Harness) -> None:
+    result = _run(harness, "--request", "x", "--max-rounds", "0")
+    assert result.returncode == 1 and "--max-rounds" in result.stderr
+    bad = subprocess.run([sys.executable, "-m", "tunaflow_tui", "run", str(harness.root / "missing"), "--resume"],
+                         capture_output=True, text=True)
+    assert bad.returncode == 1 and "not a directory" in bad.stderr
+    (harness.project / ".tunaflow").mkdir(exist_ok=True)
+    (harness.project / ".tunaflow" / "config.toml").write_text("[roles]\narchitect = \"nope\"\n")
+    broken = _run(harness, "--request", "x")
+    assert broken.returncode == 1 and "nope" in broken.stderr
+
+
+def test_demo_engine_runs_the_whole_cycle(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from tunaflow_tui.agents.demo.sample import copy_demo_project
+
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+    project = copy_demo_project(tmp_path / "sample")
+    result = subprocess.run(
+        [sys.executable, "-m", "tunaflow_tui", "run", str(project), "--demo", "--request", "Add a word report",
+         "--approve", "--accept", "--on-fail", "rework", "--merge"],
+        capture_output=True, text=True, timeout=180,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Tests passed" in result.stdout
+    assert (project / "textstats" / "frequency.py").exists(), "the merge brought the Developer's work home"
