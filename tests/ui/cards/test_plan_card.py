@@ -174,3 +174,8 @@ async def test_feedback_editor_unavailable_in_headless_keeps_text() -> None:
 )
 def test_snapshot_proposal_card(snap_compare, view: ProposalView, size: tuple[int, int]) -> None:
     assert snap_compare(CardApp(view), terminal_size=size)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+def test_snapshot_feedback_modal(snap_compare, size: tuple[int, int]) -> None:
+    assert snap_compare(CardApp(PROPOSAL), press=["r", *"Split the tests"], terminal_size=size)
