@@ -91,3 +91,17 @@ def test_demo_engine_runs_the_whole_cycle(tmp_path, monkeypatch) -> None:  # typ
     assert result.returncode == 0, result.stdout + result.stderr
     assert "Tests passed" in result.stdout
     assert (project / "textstats" / "frequency.py").exists(), "the merge brought the Developer's work home"
+
+
+def test_merge_refused_when_the_user_tree_has_uncommitted_changes(harness: Harness) -> None:
+    harness.set_script(architect=[{"text": PROPOSAL}], developer=[dev_turn()],
+                       reviewer=[{"text": verdict("pass")}], verifier=[{"text": verdict("pass")}])
+    _configure(harness)
+    (harness.project / "calc.py").write_text("# my own unfinished edit\n")
+    result = _run(harness, "--request", "add mul", "--approve", "--accept", "--merge")
+    assert result.returncode == 3, result.stdout + result.stderr
+    assert "Merge refused" in result.stdout
+    assert (harness.project / "calc.py").read_text() == "# my own unfinished edit\n", "nothing of the user's is lost"
+    with Store.open(harness.project) as store:
+        [plan] = store.list_plans()
+        assert plan.phase == "done" and plan.worktree_path, "the work stays on its branch and worktree"

@@ -133,6 +133,11 @@ def merge_plan(rt: WorkflowRuntime, plan_id: int) -> gitops.MergeResult:
         raise ValueError(f"plan {plan_id} is in {plan.phase}: only a done plan can be merged")
     if not plan.git_branch or not plan.base_branch:
         raise ValueError(f"plan {plan_id} has no git branch to merge (the project is not a git repository)")
+    if not gitops.branch_exists(rt.project_dir, plan.base_branch):
+        raise ValueError(
+            f"plan {plan_id} started from a detached HEAD ({plan.base_branch[:12]}); "
+            f"merge {plan.git_branch} yourself into the branch you want"
+        )
     result = gitops.merge_branch(rt.project_dir, plan.git_branch, plan.base_branch)
     rt.store.add_plan_event(
         plan.id, "merged" if result.kind != "conflict" else "merge_conflict", "user",

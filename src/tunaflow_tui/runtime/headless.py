@@ -10,6 +10,7 @@ import sys
 from dataclasses import dataclass
 from typing import TextIO
 
+from tunaflow_tui.core.gitops import GitError
 from tunaflow_tui.core.storage.records import PlanRecord
 from tunaflow_tui.core.workflow.phases import Phase
 from tunaflow_tui.runtime import planning, recovery
@@ -146,7 +147,11 @@ def _decision_for(plan: PlanRecord, policy: GatePolicy) -> str | None:
 def _done(rt: WorkflowRuntime, plan: PlanRecord, policy: GatePolicy, out: TextIO) -> int:
     print(f"Plan {plan.id} “{plan.title}” is done after {plan.review_round} review round(s).", file=out)
     if policy.merge and plan.git_branch:
-        result = rt.merge(plan.id)
+        try:
+            result = rt.merge(plan.id)
+        except (ValueError, GitError) as exc:
+            print(f"Merge refused: {exc}", file=out)
+            return EXIT_PENDING
         print(f"Merge: {result.kind} — {result.message}", file=out)
         if str(result.kind) == "conflict":
             return EXIT_PENDING
