@@ -288,3 +288,27 @@ def test_not_a_git_repo_works_in_place(harness: Harness, tmp_path: Path) -> None
     finally:
         rt.close()
     assert not (plain / ".git").exists()
+
+
+async def test_auto_review_off_waits_and_auto_rework_on_loops(harness: Harness) -> None:
+    harness.set_script(
+        architect=[{"text": PROPOSAL}],
+        developer=[dev_turn(MUL), dev_turn(MUL_DOC)],
+        reviewer=[{"text": verdict("fail", "mul() has no docstring")}, {"text": verdict("pass")}],
+        verifier=[{"text": verdict("pass")}],
+    )
+    rt = _runtime(harness, auto_review=False, auto_rework=True)
+    try:
+        await rt.send_user_message("add mul")
+        [plan] = rt.store.list_plans()
+        plan = await rt.decide(plan.id, "approve")
+        assert plan.phase == "review" and plan.review_round == 0, "no review until the user starts it"
+        assert not [c for c in harness.calls() if c["role"] == "reviewer"]
+        plan = await rt.start_review(plan.id)
+        # the failed round went straight back to the Developer, whose rework waits for the next review
+        assert plan.phase == "review" and plan.review_round == 1 and plan.pending_decision is None
+        assert len([c for c in harness.calls() if c["role"] == "developer"]) == 2
+        plan = await rt.start_review(plan.id)
+        assert plan.review_round == 2 and plan.pending_detail["verdict"] == "pass"
+    finally:
+        rt.close()

@@ -203,7 +203,8 @@ class WorkflowRuntime:
     async def start_review(self, plan_id: int) -> PlanRecord:
         """Run a review round now (used when automatic review is off)."""
         async with self.plan_lock(plan_id):
-            return await review.run_review(self, plan_id)
+            plan = await review.run_review(self, plan_id)
+            return await decisions.maybe_auto_rework(self, plan)
 
     async def resume_interrupted(self, plan_id: int, *, how: str = "resume") -> PlanRecord:
         """Re-run the agent step that a crash or cancel interrupted (``resume`` keeps the session)."""
