@@ -1,0 +1,168 @@
+"""`tunaflow export` prints a conversation or a plan as Markdown a person can read and share."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tunaflow_tui.core.storage import Store
+from tunaflow_tui.core.workflow import (
+    Approve,
+    ImplComplete,
+    Rework,
+    ReviewFinished,
+    ReviewStarted,
+    SeatResult,
+    aggregate,
+)
+from tunaflow_tui.core.workflow.service import WorkflowService
+
+PROPOSAL = """Here is my plan.
+
+<!-- tunaflow:plan-proposal -->
+## Title
+Count words
+<!-- /tunaflow:plan-proposal -->
+"""
+
+
+def export(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
+    return subprocess.run(
+        [sys.executable, "-m", "tunaflow_tui", "export", *args],
+        capture_output=True, text=True, encoding="utf-8", cwd=cwd, env=env, timeout=60,
+    )
+
+
+def seed_conversation(project: Path) -> None:
+    with Store.open(project) as store:
+        store.add_message("main", "user", "Please count words in 한국어 text")
+        store.add_message("main", "assistant", PROPOSAL, persona="architect", engine="claude", model="sonnet")
+        store.add_message("main", "assistant", "Half an answer", persona="architect", engine="codex",
+                          status="interrupted")
+        failed = store.add_message("main", "assistant", "", persona="developer", engine="gemini")
+        store.update_message(failed.id, status="error", error_kind="timeout",
+                             error_message="no output for 600 s")
+        store.add_message("main", "assistant", "before\x1b[2J\x1b]52;c;c2VjcmV0\x07\x1b]0;pwned\x07after",
+                          persona="reviewer", engine="claude")
+
+
+def seed_plan(project: Path) -> int:
+    with Store.open(project) as store:
+        service = WorkflowService(store)
+        plan = service.create_plan_from_proposal(
+            title="Count words", slug="count-words", description="Add a `words` command.",
+            subtasks=[("Parser", "split on spaces"), ("CLI flag", "")],
+        )
+        impl = store.create_branch(conversation_id="main", checkpoint_id=None, parent_branch_id=None,
+                                   mode="chat", kind="implementation", label="tunaflow/count-words")
+        store.update_branch(impl.id, git_branch="tunaflow/count-words")
+        store.update_plan(plan.id, impl_branch_id=impl.id, git_branch="tunaflow/count-words", base_branch="main")
+        store.add_message(impl.shadow_conversation_id, "assistant", "Implemented the parser.",
+                          persona="developer", engine="demo")
+        service.apply(plan.id, Approve(), actor="user")
+        service.mark_subtask_done(plan.id, 1)
+        service.apply(plan.id, ImplComplete(), actor="agent")
+        service.apply(plan.id, ReviewStarted(), actor="system")
+        failed = aggregate([
+            SeatResult(seat="reviewer", engine="claude", verdict="fail", scores={"code_quality": 2},
+                       findings=("No test for empty input",), recommendations=("Add a test",)),
+            SeatResult(seat="verifier", engine="codex", verdict=None, error="timed out"),
+        ])
+        service.apply(plan.id, ReviewFinished(failed), actor="system")
+        service.apply(plan.id, Rework(feedback="Please add the test"), actor="user")
+        return plan.id
+
+
+def test_conversation_is_the_default_with_speakers_and_no_markers(tmp_path: Path) -> None:
+    seed_conversation(tmp_path)
+    out = export(str(tmp_path))
+    assert out.returncode == 0, out.stderr
+    text = out.stdout
+    assert text.startswith("# Main conversation")
+    assert "## You" in text and "Please count words in 한국어 text" in text
+    assert "## Architect · claude · sonnet" in text
+    assert "Count words" in text and "tunaflow:plan-proposal" not in text
+    assert "Interrupted" in text and "Half an answer" in text
+    assert "**Error (timeout)**: no output for 600 s" in text
+    # The speakers appear in the order they spoke.
+    assert text.index("## You") < text.index("## Architect · claude") < text.index("## Reviewer · claude")
+
+
+def test_control_sequences_in_agent_output_are_inert(tmp_path: Path) -> None:
+    seed_conversation(tmp_path)
+    out = export(str(tmp_path))
+    assert out.returncode == 0, out.stderr
+    assert "\x1b" not in out.stdout and "\x07" not in out.stdout
+    assert "beforeafter" in out.stdout
+
+
+def test_branch_conversation_by_number_and_to_a_file(tmp_path: Path) -> None:
+    seed_plan(tmp_path)
+    target = tmp_path / "out" / "branch.md"
+    target.parent.mkdir()
+    out = export(str(tmp_path), "--conversation", "1", "-o", str(target))
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == ""
+    text = target.read_text(encoding="utf-8")
+    assert text.startswith("# Branch #1: tunaflow/count-words")
+    assert "## Developer · demo" in text and "Implemented the parser." in text
+
+
+def test_plan_export_has_subtasks_reviews_branches_and_timeline(tmp_path: Path) -> None:
+    plan_id = seed_plan(tmp_path)
+    out = export(str(tmp_path), "--plan", str(plan_id))
+    assert out.returncode == 0, out.stderr
+    text = out.stdout
+    assert text.startswith("# Plan #1: Count words")
+    assert "- Phase: rework" in text
+    assert "- [x] 1. Parser" in text and "- [ ] 2. CLI flag" in text
+    assert "Add a `words` command." in text
+    assert "### Round 1: fail" in text
+    assert "No test for empty input" in text and "Add a test" in text
+    assert "**verifier** (codex): review error: timed out" in text
+    assert "Decision: rework requested" in text and "Please add the test" in text
+    assert "- Implementation: #1 tunaflow/count-words (active, git `tunaflow/count-words`" in text
+    assert "- Review: none" in text
+    timeline = text[text.index("## Timeline"):]
+    order = [timeline.index(word) for word in ("approved", "subtask done", "impl complete", "review finished",
+                                                "rework requested")]
+    assert order == sorted(order)
+    # by slug as well
+    by_slug = export(str(tmp_path), "--plan", "count-words")
+    assert by_slug.returncode == 0 and by_slug.stdout == text
+
+
+def test_plan_without_subtasks_says_so(tmp_path: Path) -> None:
+    with Store.open(tmp_path) as store:
+        WorkflowService(store).create_plan_from_proposal(title="Later", slug="later")
+    out = export(str(tmp_path), "--plan", "1")
+    assert out.returncode == 0, out.stderr
+    assert "This plan has no subtasks." in out.stdout
+    assert "No review has finished yet." in out.stdout
+
+
+def test_project_without_tunaflow_data_is_an_error_and_creates_nothing(tmp_path: Path) -> None:
+    out = export(str(tmp_path))
+    assert out.returncode == 1
+    assert "no tunaflow data" in out.stderr and out.stdout == ""
+    assert not (tmp_path / ".tunaflow").exists()
+
+
+def test_unknown_plan_and_conversation_name_what_exists(tmp_path: Path) -> None:
+    seed_plan(tmp_path)
+    plan = export(str(tmp_path), "--plan", "7")
+    assert plan.returncode == 1 and plan.stdout == ""
+    assert "no plan '7'" in plan.stderr and "1 (count-words)" in plan.stderr
+    conversation = export(str(tmp_path), "--conversation", "branch:9")
+    assert conversation.returncode == 1
+    assert "no conversation 'branch:9'" in conversation.stderr and "main, branch:1" in conversation.stderr
+
+
+def test_conversation_and_plan_together_are_refused(tmp_path: Path) -> None:
+    seed_plan(tmp_path)
+    out = export(str(tmp_path), "--plan", "1", "--conversation", "main")
+    assert out.returncode == 2
+    assert "not allowed with" in out.stderr
