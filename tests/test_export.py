@@ -11,9 +11,9 @@ from tunaflow_tui.core.storage import Store
 from tunaflow_tui.core.workflow import (
     Approve,
     ImplComplete,
-    Rework,
     ReviewFinished,
     ReviewStarted,
+    Rework,
     SeatResult,
     aggregate,
 )
