@@ -1,17 +1,83 @@
-"""`tunaflow serve`: serve (not available in this version yet)."""
+"""`tunaflow serve [PATH] [--host H] [--port P] [--demo] [--public]`: the app in a browser, via textual-serve.
+
+Every browser tab gets its own app process (``python -m tunaflow_tui open PATH``, or ``demo``); they
+share the project database, which is safe because it runs in WAL mode with a busy timeout.
+textual-serve has no authentication, so only loopback addresses are served unless ``--public``
+says otherwise.
+"""
 
 from __future__ import annotations
 
 import argparse
+import ipaddress
+import shlex
 import sys
+from pathlib import Path
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8000
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of `tunaflow serve`."""
-    parser.add_argument("rest", nargs=argparse.REMAINDER, help=argparse.SUPPRESS)
+    parser.add_argument("path", nargs="?", default=".", metavar="PATH", help="the project (default: .)")
+    parser.add_argument("--host", default=DEFAULT_HOST, help=f"address to listen on (default: {DEFAULT_HOST})")
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default: {DEFAULT_PORT})")
+    parser.add_argument("--demo", action="store_true",
+                        help="serve the demo (a throwaway sample project per tab) instead of PATH")
+    parser.add_argument("--public", action="store_true",
+                        help="allow a non-loopback --host; anyone who can reach it controls your agents")
+    parser.add_argument("--public-url", default=None, metavar="URL",
+                        help="the address browsers use to reach the server, e.g. behind a proxy")
+
+
+def is_loopback(host: str) -> bool:
+    """True for ``localhost`` and loopback addresses (127.0.0.0/8, ::1)."""
+    if host.lower() in ("localhost", "localhost."):
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def app_command(project: Path | None) -> str:
+    """The shell command textual-serve runs for each browser tab (built from an argv, never from text)."""
+    argv = [sys.executable, "-m", "tunaflow_tui"]
+    argv += ["demo"] if project is None else ["open", str(project)]
+    return shlex.join(argv)
+
+
+def _fail(message: str, code: int = 2) -> int:
+    print(f"tunaflow serve: {message}", file=sys.stderr)
+    return code
 
 
 def run(args: argparse.Namespace) -> int:
-    """Explain that this command is not part of this version yet."""
-    print("tunaflow serve: not available in this version yet.", file=sys.stderr)
-    return 2
+    """Serve until interrupted; exit 2 for a refused host, a bad port or a missing project."""
+    if not is_loopback(args.host) and not args.public:
+        return _fail(
+            f"refusing to listen on {args.host}: textual-serve has no authentication, so anyone who can "
+            "reach that address could drive your agents. Use --host 127.0.0.1 (the default), or add "
+            "--public if you really mean it."
+        )
+    if not 0 < args.port < 65536:
+        return _fail(f"--port must be between 1 and 65535; got {args.port}")
+    project: Path | None = None
+    if not args.demo:
+        project = Path(args.path).expanduser().resolve()
+        if not project.is_dir():
+            return _fail(f"{args.path} is not a directory")
+    if not is_loopback(args.host):
+        print(f"tunaflow serve: WARNING: serving on {args.host} without authentication.", file=sys.stderr)
+
+    from textual_serve.server import Server
+
+    title = "tunaflow demo" if project is None else f"tunaflow · {project.name}"
+    server = Server(app_command(project), host=args.host, port=args.port, title=title,
+                    public_url=args.public_url)
+    try:
+        server.serve()
+    except OSError as exc:
+        return _fail(f"could not listen on {args.host}:{args.port}: {exc.strerror or exc}", 1)
+    return 0

@@ -1,0 +1,106 @@
+"""`tunaflow serve` serves the app's page on localhost and refuses to listen publicly by accident."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from tunaflow_tui.clicmd.serve import app_command, is_loopback
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def serve(*args: str, cwd: Path) -> subprocess.Popen[str]:
+    env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
+    return subprocess.Popen(
+        [sys.executable, "-m", "tunaflow_tui", "serve", *args],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=cwd, env=env,
+    )
+
+
+def fetch_page(port: int, process: subprocess.Popen[str], timeout: float = 30.0) -> tuple[int, str]:
+    deadline = time.monotonic() + timeout
+    last_error: Exception | None = None
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            _, err = process.communicate()
+            pytest.fail(f"tunaflow serve exited early ({process.returncode}): {err}")
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5) as response:
+                return response.status, response.read().decode("utf-8")
+        except (urllib.error.URLError, ConnectionError, TimeoutError) as exc:
+            last_error = exc
+            time.sleep(0.2)
+    pytest.fail(f"no page on port {port} within {timeout}s: {last_error}")
+
+
+def stop(process: subprocess.Popen[str]) -> None:
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+
+
+@pytest.mark.e2e
+def test_serves_the_app_page_on_localhost(tmp_path: Path) -> None:
+    project = tmp_path / "my-project"
+    project.mkdir()
+    port = free_port()
+    process = serve(str(project), "--port", str(port), cwd=tmp_path)
+    try:
+        status, page = fetch_page(port, process)
+        assert status == 200
+        assert "tunaflow · my-project" in page
+        assert f"ws://127.0.0.1:{port}/ws" in page
+    finally:
+        stop(process)
+    assert process.returncode is not None
+    # Serving never touched the project: its database is created by the app in a browser tab.
+    assert not (project / ".tunaflow").exists()
+
+
+def test_refuses_a_public_host_without_public(tmp_path: Path) -> None:
+    process = serve(str(tmp_path), "--host", "0.0.0.0", "--port", str(free_port()), cwd=tmp_path)
+    try:
+        _, err = process.communicate(timeout=30)
+    finally:
+        stop(process)
+    assert process.returncode == 2
+    assert "refusing to listen on 0.0.0.0" in err and "--public" in err
+
+
+def test_refuses_a_missing_project(tmp_path: Path) -> None:
+    process = serve(str(tmp_path / "nope"), "--port", str(free_port()), cwd=tmp_path)
+    try:
+        _, err = process.communicate(timeout=30)
+    finally:
+        stop(process)
+    assert process.returncode == 2 and "is not a directory" in err
+
+
+def test_loopback_hosts() -> None:
+    assert all(is_loopback(h) for h in ("127.0.0.1", "localhost", "::1", "[::1]", "127.1.2.3"))
+    assert not any(is_loopback(h) for h in ("0.0.0.0", "192.168.1.10", "example.com", "::"))
+
+
+def test_each_tab_runs_the_app_on_the_project_without_shell_interpretation(tmp_path: Path) -> None:
+    odd = tmp_path / "a b; rm -rf ~ $(x)"
+    argv = shlex.split(app_command(odd))
+    assert argv == [sys.executable, "-m", "tunaflow_tui", "open", str(odd)]
+    assert shlex.split(app_command(None)) == [sys.executable, "-m", "tunaflow_tui", "demo"]
