@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from tunaflow_tui.core import gitops
 from tunaflow_tui.core.plandocs import write_result_doc
 from tunaflow_tui.core.storage.records import PlanRecord
 from tunaflow_tui.core.workflow import (
@@ -92,14 +94,12 @@ async def _architect_revision(rt: WorkflowRuntime, plan: PlanRecord, prompt: str
     return rt.get_plan(plan.id)
 
 
-def finish_done(rt: WorkflowRuntime, plan: PlanRecord, agg: AggregateVerdict | None) -> PlanRecord:
+async def finish_done(rt: WorkflowRuntime, plan: PlanRecord, agg: AggregateVerdict | None) -> PlanRecord:
     """Write the result document, archive the plan's branches, and say the merge is on offer."""
     root = development.workdir(rt, plan)
-    write_result_doc(root, plan.slug, prompts.result_document(plan, agg, plan.review_round))
+    await asyncio.to_thread(write_result_doc, root, plan.slug, prompts.result_document(plan, agg, plan.review_round))
     if plan.worktree_path:
-        from tunaflow_tui.core import gitops
-
-        gitops.commit_all(root, f"Result: {plan.title}")
+        await asyncio.to_thread(gitops.commit_all, root, f"Result: {plan.title}")
     for branch_id in (plan.impl_branch_id, plan.review_branch_id):
         if branch_id is not None:
             rt.store.update_branch(branch_id, status="archived")
@@ -133,7 +133,7 @@ async def apply_decision(
     if decision == "accept":
         agg = pending_aggregate(plan)
         plan = rt.apply(plan_id, Accept(), Actor.USER)
-        return finish_done(rt, plan, agg)
+        return await finish_done(rt, plan, agg)
     if decision == "rework":
         return await _rework(rt, plan, feedback)
     if decision == "continue" and plan.phase == Phase.ESCALATED:

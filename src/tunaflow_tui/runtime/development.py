@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -50,21 +51,27 @@ def workdir(rt: WorkflowRuntime, plan: PlanRecord) -> Path:
     return Path(plan.worktree_path) if plan.worktree_path else rt.project_dir
 
 
-def prepare_implementation(rt: WorkflowRuntime, plan: PlanRecord) -> PlanRecord:
+async def prepare_implementation(rt: WorkflowRuntime, plan: PlanRecord) -> PlanRecord:
     """Create the implementation branch, the git branch and worktree, and write the plan documents."""
+    if plan.impl_branch_id is None and not rt.is_git:
+        rt.progress("This project is not a git repository: the Developer works in place (no isolation, no merge).")
+    is_git = rt.is_git
+    # git and file work runs off the event loop so the terminal app stays responsive
+    return await asyncio.to_thread(_prepare_sync, rt, plan, is_git)
+
+
+def _prepare_sync(rt: WorkflowRuntime, plan: PlanRecord, is_git: bool) -> PlanRecord:
     store = rt.store
     if plan.impl_branch_id is None:
         git_branch: str | None = None
         worktree: str | None = None
         base: str | None = None
-        if rt.is_git and rt.settings.workflow.use_worktree:
+        if is_git and rt.settings.workflow.use_worktree:
             base = gitops.current_branch(rt.project_dir) or gitops.head_sha(rt.project_dir)
             git_branch = f"tunaflow/{plan.slug}"
             path = worktree_path_for(rt, plan.slug)
             gitops.create_worktree(rt.project_dir, git_branch, base, path)
             worktree = str(path)
-        elif not rt.is_git:
-            rt.progress("This project is not a git repository: the Developer works in place (no isolation, no merge).")
         branch = store.create_branch(
             conversation_id="main",
             checkpoint_id=plan.source_message_id,
@@ -109,7 +116,7 @@ async def run_developer(rt: WorkflowRuntime, plan: PlanRecord, prompt: str, *, f
     plan = rt.get_plan(plan.id)
     rt.plan_changed(plan)
     if plan.worktree_path:
-        gitops.commit_all(root, f"tunaflow: {plan.title} (developer)")
+        await asyncio.to_thread(gitops.commit_all, root, f"tunaflow: {plan.title} (developer)")
     if not result.ok:
         reason = f"the Developer's turn ended with an error: {result.message.error_message or result.message.status}"
         return rt.apply(plan.id, DevStalled(reason=reason[:500]), Actor.SYSTEM)
@@ -120,7 +127,7 @@ async def run_developer(rt: WorkflowRuntime, plan: PlanRecord, prompt: str, *, f
 
 async def start_dev(rt: WorkflowRuntime, plan: PlanRecord) -> PlanRecord:
     """On approval: prepare the branch and worktree, then send the implementation prompt."""
-    plan = prepare_implementation(rt, plan)
+    plan = await prepare_implementation(rt, plan)
     root = workdir(rt, plan)
     plan_file, tasks = _doc_names(root, plan)
     return await run_developer(rt, plan, prompts.implementation_prompt(plan, tasks, plan_file), fresh=True)

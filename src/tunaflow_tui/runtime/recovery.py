@@ -75,7 +75,7 @@ async def resume_plan(rt: WorkflowRuntime, plan_id: int, *, how: str = "resume")
             prompt = prompts.continue_prompt(plan)
             plan = await development.run_developer(rt, plan, prompt)
         else:
-            plan = development.prepare_implementation(rt, plan)
+            plan = await development.prepare_implementation(rt, plan)
             root = development.workdir(rt, plan)
             plan_file, tasks = development._doc_names(root, plan)
             plan = await development.run_developer(

@@ -142,10 +142,10 @@ async def run_review(
     tests = await run_project_tests(rt, plan, root)
     diff = ""
     if plan.base_branch and plan.worktree_path:
-        diff = gitops.diff_against_base(root, plan.base_branch, max_bytes=DIFF_MAX_BYTES)
+        diff = await asyncio.to_thread(gitops.diff_against_base, root, plan.base_branch, max_bytes=DIFF_MAX_BYTES)
     guarded = rt.is_git
-    before_fp = gitops.fingerprint(root) if guarded else None
-    snap = gitops.snapshot(root) if guarded else None
+    snap = await asyncio.to_thread(gitops.snapshot, root) if guarded else None
+    before_fp = snap.fingerprint if snap is not None else None
     run_seats = seats or SEATS
     rt.store.add_plan_event(plan.id, "agent_started", "system", {"role": "review", "step": "review",
                                                                  "seats": list(run_seats), "round": round_no})
@@ -153,9 +153,10 @@ async def run_review(
     results = await asyncio.gather(*(_run_seat(rt, plan, s, round_no, diff, tests) for s in run_seats))
     modified: list[str] = []
     if guarded and before_fp is not None and snap is not None:
-        after_fp = gitops.fingerprint(root)
+        after_fp = await asyncio.to_thread(gitops.fingerprint, root)
         if after_fp != before_fp:
-            modified = gitops.restore(root, snap) or gitops.changed_paths(before_fp, after_fp)
+            restored = await asyncio.to_thread(gitops.restore, root, snap)
+            modified = restored or gitops.changed_paths(before_fp, after_fp) or ["(git index or history)"]
             rt.store.add_plan_event(plan.id, "reviewer_modified_code", "system",
                                     {"paths": modified, "round": round_no, "reverted": True})
             rt.emit(NoticeRaised(
@@ -167,9 +168,9 @@ async def run_review(
     combined.update({r.seat: r for r in results})
     agg = aggregate([combined[s] for s in SEATS if s in combined])
     content = _review_markdown(plan, round_no, agg, tests, modified)
-    write_review_doc(root, plan.slug, max(round_no, 1), content)
+    await asyncio.to_thread(write_review_doc, root, plan.slug, max(round_no, 1), content)
     if plan.worktree_path:
-        gitops.commit_all(root, f"Review round {round_no}: {plan.title}")
+        await asyncio.to_thread(gitops.commit_all, root, f"Review round {round_no}: {plan.title}")
     plan = rt.apply(plan.id, ReviewFinished(aggregate=agg), Actor.AGENT)
     # keep the test result and any reverted reviewer edit with the decision, for the verdict card
     detail = plain_json(plan.pending_detail or {})

@@ -65,7 +65,7 @@ class WorkflowRuntime:
         self._engine_factory = engine_factory
         self._engines: dict[str, Engine] = {}
         self._plan_locks: dict[int, asyncio.Lock] = {}
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._is_git: bool | None = None
 
     # ----------------------------------------------------------------- plumbing
     def subscribe(self, observer: Observer) -> None:
@@ -109,7 +109,13 @@ class WorkflowRuntime:
     @property
     def is_git(self) -> bool:
         """Whether the project is a git repository (isolation and merge are available)."""
-        return gitops.is_git_repo(self.project_dir)
+        if self._is_git is None:
+            self._is_git = gitops.is_git_repo(self.project_dir)
+        return self._is_git
+
+    def refresh_git(self) -> None:
+        """Look again whether the project is a git repository (after the user initialised one)."""
+        self._is_git = None
 
     # ----------------------------------------------------------------- turns
     async def run_role_turn(
@@ -138,7 +144,9 @@ class WorkflowRuntime:
         if resume:
             prompt = request_text
         else:
-            pack = self.context.build(
+            # building the pack reads git and the database: off the event loop, so the UI never stalls
+            pack = await asyncio.to_thread(
+                self.context.build,
                 role=role,
                 conversation_id=conversation_id,
                 request=request_text,
