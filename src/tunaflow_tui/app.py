@@ -1,27 +1,40 @@
-"""The tunaflow application shell: sidebar slot, chat column with composer, branch-pane slot.
+"""The tunaflow application shell: sidebar slot | workspace (chat column + branch pane).
+
+The chat column holds the chat, the decision dock (cards waiting for the user), a status line and
+the composer; the workspace lays the branch pane over it as a drawer or pins it 50:50.
 
 The app knows nothing about engines, workflow or storage.  Everything it needs comes through a
 :class:`ChatController` passed in by whoever starts it; results come back down through the
-widgets' methods (``app.chat_view.start_stream(view)``, ``app.composer.recipient = ...``).
+widgets' methods (``app.chat_view.start_stream(view)``, ``app.composer.recipient = ...``).  A
+controller that also implements :class:`WorkflowControls` gets the plan, decision and pane
+actions; without it those keys say that there is nothing to act on.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from textual import on
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Footer, Header
+from textual.widgets import Footer, Header, Static
 
+from tunaflow_tui.commands import TunaflowCommands
 from tunaflow_tui.screens.help import BindingRow, BindingSection, HelpScreen
+from tunaflow_tui.screens.workflow import WorkflowScreen
 from tunaflow_tui.views.chat import ListMessageSource, MessageSource, MessageView
 from tunaflow_tui.widgets.chat_view import ChatView
 from tunaflow_tui.widgets.composer import Composer, ComposerInput
+from tunaflow_tui.widgets.decision_dock import DecisionDock, DoneCard
 from tunaflow_tui.widgets.message_block import MessageBlock
+from tunaflow_tui.widgets.plan_card import PlanProposalCard
+from tunaflow_tui.widgets.sidebar import Sidebar
+from tunaflow_tui.widgets.verdict_card import ReviewVerdictCard
+from tunaflow_tui.widgets.workflow_view import WorkflowView
+from tunaflow_tui.widgets.workspace import Workspace
 
 
 class ChatController(Protocol):
@@ -53,6 +66,43 @@ class ChatController(Protocol):
         ...
 
 
+@runtime_checkable
+class WorkflowControls(Protocol):
+    """The plan and decision side of a controller (the runtime controller implements it)."""
+
+    async def ready(self) -> None:
+        """The app is mounted: fill the sidebar, show pending decisions, start listening."""
+        ...
+
+    def jump_to_decision(self, plan_id: int | None = None) -> None:
+        """Focus the newest pending decision (or that plan's)."""
+        ...
+
+    def open_workflow(self, *, focus_plan: int | None = None, documents: bool = False) -> None:
+        """Show the workflow view."""
+        ...
+
+    def cancel_agent(self) -> None:
+        """Stop the running agent(s)."""
+        ...
+
+    def proposal_decided(self, event: PlanProposalCard.Decided) -> None:
+        """A proposal card was decided."""
+        ...
+
+    def verdict_decided(self, event: ReviewVerdictCard.Decided) -> None:
+        """A verdict card was decided."""
+        ...
+
+    def done_requested(self, event: DoneCard.Requested) -> None:
+        """Merge or worktree removal was asked for on a done card."""
+        ...
+
+    def sidebar_selected(self, event: Sidebar.Selected) -> None:
+        """An item was chosen in the sidebar."""
+        ...
+
+
 class TunaflowApp(App[None]):
     """The tunaflow terminal app.
 
@@ -66,6 +116,7 @@ class TunaflowApp(App[None]):
     """
 
     CSS_PATH = "app.tcss"
+    COMMANDS = App.COMMANDS | {TunaflowCommands}
     TITLE = "tunaflow"
     HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (100, "-wide")]
     HELP = """\
@@ -79,6 +130,12 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         Binding("ctrl+b", "toggle_sidebar", "Sidebar", id="app.sidebar"),
         Binding("i", "focus_composer", "Write", id="app.compose"),
         Binding("escape", "focus_chat", "To chat", show=False, id="app.focus_chat"),
+        Binding("f2,ctrl+g", "jump_decision", "Decision", id="decision.jump",
+                tooltip="Jump to the newest decision waiting for you"),
+        Binding("f3", "open_workflow", "Workflow", id="workflow.open",
+                tooltip="Plans, subtasks, timeline, documents and usage"),
+        Binding("f4", "cancel_agent", "Cancel agent", id="agent.cancel",
+                tooltip="Stop the running agent(s); the plan keeps its phase"),
     ]
 
     help_sources: ClassVar[list[tuple[str, type[Any]]]] = [
@@ -86,6 +143,10 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         ("Chat", ChatView),
         ("Message", MessageBlock),
         ("Composer", ComposerInput),
+        ("Branch pane", Workspace),
+        ("Plan proposal card", PlanProposalCard),
+        ("Review verdict card", ReviewVerdictCard),
+        ("Done card", DoneCard),
     ]
     """(title, class) pairs whose BINDINGS the help screen lists; other views append theirs."""
 
@@ -116,23 +177,29 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         yield Header()
         with Horizontal(id="body"):
             yield Vertical(id="sidebar")
-            with Vertical(id="chat-column"):
-                yield ChatView(
+            column = Vertical(
+                ChatView(
                     self.controller.message_source(self.conversation_id),
                     window=self._chat_window,
                     id="chat",
-                )
-                yield Composer(
+                ),
+                DecisionDock(id="decision-dock"),
+                Static("", id="status-line", markup=False),
+                Composer(
                     self.controller.recipient(self.conversation_id),
                     cursor_blink=self._cursor_blink,
                     id="composer",
-                )
-            yield Vertical(id="branch-pane")
+                ),
+                id="chat-column",
+            )
+            yield Workspace(column, id="workspace")
         yield Footer()
 
-    def on_mount(self) -> None:
+    async def on_mount(self) -> None:
         self.set_class(self.size.width < 100, "-sidebar-hidden")
         self.composer.focus_input()
+        if isinstance(self.controller, WorkflowControls):
+            await self.controller.ready()
 
     @property
     def chat_view(self) -> ChatView:
@@ -143,6 +210,22 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
     def composer(self) -> Composer:
         """The composer under the main chat."""
         return self.query_one("#composer", Composer)
+
+    @property
+    def workspace(self) -> Workspace:
+        """The chat column and the branch pane."""
+        return self.query_one("#workspace", Workspace)
+
+    @property
+    def decision_dock(self) -> DecisionDock:
+        """The cards waiting for the user, above the composer."""
+        return self.query_one("#decision-dock", DecisionDock)
+
+    def set_status(self, text: str) -> None:
+        """Show one line of what is going on above the composer (empty hides the line)."""
+        line = self.query_one("#status-line", Static)
+        line.update(text)
+        line.display = bool(text)
 
     def run(self, *args: Any, **kwargs: Any) -> Any:
         """Run the app; without the mouse when constructed with ``mouse=False``."""
@@ -190,8 +273,32 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         (blocks[-1] if blocks else self.chat_view).focus()
 
     def show_branch_pane(self, show: bool = True) -> None:
-        """Reveal (or hide) the right-hand ``#branch-pane`` slot."""
-        self.set_class(show, "-branch-open")
+        """Open the branch pane as a drawer (or hide it)."""
+        if show and self.workspace.mode == "hidden":
+            self.workspace.mode = "drawer"
+        elif not show:
+            self.workspace.mode = "hidden"
+
+    def _workflow_controls(self) -> WorkflowControls | None:
+        if isinstance(self.controller, WorkflowControls):
+            return self.controller
+        self.notify("There is no workflow in this session.", severity="warning")
+        return None
+
+    def action_jump_decision(self) -> None:
+        """Focus the newest decision waiting for you."""
+        if (controls := self._workflow_controls()) is not None:
+            controls.jump_to_decision()
+
+    def action_open_workflow(self) -> None:
+        """Show plans, subtasks, the event timeline, documents and usage."""
+        if (controls := self._workflow_controls()) is not None:
+            controls.open_workflow()
+
+    def action_cancel_agent(self) -> None:
+        """Stop the running agent(s)."""
+        if (controls := self._workflow_controls()) is not None:
+            controls.cancel_agent()
 
     # -- messages from the widgets -----------------------------------------------------------------
 
@@ -203,6 +310,33 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
     @on(MessageBlock.RetryRequested)
     def _retry(self, event: MessageBlock.RetryRequested) -> None:
         self.controller.retry(self.conversation_id, event.message_id)
+
+    @on(PlanProposalCard.Decided)
+    def _proposal_decided(self, event: PlanProposalCard.Decided) -> None:
+        if (controls := self._workflow_controls()) is not None:
+            controls.proposal_decided(event)
+
+    @on(ReviewVerdictCard.Decided)
+    def _verdict_decided(self, event: ReviewVerdictCard.Decided) -> None:
+        if (controls := self._workflow_controls()) is not None:
+            controls.verdict_decided(event)
+
+    @on(DoneCard.Requested)
+    def _done_requested(self, event: DoneCard.Requested) -> None:
+        if (controls := self._workflow_controls()) is not None:
+            controls.done_requested(event)
+
+    @on(Sidebar.Selected)
+    def _sidebar_selected(self, event: Sidebar.Selected) -> None:
+        if (controls := self._workflow_controls()) is not None:
+            controls.sidebar_selected(event)
+
+    @on(WorkflowView.PlanSelected)
+    def _plan_selected(self, event: WorkflowView.PlanSelected) -> None:
+        if (controls := self._workflow_controls()) is not None:
+            if isinstance(self.screen, WorkflowScreen):
+                self.screen.dismiss()
+            controls.jump_to_decision(event.plan_id)
 
 
 class DemoChatController:

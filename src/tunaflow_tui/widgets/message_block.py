@@ -6,7 +6,7 @@ Everything shown is agent output and therefore untrusted: every string goes thro
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ClassVar
 
 from textual.app import ComposeResult
@@ -141,6 +141,13 @@ class MessageBlock(Vertical, can_focus=True):
         self.set_class(view.error is not None, "-error")
         self.set_class(view.status == "interrupted", "-interrupted")
         self.set_class(view.status == "streaming", "-streaming")
+
+    async def show_tools(self, tools: tuple[ToolLineView, ...]) -> None:
+        """Show the tools used so far (while the answer is still streaming)."""
+        if tools != self.view.tools:
+            self.view = replace(self.view, tools=tools)
+            await self._render_extras()
+            self.refresh_bindings()
 
     async def append(self, text: str) -> None:
         """Append a chunk of a streaming answer (neutralised, split sequences handled)."""

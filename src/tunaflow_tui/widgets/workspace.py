@@ -67,12 +67,13 @@ class Workspace(Container):
     Workspace.-pinned.-narrow.-show-pane > #main-slot { display: none; }
     """
 
+    # priority: the composer's text area binds f6 / f7 (select line / all) for itself
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("f6,ctrl+o", "toggle_pane", "Toggle branch pane", id="pane.toggle", group=PANE,
+        Binding("f6,ctrl+o", "toggle_pane", "Toggle branch pane", id="pane.toggle", group=PANE, priority=True,
                 tooltip="Show or hide the branch pane"),
-        Binding("f7,ctrl+t", "pin_pane", "Pin branch pane", id="pane.pin", group=PANE,
+        Binding("f7,ctrl+t", "pin_pane", "Pin branch pane", id="pane.pin", group=PANE, priority=True,
                 tooltip="Pin the branch pane as a 50:50 split, or unpin it"),
-        Binding("f8,ctrl+l", "switch_pane", "Switch chat/branch", id="pane.switch", group=PANE,
+        Binding("f8,ctrl+l", "switch_pane", "Switch chat/branch", id="pane.switch", group=PANE, priority=True,
                 tooltip="On narrow screens, switch between the main chat and the branch pane"),
     ]
 

@@ -1,0 +1,194 @@
+"""Plans, verdicts, branches and usage from the store, as the immutable views the widgets take."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from tunaflow_tui.core.storage import Store
+from tunaflow_tui.core.storage.records import PlanEventRecord, PlanRecord
+from tunaflow_tui.core.workflow import AggregateVerdict
+from tunaflow_tui.views.plans import (
+    HELD,
+    BranchView,
+    EventView,
+    FailureView,
+    PlanSummaryView,
+    ProposalView,
+    SeatView,
+    SidebarItem,
+    SidebarSections,
+    SubtaskView,
+    VerdictView,
+)
+
+CARD_DECISIONS = ("approval", "review", "review_error")
+"""Pending decisions answered on a card; the others (doom loop, dev stalled) are asked in a modal."""
+
+
+def subtasks(plan: PlanRecord) -> tuple[SubtaskView, ...]:
+    """The plan's subtasks as views."""
+    return tuple(SubtaskView(s.index, s.title, s.details, s.status) for s in plan.subtasks)
+
+
+def proposal_view(plan: PlanRecord, decision: str | None = None) -> ProposalView:
+    """The plan as a proposal card (a held plan shows as held and can still be approved)."""
+    if decision is None and plan.phase == "held" and plan.pending_decision == "approval":
+        decision = HELD
+    return ProposalView(
+        plan_id=plan.id,
+        message_id=plan.source_message_id or 0,
+        title=plan.title,
+        subtasks=subtasks(plan),
+        description=plan.description,
+        expected_outcome=plan.expected_outcome,
+        constraints=tuple(plan.constraints),
+        non_goals=tuple(plan.non_goals),
+        revision=plan.revision + 1,  # the store counts revisions from 0, the card from 1
+        decision=decision,
+    )
+
+
+def aggregate_of(detail: Mapping[str, object]) -> AggregateVerdict | None:
+    """The aggregate verdict kept with a pending review decision."""
+    raw = detail.get("aggregate")
+    return AggregateVerdict.from_json(raw) if isinstance(raw, Mapping) else None
+
+
+def verdict_view(plan: PlanRecord, decision: str | None = None) -> VerdictView:
+    """The pending review (or review error) of a plan as a verdict card."""
+    detail = dict(plan.pending_detail or {})
+    agg = aggregate_of(detail)
+    tests = detail.get("tests")
+    test_status = test_summary = ""
+    if isinstance(tests, Mapping):
+        test_status = str(tests.get("status") or "")
+        test_summary = str(tests.get("summary") or "")
+    modified = tuple(str(p) for p in detail.get("reviewer_modified") or ()) \
+        if isinstance(detail.get("reviewer_modified"), list | tuple) else ()
+    if agg is None:
+        return VerdictView(plan.id, plan.review_round, None, test_summary=test_summary,
+                           test_status=test_status, reviewer_modified=modified, decision=decision)
+    seats = tuple(
+        SeatView(
+            seat=s.seat.title(),
+            engine=s.engine,
+            verdict=s.verdict,
+            scores=tuple(sorted(s.scores.items())),
+            findings=s.findings,
+            recommendations=s.recommendations,
+            error=(s.error or "no verdict") if s.is_error else None,
+        )
+        for s in agg.seats
+    )
+    scores = tuple((name, summary.mean, float(summary.spread)) for name, summary in sorted(agg.scores.items()))
+    return VerdictView(
+        plan_id=plan.id,
+        round_no=plan.review_round,
+        verdict=agg.verdict,
+        seats=seats,
+        findings=agg.findings,
+        recommendations=agg.recommendations,
+        scores=scores,
+        test_summary=test_summary,
+        test_status=test_status,
+        reviewer_modified=modified,
+        decision=decision,
+    )
+
+
+def failure_history(events: tuple[PlanEventRecord, ...]) -> tuple[FailureView, ...]:
+    """The failed review rounds since the last doom-loop answer or plan revision."""
+    failures: list[FailureView] = []
+    for event in events:
+        if event.type in ("doom_loop_escalated", "revision_requested", "redesign_requested"):
+            failures = []
+        elif event.type == "review_finished" and event.detail.get("verdict") == "fail":
+            raw = event.detail.get("aggregate")
+            findings = AggregateVerdict.from_json(raw).findings if isinstance(raw, Mapping) else ()
+            round_no = event.detail.get("round")
+            failures.append(FailureView(int(round_no) if isinstance(round_no, int) else len(failures) + 1,
+                                        "fail", tuple(findings)))
+    return tuple(failures)
+
+
+def _event_text(event: PlanEventRecord) -> str:
+    detail = dict(event.detail)
+    for key in ("verdict", "role", "index", "to", "reason", "status", "summary", "answer"):
+        if key in detail and detail[key] not in (None, ""):
+            return f"{key} {detail[key]}"
+    return ""
+
+
+def plan_documents(plan: PlanRecord, project_dir: Path) -> tuple[tuple[str, str], ...]:
+    """The plan's documents in its worktree (or in the project when it works in place)."""
+    root = Path(plan.worktree_path) if plan.worktree_path and Path(plan.worktree_path).is_dir() else project_dir
+    folder = root / "docs" / "plans"
+    if not folder.is_dir():
+        return ()
+    return tuple((path.name, str(path)) for path in sorted(folder.glob(f"{plan.slug}*.md")))
+
+
+def plan_usage(store: Store, plan: PlanRecord) -> str:
+    """Tokens (and cost where known) per role in the plan's branches, one line per role."""
+    totals: dict[str, list[float]] = {}
+    for branch_id in (plan.impl_branch_id, plan.review_branch_id):
+        if branch_id is None:
+            continue
+        for message in store.list_messages(f"branch:{branch_id}", limit=10_000):
+            if message.role != "assistant":
+                continue
+            row = totals.setdefault(message.persona or "agent", [0, 0, 0.0, 0])
+            row[0] += message.usage.input_tokens
+            row[1] += message.usage.output_tokens
+            if message.usage.cost_usd is not None:
+                row[2] += message.usage.cost_usd
+                row[3] = 1
+    lines = []
+    for role, (tokens_in, tokens_out, cost, priced) in totals.items():
+        line = f"{role:<10} {int(tokens_in):,} in · {int(tokens_out):,} out"
+        if priced:
+            line += f" · ${cost:.4f}"
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def plan_summary(store: Store, plan: PlanRecord, project_dir: Path, failures: int = 0) -> PlanSummaryView:
+    """Everything the workflow view shows about one plan."""
+    events = store.list_plan_events(plan.id)
+    return PlanSummaryView(
+        plan_id=plan.id,
+        title=plan.title,
+        slug=plan.slug,
+        phase=plan.phase,
+        subtasks=subtasks(plan),
+        pending=(plan.pending_decision or "").replace("_", " ") or None,
+        failures=failures,
+        events=tuple(EventView(e.created_at.strftime("%H:%M:%S"), e.type, e.actor, _event_text(e))
+                     for e in events[-40:]),
+        documents=plan_documents(plan, project_dir),
+        usage_text=plan_usage(store, plan),
+    )
+
+
+def branch_view(store: Store, branch_id: int) -> BranchView | None:
+    """A branch for the pane header."""
+    branch = store.get_branch(branch_id)
+    if branch is None:
+        return None
+    return BranchView(branch.id, branch.label, branch.kind, branch.mode, branch.status)
+
+
+def sidebar_sections(store: Store) -> SidebarSections:
+    """The sidebar: main conversation, active branches and roundtables, the archive, and every plan."""
+    branches = store.list_branches()
+    active = [b for b in branches if b.status == "active"]
+    return SidebarSections(
+        conversations=(SidebarItem("conversation", "main", "Main"),),
+        branches=tuple(SidebarItem("branch", b.id, b.label, b.kind if b.kind != "general" else "")
+                       for b in active if b.mode != "roundtable"),
+        roundtables=tuple(SidebarItem("branch", b.id, b.label, b.kind if b.kind != "general" else "")
+                          for b in active if b.mode == "roundtable"),
+        archive=tuple(SidebarItem("branch", b.id, b.label, b.status) for b in branches if b.status != "active"),
+        plans=tuple(SidebarItem("plan", p.id, p.title, p.phase) for p in store.list_plans()),
+    )

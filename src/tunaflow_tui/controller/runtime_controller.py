@@ -1,0 +1,489 @@
+"""RuntimeController: the app's controller on a WorkflowRuntime — turns, events, cards, panes.
+
+The runtime runs on the app's event loop inside Textual workers (group ``agents``); its events
+arrive through an observer, are queued, and one pump applies them to the widgets in order, so a
+delta never overtakes the start of its message. A failing step becomes a notification or an error
+card; it never takes the app down.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Coroutine
+from typing import TYPE_CHECKING, Any
+
+from textual.widgets import OptionList
+
+from tunaflow_tui.controller import plan_views
+from tunaflow_tui.controller.actions import PaletteActions
+from tunaflow_tui.controller.sources import StoreMessageSource, message_view, speaker_label
+from tunaflow_tui.core.storage.records import PlanRecord
+from tunaflow_tui.core.terminal_text import neutralize
+from tunaflow_tui.runtime.events import (
+    MessageAdded,
+    MessageDelta,
+    MessageFinished,
+    MessageStarted,
+    NoticeRaised,
+    PlanChanged,
+    Progress,
+    RuntimeEvent,
+    ToolActivity,
+)
+from tunaflow_tui.runtime.runtime import WorkflowRuntime
+from tunaflow_tui.screens.decision import dev_stalled_screen
+from tunaflow_tui.screens.doom_loop import DoomLoopScreen
+from tunaflow_tui.screens.workflow import WorkflowScreen
+from tunaflow_tui.views.chat import MessageView, ToolLineView
+from tunaflow_tui.views.plans import APPROVED, HELD, REVISION_REQUESTED
+from tunaflow_tui.widgets.chat_view import ChatView
+from tunaflow_tui.widgets.decision_dock import DoneCard, DoneView, card_is_pending
+from tunaflow_tui.widgets.plan_card import PlanProposalCard
+from tunaflow_tui.widgets.sidebar import Sidebar
+from tunaflow_tui.widgets.verdict_card import ReviewVerdictCard
+
+if TYPE_CHECKING:
+    from tunaflow_tui.app import TunaflowApp
+
+AGENTS = "agents"
+"""Worker group of everything that runs agents (turns and decisions)."""
+
+SEVERITY = {"info": "information", "warning": "warning", "error": "error"}
+PROPOSAL_DECISIONS = {APPROVED: "approve", REVISION_REQUESTED: "revise", HELD: "hold"}
+SETTLED_TEXT = {"done": "accept", "rework": "rework", "dev": "rework", "drafting": "redesign",
+                "approval": "redesign", "escalated": "rework", "abandoned": "abandoned"}
+
+
+class RuntimeController(PaletteActions):
+    """Implements the app's ChatController and WorkflowControls on a :class:`WorkflowRuntime`.
+
+    Args:
+        runtime: The project's runtime (its store, settings and workflow service).
+        notes: Lines shown under the chat from the start, e.g. "demo engine plays every role".
+    """
+
+    def __init__(self, runtime: WorkflowRuntime, *, notes: tuple[str, ...] = ()) -> None:
+        self.runtime = runtime
+        self.store = runtime.store
+        self.notes = tuple(notes)
+        self._app: TunaflowApp | None = None
+        self._queue: asyncio.Queue[RuntimeEvent] = asyncio.Queue()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._loop_thread = threading.get_ident()
+        self._tools: dict[int, tuple[ToolLineView, ...]] = {}
+        self._sources: dict[str, StoreMessageSource] = {}
+        self._known: dict[int, tuple[object, ...]] = {}
+        self._modal_for: set[int] = set()
+        self._send_lock = asyncio.Lock()
+        self._branch_cid: str | None = None
+        self._progress = ""
+        self._told_branch: set[str] = set()
+        runtime.subscribe(self._observe)
+
+    # ------------------------------------------------------------------ ChatController
+    @property
+    def app(self) -> TunaflowApp:
+        """The app (after attach)."""
+        assert self._app is not None, "the controller is not attached to an app"
+        return self._app
+
+    def attach(self, app: TunaflowApp) -> None:
+        self._app = app
+
+    def message_source(self, conversation_id: str) -> StoreMessageSource:
+        source = self._sources.get(conversation_id)
+        if source is None:
+            source = StoreMessageSource(self.store, conversation_id, self._tools)
+            self._sources[conversation_id] = source
+        return source
+
+    def recipient(self, conversation_id: str) -> str:
+        if conversation_id != "main":
+            return "nobody (this branch is read-only here)"
+        name = self.runtime.settings.roles.architect
+        return f"Architect ({name})"
+
+    def send(self, conversation_id: str, text: str) -> None:
+        self.run_agent(self._send(conversation_id, text), "send a message")
+
+    def retry(self, conversation_id: str, message_id: int) -> None:
+        self.run_agent(self._retry(message_id), "retry the turn")
+
+    async def _send(self, conversation_id: str, text: str) -> None:
+        if self._send_lock.locked():
+            self.app.notify("The Architect is still answering; your message goes next.")
+        async with self._send_lock:
+            await self.runtime.send_user_message(text, conversation_id)
+
+    async def _retry(self, message_id: int) -> None:
+        record = self.store.get_message(message_id)
+        if record is None:
+            self.app.notify("That message no longer exists.", severity="warning")
+            return
+        await self.runtime.retry_message(record)
+
+    # ------------------------------------------------------------------ workers
+    def run_agent(self, work: Coroutine[Any, Any, object], what: str) -> None:
+        """Run agent work in a worker; a failure becomes a notification, never a crash."""
+
+        async def guarded() -> None:
+            try:
+                await work
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # shown to the user; the app goes on
+                self.app.notify(f"Could not {what}: {neutralize(str(exc)) or type(exc).__name__}",
+                                severity="error", timeout=10)
+            finally:
+                # after this worker has finished, so it no longer counts as running
+                self.app.call_later(self._refresh_status)
+
+        self.app.run_worker(guarded(), group=AGENTS, exclusive=False, exit_on_error=False, description=what)
+        self._refresh_status()
+
+    def agents_running(self) -> bool:
+        """True while any agent work runs."""
+        return any(w.group == AGENTS and not w.is_finished for w in self.app.workers)
+
+    async def wait_idle(self, timeout: float = 30.0) -> None:
+        """Wait until no agent work runs and every event has reached the screen (for tests and scripts)."""
+        deadline = asyncio.get_running_loop().time() + timeout
+        while asyncio.get_running_loop().time() < deadline:
+            workers = [w for w in self.app.workers if w.group == AGENTS and not w.is_finished]
+            if workers:
+                await self.app.workers.wait_for_complete(workers)
+                continue
+            await self._queue.join()
+            await asyncio.sleep(0)
+            if not any(w.group == AGENTS and not w.is_finished for w in self.app.workers) and self._queue.empty():
+                return
+        raise TimeoutError("agents still running")
+
+    # ------------------------------------------------------------------ start
+    async def ready(self) -> None:
+        app = self.app
+        self._loop = asyncio.get_running_loop()
+        self._loop_thread = threading.get_ident()
+        await app.query_one("#sidebar").mount(Sidebar(plan_views.sidebar_sections(self.store), id="project-sidebar"))
+        app.run_worker(self._pump(), group="ui-events", exit_on_error=False, description="runtime events")
+        self._refresh_status()
+        for note in self.notes:
+            app.notify(note, timeout=8)
+        newest_first = self.runtime.service.pending_decisions()
+        for pending in reversed(newest_first):
+            plan = self.store.get_plan(pending.plan_id)
+            if plan is not None:
+                await self._show_plan(plan, announce=False)
+        for plan in self.store.list_plans():
+            if plan.phase == "done" and plan.worktree_path:
+                await self._show_done(plan, focus=False)
+        interrupted = self.runtime.interrupted_plans()
+        if interrupted:
+            run = interrupted[0]
+            app.notify(
+                f"Plan “{neutralize(run.plan_title)}”: the {run.role or 'agent'} step was interrupted. "
+                "Press ctrl+p and choose “Resume interrupted step” (or “Retry interrupted step”).",
+                severity="warning", timeout=20,
+            )
+        elif newest_first:
+            app.notify("A decision is waiting for you (f2 jumps to it).", timeout=8)
+
+    # ------------------------------------------------------------------ events
+    def _observe(self, event: RuntimeEvent) -> None:
+        if self._loop is not None and threading.get_ident() != self._loop_thread:
+            self._loop.call_soon_threadsafe(self._queue.put_nowait, event)
+        else:
+            self._queue.put_nowait(event)
+
+    async def _pump(self) -> None:
+        while True:
+            event = await self._queue.get()
+            try:
+                await self._handle(event)
+            except Exception as exc:  # one bad update must not stop the screen from following
+                self.app.log.error(f"runtime event {event!r} failed: {exc!r}")
+            finally:
+                self._queue.task_done()
+
+    def _chats(self, conversation_id: str) -> list[ChatView]:
+        chats = []
+        if conversation_id == self.app.conversation_id:
+            chats.append(self.app.chat_view)
+        body = self.app.workspace.pane.body
+        if self._branch_cid == conversation_id and isinstance(body, ChatView) and body.is_attached:
+            chats.append(body)
+        return chats
+
+    async def _handle(self, event: RuntimeEvent) -> None:
+        if isinstance(event, MessageDelta):
+            for chat in self._chats(event.conversation_id):
+                block = chat.block_for(event.message_id)
+                if block is not None and block.is_streaming:
+                    await block.append(event.text)
+        elif isinstance(event, MessageStarted):
+            await self._started(event)
+        elif isinstance(event, ToolActivity):
+            tools = self._tools.get(event.message_id, ())
+            line = ToolLineView(event.name, event.summary)
+            if not tools or tools[-1] != line:
+                self._tools[event.message_id] = (*tools, line)
+                for chat in self._chats(event.conversation_id):
+                    block = chat.block_for(event.message_id)
+                    if block is not None:
+                        await block.show_tools(self._tools[event.message_id])
+        elif isinstance(event, MessageFinished | MessageAdded):
+            await self._settled(event.conversation_id, event.message_id)
+        elif isinstance(event, NoticeRaised):
+            self.app.notify(neutralize(event.text), severity=SEVERITY.get(event.level, "information"),  # type: ignore[arg-type]
+                            timeout=10 if event.level != "info" else 5)
+        elif isinstance(event, Progress):
+            self._progress = neutralize(event.text)
+            self._refresh_status()
+        elif isinstance(event, PlanChanged):
+            plan = self.store.get_plan(event.plan_id)
+            if plan is not None:
+                await self._plan_changed(plan)
+
+    async def _started(self, event: MessageStarted) -> None:
+        view = MessageView(event.message_id, "assistant",
+                           speaker_label("assistant", event.role, event.engine, event.model), "", "streaming")
+        cid = event.conversation_id
+        if cid.startswith("branch:") and cid != self._branch_cid:
+            await self._load_branch_if_free(cid)
+        for chat in self._chats(cid):
+            if chat.block_for(event.message_id) is None:
+                await chat.start_stream(view)
+
+    async def _settled(self, conversation_id: str, message_id: int) -> None:
+        record = self.store.get_message(message_id)
+        if record is None:
+            return
+        view = message_view(record, self._tools.get(message_id, ()))
+        for chat in self._chats(conversation_id):
+            block = chat.block_for(message_id)
+            if block is not None:
+                await block.finish(view)
+            else:
+                await chat.add_message(view)
+
+    def _refresh_status(self) -> None:
+        if self._app is None:
+            return
+        try:
+            running = self.agents_running()
+            text = f"⟳ {self._progress}" if running and self._progress else "  ·  ".join(self.notes)
+            self.app.set_status(text)
+        except Exception:  # the status line is not mounted yet (or any more)
+            return
+
+    # ------------------------------------------------------------------ plans and cards
+    async def _plan_changed(self, plan: PlanRecord) -> None:
+        self._refresh_sidebar()
+        self._refresh_workflow()
+        if self._branch_cid is not None:
+            self._refresh_branch_header()
+        await self._show_plan(plan, announce=True)
+
+    async def _show_plan(self, plan: PlanRecord, *, announce: bool) -> None:
+        """Bring the plan's card or question in line with its state; announce a new pending decision."""
+        dock = self.app.decision_dock
+        pending = plan.pending_decision
+        held = plan.phase == "held"
+        key = (pending, plan.review_round, plan.revision, held)
+        is_new = pending is not None and not held and self._known.get(plan.id) != key
+        self._known[plan.id] = key
+        focus_target = None
+        if pending == "approval":
+            card = await dock.show_proposal(plan_views.proposal_view(plan))
+            focus_target = card
+        elif pending in ("review", "review_error"):
+            focus_target = await dock.show_verdict(plan_views.verdict_view(plan))
+        elif plan.phase == "done":
+            if not isinstance(dock.card_for(plan.id), DoneCard):
+                focus_target = await self._show_done(plan, focus=False)
+                is_new = announce
+        else:
+            card = dock.card_for(plan.id)
+            if card is not None and card_is_pending(card):
+                # decided somewhere else (the palette, another process): show what happened
+                decided = APPROVED if isinstance(card, PlanProposalCard) else SETTLED_TEXT.get(plan.phase, "decided")
+                dock.mark_decided(plan.id, decided)
+            if pending in ("doom_loop", "dev_stalled") and is_new and plan.id not in self._modal_for:
+                self._ask_in_modal(plan)
+        if is_new:
+            if announce and self.runtime.settings.ui.bell:
+                self.app.bell()
+            if focus_target is not None:
+                self.app.call_after_refresh(self._focus_card, focus_target)
+
+    def _focus_card(self, card: Any) -> None:
+        if card.is_attached:
+            card.focus()
+            card.scroll_visible(animate=False)
+
+    async def _show_done(self, plan: PlanRecord, *, focus: bool) -> DoneCard:
+        view = DoneView(plan.id, plan.title, plan.git_branch, plan.base_branch,
+                        bool(plan.worktree_path), None)
+        card = await self.app.decision_dock.show_done(view)
+        if focus:
+            self.app.call_after_refresh(self._focus_card, card)
+        return card
+
+    def _ask_in_modal(self, plan: PlanRecord) -> None:
+        """Doom loop and a stalled Developer are asked in a modal; escape leaves them for later (f2)."""
+        self._modal_for.add(plan.id)
+
+        def answered(choice: str | None) -> None:
+            self._modal_for.discard(plan.id)
+            if choice:
+                self.run_agent(self.runtime.decide(plan.id, choice), f"apply “{choice}”")
+            else:
+                self.app.notify("Left for later: f2 brings the question back.")
+
+        if plan.pending_decision == "doom_loop":
+            failures = plan_views.failure_history(self.store.list_plan_events(plan.id))
+            screen = DoomLoopScreen(failures, self.runtime.service.doom_threshold)
+        else:
+            screen = dev_stalled_screen(plan.title)
+        self.app.push_screen(screen, answered)
+
+    def jump_to_decision(self, plan_id: int | None = None) -> None:
+        pendings = self.runtime.service.pending_decisions()
+        if plan_id is not None:
+            plan = self.store.get_plan(plan_id)
+            if plan is None:
+                return
+            if plan.phase == "held" or plan.pending_decision is None:
+                self.run_agent(self._show_and_focus(plan), "show the plan")
+                return
+            pendings = tuple(p for p in pendings if p.plan_id == plan_id)
+        if not pendings:
+            self.app.notify("Nothing is waiting for you.")
+            return
+        plan = self.store.get_plan(pendings[0].plan_id)
+        if plan is not None:
+            self.run_agent(self._show_and_focus(plan), "show the decision")
+
+    async def _show_and_focus(self, plan: PlanRecord) -> None:
+        while isinstance(self.app.screen, WorkflowScreen):
+            self.app.pop_screen()
+        if plan.pending_decision in ("doom_loop", "dev_stalled") and plan.phase != "held":
+            if plan.id not in self._modal_for:
+                self._ask_in_modal(plan)
+            return
+        dock = self.app.decision_dock
+        card: Any = None
+        if plan.pending_decision == "approval":
+            card = await dock.show_proposal(plan_views.proposal_view(plan))
+        elif plan.pending_decision in ("review", "review_error"):
+            card = await dock.show_verdict(plan_views.verdict_view(plan))
+        elif plan.phase == "done":
+            card = await self._show_done(plan, focus=False)
+        if card is None:
+            self.app.notify(f"“{neutralize(plan.title)}” is in {plan.phase}; nothing to decide now.")
+            return
+        self.app.call_after_refresh(self._focus_card, card)
+
+    # ------------------------------------------------------------------ decisions from cards
+    def proposal_decided(self, event: PlanProposalCard.Decided) -> None:
+        if event.plan_id is None:
+            return
+        decision = PROPOSAL_DECISIONS.get(event.decision)
+        if decision is not None:
+            self.decide(event.plan_id, decision, feedback=event.feedback or "")
+
+    def verdict_decided(self, event: ReviewVerdictCard.Decided) -> None:
+        seats = (event.seat.lower(),) if event.seat else ()
+        self.decide(event.plan_id, event.decision, seats=seats)
+
+    def decide(self, plan_id: int, decision: str, *, feedback: str = "", seats: tuple[str, ...] = ()) -> None:
+        """Apply a gate decision in a worker; if it is refused the card goes back to pending."""
+
+        async def work() -> None:
+            plan = self.store.get_plan(plan_id)
+            try:
+                if plan is not None and plan.phase == "held" and decision in ("approve", "revise"):
+                    await self.runtime.decide(plan_id, "resume")
+                await self.runtime.decide(plan_id, decision, feedback=feedback, seats=seats)
+            except Exception:
+                current = self.store.get_plan(plan_id)
+                if current is not None and current.pending_decision is not None:
+                    self.app.decision_dock.mark_decided(plan_id, HELD if current.phase == "held" else None)
+                raise
+
+        self.run_agent(work(), f"{decision} the plan")
+
+    def done_requested(self, event: DoneCard.Requested) -> None:
+        if event.action == "merge":
+            self.merge_plan(event.plan_id)
+        else:
+            self.remove_worktree(event.plan_id)
+
+    # ------------------------------------------------------------------ sidebar, branch pane, workflow
+    def _refresh_sidebar(self) -> None:
+        for sidebar in self.app.query(Sidebar):
+            sidebar.update(plan_views.sidebar_sections(self.store))
+
+    def sidebar_selected(self, event: Sidebar.Selected) -> None:
+        if event.kind == "conversation":
+            self.app.show_branch_pane(False)
+            self.app.composer.focus_input()
+        elif event.kind == "branch" and isinstance(event.id, int):
+            self.run_agent(self.open_branch(event.id), "open the branch")
+        elif event.kind == "plan" and isinstance(event.id, int):
+            self.open_workflow(focus_plan=event.id)
+
+    async def open_branch(self, branch_id: int, *, reveal: bool = True) -> None:
+        """Show a branch's shadow conversation (read-only) in the branch pane."""
+        view = plan_views.branch_view(self.store, branch_id)
+        if view is None:
+            self.app.notify("That branch no longer exists.", severity="warning")
+            return
+        cid = f"branch:{branch_id}"
+        chat = ChatView(self.message_source(cid), window=30)
+        self._branch_cid = cid
+        await self.app.workspace.pane.show(view, chat)
+        if reveal and self.app.workspace.mode == "hidden":
+            self.app.workspace.mode = "drawer"
+
+    async def _load_branch_if_free(self, cid: str) -> None:
+        """Put a branch that starts streaming into the pane, unless the user is looking at another one."""
+        workspace = self.app.workspace
+        if self._branch_cid is not None and workspace.mode != "hidden":
+            return
+        await self.open_branch(int(cid.removeprefix("branch:")), reveal=False)
+        if cid not in self._told_branch and workspace.mode == "hidden":
+            self._told_branch.add(cid)
+            self.app.notify("An agent is working in a branch: f6 shows it live.", timeout=6)
+
+    def _refresh_branch_header(self) -> None:
+        if self._branch_cid is None:
+            return
+        view = plan_views.branch_view(self.store, int(self._branch_cid.removeprefix("branch:")))
+        if view is not None:
+            self.app.workspace.pane.update_view(view)
+
+    def _plan_summaries(self) -> tuple[Any, ...]:
+        return tuple(
+            plan_views.plan_summary(self.store, plan, self.runtime.project_dir,
+                                    self.runtime.service.failures_since_reset(plan.id))
+            for plan in self.store.list_plans()
+        )
+
+    def open_workflow(self, *, focus_plan: int | None = None, documents: bool = False) -> None:
+        if isinstance(self.app.screen, WorkflowScreen):
+            if documents:
+                self.app.screen.query_one("#documents", OptionList).focus()
+            return
+        if focus_plan is None and documents:
+            active = [p for p in self.store.list_plans() if p.phase not in ("abandoned",)]
+            focus_plan = active[-1].id if active else None
+        self.app.push_screen(WorkflowScreen(self._plan_summaries(), focus_plan=focus_plan, focus_documents=documents))
+
+    def _refresh_workflow(self) -> None:
+        screens = [s for s in self.app.screen_stack if isinstance(s, WorkflowScreen)]
+        if screens:
+            summaries = self._plan_summaries()
+            for screen in screens:
+                screen.update_plans(summaries)

@@ -1,0 +1,102 @@
+"""Stored messages as the chat shows them: a MessageSource over the Store, and record → view."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from tunaflow_tui.core.markers import parse_markers
+from tunaflow_tui.core.storage import Store
+from tunaflow_tui.core.storage.records import MessageRecord, Usage
+from tunaflow_tui.views.chat import ErrorView, MessageView, ToolLineView
+
+ROLE_TITLES = {
+    "architect": "Architect",
+    "developer": "Developer",
+    "reviewer": "Reviewer",
+    "verifier": "Verifier",
+    "synthesizer": "Synthesizer",
+    "summarizer": "Summarizer",
+}
+
+
+def speaker_label(role: str, persona: str | None, engine: str | None, model: str | None) -> str:
+    """``You``, or ``Architect · claude · sonnet`` (engine and model when known)."""
+    if role == "user":
+        return "You"
+    if role == "system":
+        return "tunaflow"
+    name = ROLE_TITLES.get(persona or "", (persona or "Agent").title())
+    return " · ".join(part for part in (name, engine, model) if part)
+
+
+def usage_text(usage: Usage) -> str:
+    """``1,234 in · 210 out · $0.0123``; tokens alone when no price is known; empty when nothing was reported."""
+    if not (usage.input_tokens or usage.output_tokens or usage.cost_usd):
+        return ""
+    text = f"{usage.input_tokens:,} in · {usage.output_tokens:,} out"
+    if usage.cost_usd is not None:
+        text += f" · ${usage.cost_usd:.4f}"
+    return text
+
+
+def error_view(record: MessageRecord) -> ErrorView | None:
+    """The error card of a failed message: the first paragraph is the reason, the rest the stderr tail."""
+    if record.status != "error":
+        return None
+    detail = record.error_message or "the engine failed"
+    message, _, tail = detail.partition("\n\n")
+    return ErrorView(record.error_kind or "error", message, tail, retryable=record.role == "assistant")
+
+
+def message_view(record: MessageRecord, tools: tuple[ToolLineView, ...] = ()) -> MessageView:
+    """How the chat shows a stored message (markers hidden once the message is finished)."""
+    content = record.content
+    if record.status != "streaming" and record.role != "system":
+        content = parse_markers(content, record.persona or record.role).display_text
+    return MessageView(
+        id=record.id,
+        role=record.role,
+        label=speaker_label(record.role, record.persona, record.engine, record.model),
+        content=content,
+        status=record.status,
+        usage_text=usage_text(record.usage),
+        tools=tools,
+        error=error_view(record),
+    )
+
+
+class StoreMessageSource:
+    """A conversation in the database, paged for the chat view (the database is the truth).
+
+    Tool lines are not stored; the ones seen live in this session are kept in ``tools`` and shown
+    again when the message is re-mounted.
+    """
+
+    def __init__(self, store: Store, conversation_id: str,
+                 tools: dict[int, tuple[ToolLineView, ...]] | None = None) -> None:
+        self.store = store
+        self.conversation_id = conversation_id
+        self.tools = tools if tools is not None else {}
+
+    def _views(self, records: Sequence[MessageRecord]) -> list[MessageView]:
+        return [message_view(r, self.tools.get(r.id, ())) for r in records]
+
+    def count(self) -> int:
+        return self.store.count_messages(self.conversation_id)
+
+    def window(self, before_id: int | None, limit: int) -> Sequence[MessageView]:
+        return self._views(self.store.list_messages(self.conversation_id, before_id=before_id, limit=limit))
+
+    def after(self, after_id: int, limit: int) -> Sequence[MessageView]:
+        # The store pages backwards; walk back from the newest until the page starts after `after_id`.
+        records: list[MessageRecord] = []
+        before: int | None = None
+        while True:
+            page = self.store.list_messages(self.conversation_id, before_id=before, limit=max(limit, 50))
+            if not page:
+                break
+            records[:0] = [r for r in page if r.id > after_id]
+            if page[0].id <= after_id:
+                break
+            before = page[0].id
+        return self._views(records[:limit])

@@ -1,0 +1,40 @@
+"""Helpers for driving the integrated app: demo settings, screen text, sending a message."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from textual.app import App
+
+from tunaflow_tui.core.settings import Settings, load_settings
+
+
+def demo_settings(project: Path, *, fail_reviews: int = 0, delay: float = 0.0, **workflow: object) -> Settings:
+    """Every role on the demo engine, no pacing between chunks, worktrees beside the project, no bell."""
+    settings = load_settings(project, force_demo=True)
+    demo = settings.engines["demo"].model_copy(update={"demo_delay_s": delay, "demo_fail_reviews": fail_reviews})
+    flow = settings.workflow.model_copy(update={"worktree_root": project.parent / "worktrees", **workflow})
+    ui = settings.ui.model_copy(update={"bell": False})
+    return settings.model_copy(update={"engines": {**settings.engines, "demo": demo}, "workflow": flow, "ui": ui})
+
+
+def screen_text(app: App[Any]) -> str:
+    """What the terminal shows right now, as plain text."""
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
+async def send(pilot: Any, app: Any, text: str) -> None:
+    """Write ``text`` in the composer, press enter, and wait until the agents are done."""
+    app.composer.focus_input()
+    app.composer.input.load_text(text)
+    await pilot.press("enter")
+    await settle(pilot, app)
+
+
+async def settle(pilot: Any, app: Any) -> None:
+    """Wait for the agents and for every runtime event to reach the screen."""
+    await pilot.pause()
+    await app.controller.wait_idle()
+    await pilot.pause()
+    await pilot.pause()

@@ -1,0 +1,158 @@
+"""The gates in the integrated app, on the real runtime with the demo engine: keys on cards and modals."""
+
+from __future__ import annotations
+
+from app_harness import screen_text, send, settle
+
+from tunaflow_tui.screens.doom_loop import DoomLoopScreen
+from tunaflow_tui.screens.feedback import FeedbackScreen
+from tunaflow_tui.widgets.decision_dock import DoneCard
+from tunaflow_tui.widgets.plan_card import PlanProposalCard
+from tunaflow_tui.widgets.verdict_card import ReviewVerdictCard
+
+REQUEST = "Add a word frequency report"
+
+
+async def test_approve_then_accept_reaches_done(open_app) -> None:
+    app, _controller, runtime = open_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await send(pilot, app, REQUEST)
+        card = app.focused
+        assert isinstance(card, PlanProposalCard) and card.is_pending
+        assert "Add a word-frequency report to textstats" in screen_text(app)
+        assert "<!--" not in screen_text(app)
+
+        await pilot.press("a")
+        await settle(pilot, app)
+        assert card.view.decision == "approved"
+        verdict = app.focused
+        assert isinstance(verdict, ReviewVerdictCard) and verdict.view.verdict == "pass"
+        assert "PASS" in screen_text(app) and "Tests: PASSED" in screen_text(app)
+        [plan] = runtime.store.list_plans()
+        assert [s.status for s in plan.subtasks] == ["done", "done", "done"]
+
+        await pilot.press("a")
+        await settle(pilot, app)
+        assert runtime.store.list_plans()[0].phase == "done"
+        assert isinstance(app.focused, DoneCard)
+        assert "ready to merge into main" in screen_text(app)
+        assert "[done]" in screen_text(app)  # the sidebar's plan badge
+
+        await pilot.press("m")
+        await settle(pilot, app)
+        assert "def word_frequencies" in (runtime.project_dir / "textstats" / "frequency.py").read_text()
+        assert "Merged into main" in screen_text(app)
+
+
+async def test_decided_card_ignores_its_keys(open_app) -> None:
+    app, _controller, runtime = open_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await send(pilot, app, REQUEST)
+        card = app.focused
+        assert isinstance(card, PlanProposalCard)
+        await pilot.press("h")
+        await settle(pilot, app)
+        assert runtime.store.list_plans()[0].phase == "held"
+        card.focus()
+        await pilot.press("h")  # already held: nothing new happens
+        await settle(pilot, app)
+        held_events = [e for e in runtime.store.list_plan_events(1) if e.type == "held"]
+        assert len(held_events) == 1
+        assert card.check_action("decide", ("approved",)) is True  # a held plan can still be approved
+        await pilot.press("a")
+        await settle(pilot, app)
+        plan = runtime.store.list_plans()[0]
+        assert plan.pending_decision == "review"
+        card.focus()
+        await pilot.press("r")
+        await pilot.pause()
+        assert not isinstance(app.screen, FeedbackScreen)  # approved: the card's keys are off
+        assert card.check_action("request_revision", ()) is False
+
+
+async def test_revise_with_feedback_brings_a_revised_card(open_app) -> None:
+    app, _controller, runtime = open_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await send(pilot, app, REQUEST)
+        await pilot.press("r")
+        await pilot.pause()
+        assert isinstance(app.screen, FeedbackScreen)
+        app.screen.query_one("TextArea").load_text("Please keep the report to three words.")
+        await pilot.press("ctrl+s")
+        await settle(pilot, app)
+        card = app.focused
+        assert isinstance(card, PlanProposalCard) and card.is_pending
+        assert card.view.revision == 2
+        assert "revision 2" in screen_text(app)
+        events = [e.type for e in runtime.store.list_plan_events(1)]
+        assert "revision_requested" in events
+
+
+async def test_rework_after_a_failed_review_then_pass(open_app) -> None:
+    app, _controller, runtime = open_app(fail_reviews=1)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await send(pilot, app, REQUEST)
+        await pilot.press("a")
+        await settle(pilot, app)
+        verdict = app.focused
+        assert isinstance(verdict, ReviewVerdictCard) and verdict.view.verdict == "fail"
+        assert "FAIL" in screen_text(app)
+        await pilot.press("w")
+        await settle(pilot, app)
+        again = app.focused
+        assert isinstance(again, ReviewVerdictCard)
+        assert again.view.round_no == 2 and again.view.verdict == "pass"
+        assert runtime.store.list_plans()[0].phase == "review"
+
+
+async def test_redesign_from_the_verdict_goes_back_to_the_architect(open_app) -> None:
+    app, _controller, runtime = open_app(fail_reviews=1)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await send(pilot, app, REQUEST)
+        await pilot.press("a")
+        await settle(pilot, app)
+        await pilot.press("d")
+        await settle(pilot, app)
+        card = app.focused
+        assert isinstance(card, PlanProposalCard) and card.is_pending
+        assert card.view.revision == 2
+        assert runtime.store.list_plans()[0].phase == "approval"
+
+
+async def test_doom_loop_modal_after_three_failed_reviews(open_app) -> None:
+    app, _controller, runtime = open_app(fail_reviews=5)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await send(pilot, app, REQUEST)
+        await pilot.press("a")
+        await settle(pilot, app)
+        for _ in range(2):
+            assert isinstance(app.focused, ReviewVerdictCard)
+            await pilot.press("w")
+            await settle(pilot, app)
+        assert isinstance(app.screen, DoomLoopScreen)
+        text = screen_text(app)
+        assert "Review keeps failing" in text and "Round 3 · FAIL" in text
+        await pilot.press("escape")  # decide later …
+        await pilot.pause()
+        assert not isinstance(app.screen, DoomLoopScreen)
+        await pilot.press("f2")  # … and come back to it
+        await settle(pilot, app)
+        assert isinstance(app.screen, DoomLoopScreen)
+        await pilot.press("r")
+        await settle(pilot, app)
+        card = app.focused
+        assert isinstance(card, PlanProposalCard) and card.is_pending
+        assert runtime.store.list_plans()[0].phase == "approval"
+
+
+async def test_jump_key_focuses_the_pending_card_from_the_composer(open_app) -> None:
+    app, _controller, _runtime = open_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("f2")
+        await pilot.pause()
+        assert "Nothing is waiting for you." in [n.message for n in app._notifications]
+        await send(pilot, app, REQUEST)
+        app.composer.focus_input()
+        await pilot.press("ctrl+g")
+        await settle(pilot, app)
+        assert isinstance(app.focused, PlanProposalCard)
