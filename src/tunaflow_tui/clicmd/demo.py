@@ -7,8 +7,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-DEMO_NOTE = ("Demo: the built-in engine plays every role on a throwaway copy of the sample project. "
-             "Ask for something, e.g. “add a word frequency report”.")
+DEMO_NOTE = "Demo engine on a throwaway copy of the sample project. Try: add a word frequency report"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

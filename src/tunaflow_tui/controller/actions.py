@@ -276,6 +276,7 @@ class PaletteActions:
 
                 has_tree = bool(fresh.worktree_path) and _exists(fresh.worktree_path)
                 card.update_view(replace(card.view, merged=str(result.kind), has_worktree=has_tree))
+                self.app.decision_dock.refresh_hint()
 
         self.run_ui(work())
 
@@ -295,6 +296,7 @@ class PaletteActions:
             from dataclasses import replace
 
             card.update_view(replace(card.view, has_worktree=False))
+            self.app.decision_dock.refresh_hint()
 
 
 def _exists(path: str) -> bool:

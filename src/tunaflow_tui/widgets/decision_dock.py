@@ -133,11 +133,50 @@ class DecisionDock(VerticalScroll, can_focus=False):
 
     DEFAULT_CSS = """
     DecisionDock { height: auto; max-height: 60%; display: none; padding: 0 1; scrollbar-size-vertical: 1; }
+    DecisionDock > #dock-hint {
+        dock: bottom; height: 1; background: $warning 20%; color: $text; padding: 0 1; text-style: bold;
+    }
+    DecisionDock > #dock-hint.-quiet { background: $panel; text-style: none; }
     DecisionDock.-has-cards { display: block; }
     DecisionDock > PlanProposalCard.-decided, DecisionDock > ReviewVerdictCard.-decided {
         max-height: 3; overflow: hidden hidden; margin: 0;
     }
     """
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="dock-hint", markup=False)
+
+    def hint_text(self) -> tuple[str, bool]:
+        """The keys of the newest card that waits (docked under the cards, so they never scroll away)."""
+        pending = self.newest_pending()
+        if isinstance(pending, PlanProposalCard):
+            return ("Plan waiting for you: a approve · r request revision · h hold   (f2 focuses it)", True)
+        if isinstance(pending, ReviewVerdictCard):
+            text = "Review waiting for you: a accept · w rework · d redesign"
+            if pending.view.has_errored_seat:
+                text += " · t retry seat"
+            return (text + "   (f2 focuses it)", True)
+        done = [c for c in self.cards() if isinstance(c, DoneCard)]
+        if done and done[-1].view.git_branch and not done[-1].view.merged:
+            return ("Plan done: m merge into the base branch · x remove the worktree", False)
+        return ("", False)
+
+    def refresh_hint(self) -> None:
+        """Bring the key hint in line with the cards."""
+        text, urgent = self.hint_text()
+        hint = self.query_one("#dock-hint", Static)
+        hint.update(text)
+        hint.display = bool(text)
+        hint.set_class(not urgent, "-quiet")
+
+    def on_mount(self) -> None:
+        self.refresh_hint()
+
+    def on_plan_proposal_card_decided(self) -> None:
+        self.call_after_refresh(self.refresh_hint)
+
+    def on_review_verdict_card_decided(self) -> None:
+        self.call_after_refresh(self.refresh_hint)
 
     def cards(self) -> list[Widget]:
         """The cards, oldest first."""
@@ -158,6 +197,7 @@ class DecisionDock(VerticalScroll, can_focus=False):
             await old.remove()
         await self.mount(card)
         self.set_class(True, "-has-cards")
+        self.refresh_hint()
         self.call_after_refresh(self.scroll_to_widget, card, animate=False)
         return card
 
@@ -170,6 +210,7 @@ class DecisionDock(VerticalScroll, can_focus=False):
             if old.view != view:
                 old.view = view
                 old.refresh_bindings()
+                self.refresh_hint()
             return old
         card = await self._put(view.plan_id, PlanProposalCard(view))
         assert isinstance(card, PlanProposalCard)
@@ -183,6 +224,7 @@ class DecisionDock(VerticalScroll, can_focus=False):
             if old.view != view:
                 old.view = view
                 old.refresh_bindings()
+                self.refresh_hint()
             return old
         card = await self._put(view.plan_id, ReviewVerdictCard(view))
         assert isinstance(card, ReviewVerdictCard)
@@ -193,6 +235,7 @@ class DecisionDock(VerticalScroll, can_focus=False):
         old = self.card_for(view.plan_id)
         if isinstance(old, DoneCard):
             old.update_view(view)
+            self.refresh_hint()
             return old
         card = await self._put(view.plan_id, DoneCard(view))
         assert isinstance(card, DoneCard)
@@ -204,6 +247,7 @@ class DecisionDock(VerticalScroll, can_focus=False):
         if isinstance(card, (PlanProposalCard, ReviewVerdictCard)):
             card.view = replace(card.view, decision=decision)  # type: ignore[arg-type]
             card.refresh_bindings()
+            self.refresh_hint()
 
     async def drop(self, plan_id: int) -> None:
         """Remove a plan's card."""
@@ -211,3 +255,4 @@ class DecisionDock(VerticalScroll, can_focus=False):
         if card is not None:
             await card.remove()
         self.set_class(bool(self.cards()), "-has-cards")
+        self.refresh_hint()
