@@ -187,3 +187,25 @@ def test_loading_reads_nothing_at_import_and_creates_no_files(config_home: Path,
     load_settings(tmp_path / "no-such-project")
     assert sorted(p.name for p in tmp_path.iterdir()) == before
     assert os.listdir(config_home) == []
+
+
+@pytest.mark.parametrize(("text", "unknown"), [('[role]\narchitect = "demo"\n', "role"), ("theme = 'x'\n", "theme")])
+def test_unknown_top_level_key_names_file_key_and_valid_tables(
+    config_home: Path, tmp_path: Path, text: str, unknown: str
+) -> None:
+    project = _project(tmp_path, text)
+    with pytest.raises(SettingsError) as info:
+        load_settings(project)
+    message = str(info.value)
+    assert str(project / ".tunaflow" / "config.toml") in message
+    assert info.value.key == unknown and repr(unknown) in message
+    for table in ("[roles]", "[engines]", "[workflow]", "[ui]", "[context]"):
+        assert table in message
+
+
+def test_misspelled_table_in_the_user_file_is_refused_too(config_home: Path) -> None:
+    path = config_home / "config.toml"
+    path.write_text('[role]\narchitect = "demo"\n', encoding="utf-8")
+    with pytest.raises(SettingsError, match=r"did you mean \[roles\]") as info:
+        load_settings()
+    assert str(path) in str(info.value)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 import shutil
@@ -22,6 +23,8 @@ VENDOR_CLIS: tuple[str, ...] = ("claude", "codex", "gemini")
 """Agent CLIs looked up on PATH to pick default roles, in order of preference."""
 
 _LINE_RE = re.compile(r"at line (\d+)")
+TOP_LEVEL_TABLES: tuple[str, ...] = tuple(name for name in Settings.model_fields if name != "config_files")
+"""The tables a configuration file may hold at its top level."""
 
 
 def user_config_path() -> Path:
@@ -87,6 +90,21 @@ def read_toml(path: Path) -> dict[str, Any]:
         raise SettingsError(f"malformed TOML: {message}", source=path, line=line) from exc
 
 
+def check_top_level(path: Path, data: Mapping[str, Any]) -> None:
+    """Refuse a top-level key that is not one of :data:`TOP_LEVEL_TABLES` (e.g. ``[role]``).
+
+    Without this a misspelled table would be silently ignored and its settings never applied.
+    """
+    for key in data:
+        if key in TOP_LEVEL_TABLES:
+            continue
+        valid = ", ".join(f"[{name}]" for name in TOP_LEVEL_TABLES)
+        what = "table" if isinstance(data[key], Mapping) else "top-level key"
+        close = difflib.get_close_matches(key.casefold(), TOP_LEVEL_TABLES, n=1)
+        hint = f"; did you mean [{close[0]}]?" if close else ""
+        raise SettingsError(f"unknown {what} {key!r}{hint} (valid tables: {valid})", source=path, key=key)
+
+
 def deep_merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str, Any]:
     """Merge ``override`` into ``base`` table by table; non-table values are replaced."""
     merged: dict[str, Any] = dict(base)
@@ -141,6 +159,7 @@ def load_settings(project_dir: Path | None = None, *, force_demo: bool = False) 
         files.append(project_config_path(project_dir))
     for file in files:
         data = read_toml(file)
+        check_top_level(file, data)
         if data:
             layers.append((file, data))
     merged = _defaults()
