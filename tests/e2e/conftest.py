@@ -1,0 +1,152 @@
+"""A small tmux driver: run tunaflow in a real terminal of a fixed size, type, and read the screen.
+
+Each session gets its own tmux server (``-L`` socket name), started with the test's environment,
+so nothing leaks in from (or out to) the user's tmux, and the server is killed afterwards.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import time
+import uuid
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
+
+import pytest
+
+POLL_S = 0.1
+
+
+class TmuxSession:
+    """One detached tmux session running one command; the pane stays after the command exits."""
+
+    def __init__(self, width: int, height: int, env: Mapping[str, str]) -> None:
+        self.width = width
+        self.height = height
+        self.env = dict(env)
+        self.socket = f"tunaflow-e2e-{uuid.uuid4().hex[:12]}"
+        self.name = "e2e"
+        self._started = False
+
+    def _tmux(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            ["tmux", "-L", self.socket, "-f", os.devnull, *args],
+            capture_output=True, text=True, encoding="utf-8", errors="replace",
+            env=self.env, timeout=20, check=check,
+        )
+
+    def start(self, argv: Sequence[str], cwd: Path) -> None:
+        """Run ``argv`` (no shell involved) in a new session of ``width`` × ``height``."""
+        self._tmux(
+            "new-session", "-d", "-s", self.name, "-x", str(self.width), "-y", str(self.height),
+            "-c", str(cwd), *argv,
+            ";", "set-option", "-t", self.name, "remain-on-exit", "on",
+            ";", "set-option", "-t", self.name, "status", "off",
+        )
+        self._started = True
+
+    def send_text(self, text: str) -> None:
+        """Type ``text`` literally."""
+        self._tmux("send-keys", "-t", self.name, "-l", text)
+
+    def press(self, *keys: str) -> None:
+        """Press keys by tmux name: ``Enter``, ``C-q``, ``a``, ``Escape``…"""
+        for key in keys:
+            self._tmux("send-keys", "-t", self.name, key)
+
+    def screen(self) -> str:
+        """The visible screen as plain text."""
+        return self._tmux("capture-pane", "-p", "-t", self.name, check=False).stdout
+
+    def _pane(self, fmt: str) -> str:
+        return self._tmux("display-message", "-p", "-t", self.name, fmt, check=False).stdout.strip()
+
+    def exited(self) -> bool:
+        """True once the command has exited."""
+        return self._pane("#{pane_dead}") == "1"
+
+    def exit_status(self) -> int | None:
+        """The command's exit status, None while it runs."""
+        if not self.exited():
+            return None
+        status = self._pane("#{pane_dead_status}")
+        return int(status) if status.lstrip("-").isdigit() else None
+
+    def wait_for(self, what: str | Callable[[str], bool], timeout: float = 20.0) -> str:
+        """Poll the screen until it contains ``what`` (or ``what(screen)`` is true); fail with the screen."""
+        test = (lambda screen: what in screen) if isinstance(what, str) else what
+        deadline = time.monotonic() + timeout
+        screen = ""
+        while time.monotonic() < deadline:
+            screen = self.screen()
+            if test(screen):
+                return screen
+            if self.exited():
+                break
+            time.sleep(POLL_S)
+        state = f"exited with {self.exit_status()}" if self.exited() else "still running"
+        pytest.fail(f"waited {timeout}s for {what!r}; the program is {state}; the screen:\n{screen}")
+
+    def wait_exit(self, timeout: float = 15.0) -> int | None:
+        """Wait until the command exits; its exit status."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.exited():
+                return self.exit_status()
+            time.sleep(POLL_S)
+        return None
+
+    def close(self) -> None:
+        """Kill the session and its server."""
+        if self._started:
+            self._tmux("kill-server", check=False)
+
+
+def lines_matching(screen: str, pattern: str) -> list[str]:
+    """The screen lines matching a regular expression."""
+    return [line for line in screen.splitlines() if re.search(pattern, line)]
+
+
+@pytest.fixture
+def e2e_env(tmp_path: Path) -> dict[str, str]:
+    """An environment with its own config/data/state dirs, a 256-colour terminal and no demo pacing."""
+    home = tmp_path / "home"
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("TMUX", "TUNAFLOW_"))}
+    env.update(
+        HOME=str(home),
+        XDG_CONFIG_HOME=str(home / "config"),
+        XDG_DATA_HOME=str(home / "data"),
+        XDG_STATE_HOME=str(home / "state"),
+        XDG_CACHE_HOME=str(home / "cache"),
+        TMPDIR=str(tmp_path),
+        TERM="xterm-256color",
+        LANG="C.UTF-8",
+        LC_ALL="C.UTF-8",
+        PYTHONIOENCODING="utf-8",
+        TUNAFLOW_ENGINES__DEMO__DEMO_DELAY_S="0",
+    )
+    for key in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME"):
+        Path(env[key]).mkdir(parents=True, exist_ok=True)
+    return env
+
+
+@pytest.fixture
+def tmux(e2e_env: dict[str, str]) -> Iterator[Callable[[int, int], TmuxSession]]:
+    """Make tmux sessions of a given size; every one is killed at the end of the test."""
+    if shutil.which("tmux") is None:
+        pytest.fail("tmux is not installed (CI installs it with apt-get; locally: apt-get install tmux)")
+    sessions: list[TmuxSession] = []
+
+    def make(width: int, height: int) -> TmuxSession:
+        session = TmuxSession(width, height, e2e_env)
+        sessions.append(session)
+        return session
+
+    try:
+        yield make
+    finally:
+        for session in sessions:
+            session.close()
