@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shlex
 import socket
@@ -68,11 +69,35 @@ def test_serves_the_app_page_on_localhost(tmp_path: Path) -> None:
         assert status == 200
         assert "tunaflow · my-project" in page
         assert f"ws://127.0.0.1:{port}/ws" in page
+        # Serving alone does not open the project; a browser tab does.
+        assert not (project / ".tunaflow").exists()
+        screen = asyncio.run(open_tab(port))
+        assert b"Architect" in screen
+        assert (project / ".tunaflow" / "state.db").is_file()
     finally:
         stop(process)
     assert process.returncode is not None
-    # Serving never touched the project: its database is created by the app in a browser tab.
-    assert not (project / ".tunaflow").exists()
+
+
+async def open_tab(port: int, timeout: float = 30.0) -> bytes:
+    """Connect like a browser tab; what the app process painted until the composer showed up."""
+    import aiohttp
+
+    received = b""
+    async with aiohttp.ClientSession() as session, session.ws_connect(
+        f"http://127.0.0.1:{port}/ws?width=100&height=30"
+    ) as websocket:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and b"Architect" not in received:
+            try:
+                message = await websocket.receive(timeout=1.0)
+            except TimeoutError:
+                continue
+            if message.type == aiohttp.WSMsgType.BINARY:
+                received += message.data
+            elif message.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSED, aiohttp.WSMsgType.ERROR):
+                break
+    return received
 
 
 def test_refuses_a_public_host_without_public(tmp_path: Path) -> None:
