@@ -141,8 +141,8 @@ class PaletteActions:
         async def work() -> None:
             count = await self.runtime.cancel()
             if count:
-                self.app.notify(f"Cancelled {count} running agent{'s' if count != 1 else ''}. "
-                                "The plan keeps its phase: “Resume interrupted step” continues it.")
+                self.app.notify(f"Cancelled {count} running agent{'s' if count != 1 else ''}; "
+                                "what it wrote so far is kept.")
             else:
                 self.app.notify("No agent is running.")
 

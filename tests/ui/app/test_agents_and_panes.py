@@ -1,0 +1,184 @@
+"""Streaming, cancel, error retry, the branch pane and start-up notes in the integrated app."""
+
+from __future__ import annotations
+
+from app_harness import demo_settings, screen_text, send, settle
+from runtime_harness import PROPOSAL, make_harness
+
+from tunaflow_tui.clicmd.open import NOT_GIT_NOTE, project_notes
+from tunaflow_tui.core.workflow import Approve
+from tunaflow_tui.core.workflow.phases import Actor
+from tunaflow_tui.screens.decision import DecisionScreen
+from tunaflow_tui.widgets.chat_view import ChatView
+from tunaflow_tui.widgets.plan_card import PlanProposalCard
+
+REQUEST = "Add a word frequency report"
+
+
+async def _wait_for(pilot, predicate, timeout: float = 10.0) -> None:
+    for _ in range(int(timeout / 0.05)):
+        if predicate():
+            return
+        await pilot.pause(0.05)
+    raise AssertionError("timed out waiting")
+
+
+async def test_cancel_agent_leaves_the_message_interrupted(open_app, demo_project) -> None:
+    app, _controller, runtime = open_app(settings=demo_settings(demo_project, delay=0.2))
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.composer.input.load_text(REQUEST)
+        await pilot.press("enter")
+        await _wait_for(pilot, lambda: any(b.is_streaming and b.text for b in app.chat_view.blocks()))
+        assert "writing…" in screen_text(app)
+        # the main chat stays usable while the agent streams
+        app.composer.input.load_text("still typing")
+        assert app.composer.text == "still typing"
+        await pilot.press("f4")
+        await settle(pilot, app)
+        [answer] = [m for m in runtime.store.list_messages("main") if m.role == "assistant"]
+        assert answer.status == "interrupted"
+        assert "interrupted" in screen_text(app)
+        assert runtime.store.list_plans() == ()
+
+
+async def test_error_card_retry_runs_the_turn_again(tmp_path, monkeypatch) -> None:
+    harness = make_harness(tmp_path, monkeypatch)
+    harness.set_script(architect=[{"crash": True}, {"text": PROPOSAL}])
+    from tunaflow_tui.clicmd.open import build_app
+    from tunaflow_tui.runtime.runtime import WorkflowRuntime
+
+    runtime = WorkflowRuntime(harness.project, harness.settings())
+    app = build_app(runtime, notes=(), cursor_blink=False)
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await send(pilot, app, "Please add multiplication")
+            text = screen_text(app)
+            assert "failed" in text and "press r to retry" in text
+            assert "fatal: the agent crashed" in text  # the engine's stderr tail
+            failed = app.chat_view.blocks()[-1]
+            failed.focus()
+            await pilot.press("r")
+            await settle(pilot, app)
+            assert isinstance(app.focused, PlanProposalCard)
+            assert "Add multiplication to calc" in screen_text(app)
+            assert "Architect · fclaude · claude-sonnet-4-5" in screen_text(app) or "Architect · fclaude" in text
+    finally:
+        runtime.close()
+
+
+async def test_branch_pane_shows_the_developer_and_toggles_and_pins(open_app) -> None:
+    app, controller, runtime = open_app()
+    async with app.run_test(size=(160, 40)) as pilot:
+        await send(pilot, app, REQUEST)
+        await pilot.press("a")
+        await settle(pilot, app)
+        workspace = app.workspace
+        assert workspace.mode == "hidden"
+        [impl] = [b for b in runtime.store.list_branches() if b.kind == "implementation"]
+        await controller.open_branch(impl.id)
+        await pilot.pause()
+        assert workspace.mode == "drawer"
+        body = workspace.pane.body
+        assert isinstance(body, ChatView)
+        assert any(b.view.label.startswith("Developer") for b in body.blocks())
+        assert "⎇ Implement: Add a word-frequency report" in screen_text(app)
+        app.composer.focus_input()
+        await pilot.press("f7")
+        await pilot.pause()
+        assert workspace.mode == "pinned"
+        pane = workspace.pane.region
+        chat = app.chat_view.region
+        assert abs(pane.width - chat.width) <= 4  # 50:50
+        await pilot.press("f7")
+        await pilot.pause()
+        assert workspace.mode == "drawer"
+        await pilot.press("f6")
+        await pilot.pause()
+        assert workspace.mode == "hidden"
+
+
+async def test_sidebar_lists_plans_and_branches_and_opens_a_branch(open_app) -> None:
+    app, _controller, _runtime = open_app()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await send(pilot, app, REQUEST)
+        assert "[approval]" in screen_text(app)
+        await pilot.press("a")
+        await settle(pilot, app)
+        text = screen_text(app)
+        assert "[review]" in text and "[implementation]" in text
+        tree = app.query_one("#sidebar-tree")
+        tree.focus()
+        await pilot.pause()
+        for _ in range(30):
+            node = tree.cursor_node
+            if node is not None and getattr(node.data, "kind", None) == "branch":
+                break
+            await pilot.press("down")
+        await pilot.press("enter")
+        await settle(pilot, app)
+        assert app.workspace.mode == "drawer"
+        assert app.workspace.pane.view is not None
+
+
+async def test_workflow_view_lists_the_plan_with_ticked_subtasks(open_app) -> None:
+    app, _controller, _runtime = open_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await send(pilot, app, REQUEST)
+        await pilot.press("a")
+        await settle(pilot, app)
+        await pilot.press("f3")
+        await pilot.pause()
+        text = screen_text(app)
+        assert "review" in text and "✓  1." in text and "review_finished" in text
+        assert "add-a-word-frequency-report-to-textstats.md" in text
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is app.screen_stack[0]
+
+
+def test_project_notes_say_demo_and_no_git(tmp_path, demo_project) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    from tunaflow_tui.runtime.runtime import WorkflowRuntime
+
+    runtime = WorkflowRuntime(plain, demo_settings(demo_project))
+    try:
+        notes = project_notes(runtime)
+    finally:
+        runtime.close()
+    assert NOT_GIT_NOTE in notes
+    assert any("demo engine plays every role" in n for n in notes)
+
+
+async def test_cancelling_the_developer_asks_whether_to_continue(open_app, demo_project) -> None:
+    app, _controller, runtime = open_app(settings=demo_settings(demo_project, delay=0.2))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await send(pilot, app, REQUEST)
+        await pilot.press("a")
+        await _wait_for(pilot, lambda: "branch:1" in runtime.runner.running_conversations)
+        await pilot.press("f4")
+        await settle(pilot, app)
+        assert isinstance(app.screen, DecisionScreen)
+        assert "The Developer stopped" in screen_text(app)
+        await pilot.press("c")
+        await settle(pilot, app)
+        assert runtime.store.list_plans()[0].pending_decision == "review"
+
+
+async def test_interrupted_step_after_a_crash_is_offered_and_resumed(open_app) -> None:
+    app, _controller, runtime = open_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await send(pilot, app, REQUEST)
+    # what a crash during development leaves behind: the step started and never finished
+    plan = runtime.store.list_plans()[0]
+    runtime.apply(plan.id, Approve(), Actor.USER)
+    runtime.store.add_plan_event(plan.id, "agent_started", "system", {"role": "developer", "step": "dev"})
+    runtime.close()
+    app2, controller2, runtime2 = open_app()
+    async with app2.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        assert any("Resume interrupted step" in n.message for n in app2._notifications)
+        controller2.resume_interrupted("retry")
+        await settle(pilot, app2)
+        assert runtime2.store.list_plans()[0].pending_decision == "review"
+        assert "Review waiting for you" in screen_text(app2)
