@@ -237,6 +237,7 @@ class SubprocessTurn(Turn):
         malformed = 0
         pending = bytearray()
         failure: EngineError | None = None
+        read_to_end = False  # False when the consumer stopped early or the task was cancelled
         try:
             while True:
                 now = time.monotonic()
@@ -281,8 +282,10 @@ class SubprocessTurn(Turn):
                     malformed += 1
                 for event in events or []:
                     yield event
+            read_to_end = True
         finally:
-            if failure is not None or self._cancelled:
+            if failure is not None or self._cancelled or not read_to_end:
+                # a cancelled task or an abandoned stream must not wait for the agent to finish on its own
                 await self._kill_group()
             exit_code = await self._wait_exit(proc, spec.timeout_total_s - (time.monotonic() - started))
             await self._kill_group()  # whatever the CLI left running in its group
