@@ -52,7 +52,7 @@ class PaletteActions:
         plans = [p for p in self.store.list_plans() if p.pending_decision in kinds
                  and (held_too or p.phase != "held")]
         if not plans:
-            what = "a plan waiting for approval" if "approval" in kinds else "a review waiting for your decision"
+            what = "plan waiting for approval" if "approval" in kinds else "review waiting for your decision"
             self.app.notify(f"There is no {what}.", severity="warning")
             return None
         plan = max(plans, key=lambda p: (p.phase != "held", p.updated_at, p.id))

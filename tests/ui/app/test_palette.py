@@ -1,0 +1,113 @@
+"""The command palette lists every action under its stable name, and each one does something visible."""
+
+from __future__ import annotations
+
+import pytest
+from app_harness import send, settle
+from textual.command import CommandPalette
+from textual.widgets import OptionList
+
+from tunaflow_tui.commands import COMMAND_NAMES
+from tunaflow_tui.screens.feedback import FeedbackScreen
+from tunaflow_tui.screens.pickers import ContextPackScreen, PickerScreen
+from tunaflow_tui.screens.workflow import WorkflowScreen
+
+REQUIRED = (
+    "Approve plan", "Request plan revision", "Hold plan", "Accept review", "Rework", "Redesign",
+    "Retry review seat", "Toggle branch pane", "Pin branch pane", "Open workflow", "Open plan documents",
+    "Cancel agent", "Open native CLI", "Switch engine", "Change theme", "Show context pack",
+)
+
+
+async def test_palette_lists_every_required_name(open_app) -> None:
+    assert set(REQUIRED) <= set(COMMAND_NAMES)
+    app, _controller, _runtime = open_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("ctrl+p")
+        await pilot.pause(0.3)
+        assert isinstance(app.screen, CommandPalette)
+        listed = app.screen.query_one("CommandList", OptionList)
+        prompts = {str(listed.get_option_at_index(i).prompt) for i in range(listed.option_count)}
+        missing = [name for name in REQUIRED if not any(p.startswith(name) for p in prompts)]
+        assert missing == []
+
+
+async def _run_from_palette(pilot, app, name: str) -> None:
+    await pilot.press("ctrl+p")
+    await pilot.pause(0.1)
+    await pilot.press(*name)
+    await pilot.pause(0.3)
+    await pilot.press("enter")
+    await pilot.pause(0.2)
+    await settle(pilot, app)
+
+
+def _notes(app) -> list[str]:
+    return [n.message for n in app._notifications]
+
+
+@pytest.mark.parametrize("name", REQUIRED)
+async def test_each_palette_command_runs(open_app, name: str) -> None:
+    app, _controller, runtime = open_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await send(pilot, app, "Add a word frequency report")
+        before = len(app._notifications)
+        await _run_from_palette(pilot, app, name)
+        plan = runtime.store.list_plans()[0]
+        new_notes = _notes(app)[before:]
+        assert not [n for n in app._notifications if n.severity == "error"]
+        if name == "Approve plan":
+            assert plan.pending_decision == "review"
+        elif name == "Request plan revision":
+            assert isinstance(app.screen, FeedbackScreen)
+        elif name == "Hold plan":
+            assert plan.phase == "held"
+        elif name in ("Accept review", "Rework", "Redesign", "Retry review seat"):
+            assert any("no review waiting" in n for n in new_notes)
+        elif name == "Toggle branch pane":
+            assert app.workspace.mode == "drawer"
+        elif name == "Pin branch pane":
+            assert app.workspace.mode == "pinned"
+        elif name in ("Open workflow", "Open plan documents"):
+            assert isinstance(app.screen, WorkflowScreen)
+        elif name == "Cancel agent":
+            assert "No agent is running." in new_notes
+        elif name == "Open native CLI":
+            assert any("no interactive CLI" in n for n in new_notes)
+        elif name in ("Switch engine", "Change theme"):
+            assert isinstance(app.screen, PickerScreen)
+        elif name == "Show context pack":
+            assert isinstance(app.screen, ContextPackScreen)
+            assert "recent" in str(app.screen.query_one("#sections").get_row_at(1)) or app.screen.rows
+
+
+async def test_change_theme_applies_the_picked_theme(open_app) -> None:
+    app, controller, _runtime = open_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        controller.change_theme()
+        await pilot.pause()
+        picker = app.screen
+        assert isinstance(picker, PickerScreen)
+        values = [value for value, _ in picker.choices]
+        assert values[:2] == ["tunaflow-dark", "tunaflow-light"]
+        options = picker.query_one(OptionList)
+        options.highlighted = 1
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.theme == "tunaflow-light"
+
+
+async def test_switch_engine_changes_who_answers(open_app, demo_project) -> None:
+    app, controller, runtime = open_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        controller.switch_engine()
+        await pilot.pause()
+        picker = app.screen
+        assert isinstance(picker, PickerScreen)
+        values = [value for value, _ in picker.choices]
+        options = picker.query_one(OptionList)
+        options.highlighted = values.index("claude")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert runtime.settings.roles.architect == "claude"
+        assert "→ Architect (claude)" in str(app.composer.query_one("#composer-recipient").render())
