@@ -112,6 +112,11 @@ def failure_history(events: tuple[PlanEventRecord, ...]) -> tuple[FailureView, .
     return tuple(failures)
 
 
+def event_time(event: PlanEventRecord) -> str:
+    """When an event happened, as the timeline shows it."""
+    return event.created_at.astimezone().strftime("%H:%M:%S")
+
+
 def _event_text(event: PlanEventRecord) -> str:
     detail = dict(event.detail)
     for key in ("verdict", "role", "index", "to", "reason", "status", "summary", "answer"):
@@ -164,7 +169,7 @@ def plan_summary(store: Store, plan: PlanRecord, project_dir: Path, failures: in
         subtasks=subtasks(plan),
         pending=(plan.pending_decision or "").replace("_", " ") or None,
         failures=failures,
-        events=tuple(EventView(e.created_at.strftime("%H:%M:%S"), e.type, e.actor, _event_text(e))
+        events=tuple(EventView(event_time(e), e.type, e.actor, _event_text(e))
                      for e in events[-40:]),
         documents=plan_documents(plan, project_dir),
         usage_text=plan_usage(store, plan),

@@ -150,12 +150,12 @@ class DecisionDock(VerticalScroll, can_focus=False):
         """The keys of the newest card that waits (docked under the cards, so they never scroll away)."""
         pending = self.newest_pending()
         if isinstance(pending, PlanProposalCard):
-            return ("Plan waiting for you: a approve · r request revision · h hold   (f2 focuses it)", True)
+            return ("Plan waiting: a approve · r request revision · h hold · f2 focus", True)
         if isinstance(pending, ReviewVerdictCard):
-            text = "Review waiting for you: a accept · w rework · d redesign"
+            text = "Review waiting: a accept · w rework · d redesign"
             if pending.view.has_errored_seat:
                 text += " · t retry seat"
-            return (text + "   (f2 focuses it)", True)
+            return (text + " · f2 focus", True)
         done = [c for c in self.cards() if isinstance(c, DoneCard)]
         if done and done[-1].view.git_branch and not done[-1].view.merged:
             return ("Plan done: m merge into the base branch · x remove the worktree", False)

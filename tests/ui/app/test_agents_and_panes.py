@@ -181,4 +181,4 @@ async def test_interrupted_step_after_a_crash_is_offered_and_resumed(open_app) -
         controller2.resume_interrupted("retry")
         await settle(pilot, app2)
         assert runtime2.store.list_plans()[0].pending_decision == "review"
-        assert "Review waiting for you" in screen_text(app2)
+        assert "Review waiting: a accept" in screen_text(app2)
