@@ -42,7 +42,7 @@ def _wait_for_partial(db: Path, started: Path, proc: subprocess.Popen[str], time
     raise AssertionError("the agent never started streaming")
 
 
-@pytest.mark.parametrize("phase", ["architect", "developer", "reviewer"])
+@pytest.mark.parametrize("phase", ["architect", "developer", "reviewer", "rework"])
 def test_kill_9_then_resume_reaches_done(harness: Harness, phase: str) -> None:
     started = harness.root / f"{phase}.started"
     turns = {
@@ -51,14 +51,21 @@ def test_kill_9_then_resume_reaches_done(harness: Harness, phase: str) -> None:
         "reviewer": [{"text": verdict("pass")}],
         "verifier": [{"text": verdict("pass")}],
     }
-    first = dict(turns[phase][0], hang_after_partial=120, started_file=str(started))
-    turns[phase] = [first, turns[phase][0]]
+    if phase == "rework":
+        # the first review fails; the Developer's rework is the step that gets killed
+        turns["reviewer"] = [{"text": verdict("fail", "mul() has no docstring")}, {"text": verdict("pass")}]
+        turns["developer"] = [dev_turn(), dict(dev_turn(), hang_after_partial=120, started_file=str(started)),
+                              dev_turn()]
+    else:
+        first = dict(turns[phase][0], hang_after_partial=120, started_file=str(started))
+        turns[phase] = [first, turns[phase][0]]
     harness.set_script(**turns)
+    flags = ("--approve", "--accept", "--on-fail", "rework")
     (harness.project / ".tunaflow").mkdir(exist_ok=True)
     (harness.project / ".tunaflow" / "config.toml").write_text(harness.config_toml())
     db = harness.project / ".tunaflow" / "state.db"
 
-    proc = _start_run(harness, "--request", "add mul", "--approve", "--accept")
+    proc = _start_run(harness, "--request", "add mul", *flags)
     try:
         partial = _wait_for_partial(db, started, proc)
     finally:
@@ -81,9 +88,9 @@ def test_kill_9_then_resume_reaches_done(harness: Harness, phase: str) -> None:
             assert plans == ()
         else:
             [plan] = plans
-            assert plan.phase == ("dev" if phase == "developer" else "review")
+            assert plan.phase == {"developer": "dev", "reviewer": "review", "rework": "rework"}[phase]
 
-    resumed = _start_run(harness, "--resume", "--approve", "--accept")
+    resumed = _start_run(harness, "--resume", *flags)
     out, _ = resumed.communicate(timeout=120)
     assert resumed.returncode == 0, out
     assert "is done" in out
@@ -94,3 +101,11 @@ def test_kill_9_then_resume_reaches_done(harness: Harness, phase: str) -> None:
         # the interrupted message is still there, marked, next to the finished retry
         statuses = [m.status for m in store.list_messages("main", limit=50)]
         assert "interrupted" in statuses or phase != "architect"
+        if phase == "reviewer":
+            # the seat that had answered before the crash keeps its answer; the round is not counted twice
+            assert plan.review_round == 1
+            assert [c["role"] for c in harness.calls()].count("verifier") == 1
+            files = harness.git("ls-tree", "-r", "--name-only", f"tunaflow/{plan.slug}").split()
+            assert f"docs/plans/{plan.slug}-review-r1.md" in files
+        if phase == "rework":
+            assert plan.review_round == 2

@@ -199,6 +199,8 @@ class SubprocessTurn(Turn):
         except OSError as exc:
             yield EngineError(ErrorKind.CRASHED, f"Could not start {spec.argv[0]!r}: {exc}.")
             return
+        if self._cancelled:  # cancelled while the process was starting: stop it before it works
+            await self._kill_group()
         async for event in self._pump(self._proc):
             yield event
 

@@ -36,7 +36,8 @@ from tunaflow_tui.runtime.events import (
     ToolActivity,
 )
 
-FLUSH_INTERVAL_S = 0.5
+FLUSH_INTERVAL_S = 0.5  # a finished block is stored at most this often
+STALE_FLUSH_S = 3.0  # a long block without a paragraph break is stored at least this often
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,16 +61,16 @@ class TurnRunner:
     def __init__(self, store: Store, emit: Observer) -> None:
         self._store = store
         self._emit = emit
-        self._running: dict[tuple[str, str], Turn] = {}
+        self._running: dict[int, tuple[str, Turn]] = {}  # message id -> (conversation, turn)
 
     @property
     def running_conversations(self) -> tuple[str, ...]:
         """Conversations with a turn in progress."""
-        return tuple(dict.fromkeys(cid for cid, _role in self._running))
+        return tuple(dict.fromkeys(cid for cid, _turn in self._running.values()))
 
     async def cancel(self, conversation_id: str | None = None) -> int:
         """Cancel the turns in ``conversation_id`` (or every running turn); returns how many."""
-        targets = [t for (cid, _r), t in list(self._running.items()) if conversation_id in (None, cid)]
+        targets = [t for cid, t in list(self._running.values()) if conversation_id in (None, cid)]
         for turn in targets:
             await turn.cancel()
         return len(targets)
@@ -90,9 +91,6 @@ class TurnRunner:
             status="streaming",
         )
         self._emit(MessageStarted(conversation_id, message.id, role, engine.name, model))
-        turn = engine.start(request)
-        key = (conversation_id, role)
-        self._running[key] = turn
         text_parts: list[str] = []
         display = MarkerStream()
         usage: StoredUsage | None = None
@@ -101,7 +99,10 @@ class TurnRunner:
         error: EngineError | None = None
         last_flush = time.monotonic()
         flushed_len = 0
+        turn: Turn | None = None
         try:
+            turn = engine.start(request)
+            self._running[message.id] = (conversation_id, turn)
             async for event in turn:
                 if isinstance(event, TextDelta):
                     text_parts.append(event.text)
@@ -109,7 +110,8 @@ class TurnRunner:
                     if visible:
                         self._emit(MessageDelta(conversation_id, message.id, visible))
                     now = time.monotonic()
-                    if "\n\n" in event.text and now - last_flush >= FLUSH_INTERVAL_S:
+                    block_done = "\n\n" in event.text and now - last_flush >= FLUSH_INTERVAL_S
+                    if block_done or now - last_flush >= STALE_FLUSH_S:
                         content = "".join(text_parts)
                         if len(content) != flushed_len:
                             store.update_message(message.id, content=content)
@@ -129,13 +131,14 @@ class TurnRunner:
                 elif isinstance(event, EngineError):
                     error = event
         except asyncio.CancelledError:
-            await turn.cancel()
+            if turn is not None:
+                await turn.cancel()
             error = EngineError(ErrorKind.CANCELLED, "cancelled", partial_text="".join(text_parts))
             raise
         except Exception as exc:  # an engine bug must not lose the message or hang the cycle
             error = EngineError(ErrorKind.CRASHED, f"engine failed: {exc}", partial_text="".join(text_parts))
         finally:
-            self._running.pop(key, None)
+            self._running.pop(message.id, None)
             message = self._finish(message, text_parts, final_text, error, usage, session_id)
         tail = display.finish()
         if tail:

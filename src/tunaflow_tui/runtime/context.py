@@ -36,29 +36,41 @@ class Section:
 
 @dataclass(frozen=True, slots=True)
 class ContextPack:
-    """The assembled prompt context."""
+    """The assembled prompt context (the persona travels separately, as the system prompt)."""
 
     sections: tuple[Section, ...]
     budget: int
     request: str = ""
     request_tokens: int = 0
+    system_tokens: int = 0
     dropped: tuple[str, ...] = field(default_factory=tuple)
 
     @property
     def total_tokens(self) -> int:
-        """Tokens of all sections plus the request."""
-        return sum(s.tokens for s in self.sections) + self.request_tokens
+        """Tokens of the persona, every section (with its heading) and the request."""
+        return self.system_tokens + sum(s.tokens for s in self.sections) + self.request_tokens
 
     def render(self) -> str:
         """The prompt text: every non-empty section under its heading, then the request."""
-        parts = [f"## {s.title}\n\n{s.text.strip()}" for s in self.sections if s.text.strip()]
+        parts = [f"{_heading(s.title)}{s.text.strip()}" for s in self.sections if s.text.strip()]
         if self.request:
             parts.append(self.request.strip())
         return "\n\n".join(parts) + "\n"
 
     def describe(self) -> list[tuple[str, int, bool]]:
-        """(section name, tokens, truncated) for every section, for the UI."""
-        return [(s.name, s.tokens, s.truncated) for s in self.sections]
+        """(section name, tokens, truncated) for the persona, every section and the request."""
+        rows = [("persona", self.system_tokens, False)]
+        rows += [(s.name, s.tokens, s.truncated) for s in self.sections]
+        rows.append(("request", self.request_tokens, False))
+        return rows
+
+
+def _heading(title: str) -> str:
+    return f"## {title}\n\n"
+
+
+_CUT_HEAD = "\n[…cut to fit the context budget…]"
+_CUT_TAIL = "[…earlier part cut to fit the context budget…]\n"
 
 
 def assemble(
@@ -66,38 +78,45 @@ def assemble(
     budget: int,
     *,
     request: str = "",
+    system: str = "",
     counter: WordPieceCounter | None = None,
 ) -> ContextPack:
-    """Fit ``specs`` into ``budget`` tokens (the request is never cut), shrinking low priority first."""
+    """Fit ``specs`` into ``budget`` tokens, shrinking the least important sections first.
+
+    The persona (``system``) and the request are never cut; they are counted first. A section's
+    heading counts toward its tokens, and a section cut to nothing disappears with its heading.
+    """
     counter = counter or default_counter()
     request_tokens = counter.count(request)
+    system_tokens = counter.count(system)
+    available = max(0, budget - request_tokens - system_tokens)
     texts = {spec.name: spec.text for spec in specs}
-    tokens = {spec.name: counter.count(spec.text) for spec in specs}
+    heads = {spec.name: counter.count(_heading(spec.title)) for spec in specs}
+
+    def cost(name: str) -> int:
+        text = texts[name]
+        return counter.count(text) + heads[name] if text.strip() else 0
+
+    tokens = {spec.name: cost(spec.name) for spec in specs}
     truncated: set[str] = set()
-    available = max(0, budget - request_tokens)
     # Least important first: the highest priority number, and among equals the later one.
     order = sorted(range(len(specs)), key=lambda i: (specs[i].priority, i), reverse=True)
     for index in order:
-        excess = sum(tokens.values()) - available
-        if excess <= 0:
-            break
         spec = specs[index]
-        keep_tokens = max(0, tokens[spec.name] - excess)
-        cut = counter.truncate(texts[spec.name], keep_tokens, keep=spec.keep)
-        marker = "[…earlier part cut to fit the context budget…]\n" if spec.keep == "tail" else ""
-        end_marker = "\n[…cut to fit the context budget…]" if spec.keep == "head" else ""
-        texts[spec.name] = (marker + cut + end_marker) if cut else ""
-        tokens[spec.name] = counter.count(texts[spec.name]) if cut else 0
-        truncated.add(spec.name)
-        # the marker lines themselves cost a few tokens; trim once more if they pushed us over
-        over = sum(tokens.values()) - available
-        if over > 0 and cut:
-            cut = counter.truncate(cut, max(0, counter.count(cut) - over), keep=spec.keep)
-            texts[spec.name] = (marker + cut + end_marker) if cut else ""
-            tokens[spec.name] = counter.count(texts[spec.name]) if cut else 0
+        for _attempt in range(4):  # the cut note costs a few tokens: trim again if it pushed us over
+            excess = sum(tokens.values()) - available
+            if excess <= 0 or not texts[spec.name]:
+                break
+            note = _CUT_TAIL if spec.keep == "tail" else _CUT_HEAD
+            body = texts[spec.name].replace(_CUT_TAIL, "").replace(_CUT_HEAD, "")
+            keep = counter.count(body) - excess - counter.count(note)
+            cut = counter.truncate(body, keep, keep=spec.keep) if keep > 0 else ""
+            texts[spec.name] = ((note + cut) if spec.keep == "tail" else (cut + note)) if cut.strip() else ""
+            tokens[spec.name] = cost(spec.name)
+            truncated.add(spec.name)
     sections = tuple(
         Section(spec.name, spec.title, texts[spec.name], tokens[spec.name], spec.name in truncated)
         for spec in specs
     )
     dropped = tuple(s.name for s in sections if s.truncated and not s.text)
-    return ContextPack(sections, budget, request, request_tokens, dropped)
+    return ContextPack(sections, budget, request, request_tokens, system_tokens, dropped)

@@ -107,8 +107,14 @@ class ContextBuilder:
         plan: PlanRecord | None = None,
         findings: tuple[str, ...] = (),
         exclude_message_id: int | None = None,
+        system: str = "",
+        history: bool = True,
     ) -> ContextPack:
-        """The ContextPack for ``role`` answering ``request`` in ``conversation_id``."""
+        """The ContextPack for ``role`` answering ``request`` in ``conversation_id``.
+
+        ``system`` (the persona) is counted against the budget; without ``history`` the pack holds no
+        conversation, inheritance or links (a blind reviewer sees only the project and the plan).
+        """
         cfg = self._rt.settings.context
         specs = [
             SectionSpec("project", "Project", self._cap(self.project_identity(), cfg.project_tokens), 2),
@@ -119,6 +125,8 @@ class ContextBuilder:
         if findings:
             specs.append(SectionSpec("findings", "Review findings",
                                      self._cap("\n".join(f"- {f}" for f in findings), cfg.findings_tokens), 1))
+        if not history:
+            return assemble(specs, cfg.max_tokens, request=request, system=system)
         inherited = self.inheritance(conversation_id)
         if inherited:
             specs.append(SectionSpec("inheritance", "Thread inheritance (from the parent conversation)",
@@ -130,4 +138,4 @@ class ContextBuilder:
         if recent:
             specs.append(SectionSpec("recent", "Recent conversation",
                                      self._cap(recent, cfg.recent_turns_tokens, "tail"), 4, keep="tail"))
-        return assemble(specs, cfg.max_tokens, request=request)
+        return assemble(specs, cfg.max_tokens, request=request, system=system)

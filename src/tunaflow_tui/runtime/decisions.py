@@ -43,11 +43,13 @@ def pending_aggregate(plan: PlanRecord) -> AggregateVerdict | None:
     return AggregateVerdict.from_json(raw) if isinstance(raw, Mapping) else None
 
 
-def earlier_failures(rt: WorkflowRuntime, plan_id: int) -> list[str]:
-    """One line per earlier failed review round of this plan (for the rework prompt)."""
+def earlier_failures(rt: WorkflowRuntime, plan_id: int, *, exclude_round: int | None = None) -> list[str]:
+    """One line per failed review round of this plan other than ``exclude_round`` (for the rework prompt)."""
     lines: list[str] = []
     for event in rt.store.list_plan_events(plan_id):
         if event.type != "review_finished" or event.detail.get("verdict") != "fail":
+            continue
+        if event.detail.get("round") == exclude_round:
             continue
         raw = event.detail.get("aggregate")
         findings = AggregateVerdict.from_json(raw).findings if isinstance(raw, Mapping) else ()
@@ -77,20 +79,26 @@ async def maybe_auto_rework(rt: WorkflowRuntime, plan: PlanRecord) -> PlanRecord
 async def _rework(rt: WorkflowRuntime, plan: PlanRecord, feedback: str, *, escalated: bool = False) -> PlanRecord:
     agg = pending_aggregate(plan)
     findings = list(agg.findings) if agg else []
-    earlier = earlier_failures(rt, plan.id)[:-1]
+    earlier = earlier_failures(rt, plan.id, exclude_round=plan.review_round)
     command = ContinueAfterEscalation(feedback=feedback) if escalated else Rework(feedback=feedback)
     plan = rt.apply(plan.id, command, Actor.USER)
-    plan = await development.run_developer(rt, plan, prompts.rework_prompt(plan, findings, earlier, feedback))
+    plan = await development.run_developer(
+        rt, plan, lambda p, _root: prompts.rework_prompt(p, findings, earlier, feedback)
+    )
     return await after_development(rt, plan)
 
 
-async def _architect_revision(rt: WorkflowRuntime, plan: PlanRecord, prompt: str) -> PlanRecord:
+async def architect_revision(rt: WorkflowRuntime, plan: PlanRecord, prompt: str) -> PlanRecord:
+    """Ask the Architect for a revised proposal; a failed turn leaves the step open to retry."""
     rt.store.add_plan_event(plan.id, "agent_started", "system", {"role": "architect", "step": "drafting"})
     result = await rt.run_role_turn("architect", "main", prompt, plan=plan)
+    if not result.ok:
+        rt.emit(NoticeRaised(f"The Architect's revision failed ({result.message.error_message or 'no reply'}); "
+                             "retry it, or write to the Architect.", "error"))
+        return rt.get_plan(plan.id)
     rt.store.add_plan_event(plan.id, "agent_finished", "system",
                             {"role": "architect", "step": "drafting", "status": result.message.status})
-    if result.ok:
-        await planning.handle_architect_reply(rt, result, revising=rt.get_plan(plan.id))
+    await planning.handle_architect_reply(rt, result, revising=rt.get_plan(plan.id))
     return rt.get_plan(plan.id)
 
 
@@ -117,13 +125,18 @@ async def apply_decision(
     plan = rt.get_plan(plan_id)
     if decision not in DECISIONS:
         raise ValueError(f"unknown decision {decision!r} (expected one of: {', '.join(DECISIONS)})")
+    if decision in ("accept", "rework", "redesign", "continue", "abandon") and plan.pending_decision in (
+        "review", "doom_loop", "review_error"
+    ):
+        # the round is settled: its document (held back while a seat could be retried) is written now
+        await review.write_review_document(rt, plan)
     if decision == "approve":
         plan = rt.apply(plan_id, Approve(), Actor.USER)
         plan = await development.start_dev(rt, plan)
         return await after_development(rt, plan)
     if decision == "revise":
         plan = rt.apply(plan_id, RequestRevision(feedback=feedback), Actor.USER)
-        return await _architect_revision(rt, plan, prompts.revision_prompt(plan, feedback))
+        return await architect_revision(rt, plan, prompts.revision_prompt(plan, feedback))
     if decision == "hold":
         return rt.apply(plan_id, Hold(), Actor.USER)
     if decision == "resume":
@@ -140,7 +153,7 @@ async def apply_decision(
         return await _rework(rt, plan, feedback, escalated=True)
     if decision == "continue":
         plan = rt.apply(plan_id, ContinueDev(), Actor.USER)
-        plan = await development.run_developer(rt, plan, prompts.continue_prompt(plan))
+        plan = await development.run_developer(rt, plan, lambda p, _root: prompts.continue_prompt(p))
         return await after_development(rt, plan)
     if decision == "complete":
         plan = rt.apply(plan_id, MarkComplete(), Actor.USER)
@@ -149,12 +162,12 @@ async def apply_decision(
         agg = pending_aggregate(plan)
         plan = rt.apply(plan_id, Redesign(feedback=feedback), Actor.USER)
         findings = list(agg.findings) if agg else []
-        return await _architect_revision(rt, plan, prompts.redesign_prompt(plan, findings, feedback))
+        return await architect_revision(rt, plan, prompts.redesign_prompt(plan, findings, feedback))
     # retry: only the errored seats run again; the others' answers stand
     agg = pending_aggregate(plan)
     offered = tuple(str(x) for x in (dict(plan.pending_detail or {}).get("retry_seats") or ()))
     retry_seats = seats or offered or review.SEATS
     plan = rt.apply(plan_id, RetryReview(seats=seats), Actor.USER)
     previous = {s.seat: s for s in agg.seats} if agg else {}
-    plan = await review.run_review(rt, plan_id, seats=retry_seats, previous=previous)
+    plan = await review.run_review(rt, plan_id, seats=tuple(retry_seats), previous=previous)
     return await maybe_auto_rework(rt, plan)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -15,6 +16,7 @@ from tunaflow_tui.core.storage.records import PlanRecord
 from tunaflow_tui.core.workflow import DevStalled, ImplComplete
 from tunaflow_tui.core.workflow.phases import Actor, Phase
 from tunaflow_tui.runtime import prompts
+from tunaflow_tui.runtime.events import NoticeRaised
 from tunaflow_tui.runtime.planning import record_rejections
 
 if TYPE_CHECKING:
@@ -57,10 +59,15 @@ async def prepare_implementation(rt: WorkflowRuntime, plan: PlanRecord) -> PlanR
         rt.progress("This project is not a git repository: the Developer works in place (no isolation, no merge).")
     is_git = rt.is_git
     # git and file work runs off the event loop so the terminal app stays responsive
-    return await asyncio.to_thread(_prepare_sync, rt, plan, is_git)
+    plan, commit_error = await asyncio.to_thread(_prepare_sync, rt, plan, is_git)
+    if commit_error:
+        rt.store.add_plan_event(plan.id, "commit_failed", "system", {"error": commit_error[:2000]})
+        rt.emit(NoticeRaised(f"Could not commit the plan documents (they stay in the worktree): {commit_error}",
+                             "warning"))
+    return plan
 
 
-def _prepare_sync(rt: WorkflowRuntime, plan: PlanRecord, is_git: bool) -> PlanRecord:
+def _prepare_sync(rt: WorkflowRuntime, plan: PlanRecord, is_git: bool) -> tuple[PlanRecord, str | None]:
     store = rt.store
     if plan.impl_branch_id is None:
         git_branch: str | None = None
@@ -88,8 +95,11 @@ def _prepare_sync(rt: WorkflowRuntime, plan: PlanRecord, is_git: bool) -> PlanRe
     root = workdir(rt, plan)
     write_plan_docs(root, plan_document(plan))
     if plan.worktree_path:
-        gitops.commit_all(root, f"Plan: {plan.title}")
-    return plan
+        try:
+            gitops.commit_all(root, f"Plan: {plan.title}")
+        except gitops.GitError as exc:  # e.g. the project's pre-commit hook refuses: not a reason to stop
+            return plan, str(exc)
+    return plan, None
 
 
 def _doc_names(root: Path, plan: PlanRecord) -> tuple[str, list[str]]:
@@ -98,16 +108,42 @@ def _doc_names(root: Path, plan: PlanRecord) -> tuple[str, list[str]]:
     return plan_file, tasks
 
 
-async def run_developer(rt: WorkflowRuntime, plan: PlanRecord, prompt: str, *, fresh: bool = False) -> PlanRecord:
-    """Send ``prompt`` to the Developer in the implementation branch and apply its markers."""
-    assert plan.impl_branch_id is not None
-    conversation = f"branch:{plan.impl_branch_id}"
-    root = workdir(rt, plan)
-    rt.store.add_plan_event(plan.id, "agent_started", "system", {"role": "developer", "step": plan.phase})
-    result = await rt.run_role_turn("developer", conversation, prompt, cwd=root, plan=plan, fresh_session=fresh)
+PromptBuilder = Callable[[PlanRecord, Path], str]
+
+
+def implementation_prompt_for(plan: PlanRecord, root: Path) -> str:
+    """The first implementation prompt, naming the plan documents in the worktree."""
+    plan_file, tasks = _doc_names(root, plan)
+    return prompts.implementation_prompt(plan, tasks, plan_file)
+
+
+async def run_developer(
+    rt: WorkflowRuntime, plan: PlanRecord, prompt_for: PromptBuilder, *, fresh: bool = False
+) -> PlanRecord:
+    """Run one Developer turn in the implementation branch and apply its markers.
+
+    Whatever goes wrong on the way (the worktree cannot be created, the engine fails) ends in a
+    pending ``dev_stalled`` decision that carries the reason, never in a plan nobody can move.
+    """
+    step = {"role": "developer", "step": str(plan.phase)}
+    rt.store.add_plan_event(plan.id, "agent_started", "system", step)
+    try:
+        plan = await prepare_implementation(rt, plan)
+        root = workdir(rt, plan)
+        conversation = f"branch:{plan.impl_branch_id}"
+        result = await rt.run_role_turn(
+            "developer", conversation, prompt_for(plan, root), cwd=root, plan=plan, fresh_session=fresh
+        )
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:
+        reason = f"the Developer could not start: {type(exc).__name__}: {exc}"
+        rt.store.add_plan_event(plan.id, "agent_finished", "system", {**step, "status": "error", "error": reason})
+        rt.emit(NoticeRaised(reason, "error"))
+        return rt.apply(plan.id, DevStalled(reason=reason[:500]), Actor.SYSTEM)
     rt.store.add_plan_event(
         plan.id, "agent_finished", "system",
-        {"role": "developer", "step": plan.phase, "status": result.message.status, "message_id": result.message.id},
+        {**step, "status": result.message.status, "message_id": result.message.id},
     )
     record_rejections(rt, result.parse, "developer", plan.id)
     for marker in result.parse.markers:
@@ -116,7 +152,12 @@ async def run_developer(rt: WorkflowRuntime, plan: PlanRecord, prompt: str, *, f
     plan = rt.get_plan(plan.id)
     rt.plan_changed(plan)
     if plan.worktree_path:
-        await asyncio.to_thread(gitops.commit_all, root, f"tunaflow: {plan.title} (developer)")
+        try:
+            await asyncio.to_thread(gitops.commit_all, root, f"tunaflow: {plan.title} (developer)")
+        except gitops.GitError as exc:  # e.g. a pre-commit hook: the work stays in the worktree, uncommitted
+            rt.store.add_plan_event(plan.id, "commit_failed", "system", {"error": str(exc)[:2000]})
+            rt.emit(NoticeRaised(f"Could not commit the Developer's work (it stays in the worktree): {exc}",
+                                 "warning"))
     if not result.ok:
         reason = f"the Developer's turn ended with an error: {result.message.error_message or result.message.status}"
         return rt.apply(plan.id, DevStalled(reason=reason[:500]), Actor.SYSTEM)
@@ -127,10 +168,7 @@ async def run_developer(rt: WorkflowRuntime, plan: PlanRecord, prompt: str, *, f
 
 async def start_dev(rt: WorkflowRuntime, plan: PlanRecord) -> PlanRecord:
     """On approval: prepare the branch and worktree, then send the implementation prompt."""
-    plan = await prepare_implementation(rt, plan)
-    root = workdir(rt, plan)
-    plan_file, tasks = _doc_names(root, plan)
-    return await run_developer(rt, plan, prompts.implementation_prompt(plan, tasks, plan_file), fresh=True)
+    return await run_developer(rt, plan, implementation_prompt_for, fresh=True)
 
 
 def merge_plan(rt: WorkflowRuntime, plan_id: int) -> gitops.MergeResult:
@@ -145,13 +183,22 @@ def merge_plan(rt: WorkflowRuntime, plan_id: int) -> gitops.MergeResult:
             f"plan {plan_id} started from a detached HEAD ({plan.base_branch[:12]}); "
             f"merge {plan.git_branch} yourself into the branch you want"
         )
+    current = gitops.current_branch(rt.project_dir)
+    if current != plan.base_branch:
+        raise ValueError(
+            f"your project is on {current or 'a detached HEAD'}, not {plan.base_branch}: switch to "
+            f"{plan.base_branch} to merge {plan.git_branch} (tunaflow does not switch branches for you)"
+        )
     result = gitops.merge_branch(rt.project_dir, plan.git_branch, plan.base_branch)
     rt.store.add_plan_event(
         plan.id, "merged" if result.kind != "conflict" else "merge_conflict", "user",
         {"kind": str(result.kind), "sha": result.sha, "conflicted_files": list(result.conflicted_files)},
     )
     if result.kind != "conflict" and plan.worktree_path:
-        remove_plan_worktree(rt, plan_id)
+        try:
+            remove_plan_worktree(rt, plan_id)
+        except gitops.GitError as exc:  # the merge itself succeeded; say so, and why the worktree stays
+            rt.emit(NoticeRaised(f"Merged, but the worktree could not be removed: {exc}", "warning"))
     return result
 
 

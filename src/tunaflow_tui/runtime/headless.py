@@ -85,15 +85,18 @@ async def drive(rt: WorkflowRuntime, policy: GatePolicy, *, request: str | None,
     """Run until Done (0), a gate the flags don't cover (3), or an error (1)."""
     plan_id: int | None = None
     if request:
-        before = {p.id for p in rt.store.list_plans()}
-        await rt.send_user_message(request)
-        created = [p for p in rt.store.list_plans() if p.id not in before]
-        if created:
-            plan_id = created[-1].id
-        elif planning.active_plan(rt) is None:
+        before = {p.id: p.updated_at for p in rt.store.list_plans()}
+        result = await rt.send_user_message(request)
+        if result is not None and not result.ok:
+            print(f"tunaflow run: the Architect's turn failed: {result.message.error_message or result.message.status}",
+                  file=sys.stderr)
+            return EXIT_ERROR
+        touched = [p for p in rt.store.list_plans() if before.get(p.id) != p.updated_at]
+        if not touched:
             print("The Architect answered without proposing a plan; continue the conversation in the app.",
                   file=out)
             return EXIT_PENDING
+        plan_id = touched[-1].id
     elif resume:
         pending_reply = recovery.last_unanswered_user_message(rt)
         if pending_reply is not None and not rt.interrupted_plans():
@@ -119,12 +122,34 @@ async def drive(rt: WorkflowRuntime, policy: GatePolicy, *, request: str | None,
             if plan.phase == Phase.REVIEW and plan.pending_decision is None:
                 await rt.start_review(plan.id)
                 continue
-            waiting = plan.pending_decision or plan.phase
-            print(f"Waiting for you: plan {plan.id} “{plan.title}” — {waiting}. "
-                  f"Decide in the app (`tunaflow`) or run again with the matching flag.", file=out)
+            _explain_wait(plan, out)
             return EXIT_PENDING
         await rt.decide(plan.id, decision)
     return EXIT_PENDING
+
+
+_HINTS = {
+    "approval": "run again with --resume --approve, or decide in the app (`tunaflow`)",
+    "doom_loop": "run again with --resume --on-fail redesign (or rework to let the Developer continue)",
+    "dev_stalled": "no flag decides this: open the app (`tunaflow`) to continue, mark it complete or abandon it",
+    "review_error": "no flag decides this: open the app (`tunaflow`) to retry the review seat",
+}
+
+
+def _explain_wait(plan: PlanRecord, out: TextIO) -> None:
+    detail = dict(plan.pending_detail or {})
+    waiting = plan.pending_decision or plan.phase
+    if plan.pending_decision == "review":
+        verdict = detail.get("verdict")
+        hint = ("run again with --resume --accept" if verdict == "pass"
+                else f"the review says {verdict}: run again with --resume --on-fail rework|redesign "
+                     "(--max-rounds raises the limit), or decide in the app")
+    else:
+        hint = _HINTS.get(str(plan.pending_decision), "decide in the app (`tunaflow`)")
+    print(f"Waiting for you: plan {plan.id} “{plan.title}” — {waiting}; {hint}.", file=out)
+    reason = detail.get("reason")
+    if plan.pending_decision in ("dev_stalled", "review_error") and reason:
+        print(f"tunaflow run: {reason}", file=sys.stderr)
 
 
 def _decision_for(plan: PlanRecord, policy: GatePolicy) -> str | None:

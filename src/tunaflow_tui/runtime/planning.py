@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from tunaflow_tui.core import gitops
 from tunaflow_tui.core.markers import ParseResult, PlanProposal, parse_markers
 from tunaflow_tui.core.plandocs import make_slug
 from tunaflow_tui.core.storage.records import MessageRecord, PlanRecord
@@ -50,6 +51,13 @@ def record_user_markers(rt: WorkflowRuntime, message: MessageRecord) -> None:
     record_rejections(rt, parsed, "user", plan.id if plan else None)
 
 
+def _slug_taken(rt: WorkflowRuntime, slug: str) -> bool:
+    """A slug is taken by another plan, or by a ``tunaflow/{slug}`` git branch left from earlier work."""
+    if rt.store.slug_taken(slug):
+        return True
+    return rt.is_git and gitops.branch_exists(rt.project_dir, f"tunaflow/{slug}")
+
+
 def _subtasks(proposal: PlanProposal) -> list[tuple[str, str]]:
     return [(s.title, s.details) for s in proposal.subtasks]
 
@@ -81,7 +89,7 @@ async def handle_architect_reply(rt: WorkflowRuntime, result: TurnResult, *, rev
             subtasks=_subtasks(proposal),
             source_message_id=result.message.id,
         )
-        slug = make_slug(plan.title, plan_id=plan.id, taken=rt.store.slug_taken)
+        slug = make_slug(plan.title, plan_id=plan.id, taken=lambda candidate: _slug_taken(rt, candidate))
         plan = rt.store.update_plan(plan.id, slug=slug)
     rt.plan_changed(plan)
     rt.progress(f"Plan {plan.id} “{plan.title}” is waiting for approval.")

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from tunaflow_tui.core.storage.records import MessageRecord, PlanRecord
+from tunaflow_tui.core.workflow import AggregateVerdict
 from tunaflow_tui.core.workflow.phases import Phase
 from tunaflow_tui.runtime import decisions, development, planning, prompts, review
 from tunaflow_tui.runtime.agent_turn import TurnResult
@@ -45,7 +46,10 @@ def interrupted_runs(rt: WorkflowRuntime) -> tuple[InterruptedRun, ...]:
         detail = _open_step(rt, plan)
         if detail is None:
             continue
-        conversations = {f"branch:{plan.impl_branch_id}", f"branch:{plan.review_branch_id}", "main"}
+        if detail.get("role") == "architect":
+            conversations = {"main"}
+        else:
+            conversations = {f"branch:{plan.impl_branch_id}", f"branch:{plan.review_branch_id}"}
         if running & conversations:
             continue
         found.append(InterruptedRun(plan.id, plan.title, str(detail.get("role", "")), str(detail.get("step", ""))))
@@ -59,6 +63,16 @@ def _last_feedback(rt: WorkflowRuntime, plan_id: int) -> tuple[str, bool]:
     return "", False
 
 
+def _last_review(rt: WorkflowRuntime, plan_id: int) -> tuple[AggregateVerdict | None, int | None]:
+    for event in reversed(rt.store.list_plan_events(plan_id)):
+        if event.type == "review_finished":
+            raw = event.detail.get("aggregate")
+            round_no = event.detail.get("round")
+            agg = AggregateVerdict.from_json(raw) if isinstance(raw, Mapping) else None
+            return agg, round_no if isinstance(round_no, int) else None
+    return None, None
+
+
 async def resume_plan(rt: WorkflowRuntime, plan_id: int, *, how: str = "resume") -> PlanRecord:
     """Run the interrupted step again: ``resume`` continues the stored session, ``retry`` starts afresh."""
     plan = rt.get_plan(plan_id)
@@ -66,36 +80,36 @@ async def resume_plan(rt: WorkflowRuntime, plan_id: int, *, how: str = "resume")
     if detail is None:
         raise ValueError(f"plan {plan_id} has no interrupted step")
     rt.store.add_plan_event(plan.id, "agent_finished", "system", {**detail, "status": "interrupted", "how": how})
-    step = str(detail.get("step", plan.phase))
-    if step == "review" or (plan.phase == Phase.REVIEW and detail.get("role") == "review"):
-        plan = await review.run_review(rt, plan.id)
+    if detail.get("role") == "review":
+        round_no = detail.get("round")
+        if isinstance(round_no, int) and round_no == plan.review_round and round_no > 0:
+            # same round: the seats that answered before the crash keep their answers
+            done = review.finished_seats(rt, plan.id, round_no)
+            asked = tuple(str(s) for s in (detail.get("seats") or review.SEATS))
+            missing = tuple(s for s in asked if s not in done)
+            plan = await review.run_review(rt, plan.id, seats=missing, previous=done)
+        else:
+            plan = await review.run_review(rt, plan.id)
         return await decisions.maybe_auto_rework(rt, plan)
     if plan.phase in (Phase.DEV, Phase.REWORK):
         if how == "resume":
-            prompt = prompts.continue_prompt(plan)
-            plan = await development.run_developer(rt, plan, prompt)
-        else:
-            plan = await development.prepare_implementation(rt, plan)
-            root = development.workdir(rt, plan)
-            plan_file, tasks = development._doc_names(root, plan)
+            plan = await development.run_developer(rt, plan, lambda p, _root: prompts.continue_prompt(p))
+        elif plan.phase == Phase.REWORK:
+            agg, round_no = _last_review(rt, plan.id)
+            findings = list(agg.findings) if agg else []
+            earlier = decisions.earlier_failures(rt, plan.id, exclude_round=round_no)
             plan = await development.run_developer(
-                rt, plan, prompts.implementation_prompt(plan, tasks, plan_file), fresh=True
+                rt, plan, lambda p, _root: prompts.rework_prompt(p, findings, earlier), fresh=True
             )
+        else:
+            plan = await development.run_developer(rt, plan, development.implementation_prompt_for, fresh=True)
         return await decisions.after_development(rt, plan)
     if plan.phase == Phase.DRAFTING:
         feedback, redesign = _last_feedback(rt, plan.id)
-        agg = None
-        for event in reversed(rt.store.list_plan_events(plan.id)):
-            if event.type == "review_finished":
-                raw = event.detail.get("aggregate")
-                if isinstance(raw, Mapping):
-                    from tunaflow_tui.core.workflow import AggregateVerdict
-
-                    agg = AggregateVerdict.from_json(raw)
-                break
+        agg, _round = _last_review(rt, plan.id)
         prompt = (prompts.redesign_prompt(plan, list(agg.findings) if agg else [], feedback) if redesign
                   else prompts.revision_prompt(plan, feedback))
-        return await decisions._architect_revision(rt, plan, prompt)
+        return await decisions.architect_revision(rt, plan, prompt)
     return plan
 
 
@@ -116,10 +130,10 @@ async def retry_message(rt: WorkflowRuntime, message: MessageRecord) -> TurnResu
     """Re-run the turn behind a failed or interrupted reply."""
     if message.conversation_id != "main":
         for plan in rt.store.list_plans():
-            if f"branch:{plan.impl_branch_id}" == message.conversation_id or \
-                    f"branch:{plan.review_branch_id}" == message.conversation_id:
-                if interrupted_runs(rt):
-                    await resume_plan(rt, plan.id, how="retry")
+            if message.conversation_id in (f"branch:{plan.impl_branch_id}", f"branch:{plan.review_branch_id}"):
+                if any(run.plan_id == plan.id for run in interrupted_runs(rt)):
+                    async with rt.plan_lock(plan.id):
+                        await resume_plan(rt, plan.id, how="retry")
                 return None
         return None
     earlier = rt.store.list_messages("main", before_id=message.id, limit=20)

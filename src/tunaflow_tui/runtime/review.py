@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -24,6 +25,19 @@ if TYPE_CHECKING:
 
 SEATS: tuple[str, ...] = ("reviewer", "verifier")
 DIFF_MAX_BYTES = 120_000
+
+
+def without_review_documents(diff: str, slug: str) -> str:
+    """The diff without the plan's own review documents: reviewers judge the code, not earlier verdicts."""
+    prefix = f"docs/plans/{slug}-review-r"
+    kept: list[str] = []
+    skipping = False
+    for line in diff.splitlines(keepends=True):
+        if line.startswith("diff --git "):
+            skipping = f" a/{prefix}" in line or f" b/{prefix}" in line
+        if not skipping:
+            kept.append(line)
+    return "".join(kept)
 
 
 def ensure_review_branch(rt: WorkflowRuntime, plan: PlanRecord) -> PlanRecord:
@@ -53,7 +67,16 @@ async def run_project_tests(rt: WorkflowRuntime, plan: PlanRecord, root: Path) -
         rt.progress("No test command detected; the reviewers are told so.")
         return None
     rt.progress(f"Running the project's tests: {command.label}")
-    result = await asyncio.to_thread(run_tests, root, command, timeout_s=rt.settings.workflow.test_timeout_s)
+    # the test run may leave files behind (caches, reports, bytecode): put the worktree back afterwards,
+    # so the reviewers judge the Developer's work and no by-product reaches the plan's branch
+    before = await asyncio.to_thread(gitops.snapshot, root) if rt.is_git else None
+    try:
+        result = await asyncio.to_thread(run_tests, root, command, timeout_s=rt.settings.workflow.test_timeout_s)
+    finally:
+        if before is not None:
+            leftovers = await asyncio.to_thread(gitops.restore, root, before)
+            if leftovers:
+                rt.store.add_plan_event(plan.id, "test_byproducts_removed", "system", {"paths": leftovers[:50]})
     rt.store.add_plan_event(
         plan.id,
         "tests_ran",
@@ -78,10 +101,8 @@ async def _run_seat(
     conversation = f"branch:{plan.review_branch_id}"
     prompt = prompts.review_prompt(plan, seat=seat, round_no=round_no, diff=diff, tests=tests)
     try:
-        # blind: each seat starts a fresh session and sees only the plan, the diff and the tests
-        result = await rt.run_role_turn(
-            seat, conversation, prompt, cwd=workdir(rt, plan), plan=plan, fresh_session=True
-        )
+        # blind: a fresh session and no conversation history — only the plan, the diff and the tests
+        result = await rt.run_role_turn(seat, conversation, prompt, cwd=workdir(rt, plan), plan=plan, blind=True)
     except Exception as exc:  # a seat that cannot even start is a review error, not a failure
         return SeatResult(seat=seat, engine=engine.name, verdict=None, error=f"could not run: {exc}")
     record_rejections(rt, result.parse, seat, plan.id)
@@ -103,11 +124,11 @@ async def _run_seat(
     )
 
 
-def _review_markdown(plan: PlanRecord, round_no: int, agg: AggregateVerdict, tests: TestResult | None,
+def _review_markdown(plan: PlanRecord, round_no: int, agg: AggregateVerdict, tests: Mapping[str, object] | None,
                      modified: list[str]) -> str:
     lines = [f"# Review round {round_no}: {plan.title}", "", f"Verdict: {agg.verdict or 'review error'}", ""]
     if tests is not None:
-        lines += [f"Tests: {tests.status} — {tests.summary}", ""]
+        lines += [f"Tests: {tests.get('status')} — {tests.get('summary')}", ""]
     if modified:
         lines += ["Reviewer modified code (reverted):", *[f"- {p}" for p in modified], ""]
     for seat in agg.seats:
@@ -123,59 +144,121 @@ def _review_markdown(plan: PlanRecord, round_no: int, agg: AggregateVerdict, tes
     return "\n".join(lines)
 
 
+async def _seat_and_record(
+    rt: WorkflowRuntime, plan: PlanRecord, seat: str, round_no: int, diff: str, tests: TestResult | None
+) -> SeatResult:
+    result = await _run_seat(rt, plan, seat, round_no, diff, tests)
+    # each seat's answer is kept as it arrives, so a crash mid-review loses only the seats still running
+    rt.store.add_plan_event(plan.id, "seat_finished", "system", {"round": round_no, "seat": result.to_json()})
+    return result
+
+
+def finished_seats(rt: WorkflowRuntime, plan_id: int, round_no: int) -> dict[str, SeatResult]:
+    """The seats of review round ``round_no`` that already answered (or errored)."""
+    found: dict[str, SeatResult] = {}
+    for event in rt.store.list_plan_events(plan_id):
+        if event.type == "seat_finished" and event.detail.get("round") == round_no:
+            raw = event.detail.get("seat")
+            if isinstance(raw, Mapping):
+                seat = SeatResult.from_json(raw)
+                found[seat.seat] = seat
+    return found
+
+
 async def run_review(
     rt: WorkflowRuntime,
     plan_id: int,
     *,
-    seats: tuple[str, ...] = (),
+    seats: tuple[str, ...] | None = None,
     previous: dict[str, SeatResult] | None = None,
 ) -> PlanRecord:
-    """Run a review round, or re-run ``seats`` of the current one keeping the ``previous`` answers."""
+    """Run a review round and open the decision.
+
+    ``seats=None`` starts a new round with every seat; a tuple re-runs those seats in the current
+    round (a retry, or a resume after a crash), keeping the ``previous`` answers of the others.
+    """
     plan = rt.get_plan(plan_id)
-    retry = bool(seats)
-    previous = previous or {}
-    if not retry:
+    if seats is None:
         plan = rt.apply(plan.id, ReviewStarted(), Actor.SYSTEM)
+        seats = SEATS
+    previous = dict(previous or {})
     plan = ensure_review_branch(rt, plan)
     round_no = plan.review_round
-    root = workdir(rt, plan)
-    tests = await run_project_tests(rt, plan, root)
-    diff = ""
-    if plan.base_branch and plan.worktree_path:
-        diff = await asyncio.to_thread(gitops.diff_against_base, root, plan.base_branch, max_bytes=DIFF_MAX_BYTES)
-    guarded = rt.is_git
-    snap = await asyncio.to_thread(gitops.snapshot, root) if guarded else None
-    before_fp = snap.fingerprint if snap is not None else None
-    run_seats = seats or SEATS
-    rt.store.add_plan_event(plan.id, "agent_started", "system", {"role": "review", "step": "review",
-                                                                 "seats": list(run_seats), "round": round_no})
-    rt.progress(f"Review round {round_no}: {', '.join(run_seats)} reading the work (read-only)…")
-    results = await asyncio.gather(*(_run_seat(rt, plan, s, round_no, diff, tests) for s in run_seats))
-    modified: list[str] = []
-    if guarded and before_fp is not None and snap is not None:
-        after_fp = await asyncio.to_thread(gitops.fingerprint, root)
-        if after_fp != before_fp:
-            restored = await asyncio.to_thread(gitops.restore, root, snap)
-            modified = restored or gitops.changed_paths(before_fp, after_fp) or ["(git index or history)"]
-            rt.store.add_plan_event(plan.id, "reviewer_modified_code", "system",
-                                    {"paths": modified, "round": round_no, "reverted": True})
-            rt.emit(NoticeRaised(
-                f"A reviewer modified {len(modified)} file(s); the changes were reverted: "
-                + ", ".join(modified[:5]), "warning"))
+    rt.store.add_plan_event(plan.id, "agent_started", "system",
+                            {"role": "review", "step": "review", "seats": list(seats), "round": round_no})
+    try:
+        if seats:
+            results, tests, modified = await _review_round(rt, plan, seats, round_no)
+        else:  # every seat had answered before an interruption: only the verdict is left to open
+            results, tests, modified = [], None, []
+    except asyncio.CancelledError:
+        raise
+    except Exception as exc:  # git, disk, test runner: the round becomes a review error the user can retry
+        reason = f"the review could not run: {type(exc).__name__}: {exc}"
+        rt.emit(NoticeRaised(reason, "error"))
+        results = [SeatResult(seat=s, engine=rt.engine_for(s)[0].name, verdict=None, error=reason) for s in seats]
+        tests, modified = None, []
     rt.store.add_plan_event(plan.id, "agent_finished", "system", {"role": "review", "step": "review",
                                                                   "round": round_no})
     combined = dict(previous)
     combined.update({r.seat: r for r in results})
     agg = aggregate([combined[s] for s in SEATS if s in combined])
-    content = _review_markdown(plan, round_no, agg, tests, modified)
-    await asyncio.to_thread(write_review_doc, root, plan.slug, max(round_no, 1), content)
-    if plan.worktree_path:
-        await asyncio.to_thread(gitops.commit_all, root, f"Review round {round_no}: {plan.title}")
     plan = rt.apply(plan.id, ReviewFinished(aggregate=agg), Actor.AGENT)
     # keep the test result and any reverted reviewer edit with the decision, for the verdict card
     detail = plain_json(plan.pending_detail or {})
     detail["reviewer_modified"] = modified
     detail["tests"] = None if tests is None else {"status": tests.status, "summary": tests.summary}
     plan = rt.store.update_plan(plan.id, pending_detail=detail)
+    if not agg.errors:
+        # with an errored seat the round may still be retried: its document waits, so the retried seat
+        # cannot read the other seat's answer in the worktree
+        await write_review_document(rt, plan)
     rt.plan_changed(plan)
     return plan
+
+
+async def write_review_document(rt: WorkflowRuntime, plan: PlanRecord) -> None:
+    """Write and commit ``{slug}-review-rN.md`` for the round the pending decision is about."""
+    detail = plan.pending_detail or {}
+    raw = detail.get("aggregate")
+    round_no = detail.get("round") or plan.review_round
+    if not isinstance(raw, Mapping) or not isinstance(round_no, int) or round_no < 1:
+        return
+    agg = AggregateVerdict.from_json(raw)
+    tests = detail.get("tests") if isinstance(detail.get("tests"), Mapping) else None
+    modified = [str(p) for p in detail.get("reviewer_modified") or ()]
+    root = workdir(rt, plan)
+    content = _review_markdown(plan, round_no, agg, tests, modified)
+    try:
+        await asyncio.to_thread(write_review_doc, root, plan.slug, round_no, content)
+        if plan.worktree_path:
+            await asyncio.to_thread(gitops.commit_all, root, f"Review round {round_no}: {plan.title}")
+    except Exception as exc:  # the verdict still reaches the user; the document is a record
+        rt.emit(NoticeRaised(f"Could not write or commit the review document: {exc}", "warning"))
+
+
+async def _review_round(
+    rt: WorkflowRuntime, plan: PlanRecord, seats: tuple[str, ...], round_no: int
+) -> tuple[list[SeatResult], TestResult | None, list[str]]:
+    root = workdir(rt, plan)
+    tests = await run_project_tests(rt, plan, root)
+    diff = ""
+    if plan.base_branch and plan.worktree_path:
+        diff = await asyncio.to_thread(gitops.diff_against_base, root, plan.base_branch, max_bytes=DIFF_MAX_BYTES)
+        diff = without_review_documents(diff, plan.slug)
+    guarded = rt.is_git
+    snap = await asyncio.to_thread(gitops.snapshot, root) if guarded else None
+    rt.progress(f"Review round {round_no}: {', '.join(seats)} reading the work (read-only)…")
+    results = list(await asyncio.gather(*(_seat_and_record(rt, plan, s, round_no, diff, tests) for s in seats)))
+    modified: list[str] = []
+    if snap is not None:
+        after_fp = await asyncio.to_thread(gitops.fingerprint, root)
+        if after_fp != snap.fingerprint:
+            restored = await asyncio.to_thread(gitops.restore, root, snap)
+            modified = restored or gitops.changed_paths(snap.fingerprint, after_fp) or ["(git index or history)"]
+            rt.store.add_plan_event(plan.id, "reviewer_modified_code", "system",
+                                    {"paths": modified, "round": round_no, "reverted": True})
+            rt.emit(NoticeRaised(
+                f"A reviewer modified {len(modified)} file(s); the changes were reverted: "
+                + ", ".join(modified[:5]), "warning"))
+    return results, tests, modified

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from tunaflow_tui.agents.base import Engine, PermissionProfile, TurnRequest
+from tunaflow_tui.agents.events import ErrorKind
 from tunaflow_tui.agents.registry import create_engine
 from tunaflow_tui.core import gitops
 from tunaflow_tui.core.markers import PlanProposal
@@ -25,9 +26,19 @@ from tunaflow_tui.core.workflow.service import WorkflowService
 from tunaflow_tui.runtime import decisions, development, planning, recovery, review
 from tunaflow_tui.runtime.agent_turn import TurnResult, TurnRunner
 from tunaflow_tui.runtime.context_builder import ContextBuilder
-from tunaflow_tui.runtime.events import MessageAdded, Observer, PlanChanged, Progress, RuntimeEvent
+from tunaflow_tui.runtime.events import (
+    MessageAdded,
+    NoticeRaised,
+    Observer,
+    PlanChanged,
+    Progress,
+    RuntimeEvent,
+)
 
 EngineFactory = Callable[[EngineConfig], Engine]
+
+# errors with which a CLI answers a session it no longer has (e.g. resumed from another directory)
+_STALE_SESSION_ERRORS = frozenset({ErrorKind.BAD_REQUEST, ErrorKind.CRASHED, ErrorKind.MALFORMED_OUTPUT})
 
 ROLE_PROFILES: dict[str, PermissionProfile] = {
     "architect": PermissionProfile.CHAT,
@@ -66,6 +77,7 @@ class WorkflowRuntime:
         self._engines: dict[str, Engine] = {}
         self._plan_locks: dict[int, asyncio.Lock] = {}
         self._is_git: bool | None = None
+        self._turn_locks: dict[tuple[str, str], asyncio.Lock] = {}
 
     # ----------------------------------------------------------------- plumbing
     def subscribe(self, observer: Observer) -> None:
@@ -129,18 +141,56 @@ class WorkflowRuntime:
         findings: tuple[str, ...] = (),
         exclude_message_id: int | None = None,
         fresh_session: bool = False,
+        blind: bool = False,
     ) -> TurnResult:
-        """Send ``request_text`` to ``role``'s engine in ``conversation_id`` with a ContextPack."""
-        engine, config = self.engine_for(role)
-        conversation = self.store.get_conversation(conversation_id)
-        resume: str | None = None
-        if (
-            not fresh_session
-            and conversation is not None
-            and conversation.native_session_id
-            and conversation.native_engine == engine.name
-        ):
-            resume = conversation.native_session_id
+        """Send ``request_text`` to ``role``'s engine in ``conversation_id`` with a ContextPack.
+
+        Turns of one role in one conversation run one after another. ``blind`` turns (reviewers) get
+        no conversation history, so they never see another seat's answer. A resumed native session
+        that the engine no longer knows is dropped and the turn is sent again with a fresh one.
+        """
+        lock = self._turn_locks.setdefault((conversation_id, role), asyncio.Lock())
+        async with lock:
+            engine, config = self.engine_for(role)
+            conversation = self.store.get_conversation(conversation_id)
+            resume: str | None = None
+            if (
+                not fresh_session
+                and not blind
+                and conversation is not None
+                and conversation.native_session_id
+                and conversation.native_engine == engine.name
+            ):
+                resume = conversation.native_session_id
+            result = await self._send(role, engine, config, conversation_id, request_text, cwd=cwd, plan=plan,
+                                      findings=findings, exclude_message_id=exclude_message_id, resume=resume,
+                                      blind=blind)
+            if resume and result.error is not None and result.error.kind in _STALE_SESSION_ERRORS \
+                    and not result.text.strip():
+                self.emit(NoticeRaised(f"{engine.name} could not resume its session; starting a new one with "
+                                       "the conversation's context.", "warning", conversation_id))
+                self.store.set_native_session(conversation_id, engine.name, None)
+                result = await self._send(role, engine, config, conversation_id, request_text, cwd=cwd,
+                                          plan=plan, findings=findings, exclude_message_id=exclude_message_id,
+                                          resume=None, blind=blind)
+            return result
+
+    async def _send(
+        self,
+        role: str,
+        engine: Engine,
+        config: EngineConfig,
+        conversation_id: str,
+        request_text: str,
+        *,
+        cwd: Path | None,
+        plan: PlanRecord | None,
+        findings: tuple[str, ...],
+        exclude_message_id: int | None,
+        resume: str | None,
+        blind: bool,
+    ) -> TurnResult:
+        persona = load_persona(role, self.project_dir)
         if resume:
             prompt = request_text
         else:
@@ -153,12 +203,14 @@ class WorkflowRuntime:
                 plan=plan,
                 findings=findings,
                 exclude_message_id=exclude_message_id,
+                system=persona,
+                history=not blind,
             )
             prompt = pack.render()
         request = TurnRequest(
             prompt=prompt,
             cwd=cwd or self.project_dir,
-            system=load_persona(role, self.project_dir),
+            system=persona,
             role=role,
             profile=ROLE_PROFILES.get(role, PermissionProfile.CHAT),
             resume_session_id=resume,

@@ -47,3 +47,24 @@ async def test_cancelling_the_consumer_kills_the_agent_group(tmp_path: Path) -> 
     except ProcessLookupError:
         alive = False
     assert not alive, "the agent's process group survived the cancel"
+
+
+async def test_cancel_before_the_process_has_started_still_stops_it(tmp_path: Path) -> None:
+    cli = tmp_path / "claude"
+    cli.write_text(HANGING_CLI.format(python=sys.executable))
+    cli.chmod(0o755)
+    engine = ClaudeEngine(EngineConfig(name="claude", type="claude", command=str(cli), timeout_total_s=60))
+    turn = engine.start(TurnRequest(prompt="hi", cwd=tmp_path))
+    events = []
+
+    async def consume() -> None:
+        async for event in turn:
+            events.append(event)
+
+    task = asyncio.create_task(consume())
+    await asyncio.sleep(0)  # the turn is starting its process
+    await turn.cancel()
+    t0 = time.monotonic()
+    await asyncio.wait_for(task, 15)
+    assert time.monotonic() - t0 < 10
+    assert type(events[-1]).__name__ == "EngineError" and events[-1].kind == "cancelled"

@@ -91,8 +91,29 @@ def _stream_text(turn: dict, emit_delta) -> None:
         emit_delta(chunk)
 
 
+def _sessions() -> Path:
+    return Path(os.environ["TUNAFLOW_FAKE_STATE"] + ".sessions")
+
+
+def _known(session: str) -> bool:
+    path = _sessions()
+    return path.exists() and session in path.read_text().split()
+
+
+def _remember(session: str) -> None:
+    with open(_sessions(), "a") as fh:
+        fh.write(session + "\n")
+
+
 def run_claude(argv: list[str], turn: dict, cwd: Path) -> int:
-    session = _arg_after(argv, "--resume") or _arg_after(argv, "--session-id") or str(uuid.uuid4())
+    resumed = _arg_after(argv, "--resume")
+    if resumed and not _known(resumed):
+        # what claude does for a session it has no transcript of (agent-clis.md §4)
+        _emit({"type": "result", "subtype": "error_during_execution", "is_error": True, "session_id": resumed,
+               "errors": [f"No conversation found with session ID: {resumed}"], "total_cost_usd": 0})
+        sys.stderr.write(f"No conversation found with session ID: {resumed}\n")
+        return 1
+    session = resumed or _arg_after(argv, "--session-id") or str(uuid.uuid4())
     _emit({"type": "system", "subtype": "init", "cwd": str(cwd), "session_id": session, "tools": ["Read"],
            "model": "claude-sonnet-4-5", "permissionMode": "default", "apiKeySource": "ANTHROPIC_API_KEY"})
     if turn.get("crash"):
@@ -118,6 +139,7 @@ def run_claude(argv: list[str], turn: dict, cwd: Path) -> int:
            "content": [{"type": "text", "text": text}]}, "session_id": session})
     _emit({"type": "stream_event", "event": {"type": "content_block_stop", "index": 0}, "session_id": session})
     _emit({"type": "stream_event", "event": {"type": "message_stop"}, "session_id": session})
+    _remember(session)  # a finished turn leaves a transcript that can be resumed
     _emit({"type": "result", "subtype": "success", "is_error": False, "result": text, "session_id": session,
            "total_cost_usd": 0.0012, "usage": {"input_tokens": 120, "output_tokens": 40,
                                                "cache_read_input_tokens": 0}, "permission_denials": []})
