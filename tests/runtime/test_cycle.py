@@ -312,3 +312,27 @@ async def test_auto_review_off_waits_and_auto_rework_on_loops(harness: Harness) 
         assert plan.review_round == 2 and plan.pending_detail["verdict"] == "pass"
     finally:
         rt.close()
+
+
+async def test_merge_conflict_is_reported_and_loses_nothing(harness: Harness) -> None:
+    harness.set_script(architect=[{"text": PROPOSAL}], developer=[dev_turn()],
+                       reviewer=[{"text": verdict("pass")}], verifier=[{"text": verdict("pass")}])
+    rt = _runtime(harness)
+    try:
+        await rt.send_user_message("add mul")
+        [plan] = rt.store.list_plans()
+        plan = await rt.decide(plan.id, "approve")
+        plan = await rt.decide(plan.id, "accept")
+        # meanwhile the user changed the same lines on main
+        (harness.project / "calc.py").write_text("def add(a, b):\n    return b + a  # mine\n")
+        harness.git("commit", "-q", "-am", "my change")
+        mine = harness.git("rev-parse", "HEAD").strip()
+        result = rt.merge(plan.id)
+        assert str(result.kind) == "conflict" and "calc.py" in result.conflicted_files
+        assert harness.git("rev-parse", "HEAD").strip() == mine, "main is untouched"
+        assert "# mine" in (harness.project / "calc.py").read_text()
+        assert harness.git("status", "--porcelain").strip() == "", "no half-merged state is left"
+        assert Path(plan.worktree_path or "").is_dir(), "the plan's work stays in its worktree"
+        assert "merge_conflict" in _event_types(rt, plan.id)
+    finally:
+        rt.close()
