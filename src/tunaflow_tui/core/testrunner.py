@@ -135,7 +135,7 @@ def detect_test_command(root: Path, configured: Sequence[str] | str | None = Non
         if argv:
             return TestCommand(argv, " ".join(argv))
     if _uses_pytest(root):
-        return TestCommand((_project_python(root), "-m", "pytest", "-q"), "pytest")
+        return TestCommand((_project_python(root), "-m", "pytest"), "pytest")
     npm = _npm_command(root)
     if npm is not None:
         return npm

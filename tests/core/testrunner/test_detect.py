@@ -19,7 +19,7 @@ def write(root: Path, name: str, text: str = "") -> None:
 
 
 def pytest_argv(root: Path) -> tuple[str, ...]:
-    return (sys.executable, "-m", "pytest", "-q")
+    return (sys.executable, "-m", "pytest")
 
 
 @pytest.mark.parametrize(
@@ -53,7 +53,7 @@ def test_the_projects_own_virtualenv_is_preferred(tmp_path: Path) -> None:
     write(tmp_path, ".venv/bin/python", "#!/bin/sh\n")
     os.chmod(python, 0o755)
     command = detect_test_command(tmp_path)
-    assert command is not None and command.argv == (str(python), "-m", "pytest", "-q")
+    assert command is not None and command.argv == (str(python), "-m", "pytest")
 
 
 @pytest.mark.parametrize(

@@ -56,6 +56,15 @@ def test_passing_pytest_project(tmp_path: Path) -> None:
     assert result.duration_s > 0
 
 
+def test_summary_survives_a_project_that_already_asks_for_quiet_output(tmp_path: Path) -> None:
+    write(tmp_path, "pyproject.toml", "[tool.pytest.ini_options]\naddopts = '-q -p no:cacheprovider'\n")
+    write(tmp_path, "tests/test_math.py", "def test_add():\n    assert 1 + 1 == 2\n")
+    command = detect_test_command(tmp_path)
+    assert command is not None
+    result = run_tests(tmp_path, command, timeout_s=60)
+    assert result.summary.startswith("1 passed in "), result.output
+
+
 def test_failing_pytest_project(tmp_path: Path) -> None:
     root = pytest_project(tmp_path, failing=True)
     command = detect_test_command(root)
