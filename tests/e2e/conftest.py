@@ -30,6 +30,7 @@ class TmuxSession:
         self.socket = f"tunaflow-e2e-{uuid.uuid4().hex[:12]}"
         self.name = "e2e"
         self._started = False
+        self._status_file: Path | None = None
 
     def _tmux(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
@@ -39,10 +40,18 @@ class TmuxSession:
         )
 
     def start(self, argv: Sequence[str], cwd: Path) -> None:
-        """Run ``argv`` (no shell involved) in a new session of ``width`` × ``height``."""
+        """Run ``argv`` in a new session of ``width`` × ``height``.
+
+        A tiny ``sh`` wrapper waits for the command and writes its exit status to a file (the
+        arguments are passed as positional parameters, never pasted into the script): tmux only
+        knows a pane's exit status once it has reaped the process, which can lag behind.
+        """
+        self._status_file = cwd / f".exit-status-{self.socket}"
+        wrapper = ["sh", "-c", 'status_file=$1; shift; "$@"; echo $? > "$status_file"', "sh",
+                   str(self._status_file), *argv]
         self._tmux(
             "new-session", "-d", "-s", self.name, "-x", str(self.width), "-y", str(self.height),
-            "-c", str(cwd), *argv,
+            "-c", str(cwd), *wrapper,
             ";", "set-option", "-t", self.name, "remain-on-exit", "on",
             ";", "set-option", "-t", self.name, "status", "off",
         )
@@ -64,16 +73,16 @@ class TmuxSession:
     def _pane(self, fmt: str) -> str:
         return self._tmux("display-message", "-p", "-t", self.name, fmt, check=False).stdout.strip()
 
-    def exited(self) -> bool:
-        """True once the command has exited."""
-        return self._pane("#{pane_dead}") == "1"
-
     def exit_status(self) -> int | None:
-        """The command's exit status, None while it runs."""
-        if not self.exited():
+        """The command's exit status (128 + N if signal N ended it), None while it runs."""
+        if self._status_file is None or not self._status_file.is_file():
             return None
-        status = self._pane("#{pane_dead_status}")
-        return int(status) if status.lstrip("-").isdigit() else None
+        text = self._status_file.read_text(encoding="utf-8").strip()
+        return int(text) if text.isdigit() else None
+
+    def exited(self) -> bool:
+        """True once the command has exited (or the pane is gone)."""
+        return self.exit_status() is not None or self._pane("#{pane_dead}") in ("1", "")
 
     def wait_for(self, what: str | Callable[[str], bool], timeout: float = 20.0) -> str:
         """Poll the screen until it contains ``what`` (or ``what(screen)`` is true); fail with the screen."""
@@ -91,11 +100,12 @@ class TmuxSession:
         pytest.fail(f"waited {timeout}s for {what!r}; the program is {state}; the screen:\n{screen}")
 
     def wait_exit(self, timeout: float = 15.0) -> int | None:
-        """Wait until the command exits; its exit status."""
+        """Wait until the command has exited; its exit status (None if it is still running)."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            if self.exited():
-                return self.exit_status()
+            status = self.exit_status()
+            if status is not None:
+                return status
             time.sleep(POLL_S)
         return None
 

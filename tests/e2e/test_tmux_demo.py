@@ -38,8 +38,8 @@ def quit_cleanly(session: Any) -> None:
     session.press("C-q")
     status = session.wait_exit(timeout=30)
     screen = session.screen()
-    if status is None and not screen.strip():
-        pytest.fail("after ctrl+q the app left the screen but the process did not exit within 30 s")
+    if status is None:
+        pytest.fail(f"the process was still running 30 s after ctrl+q; the screen:\n{screen}")
     assert status == 0, f"tunaflow demo exited with {status}; the screen:\n{screen}"
 
 
