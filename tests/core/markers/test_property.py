@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from tunaflow_tui.core.markers import MarkerStream, parse_markers, scrub_markers
+from tunaflow_tui.core.markers import ImplComplete, MarkerStream, parse_markers, scrub_markers
+from tunaflow_tui.core.markers.quotes import find_fences
 from tunaflow_tui.core.markers.scanner import iter_tunaflow_comments
 
 FRAGMENTS = [
@@ -36,7 +37,12 @@ def test_parser_never_raises_and_json_is_serialisable(text: str, role: str | Non
 @given(texts)
 def test_accepted_markers_leave_no_trace_in_display_text(text: str) -> None:
     result = parse_markers(text)
-    removed = sum(m.raw.count("tunaflow:") for m in result.markers if m.accepted)
+    removed, covered = 0, 0  # single markers inside an accepted block are removed with the block
+    for marker in result.markers:
+        start, end = marker.span
+        if marker.accepted and start >= covered:
+            removed += marker.raw.count("tunaflow:")
+            covered = end
     assert result.display_text.count("tunaflow:") <= text.count("tunaflow:") - removed
 
 
@@ -58,3 +64,14 @@ def test_stream_output_does_not_depend_on_chunking(text: str, cuts: list[int]) -
     points = sorted({min(c, len(text)) for c in cuts})
     chunks = [text[a:b] for a, b in zip([0, *points], [*points, len(text)], strict=True)]
     assert run(chunks) == run([text])
+
+
+@settings(max_examples=300, deadline=None)
+@given(texts)
+def test_a_single_marker_on_its_own_line_is_never_swallowed_by_an_earlier_block(text: str) -> None:
+    assume(text.rfind("<!--") == -1 or text.rfind("<!--") + 4 <= text.rfind("-->"))
+    full = text + "\n<!-- tunaflow:impl-complete -->\n"
+    pos = len(text) + 1
+    assume(not any(f.start <= pos < f.end for f in find_fences(full)))
+    last = parse_markers(full, "developer").markers[-1]
+    assert isinstance(last, ImplComplete) and last.accepted and last.span[0] == pos

@@ -123,8 +123,6 @@ def test_raw_is_the_original_block_and_json_shape() -> None:
     }  # fmt: skip
 
 
-def test_second_opening_marker_ends_an_unclosed_first_block() -> None:
+def test_second_opening_marker_of_the_same_kind_is_text_of_the_open_block() -> None:
     result = parse_markers(f"{OPEN}\nFirst\n{OPEN}\nSecond\n{CLOSE}")
-    assert [(m.title, m.closed) for m in result.markers if isinstance(m, PlanProposal)] == [
-        ("First", False), ("Second", True)
-    ]
+    assert [(m.title, m.closed) for m in result.markers if isinstance(m, PlanProposal)] == [("First", True)]

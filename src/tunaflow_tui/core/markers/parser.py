@@ -1,10 +1,15 @@
 """parse_markers: find the markers of one finished message, scoped by the writer's role.
 
-The quote rule: a marker inside an inline code span, or inside a fenced code block, is a quoted
-example and does nothing. One exception lets an agent wrap its whole block in a fence: a fence
-whose info string is empty, ``markdown`` or ``md`` and that holds both the opening and the closing
-marker of one block kind is a *wrapper*, and its markers count, but only if the message has no
-unfenced block of that kind and no earlier wrapper for it. Everything else in a fence is a quote.
+The quote rule: a marker inside an inline code span, a fenced or indented code block, or on a
+block-quote line is a quoted example and does nothing. One exception lets an agent wrap its whole
+block in a fence: a fence whose info string is empty, ``markdown`` or ``md`` and that holds both the
+opening and the closing marker of one block kind is a *wrapper*, and its markers count, but only if
+the message has no unfenced block of that kind and no earlier wrapper for it. Everything else in a
+fence is a quote.
+
+Inside an open block, an opening marker of the same kind, or one that shares its line with other
+text, is only mentioned and stays text. Single markers (``subtask-done``, ``impl-complete``) count
+wherever they stand, inside a block too: no block carries them.
 """
 
 from __future__ import annotations
@@ -13,10 +18,11 @@ from dataclasses import dataclass, field
 
 from tunaflow_tui.core.markers.model import ImplComplete, Marker, ParseResult, SubtaskDone
 from tunaflow_tui.core.markers.proposal import read_proposal
-from tunaflow_tui.core.markers.quotes import CodeSpans, Fence, find_fences
+from tunaflow_tui.core.markers.quotes import CodeSpans, Fence, QuotedLines, find_fences
 from tunaflow_tui.core.markers.roles import may_emit
 from tunaflow_tui.core.markers.scanner import (
     BLOCK_KINDS,
+    SINGLE_KINDS,
     MarkerComment,
     find_marker_comments,
     remove_spans,
@@ -40,7 +46,7 @@ def _inert(comment: MarkerComment) -> str:
 
 def _classify(text: str, comments: list[MarkerComment]) -> tuple[list[MarkerComment], list[Fence]]:
     """Split comments into live ones (quote rule applied) and the wrapper fences chosen."""
-    spans, fences = CodeSpans(text), find_fences(text)
+    spans, lines, fences = CodeSpans(text), QuotedLines(text), find_fences(text)
     fi = 0
     live: list[MarkerComment] = []
     fenced: dict[int, list[MarkerComment]] = {}
@@ -53,7 +59,8 @@ def _classify(text: str, comments: list[MarkerComment]) -> tuple[list[MarkerComm
             if fences[fi].may_wrap:
                 fenced.setdefault(fi, []).append(c)
             continue
-        live.append(c)
+        if not lines.contains(c.start):
+            live.append(c)
     taken = {c.kind for c in live if c.kind in BLOCK_KINDS and not c.closing}
     wrappers: list[Fence] = []
     for fi, inside in fenced.items():
@@ -74,27 +81,48 @@ def _classify(text: str, comments: list[MarkerComment]) -> tuple[list[MarkerComm
     return live, wrappers
 
 
-def _group(live: list[MarkerComment], size: int) -> tuple[list[_Block | MarkerComment], list[MarkerComment]]:
-    """Group live comments into blocks and single markers; also return stray closing markers."""
+def _alone_on_line(text: str, comment: MarkerComment) -> bool:
+    """True if only blanks share the comment's line(s) with it."""
+    left = comment.start
+    while left > 0 and text[left - 1] in " \t":
+        left -= 1
+    if left > 0 and text[left - 1] != "\n":
+        return False
+    right, size = comment.end, len(text)
+    while right < size and text[right] in " \t\r":
+        right += 1
+    return right == size or text[right] == "\n"
+
+
+def _group(text: str, live: list[MarkerComment]) -> tuple[list[_Block | MarkerComment], list[MarkerComment]]:
+    """Group live comments into blocks and single markers; also return stray closing markers.
+
+    While a block is open, an opening marker of the same kind or one not alone on its line is
+    text of that block; an opening marker of another kind alone on its line ends the block
+    unclosed and opens its own. Single markers are items wherever they stand.
+    """
     items: list[_Block | MarkerComment] = []
     strays: list[MarkerComment] = []
     current: _Block | None = None
     for c in live:
-        if c.kind in BLOCK_KINDS and not c.closing:
+        if c.kind in SINGLE_KINDS:
+            items.append(c)
+        elif not c.closing:
             if current is not None:
+                if c.kind == current.opener.kind or not _alone_on_line(text, c):
+                    current.inner.append(c)
+                    continue
                 current.end = c.start
-            current = _Block(c, end=size)
+            current = _Block(c, end=len(text))
             items.append(current)
         elif current is not None:
-            if c.closing and c.kind == current.opener.kind:
+            if c.kind == current.opener.kind:
                 current.closer, current.end = c, c.end
                 current = None
             else:
                 current.inner.append(c)
-        elif c.closing:
-            strays.append(c)
         else:
-            items.append(c)
+            strays.append(c)
     return items, strays
 
 
@@ -136,15 +164,17 @@ def parse_markers(text: str, role: str | None = None) -> ParseResult:
     if not comments:
         return ParseResult((), text)
     live, wrappers = _classify(text, comments)
-    items, strays = _group(live, len(text))
+    items, strays = _group(text, live)
     markers: list[Marker] = []
     edits: list[tuple[int, int, str]] = [(c.start, c.end, "") for c in strays]
+    hidden_until = 0  # end of the last accepted block: markers before it vanish with the block
     for item in items:
         if isinstance(item, _Block):
             accepted = may_emit(role, item.opener.kind)
             markers.append(_build(text, item, accepted))
             if accepted:
                 edits.append((item.opener.start, item.end, ""))
+                hidden_until = item.end
             else:
                 edits.extend((c.start, c.end, _inert(c)) for c in [item.opener, *item.inner])
                 if item.closer is not None:
@@ -156,7 +186,8 @@ def parse_markers(text: str, role: str | None = None) -> ParseResult:
             markers.append(SubtaskDone(index=item.index, accepted=accepted, raw=raw, span=span))
         else:
             markers.append(ImplComplete(accepted=accepted, raw=raw, span=span))
-        edits.append((item.start, item.end, "" if accepted else _inert(item)))
+        if item.start >= hidden_until:
+            edits.append((item.start, item.end, "" if accepted else _inert(item)))
     edits.sort()
     _collapse_wrappers(text, edits, wrappers)
     return ParseResult(tuple(markers), remove_spans(text, edits))

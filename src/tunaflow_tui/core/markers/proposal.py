@@ -2,6 +2,12 @@
 
 Subtasks may be a numbered list, bullets, a Markdown table, ``### Task N — title`` headings or
 (as in the original's examples) one plain line each. Subtask indices are their 1-based positions.
+
+Once the subtasks are open (a subtasks section, or the first ``### Task N`` heading), only a line
+that clearly heads a new section ends them: a ``#`` heading or a ``**Name**`` line alone at the
+start of a line, or, in a list or table, a section line that starts at the left margin. So a
+``Description:`` under a task heading, or an indented ``Title:`` inside a numbered item, stays in
+that subtask's details.
 """
 
 from __future__ import annotations
@@ -17,7 +23,7 @@ from tunaflow_tui.core.markers.sections import (
     list_item,
     normalize_name,
     split_heading,
-    split_sections,
+    table_cells,
 )
 
 PROPOSAL_SECTIONS: Final = frozenset(
@@ -87,19 +93,12 @@ def _from_headings(lines: list[str]) -> list[Subtask]:
     return [Subtask(i, t, _dedent(d)) for i, (t, d) in enumerate(subtasks, 1)]
 
 
-def _cells(line: str) -> list[str]:
-    inner = line.strip()
-    inner = inner[1:] if inner.startswith("|") else inner
-    inner = inner[:-1] if inner.endswith("|") else inner
-    return [c.strip() for c in inner.split("|")]
-
-
 def _is_separator(cells: list[str]) -> bool:
     return all(c and set(c) <= set("-: ") for c in cells)
 
 
 def _from_table(rows: list[str]) -> list[Subtask]:
-    table = [_cells(r) for r in rows]
+    table = [table_cells(r) for r in rows]
     header: list[str] = []
     if len(table) >= 2 and _is_separator(table[1]):
         header, table = [normalize_name(h) for h in table[0]], table[2:]
@@ -166,10 +165,74 @@ def _unwrap_fence(lines: list[str]) -> list[str]:
     return lines
 
 
+def _heading_level(line: str) -> bool:
+    """A ``#`` heading, or a ``**Name**`` / ``**Name:**`` line alone, at the start of a line."""
+    if line[:1] in (" ", "\t"):
+        return line.lstrip(" ")[:1] == "#" and len(line) - len(line.lstrip(" ")) < 4
+    text = line.strip()
+    if text.startswith("#"):
+        return True
+    for mark in ("**", "__"):
+        if text.startswith(mark):
+            close = text.find(mark, 2)
+            return close > 2 and text[close + 2 :].strip() in ("", ":", "：")
+    return False
+
+
+def _split_proposal(lines: list[str]) -> tuple[list[str], list[Section]]:
+    """Split a proposal body into the preamble and its sections (see the module docstring)."""
+    preamble: list[str] = []
+    sections: list[Section] = []
+    by_heading = False  # the open subtasks are written as task headings
+    has_subtasks = False
+    for line in lines:
+        current = sections[-1] if sections else None
+        in_subtasks = current is not None and current.name == "subtasks"
+        if in_subtasks and not (_heading_level(line) or (not by_heading and line[:1] not in (" ", "\t"))):
+            heading = None
+        else:
+            heading = split_heading(line, PROPOSAL_SECTIONS)
+        if heading is not None:
+            sections.append(Section(heading[0], heading[1]))
+            has_subtasks = has_subtasks or heading[0] == "subtasks"
+            by_heading = False
+            continue
+        opens_tasks = not has_subtasks and (current is None or current.name == "title")
+        if _task_heading(line) is not None and (in_subtasks or opens_tasks):
+            if not in_subtasks:
+                current = Section("subtasks")
+                sections.append(current)
+                has_subtasks = True
+            by_heading = True
+        if current is not None:
+            current.lines.append(line)
+        else:
+            preamble.append(line)
+    return preamble, sections
+
+
+def _leading_list(lines: list[str]) -> tuple[list[str], list[str]]:
+    """Split ``lines`` into a list that starts at their first filled line, and what follows it.
+
+    The list runs over its items, the lines indented under them and blank lines; it ends at the
+    first filled line at the left margin that is not an item. No list there: ``([], lines)``.
+    """
+    filled = next((i for i, line in enumerate(lines) if line.strip()), None)
+    if filled is None or list_item(lines[filled]) is None:
+        return [], lines
+    end = len(lines)
+    for i in range(filled, len(lines)):
+        line = lines[i]
+        if line.strip() and list_item(line) is None and line[:1] not in (" ", "\t"):
+            end = i
+            break
+    return lines[filled:end], lines[end:]
+
+
 def read_proposal(body: str, *, accepted: bool, raw: str, span: tuple[int, int], closed: bool) -> PlanProposal:
     """Build a :class:`PlanProposal` from the text between the proposal markers."""
     lines = _unwrap_fence(body.replace("\r\n", "\n").replace("\r", "\n").split("\n"))
-    preamble, sections = split_sections(lines, PROPOSAL_SECTIONS)
+    preamble, sections = _split_proposal(lines)
     by_name: dict[str, list[Section]] = {}
     for section in sections:
         by_name.setdefault(section.name, []).append(section)
@@ -178,9 +241,9 @@ def read_proposal(body: str, *, accepted: bool, raw: str, span: tuple[int, int],
     if "title" in by_name:
         first = by_name["title"][0]
         title_lines = ([first.inline] if first.inline else []) + first.lines
-        filled = [line for line in title_lines if line.strip()]
-        title = _clean_title(filled[0]) if filled else ""
-        extra = filled[1:]
+        filled = [i for i, line in enumerate(title_lines) if line.strip()]
+        title = _clean_title(title_lines[filled[0]]) if filled else ""
+        extra = title_lines[filled[0] + 1 :] if filled else []
     filled_pre = [i for i, line in enumerate(preamble) if line.strip()]
     rest = preamble
     if not title and filled_pre:
@@ -189,15 +252,17 @@ def read_proposal(body: str, *, accepted: bool, raw: str, span: tuple[int, int],
     subtasks: tuple[Subtask, ...] = ()
     if "subtasks" in by_name:
         subtasks = read_subtasks([line for s in by_name["subtasks"] for line in [s.inline, *s.lines]])
-    else:
-        first_task = next((i for i, line in enumerate(rest) if _task_heading(line) is not None), None)
-        if first_task is not None:
-            subtasks = tuple(_from_headings(rest[first_task:]))
-            rest = rest[:first_task]
+    elif title:
+        listed, after = _leading_list(extra)
+        if listed:
+            extra = after
+        else:
+            listed, rest = _leading_list(rest)
+        subtasks = tuple(s for s in _from_list(listed) if s.title) if listed else ()
     if "description" in by_name:
         description = "\n\n".join(s.body_text() for s in by_name["description"] if s.body_text())
     else:
-        description = _dedent(extra + rest)
+        description = _dedent([line for line in extra if line.strip()] + rest)
     if not title:
         title = description.split("\n", 1)[0].strip() if description else (subtasks[0].title if subtasks else "")
     outcome = "\n\n".join(s.body_text() for s in by_name.get("expected_outcome", [])) or None

@@ -1,10 +1,11 @@
-"""Where a marker is only quoted: fenced code blocks and inline code spans.
+"""Where a marker is only quoted: fenced and indented code blocks, inline code spans, block quotes.
 
 Fences (```` ``` ```` or ``~~~`` at the start of a line, any indentation, closed by a line of the
 same character at least as long, or running to the end) are found by visiting only the lines that
 start with a fence string. Inline code spans are found per line
 (a run of N backticks closed by the next run of exactly N backticks on the same line); a table of
-"next run of the same length" keeps that linear however many backticks a line holds.
+"next run of the same length" keeps that linear however many backticks a line holds. Block-quote
+lines and indented code blocks are decided per line, only for lines that hold a marker.
 """
 
 from __future__ import annotations
@@ -150,3 +151,83 @@ class CodeSpans:
             self._starts = [a for a, _ in self._spans]
         k = bisect_right(self._starts, pos) - 1
         return k >= 0 and pos < self._spans[k][1]
+
+
+def _indent_width(line: str) -> int:
+    """Columns of leading blanks (a tab advances to the next multiple of 4)."""
+    width = 0
+    for ch in line:
+        if ch == " ":
+            width += 1
+        elif ch == "\t":
+            width += 4 - width % 4
+        else:
+            break
+    return width
+
+
+def _starts_list_item(line: str) -> bool:
+    stripped = line.lstrip(" \t")
+    if stripped[:2] in ("- ", "* ", "+ ", "• ") or stripped in ("-", "*", "+"):
+        return True
+    digits = len(stripped) - len(stripped.lstrip("0123456789"))
+    return 0 < digits <= 9 and stripped[digits : digits + 1] in (".", ")")
+
+
+class QuotedLines:
+    """Answers "is this position on a block-quote line or inside an indented code block?".
+
+    A block-quote line starts (after at most 3 spaces) with ``>``. An indented code block is a run
+    of lines indented 4 columns or more that a blank line separates from the text above, unless
+    the nearest less-indented line above starts a list item (then it continues that item). A line
+    indented right under a paragraph continues the paragraph. Positions must not decrease; every
+    line is looked at a bounded number of times, so the work stays linear.
+    """
+
+    def __init__(self, text: str) -> None:
+        """Nothing is computed until asked."""
+        self._text = text
+        self._line_start = -1
+        self._line_end = -1
+        self._answer = False
+        # the last indented line decided: its start, whether a blank line lies above it within
+        # its run, and whether the run hangs under a list item (None: no line above the run)
+        self._last_start = -1
+        self._last_blank = False
+        self._last_list: bool | None = None
+
+    def contains(self, pos: int) -> bool:
+        """True if ``pos`` lies on a block-quote line or in an indented code block."""
+        if pos > self._line_end:
+            text = self._text
+            self._line_start = text.rfind("\n", max(self._line_end, 0), pos) + 1
+            nl = text.find("\n", pos)
+            self._line_end = len(text) if nl == -1 else nl
+            self._answer = self._decide(text[self._line_start : self._line_end])
+        return self._answer
+
+    def _decide(self, line: str) -> bool:
+        width = _indent_width(line)
+        if width < 4:
+            return line.lstrip(" \t").startswith(">")
+        text = self._text
+        start = pos = self._line_start
+        saw_blank = False
+        under_list: bool | None = None
+        while pos > 0:
+            if pos == self._last_start:
+                saw_blank = saw_blank or self._last_blank
+                under_list = self._last_list
+                break
+            prev_start = text.rfind("\n", 0, pos - 1) + 1
+            prev = text[prev_start : pos - 1]
+            if not prev.strip():
+                saw_blank = True
+            elif _indent_width(prev) < 4:
+                under_list = _starts_list_item(prev)
+                break
+            pos = prev_start
+        self._last_start, self._last_blank, self._last_list = start, saw_blank, under_list
+        if under_list is None:
+            return True
+        return saw_blank and not under_list

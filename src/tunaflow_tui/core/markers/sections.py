@@ -7,6 +7,7 @@ the colon on the same line is the section's first content (``description: Replac
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -50,6 +51,7 @@ SECTION_ALIASES: Final[dict[str, str]] = {
 }  # fmt: skip
 
 _MAX_NAME = 40
+_UNESCAPED_PIPE: Final = re.compile(r"(?<!\\)\|")
 BULLETS: Final = ("- ", "* ", "+ ", "• ", "· ")
 
 
@@ -100,6 +102,15 @@ def split_heading(line: str, allowed: frozenset[str] | None = None) -> tuple[str
     if section is None or (not decorated and rest) or (allowed is not None and section not in allowed):
         return None
     return section, _unbold(rest.strip())
+
+
+def table_cells(line: str) -> list[str]:
+    """The cells of a Markdown table row; an escaped ``\\|`` stays inside its cell as ``|``."""
+    inner = line.strip()
+    inner = inner[1:] if inner.startswith("|") else inner
+    if inner.endswith("|") and not inner.endswith("\\|"):
+        inner = inner[:-1]
+    return [c.strip().replace("\\|", "|") for c in _UNESCAPED_PIPE.split(inner)]
 
 
 def list_item(line: str) -> tuple[int, str] | None:

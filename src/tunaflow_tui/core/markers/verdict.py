@@ -1,9 +1,17 @@
 """Read the body of ``review-verdict`` and ``consensus`` blocks.
 
-A verdict line (``verdict: pass``, ``**Verdict**: PASS``, ``## Verdict`` with the value on the next
-line) decides pass/fail/conditional; without one the verdict is ``conditional``. Score lines
-(``plan_coverage: 4``, ``- code_quality: 4/5``, table rows) anywhere in the block give 1–5 scores;
-values outside 1–5 are ignored.
+A verdict line decides pass/fail/conditional; without one the verdict is ``conditional``. The label
+is ``verdict`` (or a name ending in it, ``Overall verdict``), optionally bold, a heading, a bullet
+or behind ``>``, followed by ``:``, ``—``, ``-`` or ``=``; a table row ``| Verdict | FAIL |``; or
+``## Verdict`` with the value on the next line. The value is the first word after the label
+(auxiliaries like ``is``/``does`` skipped): a negation before it (``not approved``,
+``does not pass``, ``tidak lulus``, ``통과 아님``, ``미통과``) turns a pass into ``fail`` and
+anything else into ``conditional``; a choice (``pass | fail``, ``pass or fail``) is ``conditional``;
+an unknown first word gives no verdict.
+
+Score lines (``plan_coverage: 4``, ``- code_quality: 4/5``, table rows) give 1–5 scores; values
+outside 1–5 are ignored. Inside findings and recommendations, list items stay items even when they
+look like scores (``- Quality: 2 - error handling missing``).
 """
 
 from __future__ import annotations
@@ -12,7 +20,17 @@ import re
 from typing import Final
 
 from tunaflow_tui.core.markers.model import Consensus, ReviewVerdict, Scores, VerdictValue
-from tunaflow_tui.core.markers.sections import BULLETS, Section, items_of, normalize_name, split_sections
+from tunaflow_tui.core.markers.sections import (
+    BULLETS,
+    SECTION_ALIASES,
+    Section,
+    items_of,
+    list_item,
+    normalize_name,
+    split_heading,
+    split_sections,
+    table_cells,
+)
 
 VERDICT_SECTIONS: Final = frozenset({"verdict", "findings", "recommendations", "scores", "failed_subtasks"})
 CONSENSUS_SECTIONS: Final = frozenset({"consensus", "contested", "dissent"})
@@ -27,20 +45,32 @@ SCORE_KEYS: Final[dict[str, str]] = {
 _SCORE_VALUE: Final = re.compile(r"\**\s{0,3}(\d{1,3})(?:\.\d{1,3})?\s{0,3}(?:/\s{0,3}5|out of 5|점)?\s{0,3}\**(?:\s{0,3}[(\-—–,.].*)?")
 _VERDICT_WORDS: Final[dict[str, VerdictValue]] = {
     "pass": "pass", "passed": "pass", "passes": "pass", "approve": "pass", "approved": "pass",
-    "lgtm": "pass", "통과": "pass", "승인": "pass", "lulus": "pass", "disetujui": "pass",
+    "lgtm": "pass", "통과": "pass", "승인": "pass", "합격": "pass", "lulus": "pass", "disetujui": "pass",
     "fail": "fail", "failed": "fail", "fails": "fail", "reject": "fail", "rejected": "fail",
-    "실패": "fail", "반려": "fail", "gagal": "fail", "ditolak": "fail",
+    "실패": "fail", "반려": "fail", "불합격": "fail", "gagal": "fail", "ditolak": "fail",
     "conditional": "conditional", "conditionally": "conditional", "partial": "conditional",
     "조건부": "conditional", "bersyarat": "conditional",
 }  # fmt: skip
 _FAILED_KEYS: Final = frozenset({"failed subtasks", "failed subtask ids", "failed subtask", "failed ids"})
+_KOREAN_STEMS: Final = ("통과", "승인", "합격", "실패", "반려", "조건부")
+_NEGATIONS: Final = frozenset({"not", "no", "never", "cannot", "non", "tidak", "bukan", "belum", "아님"})
+_KOREAN_NEGATIONS: Final = ("아님", "아니", "않", "못")
+_ALTERNATIVES: Final = frozenset({"|", "/", "or", "atau", "또는"})  # `pass | fail` copied from a template
+_FILLERS: Final = frozenset({
+    "is", "are", "was", "were", "be", "been", "does", "do", "did", "has", "have", "will", "would",
+    "should", "could", "can", "it", "this", "overall", "final", "result", "status", "-", "—", "–", "=",
+    "->", "=>", "→", "adalah", "yaitu",
+})  # fmt: skip
+_VERDICT_LABELS: Final = frozenset(name for name, section in SECTION_ALIASES.items() if section == "verdict")
+_VERDICT_SEPARATORS: Final = (":", "：", "—", "–", " - ", "=")
+_ITEM_SECTIONS: Final = frozenset({"findings", "recommendations"})
 
 
 def _key_value(line: str) -> tuple[str, str] | None:
     """``(normalized key, value)`` of a ``key: value`` line, a bullet of one, or a table row."""
     text = line.strip()
     if text.startswith("|"):
-        cells = [c.strip() for c in text.strip("|").split("|")]
+        cells = table_cells(text)
         if len(cells) >= 2:
             return normalize_name(cells[0]), next((c for c in cells[1:] if c), "")
         return None
@@ -70,12 +100,86 @@ def _score(line: str) -> tuple[str, int] | None:
     return (name, value) if 1 <= value <= 5 else None
 
 
+def _lookup(word: str) -> tuple[VerdictValue, bool] | None:
+    """``(verdict, negated)`` for one word: ``approved``, ``통과했습니다``, ``미통과`` (negated)."""
+    found = _VERDICT_WORDS.get(word)
+    if found is not None:
+        return found, False
+    negated = word[:1] in ("미", "불") and len(word) > 1
+    base = word[1:] if negated else word
+    for stem in _KOREAN_STEMS:
+        if base.startswith(stem):
+            return _VERDICT_WORDS[stem], negated
+    return None
+
+
 def _verdict_word(text: str) -> VerdictValue | None:
-    words = text.replace("*", " ").replace("`", " ").replace("✅", " ").replace("❌", " ").split()
-    for word in words[:3]:
-        found = _VERDICT_WORDS.get(word.strip(".,;:!()[]").casefold())
+    """The verdict stated by the first words of ``text`` (see the module docstring)."""
+    words = text.replace("*", " ").replace("`", " ").replace("✅", " ").replace("❌", " ").split(maxsplit=8)
+    negated = False
+    for k, raw in enumerate(words[:8]):
+        word = raw.strip(".,;:!?()[]\"'").casefold()
+        if not word:
+            continue
+        found = _lookup(word)
         if found is not None:
-            return found
+            value, negated_here = found
+            following = words[k + 1].strip(".,;:!?()[]").casefold() if k + 1 < len(words) else ""
+            if following in _ALTERNATIVES:
+                return "conditional"
+            if negated or negated_here or following.startswith(_KOREAN_NEGATIONS):
+                return "fail" if value == "pass" else "conditional"
+            return value
+        if word in _NEGATIONS or word.endswith(("n't", "n’t")):
+            negated = True
+        elif word not in _FILLERS:
+            return None
+    return None
+
+
+def _verdict_line(line: str) -> tuple[str, bool] | None:
+    """``(value, bare)`` if ``line`` states a verdict label; ``value`` is "" for a label alone.
+
+    ``bare`` is true for a label line that heads a section (not a bullet, quote or table row).
+    """
+    text = line.strip()
+    if not text or len(text) > 2000:
+        return None
+    bare = True
+    while text.startswith(">"):
+        text, bare = text[1:].lstrip(), False
+    if text.startswith("|"):
+        cells = table_cells(text)
+        if len(cells) >= 2 and _is_verdict_label(cells[0]):
+            return next((c for c in cells[1:] if c), ""), False
+        return None
+    if text.startswith(BULLETS):
+        text, bare = text[2:].strip(), False
+    text = text.lstrip("#").strip()
+    head = text[:60]
+    cut = min(((p, sep) for sep in _VERDICT_SEPARATORS if (p := head.find(sep)) > 0), default=None)
+    key, value = (text[: cut[0]], text[cut[0] + len(cut[1]) :]) if cut else (text, "")
+    if not _is_verdict_label(key):
+        return None
+    return value.strip(), bare
+
+
+def _is_verdict_label(key: str) -> bool:
+    name = normalize_name(key.replace("*", " ").replace("`", " "))
+    if name in _VERDICT_LABELS:
+        return True
+    words = name.split()
+    return 1 < len(words) <= 3 and words[-1] in _VERDICT_LABELS and words[-1] != "결과"
+
+
+def _leading_number(text: str) -> int | None:
+    """The number a failed-subtask list item starts with: ``2``, ``#4 (login)``, ``Subtask 5``."""
+    words = text.replace("#", " ").split(maxsplit=2)
+    if words and words[0].casefold().rstrip(":") in ("subtask", "task", "서브태스크", "subtugas", "tugas"):
+        words = words[1:]
+    digits = words[0].rstrip(".:,)") if words else ""
+    if 0 < len(digits) <= 6 and digits.isascii() and digits.isdigit() and int(digits) > 0:
+        return int(digits)
     return None
 
 
@@ -97,22 +201,61 @@ def read_verdict(body: str, *, accepted: bool, raw: str, span: tuple[int, int], 
     lines = body.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     scores: list[tuple[str, int]] = []
     failed: dict[int, None] = {}
-    kept: list[str] = []
+    preamble: list[str] = []
+    sections: list[Section] = []
+    verdict: VerdictValue | None = None
+    awaiting_verdict = False  # a verdict label alone: the value is on the next filled line
+    listing_failed = False  # a failed-subtasks key without numbers: the list follows
     for line in lines:
+        stripped = line.strip()
+        if not stripped:
+            if sections:
+                sections[-1].lines.append(line)
+            continue
+        if awaiting_verdict:
+            awaiting_verdict = False
+            verdict = _verdict_word(stripped.lstrip(">#").strip())
+        if listing_failed:
+            item = list_item(line)
+            number = _leading_number(item[1]) if item is not None else None
+            if number is not None:
+                failed[number] = None
+                continue
+            listing_failed = False
+        if sections and sections[-1].name in _ITEM_SECTIONS and (
+            list_item(line) is not None or line[:1] in (" ", "\t")
+        ):
+            sections[-1].lines.append(line)
+            continue
+        stated = _verdict_line(line)
+        if stated is not None:
+            value, bare = stated
+            if verdict is None:
+                if value:
+                    verdict = _verdict_word(value)
+                else:
+                    awaiting_verdict = True
+            if bare:
+                sections.append(Section("verdict", value))
+            continue
         score = _score(line)
-        pair = _key_value(line) if score is None else None
         if score is not None:
             scores.append(score)
-        elif pair is not None and pair[0] in _FAILED_KEYS:
-            failed.update(dict.fromkeys(_numbers(pair[1])))
+            continue
+        pair = _key_value(line)
+        if pair is not None and pair[0] in _FAILED_KEYS:
+            numbers = _numbers(pair[1])
+            failed.update(dict.fromkeys(numbers))
+            listing_failed = not numbers and pair[1].strip("[ ") == ""
+            sections.append(Section("failed_subtasks", pair[1]))
+            continue
+        heading = split_heading(line, VERDICT_SECTIONS)
+        if heading is not None:
+            sections.append(Section(heading[0], heading[1]))
+        elif sections:
+            sections[-1].lines.append(line)
         else:
-            kept.append(line)
-    preamble, sections = split_sections(kept, VERDICT_SECTIONS)
-    verdict: VerdictValue | None = None
-    for section in sections:
-        if section.name == "verdict" and verdict is None:
-            filled = [line for line in [section.inline, *section.lines] if line.strip()]
-            verdict = _verdict_word(filled[0]) if filled else None
+            preamble.append(line)
     if verdict is None:
         first = next((line for line in preamble if line.strip()), "")
         verdict = _verdict_word(first) if len(first.split()) <= 2 else None
