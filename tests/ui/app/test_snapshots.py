@@ -6,6 +6,8 @@ is the same on every run; timeline clocks are frozen.
 
 from __future__ import annotations
 
+import dataclasses
+import re
 import shutil
 import tempfile
 from pathlib import Path
@@ -16,6 +18,7 @@ from app_harness import demo_settings, send, settle
 from tunaflow_tui.agents.demo.sample import copy_demo_project
 from tunaflow_tui.clicmd.open import build_app
 from tunaflow_tui.controller import plan_views
+from tunaflow_tui.runtime import review
 from tunaflow_tui.runtime.runtime import WorkflowRuntime
 
 SIZES = [(80, 24), (120, 40)]
@@ -30,6 +33,13 @@ def snap_app(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("XDG_DATA_HOME", str(root / "data"))
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
     monkeypatch.setattr(plan_views, "event_time", lambda _event: "12:00:00")
+    real_run_tests = review.run_tests
+
+    def steady_run_tests(*args, **kwargs):  # the test run's duration is the one thing that varies
+        result = real_run_tests(*args, **kwargs)
+        return dataclasses.replace(result, summary=re.sub(r" in [\d.]+s", " in 0.01s", result.summary))
+
+    monkeypatch.setattr(review, "run_tests", steady_run_tests)
     project = copy_demo_project(root / "textstats")
     runtime = WorkflowRuntime(project, demo_settings(project))
     app = build_app(runtime, notes=(), cursor_blink=False)
