@@ -21,8 +21,8 @@ def _modules(subpackage: str) -> list[str]:
     return sorted(names)
 
 
-def test_core_and_agents_never_import_the_ui_stack(tmp_path: Path) -> None:
-    modules = _modules("core") + _modules("agents")
+def test_core_agents_and_runtime_never_import_the_ui_stack(tmp_path: Path) -> None:
+    modules = _modules("core") + _modules("agents") + _modules("runtime")
     assert len(modules) > 2
     script = (
         "import importlib, json, sys\n"

@@ -1,4 +1,4 @@
-"""ruff over the project and mypy --strict over core/ and agents/ are part of the test run."""
+"""ruff over the project and mypy --strict over core/, agents/ and runtime/ are part of the test run."""
 
 from __future__ import annotations
 

@@ -165,7 +165,8 @@ async def apply_decision(
         return await architect_revision(rt, plan, prompts.redesign_prompt(plan, findings, feedback))
     # retry: only the errored seats run again; the others' answers stand
     agg = pending_aggregate(plan)
-    offered = tuple(str(x) for x in (dict(plan.pending_detail or {}).get("retry_seats") or ()))
+    raw_offered = (plan.pending_detail or {}).get("retry_seats")
+    offered = tuple(str(x) for x in raw_offered) if isinstance(raw_offered, list | tuple) else ()
     retry_seats = seats or offered or review.SEATS
     plan = rt.apply(plan_id, RetryReview(seats=seats), Actor.USER)
     previous = {s.seat: s for s in agg.seats} if agg else {}

@@ -85,7 +85,8 @@ async def resume_plan(rt: WorkflowRuntime, plan_id: int, *, how: str = "resume")
         if isinstance(round_no, int) and round_no == plan.review_round and round_no > 0:
             # same round: the seats that answered before the crash keep their answers
             done = review.finished_seats(rt, plan.id, round_no)
-            asked = tuple(str(s) for s in (detail.get("seats") or review.SEATS))
+            raw_asked = detail.get("seats")
+            asked = tuple(str(s) for s in raw_asked) if isinstance(raw_asked, list | tuple) and raw_asked else review.SEATS
             missing = tuple(s for s in asked if s not in done)
             plan = await review.run_review(rt, plan.id, seats=missing, previous=done)
         else:

@@ -225,8 +225,10 @@ async def write_review_document(rt: WorkflowRuntime, plan: PlanRecord) -> None:
     if not isinstance(raw, Mapping) or not isinstance(round_no, int) or round_no < 1:
         return
     agg = AggregateVerdict.from_json(raw)
-    tests = detail.get("tests") if isinstance(detail.get("tests"), Mapping) else None
-    modified = [str(p) for p in detail.get("reviewer_modified") or ()]
+    raw_tests = detail.get("tests")
+    tests = raw_tests if isinstance(raw_tests, Mapping) else None
+    raw_modified = detail.get("reviewer_modified")
+    modified = [str(p) for p in raw_modified] if isinstance(raw_modified, list | tuple) else []
     root = workdir(rt, plan)
     content = _review_markdown(plan, round_no, agg, tests, modified)
     try:
