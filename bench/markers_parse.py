@@ -1,7 +1,8 @@
 """Marker parser speed on adversarial replies: the 1 MB case and linear growth with size.
 
-The message mixes thousands of unclosed markers (every opening marker cuts the previous block
-short), deeply nested lists, score lines, backtick runs, fences and stray ``<!--``. The baseline is
+The message mixes thousands of unclosed markers (each opener alone on its line, the kind changing
+every time, so every one starts a block that cuts the previous one short), openers buried in prose,
+deeply nested lists, score lines, backtick runs, fences and stray ``<!--``. The baseline is
 ``str.splitlines()`` on the same text, measured in the same run.
 
 Run: ``python bench/markers_parse.py``
@@ -26,8 +27,9 @@ def adversarial(size: int) -> str:
         n += 1
         depth = n % 60
         nested = "".join("  " * d + f"{d + 1}. item {d} `x` **b**\n" for d in range(depth))
+        kind = ("plan-proposal", "review-verdict", "consensus")[n % 3]
         unit = (
-            f"<!-- tunaflow:plan-proposal -->\n# Plan {n}\nsubtasks\n{nested}"
+            f"<!-- tunaflow:{kind} -->\n# Plan {n}\nsubtasks\n{nested}"
             f"<!--  tunaflow : subtask-done : {n} -->\n<!-- not closed <!-- <!-- tunaflow:review-verdict -->\n"
             f"verdict: PASS\nplan_coverage: 4/5\n- code_quality: 9\nfailed_subtask_ids: [{n}, 2]\n"
             f"``` `` ` <!-- tunaflow:impl-complete --> `` ```\n```markdown\n<!-- tunaflow:consensus -->\n"
