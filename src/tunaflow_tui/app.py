@@ -174,6 +174,8 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
 
     def compose(self) -> ComposeResult:
         self.controller.attach(self)
+        # Before the widgets exist: a class change on the app later would restyle every one of them.
+        self.set_class(self.size.width < 100, "-sidebar-hidden")
         yield Header()
         with Horizontal(id="body"):
             yield Vertical(id="sidebar")
@@ -196,7 +198,6 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         yield Footer()
 
     async def on_mount(self) -> None:
-        self.set_class(self.size.width < 100, "-sidebar-hidden")
         self.composer.focus_input()
         if isinstance(self.controller, WorkflowControls):
             await self.controller.ready()

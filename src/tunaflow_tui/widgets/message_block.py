@@ -6,19 +6,26 @@ Everything shown is agent output and therefore untrusted: every string goes thro
 
 from __future__ import annotations
 
+import time
+import weakref
 from dataclasses import dataclass, replace
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
 from textual.message import Message
+from textual.widget import Widget
 from textual.widgets import Collapsible, Markdown, Static
-from textual.widgets._markdown import MarkdownStream
 
 from tunaflow_tui.core.terminal_text import StreamNeutralizer, neutralize
 from tunaflow_tui.views.chat import MessageView, ToolLineView
+
+if TYPE_CHECKING:
+    from textual.app import App
+    from textual.timer import Timer
+    from textual.widgets._markdown import MarkdownStream
 
 
 def _plain(text: str) -> Content:
@@ -33,6 +40,56 @@ def tools_summary(tools: tuple[ToolLineView, ...]) -> str:
 
 MAX_RENDERED_CHARS = 40_000
 """Beyond this many characters a message's text is saved but not rendered (a note says so)."""
+
+FLUSH_INTERVAL = 1 / 12
+"""Streamed text reaches the screen at most this often (seconds).
+
+Every write into a Markdown document that grows a paragraph changes its height, and a height
+change lays out the whole screen.  Streams deliver hundreds of chunks a second; the eye needs a
+dozen updates.  Chunks are collected and written together, for all streaming blocks of the app
+in the same tick, so several parallel streams cost one layout per tick, not one per chunk.
+"""
+
+
+class _StreamClock:
+    """One timer per app that writes the collected text of every streaming block at once."""
+
+    _clocks: ClassVar[weakref.WeakKeyDictionary[App[object], _StreamClock]] = weakref.WeakKeyDictionary()
+
+    def __init__(self, app: App[object]) -> None:
+        self.app = app
+        self.waiting: dict[MessageBlock, None] = {}
+        self.timer: Timer | None = None
+
+    @classmethod
+    def of(cls, app: App[object]) -> _StreamClock:
+        """The clock of ``app`` (created on first use)."""
+        clock = cls._clocks.get(app)
+        if clock is None:
+            clock = cls._clocks[app] = cls(app)
+        return clock
+
+    def schedule(self, block: MessageBlock) -> None:
+        """Write ``block``'s collected text on the next tick."""
+        self.waiting[block] = None
+        if self.timer is None:
+            self.timer = self.app.set_interval(FLUSH_INTERVAL, self._tick, name="stream-flush")
+        else:
+            self.timer.resume()
+
+    def forget(self, block: MessageBlock) -> None:
+        """``block`` wrote its text itself (or went away)."""
+        self.waiting.pop(block, None)
+
+    async def _tick(self) -> None:
+        blocks = list(self.waiting)
+        self.waiting.clear()
+        if not blocks:
+            if self.timer is not None:
+                self.timer.pause()
+            return
+        for block in blocks:
+            await block._flush()
 
 
 class MessageBlock(Vertical, can_focus=True):
@@ -61,13 +118,23 @@ class MessageBlock(Vertical, can_focus=True):
         message_id: int
 
     def __init__(self, view: MessageView, *, id: str | None = None) -> None:
-        super().__init__(id=id)
+        super().__init__(id=id, classes=" ".join(self._status_classes(view)))
         self.view = view
         self._stream: MarkdownStream | None = None
         self._shown = ""
+        self._pending: list[str] = []
+        self._flushed_at = 0.0
         self._hidden_chars = 0
         self._neutralizer = StreamNeutralizer()
-        self.set_class(True, f"-{view.role}")
+
+    @staticmethod
+    def _status_classes(view: MessageView) -> list[str]:
+        classes = [f"-{view.role}"]
+        if view.error is not None:
+            classes.append("-error")
+        if view.status in ("interrupted", "streaming"):
+            classes.append(f"-{view.status}")
+        return classes
 
     @property
     def message_id(self) -> int:
@@ -88,10 +155,10 @@ class MessageBlock(Vertical, can_focus=True):
         yield Static(self._label_content(), classes="message-label", markup=False)
         self._shown = "" if self.is_streaming else self._capped(neutralize(self.view.content))
         yield Markdown(self._shown, classes="message-body")
-        yield Vertical(classes="message-extras")
-
-    async def on_mount(self) -> None:
-        await self._render_extras()
+        # Most messages have no extras: no empty container to style and lay out for them.
+        extras = self._extras()
+        if extras:
+            yield Vertical(*extras, classes="message-extras")
 
     def _capped(self, text: str) -> str:
         """``text`` cut at :data:`MAX_RENDERED_CHARS`, remembering how much was left out."""
@@ -103,12 +170,10 @@ class MessageBlock(Vertical, can_focus=True):
         badge = {"streaming": " · writing…", "interrupted": " · interrupted", "error": " · failed"}
         return Content(neutralize(view.label) + badge.get(view.status, ""))
 
-    async def _render_extras(self) -> None:
-        """Rebuild tools, usage and error card from the current view."""
-        extras = self.query_one(".message-extras", Vertical)
-        await extras.remove_children()
+    def _extras(self) -> list[Widget]:
+        """Tools, truncation note, interruption note, error card and usage for the current view."""
         view = self.view
-        widgets: list[Static | Vertical | Collapsible] = []
+        widgets: list[Widget] = []
         if view.tools:
             lines = [
                 Static(_plain(f"• {tool.name}  {tool.detail}".rstrip()), classes="tool-line", markup=False)
@@ -126,7 +191,7 @@ class MessageBlock(Vertical, can_focus=True):
             widgets.append(Static("⚠ interrupted: the answer above is partial", classes="message-interrupted"))
         if view.error is not None:
             error = view.error
-            card_children: list[Static] = [
+            card_children: list[Widget] = [
                 Static(_plain(f"✖ {error.kind}: {error.message}"), classes="error-title", markup=False)
             ]
             if error.stderr_tail.strip():
@@ -136,8 +201,16 @@ class MessageBlock(Vertical, can_focus=True):
             widgets.append(Vertical(*card_children, classes="error-card"))
         if view.usage_text and view.status != "streaming":
             widgets.append(Static(_plain(view.usage_text), classes="message-usage", markup=False))
+        return widgets
+
+    async def _render_extras(self) -> None:
+        """Rebuild tools, usage and error card from the current view."""
+        for old in self.query_children(".message-extras"):
+            await old.remove()
+        widgets = self._extras()
         if widgets:
-            await extras.mount_all(widgets)
+            await self.mount(Vertical(*widgets, classes="message-extras"))
+        view = self.view
         self.set_class(view.error is not None, "-error")
         self.set_class(view.status == "interrupted", "-interrupted")
         self.set_class(view.status == "streaming", "-streaming")
@@ -150,7 +223,11 @@ class MessageBlock(Vertical, can_focus=True):
             self.refresh_bindings()
 
     async def append(self, text: str) -> None:
-        """Append a chunk of a streaming answer (neutralised, split sequences handled)."""
+        """Append a chunk of a streaming answer (neutralised, split sequences handled).
+
+        The text counts as shown at once (:attr:`text`); it reaches the screen within
+        :data:`FLUSH_INTERVAL`, together with the other chunks that arrived meanwhile.
+        """
         safe = self._neutralizer.feed(text)
         if not safe:
             return
@@ -164,16 +241,38 @@ class MessageBlock(Vertical, can_focus=True):
                 await self._render_extras()
             if not safe:
                 return
+        self._shown += safe
+        self._pending.append(safe)
+        if not self.is_attached:
+            return
+        clock = _StreamClock.of(self.app)
+        if time.monotonic() - self._flushed_at >= FLUSH_INTERVAL and self not in clock.waiting:
+            # The first chunk after a quiet spell shows at once; the rest of a burst waits for the tick.
+            await self._flush()
+        else:
+            clock.schedule(self)
+
+    async def _flush(self) -> None:
+        """Write the collected chunks into the Markdown stream."""
+        if not self._pending:
+            return
+        if self.is_attached:
+            _StreamClock.of(self.app).forget(self)
+        if not self.is_mounted:
+            return
+        text = "".join(self._pending)
+        self._pending.clear()
+        self._flushed_at = time.monotonic()
         if self._stream is None:
             self._stream = Markdown.get_stream(self.query_one(".message-body", Markdown))
-        self._shown += safe
-        await self._stream.write(safe)
+        await self._stream.write(text)
 
     async def finish(self, view: MessageView) -> None:
         """Settle the message: final text, status, tools, usage and error card."""
         tail = self._neutralizer.flush()
         if tail:
             await self.append(tail)
+        await self._flush()
         if self._stream is not None:
             await self._stream.stop()
             self._stream = None
@@ -182,6 +281,9 @@ class MessageBlock(Vertical, can_focus=True):
         if final != self._shown and (final or view.status == "done"):
             self._shown = final
             await body.update(final)
+        elif body.source != self._shown:
+            # Text that was collected but never written (e.g. the block was not mounted yet).
+            await body.update(self._shown)
         self.view = view
         self.query_one(".message-label", Static).update(self._label_content())
         await self._render_extras()

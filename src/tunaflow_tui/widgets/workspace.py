@@ -21,7 +21,12 @@ DRAWER: PaneMode = "drawer"
 PINNED: PaneMode = "pinned"
 
 NARROW_WIDTH = 100
-"""Below this many columns a pinned pane takes the full width (switch with pane.switch)."""
+"""On terminals narrower than this a pinned pane takes the full width (switch with pane.switch).
+
+It is the terminal's width that counts, not the workspace's: at 120 columns with the sidebar
+shown, pinning still gives a 50:50 split."""
+
+_MODE_CLASSES = ("-drawer", "-pinned", "-narrow", "-show-pane", "-show-main")
 
 PANE = Binding.Group("Branch pane")
 
@@ -93,6 +98,9 @@ class Workspace(Container):
         self.main = main
 
     def compose(self) -> ComposeResult:
+        # Settle the classes before the children exist, so styling them once is enough.
+        self.set_reactive(Workspace.narrow, self._terminal_is_narrow())
+        self._apply_classes()
         with Container(id="main-slot"):
             yield self.main
         yield BranchPane(id="branch-pane")
@@ -102,17 +110,28 @@ class Workspace(Container):
         """The branch pane."""
         return self.query_one(BranchPane)
 
+    def _terminal_is_narrow(self) -> bool:
+        return self.app.size.width < NARROW_WIDTH
+
     def _apply_classes(self) -> None:
-        self.set_class(self.mode == DRAWER, "-drawer")
-        self.set_class(self.mode == PINNED, "-pinned")
-        self.set_class(self.narrow, "-narrow")
-        self.set_class(self.showing_pane, "-show-pane")
-        self.set_class(not self.showing_pane, "-show-main")
+        """Set every mode class in one change: each class change restyles the whole subtree."""
+        wanted = {
+            "-drawer": self.mode == DRAWER,
+            "-pinned": self.mode == PINNED,
+            "-narrow": self.narrow,
+            "-show-pane": self.showing_pane,
+            "-show-main": not self.showing_pane,
+        }
+        if all(self.has_class(name) == on for name, on in wanted.items()):
+            return
+        keep = [name for name in self.classes if name not in _MODE_CLASSES]
+        self.set_classes([*keep, *(name for name, on in wanted.items() if on)])
 
     def watch_mode(self, old: PaneMode, new: PaneMode) -> None:
-        self.showing_pane = True
+        self.set_reactive(Workspace.showing_pane, True)
         self._apply_classes()
-        if new == HIDDEN and self.pane.has_focus_within:
+        pane = self.query_children(BranchPane).first() if self.children else None
+        if new == HIDDEN and pane is not None and pane.has_focus_within:
             _focus_inside(self.main)
         self._keep_focus_visible()
         if old != new:
@@ -133,11 +152,9 @@ class Workspace(Container):
         if self.mode == PINNED and self.narrow and self.is_mounted:
             self.call_after_refresh(_focus_inside, self.pane if self.showing_pane else self.main)
 
-    def on_mount(self) -> None:
-        self._apply_classes()
-
     def on_resize(self, event: Resize) -> None:
-        self.narrow = event.size.width < NARROW_WIDTH
+        # The workspace resizes with the terminal (and when the sidebar comes and goes).
+        self.narrow = self._terminal_is_narrow()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "switch_pane":

@@ -145,3 +145,35 @@ async def test_pane_header_shows_branch_and_empty_pane_says_so() -> None:
 def test_snapshot_workspace(snap_compare, mode: str, size: tuple[int, int]) -> None:
     # at 80 columns "pinned" is the narrow layout: the pane takes the full width
     assert snap_compare(WorkspaceApp(mode=mode), terminal_size=size)
+
+
+class SidebarWorkspaceApp(App[None]):
+    CSS = "#side { width: 28; } #row { height: 1fr; }"
+
+    def compose(self) -> ComposeResult:
+        from textual.containers import Horizontal
+
+        with Horizontal(id="row"):
+            yield Static("sidebar", id="side")
+            yield Workspace(MainChat(id="main-chat"))
+
+    async def on_mount(self) -> None:
+        workspace = self.query_one(Workspace)
+        await workspace.pane.show(BRANCH, Vertical(Static("Branch"), Input(id="branch-input")))
+        workspace.mode = "pinned"
+
+
+async def test_narrow_follows_the_terminal_width_not_the_workspace_width() -> None:
+    # 120 columns with a sidebar leaves the workspace 92 wide: still a wide terminal, so 50:50
+    app = SidebarWorkspaceApp()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        workspace = app.query_one(Workspace)
+        assert not workspace.narrow
+        main, pane = app.query_one("#main-chat"), app.query_one(BranchPane)
+        assert abs(main.region.width - pane.region.width) <= 1
+        assert main.region.width + pane.region.width == workspace.region.width
+        await pilot.resize_terminal(90, 30)
+        await pilot.pause()
+        assert workspace.narrow
+        assert pane.region.width == workspace.region.width
