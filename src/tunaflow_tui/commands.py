@@ -54,14 +54,27 @@ class TunaflowCommands(Provider):
     """Plan, review, pane, agent and appearance commands."""
 
     def _controller(self) -> RuntimeController | None:
-        from tunaflow_tui.controller.runtime_controller import RuntimeController
+        # imported here: the palette must not pull the workflow runtime in before the first frame
+        from tunaflow_tui.controller.opener import ProjectOpener
 
         controller = getattr(self.app, "controller", None)
+        if isinstance(controller, ProjectOpener):
+            controller = controller.inner
+            if controller is None:
+                return None
+        from tunaflow_tui.controller.runtime_controller import RuntimeController
+
         return controller if isinstance(controller, RuntimeController) else None
 
     def _run(self, action: Callable[[RuntimeController], None]) -> None:
         controller = self._controller()
         if controller is None:
+            opener = getattr(self.app, "controller", None)
+            if getattr(opener, "is_open", True) is False:
+                error = getattr(opener, "error", None)
+                self.app.notify(error or "The project is still opening; try again in a moment.",
+                                severity="warning")
+                return
             self.app.notify("There is no project open in this session.", severity="warning")
             return
         action(controller)

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import sys
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tunaflow_tui.core.settings import Settings
 
 DEMO_NOTE = "Demo engine on a throwaway copy of the sample project. Try: add a word frequency report"
 
@@ -22,21 +25,24 @@ def run(args: argparse.Namespace) -> int:
     """Copy the sample project, open it with the demo engine, say where the copy is on exit."""
     from tunaflow_tui.agents.demo.sample import copy_demo_project
     from tunaflow_tui.clicmd.open import run_app
-    from tunaflow_tui.core.settings import SettingsError, load_settings
 
     root = Path(tempfile.mkdtemp(prefix="tunaflow-demo-"))
     project = copy_demo_project(root / "textstats")
-    try:
+    fail_once = bool(args.fail_once)
+
+    def load() -> Settings:
+        # runs after the first frame, like every project's settings
+        from tunaflow_tui.core.settings import load_settings
+
         settings = load_settings(project, force_demo=True)
-    except SettingsError as exc:
-        print(f"tunaflow demo: {exc}", file=sys.stderr)
-        return 1
-    # the worktrees live beside the copy, so deleting the demo directory removes everything
-    workflow = settings.workflow.model_copy(update={"worktree_root": root / "worktrees"})
-    settings = settings.model_copy(update={"workflow": workflow})
-    if args.fail_once:
-        demo = settings.engines["demo"].model_copy(update={"demo_fail_reviews": 1})
-        settings = settings.model_copy(update={"engines": {**settings.engines, "demo": demo}})
-    code = run_app(project, settings, mouse=not args.no_mouse, notes=(DEMO_NOTE,))
+        # the worktrees live beside the copy, so deleting the demo directory removes everything
+        workflow = settings.workflow.model_copy(update={"worktree_root": root / "worktrees"})
+        settings = settings.model_copy(update={"workflow": workflow})
+        if fail_once:
+            demo = settings.engines["demo"].model_copy(update={"demo_fail_reviews": 1})
+            settings = settings.model_copy(update={"engines": {**settings.engines, "demo": demo}})
+        return settings
+
+    code = run_app(project, load, mouse=not args.no_mouse, notes=(DEMO_NOTE,))
     print(f"The demo project is in {project} (delete {root} when you are done).")
     return code

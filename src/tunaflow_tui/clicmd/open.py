@@ -1,20 +1,33 @@
-"""`tunaflow [PATH] [--no-mouse]`: open the terminal app on a project."""
+"""`tunaflow [PATH] [--no-mouse]`: open the terminal app on a project.
+
+The window comes first: :func:`open_project_app` builds the app without touching the project, and
+the project (settings, workflow runtime, database, the chat's newest messages) opens in a worker
+right after the first frame, while the status line says "Opening project…". :func:`build_app`
+builds the app on a runtime that is already open (tests and scripts).
+"""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import tomllib
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+
+from tunaflow_tui.controller.git_offer import NOT_GIT_NOTE
 
 if TYPE_CHECKING:
     from tunaflow_tui.app import TunaflowApp
     from tunaflow_tui.core.settings import Settings
     from tunaflow_tui.runtime.runtime import WorkflowRuntime
 
-NOT_GIT_NOTE = ("Not a git repository: the Developer works in place — no isolation and no merge step "
-                "(run `git init` and commit to get both).")
 DEMO_ONLY_NOTE = "No agent CLI found: the built-in demo engine plays every role."
+
+__all__ = ["DEMO_ONLY_NOTE", "NOT_GIT_NOTE", "build_app", "open_project_app", "project_notes", "run_app"]
+
+SettingsLoader = Callable[[], "Settings"]
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -34,54 +47,137 @@ def project_notes(runtime: WorkflowRuntime, *, demo_note: str = DEMO_ONLY_NOTE) 
     return tuple(notes)
 
 
+def apply_ui_settings(app: TunaflowApp, settings: Settings) -> None:
+    """The user's theme and keymap on ``app``."""
+    if settings.ui.keymap:
+        app.set_keymap(dict(settings.ui.keymap))
+    if settings.ui.theme in app.available_themes and app.theme != settings.ui.theme:
+        app.theme = settings.ui.theme
+
+
+def _register_themes(app: TunaflowApp) -> None:
+    from tunaflow_tui.themes import register_all
+
+    for warning in register_all(app):
+        app.call_later(app.notify, warning, severity="warning", timeout=10)
+
+
 def build_app(runtime: WorkflowRuntime, *, mouse: bool = True, notes: tuple[str, ...] | None = None,
               cursor_blink: bool = True) -> TunaflowApp:
-    """The app on ``runtime``, with the user's theme and keymap applied."""
+    """The app on an open ``runtime``, with the user's theme and keymap applied."""
     from tunaflow_tui.app import TunaflowApp
-    from tunaflow_tui.controller import RuntimeController
-    from tunaflow_tui.themes import register_all
+    from tunaflow_tui.controller.runtime_controller import RuntimeController
 
     controller = RuntimeController(runtime, notes=project_notes(runtime) if notes is None else notes)
     settings = runtime.settings
     app = TunaflowApp(controller, mouse=mouse and settings.ui.mouse, keymap=settings.ui.keymap or None,
                       cursor_blink=cursor_blink)
     app.sub_title = runtime.project_dir.name
-    warnings = register_all(app)
-    if settings.ui.theme in app.available_themes:
-        app.theme = settings.ui.theme
-    for warning in warnings:
-        app.call_later(app.notify, warning, severity="warning", timeout=10)
+    _register_themes(app)
+    apply_ui_settings(app, settings)
     return app
 
 
-def run_app(project: Path, settings: Settings, *, mouse: bool, notes: tuple[str, ...] | None = None) -> int:
-    """Open the app on ``project`` until the user quits; returns the exit code."""
-    from tunaflow_tui.runtime.runtime import WorkflowRuntime
+def early_ui_preferences(project: Path) -> dict[str, Any]:
+    """``[ui]`` theme and mouse as the configuration files say, read without validating anything.
 
+    The window is drawn before the settings are loaded and validated; these two values decide how
+    it looks and whether it captures the mouse, so they are read cheaply first (user file, then the
+    project file, then ``TUNAFLOW_UI__THEME`` / ``TUNAFLOW_UI__MOUSE``). The validated settings
+    apply the theme again once they are loaded; an unreadable file is simply skipped here.
+    """
+    xdg = os.environ.get("XDG_CONFIG_HOME")
+    if xdg:
+        user_file = Path(xdg) / "tunaflow" / "config.toml"
+    else:
+        import platformdirs
+
+        user_file = Path(platformdirs.user_config_dir("tunaflow")) / "config.toml"
+    found: dict[str, Any] = {}
+    for path in (user_file, project / ".tunaflow" / "config.toml"):
+        try:
+            ui = tomllib.loads(path.read_text(encoding="utf-8")).get("ui", {})
+        except (OSError, ValueError):
+            continue
+        if isinstance(ui, dict):
+            found.update({k: v for k, v in ui.items() if k in ("theme", "mouse")})
+    env = {name.upper(): value for name, value in os.environ.items()}
+    if "TUNAFLOW_UI__THEME" in env:
+        found["theme"] = env["TUNAFLOW_UI__THEME"]
+    if "TUNAFLOW_UI__MOUSE" in env:
+        found["mouse"] = env["TUNAFLOW_UI__MOUSE"].strip().lower() not in ("0", "false", "no", "off")
+    return found
+
+
+def open_project_app(project: Path, load: SettingsLoader | None = None, *, force_demo: bool = False,
+                     mouse: bool = True, notes: tuple[str, ...] | None = None, cursor_blink: bool = True,
+                     exit_on_failure: bool = False) -> TunaflowApp:
+    """The app on ``project``, drawn at once; the project opens in a worker after the first frame.
+
+    ``load`` loads the settings (default: ``load_settings(project, force_demo=force_demo)``); it runs
+    in a thread, as do the runtime's import and the database's opening. ``app.controller`` is a
+    :class:`~tunaflow_tui.controller.opener.ProjectOpener`: ``await app.controller.wait_opened()``
+    waits for the project, ``app.controller.close()`` closes it. With ``exit_on_failure`` the app
+    exits with code 1 when the project cannot be opened (the error is in ``controller.error``).
+    """
+    from tunaflow_tui.app import TunaflowApp
+    from tunaflow_tui.controller.opener import ProjectOpener
+
+    project = Path(project).resolve()
+
+    def load_settings() -> Settings:
+        from tunaflow_tui.core.settings import load_settings as load_files
+
+        return load_files(project, force_demo=force_demo)
+
+    def open_runtime() -> WorkflowRuntime:
+        from tunaflow_tui.runtime.runtime import WorkflowRuntime
+
+        return WorkflowRuntime(project, (load or load_settings)())
+
+    def configure(app: TunaflowApp, runtime: WorkflowRuntime) -> tuple[str, ...]:
+        apply_ui_settings(app, runtime.settings)
+        return project_notes(runtime) if notes is None else notes
+
+    app: TunaflowApp | None = None
+
+    def failed(_error: str) -> None:
+        if app is not None:
+            app.exit(return_code=1)
+
+    opener = ProjectOpener(project.name, open_runtime, configure, failed if exit_on_failure else None)
+    early = early_ui_preferences(project)
+    app = TunaflowApp(opener, mouse=mouse and early.get("mouse", True) is not False, cursor_blink=cursor_blink)
+    app.sub_title = project.name
+    _register_themes(app)
+    theme = early.get("theme")
+    if isinstance(theme, str) and theme in app.available_themes:
+        app.theme = theme
+    return app
+
+
+def run_app(project: Path, load: SettingsLoader | None = None, *, mouse: bool,
+            notes: tuple[str, ...] | None = None, force_demo: bool = False) -> int:
+    """Open the app on ``project`` until the user quits; returns the exit code."""
+    from tunaflow_tui.controller.opener import ProjectOpener
+
+    app = open_project_app(project, load, force_demo=force_demo, mouse=mouse, notes=notes, exit_on_failure=True)
+    opener = app.controller
+    assert isinstance(opener, ProjectOpener)
     try:
-        runtime = WorkflowRuntime(project, settings)
-    except Exception as exc:
-        print(f"tunaflow: cannot open {project}: {exc}", file=sys.stderr)
-        return 1
-    try:
-        app = build_app(runtime, mouse=mouse, notes=notes)
         app.run()
     finally:
-        runtime.close()
-    return 0
+        opener.close()
+    if opener.error is not None:
+        print(f"tunaflow: {opener.error}", file=sys.stderr)
+        return 1
+    return app.return_code or 0
 
 
 def run(args: argparse.Namespace) -> int:
     """Open the app on the project."""
-    from tunaflow_tui.core.settings import SettingsError, load_settings
-
     project = Path(args.path).expanduser().resolve()
     if not project.is_dir():
         print(f"tunaflow: {project} is not a directory", file=sys.stderr)
         return 1
-    try:
-        settings = load_settings(project)
-    except SettingsError as exc:
-        print(f"tunaflow: {exc}", file=sys.stderr)
-        return 1
-    return run_app(project, settings, mouse=not args.no_mouse)
+    return run_app(project, mouse=not args.no_mouse)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
 
@@ -17,7 +18,9 @@ from textual.widgets import OptionList
 
 from tunaflow_tui.controller import plan_views
 from tunaflow_tui.controller.actions import PaletteActions
+from tunaflow_tui.controller.git_offer import NOT_GIT_NOTE, initialise_repository
 from tunaflow_tui.controller.sources import StoreMessageSource, message_view, speaker_label
+from tunaflow_tui.core.attention import AttentionGate, Whereabouts, desktop_notification, is_elsewhere
 from tunaflow_tui.core.storage.records import PlanRecord
 from tunaflow_tui.core.terminal_text import neutralize
 from tunaflow_tui.runtime.events import (
@@ -34,6 +37,7 @@ from tunaflow_tui.runtime.events import (
 from tunaflow_tui.runtime.runtime import WorkflowRuntime
 from tunaflow_tui.screens.decision import dev_stalled_screen
 from tunaflow_tui.screens.doom_loop import DoomLoopScreen
+from tunaflow_tui.screens.git_init import git_init_screen
 from tunaflow_tui.screens.workflow import WorkflowScreen
 from tunaflow_tui.views.chat import MessageView, ToolLineView
 from tunaflow_tui.views.plans import APPROVED, HELD, REVISION_REQUESTED
@@ -61,10 +65,15 @@ class RuntimeController(PaletteActions):
     Args:
         runtime: The project's runtime (its store, settings and workflow service).
         notes: Lines shown under the chat from the start, e.g. "demo engine plays every role".
+        offer_git_init: Ask whether to initialise a git repository when the project has none.
     """
 
-    def __init__(self, runtime: WorkflowRuntime, *, notes: tuple[str, ...] = ()) -> None:
+    def __init__(self, runtime: WorkflowRuntime, *, notes: tuple[str, ...] = (),
+                 offer_git_init: bool = True) -> None:
         self.runtime = runtime
+        self.offer_git_init = offer_git_init
+        self._attention = AttentionGate()
+        self._finished: tuple[str, str] | None = None
         self.store = runtime.store
         self.notes = tuple(notes)
         self._app: TunaflowApp | None = None
@@ -138,6 +147,7 @@ class RuntimeController(PaletteActions):
             finally:
                 # after this worker has finished, so it no longer counts as running
                 self.app.call_later(self._refresh_status)
+                self.app.call_later(self._announce_when_idle)
 
         self.app.run_worker(guarded(), group=AGENTS, exclusive=False, exit_on_error=False, description=what)
         self._refresh_status()
@@ -178,6 +188,9 @@ class RuntimeController(PaletteActions):
         for plan in self.store.list_plans():
             if plan.phase == "done" and plan.worktree_path:
                 await self._show_done(plan, focus=False)
+            elif plan.phase == "held" and plan.pending_decision == "approval":
+                # held proposals come back as held cards: still approvable, never focused
+                await self._show_plan(plan, announce=False)
         interrupted = self.runtime.interrupted_plans()
         if interrupted:
             run = interrupted[0]
@@ -188,6 +201,78 @@ class RuntimeController(PaletteActions):
             )
         elif newest_first:
             app.notify("A decision is waiting for you (f2 jumps to it).", timeout=8)
+        if self.offer_git_init and not self.runtime.is_git:
+            app.push_screen(git_init_screen(neutralize(self.runtime.project_dir.name)), self._git_answered)
+
+    # ------------------------------------------------------------------ a project without git
+    def _git_answered(self, choice: str | None) -> None:
+        if choice != "init":
+            self.app.notify(NOT_GIT_NOTE, severity="warning", timeout=10)
+            return
+        self.run_ui(self._initialise_git())
+
+    async def _initialise_git(self) -> None:
+        project = self.runtime.project_dir
+        try:
+            await asyncio.to_thread(initialise_repository, project)
+        except Exception as exc:  # shown; the project stays as it was
+            self.app.notify(f"Could not initialise git: {neutralize(str(exc)) or type(exc).__name__}",
+                            severity="error", timeout=12)
+            return
+        finally:
+            self.runtime.refresh_git()
+        self.notes = tuple(note for note in self.notes if note != NOT_GIT_NOTE)
+        self._refresh_status()
+        self.app.notify("Initialised a git repository and committed the current files: each plan now "
+                        "gets its own branch and worktree, merged when you accept it.", timeout=10)
+
+    # ------------------------------------------------------------------ attention
+    def whereabouts(self) -> Whereabouts:
+        """Where the user is looking: the window, the screen, and the conversation in focus."""
+        app = self.app
+        on_main = app.screen is app.screen_stack[0]
+        watching = None
+        focused = app.screen.focused if on_main else None
+        if focused is not None:
+            pane = app.workspace.pane
+            if self._branch_cid is not None and (focused is pane or pane in focused.ancestors):
+                watching = self._branch_cid
+            elif any(node.id == "chat-column" for node in focused.ancestors_with_self):
+                watching = app.conversation_id
+        return Whereabouts(app_focused=bool(app.app_focus), on_main_screen=on_main, watching=watching)
+
+    def call_attention(self, text: str, *, decision: bool, conversation_id: str | None = None) -> bool:
+        """Ring the bell (and send a desktop notification if enabled) when the user is elsewhere.
+
+        Returns whether a signal was given.
+        """
+        if not is_elsewhere(self.whereabouts(), conversation_id):
+            return False
+        if not self._attention.allow(time.monotonic(), decision=decision):
+            return False
+        ui = self.runtime.settings.ui
+        if ui.bell:
+            self.app.bell()
+        if ui.notify_desktop:
+            driver = self.app._driver
+            if driver is not None:
+                # through the driver, like the bell: written as is, between frames
+                driver.write(desktop_notification(text))
+        return True
+
+    def _announce_when_idle(self) -> None:
+        if self._app is None:
+            return
+
+        async def work() -> None:
+            await self._queue.join()  # a decision announced by the same work goes first
+            if self._finished is None or self.agents_running():
+                return
+            conversation_id, who = self._finished
+            self._finished = None
+            self.call_attention(f"{who} finished.", decision=False, conversation_id=conversation_id)
+
+        self.app.run_worker(work(), group="attention", exit_on_error=False)
 
     # ------------------------------------------------------------------ events
     def _observe(self, event: RuntimeEvent) -> None:
@@ -259,6 +344,8 @@ class RuntimeController(PaletteActions):
         record = self.store.get_message(message_id)
         if record is None:
             return
+        if record.role == "assistant" and record.status != "streaming":
+            self._finished = (conversation_id, speaker_label("assistant", record.persona, None, None))
         view = message_view(record, self._tools.get(message_id, ()))
         for chat in self._chats(conversation_id):
             block = chat.block_for(message_id)
@@ -312,8 +399,8 @@ class RuntimeController(PaletteActions):
             if pending in ("doom_loop", "dev_stalled") and is_new and plan.id not in self._modal_for:
                 self._ask_in_modal(plan)
         if is_new:
-            if announce and self.runtime.settings.ui.bell:
-                self.app.bell()
+            if announce:
+                self.call_attention(_decision_text(plan), decision=True)
             if focus_target is not None:
                 self.app.call_after_refresh(self._focus_card, focus_target)
 
@@ -487,3 +574,11 @@ class RuntimeController(PaletteActions):
             summaries = self._plan_summaries()
             for screen in screens:
                 screen.update_plans(summaries)
+
+
+def _decision_text(plan: PlanRecord) -> str:
+    """What a desktop notification says about a pending decision (the title is made inert later)."""
+    what = {"approval": "waits for your approval", "review": "has a review verdict for you",
+            "review_error": "has a review error to look at", "doom_loop": "keeps failing review",
+            "dev_stalled": "has a Developer that stopped"}.get(plan.pending_decision or "", "needs a decision")
+    return f"Plan “{plan.title}” {what}."

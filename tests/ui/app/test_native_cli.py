@@ -1,0 +1,90 @@
+"""“Open native CLI”: the app steps aside and the engine's own CLI resumes the conversation's session."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+
+import pytest
+from app_harness import demo_settings
+from textual.drivers.headless_driver import HeadlessDriver
+
+from tunaflow_tui.core.settings import EngineConfig
+
+FAKE_CLAUDE = """#!/bin/sh
+printf '%s\\n' "$PWD" > "$TUNAFLOW_TEST_RECORD"
+for arg in "$@"; do printf '%s\\n' "$arg" >> "$TUNAFLOW_TEST_RECORD"; done
+exit 0
+"""
+
+
+@pytest.fixture
+def fake_claude(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A `claude` first on PATH that writes its working directory and argv to a file and exits."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    script = bin_dir / "claude"
+    script.write_text(FAKE_CLAUDE, encoding="utf-8")
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    record = tmp_path / "claude-argv.txt"
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.setenv("TUNAFLOW_TEST_RECORD", str(record))
+    return record
+
+
+def _with_claude(project: Path):
+    settings = demo_settings(project)
+    claude = EngineConfig(name="claude", type="claude", model="sonnet")
+    return settings.model_copy(update={"engines": {**settings.engines, "claude": claude}})
+
+
+async def _palette(pilot, name: str) -> None:
+    await pilot.press("ctrl+p")
+    await pilot.pause(0.1)
+    await pilot.press(*name)
+    await pilot.pause(0.3)
+    await pilot.press("enter")
+    await pilot.pause(0.2)
+
+
+async def test_open_native_cli_suspends_the_app_and_resumes_the_session(open_app, demo_project, fake_claude,
+                                                                      monkeypatch) -> None:
+    # the test terminal is headless; let it be handed over like a real one
+    monkeypatch.setattr(HeadlessDriver, "can_suspend", property(lambda self: True))
+    app, _controller, runtime = open_app(settings=_with_claude(demo_project))
+    runtime.store.set_native_session("main", "claude", "sess-42")
+    events: list[str] = []
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.app_suspend_signal.subscribe(app, lambda _app: events.append("suspended"))
+        app.app_resume_signal.subscribe(app, lambda _app: events.append("resumed"))
+        await _palette(pilot, "Open native CLI")
+        assert fake_claude.exists(), [n.message for n in app._notifications]
+        cwd, *argv = fake_claude.read_text(encoding="utf-8").splitlines()
+        assert argv == ["--resume", "sess-42", "--model", "sonnet"]
+        assert Path(cwd).resolve() == demo_project.resolve()
+        assert events[:2] == ["suspended", "resumed"]
+        assert app.is_running and app.screen is app.screen_stack[0]
+
+
+async def test_open_native_cli_without_a_session_says_to_send_first(open_app, demo_project, fake_claude,
+                                                                   monkeypatch) -> None:
+    monkeypatch.setattr(HeadlessDriver, "can_suspend", property(lambda self: True))
+    app, _controller, _runtime = open_app(settings=_with_claude(demo_project))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _palette(pilot, "Open native CLI")
+        assert not fake_claude.exists()
+        assert "This conversation has no native session yet: send a message first." in [
+            n.message for n in app._notifications]
+
+
+async def test_open_native_cli_where_the_terminal_cannot_be_handed_over(open_app, demo_project,
+                                                                      fake_claude) -> None:
+    app, _controller, runtime = open_app(settings=_with_claude(demo_project))
+    runtime.store.set_native_session("main", "claude", "sess-42")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _palette(pilot, "Open native CLI")
+        assert not fake_claude.exists()
+        assert "This terminal cannot be handed over to another program." in [
+            n.message for n in app._notifications]
+

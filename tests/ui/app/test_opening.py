@@ -1,0 +1,190 @@
+"""Opening a project: the window first, the project right after; held plans and git on (re)open."""
+
+from __future__ import annotations
+
+import subprocess
+import threading
+from pathlib import Path
+
+from app_harness import demo_settings, screen_text, send, settle
+from textual.app import App
+from textual.command import CommandPalette
+
+from tunaflow_tui.app import TunaflowApp
+from tunaflow_tui.clicmd.open import NOT_GIT_NOTE, open_project_app, run_app
+from tunaflow_tui.controller import ProjectOpener
+from tunaflow_tui.core.gitops import is_git_repo
+from tunaflow_tui.screens.decision import DecisionScreen
+from tunaflow_tui.widgets.plan_card import PlanProposalCard
+
+REQUEST = "Add a word frequency report"
+
+
+def _notes(app) -> list[str]:
+    return [n.message for n in app._notifications]
+
+
+def _gated_app(project: Path, **settings_kw):
+    """The app as `tunaflow PATH` builds it, with settings that load only when the test says so."""
+    gate = threading.Event()
+
+    def load():
+        assert gate.wait(20)
+        return demo_settings(project, **settings_kw)
+
+    app = open_project_app(project, load, cursor_blink=False)
+    assert isinstance(app.controller, ProjectOpener)
+    return app, app.controller, gate
+
+
+async def test_window_shows_before_the_project_and_a_message_sent_meanwhile_is_kept(demo_project) -> None:
+    app, opener, gate = _gated_app(demo_project)
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.pause()
+            assert "Opening project textstats" in screen_text(app)
+            assert "once the project is open" in screen_text(app)  # the composer says who will receive it
+            assert not opener.is_open
+
+            await pilot.press(*REQUEST)
+            await pilot.press("enter")
+            await pilot.pause()
+            assert "1 message waiting to be sent" in screen_text(app)
+            assert any("sent as soon as it is ready" in n for n in _notes(app))
+
+            await pilot.press("f2")  # keys that need the project say so instead of doing nothing
+            await pilot.press("ctrl+p")
+            await pilot.pause(0.1)
+            await pilot.press(*"Approve plan")
+            await pilot.pause(0.3)
+            await pilot.press("enter")
+            await pilot.pause()
+            assert not isinstance(app.screen, CommandPalette)
+            assert _notes(app).count("The project is still opening; try again in a moment.") >= 2
+
+            gate.set()
+            await opener.wait_opened()
+            await settle(pilot, app)
+            assert opener.is_open
+            assert "Opening project" not in screen_text(app)
+            assert "Architect (demo)" in screen_text(app)
+            card = app.focused
+            assert isinstance(card, PlanProposalCard) and card.is_pending  # the queued message was sent
+            [message] = [m for m in opener.inner.store.list_messages("main") if m.role == "user"]
+            assert message.content == REQUEST
+    finally:
+        opener.close()
+
+
+async def test_history_appears_once_the_project_is_open(open_app, demo_project) -> None:
+    app, _controller, runtime = open_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await send(pilot, app, "First question about textstats")
+    runtime.close()
+
+    reopened, opener, gate = _gated_app(demo_project)
+    try:
+        async with reopened.run_test(size=(120, 40)) as pilot:
+            await pilot.pause()
+            assert "First question about textstats" not in screen_text(reopened)
+            gate.set()
+            await opener.wait_idle()
+            await pilot.pause()
+            assert "First question about textstats" in screen_text(reopened)
+            assert "Main" in screen_text(reopened)  # the sidebar arrived with the project
+    finally:
+        opener.close()
+
+
+async def test_a_project_that_cannot_be_opened_says_why(demo_project) -> None:
+    def load():
+        raise ValueError("config.toml line 3: unknown engine 'nope'")
+
+    app = open_project_app(demo_project, load, cursor_blink=False)
+    opener = app.controller
+    async with app.run_test(size=(120, 40)) as pilot:
+        await opener.wait_opened()
+        await pilot.pause()
+        assert "Cannot open textstats: config.toml line 3: unknown engine 'nope'" in screen_text(app)
+        await pilot.press(*"hello", "enter")
+        await pilot.pause()
+        assert any(n.startswith("Not sent: Cannot open textstats") for n in _notes(app))
+    opener.close()
+
+
+def test_command_line_exits_with_the_error_when_the_project_cannot_be_opened(demo_project, monkeypatch,
+                                                                             capsys) -> None:
+    (demo_project / ".tunaflow").mkdir(exist_ok=True)
+    (demo_project / ".tunaflow" / "config.toml").write_text("[ui]\nbell = 'loud'\n", encoding="utf-8")
+    monkeypatch.setattr(TunaflowApp, "run", lambda self, **_kw: App.run(self, headless=True))
+    assert run_app(demo_project, mouse=False) == 1  # the app stops by itself
+    error = capsys.readouterr().err
+    assert "tunaflow: Cannot open textstats" in error and "bell" in error
+
+
+async def test_held_plan_comes_back_as_a_held_card_that_can_be_approved(open_app) -> None:
+    app, _controller, runtime = open_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await send(pilot, app, REQUEST)
+        await pilot.press("h")
+        await settle(pilot, app)
+    assert runtime.store.list_plans()[0].phase == "held"
+
+    app2, _controller2, runtime2 = open_app()
+    async with app2.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app2)
+        [card] = list(app2.query(PlanProposalCard))
+        assert card.view.decision == "held"
+        assert "Add a word-frequency report to textstats" in screen_text(app2)
+        assert app2.focused is not card  # held: it waits, it does not grab the focus
+        card.focus()
+        await pilot.press("a")
+        await settle(pilot, app2)
+        plan = runtime2.store.list_plans()[0]
+        assert plan.phase not in ("held", "approval")
+        assert plan.pending_decision == "review"
+
+
+def _plain_project(tmp_path: Path) -> Path:
+    plain = tmp_path / "notes"
+    plain.mkdir()
+    (plain / "todo.txt").write_text("write the report\n", encoding="utf-8")
+    return plain
+
+
+async def test_without_git_the_app_offers_to_initialise_and_commits_the_files(open_app, tmp_path) -> None:
+    plain = _plain_project(tmp_path)
+    app, _controller, runtime = open_app(project=plain, settings=demo_settings(plain), notes=(NOT_GIT_NOTE,))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, DecisionScreen)
+        assert "is not a git repository" in screen_text(app)
+        await pilot.press("i")
+        for _ in range(200):
+            if any("Initialised a git repository" in n for n in _notes(app)):
+                break
+            await pilot.pause(0.05)
+        await pilot.pause()
+        assert runtime.is_git
+        assert NOT_GIT_NOTE not in screen_text(app)
+        assert any("Initialised a git repository" in n for n in _notes(app))
+    assert is_git_repo(plain)
+    tracked = subprocess.run(["git", "-C", str(plain), "ls-files"], capture_output=True, text=True,
+                             check=True).stdout.split()
+    assert tracked == ["todo.txt"]  # the files are committed, tunaflow's own folder is not
+    assert subprocess.run(["git", "-C", str(plain), "status", "--porcelain"], capture_output=True,
+                          text=True, check=True).stdout == ""
+
+
+async def test_without_git_declining_keeps_the_no_isolation_note(open_app, tmp_path) -> None:
+    plain = _plain_project(tmp_path)
+    app, _controller, runtime = open_app(project=plain, settings=demo_settings(plain), notes=(NOT_GIT_NOTE,))
+    async with app.run_test(size=(160, 40)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, DecisionScreen)
+        await pilot.press("c")
+        await pilot.pause()
+        assert not isinstance(app.screen, DecisionScreen)
+        assert "no isolation and no merge step" in screen_text(app)
+        assert not runtime.is_git
+    assert not (plain / ".git").exists()
