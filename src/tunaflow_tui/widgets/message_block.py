@@ -2,22 +2,35 @@
 
 Everything shown is agent output and therefore untrusted: every string goes through
 :func:`~tunaflow_tui.core.terminal_text.neutralize` and is displayed without markup parsing.
+
+Every widget in the chat costs time on each layout pass and repaint, and a chat shows dozens of
+messages while several answers stream.  So a message's Markdown is not a tree of widgets (Textual's
+``Markdown`` makes one per paragraph, list and code block): it is drawn by a single
+:class:`MarkdownBody` (one widget drawing :class:`rich.markdown.Markdown` renderables).  While an
+answer streams, the body holds the *sealed* part — the blocks that are complete — and a second
+``Static``, the *tail*, holds the paragraph(s) still being written.  When the tail has grown for a
+while it is sealed into the body, where it is parsed once and its rendered lines are kept per width.
+A message therefore holds a small, fixed number of widgets however long it gets.
 """
 
 from __future__ import annotations
 
+import re
 import time
 import weakref
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, ClassVar
 
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.markdown import Markdown as RichMarkdown
+from rich.segment import Segment
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
 from textual.message import Message
 from textual.widget import Widget
-from textual.widgets import Collapsible, Markdown, Static
+from textual.widgets import Collapsible, Static
 
 from tunaflow_tui.core.terminal_text import StreamNeutralizer, neutralize
 from tunaflow_tui.views.chat import MessageView, ToolLineView
@@ -25,7 +38,6 @@ from tunaflow_tui.views.chat import MessageView, ToolLineView
 if TYPE_CHECKING:
     from textual.app import App
     from textual.timer import Timer
-    from textual.widgets._markdown import MarkdownStream
 
 
 def _plain(text: str) -> Content:
@@ -49,6 +61,154 @@ change lays out the whole screen.  Streams deliver hundreds of chunks a second; 
 dozen updates.  Chunks are collected and written together, for all streaming blocks of the app
 in the same tick, so several parallel streams cost one layout per tick, not one per chunk.
 """
+
+
+SEAL_INTERVAL = 0.75
+"""A streaming answer's finished blocks move from the tail into the body at most this often (seconds)."""
+
+TAIL_MAX_CHARS = 2_000
+"""A tail longer than this is sealed at the next flush (inside a code block if it must)."""
+
+_FENCE = re.compile(r" {0,3}(`{3,}|~{3,})")
+
+
+def _closes(line: str, opener: str) -> bool:
+    """True if ``line`` closes the code fence opened by ``opener`` (e.g. ````` ``` ````` or ``~~~~``)."""
+    stripped = line.strip()
+    return bool(stripped) and set(stripped) == {opener[0]} and len(stripped) >= len(opener)
+
+
+def find_seal(text: str, fence: str | None = None, *, in_code: bool = False) -> tuple[int, str | None]:
+    """Where ``text`` (the start of a tail) can be cut so that the part before it renders on its own.
+
+    A cut falls after a blank line that is followed by an unindented line, outside code fences: what
+    comes before is then a complete run of Markdown blocks.  With ``in_code`` a cut may also fall
+    between two lines of a code block (the caller closes the fence before the cut and opens it again
+    after), so that one enormous code block cannot keep the tail growing.
+
+    Args:
+        text: The tail text.
+        fence: The fence marker (e.g. ``"```"``) of a code block that is open where ``text`` starts.
+        in_code: Also cut inside a code block, at its last complete line, when no better cut exists.
+
+    Returns:
+        ``(position, fence)``: the cut (0 for none) and the marker of the code block open there.
+    """
+    best, best_fence = 0, None
+    code_cut, code_fence = 0, None
+    position = 0
+    blank_before = False
+    for line in text.splitlines(keepends=True):
+        if blank_before and fence is None and line.strip() and not line[0].isspace():
+            best, best_fence = position, None
+        if not line.endswith("\n"):
+            break  # the line still being written
+        if fence is not None:
+            if _closes(line, fence):
+                fence = None
+            elif in_code:
+                code_cut, code_fence = position + len(line), fence
+        elif match := _FENCE.match(line):
+            fence = match.group(1)
+        blank_before = not line.strip()
+        position += len(line)
+    if best == 0 and code_cut:
+        return code_cut, code_fence
+    return best, best_fence
+
+
+class MarkdownChunks:
+    """A Rich renderable: Markdown documents drawn one after another, a blank line between them.
+
+    A blank line follows the last one too (the space Markdown leaves after a block), none if empty.
+
+    Each document is parsed once; its rendered lines are kept for the last width it was drawn at, so
+    adding a document to a long message only renders the new one.
+    """
+
+    def __init__(self, sources: list[str] | None = None, *, code_theme: str = "monokai") -> None:
+        self.code_theme = code_theme
+        self.sources: list[str] = []
+        self._documents: list[RichMarkdown] = []
+        self._lines: list[tuple[int, list[list[Segment]]] | None] = []
+        for source in sources or []:
+            self.add(source)
+
+    def add(self, source: str) -> None:
+        """Append a Markdown document (empty ones are skipped)."""
+        if not source.strip():
+            return
+        self.sources.append(source)
+        self._documents.append(markdown_renderable(source, self.code_theme))
+        self._lines.append(None)
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        width = options.max_width
+        render_options = options.update(height=None)
+        new_line = Segment.line()
+        for index, document in enumerate(self._documents):
+            cached = self._lines[index]
+            if cached is None or cached[0] != width:
+                lines = console.render_lines(document, render_options, pad=False)
+                while lines and not any(segment.text.strip() for segment in lines[-1]):
+                    lines.pop()
+                cached = self._lines[index] = (width, lines)
+            if index:
+                yield new_line
+            for line in cached[1]:
+                yield from line
+                yield new_line
+        if self._documents:
+            yield new_line
+
+
+def markdown_renderable(source: str, code_theme: str = "monokai") -> RichMarkdown:
+    """Rich Markdown for (already neutralised) agent text: links show their address, never hide it."""
+    return RichMarkdown(source, code_theme=code_theme, hyperlinks=False)
+
+
+class MarkdownBody(Widget):
+    """A message's Markdown as one widget (see the module docstring for why not a widget tree).
+
+    Args:
+        source: The Markdown text (already neutralised).
+    """
+
+    DEFAULT_CSS = """
+    MarkdownBody {
+        height: auto;
+    }
+    """
+
+    def __init__(self, source: str = "", *, classes: str | None = None) -> None:
+        super().__init__(classes=classes)
+        self._chunks = MarkdownChunks([source])
+        self._source = source
+
+    @property
+    def source(self) -> str:
+        """The Markdown text shown."""
+        return self._source
+
+    def render(self) -> MarkdownChunks:
+        return self._chunks
+
+    def update(self, source: str) -> None:
+        """Show ``source`` instead (parsed again as one document)."""
+        self._chunks = MarkdownChunks([source], code_theme=self._chunks.code_theme)
+        self._source = source
+        self.refresh(layout=True)
+
+    def seal(self, markdown: str, text: str | None = None) -> None:
+        """Append a run of complete Markdown blocks (only they are parsed and rendered).
+
+        Args:
+            markdown: The blocks as drawn (a code block cut in two is closed / reopened here).
+            text: The text they show, for :attr:`source` (``markdown`` if not given).
+        """
+        self._chunks.add(markdown)
+        self._source += markdown if text is None else text
+        self.refresh(layout=True)
 
 
 class _StreamClock:
@@ -95,6 +255,10 @@ class _StreamClock:
 class MessageBlock(Vertical, can_focus=True):
     """A focusable message in the chat.
 
+    Its children: the label line, a :class:`MarkdownBody`, while streaming a tail ``Static`` (Rich
+    Markdown of the blocks still being written, redrawn at most :data:`FLUSH_INTERVAL` apart), and
+    when there are any, one container of extras (tools, notes, error card, usage).
+
     Args:
         view: The message to show.  A view with status ``streaming`` starts an empty stream
             that :meth:`append` writes to; :meth:`finish` settles it.
@@ -120,8 +284,13 @@ class MessageBlock(Vertical, can_focus=True):
     def __init__(self, view: MessageView, *, id: str | None = None) -> None:
         super().__init__(id=id, classes=" ".join(self._status_classes(view)))
         self.view = view
-        self._stream: MarkdownStream | None = None
         self._shown = ""
+        self._live = ""
+        """Streamed text not yet sealed into the body (drawn by the tail)."""
+        self._live_fence: str | None = None
+        """The marker of a code block cut by the last seal, reopened at the start of the tail."""
+        self._cut_code = False
+        self._sealed_at = 0.0
         self._pending: list[str] = []
         self._flushed_at = 0.0
         self._hidden_chars = 0
@@ -154,7 +323,9 @@ class MessageBlock(Vertical, can_focus=True):
     def compose(self) -> ComposeResult:
         yield Static(self._label_content(), classes="message-label", markup=False)
         self._shown = "" if self.is_streaming else self._capped(neutralize(self.view.content))
-        yield Markdown(self._shown, classes="message-body")
+        yield MarkdownBody(self._shown, classes="message-body")
+        if self.is_streaming:
+            yield Static("", classes="message-tail")
         # Most messages have no extras: no empty container to style and lay out for them.
         extras = self._extras()
         if extras:
@@ -175,12 +346,11 @@ class MessageBlock(Vertical, can_focus=True):
         view = self.view
         widgets: list[Widget] = []
         if view.tools:
-            lines = [
-                Static(_plain(f"• {tool.name}  {tool.detail}".rstrip()), classes="tool-line", markup=False)
-                for tool in view.tools
-            ]
+            # All tool lines in one widget: a long tool list costs no more than a short one.
+            lines = "\n".join(f"• {tool.name}  {tool.detail}".rstrip() for tool in view.tools)
             widgets.append(
-                Collapsible(*lines, title=tools_summary(view.tools), collapsed=True, classes="message-tools")
+                Collapsible(Static(_plain(lines), classes="tool-line", markup=False),
+                            title=tools_summary(view.tools), collapsed=True, classes="message-tools")
             )
         if self._hidden_chars:
             widgets.append(
@@ -253,7 +423,7 @@ class MessageBlock(Vertical, can_focus=True):
             clock.schedule(self)
 
     async def _flush(self) -> None:
-        """Write the collected chunks into the Markdown stream."""
+        """Draw the collected chunks: the tail is redrawn, finished blocks are sealed into the body."""
         if not self._pending:
             return
         if self.is_attached:
@@ -262,10 +432,30 @@ class MessageBlock(Vertical, can_focus=True):
             return
         text = "".join(self._pending)
         self._pending.clear()
-        self._flushed_at = time.monotonic()
-        if self._stream is None:
-            self._stream = Markdown.get_stream(self.query_one(".message-body", Markdown))
-        await self._stream.write(text)
+        self._flushed_at = now = time.monotonic()
+        self._live += text
+        too_long = len(self._live) >= TAIL_MAX_CHARS
+        if too_long or now - self._sealed_at >= SEAL_INTERVAL:
+            self._seal(find_seal(self._live, self._live_fence, in_code=too_long))
+            self._sealed_at = now
+        tails = self.query_children(".message-tail")
+        if tails:
+            opener = f"{self._live_fence}\n" if self._live_fence else ""
+            tails.first(Static).update(MarkdownChunks([opener + self._live]))
+
+    def _seal(self, cut: tuple[int, str | None]) -> None:
+        """Move the tail's text up to ``cut`` into the body."""
+        position, fence = cut
+        if not position:
+            return
+        text = self._live[:position]
+        markdown = (f"{self._live_fence}\n" if self._live_fence else "") + text
+        if fence is not None:
+            markdown += f"{fence}\n"
+            self._cut_code = True
+        self.query_one(".message-body", MarkdownBody).seal(markdown, text)
+        self._live = self._live[position:]
+        self._live_fence = fence
 
     async def finish(self, view: MessageView) -> None:
         """Settle the message: final text, status, tools, usage and error card."""
@@ -273,17 +463,17 @@ class MessageBlock(Vertical, can_focus=True):
         if tail:
             await self.append(tail)
         await self._flush()
-        if self._stream is not None:
-            await self._stream.stop()
-            self._stream = None
         final = self._capped(neutralize(view.content))
-        body = self.query_one(".message-body", Markdown)
+        body = self.query_one(".message-body", MarkdownBody)
         if final != self._shown and (final or view.status == "done"):
             self._shown = final
-            await body.update(final)
-        elif body.source != self._shown:
-            # Text that was collected but never written (e.g. the block was not mounted yet).
-            await body.update(self._shown)
+        if self._cut_code or body.source + self._live != self._shown:
+            # A different final text, a code block drawn in parts, or text never drawn: draw it anew.
+            body.update(self._shown)
+        elif self._live:
+            body.seal(self._live)  # the rest of the stream: the blocks before it stay as drawn
+        self._live, self._live_fence, self._cut_code = "", None, False
+        await self.query_children(".message-tail").remove()
         self.view = view
         self.query_one(".message-label", Static).update(self._label_content())
         await self._render_extras()

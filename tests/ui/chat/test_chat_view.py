@@ -6,11 +6,9 @@ import asyncio
 import itertools
 import time
 
-from textual.widgets import Markdown
-
 from tunaflow_tui.views.chat import MessageView
 from tunaflow_tui.widgets.chat_view import ChatView
-from tunaflow_tui.widgets.message_block import MAX_RENDERED_CHARS, MessageBlock
+from tunaflow_tui.widgets.message_block import MAX_RENDERED_CHARS, MarkdownBody, MessageBlock
 
 
 def _numbered(count: int) -> list[MessageView]:
@@ -38,7 +36,7 @@ async def test_streamed_answer_ends_fully_rendered_and_in_view(make_app, read_sc
         await block.finish(MessageView(31, "assistant", "Architect · claude", full, usage_text="10 in · 90 out"))
         await pilot.pause()
         await pilot.pause()
-        assert block.query_one(Markdown).source == full
+        assert block.query_one(MarkdownBody).source == full
         assert chat.scroll_y == chat.max_scroll_y > 0
         screen = read_screen(app)
         assert "10 in · 90 out" in screen
@@ -173,3 +171,41 @@ async def test_chat_view_is_usable_alone() -> None:
         await pilot.pause()
         assert [b.message_id for b in chat.blocks()] == [1, 2, 3, 4, 5]
         assert not chat.has_older
+
+
+async def test_a_long_streamed_answer_keeps_a_bounded_number_of_widgets(make_app) -> None:
+    app, _ = make_app(_numbered(4))
+    paragraphs = [
+        f"Paragraph {i} with `code` and **bold**.\n\n- item {i}\n- another\n\n```python\nx = {i}\n```\n\n"
+        for i in range(300)
+    ]
+    async with app.run_test(size=(100, 30)) as pilot:
+        block = await app.chat_view.start_stream(_streaming(5))
+        most = 0
+        for index, paragraph in enumerate(paragraphs):
+            for start in range(0, len(paragraph), 7):
+                await block.append(paragraph[start : start + 7])
+            if index % 20 == 0:
+                await pilot.pause(0.2)
+                most = max(most, len(list(block.query("*"))))
+        await pilot.pause(0.2)
+        most = max(most, len(list(block.query("*"))))
+        assert most <= 4, most
+        full = "".join(paragraphs)
+        await block.finish(MessageView(5, "assistant", "Architect · claude", full, usage_text="1 in · 2 out"))
+        await pilot.pause()
+        assert len(list(block.query("*"))) <= 4
+        assert block.query_one(MarkdownBody).source == full
+
+
+async def test_finished_markdown_shows_headings_lists_and_code(make_app, read_screen) -> None:
+    text = "## Plan heading\n\n- first bullet\n- second bullet\n\n1. numbered step\n\n```python\nprint('code line')\n```\n"
+    app, _ = make_app([MessageView(1, "assistant", "Architect · claude", text)])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        block = app.chat_view.blocks()[0]
+        assert len(list(block.query("*"))) <= 3
+        screen = read_screen(app)
+        for shown in ("Plan heading", "• first bullet", "• second bullet", "1 numbered step", "print('code line')"):
+            assert shown in screen, shown
+        assert "```" not in screen and "## " not in screen

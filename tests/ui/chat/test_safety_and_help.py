@@ -6,7 +6,7 @@ from textual.widgets import Markdown
 
 from tunaflow_tui.screens.help import HelpScreen
 from tunaflow_tui.views.chat import ErrorView, MessageView
-from tunaflow_tui.widgets.message_block import MessageBlock
+from tunaflow_tui.widgets.message_block import MarkdownBody, MessageBlock
 
 HOSTILE = (
     "before\x1b[2J\x1b[H\x1b]0;pwned-title\x07\x1b]52;c;cm0gLXJmIC8K\x07"
@@ -40,7 +40,7 @@ async def test_control_sequences_in_agent_output_render_inert(make_app, read_scr
         assert "crash: bad" in screen
         svg = app.export_screenshot()
         assert "\x1b" not in svg and "pwned" not in svg
-        assert block.query_one(Markdown).source == "streamed ok done\n"
+        assert block.query_one(MarkdownBody).source == "streamed ok done\n"
 
 
 async def test_square_brackets_are_not_read_as_markup(make_app, read_screen) -> None:
