@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
 from textual import on
 from textual.app import App, ComposeResult
@@ -23,8 +23,6 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer, Header, Static
 
 from tunaflow_tui.commands import TunaflowCommands
-from tunaflow_tui.screens.help import BindingRow, BindingSection, HelpScreen
-from tunaflow_tui.screens.workflow import WorkflowScreen
 from tunaflow_tui.views.chat import ListMessageSource, MessageSource, MessageView
 from tunaflow_tui.widgets.chat_view import ChatView
 from tunaflow_tui.widgets.composer import Composer, ComposerInput
@@ -33,8 +31,11 @@ from tunaflow_tui.widgets.message_block import MessageBlock
 from tunaflow_tui.widgets.plan_card import PlanProposalCard
 from tunaflow_tui.widgets.sidebar import Sidebar
 from tunaflow_tui.widgets.verdict_card import ReviewVerdictCard
-from tunaflow_tui.widgets.workflow_view import WorkflowView
 from tunaflow_tui.widgets.workspace import Workspace
+
+if TYPE_CHECKING:  # the help and workflow screens load on first use: the first frame doesn't need them
+    from tunaflow_tui.screens.help import BindingSection
+    from tunaflow_tui.widgets.workflow_view import WorkflowView
 
 
 class ChatController(Protocol):
@@ -242,6 +243,8 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
 
     def binding_sections(self) -> list[BindingSection]:
         """Every binding of the app and its views, with keys as currently mapped."""
+        from tunaflow_tui.screens.help import BindingRow, BindingSection
+
         sections = []
         for title, cls in self.help_sources:
             own = list(type(self).BINDINGS) if cls is App else list(getattr(cls, "BINDINGS", []))
@@ -257,6 +260,8 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
 
     def action_help(self) -> None:
         """Show every key and the concepts."""
+        from tunaflow_tui.screens.help import HelpScreen
+
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(self.binding_sections()))
 
@@ -332,8 +337,10 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         if (controls := self._workflow_controls()) is not None:
             controls.sidebar_selected(event)
 
-    @on(WorkflowView.PlanSelected)
-    def _plan_selected(self, event: WorkflowView.PlanSelected) -> None:
+    def on_workflow_view_plan_selected(self, event: WorkflowView.PlanSelected) -> None:
+        """A plan chosen in the workflow view: close the view and jump to its decision."""
+        from tunaflow_tui.screens.workflow import WorkflowScreen
+
         if (controls := self._workflow_controls()) is not None:
             if isinstance(self.screen, WorkflowScreen):
                 self.screen.dismiss()
