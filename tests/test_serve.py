@@ -71,16 +71,17 @@ def test_serves_the_app_page_on_localhost(tmp_path: Path) -> None:
         assert f"ws://127.0.0.1:{port}/ws" in page
         # Serving alone does not open the project; a browser tab does.
         assert not (project / ".tunaflow").exists()
-        screen = asyncio.run(open_tab(port))
+        database = project / ".tunaflow" / "state.db"
+        screen = asyncio.run(open_tab(port, until=database))
         assert b"Architect" in screen
-        assert (project / ".tunaflow" / "state.db").is_file()
+        assert database.is_file(), "the tab opened the project (after its first frame)"
     finally:
         stop(process)
     assert process.returncode is not None
 
 
-async def open_tab(port: int, timeout: float = 30.0) -> bytes:
-    """Connect like a browser tab; what the app process painted until the composer showed up."""
+async def open_tab(port: int, until: Path, timeout: float = 30.0) -> bytes:
+    """Connect like a browser tab; what the app painted until the composer showed and ``until`` exists."""
     import aiohttp
 
     received = b""
@@ -88,7 +89,7 @@ async def open_tab(port: int, timeout: float = 30.0) -> bytes:
         f"http://127.0.0.1:{port}/ws?width=100&height=30"
     ) as websocket:
         deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline and b"Architect" not in received:
+        while time.monotonic() < deadline and not (b"Architect" in received and until.exists()):
             try:
                 message = await websocket.receive(timeout=1.0)
             except TimeoutError:
