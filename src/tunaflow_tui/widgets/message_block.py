@@ -53,13 +53,16 @@ def tools_summary(tools: tuple[ToolLineView, ...]) -> str:
 MAX_RENDERED_CHARS = 40_000
 """Beyond this many characters a message's text is saved but not rendered (a note says so)."""
 
-FLUSH_INTERVAL = 1 / 12
+FLUSH_INTERVAL = 1 / 6
 """Streamed text reaches the screen at most this often (seconds).
 
 Every write into a Markdown document that grows a paragraph changes its height, and a height
-change lays out the whole screen.  Streams deliver hundreds of chunks a second; the eye needs a
-dozen updates.  Chunks are collected and written together, for all streaming blocks of the app
-in the same tick, so several parallel streams cost one layout per tick, not one per chunk.
+change lays out the whole screen.  Streams deliver hundreds of chunks a second; text that moves
+six times a second still reads as live.  Chunks are collected and written together, for all
+streaming blocks of the app in the same tick, so several parallel streams cost one layout per
+tick, not one per chunk.  At twelve ticks a second, three parallel streams kept the screen busy
+often enough that a key typed meanwhile waited ~150 ms (p95) to show; at six it shows within
+~35 ms (`bench/ui_streams.py`).
 """
 
 
