@@ -6,8 +6,8 @@ project.
 
 Each case runs in a fresh interpreter (so import costs and RSS do not leak between cases) and the
 best of ``--repeats`` runs is kept. The tunaflow cases open the app exactly as ``tunaflow PATH``
-does (settings, workflow runtime, store, controller, ``build_app``) on a real project database;
-the 10k project is filled through the store before timing starts.
+does (``open_project_app``: the window first, then settings, runtime, store and controller) on a
+real project database; the 10k project is filled through the store before timing starts.
 
 * **first frame**: from the start of the case's script (before importing Textual) to the first
   screen the compositor renders; headless mode computes that frame like a terminal would and only
@@ -61,17 +61,18 @@ if kind == "minimal":
             yield Static("hello")
     app = Minimal()
 else:
-    from tunaflow_tui.clicmd.open import build_app
-    from tunaflow_tui.core.settings import load_settings
-    from tunaflow_tui.runtime.runtime import WorkflowRuntime
+    # exactly what `tunaflow PATH` does: the window first, the project opened right after
+    from tunaflow_tui.clicmd.open import open_project_app
     project = Path(sys.argv[2])
-    runtime = WorkflowRuntime(project, load_settings(project, force_demo=True))
-    app = build_app(runtime, cursor_blink=False)
+    app = open_project_app(project, force_demo=True, cursor_blink=False)
+    runtime = app.controller
 
 async def main():
     async with app.run_test(size=(120, 40)) as pilot:
         while first_frame is None:
             await asyncio.sleep(0.001)
+        if runtime is not None:
+            await runtime.wait_opened()
         await pilot.pause()
         await pilot.pause()
         settled = time.perf_counter() - started

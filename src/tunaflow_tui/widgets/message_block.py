@@ -22,7 +22,6 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, ClassVar
 
 from rich.console import Console, ConsoleOptions, RenderResult
-from rich.markdown import Markdown as RichMarkdown
 from rich.segment import Segment
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -36,6 +35,7 @@ from tunaflow_tui.core.terminal_text import StreamNeutralizer, neutralize
 from tunaflow_tui.views.chat import MessageView, ToolLineView
 
 if TYPE_CHECKING:
+    from rich.markdown import Markdown as RichMarkdown
     from textual.app import App
     from textual.timer import Timer
 
@@ -167,6 +167,8 @@ class MarkdownChunks:
 
 def markdown_renderable(source: str, code_theme: str = "monokai") -> RichMarkdown:
     """Rich Markdown for (already neutralised) agent text: links show their address, never hide it."""
+    from rich.markdown import Markdown as RichMarkdown
+
     return RichMarkdown(source, code_theme=code_theme, hyperlinks=False)
 
 
