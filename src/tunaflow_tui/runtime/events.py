@@ -87,7 +87,3 @@ RuntimeEvent = (
     MessageStarted | MessageDelta | ToolActivity | NoticeRaised | MessageFinished | MessageAdded | PlanChanged | Progress
 )
 Observer = Callable[[RuntimeEvent], None]
-
-
-def ignore(_event: RuntimeEvent) -> None:
-    """An observer that ignores everything."""

@@ -58,8 +58,15 @@ def ensure_review_branch(rt: WorkflowRuntime, plan: PlanRecord) -> PlanRecord:
     return rt.store.update_plan(plan.id, review_branch_id=branch.id)
 
 
-async def run_project_tests(rt: WorkflowRuntime, plan: PlanRecord, root: Path) -> TestResult | None:
-    """Run the project's tests in the worktree and record the result as a plan event."""
+async def run_project_tests(
+    rt: WorkflowRuntime, plan: PlanRecord, root: Path, before: gitops.Snapshot | None
+) -> TestResult | None:
+    """Run the project's tests in the worktree and record the result as a plan event.
+
+    With ``before`` (a snapshot of the worktree) whatever the test run leaves behind — caches,
+    reports, bytecode — is put back afterwards, so the reviewers judge the Developer's work and no
+    by-product reaches the plan's branch.
+    """
     configured = rt.settings.workflow.test_command
     command = detect_test_command(root, configured)
     if command is None:
@@ -67,9 +74,6 @@ async def run_project_tests(rt: WorkflowRuntime, plan: PlanRecord, root: Path) -
         rt.progress("No test command detected; the reviewers are told so.")
         return None
     rt.progress(f"Running the project's tests: {command.label}")
-    # the test run may leave files behind (caches, reports, bytecode): put the worktree back afterwards,
-    # so the reviewers judge the Developer's work and no by-product reaches the plan's branch
-    before = await asyncio.to_thread(gitops.snapshot, root) if rt.is_git else None
     try:
         result = await asyncio.to_thread(run_tests, root, command, timeout_s=rt.settings.workflow.test_timeout_s)
     finally:
@@ -243,13 +247,14 @@ async def _review_round(
     rt: WorkflowRuntime, plan: PlanRecord, seats: tuple[str, ...], round_no: int
 ) -> tuple[list[SeatResult], TestResult | None, list[str]]:
     root = workdir(rt, plan)
-    tests = await run_project_tests(rt, plan, root)
+    # one snapshot serves twice: the test run's leftovers are restored from it, which leaves the
+    # worktree exactly as snapshotted, so it is also the state the read-only reviewers must not change
+    snap = await asyncio.to_thread(gitops.snapshot, root) if rt.is_git else None
+    tests = await run_project_tests(rt, plan, root, snap)
     diff = ""
     if plan.base_branch and plan.worktree_path:
         diff = await asyncio.to_thread(gitops.diff_against_base, root, plan.base_branch, max_bytes=DIFF_MAX_BYTES)
         diff = without_review_documents(diff, plan.slug)
-    guarded = rt.is_git
-    snap = await asyncio.to_thread(gitops.snapshot, root) if guarded else None
     rt.progress(f"Review round {round_no}: {', '.join(seats)} reading the work (read-only)…")
     results = list(await asyncio.gather(*(_seat_and_record(rt, plan, s, round_no, diff, tests) for s in seats)))
     modified: list[str] = []

@@ -21,7 +21,7 @@ from tunaflow_tui.core.personas import load_persona
 from tunaflow_tui.core.settings import EngineConfig, Settings
 from tunaflow_tui.core.storage import Store
 from tunaflow_tui.core.storage.records import MessageRecord, PlanRecord
-from tunaflow_tui.core.workflow.phases import Actor, Phase
+from tunaflow_tui.core.workflow.phases import Actor
 from tunaflow_tui.core.workflow.service import WorkflowService
 from tunaflow_tui.runtime import decisions, development, planning, recovery, review
 from tunaflow_tui.runtime.agent_turn import TurnResult, TurnRunner
@@ -306,7 +306,3 @@ class WorkflowRuntime:
             "constraints": tuple(proposal.constraints),
             "non_goals": tuple(proposal.non_goals),
         }
-
-    def is_active_phase(self, plan: PlanRecord) -> bool:
-        """Whether the plan still moves (not done or abandoned)."""
-        return not Phase(plan.phase).is_terminal
