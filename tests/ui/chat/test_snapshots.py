@@ -6,6 +6,7 @@ import pytest
 
 from tunaflow_tui.app import TunaflowApp
 from tunaflow_tui.views.chat import ErrorView, ListMessageSource, MessageView, ToolLineView
+from tunaflow_tui.widgets.message_block import FLUSH_INTERVAL
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
 
@@ -70,6 +71,8 @@ def test_streaming_message(snap_compare, size) -> None:
         )
         for chunk in ("I am looking at ", "`src/routes.py`.\n\n", "- first step\n", "- second st"):
             await block.append(chunk)
+        # streamed text reaches the screen on the next stream tick: wait for it, not for luck
+        await pilot.pause(FLUSH_INTERVAL * 2)
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=size, run_before=stream)
