@@ -13,6 +13,7 @@ actions; without it those keys say that there is nothing to act on.
 from __future__ import annotations
 
 import asyncio
+import importlib
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
@@ -25,16 +26,17 @@ from textual.widgets import Footer, Header, Static
 from tunaflow_tui.commands import TunaflowCommands
 from tunaflow_tui.views.chat import ListMessageSource, MessageSource, MessageView
 from tunaflow_tui.widgets.chat_view import ChatView
-from tunaflow_tui.widgets.composer import Composer, ComposerInput
-from tunaflow_tui.widgets.decision_dock import DecisionDock, DoneCard
-from tunaflow_tui.widgets.message_block import MessageBlock
-from tunaflow_tui.widgets.plan_card import PlanProposalCard
-from tunaflow_tui.widgets.sidebar import Sidebar
-from tunaflow_tui.widgets.verdict_card import ReviewVerdictCard
+from tunaflow_tui.widgets.composer import Composer
+from tunaflow_tui.widgets.decision_dock import DecisionDock
 from tunaflow_tui.widgets.workspace import Workspace
 
-if TYPE_CHECKING:  # the help and workflow screens load on first use: the first frame doesn't need them
+if TYPE_CHECKING:  # cards, messages, help and workflow load on first use: the first frame needs none of them
     from tunaflow_tui.screens.help import BindingSection
+    from tunaflow_tui.widgets.done_card import DoneCard
+    from tunaflow_tui.widgets.message_block import MessageBlock
+    from tunaflow_tui.widgets.plan_card import PlanProposalCard
+    from tunaflow_tui.widgets.sidebar import Sidebar
+    from tunaflow_tui.widgets.verdict_card import ReviewVerdictCard
     from tunaflow_tui.widgets.workflow_view import WorkflowView
 
 
@@ -112,7 +114,8 @@ class TunaflowApp(App[None]):
         mouse: False for ``--no-mouse``: leave the mouse to the terminal's own text selection.
         keymap: Binding id → keys, e.g. ``{"composer.newline": "ctrl+n"}``.
         conversation_id: The conversation shown in the centre.
-        chat_window: How many of the newest messages to mount when a conversation opens.
+        chat_window: How many of the newest messages to mount when a conversation opens (default:
+            about two screens' worth, see :attr:`ChatView.window_size`).
         cursor_blink: Blink the composer cursor (off for tests and snapshots).
     """
 
@@ -139,17 +142,17 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
                 tooltip="Stop the running agent(s); the plan keeps its phase"),
     ]
 
-    help_sources: ClassVar[list[tuple[str, type[Any]]]] = [
-        ("App", App),
-        ("Chat", ChatView),
-        ("Message", MessageBlock),
-        ("Composer", ComposerInput),
-        ("Branch pane", Workspace),
-        ("Plan proposal card", PlanProposalCard),
-        ("Review verdict card", ReviewVerdictCard),
-        ("Done card", DoneCard),
+    help_sources: ClassVar[list[tuple[str, str]]] = [
+        ("App", "textual.app:App"),
+        ("Chat", "tunaflow_tui.widgets.chat_view:ChatView"),
+        ("Message", "tunaflow_tui.widgets.message_block:MessageBlock"),
+        ("Composer", "tunaflow_tui.widgets.composer:ComposerInput"),
+        ("Branch pane", "tunaflow_tui.widgets.workspace:Workspace"),
+        ("Plan proposal card", "tunaflow_tui.widgets.plan_card:PlanProposalCard"),
+        ("Review verdict card", "tunaflow_tui.widgets.verdict_card:ReviewVerdictCard"),
+        ("Done card", "tunaflow_tui.widgets.done_card:DoneCard"),
     ]
-    """(title, class) pairs whose BINDINGS the help screen lists; other views append theirs."""
+    """(title, "module:Class") pairs whose BINDINGS the help screen lists (imported when help opens)."""
 
     def __init__(
         self,
@@ -158,7 +161,7 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         mouse: bool = True,
         keymap: Mapping[str, str] | None = None,
         conversation_id: str = "main",
-        chat_window: int = 40,
+        chat_window: int | None = None,
         cursor_blink: bool = True,
     ) -> None:
         super().__init__()
@@ -246,7 +249,9 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         from tunaflow_tui.screens.help import BindingRow, BindingSection
 
         sections = []
-        for title, cls in self.help_sources:
+        for title, where in self.help_sources:
+            module, _, name = where.partition(":")
+            cls = getattr(importlib.import_module(module), name)
             own = list(type(self).BINDINGS) if cls is App else list(getattr(cls, "BINDINGS", []))
             rows = []
             for binding in own:
@@ -308,32 +313,35 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
 
     # -- messages from the widgets -----------------------------------------------------------------
 
+    # Handlers by name rather than @on(Class.Message): the card and message classes then load with
+    # the first card or message instead of before the first frame.
+
     @on(Composer.Submitted)
     def _send(self, event: Composer.Submitted) -> None:
         self.chat_view.follow()
         self.controller.send(self.conversation_id, event.text)
 
-    @on(MessageBlock.RetryRequested)
-    def _retry(self, event: MessageBlock.RetryRequested) -> None:
+    def on_message_block_retry_requested(self, event: MessageBlock.RetryRequested) -> None:
+        """A failed turn's retry key: run that turn again."""
         self.controller.retry(self.conversation_id, event.message_id)
 
-    @on(PlanProposalCard.Decided)
-    def _proposal_decided(self, event: PlanProposalCard.Decided) -> None:
+    def on_plan_proposal_card_decided(self, event: PlanProposalCard.Decided) -> None:
+        """A proposal card was approved, sent back for revision or held."""
         if (controls := self._workflow_controls()) is not None:
             controls.proposal_decided(event)
 
-    @on(ReviewVerdictCard.Decided)
-    def _verdict_decided(self, event: ReviewVerdictCard.Decided) -> None:
+    def on_review_verdict_card_decided(self, event: ReviewVerdictCard.Decided) -> None:
+        """A verdict card was accepted, sent to rework or redesign, or a seat retried."""
         if (controls := self._workflow_controls()) is not None:
             controls.verdict_decided(event)
 
-    @on(DoneCard.Requested)
-    def _done_requested(self, event: DoneCard.Requested) -> None:
+    def on_done_card_requested(self, event: DoneCard.Requested) -> None:
+        """Merge or worktree removal asked for on a done card."""
         if (controls := self._workflow_controls()) is not None:
             controls.done_requested(event)
 
-    @on(Sidebar.Selected)
-    def _sidebar_selected(self, event: Sidebar.Selected) -> None:
+    def on_sidebar_selected(self, event: Sidebar.Selected) -> None:
+        """An item chosen in the sidebar."""
         if (controls := self._workflow_controls()) is not None:
             controls.sidebar_selected(event)
 

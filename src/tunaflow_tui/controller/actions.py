@@ -15,7 +15,7 @@ from tunaflow_tui.controller import plan_views
 from tunaflow_tui.core.terminal_text import neutralize
 from tunaflow_tui.screens.pickers import ContextPackScreen, PickerScreen
 from tunaflow_tui.views.plans import APPROVED, HELD
-from tunaflow_tui.widgets.decision_dock import DoneCard
+from tunaflow_tui.widgets.done_card import DoneCard
 from tunaflow_tui.widgets.plan_card import PlanProposalCard
 from tunaflow_tui.widgets.verdict_card import ReviewVerdictCard
 

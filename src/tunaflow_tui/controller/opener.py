@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from tunaflow_tui.app import TunaflowApp
     from tunaflow_tui.controller.runtime_controller import RuntimeController
     from tunaflow_tui.runtime.runtime import WorkflowRuntime
-    from tunaflow_tui.widgets.decision_dock import DoneCard
+    from tunaflow_tui.widgets.done_card import DoneCard
     from tunaflow_tui.widgets.plan_card import PlanProposalCard
     from tunaflow_tui.widgets.sidebar import Sidebar
     from tunaflow_tui.widgets.verdict_card import ReviewVerdictCard

@@ -42,7 +42,8 @@ from tunaflow_tui.screens.workflow import WorkflowScreen
 from tunaflow_tui.views.chat import MessageView, ToolLineView
 from tunaflow_tui.views.plans import APPROVED, HELD, REVISION_REQUESTED
 from tunaflow_tui.widgets.chat_view import ChatView
-from tunaflow_tui.widgets.decision_dock import DoneCard, DoneView, card_is_pending
+from tunaflow_tui.widgets.decision_dock import card_is_pending
+from tunaflow_tui.widgets.done_card import DoneCard, DoneView
 from tunaflow_tui.widgets.plan_card import PlanProposalCard
 from tunaflow_tui.widgets.sidebar import Sidebar
 from tunaflow_tui.widgets.verdict_card import ReviewVerdictCard

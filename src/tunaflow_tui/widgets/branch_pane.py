@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widget import Widget
 from textual.widgets import Static
 
-from tunaflow_tui.views.plans import BranchView
+if TYPE_CHECKING:
+    from tunaflow_tui.views.plans import BranchView
 
 EMPTY_TEXT = "No branch open. Fork from a message, or pick a branch in the sidebar."
 

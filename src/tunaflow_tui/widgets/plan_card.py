@@ -31,6 +31,9 @@ class PlanProposalCard(Vertical, can_focus=True):
     proposals are final and ignore all keys.
     """
 
+    DOCK_KIND: ClassVar[str] = "proposal"
+    """How the decision dock tells its cards apart without importing every card class."""
+
     HELP = """
 ## Plan proposal
 

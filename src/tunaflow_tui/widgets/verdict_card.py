@@ -79,6 +79,9 @@ class SeatBlock(Vertical):
 class ReviewVerdictCard(Vertical, can_focus=True):
     """A focusable verdict card: accept / rework / redesign, and retry when a seat errored."""
 
+    DOCK_KIND: ClassVar[str] = "verdict"
+    """How the decision dock tells its cards apart without importing every card class."""
+
     HELP = """
 ## Review verdict
 

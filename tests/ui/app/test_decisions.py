@@ -6,7 +6,7 @@ from app_harness import screen_text, send, settle
 
 from tunaflow_tui.screens.doom_loop import DoomLoopScreen
 from tunaflow_tui.screens.feedback import FeedbackScreen
-from tunaflow_tui.widgets.decision_dock import DoneCard
+from tunaflow_tui.widgets.done_card import DoneCard
 from tunaflow_tui.widgets.plan_card import PlanProposalCard
 from tunaflow_tui.widgets.verdict_card import ReviewVerdictCard
 

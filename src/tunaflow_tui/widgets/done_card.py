@@ -1,0 +1,102 @@
+"""DoneCard: a finished plan and its merge offer (**m** merge, **x** remove the worktree)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.message import Message
+from textual.reactive import reactive
+from textual.widgets import Static
+
+DONE = Binding.Group("Done")
+
+
+@dataclass(frozen=True)
+class DoneView:
+    """A finished plan and what is left to do with its branch."""
+
+    plan_id: int
+    title: str
+    git_branch: str | None = None
+    base_branch: str | None = None
+    has_worktree: bool = False
+    merged: str | None = None
+    """The merge outcome once merged (e.g. ``fast-forward``)."""
+
+
+class DoneCard(Vertical, can_focus=True):
+    """A done plan: **m** merges its branch into the base, **x** removes its worktree."""
+
+    DOCK_KIND: ClassVar[str] = "done"
+    """How the decision dock tells its cards apart without importing every card class."""
+
+    HELP = """
+## Plan done
+
+- **m** merge the plan's branch into its base (fast-forward or a merge commit; never forced).
+- **x** remove the plan's worktree (its git branch stays).
+"""
+
+    DEFAULT_CSS = """
+    DoneCard { height: auto; border: round $success; padding: 0 1; margin: 1 0 0 0; border-title-style: bold; }
+    DoneCard:focus { border: double $success; }
+    DoneCard .keys { color: $text-muted; }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("m", "done('merge')", "Merge plan", id="done.merge", group=DONE,
+                tooltip="Merge the plan's branch into its base"),
+        Binding("x", "done('remove_worktree')", "Remove worktree", id="done.remove_worktree", group=DONE,
+                tooltip="Remove the plan's worktree; the git branch stays"),
+    ]
+
+    @dataclass
+    class Requested(Message):
+        """The user asked to ``merge`` or ``remove_worktree`` for a done plan."""
+
+        plan_id: int
+        action: str
+
+    view: reactive[DoneView] = reactive(DoneView(0, ""), recompose=True)
+
+    def __init__(self, view: DoneView, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.set_reactive(DoneCard.view, view)
+
+    def compose(self) -> ComposeResult:
+        view = self.view
+        self.border_title = "✔ Plan done"
+        yield Static(view.title, markup=False)
+        if view.merged:
+            yield Static(f"Merged into {view.base_branch}: {view.merged}", markup=False)
+        elif view.git_branch:
+            yield Static(f"{view.git_branch} is ready to merge into {view.base_branch}.", markup=False)
+        else:
+            yield Static("The work was done in place (no git branch to merge).", markup=False)
+        keys = []
+        if view.git_branch and not view.merged:
+            keys.append("[b]m[/b] merge")
+        if view.has_worktree:
+            keys.append("[b]x[/b] remove worktree")
+        if keys:
+            yield Static("   ".join(keys), classes="keys")
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "done":
+            if parameters and parameters[0] == "merge":
+                return bool(self.view.git_branch) and not self.view.merged
+            return self.view.has_worktree
+        return True
+
+    def action_done(self, action: str) -> None:
+        if self.check_action("done", (action,)):
+            self.post_message(self.Requested(self.view.plan_id, action))
+
+    def update_view(self, view: DoneView) -> None:
+        """Show a new state (after a merge or a worktree removal)."""
+        self.view = view
+        self.refresh_bindings()
