@@ -12,15 +12,23 @@ newest text in sight while an answer streams, and lets go as soon as the user sc
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar, cast
 
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static
 
-from tunaflow_tui.views.chat import MessageSource, MessageView
-from tunaflow_tui.widgets.message_block import MessageBlock
+if TYPE_CHECKING:
+    from tunaflow_tui.views.chat import MessageSource, MessageView
+    from tunaflow_tui.widgets.message_block import MessageBlock
+
+
+def _new_block(view: MessageView) -> MessageBlock:
+    # Loaded with the first message: an empty chat (and the first frame) does without Markdown.
+    from tunaflow_tui.widgets.message_block import MessageBlock
+
+    return MessageBlock(view)
 
 
 class ChatView(VerticalScroll):
@@ -28,7 +36,7 @@ class ChatView(VerticalScroll):
 
     Args:
         source: Where messages come from (the database, through the controller).
-        window: How many of the newest messages to mount when opened.
+        window: How many of the newest messages to mount when opened (default: sized to the terminal).
         page: How many messages each "load older" / "load newer" step mounts.
         max_mounted: Upper bound on mounted message blocks; far-away ones are pruned.
     """
@@ -50,11 +58,15 @@ class ChatView(VerticalScroll):
     FIRST_PAINT: ClassVar[int] = 12
     """Messages mounted before the first frame; the rest of the window follows right after."""
 
+    MIN_WINDOW: ClassVar[int] = 12
+    MAX_WINDOW: ClassVar[int] = 40
+    """Bounds of the window sized to the terminal (when no ``window`` is given)."""
+
     def __init__(
         self,
         source: MessageSource,
         *,
-        window: int = 40,
+        window: int | None = None,
         page: int = 20,
         max_mounted: int = 60,
         id: str | None = None,
@@ -62,9 +74,9 @@ class ChatView(VerticalScroll):
     ) -> None:
         super().__init__(id=id, classes=classes)
         self.source = source
-        self.window_size = max(1, window)
+        self._window = None if window is None else max(1, window)
         self.page_size = max(1, page)
-        self.max_mounted = max(self.window_size, self.page_size * 2, max_mounted)
+        self.max_mounted = max(self._window or self.MAX_WINDOW, self.page_size * 2, max_mounted)
         self.has_older = False
         """True when older messages exist that are not mounted."""
         self.has_newer = False
@@ -77,9 +89,23 @@ class ChatView(VerticalScroll):
 
     # -- queries ---------------------------------------------------------------------------------
 
+    @property
+    def window_size(self) -> int:
+        """How many of the newest messages a (re)opened conversation mounts.
+
+        Unless fixed by ``window``: half the terminal's height (a message takes at least three
+        rows), so about two screens of history are ready to scroll through; older pages load on
+        scroll-up.
+        """
+        if self._window is not None:
+            return self._window
+        height = self.app.size.height if self.is_attached else 2 * self.MAX_WINDOW
+        return max(self.MIN_WINDOW, min(self.MAX_WINDOW, height // 2))
+
     def blocks(self) -> list[MessageBlock]:
         """The mounted message blocks, oldest first."""
-        return [child for child in self.children if isinstance(child, MessageBlock)]
+        hints = (self._empty_hint, self._older_hint, self._newer_hint)
+        return [cast("MessageBlock", child) for child in self.children if child not in hints]
 
     def block_for(self, message_id: int) -> MessageBlock | None:
         """The mounted block showing ``message_id``, if any."""
@@ -148,7 +174,7 @@ class ChatView(VerticalScroll):
         """Show a new finished message at the end; None if the tail is not mounted right now."""
         if self.has_newer:
             return None
-        block = MessageBlock(view)
+        block = _new_block(view)
         await self._mount_views_blocks([block], before=self._newer_hint)
         await self._prune_top()
         self._update_hints()
@@ -158,7 +184,7 @@ class ChatView(VerticalScroll):
         """Add a message whose text will stream in; write to it with ``block.append(chunk)``."""
         if self.has_newer:
             await self.reload()
-        block = MessageBlock(view)
+        block = _new_block(view)
         await self._mount_views_blocks([block], before=self._newer_hint)
         await self._prune_top()
         self._update_hints()
@@ -235,7 +261,7 @@ class ChatView(VerticalScroll):
             self.scroll_to(y=block.virtual_region.y - offset, animate=False, immediate=True)
 
     async def _mount_views(self, views: Sequence[MessageView], *, before: Widget) -> None:
-        await self._mount_views_blocks([MessageBlock(view) for view in views], before=before)
+        await self._mount_views_blocks([_new_block(view) for view in views], before=before)
 
     async def _mount_views_blocks(self, blocks: list[MessageBlock], *, before: Widget) -> None:
         if blocks:
@@ -260,9 +286,10 @@ class ChatView(VerticalScroll):
     def _focused_block(self) -> MessageBlock | None:
         focused = self.screen.focused if self.is_attached else None
         node = focused
+        blocks = self.blocks()
         while node is not None and node is not self:
-            if isinstance(node, MessageBlock):
-                return node
+            if node in blocks:
+                return cast("MessageBlock", node)
             node = node.parent if isinstance(node.parent, Widget) else None
         return None
 

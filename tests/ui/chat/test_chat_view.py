@@ -73,7 +73,8 @@ async def test_ten_thousand_messages_mount_only_a_bounded_window(make_app) -> No
     async with app.run_test(size=(120, 40)) as pilot:
         chat = app.chat_view
         await pilot.pause()
-        assert len(chat.blocks()) == 40
+        assert len(chat.blocks()) == 20  # half the terminal's 40 rows: about two screens of history
+        assert chat.max_scroll_y >= 40  # more than a screen to scroll back through before paging
         assert chat.blocks()[-1].message_id == 10_000
         assert chat.has_older
         for _ in range(4):
@@ -82,7 +83,7 @@ async def test_ten_thousand_messages_mount_only_a_bounded_window(make_app) -> No
             await app.workers.wait_for_complete()
             await pilot.pause()
             assert len(chat.blocks()) <= chat.max_mounted
-        assert chat.blocks()[0].message_id == 10_000 - 40 - 4 * 20 + 1
+        assert chat.blocks()[0].message_id == 10_000 - 20 - 4 * 20 + 1
         assert chat.has_newer
         assert len(app.query(MessageBlock)) <= chat.max_mounted
         await pilot.press("escape", "end")
@@ -103,7 +104,17 @@ async def test_home_key_loads_older_and_up_down_move_between_messages(make_app) 
         assert chat.focused_message_id == 99
         await pilot.press("home")
         await pilot.pause()
-        assert chat.blocks()[0].message_id == 100 - 40 - 20 + 1
+        assert chat.blocks()[0].message_id == 100 - 12 - 20 + 1  # a 24-row terminal opens 12
+
+
+async def test_the_opening_window_follows_the_terminal_height(make_app) -> None:
+    for size, expected in (((80, 24), 12), ((120, 40), 20), ((240, 70), 35)):
+        app, _ = make_app(_numbered(500))
+        async with app.run_test(size=size) as pilot:
+            await pilot.pause()
+            await pilot.pause()
+            assert len(app.chat_view.blocks()) == expected, size
+            assert app.chat_view.max_scroll_y > 0, size  # the window overfills the screen
 
 
 async def test_adding_messages_keeps_the_window_bounded(make_app) -> None:
