@@ -9,9 +9,9 @@ builds the app on a runtime that is already open (tests and scripts).
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
-import tomllib
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -96,8 +96,14 @@ def early_ui_preferences(project: Path) -> dict[str, Any]:
     found: dict[str, Any] = {}
     for path in (user_file, project / ".tunaflow" / "config.toml"):
         try:
-            ui = tomllib.loads(path.read_text(encoding="utf-8")).get("ui", {})
+            text = path.read_text(encoding="utf-8")
         except (OSError, ValueError):
+            continue
+        import tomllib  # only when there is a file to read
+
+        try:
+            ui = tomllib.loads(text).get("ui", {})
+        except ValueError:
             continue
         if isinstance(ui, dict):
             found.update({k: v for k, v in ui.items() if k in ("theme", "mouse")})
@@ -123,6 +129,9 @@ def open_project_app(project: Path, load: SettingsLoader | None = None, *, force
     from tunaflow_tui.app import TunaflowApp
     from tunaflow_tui.controller.opener import ProjectOpener
 
+    # What is loaded by now (Textual, the app's modules) lives as long as the process: keep it out
+    # of the cycle collector, whose full passes over it would otherwise delay the first frame.
+    gc.freeze()
     project = Path(project).resolve()
 
     def load_settings() -> Settings:
@@ -135,7 +144,11 @@ def open_project_app(project: Path, load: SettingsLoader | None = None, *, force
 
         return WorkflowRuntime(project, (load or load_settings)())
 
+    themes_registered = False
+
     def configure(app: TunaflowApp, runtime: WorkflowRuntime) -> tuple[str, ...]:
+        if not themes_registered:
+            _register_themes(app)
         apply_ui_settings(app, runtime.settings)
         return project_notes(runtime) if notes is None else notes
 
@@ -149,8 +162,12 @@ def open_project_app(project: Path, load: SettingsLoader | None = None, *, force
     early = early_ui_preferences(project)
     app = TunaflowApp(opener, mouse=mouse and early.get("mouse", True) is not False, cursor_blink=cursor_blink)
     app.sub_title = project.name
-    _register_themes(app)
     theme = early.get("theme")
+    if isinstance(theme, str) and theme not in app.available_themes:
+        # one of tunaflow's themes or the user's own: read the theme files before the first frame
+        _register_themes(app)
+        themes_registered = True
+    # otherwise they are read once the project is open (the theme picker lists them from then on)
     if isinstance(theme, str) and theme in app.available_themes:
         app.theme = theme
     return app
