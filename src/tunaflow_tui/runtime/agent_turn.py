@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from tunaflow_tui.agents.base import Engine, Turn, TurnRequest
@@ -35,6 +36,9 @@ from tunaflow_tui.runtime.events import (
     Observer,
     ToolActivity,
 )
+
+MarkerProgress = Callable[[ParseResult], None]
+"""Told the reply so far, parsed, whenever a marker arrives while it streams."""
 
 FLUSH_INTERVAL_S = 0.5  # a finished block is stored at most this often
 STALE_FLUSH_S = 3.0  # a long block without a paragraph break is stored at least this often
@@ -83,8 +87,13 @@ class TurnRunner:
         conversation_id: str,
         role: str,
         request: TurnRequest,
+        on_markers: MarkerProgress | None = None,
     ) -> TurnResult:
-        """Run ``request`` on ``engine`` and store the reply in ``conversation_id``."""
+        """Run ``request`` on ``engine`` and store the reply in ``conversation_id``.
+
+        ``on_markers`` is called while the reply streams, each time a marker comment arrives, with
+        the text so far parsed for ``role`` (so the markers' validity is the same as at the end).
+        """
         store = self._store
         message = store.add_message(
             conversation_id, "assistant", "", persona=role, engine=engine.name, model=model or None,
@@ -106,9 +115,12 @@ class TurnRunner:
             async for event in turn:
                 if isinstance(event, TextDelta):
                     text_parts.append(event.text)
+                    seen = display.markers_seen
                     visible = display.feed(event.text)
                     if visible:
                         self._emit(MessageDelta(conversation_id, message.id, visible))
+                    if on_markers is not None and display.markers_seen > seen:
+                        self._report_markers(on_markers, "".join(text_parts), role, conversation_id, message.id)
                     now = time.monotonic()
                     block_done = "\n\n" in event.text and now - last_flush >= FLUSH_INTERVAL_S
                     if block_done or now - last_flush >= STALE_FLUSH_S:
@@ -150,6 +162,15 @@ class TurnRunner:
         )
         parse = parse_markers(message.content, role)
         return TurnResult(message, message.content, parse, error)
+
+    def _report_markers(
+        self, on_markers: MarkerProgress, text: str, role: str, conversation_id: str, message_id: int
+    ) -> None:
+        try:
+            on_markers(parse_markers(text, role))
+        except Exception as exc:  # progress is a courtesy: the turn goes on, the end of it is authoritative
+            self._emit(NoticeRaised(f"Could not apply a marker while the reply streamed: {exc}", "warning",
+                                    conversation_id, message_id))
 
     def _finish(
         self,

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from tunaflow_tui.core import gitops
 from tunaflow_tui.core.markers import ImplComplete as ImplCompleteMarker
+from tunaflow_tui.core.markers import ParseResult
 from tunaflow_tui.core.markers import SubtaskDone as SubtaskDoneMarker
 from tunaflow_tui.core.plandocs import PlanDocument, PlanSubtask, plan_path, task_path, write_plan_docs
 from tunaflow_tui.core.storage.records import PlanRecord
@@ -127,12 +128,25 @@ async def run_developer(
     """
     step = {"role": "developer", "step": str(plan.phase)}
     rt.store.add_plan_event(plan.id, "agent_started", "system", step)
+    ticked: set[int] = set()
+
+    def tick(parse: ParseResult) -> None:
+        """Tick each subtask the Developer reports done, as soon as its marker arrives."""
+        fresh_ticks = [m.index for m in parse.markers
+                       if isinstance(m, SubtaskDoneMarker) and m.accepted and m.index not in ticked]
+        for index in fresh_ticks:
+            ticked.add(index)
+            rt.service.mark_subtask_done(plan.id, index, actor="agent")
+        if fresh_ticks:
+            rt.plan_changed(rt.get_plan(plan.id))
+
     try:
         plan = await prepare_implementation(rt, plan)
         root = workdir(rt, plan)
         conversation = f"branch:{plan.impl_branch_id}"
         result = await rt.run_role_turn(
-            "developer", conversation, prompt_for(plan, root), cwd=root, plan=plan, fresh_session=fresh
+            "developer", conversation, prompt_for(plan, root), cwd=root, plan=plan, fresh_session=fresh,
+            on_markers=tick,
         )
     except asyncio.CancelledError:
         raise
@@ -146,9 +160,7 @@ async def run_developer(
         {**step, "status": result.message.status, "message_id": result.message.id},
     )
     record_rejections(rt, result.parse, "developer", plan.id)
-    for marker in result.parse.markers:
-        if isinstance(marker, SubtaskDoneMarker) and marker.accepted:
-            rt.service.mark_subtask_done(plan.id, marker.index, actor="agent")
+    tick(result.parse)  # the whole reply: markers the stream did not report (e.g. from a final message)
     plan = rt.get_plan(plan.id)
     rt.plan_changed(plan)
     if plan.worktree_path:

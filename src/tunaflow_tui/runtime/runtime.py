@@ -24,7 +24,7 @@ from tunaflow_tui.core.storage.records import MessageRecord, PlanRecord
 from tunaflow_tui.core.workflow.phases import Actor
 from tunaflow_tui.core.workflow.service import WorkflowService
 from tunaflow_tui.runtime import decisions, development, planning, recovery, review
-from tunaflow_tui.runtime.agent_turn import TurnResult, TurnRunner
+from tunaflow_tui.runtime.agent_turn import MarkerProgress, TurnResult, TurnRunner
 from tunaflow_tui.runtime.context_builder import ContextBuilder
 from tunaflow_tui.runtime.events import (
     MessageAdded,
@@ -142,12 +142,14 @@ class WorkflowRuntime:
         exclude_message_id: int | None = None,
         fresh_session: bool = False,
         blind: bool = False,
+        on_markers: MarkerProgress | None = None,
     ) -> TurnResult:
         """Send ``request_text`` to ``role``'s engine in ``conversation_id`` with a ContextPack.
 
         Turns of one role in one conversation run one after another. ``blind`` turns (reviewers) get
         no conversation history, so they never see another seat's answer. A resumed native session
         that the engine no longer knows is dropped and the turn is sent again with a fresh one.
+        ``on_markers`` follows the markers while the reply streams (see :meth:`TurnRunner.run`).
         """
         lock = self._turn_locks.setdefault((conversation_id, role), asyncio.Lock())
         async with lock:
@@ -164,7 +166,7 @@ class WorkflowRuntime:
                 resume = conversation.native_session_id
             result = await self._send(role, engine, config, conversation_id, request_text, cwd=cwd, plan=plan,
                                       findings=findings, exclude_message_id=exclude_message_id, resume=resume,
-                                      blind=blind)
+                                      blind=blind, on_markers=on_markers)
             if resume and result.error is not None and result.error.kind in _STALE_SESSION_ERRORS \
                     and not result.text.strip():
                 self.emit(NoticeRaised(f"{engine.name} could not resume its session; starting a new one with "
@@ -172,7 +174,7 @@ class WorkflowRuntime:
                 self.store.set_native_session(conversation_id, engine.name, None)
                 result = await self._send(role, engine, config, conversation_id, request_text, cwd=cwd,
                                           plan=plan, findings=findings, exclude_message_id=exclude_message_id,
-                                          resume=None, blind=blind)
+                                          resume=None, blind=blind, on_markers=on_markers)
             return result
 
     async def _send(
@@ -189,6 +191,7 @@ class WorkflowRuntime:
         exclude_message_id: int | None,
         resume: str | None,
         blind: bool,
+        on_markers: MarkerProgress | None = None,
     ) -> TurnResult:
         persona = load_persona(role, self.project_dir)
         if resume:
@@ -217,7 +220,8 @@ class WorkflowRuntime:
         )
         self.progress(f"{role} ({engine.name}) is working…")
         return await self.runner.run(
-            engine=engine, model=config.model, conversation_id=conversation_id, role=role, request=request
+            engine=engine, model=config.model, conversation_id=conversation_id, role=role, request=request,
+            on_markers=on_markers,
         )
 
     # ----------------------------------------------------------------- public API

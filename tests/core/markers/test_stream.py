@@ -65,3 +65,17 @@ def test_held_back_text_is_bounded() -> None:
     stream = MarkerStream()
     shown = stream.feed("<!-- tunaflow:" + "x" * 500)
     assert shown.startswith("<!-- tunaflow:")
+
+
+def test_markers_seen_counts_each_dropped_marker_once_as_it_arrives() -> None:
+    stream = MarkerStream("developer")
+    counts = []
+    for chunk in ("Did one.\n<!-- tunaf", "low:subtask-done:1 -->\nand <!-- a comment --> ",
+                  "<!-- tunaflow:subtask-done:2 -->", " end"):
+        stream.feed(chunk)
+        counts.append(stream.markers_seen)
+    stream.finish()
+    assert counts == [0, 1, 2, 2]  # held back until decided; an ordinary comment is not a marker
+    assert stream.markers_seen == 2
+    # the caller learns what the markers say by parsing the text so far
+    assert [m.index for m in parse_markers(stream.text, "developer").markers if isinstance(m, SubtaskDone)] == [1, 2]

@@ -5,7 +5,7 @@ It speaks the real stream formats (claude `-p --output-format stream-json --verb
 --include-partial-messages`, codex `exec --json`), chosen by the name it is called as. What it
 answers comes from a JSON script: per role (read from the persona it is given), a list of turns
 used in order (the last one repeats). A turn may write or delete files in its working directory,
-stream slowly, crash, or hang — whatever the test needs.
+stream slowly, pause after a given piece of text, crash, or hang — whatever the test needs.
 
 Environment: TUNAFLOW_FAKE_SCRIPT (script path), TUNAFLOW_FAKE_STATE (turn counters),
 TUNAFLOW_FAKE_LOG (one JSON line per call: argv, role, cwd).
@@ -75,6 +75,18 @@ def _chunks(text: str) -> list[str]:
 
 def _stream_text(turn: dict, emit_delta) -> None:
     text = turn.get("text", "")
+    pauses = turn.get("pause_after") or {}
+    if pauses:  # {"some text": seconds}: stream up to and including it, then wait
+        at = 0
+        for needle, seconds in pauses.items():
+            end = text.index(needle, at) + len(needle)
+            for chunk in _chunks(text[at:end]):
+                emit_delta(chunk)
+            time.sleep(float(seconds))
+            at = end
+        for chunk in _chunks(text[at:]):
+            emit_delta(chunk)
+        return
     hang = turn.get("hang_after_partial")
     if hang is not None:
         half = text[: len(text) // 2]

@@ -2,9 +2,11 @@
 
 Each ``feed(chunk)`` returns the text that is now safe to display: every well-formed marker comment
 is dropped and only a possible marker prefix (``<!-- tunafl…``) is held back until it is decided.
-Markers are never reported while streaming: state changes come from ``result()``, which parses the
-finished message (``finish()`` first). The preview keeps block contents as plain text; once the
-message is finished, a view should switch to ``result().display_text`` and the markers' cards.
+The stream itself does not interpret markers: state changes come from ``result()``, which parses the
+finished message (``finish()`` first), or, for progress while the message streams (a subtask ticked),
+from parsing :attr:`text` whenever :attr:`markers_seen` grows. The preview keeps block contents as
+plain text; once the message is finished, a view should switch to ``result().display_text`` and the
+markers' cards.
 """
 
 from __future__ import annotations
@@ -32,11 +34,17 @@ class MarkerStream:
         self._pending = ""
         self._finished = False
         self._result: ParseResult | None = None
+        self._seen = 0
 
     @property
     def text(self) -> str:
         """Everything fed so far, unfiltered."""
         return "".join(self._parts)
+
+    @property
+    def markers_seen(self) -> int:
+        """How many marker comments were dropped from the display so far (they are not validated here)."""
+        return self._seen
 
     @property
     def finished(self) -> bool:
@@ -82,6 +90,7 @@ class MarkerStream:
                     if classify(compact) is not None:
                         out.append(buf[pos:i])
                         pos = j + 3
+                        self._seen += 1
                     search = j + 3
                 else:
                     search = i + 1
