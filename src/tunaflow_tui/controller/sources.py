@@ -88,15 +88,4 @@ class StoreMessageSource:
         return self._views(self.store.list_messages(self.conversation_id, before_id=before_id, limit=limit))
 
     def after(self, after_id: int, limit: int) -> Sequence[MessageView]:
-        # The store pages backwards; walk back from the newest until the page starts after `after_id`.
-        records: list[MessageRecord] = []
-        before: int | None = None
-        while True:
-            page = self.store.list_messages(self.conversation_id, before_id=before, limit=max(limit, 50))
-            if not page:
-                break
-            records[:0] = [r for r in page if r.id > after_id]
-            if page[0].id <= after_id:
-                break
-            before = page[0].id
-        return self._views(records[:limit])
+        return self._views(self.store.list_messages(self.conversation_id, after_id=after_id, limit=limit))

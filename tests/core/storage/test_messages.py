@@ -120,3 +120,14 @@ def test_records_are_immutable(store: Store) -> None:
     with pytest.raises(TypeError):
         plan.pending_detail["x"] = 1  # type: ignore[index]
     assert store.get_message(msg.id) == msg
+
+
+def test_list_messages_pages_backwards_and_forwards_by_id(store: Store) -> None:
+    ids = [store.add_message("main", "user", f"m{i}").id for i in range(1, 11)]
+    assert [m.content for m in store.list_messages("main", limit=3)] == ["m8", "m9", "m10"]
+    assert [m.content for m in store.list_messages("main", before_id=ids[4], limit=3)] == ["m2", "m3", "m4"]
+    assert [m.content for m in store.list_messages("main", after_id=ids[4], limit=3)] == ["m6", "m7", "m8"]
+    assert [m.content for m in store.list_messages("main", after_id=ids[7], limit=5)] == ["m9", "m10"]
+    assert store.list_messages("main", after_id=ids[-1], limit=5) == ()
+    between = store.list_messages("main", after_id=ids[1], before_id=ids[5], limit=10)
+    assert [m.content for m in between] == ["m3", "m4", "m5"]

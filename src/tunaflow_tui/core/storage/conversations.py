@@ -124,14 +124,25 @@ class ConversationStore(StoreBase):
         return None if row is None else message_record(row)
 
     def list_messages(
-        self, conversation_id: str, *, before_id: int | None = None, limit: int = 100
+        self, conversation_id: str, *, before_id: int | None = None, after_id: int | None = None,
+        limit: int = 100,
     ) -> tuple[MessageRecord, ...]:
-        """The newest ``limit`` messages older than ``before_id`` (all if None), oldest first."""
+        """A page of a conversation, oldest first.
+
+        By default the newest ``limit`` messages older than ``before_id`` (all if None); with
+        ``after_id`` the oldest ``limit`` messages newer than it (paging forward, e.g. back towards
+        the newest after reading far back). Both use the primary key: a page costs the same at any
+        depth of a long conversation.
+        """
         if limit < 0:
             raise ValueError("limit must not be negative")
         query = MessageRow.select().where(MessageRow.conversation_id == conversation_id)
         if before_id is not None:
             query = query.where(MessageRow.id < before_id)
+        if after_id is not None:
+            query = query.where(MessageRow.id > after_id).order_by(MessageRow.id.asc()).limit(limit)
+            with self._db.reading() as db:
+                return tuple(message_record(row) for row in all_rows(query, db))
         query = query.order_by(MessageRow.id.desc()).limit(limit)
         with self._db.reading() as db:
             rows = all_rows(query, db)
