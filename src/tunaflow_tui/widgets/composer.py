@@ -9,6 +9,7 @@ it (kitty keyboard protocol).  All of them are bindings with ids, so they can be
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -37,6 +38,13 @@ class ComposerInput(TextArea):
     @dataclass
     class SubmitRequested(Message):
         """Enter was pressed in the input (handled by the Composer)."""
+
+    last_key_at: float | None = None
+    """When a key last reached the input (``time.monotonic()``); None before the first one."""
+
+    def on_key(self) -> None:
+        """Remember when the user last typed here (the app holds its cards back while they do)."""
+        self.last_key_at = time.monotonic()
 
     def action_submit(self) -> None:
         """Ask the composer to send the current text."""
