@@ -1,9 +1,14 @@
 """The composer: where the user writes the next message.
 
 **enter** sends.  A newline needs a chord, because most terminals cannot tell shift+enter or
-ctrl+enter from enter (and tmux / SSH drop what little they can): **ctrl+j** works everywhere,
-**alt+enter** wherever Alt reaches the app as Meta, and **shift+enter** where the terminal reports
-it (kitty keyboard protocol).  All of them are bindings with ids, so they can be remapped.
+ctrl+enter from enter (and tmux / SSH drop what little they can): **ctrl+j** (a line feed) works
+everywhere, and **shift+enter** where the terminal reports it (kitty keyboard protocol).  alt+enter
+is not offered: a terminal sends it as ESC CR, which reaches the app as a plain enter.  Both chords
+are one binding with an id, so they can be remapped.
+
+Keys can arrive in one burst (a slow SSH link, a macro); the newline takes its turn behind the
+keys already queued for the input, so it lands after them.
+
 **ctrl+up / ctrl+down** walk through the messages sent earlier in this session.
 """
 
@@ -29,7 +34,7 @@ class ComposerInput(TextArea):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("enter", "submit", "Send", priority=True, id="composer.send"),
-        Binding("ctrl+j,alt+enter,shift+enter", "newline", "Newline", priority=True, id="composer.newline",
+        Binding("ctrl+j,shift+enter", "newline", "Newline", priority=True, id="composer.newline",
                 key_display="ctrl+j"),
         Binding("ctrl+up", "history(-1)", "Earlier", show=False, id="composer.history_back"),
         Binding("ctrl+down", "history(1)", "Later", show=False, id="composer.history_forward"),
@@ -51,7 +56,15 @@ class ComposerInput(TextArea):
         self.post_message(self.SubmitRequested())
 
     def action_newline(self) -> None:
-        """Insert a line break at the cursor."""
+        """Insert a line break at the cursor, after the keys already waiting for this input.
+
+        The binding has priority (so nothing else can claim the chord), which runs this action as
+        soon as the app reads the key, possibly before letters typed just before it have reached
+        the input; inserting through the input's own queue keeps the typed order.
+        """
+        self.call_later(self._insert_newline)
+
+    def _insert_newline(self) -> None:
         self.insert("\n")
 
     def action_history(self, step: int) -> None:
@@ -73,7 +86,7 @@ class Composer(Vertical):
     HELP = """\
 ## Composer
 - **enter** sends the message to the recipient shown above the input.
-- **ctrl+j** (or **alt+enter**, or **shift+enter** where the terminal reports it) starts a new line.
+- **ctrl+j** (or **shift+enter** where the terminal reports it) starts a new line.
 - **ctrl+up / ctrl+down** recall messages you sent earlier.
 """
 

@@ -2,7 +2,19 @@
 
 from __future__ import annotations
 
+import pytest
+from textual._xterm_parser import XTermParser
+from textual.app import App
+
 from tunaflow_tui.widgets.composer import Composer
+
+
+def type_bytes(app: App[object], data: str) -> None:
+    """Deliver terminal input the way the driver does: parse it, post every key at once (a burst)."""
+    parser = XTermParser()
+    messages = [*parser.feed(data), *parser.feed("")]  # feeding "" ends the input: a lone ESC is flushed
+    for message in messages:
+        app.post_message(message)
 
 
 async def test_enter_sends_and_clears(make_app) -> None:
@@ -15,16 +27,48 @@ async def test_enter_sends_and_clears(make_app) -> None:
         assert app.composer.text == ""
 
 
-async def test_ctrl_j_and_alt_enter_insert_a_newline_instead_of_sending(make_app) -> None:
+async def test_ctrl_j_and_shift_enter_insert_a_newline_instead_of_sending(make_app) -> None:
     app, controller = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.press("a", "ctrl+j", "b", "alt+enter", "c")
+        await pilot.press("a", "ctrl+j", "b", "shift+enter", "c")
         await pilot.pause()
         assert controller.sent == []
         assert app.composer.text == "a\nb\nc"
         await pilot.press("enter")
         await pilot.pause()
         assert controller.sent == [("main", "a\nb\nc")]
+
+
+@pytest.mark.parametrize(
+    "chord",
+    [
+        pytest.param("\n", id="ctrl+j-line-feed"),
+        pytest.param("\x1b[106;5u", id="ctrl+j-kitty-protocol"),
+        pytest.param("\x1b[13;2u", id="shift+enter-kitty-protocol"),
+    ],
+)
+async def test_newline_bytes_in_a_burst_land_between_the_letters(make_app, chord: str) -> None:
+    app, controller = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        type_bytes(app, f"ab{chord}cd")
+        await pilot.pause()
+        assert controller.sent == []
+        assert app.composer.text == "ab\ncd"
+        type_bytes(app, "\r")
+        await pilot.pause()
+        assert controller.sent == [("main", "ab\ncd")]
+        assert app.composer.text == ""
+
+
+async def test_alt_enter_from_a_terminal_arrives_as_enter_and_sends(make_app) -> None:
+    # Alt as Meta sends ESC CR, which the app reads as a plain enter: this is why the composer
+    # does not offer alt+enter for a new line.
+    app, controller = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        type_bytes(app, "ab\x1b\r")
+        await pilot.pause()
+        assert controller.sent == [("main", "ab")]
+        assert "alt+enter" not in Composer.HELP
 
 
 async def test_empty_or_blank_text_is_not_sent(make_app) -> None:
