@@ -147,20 +147,39 @@ async def test_rework_prompt_keeps_an_earlier_failure_when_the_current_verdict_i
 
 
 async def test_a_stale_session_is_dropped_and_the_turn_sent_again(harness: Harness) -> None:
-    harness.set_script(architect=[{"crash": True}, {"text": "Hello again."}])
+    harness.set_script(architect=[{"text": "Hello."}, {"text": "Hello again."}])
     events: list[RuntimeEvent] = []
     rt = _runtime(harness, events)
     try:
         first = await rt.send_user_message("hi")
-        assert first is not None and not first.ok
+        assert first is not None and first.ok
+        # the CLI lost its transcripts (cleared, another machine): the stored session is stale
+        Path(harness.env()["TUNAFLOW_FAKE_STATE"] + ".sessions").unlink()
         second = await rt.send_user_message("hi again")
         assert second is not None and second.ok and "Hello again." in second.text
     finally:
         rt.close()
     argvs = [c["argv"] for c in harness.calls()]
-    assert "--resume" in argvs[1], "the crashed session was tried once"
+    assert "--resume" in argvs[1], "the stored session was tried once"
     assert "--session-id" in argvs[2] and "--resume" not in argvs[2], "then a fresh session"
     assert any(isinstance(e, NoticeRaised) and "could not resume" in e.text for e in events)
+
+
+async def test_a_session_that_crashed_before_answering_is_not_resumed(harness: Harness) -> None:
+    harness.set_script(architect=[{"crash": True}, {"text": "Hello again."}])
+    events: list[RuntimeEvent] = []
+    rt = _runtime(harness, events)
+    try:
+        crashed = await rt.send_user_message("hi")
+        assert crashed is not None and not crashed.ok
+        second = await rt.send_user_message("hi again")
+        assert second is not None and second.ok
+    finally:
+        rt.close()
+    argvs = [c["argv"] for c in harness.calls()]
+    assert len(argvs) == 2, "no failed resume in between"
+    assert "--resume" not in argvs[1] and "--session-id" in argvs[1]
+    assert not any(isinstance(e, NoticeRaised) and "could not resume" in e.text for e in events)
 
 
 async def test_cancel_stops_every_turn_of_a_conversation(harness: Harness) -> None:

@@ -95,6 +95,8 @@ class TurnRunner:
         the text so far parsed for ``role`` (so the markers' validity is the same as at the end).
         """
         store = self._store
+        before = store.get_conversation(conversation_id)
+        previous_session = (before.native_engine, before.native_session_id) if before is not None else (None, None)
         message = store.add_message(
             conversation_id, "assistant", "", persona=role, engine=engine.name, model=model or None,
             status="streaming",
@@ -152,6 +154,11 @@ class TurnRunner:
         finally:
             self._running.pop(message.id, None)
             message = self._finish(message, text_parts, final_text, error, usage, session_id)
+            if session_id is not None and message.status == "error" and not message.content.strip():
+                # A session that failed before writing anything may have no transcript to resume:
+                # the next turn goes on from the session the conversation had before.
+                engine_name, old_session = previous_session
+                store.set_native_session(conversation_id, engine_name or engine.name, old_session)
         tail = display.finish()
         if tail:
             self._emit(MessageDelta(conversation_id, message.id, tail))

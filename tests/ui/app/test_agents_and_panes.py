@@ -61,7 +61,12 @@ async def test_error_card_retry_runs_the_turn_again(tmp_path, monkeypatch) -> No
             await settle(pilot, app)
             assert isinstance(app.focused, PlanProposalCard)
             assert "Add multiplication to calc" in screen_text(app)
-            assert "Architect · fclaude · claude-sonnet-4-5" in screen_text(app) or "Architect · fclaude" in text
+            views = [block.view for block in app.chat_view.blocks()]
+            # the crashed turn stays as it was; the retry answers in a fresh session (the crashed
+            # one has nothing to resume), so no second error appears
+            assert [(v.label, v.status) for v in views] == [
+                ("You", "done"), ("Architect · fclaude", "error"), ("Architect · fclaude", "done")]
+            assert "cannot be resumed" not in screen_text(app)
     finally:
         runtime.close()
 
