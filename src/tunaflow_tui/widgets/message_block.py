@@ -165,6 +165,27 @@ class MarkdownChunks:
             yield new_line
 
 
+def keep_line_breaks(text: str) -> str:
+    """``text`` with each line break outside code blocks made a Markdown hard break.
+
+    What the user typed on two lines (ctrl+j in the composer) shows on two lines, as typed, while
+    their Markdown (lists, code blocks, emphasis) still renders.
+    """
+    lines = text.split("\n")
+    fence: str | None = None
+    for i, line in enumerate(lines[:-1]):
+        if fence is not None:
+            if _closes(line + "\n", fence):
+                fence = None
+            continue
+        if match := _FENCE.match(line + "\n"):
+            fence = match.group(1)
+            continue
+        if line.strip() and lines[i + 1].strip() and not line.endswith("  "):
+            lines[i] = line + "  "
+    return "\n".join(lines)
+
+
 def markdown_renderable(source: str, code_theme: str = "monokai") -> RichMarkdown:
     """Rich Markdown for (already neutralised) agent text: links show their address, never hide it."""
     from rich.markdown import Markdown as RichMarkdown
@@ -328,7 +349,8 @@ class MessageBlock(Vertical, can_focus=True):
     def compose(self) -> ComposeResult:
         yield Static(self._label_content(), classes="message-label", markup=False)
         self._shown = "" if self.is_streaming else self._capped(neutralize(self.view.content))
-        yield MarkdownBody(self._shown, classes="message-body")
+        body = keep_line_breaks(self._shown) if self.view.role == "user" else self._shown
+        yield MarkdownBody(body, classes="message-body")
         if self.is_streaming:
             yield Static("", classes="message-tail")
         # Most messages have no extras: no empty container to style and lay out for them.

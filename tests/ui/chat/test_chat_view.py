@@ -220,3 +220,14 @@ async def test_finished_markdown_shows_headings_lists_and_code(make_app, read_sc
         for shown in ("Plan heading", "• first bullet", "• second bullet", "1 numbered step", "print('code line')"):
             assert shown in screen, shown
         assert "```" not in screen and "## " not in screen
+
+
+async def test_a_message_typed_on_two_lines_shows_on_two_lines(make_app, read_screen) -> None:
+    typed = "alpha one\nbeta two\n\n```\ncode line 1\ncode line 2\n```"
+    app, _ = make_app([MessageView(1, "user", "You", typed)])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        lines = [line.strip(" ▊") for line in read_screen(app).splitlines()]
+        assert "alpha one" in lines and "beta two" in lines
+        assert "alpha one beta two" not in read_screen(app)
+        assert any(line.startswith("code line 1") for line in lines)
