@@ -188,3 +188,16 @@ async def test_without_git_declining_keeps_the_no_isolation_note(open_app, tmp_p
         assert "no isolation and no merge step" in screen_text(app)
         assert not runtime.is_git
     assert not (plain / ".git").exists()
+
+
+def test_no_mouse_reaches_the_terminal_driver(demo_project: Path, monkeypatch) -> None:
+    """`--no-mouse` and `[ui] mouse = false` leave the mouse to the terminal; by default the app takes it."""
+    seen: list[object] = []
+    monkeypatch.setattr(App, "run", lambda self, *args, **kwargs: seen.append(kwargs.get("mouse", True)))
+    assert run_app(demo_project, mouse=False) == 0
+    assert run_app(demo_project, mouse=True) == 0
+    config = demo_project / ".tunaflow" / "config.toml"
+    config.parent.mkdir(exist_ok=True)
+    config.write_text("[ui]\nmouse = false\n")
+    assert run_app(demo_project, mouse=True) == 0
+    assert seen == [False, True, False]
