@@ -49,7 +49,10 @@ def error_view(record: MessageRecord) -> ErrorView | None:
 
 
 def message_view(record: MessageRecord, tools: tuple[ToolLineView, ...] = ()) -> MessageView:
-    """How the chat shows a stored message (markers hidden once the message is finished)."""
+    """How the chat shows a stored message (markers hidden once the message is finished).
+
+    ``tools`` are the tool lines seen live; without them, the ones stored with the message.
+    """
     content = record.content
     if record.status != "streaming" and record.role != "system":
         content = parse_markers(content, record.persona or record.role).display_text
@@ -60,7 +63,7 @@ def message_view(record: MessageRecord, tools: tuple[ToolLineView, ...] = ()) ->
         content=content,
         status=record.status,
         usage_text=usage_text(record.usage),
-        tools=tools,
+        tools=tools or tuple(ToolLineView(t.name, t.detail) for t in record.tools),
         error=error_view(record),
     )
 
@@ -68,8 +71,8 @@ def message_view(record: MessageRecord, tools: tuple[ToolLineView, ...] = ()) ->
 class StoreMessageSource:
     """A conversation in the database, paged for the chat view (the database is the truth).
 
-    Tool lines are not stored; the ones seen live in this session are kept in ``tools`` and shown
-    again when the message is re-mounted.
+    Tool lines are stored with each message when its turn ends; ``tools`` holds the ones seen live
+    in this session, shown while a turn still runs.
     """
 
     def __init__(self, store: Store, conversation_id: str,

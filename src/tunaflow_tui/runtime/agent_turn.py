@@ -26,7 +26,7 @@ from tunaflow_tui.agents.events import (
 )
 from tunaflow_tui.core.markers import MarkerStream, ParseResult, parse_markers
 from tunaflow_tui.core.storage import Store
-from tunaflow_tui.core.storage.records import MessageRecord
+from tunaflow_tui.core.storage.records import MessageRecord, ToolLine
 from tunaflow_tui.core.storage.records import Usage as StoredUsage
 from tunaflow_tui.runtime.events import (
     MessageDelta,
@@ -103,6 +103,7 @@ class TurnRunner:
         )
         self._emit(MessageStarted(conversation_id, message.id, role, engine.name, model))
         text_parts: list[str] = []
+        tools: list[ToolLine] = []
         display = MarkerStream()
         usage: StoredUsage | None = None
         session_id: str | None = None
@@ -128,10 +129,13 @@ class TurnRunner:
                     if block_done or now - last_flush >= STALE_FLUSH_S:
                         content = "".join(text_parts)
                         if len(content) != flushed_len:
-                            store.update_message(message.id, content=content)
+                            store.update_message(message.id, content=content, tools=tools)
                             flushed_len = len(content)
                         last_flush = now
                 elif isinstance(event, ToolUse):
+                    line = ToolLine(event.name, event.summary)
+                    if not tools or tools[-1] != line:
+                        tools.append(line)
                     self._emit(ToolActivity(conversation_id, message.id, event.name, event.summary, event.status))
                 elif isinstance(event, Usage):
                     usage = StoredUsage(event.input_tokens, event.output_tokens, event.cached_tokens, event.cost_usd)
@@ -153,7 +157,7 @@ class TurnRunner:
             error = EngineError(ErrorKind.CRASHED, f"engine failed: {exc}", partial_text="".join(text_parts))
         finally:
             self._running.pop(message.id, None)
-            message = self._finish(message, text_parts, final_text, error, usage, session_id)
+            message = self._finish(message, text_parts, final_text, error, usage, session_id, tools)
             if session_id is not None and message.status == "error" and not message.content.strip():
                 # A session that failed before writing anything may have no transcript to resume:
                 # the next turn goes on from the session the conversation had before.
@@ -187,6 +191,7 @@ class TurnRunner:
         error: EngineError | None,
         usage: StoredUsage | None,
         session_id: str | None,
+        tools: list[ToolLine],
     ) -> MessageRecord:
         streamed = "".join(text_parts)
         if error is None and final_text is None:
@@ -194,7 +199,7 @@ class TurnRunner:
         if error is None:
             content = final_text if final_text else streamed
             return self._store.update_message(
-                message.id, content=content, status="done", usage=usage, native_session_id=session_id
+                message.id, content=content, status="done", usage=usage, native_session_id=session_id, tools=tools
             )
         content = streamed or error.partial_text
         detail = error.message
@@ -209,4 +214,5 @@ class TurnRunner:
             native_session_id=session_id,
             error_kind=str(error.kind),
             error_message=detail,
+            tools=tools,
         )

@@ -131,3 +131,19 @@ def test_list_messages_pages_backwards_and_forwards_by_id(store: Store) -> None:
     assert store.list_messages("main", after_id=ids[-1], limit=5) == ()
     between = store.list_messages("main", after_id=ids[1], before_id=ids[5], limit=10)
     assert [m.content for m in between] == ["m3", "m4", "m5"]
+
+
+def test_tools_are_stored_with_the_message_bounded_and_readable(store: Store) -> None:
+    from tunaflow_tui.core.storage.records import ToolLine
+    from tunaflow_tui.core.storage.rows import MAX_STORED_TOOLS, MAX_TOOL_DETAIL, parse_tools
+
+    message = store.add_message("main", "assistant", "", persona="developer", status="streaming")
+    assert message.tools == ()
+    many = [ToolLine("Bash", f"step {i} " + "x" * 1000) for i in range(MAX_STORED_TOOLS + 20)]
+    stored = store.update_message(message.id, tools=many, status="done")
+    assert len(stored.tools) == MAX_STORED_TOOLS
+    assert stored.tools[-1].detail.startswith(f"step {MAX_STORED_TOOLS + 19} ")  # the latest are kept
+    assert all(len(t.detail) <= MAX_TOOL_DETAIL for t in stored.tools)
+    assert store.get_message(message.id).tools == stored.tools
+    assert parse_tools("not json") == () and parse_tools('{"a": 1}') == () and parse_tools('[["Read"]]') == (
+        ToolLine("Read", ""),)

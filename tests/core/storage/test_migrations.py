@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from tunaflow_tui.core.storage import StorageError, Store
-from tunaflow_tui.core.storage.records import Usage
+from tunaflow_tui.core.storage.records import ToolLine, Usage
 from tunaflow_tui.core.storage.schema import (
     CURRENT_VERSION,
     MIGRATIONS,
@@ -47,10 +47,13 @@ def test_a_version_1_database_is_migrated_and_keeps_its_rows(project_dir: Path) 
         assert message.content == "the original migration row"
         assert message.persona == "Architect"
         assert message.usage == Usage()  # the columns added later start empty
+        assert message.tools == ()
         assert message.created_at.year == 2024
         assert [hit.message.id for hit in store.search_messages("original")] == [message.id]
-        updated = store.update_message(message.id, usage=Usage(input_tokens=10, output_tokens=5, cost_usd=0.01))
+        updated = store.update_message(message.id, usage=Usage(input_tokens=10, output_tokens=5, cost_usd=0.01),
+                                       tools=[ToolLine("Edit", "calc.py")])
         assert updated.usage.input_tokens == 10
+        assert updated.tools == (ToolLine("Edit", "calc.py"),)
     conn = sqlite3.connect(project_dir / ".tunaflow" / "state.db")
     try:
         assert schema_version(conn) == CURRENT_VERSION

@@ -15,6 +15,7 @@ from tunaflow_tui.clicmd.open import NOT_GIT_NOTE, open_project_app, run_app
 from tunaflow_tui.controller import ProjectOpener
 from tunaflow_tui.core.gitops import is_git_repo
 from tunaflow_tui.screens.decision import DecisionScreen
+from tunaflow_tui.widgets.message_block import tools_summary
 from tunaflow_tui.widgets.plan_card import PlanProposalCard
 
 REQUEST = "Add a word frequency report"
@@ -201,3 +202,19 @@ def test_no_mouse_reaches_the_terminal_driver(demo_project: Path, monkeypatch) -
     config.write_text("[ui]\nmouse = false\n")
     assert run_app(demo_project, mouse=True) == 0
     assert seen == [False, True, False]
+
+
+async def test_tools_an_agent_used_are_shown_again_after_a_restart(open_app) -> None:
+    app, _controller, runtime = open_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await send(pilot, app, REQUEST)
+        live = [block.view.tools for block in app.chat_view.blocks() if block.view.role == "assistant"][-1]
+        assert live, "the Architect read the code before proposing"
+    runtime.close()
+
+    again, _controller, _runtime = open_app()
+    async with again.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        answer = [block for block in again.chat_view.blocks() if block.view.role == "assistant"][-1]
+        assert answer.view.tools == live
+        assert tools_summary(live) in screen_text(again)

@@ -11,7 +11,7 @@ REQUEST = "Add a word frequency report"
 
 
 async def test_main_chat_answers_while_the_developer_streams(open_app) -> None:
-    app, controller, runtime = open_app(delay=0.03)
+    app, _controller, runtime = open_app(delay=0.03)
     async with app.run_test(size=(120, 40)) as pilot:
         await send(pilot, app, REQUEST)
         [plan] = runtime.store.list_plans()

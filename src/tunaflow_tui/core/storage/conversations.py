@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from tunaflow_tui.core.storage.models import ConversationRow, MessageIndex, MessageRow
-from tunaflow_tui.core.storage.records import ConversationRecord, MessageRecord, SearchHit, Usage
-from tunaflow_tui.core.storage.rows import conversation_record, message_record, now_text
+from tunaflow_tui.core.storage.records import ConversationRecord, MessageRecord, SearchHit, ToolLine, Usage
+from tunaflow_tui.core.storage.rows import conversation_record, message_record, now_text, tools_json
 from tunaflow_tui.core.storage.search_query import SNIPPET_END, SNIPPET_START, fts_match_expression
 from tunaflow_tui.core.storage.storebase import (
     MAIN_CONVERSATION_ID,
@@ -88,6 +90,7 @@ class ConversationStore(StoreBase):
         native_session_id: str | None = None,
         error_kind: str | None = None,
         error_message: str | None = None,
+        tools: Sequence[ToolLine] | None = None,
     ) -> MessageRecord:
         """Change a message (None leaves a field as it is); ValueError if there is no such message."""
         changes: dict[str, object] = {"updated_at": now_text()}
@@ -109,6 +112,8 @@ class ConversationStore(StoreBase):
             changes["error_kind"] = error_kind
         if error_message is not None:
             changes["error_message"] = error_message
+        if tools is not None:
+            changes["tools"] = tools_json(tools)
         with self._db.writing() as db:
             updated = MessageRow.update(**changes).where(MessageRow.id == message_id).execute(db)
             if not updated:

@@ -70,6 +70,7 @@ class MessageRow(_Base):
     output_tokens = IntegerField()
     cached_tokens = IntegerField()
     cost_usd = FloatField(null=True)
+    tools = TextField(default="[]")
     created_at = TextField()
     updated_at = TextField()
 

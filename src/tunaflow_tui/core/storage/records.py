@@ -40,6 +40,14 @@ class Usage:
 
 
 @dataclass(frozen=True, slots=True)
+class ToolLine:
+    """A tool an agent used during a turn: its name and what it worked on (e.g. ``Edit``, ``src/app.py``)."""
+
+    name: str
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class MessageRecord:
     """One message of a conversation (role user/assistant/system; status streaming/done/interrupted/error)."""
 
@@ -57,6 +65,8 @@ class MessageRecord:
     error_message: str | None
     created_at: datetime
     updated_at: datetime
+    tools: tuple[ToolLine, ...] = ()
+    """The tools the agent used during the turn, in order (consecutive repeats folded)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,6 +18,7 @@ from tunaflow_tui.core.storage.records import (
     ProjectRecord,
     SessionLinkRecord,
     SubtaskRecord,
+    ToolLine,
     Usage,
 )
 
@@ -110,7 +111,34 @@ def message_record(row: Row) -> MessageRecord:
         error_message=row["error_message"],
         created_at=parse_time(row["created_at"]),
         updated_at=parse_time(row["updated_at"]),
+        tools=parse_tools(row["tools"]),
     )
+
+
+def parse_tools(text: str | None) -> tuple[ToolLine, ...]:
+    """The ``messages.tools`` JSON (``[[name, detail], ...]``) as records; anything unreadable is skipped."""
+    try:
+        items = json.loads(text or "[]")
+    except ValueError:
+        return ()
+    if not isinstance(items, list):
+        return ()
+    return tuple(
+        ToolLine(str(item[0]), str(item[1]) if len(item) > 1 else "")
+        for item in items
+        if isinstance(item, list) and item
+    )
+
+
+def tools_json(tools: Sequence[ToolLine]) -> str:
+    """Tool lines as stored: at most :data:`MAX_STORED_TOOLS`, each detail cut to :data:`MAX_TOOL_DETAIL`."""
+    kept = list(tools)[-MAX_STORED_TOOLS:]
+    return json.dumps([[t.name[:MAX_TOOL_DETAIL], t.detail[:MAX_TOOL_DETAIL]] for t in kept], ensure_ascii=False)
+
+
+MAX_STORED_TOOLS = 500
+"""A turn that used more tools keeps its latest ones."""
+MAX_TOOL_DETAIL = 300
 
 
 def branch_record(row: Row) -> BranchRecord:
@@ -130,6 +158,7 @@ def branch_record(row: Row) -> BranchRecord:
         created_at=parse_time(row["created_at"]),
         updated_at=parse_time(row["updated_at"]),
     )
+
 
 
 def subtask_record(row: Row) -> SubtaskRecord:
@@ -170,6 +199,7 @@ def plan_record(row: Row, subtasks: Sequence[Row]) -> PlanRecord:
         created_at=parse_time(row["created_at"]),
         updated_at=parse_time(row["updated_at"]),
     )
+
 
 
 def plan_event_record(row: Row) -> PlanEventRecord:

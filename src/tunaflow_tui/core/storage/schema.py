@@ -163,7 +163,14 @@ _V3_LOOKUPS = Migration(
     ),
 )
 
-MIGRATIONS: tuple[Migration, ...] = (_V1_BASE, _V2_USAGE, _V3_LOOKUPS)
+# The tools an agent used were shown only while its turn streamed; they are part of the history.
+_V4_TOOLS = Migration(
+    4,
+    "tools used during a turn, stored with the message",
+    ("ALTER TABLE messages ADD COLUMN tools TEXT NOT NULL DEFAULT '[]'",),
+)
+
+MIGRATIONS: tuple[Migration, ...] = (_V1_BASE, _V2_USAGE, _V3_LOOKUPS, _V4_TOOLS)
 CURRENT_VERSION: int = MIGRATIONS[-1].version
 
 _VERSION_TABLE = """CREATE TABLE IF NOT EXISTS schema_version (
