@@ -1,12 +1,18 @@
-"""Plans, verdicts, branches and usage from the store, as the immutable views the widgets take."""
+"""Plans, verdicts, branches and usage from the store, as the immutable views the widgets take.
+
+Every string that an agent or the user wrote (titles, subtasks, findings, errors, labels, file
+names) is made inert here, once, with :func:`neutralize`: the widgets draw views as they are.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from tunaflow_tui.core.storage import Store
-from tunaflow_tui.core.storage.records import PlanEventRecord, PlanRecord
+from tunaflow_tui.core.storage.records import BranchRecord, PlanEventRecord, PlanRecord
+from tunaflow_tui.core.terminal_text import neutralize
 from tunaflow_tui.core.workflow import AggregateVerdict
 from tunaflow_tui.views.plans import (
     HELD,
@@ -25,10 +31,28 @@ from tunaflow_tui.views.plans import (
 CARD_DECISIONS = ("approval", "review", "review_error")
 """Pending decisions answered on a card; the others (doom loop, dev stalled) are asked in a modal."""
 
+_WHITESPACE_RUN = re.compile(r"\s+")
+
+
+def inert(text: str) -> str:
+    """``text`` without terminal control sequences (newlines and tabs stay)."""
+    return neutralize(text)
+
+
+def inert_line(text: str) -> str:
+    """``text`` without control sequences, on one line: for labels, titles and timeline rows."""
+    text = neutralize(text)
+    return text if text.isprintable() else _WHITESPACE_RUN.sub(" ", text).strip()
+
+
+def inert_all(items: Iterable[object]) -> tuple[str, ...]:
+    """Each item as inert text."""
+    return tuple(neutralize(str(item)) for item in items)
+
 
 def subtasks(plan: PlanRecord) -> tuple[SubtaskView, ...]:
     """The plan's subtasks as views."""
-    return tuple(SubtaskView(s.index, s.title, s.details, s.status) for s in plan.subtasks)
+    return tuple(SubtaskView(s.index, inert_line(s.title), inert(s.details), s.status) for s in plan.subtasks)
 
 
 def proposal_view(plan: PlanRecord, decision: str | None = None) -> ProposalView:
@@ -38,12 +62,12 @@ def proposal_view(plan: PlanRecord, decision: str | None = None) -> ProposalView
     return ProposalView(
         plan_id=plan.id,
         message_id=plan.source_message_id or 0,
-        title=plan.title,
+        title=inert_line(plan.title),
         subtasks=subtasks(plan),
-        description=plan.description,
-        expected_outcome=plan.expected_outcome,
-        constraints=tuple(plan.constraints),
-        non_goals=tuple(plan.non_goals),
+        description=inert(plan.description),
+        expected_outcome=None if plan.expected_outcome is None else inert(plan.expected_outcome),
+        constraints=inert_all(plan.constraints),
+        non_goals=inert_all(plan.non_goals),
         revision=plan.revision + 1,  # the store counts revisions from 0, the card from 1
         decision=decision,
     )
@@ -62,33 +86,34 @@ def verdict_view(plan: PlanRecord, decision: str | None = None) -> VerdictView:
     tests = detail.get("tests")
     test_status = test_summary = ""
     if isinstance(tests, Mapping):
-        test_status = str(tests.get("status") or "")
-        test_summary = str(tests.get("summary") or "")
-    modified = tuple(str(p) for p in detail.get("reviewer_modified") or ()) \
-        if isinstance(detail.get("reviewer_modified"), list | tuple) else ()
+        test_status = inert_line(str(tests.get("status") or ""))
+        test_summary = inert(str(tests.get("summary") or ""))
+    raw_modified = detail.get("reviewer_modified")
+    modified = inert_all(raw_modified) if isinstance(raw_modified, list | tuple) else ()
     if agg is None:
         return VerdictView(plan.id, plan.review_round, None, test_summary=test_summary,
                            test_status=test_status, reviewer_modified=modified, decision=decision)
     seats = tuple(
         SeatView(
-            seat=s.seat.title(),
-            engine=s.engine,
+            seat=inert_line(s.seat.title()),
+            engine=inert_line(s.engine),
             verdict=s.verdict,
-            scores=tuple(sorted(s.scores.items())),
-            findings=s.findings,
-            recommendations=s.recommendations,
-            error=(s.error or "no verdict") if s.is_error else None,
+            scores=tuple((inert_line(name), value) for name, value in sorted(s.scores.items())),
+            findings=inert_all(s.findings),
+            recommendations=inert_all(s.recommendations),
+            error=inert(s.error or "no verdict") if s.is_error else None,
         )
         for s in agg.seats
     )
-    scores = tuple((name, summary.mean, float(summary.spread)) for name, summary in sorted(agg.scores.items()))
+    scores = tuple((inert_line(name), summary.mean, float(summary.spread))
+                   for name, summary in sorted(agg.scores.items()))
     return VerdictView(
         plan_id=plan.id,
         round_no=plan.review_round,
         verdict=agg.verdict,
         seats=seats,
-        findings=agg.findings,
-        recommendations=agg.recommendations,
+        findings=inert_all(agg.findings),
+        recommendations=inert_all(agg.recommendations),
         scores=scores,
         test_summary=test_summary,
         test_status=test_status,
@@ -108,7 +133,7 @@ def failure_history(events: tuple[PlanEventRecord, ...]) -> tuple[FailureView, .
             findings = AggregateVerdict.from_json(raw).findings if isinstance(raw, Mapping) else ()
             round_no = event.detail.get("round")
             failures.append(FailureView(int(round_no) if isinstance(round_no, int) else len(failures) + 1,
-                                        "fail", tuple(findings)))
+                                        "fail", inert_all(findings)))
     return tuple(failures)
 
 
@@ -121,7 +146,7 @@ def _event_text(event: PlanEventRecord) -> str:
     detail = dict(event.detail)
     for key in ("verdict", "role", "index", "to", "reason", "status", "summary", "answer"):
         if key in detail and detail[key] not in (None, ""):
-            return f"{key} {detail[key]}"
+            return inert_line(f"{key} {detail[key]}")
     return ""
 
 
@@ -131,7 +156,7 @@ def plan_documents(plan: PlanRecord, project_dir: Path) -> tuple[tuple[str, str]
     folder = root / "docs" / "plans"
     if not folder.is_dir():
         return ()
-    return tuple((path.name, str(path)) for path in sorted(folder.glob(f"{plan.slug}*.md")))
+    return tuple((inert_line(path.name), str(path)) for path in sorted(folder.glob(f"{plan.slug}*.md")))
 
 
 def plan_usage(store: Store, plan: PlanRecord) -> str:
@@ -143,7 +168,7 @@ def plan_usage(store: Store, plan: PlanRecord) -> str:
         for message in store.list_messages(f"branch:{branch_id}", limit=10_000):
             if message.role != "assistant":
                 continue
-            row = totals.setdefault(message.persona or "agent", [0, 0, 0.0, 0])
+            row = totals.setdefault(inert_line(message.persona or "agent"), [0, 0, 0.0, 0])
             row[0] += message.usage.input_tokens
             row[1] += message.usage.output_tokens
             if message.usage.cost_usd is not None:
@@ -163,13 +188,13 @@ def plan_summary(store: Store, plan: PlanRecord, project_dir: Path, failures: in
     events = store.list_plan_events(plan.id)
     return PlanSummaryView(
         plan_id=plan.id,
-        title=plan.title,
-        slug=plan.slug,
+        title=inert_line(plan.title),
+        slug=inert_line(plan.slug),
         phase=plan.phase,
         subtasks=subtasks(plan),
         pending=(plan.pending_decision or "").replace("_", " ") or None,
         failures=failures,
-        events=tuple(EventView(event_time(e), e.type, e.actor, _event_text(e))
+        events=tuple(EventView(event_time(e), inert_line(e.type), inert_line(e.actor), _event_text(e))
                      for e in events[-40:]),
         documents=plan_documents(plan, project_dir),
         usage_text=plan_usage(store, plan),
@@ -181,7 +206,7 @@ def branch_view(store: Store, branch_id: int) -> BranchView | None:
     branch = store.get_branch(branch_id)
     if branch is None:
         return None
-    return BranchView(branch.id, branch.label, branch.kind, branch.mode, branch.status)
+    return BranchView(branch.id, inert_line(branch.label), branch.kind, branch.mode, branch.status)
 
 
 def sidebar_sections(store: Store) -> SidebarSections:
@@ -190,10 +215,14 @@ def sidebar_sections(store: Store) -> SidebarSections:
     active = [b for b in branches if b.status == "active"]
     return SidebarSections(
         conversations=(SidebarItem("conversation", "main", "Main"),),
-        branches=tuple(SidebarItem("branch", b.id, b.label, b.kind if b.kind != "general" else "")
+        branches=tuple(_branch_item(b, b.kind if b.kind != "general" else "")
                        for b in active if b.mode != "roundtable"),
-        roundtables=tuple(SidebarItem("branch", b.id, b.label, b.kind if b.kind != "general" else "")
+        roundtables=tuple(_branch_item(b, b.kind if b.kind != "general" else "")
                           for b in active if b.mode == "roundtable"),
-        archive=tuple(SidebarItem("branch", b.id, b.label, b.status) for b in branches if b.status != "active"),
-        plans=tuple(SidebarItem("plan", p.id, p.title, p.phase) for p in store.list_plans()),
+        archive=tuple(_branch_item(b, b.status) for b in branches if b.status != "active"),
+        plans=tuple(SidebarItem("plan", p.id, inert_line(p.title), p.phase) for p in store.list_plans()),
     )
+
+
+def _branch_item(branch: BranchRecord, badge: str) -> SidebarItem:
+    return SidebarItem("branch", branch.id, inert_line(branch.label), badge)

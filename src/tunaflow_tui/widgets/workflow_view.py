@@ -10,11 +10,13 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
+from textual.content import Content
 from textual.message import Message
 from textual.screen import ModalScreen
 from textual.widgets import Label, Markdown, OptionList, Static
 from textual.widgets.option_list import Option
 
+from tunaflow_tui.core.terminal_text import neutralize
 from tunaflow_tui.views.plans import SUBTASK_DONE, SUBTASK_FAILED, PlanSummaryView, SubtaskView
 from tunaflow_tui.widgets.sidebar import PHASE_STYLES
 
@@ -23,13 +25,16 @@ SUBTASK_GLYPHS = {SUBTASK_DONE: ("✓", "bold green"), SUBTASK_FAILED: ("✗", "
 
 
 def read_document(path: str, limit: int = DOCUMENT_MAX_BYTES) -> str:
-    """The text of a plan document, cut at `limit` bytes; an unreadable file yields an explanation."""
+    """The text of a plan document, cut at `limit` bytes; an unreadable file yields an explanation.
+
+    Agents write these files, so terminal control sequences in them are removed.
+    """
     try:
         with Path(path).open("rb") as file:
             data = file.read(limit + 1)
     except OSError as error:
-        return f"*Cannot open `{path}`: {error.strerror or error}*"
-    text = data[:limit].decode("utf-8", errors="replace")
+        return neutralize(f"*Cannot open `{path}`: {error.strerror or error}*")
+    text = neutralize(data[:limit].decode("utf-8", errors="replace"))
     if len(data) > limit:
         text += f"\n\n*… cut at {limit // 1024} KiB. Open the file in an editor to see the rest.*"
     return text
@@ -77,7 +82,7 @@ class DocumentScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="document-frame") as frame:
-            frame.border_title = self.doc_name
+            frame.border_title = Content(self.doc_name)  # a file name, not markup
             frame.border_subtitle = "esc close"
             yield Markdown(read_document(self.path), id="document")
 
