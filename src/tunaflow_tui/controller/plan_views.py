@@ -16,6 +16,7 @@ from tunaflow_tui.core.terminal_text import neutralize
 from tunaflow_tui.core.workflow import AggregateVerdict
 from tunaflow_tui.views.plans import (
     HELD,
+    PLAN_BRANCH_KINDS,
     BranchView,
     EventView,
     FailureView,
@@ -209,20 +210,29 @@ def branch_view(store: Store, branch_id: int) -> BranchView | None:
     return BranchView(branch.id, inert_line(branch.label), branch.kind, branch.mode, branch.status)
 
 
+def _branch_item(branch: BranchRecord, badge: str) -> SidebarItem:
+    return SidebarItem("branch", branch.id, inert_line(branch.label), badge)
+
+
 def sidebar_sections(store: Store) -> SidebarSections:
-    """The sidebar: main conversation, active branches and roundtables, the archive, and every plan."""
+    """The sidebar: main conversation, active branches and roundtables, the archive, and every plan.
+
+    A plan's implementation and review branches are branches; only a roundtable the user convened
+    is listed under Roundtables (a review runs in a branch with mode ``roundtable``, but it is the
+    plan's review, not a discussion).
+    """
     branches = store.list_branches()
     active = [b for b in branches if b.status == "active"]
     return SidebarSections(
         conversations=(SidebarItem("conversation", "main", "Main"),),
         branches=tuple(_branch_item(b, b.kind if b.kind != "general" else "")
-                       for b in active if b.mode != "roundtable"),
-        roundtables=tuple(_branch_item(b, b.kind if b.kind != "general" else "")
-                          for b in active if b.mode == "roundtable"),
+                       for b in active if not is_roundtable(b)),
+        roundtables=tuple(_branch_item(b, "") for b in active if is_roundtable(b)),
         archive=tuple(_branch_item(b, b.status) for b in branches if b.status != "active"),
         plans=tuple(SidebarItem("plan", p.id, inert_line(p.title), p.phase) for p in store.list_plans()),
     )
 
 
-def _branch_item(branch: BranchRecord, badge: str) -> SidebarItem:
-    return SidebarItem("branch", branch.id, inert_line(branch.label), badge)
+def is_roundtable(branch: BranchRecord) -> bool:
+    """True for a roundtable the user convened, not a plan's review branch."""
+    return branch.mode == "roundtable" and branch.kind not in PLAN_BRANCH_KINDS

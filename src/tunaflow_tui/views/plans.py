@@ -12,6 +12,9 @@ APPROVED = "approved"
 REVISION_REQUESTED = "revision requested"
 HELD = "held"
 
+# Branch kinds that belong to a plan: its implementation and its review (spec §3).
+PLAN_BRANCH_KINDS = frozenset({"implementation", "review"})
+
 # Subtask statuses.
 SUBTASK_DONE = "done"
 SUBTASK_PENDING = "pending"
@@ -123,6 +126,17 @@ class BranchView:
     kind: str = "general"
     mode: str = "chat"
     status: str = "active"
+
+    @property
+    def description(self) -> str:
+        """What the branch is: ``review · plan branch`` for a plan's branches, else ``kind · mode``.
+
+        A plan's review runs in a branch with mode ``roundtable``; it is still the plan's review
+        branch, not a roundtable the user convened.
+        """
+        if self.kind in PLAN_BRANCH_KINDS:
+            return f"{self.kind} · plan branch"
+        return f"{self.kind} · {self.mode}"
 
 
 @dataclass(frozen=True)

@@ -16,10 +16,13 @@ EMPTY_TEXT = "No branch open. Fork from a message, or pick a branch in the sideb
 
 
 class BranchHeader(Static):
-    """One-line header: label, kind · mode, status."""
+    """One-line header: label, what the branch is (kind · mode, or a plan's branch), status."""
 
     DEFAULT_CSS = """
-    BranchHeader { height: 1; background: $panel; color: $text; padding: 0 1; text-style: bold; }
+    BranchHeader {
+        height: 1; background: $panel; color: $text; padding: 0 1; text-style: bold;
+        text-wrap: nowrap; text-overflow: ellipsis;
+    }
     """
 
     def show(self, view: BranchView | None) -> None:
@@ -34,7 +37,7 @@ class BranchHeader(Static):
                 ("⎇ ", "bold"),
                 (view.label, "bold"),
                 ("  ", ""),
-                (f"{view.kind} · {view.mode} · {view.status}", "not bold dim"),
+                (f"{view.description} · {view.status}", "not bold dim"),
             )
         )
 
