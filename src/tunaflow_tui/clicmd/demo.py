@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from tunaflow_tui.core.settings import Settings
 
-DEMO_NOTE = "Demo engine on a throwaway copy of the sample project. Try: add a word frequency report"
+DEMO_NOTE = "Demo engine, throwaway sample project · try: add a word frequency report"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

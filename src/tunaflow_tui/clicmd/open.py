@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from tunaflow_tui.core.settings import Settings
     from tunaflow_tui.runtime.runtime import WorkflowRuntime
 
-DEMO_ONLY_NOTE = "No agent CLI found: the built-in demo engine plays every role."
+DEMO_ONLY_NOTE = "No agent CLI found: the demo engine plays every role."
 
 __all__ = ["DEMO_ONLY_NOTE", "NOT_GIT_NOTE", "build_app", "open_project_app", "project_notes", "run_app"]
 
