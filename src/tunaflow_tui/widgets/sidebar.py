@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from rich.style import Style
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -55,11 +56,30 @@ def _key(data: NodeData) -> tuple[str, str] | None:
 
 
 class SidebarTree(Tree[NodeData]):
-    """The tree inside the sidebar."""
+    """The tree inside the sidebar: every row is one line, cut with an ellipsis at the sidebar's width."""
 
     DEFAULT_CSS = """
     SidebarTree { background: $panel; padding: 0 1; overflow-x: hidden; }
     """
+
+    def render_label(self, node: TreeNode[NodeData], base_style: Style, style: Style) -> Text:
+        """The node's label, cut with an ellipsis where it would run past the sidebar's edge."""
+        label = super().render_label(node, base_style, style)
+        room = self.scrollable_content_region.width - self._indent(node)
+        if room > 0 and label.cell_len > room:
+            label.truncate(room, overflow="ellipsis")
+        return label
+
+    def _indent(self, node: TreeNode[NodeData]) -> int:
+        """Columns taken by the guides to the left of `node`'s label."""
+        depth = 0
+        parent = node.parent
+        while parent is not None:
+            depth += 1
+            parent = parent.parent
+        if not self.show_root:
+            depth -= 1
+        return max(depth, 0) * self.guide_depth
 
 
 class Sidebar(Vertical):

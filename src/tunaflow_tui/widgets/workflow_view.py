@@ -98,7 +98,10 @@ class WorkflowView(Horizontal):
 
     DEFAULT_CSS = """
     WorkflowView { height: 1fr; }
-    WorkflowView > #plan-list { width: 2fr; min-width: 30; height: 1fr; border: round $panel-lighten-2; }
+    WorkflowView > #plan-list {
+        width: 2fr; min-width: 30; height: 1fr; border: round $panel-lighten-2;
+        text-wrap: nowrap; text-overflow: ellipsis;
+    }
     WorkflowView > #plan-list:focus { border: round $accent; }
     WorkflowView > #plan-detail { width: 3fr; height: 1fr; padding: 0 1; }
     WorkflowView #plan-title { text-style: bold; }
