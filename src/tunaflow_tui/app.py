@@ -13,7 +13,6 @@ actions; without it those keys say that there is nothing to act on.
 from __future__ import annotations
 
 import asyncio
-import importlib
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
@@ -151,6 +150,14 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         ("Plan proposal card", "tunaflow_tui.widgets.plan_card:PlanProposalCard"),
         ("Review verdict card", "tunaflow_tui.widgets.verdict_card:ReviewVerdictCard"),
         ("Done card", "tunaflow_tui.widgets.done_card:DoneCard"),
+        ("Workflow view", "tunaflow_tui.screens.workflow:WorkflowScreen"),
+        ("Document viewer", "tunaflow_tui.widgets.workflow_view:DocumentScreen"),
+        ("Decisions", "tunaflow_tui.screens.decision:DecisionScreen"),
+        ("Review keeps failing", "tunaflow_tui.screens.doom_loop:DoomLoopScreen"),
+        ("Revision feedback", "tunaflow_tui.screens.feedback:FeedbackScreen"),
+        ("Pickers", "tunaflow_tui.screens.pickers:PickerScreen"),
+        ("Context pack", "tunaflow_tui.screens.pickers:ContextPackScreen"),
+        ("Help", "tunaflow_tui.screens.help:HelpScreen"),
     ]
     """(title, "module:Class") pairs whose BINDINGS the help screen lists (imported when help opens)."""
 
@@ -245,23 +252,10 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         super().set_keymap(keymap)
 
     def binding_sections(self) -> list[BindingSection]:
-        """Every binding of the app and its views, with keys as currently mapped."""
-        from tunaflow_tui.screens.help import BindingRow, BindingSection
+        """Every binding of the app and its views, with keys as currently mapped and as the footer shows them."""
+        from tunaflow_tui.screens.help import binding_sections
 
-        sections = []
-        for title, where in self.help_sources:
-            module, _, name = where.partition(":")
-            cls = getattr(importlib.import_module(module), name)
-            own = list(type(self).BINDINGS) if cls is App else list(getattr(cls, "BINDINGS", []))
-            rows = []
-            for binding in own:
-                if not isinstance(binding, Binding) or binding.system:
-                    continue
-                keys = self._keymap_overrides.get(binding.id or "", binding.key)
-                rows.append(BindingRow(keys.replace(",", " / "), binding.description or binding.action,
-                                       binding.id or "—"))
-            sections.append(BindingSection(title, tuple(rows)))
-        return sections
+        return binding_sections(self, self.help_sources, self._keymap_overrides)
 
     def action_help(self) -> None:
         """Show every key and the concepts."""

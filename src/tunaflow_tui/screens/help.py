@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import importlib
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
@@ -62,6 +63,44 @@ class BindingSection:
 
     title: str
     rows: tuple[BindingRow, ...]
+
+
+def key_text(app: App[Any], binding: Binding, keys: str | None = None) -> str:
+    """The keys of ``binding`` as the footer writes them, e.g. ``f1 / ?`` for ``f1,question_mark``.
+
+    ``keys`` replaces the binding's own keys (a keymap override); the binding's ``key_display``
+    names its first key only while the keys are the binding's own.
+    """
+    own = keys is None or keys == binding.key
+    shown = []
+    for number, key in enumerate(k.strip() for k in (binding.key if keys is None else keys).split(",")):
+        if number == 0 and own and binding.key_display:
+            shown.append(binding.key_display)
+        elif key:
+            shown.append(app.get_key_display(Binding(key, binding.action)))
+    return " / ".join(shown)
+
+
+def binding_sections(app: App[Any], sources: Sequence[tuple[str, str]],
+                     keymap: Mapping[str, str]) -> list[BindingSection]:
+    """One section per ``(title, "module:Class")`` source: the class's own bindings, keys as mapped.
+
+    ``textual.app:App`` stands for the running app's class.  Only bindings a class declares itself
+    are listed, so a subclass that adds none does not repeat its parent's.
+    """
+    sections = []
+    for title, where in sources:
+        module, _, name = where.partition(":")
+        cls = getattr(importlib.import_module(module), name)
+        own = type(app).BINDINGS if cls is App else vars(cls).get("BINDINGS", ())
+        rows = []
+        for binding in own:
+            if not isinstance(binding, Binding) or binding.system:
+                continue
+            keys = key_text(app, binding, keymap.get(binding.id or ""))
+            rows.append(BindingRow(keys, binding.description or binding.action, binding.id or "—"))
+        sections.append(BindingSection(title, tuple(rows)))
+    return sections
 
 
 def _escape_cell(text: str) -> str:
