@@ -20,13 +20,14 @@ from textual import on
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
 from tunaflow_tui.commands import TunaflowCommands
 from tunaflow_tui.views.chat import ListMessageSource, MessageSource, MessageView
 from tunaflow_tui.widgets.chat_view import ChatView
 from tunaflow_tui.widgets.composer import Composer
 from tunaflow_tui.widgets.decision_dock import DecisionDock
+from tunaflow_tui.widgets.key_footer import KeyFooter
 from tunaflow_tui.widgets.workspace import Workspace
 
 if TYPE_CHECKING:  # cards, messages, help and workflow load on first use: the first frame needs none of them
@@ -161,6 +162,9 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
     ]
     """(title, "module:Class") pairs whose BINDINGS the help screen lists (imported when help opens)."""
 
+    footer_first: ClassVar[tuple[str, ...]] = ("help", "jump_decision", "open_workflow", "cancel_agent")
+    """Actions whose keys lead the footer: at 80 columns the rest may not fit."""
+
     def __init__(
         self,
         controller: ChatController,
@@ -206,7 +210,7 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
                 id="chat-column",
             )
             yield Workspace(column, id="workspace")
-        yield Footer()
+        yield KeyFooter(first=self.footer_first)
 
     async def on_mount(self) -> None:
         self.composer.focus_input()
@@ -264,13 +268,25 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(self.binding_sections()))
 
+    # -- which keys apply where ---------------------------------------------------------------------
+
+    def _on_main_screen(self) -> bool:
+        return len(self.screen_stack) <= 1
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Keys for the chat column only apply on the main screen, where the chat column is."""
+        if action in ("focus_composer", "focus_chat", "toggle_sidebar"):
+            return self._on_main_screen()
+        return True
+
     def action_toggle_sidebar(self) -> None:
         """Show or hide the sidebar."""
         self.toggle_class("-sidebar-hidden")
 
     def action_focus_composer(self) -> None:
-        """Move the cursor to the composer."""
-        self.composer.focus_input()
+        """Move the cursor to the composer (only on the main screen: elsewhere the composer is hidden)."""
+        if self._on_main_screen():
+            self.composer.focus_input()
 
     def action_focus_chat(self) -> None:
         """Leave the composer and move between messages with up/down."""
