@@ -13,6 +13,7 @@ actions; without it those keys say that there is nothing to act on.
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
@@ -31,6 +32,8 @@ from tunaflow_tui.widgets.key_footer import KeyFooter
 from tunaflow_tui.widgets.workspace import Workspace
 
 if TYPE_CHECKING:  # cards, messages, help and workflow load on first use: the first frame needs none of them
+    from textual.screen import Screen
+
     from tunaflow_tui.screens.help import BindingSection
     from tunaflow_tui.widgets.done_card import DoneCard
     from tunaflow_tui.widgets.message_block import MessageBlock
@@ -134,7 +137,8 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         Binding("ctrl+b", "toggle_sidebar", "Sidebar", id="app.sidebar"),
         Binding("i", "focus_composer", "Write", id="app.compose"),
         Binding("escape", "focus_chat", "To chat", show=False, id="app.focus_chat"),
-        Binding("f2,ctrl+g", "jump_decision", "Decision", id="decision.jump",
+        # priority: f2 also works in the document viewer and help, which it closes on the way
+        Binding("f2,ctrl+g", "jump_decision", "Decision", id="decision.jump", priority=True,
                 tooltip="Jump to the newest decision waiting for you"),
         Binding("f3", "open_workflow", "Workflow", id="workflow.open",
                 tooltip="Plans, subtasks, timeline, documents and usage"),
@@ -164,6 +168,14 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
 
     footer_first: ClassVar[tuple[str, ...]] = ("help", "jump_decision", "open_workflow", "cancel_agent")
     """Actions whose keys lead the footer: at 80 columns the rest may not fit."""
+
+    viewer_screens: ClassVar[tuple[tuple[str, str], ...]] = (
+        ("tunaflow_tui.screens.workflow", "WorkflowScreen"),
+        ("tunaflow_tui.widgets.workflow_view", "DocumentScreen"),
+        ("tunaflow_tui.screens.help", "HelpScreen"),
+        ("tunaflow_tui.screens.pickers", "ContextPackScreen"),
+    )
+    """(module, class) of screens that only show something: jumping to a decision closes them."""
 
     def __init__(
         self,
@@ -273,10 +285,19 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
     def _on_main_screen(self) -> bool:
         return len(self.screen_stack) <= 1
 
+    def _is_viewer(self, screen: Screen[Any]) -> bool:
+        for module_name, class_name in self.viewer_screens:
+            module = sys.modules.get(module_name)  # not loaded: no screen of it can be open
+            if module is not None and isinstance(screen, getattr(module, class_name)):
+                return True
+        return False
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Keys for the chat column only apply on the main screen, where the chat column is."""
+        """Keys for the chat column only apply on the main screen; f2 also from screens it can close."""
         if action in ("focus_composer", "focus_chat", "toggle_sidebar"):
             return self._on_main_screen()
+        if action == "jump_decision":
+            return all(self._is_viewer(screen) for screen in self.screen_stack[1:])
         return True
 
     def action_toggle_sidebar(self) -> None:
@@ -307,9 +328,18 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         return None
 
     def action_jump_decision(self) -> None:
-        """Focus the newest decision waiting for you."""
-        if (controls := self._workflow_controls()) is not None:
-            controls.jump_to_decision()
+        """Close the workflow view, document viewer or help, then focus the newest decision waiting.
+
+        A dialog that asks something (feedback, a picker, a decision) stays: it is answered first.
+        """
+        if (controls := self._workflow_controls()) is None:
+            return
+        if not all(self._is_viewer(screen) for screen in self.screen_stack[1:]):
+            self.notify("Answer or close this dialog first (escape).")
+            return
+        while not self._on_main_screen():
+            self.pop_screen()
+        controls.jump_to_decision()
 
     def action_open_workflow(self) -> None:
         """Show plans, subtasks, the event timeline, documents and usage."""

@@ -36,7 +36,8 @@ COMMANDS: tuple[Command, ...] = (
     ("Change theme", "Built-in tunaflow themes and your own theme files", lambda c: c.change_theme()),
     ("Show context pack", "Sections and token counts of what the Architect's next turn gets",
      lambda c: c.show_context_pack()),
-    ("Jump to decision", "Focus the newest decision waiting for you (f2)", lambda c: c.jump_to_decision()),
+    # through the app, like f2: it closes the workflow view and document viewer first
+    ("Jump to decision", "Focus the newest decision waiting for you (f2)", lambda c: c.app.action_jump_decision()),
     ("Resume interrupted step", "Continue an agent step that a crash or cancel interrupted",
      lambda c: c.resume_interrupted("resume")),
     ("Retry interrupted step", "Run an interrupted agent step again from a fresh session",

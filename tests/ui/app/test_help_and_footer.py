@@ -1,0 +1,179 @@
+"""Help lists every key binding with the key that works; the footer shows the keys that matter at 80×24."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+from app_harness import screen_text, send, settle
+from textual.binding import Binding
+from textual.widgets import Markdown, OptionList
+
+import tunaflow_tui
+from tunaflow_tui.app import DemoChatController, TunaflowApp
+from tunaflow_tui.screens.feedback import FeedbackScreen
+from tunaflow_tui.screens.help import HelpScreen
+from tunaflow_tui.screens.workflow import WorkflowScreen
+from tunaflow_tui.widgets.plan_card import PlanProposalCard
+from tunaflow_tui.widgets.verdict_card import ReviewVerdictCard
+from tunaflow_tui.widgets.workflow_view import DocumentScreen
+
+SOURCE = Path(tunaflow_tui.__file__).parent
+
+
+def declared_bindings() -> dict[str, tuple[str, str | None]]:
+    """Every ``Binding(keys, ..., id="x.y")`` written anywhere in the package: id → (keys, key_display)."""
+    found: dict[str, tuple[str, str | None]] = {}
+    for path in sorted(SOURCE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Call):
+                continue
+            name = node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", "")
+            keywords = {k.arg: k.value for k in node.keywords if isinstance(k.value, ast.Constant)}
+            if name != "Binding" or "id" not in keywords or not node.args:
+                continue
+            keys = node.args[0]
+            assert isinstance(keys, ast.Constant), f"{path}: keys of {keywords['id'].value} are not a literal"
+            display = keywords["key_display"].value if "key_display" in keywords else None
+            found[keywords["id"].value] = (keys.value, display)
+    return found
+
+
+def shown_keys(app: TunaflowApp, keys: str, key_display: str | None) -> list[str]:
+    """How the footer writes each key (``question_mark`` is ``?``, ``ctrl+q`` is ``^q``)."""
+    shown = [app.get_key_display(Binding(key, "x")) for key in keys.split(",")]
+    if key_display:
+        shown[0] = key_display
+    return shown
+
+
+def test_the_package_declares_the_bindings_this_test_reads() -> None:
+    ids = declared_bindings()
+    assert {"app.help", "decision.jump", "workflow.close", "feedback.submit", "decision.later",
+            "document.close", "picker.cancel", "context.close", "help.close"} <= set(ids)
+
+
+REMAPPED = {binding_id: f"f{13 + number}" for number, binding_id in enumerate(declared_bindings())}
+
+
+@pytest.mark.parametrize("keymap", [{}, REMAPPED], ids=["default-keys", "every-key-remapped"])
+async def test_help_lists_every_binding_with_its_current_key(keymap: dict[str, str]) -> None:
+    app = TunaflowApp(DemoChatController(), cursor_blink=False, keymap=keymap)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press(keymap.get("app.help", "f1"))
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        lines = app.screen.query_one("#help-text", Markdown).source.splitlines()
+        missing, wrong = [], []
+        for binding_id, (keys, display) in declared_bindings().items():
+            rows = [line for line in lines if f"| `{binding_id}` |" in line]
+            if not rows:
+                missing.append(binding_id)
+                continue
+            listed = rows[0].split("|")[1].strip()
+            expected = shown_keys(app, keymap[binding_id], None) if binding_id in keymap else shown_keys(
+                app, keys, display)
+            if listed != " / ".join(expected):
+                wrong.append((binding_id, listed, expected))
+        assert missing == []
+        assert wrong == []
+        assert "question_mark" not in "\n".join(lines)
+
+
+async def test_help_shows_question_mark_as_typed() -> None:
+    app = TunaflowApp(DemoChatController(), cursor_blink=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f1")
+        await pilot.pause()
+        assert "| f1 / ? | Help | `app.help` |" in app.screen.query_one(Markdown).source
+
+
+def footer(app: TunaflowApp) -> str:
+    return screen_text(app).splitlines()[-1]
+
+
+async def test_footer_at_80_columns_shows_decision_workflow_and_cancel(open_app) -> None:
+    app, _controller, _runtime = open_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        for where in ("composer", "chat"):
+            line = footer(app)
+            for hint in ("f1 Help", "f2 Decision", "f3 Workflow", "f4 Cancel agent"):
+                assert hint in line, (where, line)
+            await pilot.press("escape")
+            await pilot.pause()
+        await send(pilot, app, "Add a word frequency report")
+        assert isinstance(app.focused, PlanProposalCard)
+        line = footer(app)
+        assert "f2 Decision" in line and "f4 Cancel agent" in line and "a r h Decide" in line
+
+
+async def test_workflow_screen_hides_and_ignores_the_chat_column_keys(open_app) -> None:
+    app, _controller, _runtime = open_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f3")
+        await pilot.pause()
+        assert isinstance(app.screen, WorkflowScreen)
+        line = footer(app)
+        assert "Write" not in line and "Sidebar" not in line and "f2 Decision" in line
+        sidebar_hidden = app.has_class("-sidebar-hidden")
+        await pilot.press("i", "h", "e", "y", "ctrl+b")
+        await pilot.pause()
+        assert isinstance(app.screen, WorkflowScreen)
+        assert app.screen.focused is not None and app.screen.focused.id == "plan-list"
+        assert app.has_class("-sidebar-hidden") == sidebar_hidden
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.composer.text == ""
+
+
+async def _document_viewer_over_workflow(pilot, app) -> None:
+    await send(pilot, app, "Add a word frequency report")
+    await pilot.press("a")  # approve: the Developer and the review write the plan's documents
+    await settle(pilot, app)
+    assert isinstance(app.focused, ReviewVerdictCard)
+    app.composer.focus_input()
+    await pilot.press("f3")
+    await pilot.pause()
+    app.screen.query_one("#documents", OptionList).focus()
+    await pilot.press("enter")
+    await pilot.pause()
+    assert isinstance(app.screen, DocumentScreen)
+
+
+async def test_f2_in_the_document_viewer_closes_it_and_the_workflow_view(open_app) -> None:
+    app, _controller, _runtime = open_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await _document_viewer_over_workflow(pilot, app)
+        await pilot.press("f2")
+        await settle(pilot, app)
+        assert len(app.screen_stack) == 1
+        assert isinstance(app.focused, ReviewVerdictCard)
+
+
+async def test_jump_to_decision_from_the_palette_closes_the_document_viewer(open_app) -> None:
+    app, _controller, _runtime = open_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await _document_viewer_over_workflow(pilot, app)
+        await pilot.press("ctrl+p")
+        await pilot.pause(0.1)
+        await pilot.press(*"Jump to decision")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await settle(pilot, app)
+        assert len(app.screen_stack) == 1
+        assert isinstance(app.focused, ReviewVerdictCard)
+
+
+async def test_f2_while_writing_feedback_keeps_the_feedback(open_app) -> None:
+    app, _controller, _runtime = open_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await send(pilot, app, "Add a word frequency report")
+        await pilot.press("r")
+        await pilot.pause()
+        assert isinstance(app.screen, FeedbackScreen)
+        await pilot.press(*"shorter", "f2")
+        await settle(pilot, app)
+        assert isinstance(app.screen, FeedbackScreen)
+        assert app.screen.text == "shorter"
