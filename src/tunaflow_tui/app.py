@@ -158,6 +158,7 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         ("Workflow view", "tunaflow_tui.screens.workflow:WorkflowScreen"),
         ("Document viewer", "tunaflow_tui.widgets.workflow_view:DocumentScreen"),
         ("Decisions", "tunaflow_tui.screens.decision:DecisionScreen"),
+        ("The Developer stopped", "tunaflow_tui.screens.decision:DevStalledScreen"),
         ("Review keeps failing", "tunaflow_tui.screens.doom_loop:DoomLoopScreen"),
         ("Revision feedback", "tunaflow_tui.screens.feedback:FeedbackScreen"),
         ("Pickers", "tunaflow_tui.screens.pickers:PickerScreen"),

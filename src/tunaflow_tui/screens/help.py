@@ -86,12 +86,15 @@ def binding_sections(app: App[Any], sources: Sequence[tuple[str, str]],
     """One section per ``(title, "module:Class")`` source: the class's own bindings, keys as mapped.
 
     ``textual.app:App`` stands for the running app's class.  Only bindings a class declares itself
-    are listed, so a subclass that adds none does not repeat its parent's.
+    are listed, so a subclass that adds none does not repeat its parent's.  A source that does not
+    exist (any more) is left out rather than breaking help.
     """
     sections = []
     for title, where in sources:
         module, _, name = where.partition(":")
-        cls = getattr(importlib.import_module(module), name)
+        cls = getattr(importlib.import_module(module), name, None)
+        if cls is None:
+            continue
         own = type(app).BINDINGS if cls is App else vars(cls).get("BINDINGS", ())
         rows = []
         for binding in own:

@@ -130,7 +130,7 @@ async def test_workflow_screen_hides_and_ignores_the_chat_column_keys(open_app) 
 
 async def _document_viewer_over_workflow(pilot, app) -> None:
     await send(pilot, app, "Add a word frequency report")
-    await pilot.press("a")  # approve: the Developer and the review write the plan's documents
+    app.controller.approve_plan()  # the Developer and the review write the plan's documents
     await settle(pilot, app)
     assert isinstance(app.focused, ReviewVerdictCard)
     app.composer.focus_input()
@@ -170,7 +170,7 @@ async def test_f2_while_writing_feedback_keeps_the_feedback(open_app) -> None:
     app, _controller, _runtime = open_app()
     async with app.run_test(size=(80, 24)) as pilot:
         await send(pilot, app, "Add a word frequency report")
-        await pilot.press("r")
+        app.controller.request_revision()
         await pilot.pause()
         assert isinstance(app.screen, FeedbackScreen)
         await pilot.press(*"shorter", "f2")
