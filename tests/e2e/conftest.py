@@ -10,6 +10,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -69,6 +70,10 @@ class TmuxSession:
     def screen(self) -> str:
         """The visible screen as plain text."""
         return self._tmux("capture-pane", "-p", "-t", self.name, check=False).stdout
+
+    def styled_screen(self) -> str:
+        """The visible screen with its colour and style escape sequences, as tmux holds them."""
+        return self._tmux("capture-pane", "-e", "-p", "-t", self.name, check=False).stdout
 
     def _pane(self, fmt: str) -> str:
         return self._tmux("display-message", "-p", "-t", self.name, fmt, check=False).stdout.strip()
@@ -160,3 +165,39 @@ def tmux(e2e_env: dict[str, str]) -> Iterator[Callable[[int, int], TmuxSession]]
     finally:
         for session in sessions:
             session.close()
+
+
+DEMO_ARGV = [sys.executable, "-m", "tunaflow_tui", "demo", "--no-mouse"]
+# The footer starts with the help key; the composer shows who receives the next message.
+FOOTER = re.compile(r"\bf1 Help\b|\^q Quit")
+COMPOSER = re.compile(r"→ .*\(demo\)")
+
+
+def start_demo(make: Callable[[int, int], TmuxSession], size: tuple[int, int], cwd: Path) -> TmuxSession:
+    """Start `tunaflow demo --no-mouse` and wait for its first screen (the composer and the footer)."""
+    session = make(*size)
+    session.start(DEMO_ARGV, cwd)
+    session.wait_for(lambda s: bool(FOOTER.search(s)) and bool(COMPOSER.search(s)), timeout=30)
+    return session
+
+
+def quit_cleanly(session: TmuxSession) -> None:
+    """ctrl+q ends the app with exit status 0 (fails with the screen otherwise)."""
+    session.press("C-q")
+    status = session.wait_exit(timeout=30)
+    screen = session.screen()
+    if status is None:
+        pytest.fail(f"the process was still running 30 s after ctrl+q; the screen:\n{screen}")
+    assert status == 0, f"tunaflow demo exited with {status}; the screen:\n{screen}"
+
+
+@pytest.fixture
+def demo(tmux: Callable[[int, int], TmuxSession], tmp_path: Path) -> Callable[[int, int], TmuxSession]:
+    """Start `tunaflow demo` in a terminal of the given size (in the test's folder) and wait for it."""
+    return lambda width, height: start_demo(tmux, (width, height), tmp_path)
+
+
+@pytest.fixture
+def quit_demo() -> Callable[[TmuxSession], None]:
+    """Quit a demo session with ctrl+q and check that it exited cleanly."""
+    return quit_cleanly
