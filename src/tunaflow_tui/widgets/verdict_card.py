@@ -188,9 +188,8 @@ class ReviewVerdictCard(Vertical, can_focus=True):
         if action == "decide":
             return self.view.decision is None
         if action == "retry":
-            if not self.view.has_errored_seat:
-                return None  # hidden: nothing to retry
-            return self.view.decision is None
+            # no seat failed: the key is hidden, not dimmed (there is nothing to retry)
+            return self.view.has_errored_seat and self.view.decision is None
         return True
 
     def action_decide(self, decision: str) -> None:
