@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
@@ -18,7 +21,15 @@ DOOM_LOOP_CHOICES: tuple[tuple[str, str, str], ...] = (
 
 
 class DoomLoopScreen(DecisionScreen):
-    """Modal with the failure history; dismisses with "redesign", "continue", or None (decide later)."""
+    """Modal with the failure history; dismisses with "redesign", "continue", or None (decide later).
+
+    ``arming`` as for :class:`DecisionScreen` (the question appears on its own after a failed review).
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("r", f"choose('{REDESIGN}')", "Architect redesigns", id="doom.redesign"),
+        Binding("c", f"choose('{CONTINUE}')", "Developer continues", id="doom.continue"),
+    ]
 
     DEFAULT_CSS = """
     DoomLoopScreen > #dialog { border: thick $error; }
@@ -26,12 +37,13 @@ class DoomLoopScreen(DecisionScreen):
     DoomLoopScreen .round { text-style: bold; color: $text-error; }
     """
 
-    def __init__(self, failures: tuple[FailureView, ...], threshold: int) -> None:
+    def __init__(self, failures: tuple[FailureView, ...], threshold: int, *, arming: float = 0.0) -> None:
         super().__init__(
             "Review keeps failing",
             f"{len(failures)} reviews in a row have failed (the limit is {threshold}). "
             "Should the Architect redesign the plan, or should the Developer keep going?",
             DOOM_LOOP_CHOICES,
+            arming=arming,
         )
         self.failures = failures
         self.threshold = threshold
