@@ -61,6 +61,7 @@ class PaletteActions:
             card: Any = await dock.show_proposal(plan_views.proposal_view(plan))
         else:
             card = await dock.show_verdict(plan_views.verdict_view(plan))
+        card.arm()  # chosen in the palette: the user means this card
         card.focus()
         return card
 

@@ -41,6 +41,7 @@ from tunaflow_tui.screens.git_init import git_init_screen
 from tunaflow_tui.screens.workflow import WorkflowScreen
 from tunaflow_tui.views.chat import MessageView, ToolLineView
 from tunaflow_tui.views.plans import APPROVED, HELD, REVISION_REQUESTED
+from tunaflow_tui.widgets.arming import ARMING_SECONDS
 from tunaflow_tui.widgets.chat_view import ChatView
 from tunaflow_tui.widgets.decision_dock import card_is_pending
 from tunaflow_tui.widgets.done_card import DoneCard, DoneView
@@ -58,6 +59,9 @@ SEVERITY = {"info": "information", "warning": "warning", "error": "error"}
 PROPOSAL_DECISIONS = {APPROVED: "approve", REVISION_REQUESTED: "revise", HELD: "hold"}
 SETTLED_TEXT = {"done": "accept", "rework": "rework", "dev": "rework", "drafting": "redesign",
                 "approval": "redesign", "escalated": "rework", "abandoned": "abandoned"}
+TYPING_PAUSE = 1.5
+"""Seconds after a key in the composer during which the user counts as typing: a card arriving then
+leaves the cursor where it is."""
 
 
 class RuntimeController(PaletteActions):
@@ -89,6 +93,7 @@ class RuntimeController(PaletteActions):
         self._branch_cid: str | None = None
         self._progress = ""
         self._told_branch: set[str] = set()
+        self._sent_at = 0.0
         runtime.subscribe(self._observe)
 
     # ------------------------------------------------------------------ ChatController
@@ -115,6 +120,7 @@ class RuntimeController(PaletteActions):
         return f"Architect ({name})"
 
     def send(self, conversation_id: str, text: str) -> None:
+        self._sent_at = time.monotonic()  # what was typed for this message is done with
         self.run_agent(self._send(conversation_id, text), "send a message")
 
     def retry(self, conversation_id: str, message_id: int) -> None:
@@ -398,15 +404,40 @@ class RuntimeController(PaletteActions):
                 decided = APPROVED if isinstance(card, PlanProposalCard) else SETTLED_TEXT.get(plan.phase, "decided")
                 dock.mark_decided(plan.id, decided)
             if pending in ("doom_loop", "dev_stalled") and is_new and plan.id not in self._modal_for:
-                self._ask_in_modal(plan)
+                self._ask_in_modal(plan, arming=ARMING_SECONDS)
         if is_new:
             if announce:
                 self.call_attention(_decision_text(plan), decision=True)
             if focus_target is not None:
-                self.app.call_after_refresh(self._focus_card, focus_target)
+                self.app.call_after_refresh(self._offer_focus, focus_target)
+
+    def user_is_typing(self) -> bool:
+        """True while the composer holds text or a key reached it shortly (and after the last send)."""
+        composer = self.app.composer
+        if composer.text:
+            return True
+        typed = composer.input.last_key_at
+        return typed is not None and typed > self._sent_at and time.monotonic() - typed < TYPING_PAUSE
+
+    def _offer_focus(self, card: Any) -> None:
+        """Focus a card that just arrived, unless the user is typing: then the dock's hint points to f2.
+
+        A card focused this way ignores its keys for a moment (see widgets/arming.py), so a key the
+        user was already typing cannot decide anything.
+        """
+        if not card.is_attached:
+            return
+        if self.user_is_typing():
+            self.app.decision_dock.refresh_hint()
+            self.app.notify(f"A {card.CARD_NAME} is waiting: f2 focuses it when you are ready.", timeout=8)
+            return
+        card.focus_on_its_own(ARMING_SECONDS)
+        card.scroll_visible(animate=False)
 
     def _focus_card(self, card: Any) -> None:
+        """Focus a card the user asked for: its keys act at once."""
         if card.is_attached:
+            card.arm()
             card.focus()
             card.scroll_visible(animate=False)
 
@@ -418,8 +449,11 @@ class RuntimeController(PaletteActions):
             self.app.call_after_refresh(self._focus_card, card)
         return card
 
-    def _ask_in_modal(self, plan: PlanRecord) -> None:
-        """Doom loop and a stalled Developer are asked in a modal; escape leaves them for later (f2)."""
+    def _ask_in_modal(self, plan: PlanRecord, *, arming: float = 0.0) -> None:
+        """Doom loop and a stalled Developer are asked in a modal; escape leaves them for later (f2).
+
+        ``arming``: a question that appears on its own ignores its keys for that long.
+        """
         self._modal_for.add(plan.id)
 
         def answered(choice: str | None) -> None:
@@ -431,9 +465,9 @@ class RuntimeController(PaletteActions):
 
         if plan.pending_decision == "doom_loop":
             failures = plan_views.failure_history(self.store.list_plan_events(plan.id))
-            screen = DoomLoopScreen(failures, self.runtime.service.doom_threshold)
+            screen = DoomLoopScreen(failures, self.runtime.service.doom_threshold, arming=arming)
         else:
-            screen = dev_stalled_screen(plan.title)
+            screen = dev_stalled_screen(plan.title, arming=arming)
         self.app.push_screen(screen, answered)
 
     def jump_to_decision(self, plan_id: int | None = None) -> None:

@@ -65,16 +65,25 @@ class DecisionDock(VerticalScroll, can_focus=False):
         yield Static("", id="dock-hint", markup=False)
 
     def hint_text(self) -> tuple[str, bool]:
-        """The keys of the newest card that waits (docked under the cards, so they never scroll away)."""
+        """The keys of the newest card that waits (docked under the cards, so they never scroll away).
+
+        While the card does not have the focus (it arrived as the user was typing), the hint leads
+        with f2, the key that reaches it: its own keys do nothing until then.
+        """
         pending = self.newest_pending()
         kind = card_kind(pending) if pending is not None else None
         if kind == PROPOSAL:
-            return ("Plan waiting: a approve · r request revision · h hold · f2 focus", True)
+            keys = "a approve · r request revision · h hold"
+            if pending.has_focus:
+                return (f"Plan waiting: {keys} · f2 focus", True)
+            return (f"Plan waiting — f2 focuses it, then {keys}", True)
         if kind == VERDICT:
-            text = "Review waiting: a accept · w rework · d redesign"
+            keys = "a accept · w rework · d redesign"
             if pending.view.has_errored_seat:
-                text += " · t retry seat"
-            return (text + " · f2 focus", True)
+                keys += " · t retry seat"
+            if pending.has_focus:
+                return (f"Review waiting: {keys} · f2 focus", True)
+            return (f"Review waiting — f2 focuses it, then {keys}", True)
         done = [c for c in self.cards() if card_kind(c) == DONE]
         if done and done[-1].view.git_branch and not done[-1].view.merged:
             return ("Plan done: m merge into the base branch · x remove the worktree", False)
@@ -96,6 +105,12 @@ class DecisionDock(VerticalScroll, can_focus=False):
 
     def on_review_verdict_card_decided(self) -> None:
         self.call_after_refresh(self.refresh_hint)
+
+    def on_descendant_focus(self) -> None:
+        self.refresh_hint()
+
+    def on_descendant_blur(self) -> None:
+        self.refresh_hint()
 
     def cards(self) -> list[Widget]:
         """The cards, oldest first."""

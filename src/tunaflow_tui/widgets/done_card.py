@@ -12,6 +12,8 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Static
 
+from tunaflow_tui.widgets.arming import ArmedCard
+
 DONE = Binding.Group("Done")
 
 
@@ -28,8 +30,14 @@ class DoneView:
     """The merge outcome once merged (e.g. ``fast-forward``)."""
 
 
-class DoneCard(Vertical, can_focus=True):
-    """A done plan: **m** merges its branch into the base, **x** removes its worktree."""
+class DoneCard(ArmedCard, Vertical, can_focus=True):
+    """A done plan: **m** merges its branch into the base, **x** removes its worktree.
+
+    After the card took the focus on its own its keys arm a moment later
+    (see :mod:`tunaflow_tui.widgets.arming`).
+    """
+
+    CARD_NAME: ClassVar[str] = "finished plan"
 
     DOCK_KIND: ClassVar[str] = "done"
     """How the decision dock tells its cards apart without importing every card class."""
@@ -93,7 +101,7 @@ class DoneCard(Vertical, can_focus=True):
         return True
 
     def action_done(self, action: str) -> None:
-        if self.check_action("done", (action,)):
+        if self.check_action("done", (action,)) and self.keys_armed():
             self.post_message(self.Requested(self.view.plan_id, action))
 
     def update_view(self, view: DoneView) -> None:

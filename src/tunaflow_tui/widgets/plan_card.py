@@ -14,6 +14,7 @@ from textual.widgets import Label, Static
 
 from tunaflow_tui.screens.feedback import FeedbackScreen
 from tunaflow_tui.views.plans import APPROVED, HELD, REVISION_REQUESTED, ProposalView
+from tunaflow_tui.widgets.arming import ArmedCard
 
 DECIDE = Binding.Group("Decide")
 
@@ -24,12 +25,15 @@ def _bullets(items: tuple[str, ...]) -> str:
     return "\n".join(f"• {item}" for item in items)
 
 
-class PlanProposalCard(Vertical, can_focus=True):
+class PlanProposalCard(ArmedCard, Vertical, can_focus=True):
     """A focusable card showing a plan proposal, with approve / request revision / hold keys.
 
     A held proposal can still be approved or sent back; approved and revision-requested
-    proposals are final and ignore all keys.
+    proposals are final and ignore all keys. After the card took the focus on its own its keys
+    arm a moment later (see :mod:`tunaflow_tui.widgets.arming`).
     """
+
+    CARD_NAME: ClassVar[str] = "plan proposal"
 
     DOCK_KIND: ClassVar[str] = "proposal"
     """How the decision dock tells its cards apart without importing every card class."""
@@ -155,10 +159,11 @@ class PlanProposalCard(Vertical, can_focus=True):
     def action_decide(self, decision: str) -> None:
         if decision not in (APPROVED, HELD) or not self.check_action("decide", (decision,)):
             return
-        self._record(decision, None)
+        if self.keys_armed():
+            self._record(decision, None)
 
     def action_request_revision(self) -> None:
-        if not self.is_pending:
+        if not self.is_pending or not self.keys_armed():
             return
 
         def done(feedback: str | None) -> None:

@@ -13,6 +13,7 @@ from textual.reactive import reactive
 from textual.widgets import Label, Static
 
 from tunaflow_tui.views.plans import SeatView, VerdictView
+from tunaflow_tui.widgets.arming import ArmedCard
 
 DECIDE = Binding.Group("Decide")
 
@@ -76,8 +77,14 @@ class SeatBlock(Vertical):
             yield Static("\n".join(f"→ {r}" for r in seat.recommendations), markup=False)
 
 
-class ReviewVerdictCard(Vertical, can_focus=True):
-    """A focusable verdict card: accept / rework / redesign, and retry when a seat errored."""
+class ReviewVerdictCard(ArmedCard, Vertical, can_focus=True):
+    """A focusable verdict card: accept / rework / redesign, and retry when a seat errored.
+
+    After the card took the focus on its own its keys arm a moment later
+    (see :mod:`tunaflow_tui.widgets.arming`).
+    """
+
+    CARD_NAME: ClassVar[str] = "review verdict"
 
     DOCK_KIND: ClassVar[str] = "verdict"
     """How the decision dock tells its cards apart without importing every card class."""
@@ -194,7 +201,7 @@ class ReviewVerdictCard(Vertical, can_focus=True):
 
     def action_decide(self, decision: str) -> None:
         view = self.view
-        if view.decision is not None or decision not in DECISION_TEXT:
+        if view.decision is not None or decision not in DECISION_TEXT or not self.keys_armed():
             return
         self.post_message(self.Decided(view.plan_id, view.round_no, decision, None))
         # Shown immediately; the owner may replace `view` once the decision is stored.
@@ -204,6 +211,6 @@ class ReviewVerdictCard(Vertical, can_focus=True):
     def action_retry(self) -> None:
         view = self.view
         errored = [seat.seat for seat in view.seats if seat.error]
-        if view.decision is not None or not errored:
+        if view.decision is not None or not errored or not self.keys_armed():
             return
         self.post_message(self.Decided(view.plan_id, view.round_no, RETRY, errored[0] if len(errored) == 1 else None))

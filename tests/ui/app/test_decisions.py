@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from app_harness import screen_text, send, settle
 
+from tunaflow_tui.screens.decision import DecisionScreen
 from tunaflow_tui.screens.doom_loop import DoomLoopScreen
 from tunaflow_tui.screens.feedback import FeedbackScreen
 from tunaflow_tui.widgets.done_card import DoneCard
@@ -11,6 +12,16 @@ from tunaflow_tui.widgets.plan_card import PlanProposalCard
 from tunaflow_tui.widgets.verdict_card import ReviewVerdictCard
 
 REQUEST = "Add a word frequency report"
+
+
+async def armed(pilot, app) -> None:
+    """Wait out the moment a card or question that came up on its own ignores its keys."""
+    target = app.screen if isinstance(app.screen, DecisionScreen) else app.focused
+    for _ in range(40):
+        if target.is_armed:
+            return
+        await pilot.pause(0.05)
+    raise AssertionError("the decision keys never armed")
 
 
 async def test_approve_then_accept_reaches_done(open_app) -> None:
@@ -22,6 +33,7 @@ async def test_approve_then_accept_reaches_done(open_app) -> None:
         assert "Add a word-frequency report to textstats" in screen_text(app)
         assert "<!--" not in screen_text(app)
 
+        await armed(pilot, app)
         await pilot.press("a")
         await settle(pilot, app)
         assert card.view.decision == "approved"
@@ -31,6 +43,7 @@ async def test_approve_then_accept_reaches_done(open_app) -> None:
         [plan] = runtime.store.list_plans()
         assert [s.status for s in plan.subtasks] == ["done", "done", "done"]
 
+        await armed(pilot, app)
         await pilot.press("a")
         await settle(pilot, app)
         assert runtime.store.list_plans()[0].phase == "done"
@@ -38,6 +51,7 @@ async def test_approve_then_accept_reaches_done(open_app) -> None:
         assert "ready to merge into main" in screen_text(app)
         assert "[done]" in screen_text(app)  # the sidebar's plan badge
 
+        await armed(pilot, app)
         await pilot.press("m")
         await settle(pilot, app)
         assert "def word_frequencies" in (runtime.project_dir / "textstats" / "frequency.py").read_text()
@@ -50,6 +64,7 @@ async def test_decided_card_ignores_its_keys(open_app) -> None:
         await send(pilot, app, REQUEST)
         card = app.focused
         assert isinstance(card, PlanProposalCard)
+        await armed(pilot, app)
         await pilot.press("h")
         await settle(pilot, app)
         assert runtime.store.list_plans()[0].phase == "held"
@@ -74,6 +89,7 @@ async def test_revise_with_feedback_brings_a_revised_card(open_app) -> None:
     app, _controller, runtime = open_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await send(pilot, app, REQUEST)
+        await armed(pilot, app)
         await pilot.press("r")
         await pilot.pause()
         assert isinstance(app.screen, FeedbackScreen)
@@ -92,11 +108,13 @@ async def test_rework_after_a_failed_review_then_pass(open_app) -> None:
     app, _controller, runtime = open_app(fail_reviews=1)
     async with app.run_test(size=(120, 40)) as pilot:
         await send(pilot, app, REQUEST)
+        await armed(pilot, app)
         await pilot.press("a")
         await settle(pilot, app)
         verdict = app.focused
         assert isinstance(verdict, ReviewVerdictCard) and verdict.view.verdict == "fail"
         assert "FAIL" in screen_text(app)
+        await armed(pilot, app)
         await pilot.press("w")
         await settle(pilot, app)
         again = app.focused
@@ -109,8 +127,10 @@ async def test_redesign_from_the_verdict_goes_back_to_the_architect(open_app) ->
     app, _controller, runtime = open_app(fail_reviews=1)
     async with app.run_test(size=(120, 40)) as pilot:
         await send(pilot, app, REQUEST)
+        await armed(pilot, app)
         await pilot.press("a")
         await settle(pilot, app)
+        await armed(pilot, app)
         await pilot.press("d")
         await settle(pilot, app)
         card = app.focused
@@ -123,10 +143,12 @@ async def test_doom_loop_modal_after_three_failed_reviews(open_app) -> None:
     app, _controller, runtime = open_app(fail_reviews=5)
     async with app.run_test(size=(120, 40)) as pilot:
         await send(pilot, app, REQUEST)
+        await armed(pilot, app)
         await pilot.press("a")
         await settle(pilot, app)
         for _ in range(2):
             assert isinstance(app.focused, ReviewVerdictCard)
+            await armed(pilot, app)
             await pilot.press("w")
             await settle(pilot, app)
         assert isinstance(app.screen, DoomLoopScreen)
