@@ -1,0 +1,299 @@
+"""A decision card or question never acts on keys typed for something else.
+
+The real runtime with the demo engine: the user keeps typing while a proposal arrives, presses a
+key just as a card takes the focus, or answers a question that popped up on its own.
+"""
+
+from __future__ import annotations
+
+import pytest
+from app_harness import demo_settings, screen_text
+from textual.app import App, ComposeResult
+from textual.widgets import TextArea
+
+from tunaflow_tui.controller import runtime_controller
+from tunaflow_tui.screens.decision import DecisionScreen, DevStalledScreen, dev_stalled_screen
+from tunaflow_tui.screens.doom_loop import DoomLoopScreen
+from tunaflow_tui.views.plans import FailureView, SeatView, VerdictView
+from tunaflow_tui.widgets.arming import PRESS_AGAIN
+from tunaflow_tui.widgets.composer import ComposerInput
+from tunaflow_tui.widgets.done_card import DoneCard
+from tunaflow_tui.widgets.plan_card import PlanProposalCard
+from tunaflow_tui.widgets.verdict_card import ReviewVerdictCard
+
+REQUEST = "Add a word frequency report"
+
+
+async def idle(pilot, app) -> None:
+    """Wait for the agents and the screen, without waiting for any card's keys to arm."""
+    await pilot.pause()
+    await app.controller.wait_idle()
+    await pilot.pause()
+    await pilot.pause()
+
+
+async def until(pilot, predicate, timeout: float = 15.0) -> None:
+    for _ in range(int(timeout / 0.02)):
+        if predicate():
+            return
+        await pilot.pause(0.02)
+    raise AssertionError("timed out waiting")
+
+
+async def armed(pilot, target) -> None:
+    await until(pilot, lambda: target.is_armed, timeout=5.0)
+
+
+@pytest.fixture
+def long_arming(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Cards and questions stay unarmed longer than a loaded test machine needs to press a key."""
+    monkeypatch.setattr(runtime_controller, "ARMING_SECONDS", 2.0)
+
+
+def notes(app) -> list[str]:
+    return [n.message for n in app._notifications]
+
+
+def phase_and_pending(runtime) -> tuple[str, str | None]:
+    plan = runtime.store.list_plans()[0]
+    return plan.phase, plan.pending_decision
+
+
+async def proposal_in_focus(pilot, app) -> PlanProposalCard:
+    """Send the request from the composer and wait until its proposal card took the focus."""
+    app.composer.focus_input()
+    app.composer.input.load_text(REQUEST)
+    await pilot.press("enter")
+    await idle(pilot, app)
+    card = app.focused
+    assert isinstance(card, PlanProposalCard) and card.is_pending
+    return card
+
+
+# ---------------------------------------------------------------------------------- typing on
+
+
+async def test_typing_on_while_the_proposal_arrives_never_approves_it(open_app, demo_project) -> None:
+    # the Architect takes a moment (the demo engine paces its chunks), as a real one does
+    app, _controller, runtime = open_app(settings=demo_settings(demo_project, delay=0.02))
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.composer.focus_input()
+        app.composer.input.load_text(REQUEST)
+        await pilot.press("enter")
+        await pilot.press(*"thanks ")
+        assert not list(app.query(PlanProposalCard)), "the proposal came before the typing"
+        await until(pilot, lambda: bool(list(app.query(PlanProposalCard))))
+        await idle(pilot, app)
+        await pilot.press(*"also here")
+        await idle(pilot, app)
+        assert phase_and_pending(runtime) == ("approval", "approval")
+        assert app.composer.text == "thanks also here"
+        assert isinstance(app.focused, ComposerInput)
+        assert "Plan waiting — f2 focuses it" in screen_text(app)  # the hint says how to reach it
+        assert any("f2 focuses it" in n for n in notes(app))
+
+
+async def test_a_key_just_typed_in_the_empty_composer_keeps_the_focus(open_app, monkeypatch) -> None:
+    app, controller, runtime = open_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        card = await proposal_in_focus(pilot, app)
+        await armed(pilot, card)
+        await pilot.press("a")  # approved: development and review run
+        app.composer.focus_input()
+        await pilot.press("x", "backspace")  # typed and rubbed out: the composer is empty again
+        monkeypatch.setattr(runtime_controller, "TYPING_PAUSE", 600.0)  # however long the review takes
+        await idle(pilot, app)
+        assert phase_and_pending(runtime) == ("review", "review")
+        assert isinstance(app.focused, ComposerInput)
+        assert "Review waiting — f2 focuses it" in screen_text(app)
+        assert controller.user_is_typing()
+        monkeypatch.setattr(runtime_controller, "TYPING_PAUSE", 0.0)
+        assert not controller.user_is_typing()  # after the pause the next card takes the focus again
+
+
+# ---------------------------------------------------------------------------------- arming
+
+
+@pytest.mark.usefixtures("long_arming")
+async def test_a_key_pressed_as_the_card_takes_the_focus_decides_nothing(open_app) -> None:
+    app, _controller, runtime = open_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        card = await proposal_in_focus(pilot, app)
+        assert not card.is_armed
+        await pilot.press(*"also")
+        await idle(pilot, app)
+        assert phase_and_pending(runtime) == ("approval", "approval")
+        assert card.view.decision is None
+        # what was typed is kept where it was typed, and so is the rest of the word
+        assert app.composer.text == "also"
+        assert isinstance(app.focused, ComposerInput)
+        assert any("appeared while you were typing" in n for n in notes(app))
+
+
+async def test_once_armed_a_approves(open_app) -> None:
+    app, _controller, runtime = open_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        card = await proposal_in_focus(pilot, app)
+        await armed(pilot, card)
+        await pilot.press("a")
+        await idle(pilot, app)
+        assert card.view.decision == "approved"
+        assert phase_and_pending(runtime) == ("review", "review")
+
+
+@pytest.mark.usefixtures("long_arming")
+async def test_f2_focuses_the_card_with_its_keys_armed_at_once(open_app) -> None:
+    app, _controller, runtime = open_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        card = await proposal_in_focus(pilot, app)
+        await pilot.press("h")  # too soon: back to the composer
+        await pilot.pause()
+        assert isinstance(app.focused, ComposerInput) and app.composer.text == "h"
+        await pilot.press("f2")
+        await pilot.pause()
+        assert app.focused is card and card.is_armed
+        await pilot.press("a")
+        await idle(pilot, app)
+        assert card.view.decision == "approved"
+        assert phase_and_pending(runtime) == ("review", "review")
+
+
+@pytest.mark.usefixtures("long_arming")
+async def test_a_remapped_decision_key_in_the_arming_time_asks_to_press_again(open_app) -> None:
+    app, _controller, runtime = open_app()
+    app.set_keymap({"plan.approve": "f9"})
+    async with app.run_test(size=(120, 40)) as pilot:
+        card = await proposal_in_focus(pilot, app)
+        await pilot.press("f9")
+        await idle(pilot, app)
+        assert card.view.decision is None and PRESS_AGAIN in notes(app)
+        await armed(pilot, card)
+        await pilot.press("f9")
+        await idle(pilot, app)
+        assert phase_and_pending(runtime) == ("review", "review")
+
+
+@pytest.mark.usefixtures("long_arming")
+async def test_verdict_and_done_cards_ignore_keys_while_arming(open_app) -> None:
+    app, _controller, runtime = open_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        card = await proposal_in_focus(pilot, app)
+        await armed(pilot, card)
+        await pilot.press("a")
+        await idle(pilot, app)
+        verdict = app.focused
+        assert isinstance(verdict, ReviewVerdictCard) and not verdict.is_armed
+        await pilot.press("w")
+        await idle(pilot, app)
+        assert verdict.view.decision is None and phase_and_pending(runtime) == ("review", "review")
+        assert "Retry seat" not in screen_text(app)  # no seat failed: the retry key is not offered
+        verdict.focus()  # chosen by the user (like tab): armed at once
+        await pilot.pause()
+        await pilot.press("a")
+        await idle(pilot, app)
+        done = app.focused
+        assert isinstance(done, DoneCard) and not done.is_armed
+        await pilot.press("m")
+        await idle(pilot, app)
+        assert "Merged into" not in screen_text(app)
+        assert not any(n.startswith("Merged") for n in notes(app))
+
+
+def test_retry_key_is_hidden_not_dimmed_when_no_seat_failed() -> None:
+    passed = VerdictView(plan_id=1, round_no=1, verdict="pass", seats=(SeatView("Reviewer", "demo", "pass"),))
+    errored = VerdictView(plan_id=1, round_no=1, verdict=None, seats=(SeatView("Verifier", "demo", error="x"),))
+    assert ReviewVerdictCard(passed).check_action("retry", ()) is False
+    assert ReviewVerdictCard(errored).check_action("retry", ()) is True
+
+
+# ---------------------------------------------------------------------------------- questions
+
+
+@pytest.mark.usefixtures("long_arming")
+async def test_doom_loop_question_arms_and_its_choices_are_remappable(open_app) -> None:
+    app, _controller, runtime = open_app(fail_reviews=5)
+    app.set_keymap({"doom.redesign": "e"})
+    async with app.run_test(size=(120, 40)) as pilot:
+        card = await proposal_in_focus(pilot, app)
+        await armed(pilot, card)
+        await pilot.press("a")
+        for _ in range(2):
+            await idle(pilot, app)
+            verdict = app.focused
+            assert isinstance(verdict, ReviewVerdictCard)
+            await armed(pilot, verdict)
+            await pilot.press("w")
+        await until(pilot, lambda: isinstance(app.screen, DoomLoopScreen))
+        screen = app.screen
+        assert isinstance(screen, DoomLoopScreen) and not screen.is_armed
+        assert "Architect redesigns (e)" in screen_text(app)  # the button shows the key in use
+        await pilot.press("e")  # too soon: nothing is decided
+        await pilot.pause()
+        assert app.screen is screen and PRESS_AGAIN in notes(app)
+        await armed(pilot, screen)
+        await pilot.press("r")  # the old key no longer answers
+        await pilot.pause()
+        assert app.screen is screen
+        await pilot.press("e")
+        await idle(pilot, app)
+        assert not isinstance(app.screen, DoomLoopScreen)
+        assert phase_and_pending(runtime) == ("approval", "approval")
+
+
+class QuestionApp(App[None]):
+    def __init__(self, screen: DecisionScreen, keymap: dict[str, str] | None = None) -> None:
+        super().__init__()
+        self.question = screen
+        self.result: object = "unanswered"
+        if keymap:
+            self.set_keymap(keymap)
+
+    def compose(self) -> ComposeResult:
+        yield TextArea(id="draft")
+
+    def on_mount(self) -> None:
+        self.query_one(TextArea).focus()
+        self.push_screen(self.question, self._answered)
+
+    def _answered(self, value: str | None) -> None:
+        self.result = value
+
+
+@pytest.mark.parametrize(("binding_id", "value"), [("stalled.continue", "continue"),
+                                                    ("stalled.complete", "complete"),
+                                                    ("stalled.abandon", "abandon")])
+async def test_developer_stopped_choices_are_bindings_that_can_be_remapped(binding_id: str, value: str) -> None:
+    app = QuestionApp(dev_stalled_screen("Add rate limiting"), keymap={binding_id: "z"})
+    async with app.run_test(size=(100, 30)) as pilot:
+        assert isinstance(app.screen, DevStalledScreen)
+        old_key = {"continue": "c", "complete": "m", "abandon": "x"}[value]
+        await pilot.press(old_key)
+        await pilot.pause()
+        assert app.result == "unanswered"
+        await pilot.press("z")
+        await pilot.pause()
+        assert app.result == value
+
+
+async def test_a_question_that_came_up_while_typing_keeps_the_typing() -> None:
+    app = QuestionApp(DevStalledScreen("The Developer stopped", "…", (("c", "Continue", "continue"),
+                                                                       ("x", "Abandon", "abandon")),
+                                       arming=2.0))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press(*"excellent", "space", "enter")
+        await pilot.pause()
+        assert app.result == "unanswered"  # neither x nor c nor enter on the focused button answered
+        assert app.query_one("#draft", TextArea).text == "excellent "
+        assert any("your keys went to the composer" in n for n in notes(app))
+        await armed(pilot, app.screen)
+        await pilot.press("x")
+        await pilot.pause()
+        assert app.result == "abandon"
+
+
+async def test_a_click_answers_at_once() -> None:
+    app = QuestionApp(DoomLoopScreen((FailureView(1, "fail", ("flaky",)),), 3, arming=5.0))
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.click("#choice-1")
+        await pilot.pause()
+        assert app.result == "continue"
