@@ -40,10 +40,6 @@ class ComposerInput(TextArea):
         Binding("ctrl+down", "history(1)", "Later", show=False, id="composer.history_forward"),
     ]
 
-    @dataclass
-    class SubmitRequested(Message):
-        """Enter was pressed in the input (handled by the Composer)."""
-
     last_key_at: float | None = None
     """When a key last reached the input (``time.monotonic()``); None before the first one."""
 
@@ -52,8 +48,17 @@ class ComposerInput(TextArea):
         self.last_key_at = time.monotonic()
 
     def action_submit(self) -> None:
-        """Ask the composer to send the current text."""
-        self.post_message(self.SubmitRequested())
+        """Send what was typed before enter, after the keys already waiting for this input.
+
+        Like the newline, the send goes through the input's own queue: letters typed before enter
+        are in the message, letters typed right after it start the next one.
+        """
+        self.call_later(self._submit)
+
+    def _submit(self) -> None:
+        composer = next((a for a in self.ancestors if isinstance(a, Composer)), None)
+        if composer is not None:
+            composer.submit()
 
     def action_newline(self) -> None:
         """Insert a line break at the cursor, after the keys already waiting for this input.
@@ -160,10 +165,6 @@ class Composer(Vertical):
     def focus_input(self) -> None:
         """Put the cursor in the input."""
         self.input.focus()
-
-    def on_composer_input_submit_requested(self, event: ComposerInput.SubmitRequested) -> None:
-        event.stop()
-        self.submit()
 
     def submit(self) -> bool:
         """Send the text if there is any; returns whether a message was posted."""

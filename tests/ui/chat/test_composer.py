@@ -60,6 +60,15 @@ async def test_newline_bytes_in_a_burst_land_between_the_letters(make_app, chord
         assert app.composer.text == ""
 
 
+async def test_keys_typed_right_after_enter_start_the_next_message(make_app) -> None:
+    app, controller = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        type_bytes(app, "first message\rsec")
+        await pilot.pause()
+        assert controller.sent == [("main", "first message")]
+        assert app.composer.text == "sec"
+
+
 async def test_alt_enter_from_a_terminal_arrives_as_enter_and_sends(make_app) -> None:
     # Alt as Meta sends ESC CR, which the app reads as a plain enter: this is why the composer
     # does not offer alt+enter for a new line.
