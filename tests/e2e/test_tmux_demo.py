@@ -41,7 +41,7 @@ def test_demo_plan_to_done_with_the_keyboard(demo: Callable[[int, int], Any],
     session.press("a")
     verdict = session.wait_for("Review verdict", timeout=120)
     assert re.search(r"\bPASS\b", verdict, re.IGNORECASE), verdict
-    time.sleep(0.5)
+    time.sleep(1.0)  # reading the verdict (a card that came up on its own takes keys after a moment)
     assert "Plan done" not in session.screen()
     session.press("a")
     done = session.wait_for("Plan done", timeout=60)

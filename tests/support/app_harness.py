@@ -33,8 +33,23 @@ async def send(pilot: Any, app: Any, text: str) -> None:
 
 
 async def settle(pilot: Any, app: Any) -> None:
-    """Wait for the agents and for every runtime event to reach the screen."""
+    """Wait for the agents, for every runtime event to reach the screen, and for decision keys to arm.
+
+    A card or question that takes the focus on its own ignores its keys for a moment (so keys typed
+    for something else cannot decide); a test, like a user, presses them once they are armed.
+    """
     await pilot.pause()
     await app.controller.wait_idle()
     await pilot.pause()
     await pilot.pause()
+    await armed(pilot, app)
+
+
+async def armed(pilot: Any, app: Any) -> None:
+    """Wait until the focused card or the open question accepts its decision keys (if there is one)."""
+    for _ in range(60):
+        targets = [t for t in (app.screen, app.focused) if t is not None and hasattr(t, "is_armed")]
+        if all(t.is_armed for t in targets):
+            return
+        await pilot.pause(0.05)
+    raise AssertionError("the decision keys never armed")

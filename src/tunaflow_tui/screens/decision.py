@@ -56,7 +56,8 @@ class DecisionScreen(ModalScreen[str | None]):
         self._body = body
         self.choices = choices
         self.arming = arming
-        self._armed_at = 0.0
+        # unarmed from the start (not only once mounted): keys can arrive before the first mount
+        self._armed_at = time.monotonic() + arming if arming > 0 else 0.0
         self._typing_in: Widget | None = None
         self._told = ""
 

@@ -226,6 +226,7 @@ async def test_doom_loop_question_arms_and_its_choices_are_remappable(open_app) 
         await until(pilot, lambda: isinstance(app.screen, DoomLoopScreen))
         screen = app.screen
         assert isinstance(screen, DoomLoopScreen) and not screen.is_armed
+        await pilot.pause()  # drawn
         assert "Architect redesigns (e)" in screen_text(app)  # the button shows the key in use
         await pilot.press("e")  # too soon: nothing is decided
         await pilot.pause()
