@@ -21,6 +21,7 @@ from textual import on
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.notifications import SeverityLevel
 from textual.widgets import Header, Static
 
 from tunaflow_tui.commands import TunaflowCommands
@@ -255,6 +256,12 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         line = self.query_one("#status-line", Static)
         line.update(text)
         line.display = bool(text)
+
+    def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
+               timeout: float | None = None, markup: bool = False) -> None:
+        """Show a toast. Plain text unless ``markup`` is asked for: notifications often quote agent
+        output, errors or plan titles, whose square brackets must never be read as markup."""
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
     def run(self, *args: Any, **kwargs: Any) -> Any:
         """Run the app; without the mouse when constructed with ``mouse=False``."""

@@ -119,3 +119,13 @@ async def test_sidebar_toggles_and_no_mouse_flag_is_kept(make_app) -> None:
         assert sidebar.display
         await pilot.press("ctrl+b")
         assert not sidebar.display
+
+
+async def test_notifications_are_plain_text_so_square_brackets_stay_as_written(make_app) -> None:
+    app, _ = make_app()
+    async with app.run_test(size=(100, 24)) as pilot:
+        app.notify("pytest said: [b]x[/b] and [/oops]")
+        await pilot.pause()
+        [note] = list(app._notifications)
+        assert note.message == "pytest said: [b]x[/b] and [/oops]"
+        assert note.markup is False  # the toast shows the text as it is, never as markup
