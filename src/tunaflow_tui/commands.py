@@ -45,6 +45,8 @@ COMMANDS: tuple[Command, ...] = (
     ("Merge plan", "Merge a finished plan's branch into its base (never forced)", lambda c: c.merge_plan()),
     ("Remove plan worktree", "Remove a finished plan's worktree; its git branch stays",
      lambda c: c.remove_worktree()),
+    ("Initialise git repository", "git init and a first commit, so each plan gets its own branch and worktree",
+     lambda c: c.initialise_git()),
 )
 """(name, help, action) of every palette command."""
 

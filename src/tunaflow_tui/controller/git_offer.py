@@ -10,6 +10,28 @@ NOT_GIT_NOTE = ("Not a git repository: the Developer works in place — no isola
 
 INITIAL_MESSAGE = "Initial commit"
 
+INIT_GIT_COMMAND = "Initialise git repository"
+"""The palette command that sets git up after the offer was declined."""
+
+DECLINED_MARKER = Path(".tunaflow") / "git-declined"
+"""Present once the user chose to go on without git: the offer is not made again on open."""
+
+
+def git_declined(project_dir: Path) -> bool:
+    """True if the user declined to initialise git for this project."""
+    return (project_dir / DECLINED_MARKER).is_file()
+
+
+def remember_git_declined(project_dir: Path) -> None:
+    """Remember that the user declined (best effort: an unwritable folder only means being asked again)."""
+    marker = project_dir / DECLINED_MARKER
+    try:
+        marker.parent.mkdir(exist_ok=True)
+        marker.write_text("The user chose to work without git; ctrl+p “Initialise git repository” sets it up.\n",
+                          encoding="utf-8")
+    except OSError:
+        pass
+
 
 def initialise_repository(project_dir: Path, *, branch: str = "main") -> str:
     """``git init`` in ``project_dir`` and commit its current files (tunaflow's own folder excluded).
@@ -22,6 +44,7 @@ def initialise_repository(project_dir: Path, *, branch: str = "main") -> str:
     from tunaflow_tui.core.gitops.runner import identity_args, run_git
     from tunaflow_tui.core.storage.gitexclude import EXCLUDE_PATTERN
 
+    (project_dir / DECLINED_MARKER).unlink(missing_ok=True)
     root = gitops.init_repo(project_dir, initial_branch=branch)
     gitops.add_local_exclude(root, EXCLUDE_PATTERN)
     sha = gitops.commit_all(root, INITIAL_MESSAGE)

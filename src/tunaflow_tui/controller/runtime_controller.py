@@ -18,7 +18,13 @@ from textual.widgets import OptionList
 
 from tunaflow_tui.controller import plan_views
 from tunaflow_tui.controller.actions import PaletteActions
-from tunaflow_tui.controller.git_offer import NOT_GIT_NOTE, initialise_repository
+from tunaflow_tui.controller.git_offer import (
+    INIT_GIT_COMMAND,
+    NOT_GIT_NOTE,
+    git_declined,
+    initialise_repository,
+    remember_git_declined,
+)
 from tunaflow_tui.controller.sources import StoreMessageSource, message_view, speaker_label
 from tunaflow_tui.core.attention import AttentionGate, Whereabouts, desktop_notification, is_elsewhere
 from tunaflow_tui.core.storage.records import PlanRecord
@@ -184,9 +190,7 @@ class RuntimeController(PaletteActions):
         self._loop_thread = threading.get_ident()
         await app.query_one("#sidebar").mount(Sidebar(plan_views.sidebar_sections(self.store), id="project-sidebar"))
         app.run_worker(self._pump(), group="ui-events", exit_on_error=False, description="runtime events")
-        self._refresh_status()
-        for note in self.notes:
-            app.notify(note, timeout=8)
+        self._refresh_status()  # the notes stay on the status line (no toast repeating them)
         newest_first = self.runtime.service.pending_decisions()
         for pending in reversed(newest_first):
             plan = self.store.get_plan(pending.plan_id)
@@ -208,13 +212,22 @@ class RuntimeController(PaletteActions):
             )
         elif newest_first:
             app.notify("A decision is waiting for you (f2 jumps to it).", timeout=8)
-        if self.offer_git_init and not self.runtime.is_git:
+        if self.offer_git_init and not self.runtime.is_git and not git_declined(self.runtime.project_dir):
             app.push_screen(git_init_screen(neutralize(self.runtime.project_dir.name)), self._git_answered)
 
     # ------------------------------------------------------------------ a project without git
     def _git_answered(self, choice: str | None) -> None:
         if choice != "init":
-            self.app.notify(NOT_GIT_NOTE, severity="warning", timeout=10)
+            remember_git_declined(self.runtime.project_dir)
+            self.app.notify(f"{NOT_GIT_NOTE} Not asked again: ctrl+p “{INIT_GIT_COMMAND}” sets git up later.",
+                            severity="warning", timeout=12)
+            return
+        self.run_ui(self._initialise_git())
+
+    def initialise_git(self) -> None:
+        """Set up git for a project without it (the palette's command; asked on open until declined)."""
+        if self.runtime.is_git:
+            self.app.notify("The project is already a git repository.")
             return
         self.run_ui(self._initialise_git())
 
@@ -442,7 +455,7 @@ class RuntimeController(PaletteActions):
             card.scroll_visible(animate=False)
 
     async def _show_done(self, plan: PlanRecord, *, focus: bool) -> DoneCard:
-        view = DoneView(plan.id, plan.title, plan.git_branch, plan.base_branch,
+        view = DoneView(plan.id, neutralize(plan.title), plan.git_branch, plan.base_branch,
                         bool(plan.worktree_path), None)
         card = await self.app.decision_dock.show_done(view)
         if focus:
@@ -467,7 +480,7 @@ class RuntimeController(PaletteActions):
             failures = plan_views.failure_history(self.store.list_plan_events(plan.id))
             screen = DoomLoopScreen(failures, self.runtime.service.doom_threshold, arming=arming)
         else:
-            screen = dev_stalled_screen(plan.title, arming=arming)
+            screen = dev_stalled_screen(neutralize(plan.title), arming=arming)
         self.app.push_screen(screen, answered)
 
     def jump_to_decision(self, plan_id: int | None = None) -> None:

@@ -17,6 +17,7 @@ from tunaflow_tui.core.gitops import is_git_repo
 from tunaflow_tui.screens.decision import DecisionScreen
 from tunaflow_tui.widgets.message_block import tools_summary
 from tunaflow_tui.widgets.plan_card import PlanProposalCard
+from tunaflow_tui.widgets.verdict_card import ReviewVerdictCard
 
 REQUEST = "Add a word frequency report"
 
@@ -189,6 +190,22 @@ async def test_without_git_declining_keeps_the_no_isolation_note(open_app, tmp_p
         assert "no isolation and no merge step" in screen_text(app)
         assert not runtime.is_git
     assert not (plain / ".git").exists()
+    runtime.close()
+
+    # reopened: not asked again; the palette sets git up when the user changes their mind
+    again, controller, runtime = open_app(project=plain, settings=demo_settings(plain), notes=(NOT_GIT_NOTE,))
+    async with again.run_test(size=(160, 40)) as pilot:
+        await pilot.pause()
+        await pilot.pause()
+        assert not isinstance(again.screen, DecisionScreen)
+        assert "no isolation and no merge step" in screen_text(again)
+        controller.initialise_git()
+        for _ in range(200):
+            if runtime.is_git:
+                break
+            await pilot.pause(0.05)
+        assert runtime.is_git
+    assert is_git_repo(plain) and not (plain / ".tunaflow" / "git-declined").exists()
 
 
 def test_no_mouse_reaches_the_terminal_driver(demo_project: Path, monkeypatch) -> None:
@@ -218,3 +235,24 @@ async def test_tools_an_agent_used_are_shown_again_after_a_restart(open_app) -> 
         answer = [block for block in again.chat_view.blocks() if block.view.role == "assistant"][-1]
         assert answer.view.tools == live
         assert tools_summary(live) in screen_text(again)
+
+
+async def test_a_pending_review_verdict_comes_back_after_a_restart(open_app) -> None:
+    app, _controller, runtime = open_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await send(pilot, app, REQUEST)
+        await pilot.press("a")
+        await settle(pilot, app)
+        assert runtime.store.list_plans()[0].pending_decision == "review"
+    runtime.close()
+
+    again, _controller, runtime = open_app()
+    async with again.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, again)
+        [card] = list(again.query(ReviewVerdictCard))
+        assert card.view.decision is None and "Review waiting" in screen_text(again)
+        await pilot.press("f2")
+        assert again.focused is card
+        await pilot.press("a")
+        await settle(pilot, again)
+        assert runtime.store.list_plans()[0].phase == "done"
