@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 
 from runtime_harness import PROPOSAL, Harness, dev_turn, verdict
@@ -63,4 +64,8 @@ async def test_subtasks_tick_as_the_developer_reports_them(harness: Harness) -> 
         ticks = [e.detail for e in rt.store.list_plan_events(plan.id) if e.type == "subtask_done"]
         assert len(ticks) == 2, ticks  # ticked once each, the end of the turn adds none
     finally:
+        if "deciding" in locals() and not deciding.done():  # a failed check must not leave the cycle running
+            deciding.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await deciding
         rt.close()
