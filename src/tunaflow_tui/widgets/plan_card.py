@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from typing import ClassVar
+
+from rich.table import Table
+from rich.text import Text
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -21,8 +25,36 @@ DECIDE = Binding.Group("Decide")
 NO_SUBTASKS = "No subtasks — the Architect proposed this as one piece of work."
 
 
-def _bullets(items: tuple[str, ...]) -> str:
-    return "\n".join(f"• {item}" for item in items)
+_CODE_SPAN = re.compile(r"`([^`\n]+)`")
+
+
+def inline_text(text: str) -> Text:
+    """Plain text with Markdown code spans (`like this`) shown in bold, without their backticks.
+
+    Nothing else is interpreted: square brackets and other characters stay as written.
+    """
+    out = Text()
+    position = 0
+    for match in _CODE_SPAN.finditer(text):
+        out.append(text[position:match.start()])
+        out.append(match.group(1), style="bold")
+        position = match.end()
+    out.append(text[position:])
+    return out
+
+
+def hanging_list(rows: list[tuple[str, str]]) -> Table:
+    """``(marker, text)`` rows whose wrapped lines stay indented under the text, not the marker."""
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(justify="right", no_wrap=True)
+    grid.add_column(ratio=1)
+    for marker, text in rows:
+        grid.add_row(marker, inline_text(text))
+    return grid
+
+
+def _bullets(items: tuple[str, ...]) -> Table:
+    return hanging_list([("•", item) for item in items])
 
 
 class PlanProposalCard(ArmedCard, Vertical, can_focus=True):
@@ -102,30 +134,26 @@ class PlanProposalCard(ArmedCard, Vertical, can_focus=True):
         rev = f" · revision {view.revision}" if view.revision > 1 else ""
         self.border_title = f"Plan proposal{rev}"
         self.border_subtitle = "waiting for you" if view.decision is None else view.decision
-        yield Static(view.title, classes="title", markup=False)
+        yield Static(inline_text(view.title), classes="title")
         yield Label("Subtasks", classes="heading")
         if view.subtasks:
-            lines = []
-            for task in view.subtasks:
-                line = f"{task.index:>2}. {task.title}"
-                if task.details:
-                    line += f" — {task.details}"
-                lines.append(line)
-            yield Static("\n".join(lines), classes="subtasks", markup=False)
+            rows = [(f"{task.index:>2}.", f"{task.title} — {task.details}" if task.details else task.title)
+                    for task in view.subtasks]
+            yield Static(hanging_list(rows), classes="subtasks")
         else:
             yield Static(NO_SUBTASKS, classes="note", markup=False)
         if view.description:
             yield Label("Description", classes="heading")
-            yield Static(view.description, classes="description", markup=False)
+            yield Static(inline_text(view.description), classes="description")
         if view.expected_outcome:
             yield Label("Expected outcome", classes="heading")
-            yield Static(view.expected_outcome, classes="outcome", markup=False)
+            yield Static(inline_text(view.expected_outcome), classes="outcome")
         if view.constraints:
             yield Label("Constraints", classes="heading")
-            yield Static(_bullets(view.constraints), classes="constraints", markup=False)
+            yield Static(_bullets(view.constraints), classes="constraints")
         if view.non_goals:
             yield Label("Non-goals", classes="heading")
-            yield Static(_bullets(view.non_goals), classes="non-goals", markup=False)
+            yield Static(_bullets(view.non_goals), classes="non-goals")
         yield from self._compose_footer(view)
 
     def _compose_footer(self, view: ProposalView) -> ComposeResult:

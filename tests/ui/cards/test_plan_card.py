@@ -133,6 +133,26 @@ async def test_no_subtasks_note_and_korean_title_align() -> None:
         assert _cells(title_row) == _cells(next_row)
 
 
+async def test_subtasks_wrap_under_their_text_and_code_spans_lose_their_backticks() -> None:
+    view = replace(PROPOSAL, subtasks=(
+        SubtaskView(1, "Add `word_frequencies(text)` in `textstats/frequency.py`: case-insensitive counts of each "
+                       "word, reusing the existing tokenizer"),
+        SubtaskView(2, "Document [the report] in `README.md`"),
+    ))
+    app = CardApp(view)
+    async with app.run_test(size=(50, 30)) as pilot:
+        await pilot.pause()
+        rows = [strip.text for strip in app.screen._compositor.render_strips()]
+        first = next(i for i, row in enumerate(rows) if " 1. Add word_frequencies(text)" in row)
+        text_column = rows[first].index("Add")
+        continuation = rows[first + 1]
+        assert continuation[:text_column].strip(" ║") == "", "the wrapped line is indented under the text"
+        assert continuation[text_column] != " "
+        screen = "\n".join(rows)
+        assert "`" not in screen
+        assert "Document [the report] in README.md" in screen  # brackets are not markup
+
+
 def _cells(text: str) -> int:
     from rich.cells import cell_len
 
