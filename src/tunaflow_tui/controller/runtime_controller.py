@@ -607,7 +607,11 @@ class RuntimeController(PaletteActions):
         )
 
     def open_workflow(self, *, focus_plan: int | None = None, documents: bool = False) -> None:
-        if isinstance(self.app.screen, WorkflowScreen):
+        stack = self.app.screen_stack
+        if any(isinstance(screen, WorkflowScreen) for screen in stack):
+            # already open (perhaps under the document viewer): go back to it rather than stack another
+            while not isinstance(self.app.screen, WorkflowScreen):
+                self.app.pop_screen()
             if documents:
                 self.app.screen.query_one("#documents", OptionList).focus()
             return

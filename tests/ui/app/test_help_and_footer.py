@@ -166,6 +166,17 @@ async def test_jump_to_decision_from_the_palette_closes_the_document_viewer(open
         assert isinstance(app.focused, ReviewVerdictCard)
 
 
+async def test_open_workflow_from_the_document_viewer_goes_back_to_the_one_view(open_app) -> None:
+    app, controller, _runtime = open_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await _document_viewer_over_workflow(pilot, app)
+        controller.open_workflow()  # as the palette's "Open workflow" does
+        await pilot.pause()
+        assert isinstance(app.screen, WorkflowScreen)
+        assert sum(isinstance(screen, WorkflowScreen) for screen in app.screen_stack) == 1
+        assert len(app.screen_stack) == 2
+
+
 async def test_f2_while_writing_feedback_keeps_the_feedback(open_app) -> None:
     app, _controller, _runtime = open_app()
     async with app.run_test(size=(80, 24)) as pilot:
