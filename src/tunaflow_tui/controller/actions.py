@@ -268,8 +268,12 @@ class PaletteActions:
             except Exception as exc:
                 self.app.notify(f"Merge refused: {neutralize(str(exc))}", severity="error", timeout=12)
                 return
-            self.app.notify(f"Merged {plan.git_branch} into {plan.base_branch}: {result.kind}. {result.message}",
-                            timeout=10)
+            if str(result.kind) == "conflict":
+                files = ", ".join(result.conflicted_files[:5]) + (" …" if len(result.conflicted_files) > 5 else "")
+                self.app.notify(f"Not merged: {neutralize(result.message)}: {neutralize(files)}. Nothing was changed; "
+                                f"merge {plan.git_branch} yourself, or rework the plan.", severity="error", timeout=20)
+                return
+            self.app.notify(f"Merged: {neutralize(result.message)}.", timeout=10)
             card = self.app.decision_dock.card_for(plan.id)
             fresh = self.store.get_plan(plan.id)
             if isinstance(card, DoneCard) and fresh is not None:

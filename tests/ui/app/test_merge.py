@@ -1,0 +1,65 @@
+"""Merging a done plan from its card: a clean merge, and a conflict that changes nothing."""
+
+from __future__ import annotations
+
+import subprocess
+
+from app_harness import screen_text, send, settle
+
+from tunaflow_tui.widgets.done_card import DoneCard
+
+REQUEST = "Add a word frequency report"
+
+
+def _git(project, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(project), *args], capture_output=True, text=True, check=True).stdout
+
+
+async def _to_done(pilot, app) -> DoneCard:
+    await send(pilot, app, REQUEST)
+    await pilot.press("a")
+    await settle(pilot, app)
+    await pilot.press("a")
+    await settle(pilot, app)
+    card = app.focused
+    assert isinstance(card, DoneCard)
+    return card
+
+
+async def test_m_merges_the_plan_into_its_base(open_app, demo_project) -> None:
+    app, _controller, runtime = open_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        card = await _to_done(pilot, app)
+        await pilot.press("m")
+        for _ in range(100):
+            if card.view.merged:
+                break
+            await pilot.pause(0.05)
+        assert card.view.merged == "fast-forward"
+        assert "Merged into main: fast-forward" in screen_text(app)
+        assert any(n.message.startswith("Merged: fast-forwarded main") for n in app._notifications)
+    assert (demo_project / "textstats" / "frequency.py").exists()
+    assert _git(demo_project, "status", "--porcelain") == ""
+
+
+async def test_a_conflicting_merge_changes_nothing_and_says_so(open_app, demo_project) -> None:
+    app, _controller, runtime = open_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        card = await _to_done(pilot, app)
+        [plan] = runtime.store.list_plans()
+        changed = _git(demo_project, "diff", "--name-only", f"{plan.base_branch}...{plan.git_branch}").split()
+        target = next(name for name in changed if not name.startswith("docs/"))
+        # meanwhile, someone changes the same file on main
+        (demo_project / target).write_text("written on main while the plan was developed\n", encoding="utf-8")
+        _git(demo_project, "commit", "-qam", "a change on main")
+        head = _git(demo_project, "rev-parse", "HEAD")
+        await pilot.press("m")
+        for _ in range(100):
+            if any(n.message.startswith("Not merged") for n in app._notifications):
+                break
+            await pilot.pause(0.05)
+        [note] = [n.message for n in app._notifications if n.message.startswith("Not merged")]
+        assert target in note and "Nothing was changed" in note
+        assert card.view.merged is None and "m merge" in screen_text(app)  # still offered
+    assert _git(demo_project, "rev-parse", "HEAD") == head
+    assert _git(demo_project, "status", "--porcelain") == ""
