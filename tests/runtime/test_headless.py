@@ -105,3 +105,13 @@ def test_merge_refused_when_the_user_tree_has_uncommitted_changes(harness: Harne
     with Store.open(harness.project) as store:
         [plan] = store.list_plans()
         assert plan.phase == "done" and plan.worktree_path, "the work stays on its branch and worktree"
+
+
+def test_agent_text_reaches_the_terminal_inert(harness: Harness) -> None:
+    hostile = PROPOSAL.replace("# Add multiplication to calc", "# Add \x1b]0;pwned\x07multiplication \x1b[2Jto calc")
+    harness.set_script(architect=[{"text": hostile}])
+    _configure(harness)
+    run = _run(harness, "--request", "add mul")
+    assert run.returncode == 3, run.stdout + run.stderr
+    assert "Waiting for you" in run.stdout and "multiplication" in run.stdout
+    assert "\x1b" not in run.stdout + run.stderr and "\x07" not in run.stdout

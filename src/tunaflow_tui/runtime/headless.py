@@ -12,6 +12,7 @@ from typing import TextIO
 
 from tunaflow_tui.core.gitops import GitError
 from tunaflow_tui.core.storage.records import PlanRecord
+from tunaflow_tui.core.terminal_text import neutralize
 from tunaflow_tui.core.workflow.phases import Phase
 from tunaflow_tui.runtime import planning, recovery
 from tunaflow_tui.runtime.events import (
@@ -41,6 +42,15 @@ class GatePolicy:
     merge: bool = False
 
 
+def say(text: str, stream: TextIO) -> None:
+    """Write one line to the terminal running ``tunaflow run``, with agent text in it made inert.
+
+    Plan titles, reasons and errors come from agents and engines: control sequences in them must
+    not reach the user's terminal.
+    """
+    print(neutralize(text), file=stream, flush=True)
+
+
 class ProgressPrinter:
     """Prints one line per notable runtime event."""
 
@@ -51,7 +61,7 @@ class ProgressPrinter:
     def __call__(self, event: RuntimeEvent) -> None:
         line = self._line(event)
         if line:
-            print(line, file=self._out, flush=True)
+            say(line, self._out)
 
     def _line(self, event: RuntimeEvent) -> str | None:
         if isinstance(event, Progress):
@@ -88,13 +98,12 @@ async def drive(rt: WorkflowRuntime, policy: GatePolicy, *, request: str | None,
         before = {p.id: p.updated_at for p in rt.store.list_plans()}
         result = await rt.send_user_message(request)
         if result is not None and not result.ok:
-            print(f"tunaflow run: the Architect's turn failed: {result.message.error_message or result.message.status}",
-                  file=sys.stderr)
+            reason = result.message.error_message or result.message.status
+            say(f"tunaflow run: the Architect's turn failed: {reason}", sys.stderr)
             return EXIT_ERROR
         touched = [p for p in rt.store.list_plans() if before.get(p.id) != p.updated_at]
         if not touched:
-            print("The Architect answered without proposing a plan; continue the conversation in the app.",
-                  file=out)
+            say("The Architect answered without proposing a plan; continue the conversation in the app.", out)
             return EXIT_PENDING
         plan_id = touched[-1].id
     elif resume:
@@ -104,19 +113,19 @@ async def drive(rt: WorkflowRuntime, policy: GatePolicy, *, request: str | None,
     for _ in range(1000):
         plan = _target_plan(rt, plan_id)
         if plan is None:
-            print("Nothing in progress.", file=out)
+            say("Nothing in progress.", out)
             return EXIT_DONE if resume else EXIT_PENDING
         plan_id = plan.id
         if plan.phase == Phase.DONE:
             return _done(rt, plan, policy, out)
         if plan.phase == Phase.ABANDONED:
-            print(f"Plan {plan.id} was abandoned.", file=sys.stderr)
+            say(f"Plan {plan.id} was abandoned.", sys.stderr)
             return EXIT_ERROR
         decision = _decision_for(plan, policy)
         if decision is None:
             interrupted = [r for r in rt.interrupted_plans() if r.plan_id == plan.id]
             if interrupted and plan.pending_decision is None:
-                print(f"Resuming the interrupted {interrupted[0].role} step of plan {plan.id}.", file=out)
+                say(f"Resuming the interrupted {interrupted[0].role} step of plan {plan.id}.", out)
                 await rt.resume_interrupted(plan.id, how="resume")
                 continue
             if plan.phase == Phase.REVIEW and plan.pending_decision is None:
@@ -146,10 +155,10 @@ def _explain_wait(plan: PlanRecord, out: TextIO) -> None:
                      "(--max-rounds raises the limit), or decide in the app")
     else:
         hint = _HINTS.get(str(plan.pending_decision), "decide in the app (`tunaflow`)")
-    print(f"Waiting for you: plan {plan.id} “{plan.title}” — {waiting}; {hint}.", file=out)
+    say(f"Waiting for you: plan {plan.id} “{plan.title}” — {waiting}; {hint}.", out)
     reason = detail.get("reason")
     if plan.pending_decision in ("dev_stalled", "review_error") and reason:
-        print(f"tunaflow run: {reason}", file=sys.stderr)
+        say(f"tunaflow run: {reason}", sys.stderr)
 
 
 def _decision_for(plan: PlanRecord, policy: GatePolicy) -> str | None:
@@ -170,16 +179,16 @@ def _decision_for(plan: PlanRecord, policy: GatePolicy) -> str | None:
 
 
 def _done(rt: WorkflowRuntime, plan: PlanRecord, policy: GatePolicy, out: TextIO) -> int:
-    print(f"Plan {plan.id} “{plan.title}” is done after {plan.review_round} review round(s).", file=out)
+    say(f"Plan {plan.id} “{plan.title}” is done after {plan.review_round} review round(s).", out)
     if policy.merge and plan.git_branch:
         try:
             result = rt.merge(plan.id)
         except (ValueError, GitError) as exc:
-            print(f"Merge refused: {exc}", file=out)
+            say(f"Merge refused: {exc}", out)
             return EXIT_PENDING
-        print(f"Merge: {result.kind} — {result.message}", file=out)
+        say(f"Merge: {result.kind} — {result.message}", out)
         if str(result.kind) == "conflict":
             return EXIT_PENDING
     elif plan.git_branch:
-        print(f"Its work is on branch {plan.git_branch}; merge it with `--merge` or from the app.", file=out)
+        say(f"Its work is on branch {plan.git_branch}; merge it with `--merge` or from the app.", out)
     return EXIT_DONE
