@@ -8,7 +8,6 @@ from typing import ClassVar
 
 from rich.table import Table
 from rich.text import Text
-
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
