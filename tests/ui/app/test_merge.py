@@ -27,7 +27,7 @@ async def _to_done(pilot, app) -> DoneCard:
 
 
 async def test_m_merges_the_plan_into_its_base(open_app, demo_project) -> None:
-    app, _controller, runtime = open_app()
+    app, _controller, _runtime = open_app()
     async with app.run_test(size=(120, 40)) as pilot:
         card = await _to_done(pilot, app)
         await pilot.press("m")
