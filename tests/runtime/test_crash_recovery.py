@@ -109,3 +109,18 @@ def test_kill_9_then_resume_reaches_done(harness: Harness, phase: str) -> None:
             assert f"docs/plans/{plan.slug}-review-r1.md" in files
         if phase == "rework":
             assert plan.review_round == 2
+
+
+def test_status_while_the_app_streams_leaves_the_live_message_alone(harness) -> None:  # type: ignore[no-untyped-def]
+    """`tunaflow status` (e.g. a tmux status bar polling it) must not mark a live answer interrupted."""
+    import subprocess
+    import sys
+
+    from tunaflow_tui.core.storage import Store
+
+    with Store.open(harness.project) as live:
+        message = live.add_message("main", "assistant", "half an answer", persona="architect", status="streaming")
+        status = subprocess.run([sys.executable, "-m", "tunaflow_tui", "status", str(harness.project), "--short"],
+                                capture_output=True, text=True, timeout=60)
+        assert status.returncode == 0, status.stderr
+        assert live.get_message(message.id).status == "streaming"

@@ -37,7 +37,12 @@ def _open_step(rt: WorkflowRuntime, plan: PlanRecord) -> dict[str, object] | Non
 
 
 def interrupted_runs(rt: WorkflowRuntime) -> tuple[InterruptedRun, ...]:
-    """Plans whose agent step was running when the process stopped (none run in this process)."""
+    """Plans whose agent step was running when the process stopped (none run in this process).
+
+    None while another live process owns the project: its steps are running there, not stopped.
+    """
+    if not rt.store.is_owner:
+        return ()
     running = set(rt.runner.running_conversations)
     found = []
     for plan in rt.store.list_plans():

@@ -47,3 +47,23 @@ def test_kill_9_leaves_an_interrupted_message_with_partial_text(project_dir: Pat
     with Store.open(project_dir) as again:
         assert again.recovered_message_ids == ()  # recovered once, not at every open
         assert again.get_message(streaming_id).status == "interrupted"  # type: ignore[union-attr]
+
+
+def test_only_the_owner_treats_streaming_messages_as_left_behind(project_dir: Path) -> None:
+    live = Store.open(project_dir)
+    try:
+        assert live.is_owner
+        message = live.add_message("main", "assistant", "half an answer", status="streaming")
+        # `tunaflow status`, an export, a second window: the message belongs to the live process
+        with Store.open(project_dir) as other:
+            assert not other.is_owner
+            assert other.recovered_message_ids == ()
+            assert other.get_message(message.id).status == "streaming"
+        assert live.get_message(message.id).status == "streaming"
+    finally:
+        live.close()
+    # the owner is gone (closed, or killed: the system drops its lock): the next one recovers
+    with Store.open(project_dir) as next_owner:
+        assert next_owner.is_owner
+        assert next_owner.recovered_message_ids == (message.id,)
+        assert next_owner.get_message(message.id).status == "interrupted"

@@ -14,6 +14,7 @@ from tunaflow_tui.core.storage.errors import StorageError
 from tunaflow_tui.core.storage.gitexclude import exclude_from_git
 from tunaflow_tui.core.storage.memos import MemoStore
 from tunaflow_tui.core.storage.models import MessageRow, ProjectRow
+from tunaflow_tui.core.storage.ownership import Ownership
 from tunaflow_tui.core.storage.plans import PlanStore
 from tunaflow_tui.core.storage.records import ProjectRecord
 from tunaflow_tui.core.storage.rows import now_text, project_record
@@ -35,19 +36,23 @@ class Store(ConversationStore, BranchStore, PlanStore, MemoStore):
     Every writing method is one transaction; reads return immutable records. Use :meth:`open`.
     """
 
-    def __init__(self, access: DatabaseAccess, project: ProjectRecord, recovered: tuple[int, ...]) -> None:
+    def __init__(self, access: DatabaseAccess, project: ProjectRecord, recovered: tuple[int, ...],
+                 ownership: Ownership | None = None) -> None:
         self._db = access
         self._project = project
         self._project_id = project.id
         self._recovered = recovered
+        self._ownership = ownership
 
     @classmethod
     def open(cls, project_dir: Path) -> Store:
         """Open (creating and migrating if needed) the store of ``project_dir``.
 
-        Messages left ``streaming`` by a crashed run are marked ``interrupted``, keeping their text;
-        their ids are in :attr:`recovered_message_ids`. Raises :class:`StorageError` if the database
-        cannot be created, opened or written.
+        The first process to open a project owns it until it closes (:attr:`is_owner`, see
+        :mod:`~tunaflow_tui.core.storage.ownership`). The owner marks messages left ``streaming``
+        by a crashed run ``interrupted``, keeping their text (their ids are in
+        :attr:`recovered_message_ids`); any other process leaves them to the live one that writes
+        them. Raises :class:`StorageError` if the database cannot be created, opened or written.
         """
         project_dir = Path(project_dir).resolve()
         if not project_dir.is_dir():
@@ -57,17 +62,19 @@ class Store(ConversationStore, BranchStore, PlanStore, MemoStore):
         except OSError as exc:
             raise StorageError(f"tunaflow could not create {project_dir / STATE_DIR_NAME}: {exc.strerror}") from exc
         exclude_from_git(project_dir)
+        ownership = Ownership(project_dir / STATE_DIR_NAME)
         access = DatabaseAccess(database_path(project_dir))
         try:
             conn = access.connect()
             with translated_errors():
                 apply_migrations(conn)
             project = cls._ensure_project(access, project_dir)
-            recovered = cls._recover_streaming(access)
+            recovered = cls._recover_streaming(access) if ownership.owner else ()
         except BaseException:
             access.close()
+            ownership.release()
             raise
-        return cls(access, project, recovered)
+        return cls(access, project, recovered, ownership)
 
     @staticmethod
     def _ensure_project(access: DatabaseAccess, project_dir: Path) -> ProjectRecord:
@@ -116,6 +123,11 @@ class Store(ConversationStore, BranchStore, PlanStore, MemoStore):
         return self._db.path
 
     @property
+    def is_owner(self) -> bool:
+        """True unless another live process opened the project first (then its half-done work is live)."""
+        return self._ownership is None or self._ownership.owner
+
+    @property
     def recovered_message_ids(self) -> tuple[int, ...]:
         """Messages found ``streaming`` at open (a crashed run) and marked ``interrupted``."""
         return self._recovered
@@ -130,8 +142,10 @@ class Store(ConversationStore, BranchStore, PlanStore, MemoStore):
             yield
 
     def close(self) -> None:
-        """Close every connection; further calls raise :class:`StorageError`."""
+        """Close every connection (and give up ownership); further calls raise :class:`StorageError`."""
         self._db.close()
+        if self._ownership is not None:
+            self._ownership.release()
 
     def __enter__(self) -> Store:
         return self
