@@ -1,0 +1,108 @@
+"""Snapshots, at 80×24 and 120×40, of the card and question states the other card tests leave out.
+
+A held and a sent-back proposal; a finished plan ready to merge, merged, and done in place; a review
+with no verdict because its seats errored; a verdict sent back for rework; the git-init question.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from textual.app import App, ComposeResult
+from textual.containers import VerticalScroll
+from textual.widget import Widget
+from textual.widgets import Label
+
+from tunaflow_tui.screens.git_init import git_init_screen
+from tunaflow_tui.views.plans import ProposalView, SeatView, SubtaskView, VerdictView
+from tunaflow_tui.widgets.done_card import DoneCard, DoneView
+from tunaflow_tui.widgets.plan_card import PlanProposalCard
+from tunaflow_tui.widgets.verdict_card import ReviewVerdictCard
+
+SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
+
+PROPOSAL = ProposalView(
+    plan_id=7,
+    message_id=42,
+    title="Add rate limiting to the public API",
+    subtasks=(
+        SubtaskView(1, "Token bucket middleware", "per API key, 100 req/min"),
+        SubtaskView(2, "Configuration", "limits in settings.toml"),
+        SubtaskView(3, "Tests", "burst and refill behaviour"),
+    ),
+    description="Protect the API from bursts by limiting requests per key.",
+    expected_outcome="Requests above the limit get HTTP 429 with Retry-After.",
+    constraints=("No new dependencies",),
+)
+
+READY = DoneView(7, "Add rate limiting to the public API", git_branch="tunaflow/add-rate-limiting",
+                 base_branch="main", has_worktree=True)
+MERGED = replace(READY, merged="fast-forward")
+IN_PLACE = DoneView(8, "Fix the README typo")
+
+NO_VERDICT = VerdictView(
+    plan_id=7, round_no=1, verdict=None,
+    seats=(SeatView("Reviewer", "claude", error="exited with code 1: API key missing"),
+           SeatView("Verifier", "gemini", error="timed out after 600 s")),
+    test_summary="42 passed in 3.1 s", test_status="passed",
+)
+REWORK = VerdictView(
+    plan_id=7, round_no=2, verdict="fail",
+    seats=(SeatView("Reviewer", "claude", "fail", scores=(("correctness", 4), ("tests", 5)),
+                    findings=("Retry-After header missing on 429",)),),
+    findings=("Retry-After header missing on 429",), scores=(("correctness", 4.0, 0.0), ("tests", 5.0, 0.0)),
+    test_summary="41 passed, 1 failed", test_status="failed", decision="rework",
+)
+
+
+class CardApp(App[None]):
+    """One card in a scrolling column, focused as when the user moves to it."""
+
+    def __init__(self, card: Widget) -> None:
+        super().__init__()
+        self.card = card
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield self.card
+
+    def on_mount(self) -> None:
+        self.card.focus()
+
+
+class QuestionApp(App[None]):
+    """The git-init question over a plain screen, as the app asks it when a project opens."""
+
+    def compose(self) -> ComposeResult:
+        yield Label("main screen")
+
+    def on_mount(self) -> None:
+        self.push_screen(git_init_screen("textstats"))
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize(
+    "view",
+    [replace(PROPOSAL, decision="held"), replace(PROPOSAL, decision="revision requested", revision=2)],
+    ids=["held", "revision-requested"],
+)
+def test_proposal_card(snap_compare, view: ProposalView, size: tuple[int, int]) -> None:
+    assert snap_compare(CardApp(PlanProposalCard(view)), terminal_size=size)
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("view", [READY, MERGED, IN_PLACE], ids=["ready-to-merge", "merged", "in-place"])
+def test_done_card(snap_compare, view: DoneView, size: tuple[int, int]) -> None:
+    assert snap_compare(CardApp(DoneCard(view)), terminal_size=size)
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("view", [NO_VERDICT, REWORK], ids=["review-error-no-verdict", "decided-rework"])
+def test_verdict_card(snap_compare, view: VerdictView, size: tuple[int, int]) -> None:
+    assert snap_compare(CardApp(ReviewVerdictCard(view)), terminal_size=size)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_git_init_question(snap_compare, size: tuple[int, int]) -> None:
+    assert snap_compare(QuestionApp(), terminal_size=size)
