@@ -151,13 +151,34 @@ def _event_text(event: PlanEventRecord) -> str:
     return ""
 
 
-def plan_documents(plan: PlanRecord, project_dir: Path) -> tuple[tuple[str, str], ...]:
-    """The plan's documents in its worktree (or in the project when it works in place)."""
+def plan_documents(plan: PlanRecord, project_dir: Path,
+                   other_slugs: Iterable[str] = ()) -> tuple[tuple[str, str], ...]:
+    """The plan's documents in its worktree (or in the project when it works in place).
+
+    The plan first, then its tasks, its reviews by round, its result, and any other document named
+    after it. ``other_slugs`` (the other plans') keep e.g. ``add-mul-div.md`` out of ``add-mul``'s list.
+    """
     root = Path(plan.worktree_path) if plan.worktree_path and Path(plan.worktree_path).is_dir() else project_dir
     folder = root / "docs" / "plans"
     if not folder.is_dir():
         return ()
-    return tuple((inert_line(path.name), str(path)) for path in sorted(folder.glob(f"{plan.slug}*.md")))
+    longer = [slug for slug in other_slugs if slug != plan.slug and slug.startswith(plan.slug)]
+
+    def rank(name: str) -> int | None:
+        if not (name.startswith(plan.slug) and name.endswith(".md")):
+            return None
+        rest = name[len(plan.slug):-len(".md")]
+        if rest == "":
+            return 0
+        if not rest.startswith("-") or any(name[:-len(".md")] == s or name.startswith(s + "-") for s in longer):
+            return None  # another plan's document
+        for index, prefix in enumerate(("-task-", "-review-r", "-result"), start=1):
+            if rest.startswith(prefix):
+                return index
+        return 4
+
+    documents = [(r, path.name, path) for path in folder.glob(f"{plan.slug}*.md") if (r := rank(path.name)) is not None]
+    return tuple((inert_line(name), str(path)) for _, name, path in sorted(documents))
 
 
 def plan_usage(store: Store, plan: PlanRecord) -> str:
@@ -176,7 +197,9 @@ def plan_usage(store: Store, plan: PlanRecord) -> str:
                 row[2] += message.usage.cost_usd
                 row[3] = 1
     lines = []
-    for role, (tokens_in, tokens_out, cost, priced) in totals.items():
+    order = ["architect", "developer", "reviewer", "verifier"]
+    ranked = sorted(totals.items(), key=lambda item: (order.index(item[0]) if item[0] in order else len(order), item[0]))
+    for role, (tokens_in, tokens_out, cost, priced) in ranked:
         line = f"{role:<10} {int(tokens_in):,} in · {int(tokens_out):,} out"
         if priced:
             line += f" · ${cost:.4f}"
@@ -197,7 +220,7 @@ def plan_summary(store: Store, plan: PlanRecord, project_dir: Path, failures: in
         failures=failures,
         events=tuple(EventView(event_time(e), inert_line(e.type), inert_line(e.actor), _event_text(e))
                      for e in events[-40:]),
-        documents=plan_documents(plan, project_dir),
+        documents=plan_documents(plan, project_dir, (other.slug for other in store.list_plans())),
         usage_text=plan_usage(store, plan),
     )
 

@@ -15,7 +15,7 @@ def git_init_screen(project_name: str) -> DecisionScreen:
     return DecisionScreen(
         "Not a git repository",
         f"{project_name} is not a git repository.\n"
-        "Initialise one? tunaflow runs `git init` and commits the current files, so each plan is "
+        "Initialise one? tunaflow runs git init and commits the current files, so each plan is "
         "developed in its own branch and worktree and merged only when you accept it.\n"
         "Without git the Developer works in place: no isolation and no merge step.",
         GIT_INIT_CHOICES,

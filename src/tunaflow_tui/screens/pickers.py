@@ -69,6 +69,7 @@ class ContextPackScreen(ModalScreen[None]):
         border: thick $primary; background: $surface; padding: 0 1; border-title-style: bold;
     }
     ContextPackScreen #intro, ContextPackScreen #total { margin-bottom: 1; }
+    ContextPackScreen #intro { width: 1fr; height: auto; }
     ContextPackScreen #total { text-style: bold; }
     ContextPackScreen DataTable { height: auto; max-height: 16; }
     """

@@ -78,9 +78,11 @@ class DecisionDock(VerticalScroll, can_focus=False):
                 return (f"Plan waiting: {keys} · f2 focus", True)
             return (f"Plan waiting — f2 focuses it, then {keys}", True)
         if kind == VERDICT:
-            keys = "a accept · w rework · d redesign"
-            if pending.view.has_errored_seat:
-                keys += " · t retry seat"
+            view = pending.view
+            keys = " · ".join(
+                (["a accept · w rework · d redesign"] if view.verdict is not None else [])
+                + (["t retry seat"] if view.has_errored_seat else [])
+            )
             if pending.has_focus:
                 return (f"Review waiting: {keys} · f2 focus", True)
             return (f"Review waiting — f2 focuses it, then {keys}", True)

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, replace
 from typing import ClassVar
 
 from rich.table import Table
-from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -18,38 +16,11 @@ from textual.widgets import Label, Static
 from tunaflow_tui.screens.feedback import FeedbackScreen
 from tunaflow_tui.views.plans import APPROVED, HELD, REVISION_REQUESTED, ProposalView
 from tunaflow_tui.widgets.arming import ArmedCard
+from tunaflow_tui.widgets.inline import hanging_list, inline_text
 
 DECIDE = Binding.Group("Decide")
 
 NO_SUBTASKS = "No subtasks — the Architect proposed this as one piece of work."
-
-
-_CODE_SPAN = re.compile(r"`([^`\n]+)`")
-
-
-def inline_text(text: str) -> Text:
-    """Plain text with Markdown code spans (`like this`) shown in bold, without their backticks.
-
-    Nothing else is interpreted: square brackets and other characters stay as written.
-    """
-    out = Text()
-    position = 0
-    for match in _CODE_SPAN.finditer(text):
-        out.append(text[position:match.start()])
-        out.append(match.group(1), style="bold")
-        position = match.end()
-    out.append(text[position:])
-    return out
-
-
-def hanging_list(rows: list[tuple[str, str]]) -> Table:
-    """``(marker, text)`` rows whose wrapped lines stay indented under the text, not the marker."""
-    grid = Table.grid(padding=(0, 1))
-    grid.add_column(justify="right", no_wrap=True)
-    grid.add_column(ratio=1)
-    for marker, text in rows:
-        grid.add_row(marker, inline_text(text))
-    return grid
 
 
 def _bullets(items: tuple[str, ...]) -> Table:
@@ -85,6 +56,8 @@ class PlanProposalCard(ArmedCard, Vertical, can_focus=True):
     PlanProposalCard.-pending { border: round $warning; border-subtitle-color: $text-warning; }
     PlanProposalCard.-pending:focus { border: double $warning; }
     PlanProposalCard.-decided { border: round $panel-lighten-2; }
+    /* held: decided for now (folded in the dock) but still open, so it keeps an open card's colour */
+    PlanProposalCard.-held { border: round $warning 60%; border-subtitle-color: $text-warning; }
     PlanProposalCard:focus { border: double $accent; }
     PlanProposalCard .title { text-style: bold; color: $text; }
     PlanProposalCard .heading { text-style: bold; color: $text-primary; margin-top: 1; }
@@ -130,6 +103,7 @@ class PlanProposalCard(ArmedCard, Vertical, can_focus=True):
         view = self.view
         self.set_class(view.decision is None, "-pending")
         self.set_class(view.decision is not None, "-decided")
+        self.set_class(view.decision == HELD, "-held")
         rev = f" · revision {view.revision}" if view.revision > 1 else ""
         self.border_title = f"Plan proposal{rev}"
         self.border_subtitle = "waiting for you" if view.decision is None else view.decision

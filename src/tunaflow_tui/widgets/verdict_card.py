@@ -184,16 +184,18 @@ class ReviewVerdictCard(ArmedCard, Vertical, can_focus=True):
         for seat in view.seats:
             yield SeatBlock(seat)
         if view.decision is None:
-            keys = "[b]a[/b] accept   [b]w[/b] rework   [b]d[/b] redesign"
+            # without a verdict (every seat errored) there is nothing to accept or rework yet
+            keys = ["[b]a[/b] accept   [b]w[/b] rework   [b]d[/b] redesign"] if view.verdict is not None else []
             if view.has_errored_seat:
-                keys += "   [b]t[/b] retry errored seat"
-            yield Static(keys, classes="keys")
+                errored = sum(1 for seat in view.seats if seat.error)
+                keys.append(f"[b]t[/b] retry errored seat{'s' if errored != 1 else ''}")
+            yield Static("   ".join(keys), classes="keys")
         else:
             yield Static(DECISION_TEXT.get(view.decision, view.decision), classes="decision", markup=False)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "decide":
-            return self.view.decision is None
+            return self.view.decision is None and self.view.verdict is not None
         if action == "retry":
             # no seat failed: the key is hidden, not dimmed (there is nothing to retry)
             return self.view.has_errored_seat and self.view.decision is None
@@ -201,7 +203,8 @@ class ReviewVerdictCard(ArmedCard, Vertical, can_focus=True):
 
     def action_decide(self, decision: str) -> None:
         view = self.view
-        if view.decision is not None or decision not in DECISION_TEXT or not self.keys_armed():
+        if view.decision is not None or view.verdict is None or decision not in DECISION_TEXT \
+                or not self.keys_armed():
             return
         self.post_message(self.Decided(view.plan_id, view.round_no, decision, None))
         # Shown immediately; the owner may replace `view` once the decision is stored.

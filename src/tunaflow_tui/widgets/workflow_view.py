@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
+from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -18,6 +19,7 @@ from textual.widgets.option_list import Option
 
 from tunaflow_tui.core.terminal_text import neutralize
 from tunaflow_tui.views.plans import SUBTASK_DONE, SUBTASK_FAILED, PlanSummaryView, SubtaskView
+from tunaflow_tui.widgets.inline import inline_text
 from tunaflow_tui.widgets.sidebar import PHASE_STYLES
 
 DOCUMENT_MAX_BYTES = 512 * 1024
@@ -40,13 +42,20 @@ def read_document(path: str, limit: int = DOCUMENT_MAX_BYTES) -> str:
     return text
 
 
-def subtask_line(task: SubtaskView) -> Text:
-    """`✓ 1. title` with the glyph coloured by status (pending is a dim dot)."""
-    glyph, style = SUBTASK_GLYPHS.get(task.status, ("·", "dim"))
-    line = Text()
-    line.append(glyph, style=style)
-    line.append(f" {task.index:>2}. {task.title}", style="dim" if task.status == SUBTASK_DONE else "")
-    return line
+def subtask_table(tasks: tuple[SubtaskView, ...]) -> Table:
+    """``✓  1. title`` rows, the glyph coloured by status (pending is a dim dot); a wrapped title stays
+    indented under its text, and Markdown code spans show without their backticks."""
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(no_wrap=True)
+    grid.add_column(justify="right", no_wrap=True)
+    grid.add_column(ratio=1)
+    for task in tasks:
+        glyph, style = SUBTASK_GLYPHS.get(task.status, ("·", "dim"))
+        title = inline_text(task.title)
+        if task.status == SUBTASK_DONE:
+            title.stylize("dim")
+        grid.add_row(Text(glyph, style=style), f"{task.index:>2}.", title)
+    return grid
 
 
 def plan_prompt(plan: PlanSummaryView) -> Text:
@@ -191,7 +200,7 @@ class WorkflowView(Horizontal):
         if plan.pending:
             meta.append(f"\n● waiting for you: {plan.pending}", style="bold yellow")
         self.query_one("#plan-meta", Static).update(meta)
-        subtasks = Text("\n").join(subtask_line(t) for t in plan.subtasks) if plan.subtasks else Text(
+        subtasks = subtask_table(plan.subtasks) if plan.subtasks else Text(
             "one piece of work (no subtasks)", style="dim italic")
         self.query_one("#subtasks", Static).update(subtasks)
         events = Text("\n").join(

@@ -3,7 +3,7 @@
 The narrow pinned branch pane switched back to the main chat, the plan document viewer, the engine
 and theme pickers and the context pack: each opened the way a user opens it, on the demo project.
 The project lives at a fixed path (prompt sizes and token counts derive from it), clocks are frozen,
-usage lines come in a fixed order, and the engine CLIs count as not installed whatever this machine has.
+and the engine CLIs count as not installed whatever this machine has.
 """
 
 from __future__ import annotations
@@ -36,10 +36,6 @@ def snap_app(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setenv("XDG_DATA_HOME", str(root / "data"))
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
     monkeypatch.setattr(plan_views, "event_time", lambda _event: "12:00:00")
-    real_usage = plan_views.plan_usage
-    # the parallel review seats finish in either order, and so would their usage lines
-    monkeypatch.setattr(plan_views, "plan_usage",
-                        lambda store, plan: "\n".join(sorted(real_usage(store, plan).splitlines())))
     real_which = shutil.which
     monkeypatch.setattr(actions.shutil, "which",
                         lambda name, *args, **kwargs: None if name in ENGINE_CLIS else real_which(name, *args, **kwargs))
@@ -86,7 +82,7 @@ async def _plan_document(pilot) -> None:
     await _verdict(pilot)
     pilot.app.controller.open_plan_documents()
     await _quiet(pilot)
-    await pilot.press("end", "enter")  # the plan itself sorts after its review documents
+    await pilot.press("enter")  # the plan itself comes first
     await _quiet(pilot)
 
 
