@@ -132,7 +132,7 @@ async def _document_viewer_over_workflow(pilot, app) -> None:
     await send(pilot, app, "Add a word frequency report")
     app.controller.approve_plan()  # the Developer and the review write the plan's documents
     await settle(pilot, app)
-    assert isinstance(app.focused, ReviewVerdictCard)
+    assert app.query(ReviewVerdictCard), "the review verdict waits in the dock"
     app.composer.focus_input()
     await pilot.press("f3")
     await pilot.pause()
