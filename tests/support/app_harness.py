@@ -53,3 +53,10 @@ async def armed(pilot: Any, app: Any) -> None:
             return
         await pilot.pause(0.05)
     raise AssertionError("the decision keys never armed")
+
+
+async def quiet(pilot: Any) -> None:
+    """Settle and clear the toasts: the steady screen a snapshot shows."""
+    await settle(pilot, pilot.app)
+    pilot.app.clear_notifications()
+    await pilot.pause()

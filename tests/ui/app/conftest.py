@@ -49,3 +49,55 @@ def open_app(demo_project: Path) -> Iterator[AppFactory]:
     yield factory
     for runtime in runtimes:
         runtime.close()
+
+
+ENGINE_CLIS = frozenset({"claude", "codex", "gemini"})
+
+
+@pytest.fixture
+def steady_app(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., TunaflowApp]]:
+    """The app on the demo project for snapshots: ``steady_app(folder, hide_engine_clis=False)``.
+
+    The project lives at a fixed path under the temp folder (prompt sizes and token counts derive
+    from it), timeline clocks are frozen, the test run's duration is pinned and, with
+    ``hide_engine_clis``, the claude/codex/gemini CLIs count as not installed on any machine.
+    """
+    import dataclasses
+    import re
+    import shutil
+    import tempfile
+
+    from tunaflow_tui.controller import actions, plan_views
+    from tunaflow_tui.runtime import review
+
+    made: list[tuple[WorkflowRuntime, Path]] = []
+
+    def factory(folder: str, *, hide_engine_clis: bool = False) -> TunaflowApp:
+        root = Path(tempfile.gettempdir()) / folder
+        shutil.rmtree(root, ignore_errors=True)
+        monkeypatch.setenv("XDG_CONFIG_HOME", str(root / "config"))
+        monkeypatch.setenv("XDG_DATA_HOME", str(root / "data"))
+        monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+        monkeypatch.setattr(plan_views, "event_time", lambda _event: "12:00:00")
+        if hide_engine_clis:
+            real_which = shutil.which
+            monkeypatch.setattr(actions.shutil, "which", lambda name, *args, **kwargs:
+                                None if name in ENGINE_CLIS else real_which(name, *args, **kwargs))
+        real_run_tests = review.run_tests
+
+        def steady_run_tests(*args: object, **kwargs: object) -> object:
+            result = real_run_tests(*args, **kwargs)  # type: ignore[arg-type]
+            return dataclasses.replace(result, summary=re.sub(r" in [\d.]+s", " in 0.01s", result.summary))
+
+        monkeypatch.setattr(review, "run_tests", steady_run_tests)
+        project = copy_demo_project(root / "textstats")
+        runtime = WorkflowRuntime(project, demo_settings(project))
+        made.append((runtime, root))
+        app = build_app(runtime, notes=(), cursor_blink=False)
+        app.theme = "tunaflow-dark"
+        return app
+
+    yield factory
+    for runtime, root in made:
+        runtime.close()
+        shutil.rmtree(root, ignore_errors=True)

@@ -8,101 +8,60 @@ and the engine CLIs count as not installed whatever this machine has.
 
 from __future__ import annotations
 
-import dataclasses
-import re
-import shutil
-import tempfile
-from pathlib import Path
-
 import pytest
-from app_harness import demo_settings, send, settle
-
-from tunaflow_tui.agents.demo.sample import copy_demo_project
-from tunaflow_tui.clicmd.open import build_app
-from tunaflow_tui.controller import actions, plan_views
-from tunaflow_tui.runtime import review
-from tunaflow_tui.runtime.runtime import WorkflowRuntime
+from app_harness import quiet, send
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
 REQUEST = "Add a word frequency report"
-ENGINE_CLIS = {"claude", "codex", "gemini"}
 
 
 @pytest.fixture
-def snap_app(monkeypatch: pytest.MonkeyPatch):
-    root = Path(tempfile.gettempdir()) / "tunaflow-screen-snapshots"
-    shutil.rmtree(root, ignore_errors=True)
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(root / "config"))
-    monkeypatch.setenv("XDG_DATA_HOME", str(root / "data"))
-    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
-    monkeypatch.setattr(plan_views, "event_time", lambda _event: "12:00:00")
-    real_which = shutil.which
-    monkeypatch.setattr(actions.shutil, "which",
-                        lambda name, *args, **kwargs: None if name in ENGINE_CLIS else real_which(name, *args, **kwargs))
-    real_run_tests = review.run_tests
-
-    def steady_run_tests(*args, **kwargs):  # the test run's duration is the one thing that varies
-        result = real_run_tests(*args, **kwargs)
-        return dataclasses.replace(result, summary=re.sub(r" in [\d.]+s", " in 0.01s", result.summary))
-
-    monkeypatch.setattr(review, "run_tests", steady_run_tests)
-    project = copy_demo_project(root / "textstats")
-    runtime = WorkflowRuntime(project, demo_settings(project))
-    app = build_app(runtime, notes=(), cursor_blink=False)
-    app.theme = "tunaflow-dark"
-    yield app
-    runtime.close()
-    shutil.rmtree(root, ignore_errors=True)
-
-
-async def _quiet(pilot) -> None:
-    await settle(pilot, pilot.app)
-    pilot.app.clear_notifications()
-    await pilot.pause()
+def snap_app(steady_app):
+    return steady_app("tunaflow-screen-snapshots", hide_engine_clis=True)
 
 
 async def _verdict(pilot) -> None:
     await send(pilot, pilot.app, REQUEST)
-    await _quiet(pilot)
+    await quiet(pilot)
     await pilot.press("a")
-    await _quiet(pilot)
+    await quiet(pilot)
 
 
 async def _pinned_then_switched(pilot) -> None:
     await _verdict(pilot)
     await pilot.app.controller.open_branch(1)
-    await _quiet(pilot)
+    await quiet(pilot)
     await pilot.press("f7")
-    await _quiet(pilot)
+    await quiet(pilot)
     await pilot.press("f8")
-    await _quiet(pilot)
+    await quiet(pilot)
 
 
 async def _plan_document(pilot) -> None:
     await _verdict(pilot)
     pilot.app.controller.open_plan_documents()
-    await _quiet(pilot)
+    await quiet(pilot)
     await pilot.press("enter")  # the plan itself comes first
-    await _quiet(pilot)
+    await quiet(pilot)
 
 
 async def _engine_picker(pilot) -> None:
-    await _quiet(pilot)
+    await quiet(pilot)
     pilot.app.controller.switch_engine()
-    await _quiet(pilot)
+    await quiet(pilot)
 
 
 async def _theme_picker(pilot) -> None:
-    await _quiet(pilot)
+    await quiet(pilot)
     pilot.app.controller.change_theme()
-    await _quiet(pilot)
+    await quiet(pilot)
 
 
 async def _context_pack(pilot) -> None:
     await send(pilot, pilot.app, REQUEST)
-    await _quiet(pilot)
+    await quiet(pilot)
     pilot.app.controller.show_context_pack()
-    await _quiet(pilot)
+    await quiet(pilot)
 
 
 @pytest.mark.parametrize("size", SIZES)

@@ -9,32 +9,21 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from card_views import RATE_LIMITING
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Label
 
 from tunaflow_tui.screens.git_init import git_init_screen
-from tunaflow_tui.views.plans import ProposalView, SeatView, SubtaskView, VerdictView
+from tunaflow_tui.views.plans import ProposalView, SeatView, VerdictView
 from tunaflow_tui.widgets.done_card import DoneCard, DoneView
 from tunaflow_tui.widgets.plan_card import PlanProposalCard
 from tunaflow_tui.widgets.verdict_card import ReviewVerdictCard
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
 
-PROPOSAL = ProposalView(
-    plan_id=7,
-    message_id=42,
-    title="Add rate limiting to the public API",
-    subtasks=(
-        SubtaskView(1, "Token bucket middleware", "per API key, 100 req/min"),
-        SubtaskView(2, "Configuration", "limits in settings.toml"),
-        SubtaskView(3, "Tests", "burst and refill behaviour"),
-    ),
-    description="Protect the API from bursts by limiting requests per key.",
-    expected_outcome="Requests above the limit get HTTP 429 with Retry-After.",
-    constraints=("No new dependencies",),
-)
+PROPOSAL = RATE_LIMITING
 
 READY = DoneView(7, "Add rate limiting to the public API", git_branch="tunaflow/add-rate-limiting",
                  base_branch="main", has_worktree=True)

@@ -6,6 +6,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from card_views import RATE_LIMITING
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 from textual.message import Message
@@ -15,20 +16,7 @@ from tunaflow_tui.screens.feedback import FeedbackScreen, edit_text_externally, 
 from tunaflow_tui.views.plans import ProposalView, SubtaskView
 from tunaflow_tui.widgets.plan_card import NO_SUBTASKS, PlanProposalCard
 
-PROPOSAL = ProposalView(
-    plan_id=7,
-    message_id=42,
-    title="Add rate limiting to the public API",
-    subtasks=(
-        SubtaskView(1, "Token bucket middleware", "per API key, 100 req/min"),
-        SubtaskView(2, "Configuration", "limits in settings.toml"),
-        SubtaskView(3, "Tests", "burst and refill behaviour"),
-    ),
-    description="Protect the API from bursts by limiting requests per key.",
-    expected_outcome="Requests above the limit get HTTP 429 with Retry-After.",
-    constraints=("No new dependencies",),
-    non_goals=("Distributed limits across hosts",),
-)
+PROPOSAL = replace(RATE_LIMITING, non_goals=("Distributed limits across hosts",))
 SINGLE = ProposalView(plan_id=8, message_id=43, title="README 오타 수정", description="한 번에 끝나는 작업입니다.")
 
 
