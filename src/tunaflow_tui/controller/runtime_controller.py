@@ -14,8 +14,6 @@ import time
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any
 
-from textual.widgets import OptionList
-
 from tunaflow_tui.controller import plan_views
 from tunaflow_tui.controller.actions import PaletteActions
 from tunaflow_tui.controller.git_offer import (
@@ -26,6 +24,7 @@ from tunaflow_tui.controller.git_offer import (
     remember_git_declined,
 )
 from tunaflow_tui.controller.sources import StoreMessageSource, message_view, speaker_label
+from tunaflow_tui.controller.view_panes import ViewPanes
 from tunaflow_tui.core.attention import AttentionGate, Whereabouts, desktop_notification, is_elsewhere
 from tunaflow_tui.core.storage.records import PlanRecord
 from tunaflow_tui.core.terminal_text import neutralize
@@ -70,7 +69,7 @@ TYPING_PAUSE = 1.5
 leaves the cursor where it is."""
 
 
-class RuntimeController(PaletteActions):
+class RuntimeController(PaletteActions, ViewPanes):
     """Implements the app's ChatController and WorkflowControls on a :class:`WorkflowRuntime`.
 
     Args:
@@ -554,78 +553,6 @@ class RuntimeController(PaletteActions):
             self.merge_plan(event.plan_id)
         else:
             self.remove_worktree(event.plan_id)
-
-    # ------------------------------------------------------------------ sidebar, branch pane, workflow
-    def _refresh_sidebar(self) -> None:
-        for sidebar in self.app.query(Sidebar):
-            sidebar.update(plan_views.sidebar_sections(self.store))
-
-    def sidebar_selected(self, event: Sidebar.Selected) -> None:
-        if event.kind == "conversation":
-            self.app.show_branch_pane(False)
-            self.app.composer.focus_input()
-        elif event.kind == "branch" and isinstance(event.id, int):
-            self.run_agent(self.open_branch(event.id), "open the branch")
-        elif event.kind == "plan" and isinstance(event.id, int):
-            self.open_workflow(focus_plan=event.id)
-
-    async def open_branch(self, branch_id: int, *, reveal: bool = True) -> None:
-        """Show a branch's shadow conversation (read-only) in the branch pane."""
-        view = plan_views.branch_view(self.store, branch_id)
-        if view is None:
-            self.app.notify("That branch no longer exists.", severity="warning")
-            return
-        cid = f"branch:{branch_id}"
-        chat = ChatView(self.message_source(cid), window=30)
-        self._branch_cid = cid
-        await self.app.workspace.pane.show(view, chat)
-        if reveal and self.app.workspace.mode == "hidden":
-            self.app.workspace.mode = "drawer"
-
-    async def _load_branch_if_free(self, cid: str) -> None:
-        """Put a branch that starts streaming into the pane, unless the user is looking at another one."""
-        workspace = self.app.workspace
-        if self._branch_cid is not None and workspace.mode != "hidden":
-            return
-        await self.open_branch(int(cid.removeprefix("branch:")), reveal=False)
-        if cid not in self._told_branch and workspace.mode == "hidden":
-            self._told_branch.add(cid)
-            self.app.notify("An agent is working in a branch: f6 shows it live.", timeout=6)
-
-    def _refresh_branch_header(self) -> None:
-        if self._branch_cid is None:
-            return
-        view = plan_views.branch_view(self.store, int(self._branch_cid.removeprefix("branch:")))
-        if view is not None:
-            self.app.workspace.pane.update_view(view)
-
-    def _plan_summaries(self) -> tuple[Any, ...]:
-        return tuple(
-            plan_views.plan_summary(self.store, plan, self.runtime.project_dir,
-                                    self.runtime.service.failures_since_reset(plan.id))
-            for plan in self.store.list_plans()
-        )
-
-    def open_workflow(self, *, focus_plan: int | None = None, documents: bool = False) -> None:
-        stack = self.app.screen_stack
-        if any(isinstance(screen, WorkflowScreen) for screen in stack):
-            # already open (perhaps under the document viewer): go back to it rather than stack another
-            while not isinstance(self.app.screen, WorkflowScreen):
-                self.app.pop_screen()
-            if documents:
-                self.app.screen.query_one("#documents", OptionList).focus()
-            return
-        if focus_plan is None and documents:
-            active = [p for p in self.store.list_plans() if p.phase not in ("abandoned",)]
-            focus_plan = active[-1].id if active else None
-        self.app.push_screen(WorkflowScreen(self._plan_summaries(), focus_plan=focus_plan, focus_documents=documents))
-
-    def _refresh_workflow(self) -> None:
-        screens = [s for s in self.app.screen_stack if isinstance(s, WorkflowScreen)]
-        if screens:
-            summaries = self._plan_summaries()
-            for screen in screens:
-                screen.update_plans(summaries)
 
 
 def _decision_text(plan: PlanRecord) -> str:
