@@ -207,9 +207,16 @@ def plan_usage(store: Store, plan: PlanRecord) -> str:
     return "\n".join(lines)
 
 
-def plan_summary(store: Store, plan: PlanRecord, project_dir: Path, failures: int = 0) -> PlanSummaryView:
-    """Everything the workflow view shows about one plan."""
+def plan_summary(store: Store, plan: PlanRecord, project_dir: Path, failures: int = 0,
+                 all_slugs: Iterable[str] | None = None) -> PlanSummaryView:
+    """Everything the workflow view shows about one plan.
+
+    ``all_slugs``: every plan's slug (for :func:`plan_documents`); read from the store when not
+    given, so a caller summarising every plan passes the list it already has.
+    """
     events = store.list_plan_events(plan.id)
+    if all_slugs is None:
+        all_slugs = [other.slug for other in store.list_plans()]
     return PlanSummaryView(
         plan_id=plan.id,
         title=inert_line(plan.title),
@@ -220,7 +227,7 @@ def plan_summary(store: Store, plan: PlanRecord, project_dir: Path, failures: in
         failures=failures,
         events=tuple(EventView(event_time(e), inert_line(e.type), inert_line(e.actor), _event_text(e))
                      for e in events[-40:]),
-        documents=plan_documents(plan, project_dir, (other.slug for other in store.list_plans())),
+        documents=plan_documents(plan, project_dir, all_slugs),
         usage_text=plan_usage(store, plan),
     )
 

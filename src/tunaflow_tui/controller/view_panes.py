@@ -80,10 +80,12 @@ class ViewPanes:
             self.app.workspace.pane.update_view(view)
 
     def _plan_summaries(self) -> tuple[Any, ...]:
+        plans = self.store.list_plans()
+        slugs = [plan.slug for plan in plans]
         return tuple(
             plan_views.plan_summary(self.store, plan, self.runtime.project_dir,
-                                    self.runtime.service.failures_since_reset(plan.id))
-            for plan in self.store.list_plans()
+                                    self.runtime.service.failures_since_reset(plan.id), slugs)
+            for plan in plans
         )
 
     def open_workflow(self, *, focus_plan: int | None = None, documents: bool = False) -> None:
