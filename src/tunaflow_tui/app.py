@@ -300,12 +300,16 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
                 return True
         return False
 
+    def _only_viewers_open(self) -> bool:
+        """True when every screen over the main one only shows something (f2 may close them)."""
+        return all(self._is_viewer(screen) for screen in self.screen_stack[1:])
+
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Keys for the chat column only apply on the main screen; f2 also from screens it can close."""
         if action in ("focus_composer", "focus_chat", "toggle_sidebar"):
             return self._on_main_screen()
         if action == "jump_decision":
-            return all(self._is_viewer(screen) for screen in self.screen_stack[1:])
+            return self._only_viewers_open()
         return True
 
     def action_toggle_sidebar(self) -> None:
@@ -342,7 +346,7 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         """
         if (controls := self._workflow_controls()) is None:
             return
-        if not all(self._is_viewer(screen) for screen in self.screen_stack[1:]):
+        if not self._only_viewers_open():
             self.notify("Answer or close this dialog first (escape).")
             return
         while not self._on_main_screen():

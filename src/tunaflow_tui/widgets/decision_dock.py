@@ -72,20 +72,18 @@ class DecisionDock(VerticalScroll, can_focus=False):
         """
         pending = self.newest_pending()
         kind = card_kind(pending) if pending is not None else None
-        if kind == PROPOSAL:
-            keys = "a approve · r request revision · h hold"
+        if pending is not None and kind in (PROPOSAL, VERDICT):
+            if kind == PROPOSAL:
+                what, keys = "Plan", "a approve · r request revision · h hold"
+            else:
+                view = pending.view
+                what, keys = "Review", " · ".join(
+                    (["a accept · w rework · d redesign"] if view.verdict is not None else [])
+                    + (["t retry seat"] if view.has_errored_seat else [])
+                )
             if pending.has_focus:
-                return (f"Plan waiting: {keys} · f2 focus", True)
-            return (f"Plan waiting — f2 focuses it, then {keys}", True)
-        if kind == VERDICT:
-            view = pending.view
-            keys = " · ".join(
-                (["a accept · w rework · d redesign"] if view.verdict is not None else [])
-                + (["t retry seat"] if view.has_errored_seat else [])
-            )
-            if pending.has_focus:
-                return (f"Review waiting: {keys} · f2 focus", True)
-            return (f"Review waiting — f2 focuses it, then {keys}", True)
+                return (f"{what} waiting: {keys} · f2 focus", True)
+            return (f"{what} waiting — f2 focuses it, then {keys}", True)
         done = [c for c in self.cards() if card_kind(c) == DONE]
         if done and done[-1].view.git_branch and not done[-1].view.merged:
             return ("Plan done: m merge into the base branch · x remove the worktree", False)
