@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tunaflow_tui.controller.git_offer import NOT_GIT_NOTE
+from tunaflow_tui.core.config_paths import project_config_path, user_config_path
 
 if TYPE_CHECKING:
     from tunaflow_tui.app import TunaflowApp
@@ -86,15 +87,8 @@ def early_ui_preferences(project: Path) -> dict[str, Any]:
     project file, then ``TUNAFLOW_UI__THEME`` / ``TUNAFLOW_UI__MOUSE``). The validated settings
     apply the theme again once they are loaded; an unreadable file is simply skipped here.
     """
-    xdg = os.environ.get("XDG_CONFIG_HOME")
-    if xdg:
-        user_file = Path(xdg) / "tunaflow" / "config.toml"
-    else:
-        import platformdirs
-
-        user_file = Path(platformdirs.user_config_dir("tunaflow")) / "config.toml"
     found: dict[str, Any] = {}
-    for path in (user_file, project / ".tunaflow" / "config.toml"):
+    for path in (user_config_path(), project_config_path(project)):
         try:
             text = path.read_text(encoding="utf-8")
         except (OSError, ValueError):

@@ -1,13 +1,12 @@
 """Configuration: user and project TOML files, env overrides ``TUNAFLOW_*``."""
 
+from tunaflow_tui.core.config_paths import project_config_path, user_config_path
 from tunaflow_tui.core.settings.engines import EngineConfig
 from tunaflow_tui.core.settings.errors import SettingsError
 from tunaflow_tui.core.settings.loader import (
     default_roles,
     installed_vendor_clis,
     load_settings,
-    project_config_path,
-    user_config_path,
 )
 from tunaflow_tui.core.settings.models import (
     ENGINE_TYPES,

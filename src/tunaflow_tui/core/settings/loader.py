@@ -14,10 +14,10 @@ from typing import Any
 import platformdirs
 from pydantic import ValidationError
 
+from tunaflow_tui.core.config_paths import APP_NAME, project_config_path, user_config_path
 from tunaflow_tui.core.settings.errors import SettingsError
 from tunaflow_tui.core.settings.models import ENGINE_TYPES, ROLE_NAMES, Settings
 
-APP_NAME = "tunaflow"
 ENV_PREFIX = "TUNAFLOW_"
 VENDOR_CLIS: tuple[str, ...] = ("claude", "codex", "gemini")
 """Agent CLIs looked up on PATH to pick default roles, in order of preference."""
@@ -25,18 +25,6 @@ VENDOR_CLIS: tuple[str, ...] = ("claude", "codex", "gemini")
 _LINE_RE = re.compile(r"at line (\d+)")
 TOP_LEVEL_TABLES: tuple[str, ...] = tuple(name for name in Settings.model_fields if name != "config_files")
 """The tables a configuration file may hold at its top level."""
-
-
-def user_config_path() -> Path:
-    """``$XDG_CONFIG_HOME/tunaflow/config.toml`` if set, else the platform's user config dir."""
-    xdg = os.environ.get("XDG_CONFIG_HOME")
-    base = Path(xdg) / APP_NAME if xdg else Path(platformdirs.user_config_dir(APP_NAME))
-    return base / "config.toml"
-
-
-def project_config_path(project_dir: Path) -> Path:
-    """The project's own configuration file, ``<project>/.tunaflow/config.toml``."""
-    return project_dir / ".tunaflow" / "config.toml"
 
 
 def default_worktree_root() -> Path:
