@@ -15,16 +15,16 @@ from tunaflow_tui.core.storage import StorageError, Store
 from tunaflow_tui.core.storage.records import BranchRecord, PlanRecord
 from tunaflow_tui.core.storage.store import database_path
 from tunaflow_tui.core.terminal_text import neutralize
-from tunaflow_tui.core.workflow.phases import Decision
-from tunaflow_tui.core.workflow.service import PendingDecision, WorkflowService, plain_json
+from tunaflow_tui.core.workflow.phases import PendingDecision
+from tunaflow_tui.core.workflow.service import WaitingDecision, WorkflowService, plain_json
 
 SHORT_TITLE = 30
 _SHORT_KIND = {
-    Decision.APPROVAL: "approve",
-    Decision.REVIEW: "review",
-    Decision.DOOM_LOOP: "doom loop",
-    Decision.DEV_STALLED: "dev stalled",
-    Decision.REVIEW_ERROR: "review error",
+    PendingDecision.APPROVAL: "approve",
+    PendingDecision.REVIEW: "review",
+    PendingDecision.DOOM_LOOP: "doom loop",
+    PendingDecision.DEV_STALLED: "dev stalled",
+    PendingDecision.REVIEW_ERROR: "review error",
 }
 _TICK = {"done": "[x]", "failed": "[!]"}
 
@@ -60,7 +60,7 @@ def _branch_json(branch: BranchRecord) -> dict[str, Any]:
     return {"id": branch.id, "label": branch.label, "kind": branch.kind, "mode": branch.mode, "status": branch.status}
 
 
-def collect(project: Path) -> tuple[dict[str, Any], tuple[PendingDecision, ...]]:
+def collect(project: Path) -> tuple[dict[str, Any], tuple[WaitingDecision, ...]]:
     """The status document of ``project`` and its pending decisions (empty when there is no database)."""
     document: dict[str, Any] = {"project": str(project), "plans": [], "branches": []}
     if not database_path(project).is_file():
@@ -77,7 +77,7 @@ def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def render_short(document: dict[str, Any], pending: tuple[PendingDecision, ...]) -> str:
+def render_short(document: dict[str, Any], pending: tuple[WaitingDecision, ...]) -> str:
     """One line: how many plans, how many decisions wait, and the newest one."""
     count = len(document["plans"])
     line = f"tunaflow: {count} plan{'' if count == 1 else 's'}"
@@ -101,7 +101,7 @@ def render_text(document: dict[str, Any]) -> str:
         if pending is not None:
             verdict = pending["detail"].get("verdict")
             suffix = f" (verdict: {verdict})" if verdict else ""
-            lines.append(f"       waiting for you: {_SHORT_KIND[Decision(pending['kind'])]}{suffix}")
+            lines.append(f"       waiting for you: {_SHORT_KIND[PendingDecision(pending['kind'])]}{suffix}")
         for sub in plan["subtasks"]:
             tick = _TICK.get(sub["status"], "[ ]")
             lines.append(f"       {tick} {sub['index']}. {_clip(sub['title'], 70)}")

@@ -11,7 +11,6 @@ from tunaflow_tui.core.workflow import (
     Command,
     ContinueAfterEscalation,
     ContinueDev,
-    Decision,
     DevStalled,
     Hold,
     IllegalTransition,
@@ -19,6 +18,7 @@ from tunaflow_tui.core.workflow import (
     MarkComplete,
     MarkerRejected,
     Outcome,
+    PendingDecision,
     Phase,
     PlanState,
     ProposalReceived,
@@ -71,12 +71,12 @@ def types(events: list[EventSpec]) -> list[str]:
 
 def test_happy_path_proposal_to_done() -> None:
     state, events = run(PlanState(), (ProposalReceived(3), "agent"))
-    assert state.phase is Phase.APPROVAL and state.pending_decision is Decision.APPROVAL
+    assert state.phase is Phase.APPROVAL and state.pending_decision is PendingDecision.APPROVAL
     state, more = run(state, (Approve(), "user"), (SubtaskDone(1), "agent"), (ImplComplete(), "agent"))
     assert state.phase is Phase.REVIEW and state.pending_decision is None
     state, review = review_round(state, "pass", "pass")
     assert state.review_round == 1
-    assert state.pending_decision is Decision.REVIEW and state.pending_detail["verdict"] == "pass"
+    assert state.pending_decision is PendingDecision.REVIEW and state.pending_detail["verdict"] == "pass"
     state, last = run(state, (Accept(), "user"))
     assert state.phase is Phase.DONE and state.pending_decision is None
     assert types(events + more + review + last) == [
@@ -93,7 +93,7 @@ def test_illegal_command_names_plan_phase_and_allowed_actions_and_changes_nothin
     assert message.startswith("cannot approve plan 3: it is in review")
     assert "accept, rework, redesign" in message
     assert err.value.allowed == ("hold", "accept", "rework", "redesign", "abandon")
-    assert state.phase is Phase.REVIEW and state.pending_decision is Decision.REVIEW
+    assert state.phase is Phase.REVIEW and state.pending_decision is PendingDecision.REVIEW
 
 
 @pytest.mark.parametrize("actor", ["agent", "system"])
@@ -142,7 +142,7 @@ def test_hold_remembers_phase_and_decision_and_resume_restores_them() -> None:
         transition(held, Accept(), actor="user")
     back, events = run(held, (Resume(), "user"))
     assert back.phase is Phase.REVIEW and back.held_from is None
-    assert back.pending_decision is Decision.REVIEW and back.pending_detail == state.pending_detail
+    assert back.pending_decision is PendingDecision.REVIEW and back.pending_detail == state.pending_detail
     assert types(events) == ["resumed"]
 
 
@@ -163,7 +163,7 @@ def test_rework_then_review_again_increments_round() -> None:
 def test_failed_review_writes_review_failed_and_counts() -> None:
     state, events = review_round(in_review(), "fail", "pass")
     assert types(events) == ["review_started", "review_finished", "review_failed"]
-    assert state.failures_since_reset == 1 and state.pending_decision is Decision.REVIEW
+    assert state.failures_since_reset == 1 and state.pending_decision is PendingDecision.REVIEW
 
 
 def test_doom_loop_escalates_at_threshold_and_either_answer_resets() -> None:
@@ -176,7 +176,7 @@ def test_doom_loop_escalates_at_threshold_and_either_answer_resets() -> None:
         all_events += ev
     state, ev = review_round(state, "fail")
     all_events += ev
-    assert state.phase is Phase.ESCALATED and state.pending_decision is Decision.DOOM_LOOP
+    assert state.phase is Phase.ESCALATED and state.pending_decision is PendingDecision.DOOM_LOOP
     assert state.pending_detail["failures"] == 3
     assert "doom_loop_escalated" not in types(all_events)
     with pytest.raises(IllegalTransition):
@@ -202,7 +202,7 @@ def test_configurable_threshold() -> None:
 def test_review_errors_never_count_and_all_errored_asks_to_retry() -> None:
     state, events = review_round(in_review(), None, None)
     assert types(events) == ["review_started", "review_finished", "review_error"]
-    assert state.pending_decision is Decision.REVIEW_ERROR and state.failures_since_reset == 0
+    assert state.pending_decision is PendingDecision.REVIEW_ERROR and state.failures_since_reset == 0
     assert state.pending_detail["retry_seats"] == ["seat0", "seat1"]
     with pytest.raises(IllegalTransition):
         transition(state, Accept(), actor="user")
@@ -215,7 +215,7 @@ def test_review_errors_never_count_and_all_errored_asks_to_retry() -> None:
 
 def test_partial_error_offers_retry_unless_already_failed() -> None:
     state, _ = review_round(in_review(), "pass", None)
-    assert state.pending_decision is Decision.REVIEW and state.pending_detail["retry_seats"] == ["seat1"]
+    assert state.pending_decision is PendingDecision.REVIEW and state.pending_detail["retry_seats"] == ["seat1"]
     with pytest.raises(IllegalTransition, match="only errored seats"):
         transition(state, RetryReview(("seat0",)), actor="user")
     failed, _ = review_round(in_review(), "fail", None)
@@ -227,7 +227,7 @@ def test_partial_error_offers_retry_unless_already_failed() -> None:
 def test_stalled_developer_continue_mark_complete_or_abandon() -> None:
     dev, _ = run(PlanState(), (ProposalReceived(), "agent"), (Approve(), "user"))
     stalled, ev = run(dev, (DevStalled("exited without impl-complete"), "system"))
-    assert stalled.pending_decision is Decision.DEV_STALLED and types(ev) == ["dev_stalled"]
+    assert stalled.pending_decision is PendingDecision.DEV_STALLED and types(ev) == ["dev_stalled"]
     with pytest.raises(IllegalTransition):
         transition(stalled, ImplComplete(), actor="agent")
     resumed, _ = run(stalled, (ContinueDev(), "user"))

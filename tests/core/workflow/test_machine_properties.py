@@ -15,13 +15,13 @@ from tunaflow_tui.core.workflow import (
     Command,
     ContinueAfterEscalation,
     ContinueDev,
-    Decision,
     DevStalled,
     Hold,
     IllegalTransition,
     ImplComplete,
     MarkComplete,
     MarkerRejected,
+    PendingDecision,
     Phase,
     PlanState,
     ProposalReceived,
@@ -86,13 +86,13 @@ def draw_step(data: st.DataObject, rnd: random.Random, state: PlanState) -> tupl
 
 def check_invariants(state: PlanState, events: list[EventSpec], threshold: int) -> None:
     assert isinstance(state.phase, Phase)
-    assert state.pending_decision is None or isinstance(state.pending_decision, Decision)
+    assert state.pending_decision is None or isinstance(state.pending_decision, PendingDecision)
     assert (state.phase is Phase.HELD) == (state.held_from is not None)
     if state.phase.is_terminal:
         assert state.pending_decision is None
     if state.phase is Phase.APPROVAL:
-        assert state.pending_decision is Decision.APPROVAL
-    assert (state.phase is Phase.ESCALATED) == (state.pending_decision is Decision.DOOM_LOOP) or (
+        assert state.pending_decision is PendingDecision.APPROVAL
+    assert (state.phase is Phase.ESCALATED) == (state.pending_decision is PendingDecision.DOOM_LOOP) or (
         state.phase is Phase.HELD and state.held_from is Phase.ESCALATED
     )
     assert state.failures_since_reset == failures_since_reset(events)

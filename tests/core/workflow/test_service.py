@@ -12,10 +12,10 @@ from tunaflow_tui.core.storage import Store
 from tunaflow_tui.core.workflow import (
     Accept,
     Approve,
-    Decision,
     Hold,
     IllegalTransition,
     ImplComplete,
+    PendingDecision,
     ReviewFinished,
     ReviewStarted,
     Rework,
@@ -62,7 +62,7 @@ def test_new_proposal_waits_at_the_approval_gate(store: Store) -> None:
     assert plan is not None and plan.phase == "approval" and plan.pending_decision == "approval"
     assert [e.type for e in store.list_plan_events(plan_id)] == ["proposal_received"]
     (pending,) = service.pending_decisions()
-    assert (pending.plan_id, pending.plan_title, pending.kind) == (plan_id, "Add OAuth", Decision.APPROVAL)
+    assert (pending.plan_id, pending.plan_title, pending.kind) == (plan_id, "Add OAuth", PendingDecision.APPROVAL)
 
 
 def test_apply_writes_fields_and_every_event(store: Store) -> None:
@@ -109,7 +109,7 @@ def test_state_survives_reopening_the_store(tmp_path: Path) -> None:
         assert plan.pending_detail["verdict"] == "fail"
         assert service.failures_since_reset(plan_id) == 1
         (pending,) = service.pending_decisions()
-        assert pending.kind is Decision.REVIEW
+        assert pending.kind is PendingDecision.REVIEW
         assert service.apply(plan_id, Accept(), actor="user").phase == "done"
 
 
@@ -125,7 +125,7 @@ def test_doom_loop_is_counted_from_stored_events(store: Store) -> None:
             service.apply(plan_id, Rework("fix it"), actor="user")
             service.apply(plan_id, ImplComplete(), actor="agent")
     assert plan.pending_decision == "doom_loop" and service.failures_since_reset(plan_id) == 2
-    assert service.pending_decisions()[0].kind is Decision.DOOM_LOOP
+    assert service.pending_decisions()[0].kind is PendingDecision.DOOM_LOOP
     plan = service.apply(plan_id, ContinueAfterEscalation(), actor="user")
     assert plan.phase == "rework" and service.failures_since_reset(plan_id) == 0
     answer = [e for e in store.list_plan_events(plan_id) if e.type == "doom_loop_escalated"]

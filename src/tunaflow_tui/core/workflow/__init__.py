@@ -27,6 +27,7 @@ from tunaflow_tui.core.workflow.commands import (
     Rework,
     SubtaskDone,
 )
+from tunaflow_tui.core.workflow.decisions import Decision
 from tunaflow_tui.core.workflow.machine import (
     DEFAULT_DOOM_THRESHOLD,
     EventSpec,
@@ -38,7 +39,7 @@ from tunaflow_tui.core.workflow.machine import (
     failures_since_reset,
     transition,
 )
-from tunaflow_tui.core.workflow.phases import Actor, Decision, Phase
+from tunaflow_tui.core.workflow.phases import Actor, PendingDecision, Phase
 from tunaflow_tui.core.workflow.verdicts import AggregateVerdict, ScoreSummary, SeatResult, Verdict, aggregate
 
 __all__ = [
@@ -61,6 +62,7 @@ __all__ = [
     "MarkComplete",
     "MarkerRejected",
     "Outcome",
+    "PendingDecision",
     "Phase",
     "PlanState",
     "ProposalReceived",

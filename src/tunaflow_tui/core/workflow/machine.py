@@ -34,7 +34,7 @@ from tunaflow_tui.core.workflow.commands import (
     Rework,
     SubtaskDone,
 )
-from tunaflow_tui.core.workflow.phases import Actor, Decision, Phase
+from tunaflow_tui.core.workflow.phases import Actor, PendingDecision, Phase
 
 DEFAULT_DOOM_THRESHOLD = 3
 RESET_EVENT_TYPES = frozenset({"doom_loop_escalated", "revision_requested", "redesign_requested"})
@@ -46,7 +46,7 @@ class PlanState:
 
     phase: Phase = Phase.CHAT
     held_from: Phase | None = None
-    pending_decision: Decision | None = None
+    pending_decision: PendingDecision | None = None
     pending_detail: Mapping[str, Any] = field(default_factory=dict)
     revision: int = 0
     review_round: int = 0
@@ -106,27 +106,27 @@ def _retry_seats(s: PlanState) -> tuple[str, ...]:
 
 _GUARDS: dict[type[Command], Callable[[PlanState], bool]] = {
     ProposalReceived: lambda s: s.phase in (Phase.CHAT, Phase.DRAFTING),
-    Approve: lambda s: s.phase is Phase.APPROVAL and s.pending_decision is Decision.APPROVAL,
-    RequestRevision: lambda s: s.phase is Phase.APPROVAL and s.pending_decision is Decision.APPROVAL,
+    Approve: lambda s: s.phase is Phase.APPROVAL and s.pending_decision is PendingDecision.APPROVAL,
+    RequestRevision: lambda s: s.phase is Phase.APPROVAL and s.pending_decision is PendingDecision.APPROVAL,
     Hold: lambda s: not s.phase.is_terminal and s.phase is not Phase.HELD and s.pending_decision is not None,
     Resume: lambda s: s.phase is Phase.HELD,
     SubtaskDone: lambda s: s.phase in (Phase.DEV, Phase.REWORK),
     ImplComplete: _working,
     DevStalled: _working,
-    ContinueDev: lambda s: s.phase in (Phase.DEV, Phase.REWORK) and s.pending_decision is Decision.DEV_STALLED,
-    MarkComplete: lambda s: s.phase in (Phase.DEV, Phase.REWORK) and s.pending_decision is Decision.DEV_STALLED,
+    ContinueDev: lambda s: s.phase in (Phase.DEV, Phase.REWORK) and s.pending_decision is PendingDecision.DEV_STALLED,
+    MarkComplete: lambda s: s.phase in (Phase.DEV, Phase.REWORK) and s.pending_decision is PendingDecision.DEV_STALLED,
     ReviewStarted: lambda s: s.phase is Phase.REVIEW and s.pending_decision is None,
     ReviewFinished: lambda s: s.phase is Phase.REVIEW and s.pending_decision is None,
     RetryReview: lambda s: s.phase is Phase.REVIEW
     and (
-        s.pending_decision is Decision.REVIEW_ERROR
-        or (s.pending_decision is Decision.REVIEW and bool(_retry_seats(s)))
+        s.pending_decision is PendingDecision.REVIEW_ERROR
+        or (s.pending_decision is PendingDecision.REVIEW and bool(_retry_seats(s)))
     ),
-    Accept: lambda s: s.phase is Phase.REVIEW and s.pending_decision is Decision.REVIEW,
-    Rework: lambda s: s.phase is Phase.REVIEW and s.pending_decision is Decision.REVIEW,
-    Redesign: lambda s: (s.phase is Phase.REVIEW and s.pending_decision is Decision.REVIEW)
-    or (s.phase is Phase.ESCALATED and s.pending_decision is Decision.DOOM_LOOP),
-    ContinueAfterEscalation: lambda s: s.phase is Phase.ESCALATED and s.pending_decision is Decision.DOOM_LOOP,
+    Accept: lambda s: s.phase is Phase.REVIEW and s.pending_decision is PendingDecision.REVIEW,
+    Rework: lambda s: s.phase is Phase.REVIEW and s.pending_decision is PendingDecision.REVIEW,
+    Redesign: lambda s: (s.phase is Phase.REVIEW and s.pending_decision is PendingDecision.REVIEW)
+    or (s.phase is Phase.ESCALATED and s.pending_decision is PendingDecision.DOOM_LOOP),
+    ContinueAfterEscalation: lambda s: s.phase is Phase.ESCALATED and s.pending_decision is PendingDecision.DOOM_LOOP,
     Abandon: lambda s: not s.phase.is_terminal,
     MarkerRejected: lambda s: True,
 }
@@ -209,7 +209,7 @@ def _clear(state: PlanState, phase: Phase, **changes: Any) -> PlanState:
 def _proposal(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
     assert isinstance(c, ProposalReceived)
     detail = {"revision": s.revision, "subtask_count": c.subtask_count}
-    state = replace(s, phase=Phase.APPROVAL, pending_decision=Decision.APPROVAL, pending_detail=detail)
+    state = replace(s, phase=Phase.APPROVAL, pending_decision=PendingDecision.APPROVAL, pending_detail=detail)
     return Outcome(state, (_ev("proposal_received", actor, **detail),))
 
 
@@ -249,7 +249,7 @@ def _impl_complete(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
 
 def _dev_stalled(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
     assert isinstance(c, DevStalled)
-    state = replace(s, pending_decision=Decision.DEV_STALLED, pending_detail={"reason": c.reason})
+    state = replace(s, pending_decision=PendingDecision.DEV_STALLED, pending_detail={"reason": c.reason})
     return Outcome(state, (_ev("dev_stalled", actor, reason=c.reason),))
 
 
@@ -271,7 +271,7 @@ def _review_finished(s: PlanState, c: Command, actor: str, threshold: int) -> Ou
         events.append(_ev("review_error", "system", round=rnd, seats=list(agg.errors)))
     if agg.verdict is None:
         detail = {"round": rnd, "aggregate": agg.to_json(), "retry_seats": list(agg.errors)}
-        return Outcome(replace(s, pending_decision=Decision.REVIEW_ERROR, pending_detail=detail), tuple(events))
+        return Outcome(replace(s, pending_decision=PendingDecision.REVIEW_ERROR, pending_detail=detail), tuple(events))
     failures = s.failures_since_reset
     if agg.verdict == "fail":
         failures += 1
@@ -281,7 +281,7 @@ def _review_finished(s: PlanState, c: Command, actor: str, threshold: int) -> Ou
         state = replace(
             s,
             phase=Phase.ESCALATED,
-            pending_decision=Decision.DOOM_LOOP,
+            pending_decision=PendingDecision.DOOM_LOOP,
             pending_detail=detail,
             failures_since_reset=failures,
         )
@@ -290,7 +290,7 @@ def _review_finished(s: PlanState, c: Command, actor: str, threshold: int) -> Ou
     # this also keeps one review round from counting twice toward the doom loop.
     retry = list(agg.errors) if agg.verdict != "fail" else []
     detail = {"round": rnd, "verdict": agg.verdict, "aggregate": agg.to_json(), "retry_seats": retry}
-    state = replace(s, pending_decision=Decision.REVIEW, pending_detail=detail, failures_since_reset=failures)
+    state = replace(s, pending_decision=PendingDecision.REVIEW, pending_detail=detail, failures_since_reset=failures)
     return Outcome(state, tuple(events))
 
 

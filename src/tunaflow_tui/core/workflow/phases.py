@@ -25,7 +25,7 @@ class Phase(StrEnum):
         return self in (Phase.DONE, Phase.ABANDONED)
 
 
-class Decision(StrEnum):
+class PendingDecision(StrEnum):
     """A question waiting for the user on a plan."""
 
     APPROVAL = "approval"  # approve / request revision / hold
@@ -40,12 +40,12 @@ class Decision(StrEnum):
         return _QUESTIONS[self]
 
 
-_QUESTIONS: dict[Decision, str] = {
-    Decision.APPROVAL: "approve",
-    Decision.REVIEW: "review verdict",
-    Decision.DOOM_LOOP: "repeated review failures",
-    Decision.DEV_STALLED: "developer stalled",
-    Decision.REVIEW_ERROR: "review error",
+_QUESTIONS: dict[PendingDecision, str] = {
+    PendingDecision.APPROVAL: "approve",
+    PendingDecision.REVIEW: "review verdict",
+    PendingDecision.DOOM_LOOP: "repeated review failures",
+    PendingDecision.DEV_STALLED: "developer stalled",
+    PendingDecision.REVIEW_ERROR: "review error",
 }
 
 

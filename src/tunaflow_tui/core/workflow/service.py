@@ -24,23 +24,23 @@ from tunaflow_tui.core.workflow.machine import (
     failures_since_reset,
     transition,
 )
-from tunaflow_tui.core.workflow.phases import Decision, Phase
+from tunaflow_tui.core.workflow.phases import PendingDecision, Phase
 
 EXCERPT_LIMIT = 500
 MARKER_REJECTED_MEMO = "marker_rejected"
 # Events after which a plan waits for the user: the latest one dates its pending decision.
 _DECISION_EVENTS = frozenset({"proposal_received", "review_finished", "dev_stalled", "resumed"})
 _PHASES = frozenset(p.value for p in Phase)
-_DECISIONS = frozenset(d.value for d in Decision)
+_DECISIONS = frozenset(d.value for d in PendingDecision)
 
 
 @dataclass(frozen=True)
-class PendingDecision:
+class WaitingDecision:
     """A question waiting for the user on one plan (held plans are set aside and not listed)."""
 
     plan_id: int
     plan_title: str
-    kind: Decision
+    kind: PendingDecision
     detail: Mapping[str, object]
     since: datetime
 
@@ -58,8 +58,8 @@ def _as_phase(text: str | None) -> Phase | None:
     return Phase(text) if text in _PHASES else None
 
 
-def _as_decision(text: str | None) -> Decision | None:
-    return Decision(text) if text in _DECISIONS else None
+def _as_decision(text: str | None) -> PendingDecision | None:
+    return PendingDecision(text) if text in _DECISIONS else None
 
 
 def plan_state(plan: PlanRecord, events: Sequence[PlanEventRecord]) -> PlanState:
@@ -171,16 +171,16 @@ class WorkflowService:
         """Failed reviews since the latest doom-loop answer or plan revision."""
         return failures_since_reset(self._store.list_plan_events(plan_id))
 
-    def pending_decisions(self) -> tuple[PendingDecision, ...]:
+    def pending_decisions(self) -> tuple[WaitingDecision, ...]:
         """What is waiting for the user, newest first (held plans are set aside and not listed)."""
-        found: list[PendingDecision] = []
+        found: list[WaitingDecision] = []
         for plan in self._store.list_plans():
             kind = _as_decision(plan.pending_decision)
             if kind is None or plan.phase == Phase.HELD.value:
                 continue
             events = self._store.list_plan_events(plan.id)
             since = next((e.created_at for e in reversed(events) if e.type in _DECISION_EVENTS), plan.updated_at)
-            found.append(PendingDecision(plan.id, plan.title, kind, plan.pending_detail, since))
+            found.append(WaitingDecision(plan.id, plan.title, kind, plan.pending_detail, since))
         found.sort(key=lambda d: (d.since, d.plan_id), reverse=True)
         return tuple(found)
 
