@@ -5,9 +5,9 @@ the composer; the workspace lays the branch pane over it as a drawer or pins it 
 
 The app knows nothing about engines, workflow or storage.  Everything it needs comes through a
 :class:`ChatController` passed in by whoever starts it; results come back down through the
-widgets' methods (``app.chat_view.start_stream(view)``, ``app.composer.recipient = ...``).  A
-controller that also implements :class:`WorkflowControls` gets the plan, decision and pane
-actions; without it those keys say that there is nothing to act on.
+widgets' methods (``app.chat_view.start_stream(view)``, ``app.composer.recipient = ...``).  An open
+project's session (``controller.session``) receives the runtime's updates, which arrive as
+``RuntimeUpdate`` messages, and the cards' decisions.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import sys
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from textual import on
 from textual.app import App, ComposeResult
@@ -24,7 +24,7 @@ from textual.containers import Horizontal, Vertical
 from textual.notifications import SeverityLevel
 from textual.widgets import Header, Static
 
-from tunaflow_tui.commands import TunaflowCommands
+from tunaflow_tui.palette import TunaflowCommands
 from tunaflow_tui.views.chat import ListMessageSource, MessageSource, MessageView
 from tunaflow_tui.widgets.chat_view import ChatView
 from tunaflow_tui.widgets.composer import Composer
@@ -35,12 +35,12 @@ from tunaflow_tui.widgets.workspace import Workspace
 if TYPE_CHECKING:  # cards, messages, help and workflow load on first use: the first frame needs none of them
     from textual.screen import Screen
 
+    from tunaflow_tui.controllers.bridge import RuntimeUpdate
     from tunaflow_tui.screens.help import BindingSection
+    from tunaflow_tui.widgets.decision_card import DecisionRequested
     from tunaflow_tui.widgets.done_card import DoneCard
     from tunaflow_tui.widgets.message_block import MessageBlock
-    from tunaflow_tui.widgets.plan_card import PlanProposalCard
     from tunaflow_tui.widgets.sidebar import Sidebar
-    from tunaflow_tui.widgets.verdict_card import ReviewVerdictCard
     from tunaflow_tui.widgets.workflow_view import WorkflowView
 
 
@@ -50,6 +50,10 @@ class ChatController(Protocol):
     ``attach`` is called once when the app is mounted, before anything else; keep the app to push
     results down (e.g. ``await app.chat_view.start_stream(view)``).  ``send`` and ``retry`` must
     return quickly: start a worker (``app.run_worker(..., exit_on_error=False)``) for the turn.
+
+    A controller may also have ``async ready()`` (called once the app is mounted) and a ``session``
+    attribute: the open project's :class:`SessionControls` (None while it opens); without one the
+    plan, decision and pane keys say that there is nothing to act on.
     """
 
     def attach(self, app: TunaflowApp) -> None:
@@ -73,40 +77,17 @@ class ChatController(Protocol):
         ...
 
 
-@runtime_checkable
-class WorkflowControls(Protocol):
-    """The plan and decision side of a controller (the runtime controller implements it)."""
+class SessionControls(Protocol):
+    """What the app asks of an open project's session (see ``controllers/session.py``)."""
 
-    async def ready(self) -> None:
-        """The app is mounted: fill the sidebar, show pending decisions, start listening."""
-        ...
+    decisions: Any
+    outcomes: Any
+    panes: Any
+    project: Any
+    workers: Any
 
-    def jump_to_decision(self, plan_id: int | None = None) -> None:
-        """Focus the newest pending decision (or that plan's)."""
-        ...
-
-    def open_workflow(self, *, focus_plan: int | None = None, documents: bool = False) -> None:
-        """Show the workflow view."""
-        ...
-
-    def cancel_agent(self) -> None:
-        """Stop the running agent(s)."""
-        ...
-
-    def proposal_decided(self, event: PlanProposalCard.Decided) -> None:
-        """A proposal card was decided."""
-        ...
-
-    def verdict_decided(self, event: ReviewVerdictCard.Decided) -> None:
-        """A verdict card was decided."""
-        ...
-
-    def done_requested(self, event: DoneCard.Requested) -> None:
-        """Merge or worktree removal was asked for on a done card."""
-        ...
-
-    def sidebar_selected(self, event: Sidebar.Selected) -> None:
-        """An item was chosen in the sidebar."""
+    async def route(self, update: Any) -> None:
+        """Hand a runtime update to the controller that owns it."""
         ...
 
 
@@ -135,6 +116,8 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f1,question_mark", "help", "Help", id="app.help"),
         Binding("ctrl+q", "quit", "Quit", id="app.quit", priority=True),
+        Binding("ctrl+p", "command_palette", "palette", id="app.palette", show=False, priority=True,
+                tooltip="Every action by name"),
         Binding("ctrl+b", "toggle_sidebar", "Sidebar", id="app.sidebar"),
         Binding("i", "focus_composer", "Write", id="app.compose"),
         Binding("escape", "focus_chat", "To chat", show=False, id="app.focus_chat"),
@@ -228,8 +211,9 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
 
     async def on_mount(self) -> None:
         self.composer.focus_input()
-        if isinstance(self.controller, WorkflowControls):
-            await self.controller.ready()
+        ready = getattr(self.controller, "ready", None)
+        if ready is not None:
+            await ready()
 
     @property
     def chat_view(self) -> ChatView:
@@ -253,9 +237,30 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
 
     def set_status(self, text: str) -> None:
         """Show one line of what is going on above the composer (empty hides the line)."""
-        line = self.query_one("#status-line", Static)
-        line.update(text)
-        line.display = bool(text)
+        for line in self.query("#status-line").results(Static):
+            line.update(text)
+            line.display = bool(text)
+
+    @property
+    def session(self) -> SessionControls | None:
+        """The open project's session (None while it opens, or in an app without a workflow)."""
+        session = getattr(self.controller, "session", None)
+        return session if session is not None else None
+
+    @property
+    def keymap_overrides(self) -> Mapping[str, str]:
+        """Binding id → keys, as the user remapped them (what hints and help show)."""
+        return dict(self._keymap_overrides)
+
+    def write_terminal_sequence(self, sequence: str) -> None:
+        """Write an escape sequence to the terminal between frames (a desktop notification).
+
+        Textual writes its own sequences (the bell, the clipboard) through its driver; there is no
+        public way to write another, so this one method does the same.
+        """
+        driver = getattr(self, "_driver", None)
+        if driver is not None:
+            driver.write(sequence)
 
     def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
                timeout: float | None = None, markup: bool = False) -> None:
@@ -333,10 +338,16 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         elif not show:
             self.workspace.mode = "hidden"
 
-    def _workflow_controls(self) -> WorkflowControls | None:
-        if isinstance(self.controller, WorkflowControls):
-            return self.controller
-        self.notify("There is no workflow in this session.", severity="warning")
+    def _session_or_say(self) -> SessionControls | None:
+        """The open session; otherwise the user is told why nothing happens."""
+        session = self.session
+        if session is not None:
+            return session
+        if getattr(self.controller, "is_open", None) is False:
+            error = getattr(self.controller, "error", None)
+            self.notify(error or "The project is still opening; try again in a moment.", severity="warning")
+        else:
+            self.notify("There is no workflow in this session.", severity="warning")
         return None
 
     def action_jump_decision(self) -> None:
@@ -344,24 +355,24 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
 
         A dialog that asks something (feedback, a picker, a decision) stays: it is answered first.
         """
-        if (controls := self._workflow_controls()) is None:
+        if (session := self._session_or_say()) is None:
             return
         if not self._only_viewers_open():
             self.notify("Answer or close this dialog first (escape).")
             return
         while not self._on_main_screen():
             self.pop_screen()
-        controls.jump_to_decision()
+        session.decisions.jump_to_decision()
 
     def action_open_workflow(self) -> None:
         """Show plans, subtasks, the event timeline, documents and usage."""
-        if (controls := self._workflow_controls()) is not None:
-            controls.open_workflow()
+        if (session := self._session_or_say()) is not None:
+            session.workers.run_ui(session.panes.open_workflow(), "open the workflow view")
 
     def action_cancel_agent(self) -> None:
         """Stop the running agent(s)."""
-        if (controls := self._workflow_controls()) is not None:
-            controls.cancel_agent()
+        if (session := self._session_or_say()) is not None:
+            session.project.cancel_agent()
 
     # -- messages from the widgets -----------------------------------------------------------------
 
@@ -377,34 +388,35 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         """A failed turn's retry key: run that turn again."""
         self.controller.retry(self.conversation_id, event.message_id)
 
-    def on_plan_proposal_card_decided(self, event: PlanProposalCard.Decided) -> None:
-        """A proposal card was approved, sent back for revision or held."""
-        if (controls := self._workflow_controls()) is not None:
-            controls.proposal_decided(event)
-
-    def on_review_verdict_card_decided(self, event: ReviewVerdictCard.Decided) -> None:
-        """A verdict card was accepted, sent to rework or redesign, or a seat retried."""
-        if (controls := self._workflow_controls()) is not None:
-            controls.verdict_decided(event)
+    def on_decision_requested(self, event: DecisionRequested) -> None:
+        """A card or dialog decided on a plan."""
+        if (session := self._session_or_say()) is not None:
+            session.decisions.requested(event)
 
     def on_done_card_requested(self, event: DoneCard.Requested) -> None:
         """Merge or worktree removal asked for on a done card."""
-        if (controls := self._workflow_controls()) is not None:
-            controls.done_requested(event)
+        if (session := self._session_or_say()) is not None:
+            session.outcomes.requested(event.plan_id, event.action)
 
     def on_sidebar_selected(self, event: Sidebar.Selected) -> None:
         """An item chosen in the sidebar."""
-        if (controls := self._workflow_controls()) is not None:
-            controls.sidebar_selected(event)
+        if (session := self._session_or_say()) is not None:
+            session.panes.sidebar_selected(event)
 
     def on_workflow_view_plan_selected(self, event: WorkflowView.PlanSelected) -> None:
         """A plan chosen in the workflow view: close the view and jump to its decision."""
         from tunaflow_tui.screens.workflow import WorkflowScreen
 
-        if (controls := self._workflow_controls()) is not None:
+        if (session := self._session_or_say()) is not None:
             if isinstance(self.screen, WorkflowScreen):
                 self.screen.dismiss()
-            controls.jump_to_decision(event.plan_id)
+            session.decisions.jump_to_decision(event.plan_id)
+
+    async def on_runtime_update(self, update: RuntimeUpdate) -> None:
+        """Something happened in the runtime: the session's controllers show it, in order."""
+        session = self.session
+        if session is not None:
+            await session.route(update)
 
 
 class DemoChatController:

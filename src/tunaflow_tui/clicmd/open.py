@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tunaflow_tui.controller.git_offer import NOT_GIT_NOTE
+from tunaflow_tui.controllers.git_offer import NOT_GIT_NOTE
 from tunaflow_tui.core.config_paths import project_config_path, user_config_path
 
 if TYPE_CHECKING:
@@ -67,9 +67,9 @@ def build_app(runtime: WorkflowRuntime, *, mouse: bool = True, notes: tuple[str,
               cursor_blink: bool = True) -> TunaflowApp:
     """The app on an open ``runtime``, with the user's theme and keymap applied."""
     from tunaflow_tui.app import TunaflowApp
-    from tunaflow_tui.controller.runtime_controller import RuntimeController
+    from tunaflow_tui.controllers.session import ProjectSession
 
-    controller = RuntimeController(runtime, notes=project_notes(runtime) if notes is None else notes)
+    controller = ProjectSession(runtime, notes=project_notes(runtime) if notes is None else notes)
     settings = runtime.settings
     app = TunaflowApp(controller, mouse=mouse and settings.ui.mouse, keymap=settings.ui.keymap or None,
                       cursor_blink=cursor_blink)
@@ -116,12 +116,12 @@ def open_project_app(project: Path, load: SettingsLoader | None = None, *, force
 
     ``load`` loads the settings (default: ``load_settings(project, force_demo=force_demo)``); it runs
     in a thread, as do the runtime's import and the database's opening. ``app.controller`` is a
-    :class:`~tunaflow_tui.controller.opener.ProjectOpener`: ``await app.controller.wait_opened()``
+    :class:`~tunaflow_tui.controllers.opener.ProjectOpener`: ``await app.controller.wait_opened()``
     waits for the project, ``app.controller.close()`` closes it. With ``exit_on_failure`` the app
     exits with code 1 when the project cannot be opened (the error is in ``controller.error``).
     """
     from tunaflow_tui.app import TunaflowApp
-    from tunaflow_tui.controller.opener import ProjectOpener
+    from tunaflow_tui.controllers.opener import ProjectOpener
 
     # What is loaded by now (Textual, the app's modules) lives as long as the process: keep it out
     # of the cycle collector, whose full passes over it would otherwise delay the first frame.
@@ -170,7 +170,7 @@ def open_project_app(project: Path, load: SettingsLoader | None = None, *, force
 def run_app(project: Path, load: SettingsLoader | None = None, *, mouse: bool,
             notes: tuple[str, ...] | None = None, force_demo: bool = False) -> int:
     """Open the app on ``project`` until the user quits; returns the exit code."""
-    from tunaflow_tui.controller.opener import ProjectOpener
+    from tunaflow_tui.controllers.opener import ProjectOpener
 
     app = open_project_app(project, load, force_demo=force_demo, mouse=mouse, notes=notes, exit_on_failure=True)
     opener = app.controller

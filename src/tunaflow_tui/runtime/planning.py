@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING
 
 from tunaflow_tui.core import gitops
@@ -51,11 +52,9 @@ def record_user_markers(rt: WorkflowRuntime, message: MessageRecord) -> None:
     record_rejections(rt, parsed, "user", plan.id if plan else None)
 
 
-def _slug_taken(rt: WorkflowRuntime, slug: str) -> bool:
-    """A slug is taken by another plan, or by a ``tunaflow/{slug}`` git branch left from earlier work."""
-    if rt.store.slug_taken(slug):
-        return True
-    return rt.is_git and gitops.branch_exists(rt.project_dir, f"tunaflow/{slug}")
+def _plan_branches(rt: WorkflowRuntime) -> frozenset[str]:
+    """The ``tunaflow/…`` git branches that exist (left from earlier work, or other plans')."""
+    return gitops.local_branches(rt.project_dir, "tunaflow/") if rt.is_git else frozenset()
 
 
 def _subtasks(proposal: PlanProposal) -> list[tuple[str, str]]:
@@ -78,6 +77,12 @@ async def handle_architect_reply(rt: WorkflowRuntime, result: TurnResult, *, rev
         rt.plan_changed(plan)
         rt.progress(f"Revised plan {plan.id} “{plan.title}” is waiting for approval.")
         return
+    # git is asked before the transaction: nothing holds the database's writer while git runs
+    branches = await asyncio.to_thread(_plan_branches, rt)
+
+    def taken(candidate: str) -> bool:
+        return rt.store.slug_taken(candidate) or f"tunaflow/{candidate}" in branches
+
     with rt.store.transaction():
         plan = rt.service.create_plan_from_proposal(
             title=str(fields["title"]),
@@ -89,7 +94,7 @@ async def handle_architect_reply(rt: WorkflowRuntime, result: TurnResult, *, rev
             subtasks=_subtasks(proposal),
             source_message_id=result.message.id,
         )
-        slug = make_slug(plan.title, plan_id=plan.id, taken=lambda candidate: _slug_taken(rt, candidate))
+        slug = make_slug(plan.title, plan_id=plan.id, taken=taken)
         plan = rt.store.update_plan(plan.id, slug=slug)
     rt.plan_changed(plan)
     rt.progress(f"Plan {plan.id} “{plan.title}” is waiting for approval.")

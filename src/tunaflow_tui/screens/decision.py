@@ -91,7 +91,9 @@ class DecisionScreen(ModalScreen[str | None]):
                 for number, (key, label, value) in enumerate(self.choices):
                     yield Button(f"{label} ({self._key_label(key, value)})", id=f"choice-{number}",
                                  variant="primary" if number == 0 else "default")
-            yield Label("esc — decide later", id="later")
+            from tunaflow_tui.keyhints import key_for
+
+            yield Label(f"{key_for(self.app, DecisionScreen, 'decision.later', words=True)} — decide later", id="later")
 
     def compose_details(self) -> ComposeResult:
         """Extra content between the body and the buttons (for subclasses)."""

@@ -89,9 +89,14 @@ class FeedbackScreen(ModalScreen[str | None]):
             yield area
             yield Static("", id="empty-hint")
             with Horizontal(id="buttons"):
-                yield Button("Edit in $EDITOR (ctrl+e)", id="editor")
-                yield Button("Cancel (esc)", id="cancel")
-                yield Button("Send (ctrl+s)", id="submit", variant="primary")
+                yield Button(f"Edit in $EDITOR ({self._key('feedback.editor')})", id="editor")
+                yield Button(f"Cancel ({self._key('feedback.cancel')})", id="cancel")
+                yield Button(f"Send ({self._key('feedback.submit')})", id="submit", variant="primary")
+
+    def _key(self, binding_id: str) -> str:
+        from tunaflow_tui.keyhints import key_for
+
+        return key_for(self.app, type(self), binding_id, words=True)
 
     def on_mount(self) -> None:
         self.query_one(TextArea).focus()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -19,9 +20,10 @@ CONCEPTS = """\
 **Plan.** You talk to the *Architect* in the main chat. When it proposes a plan, a plan card
 appears. A plan becomes a tracked unit of work with subtasks, a phase and a history of events.
 
-**Gates.** Nothing happens behind your back. On a plan card: **a** approve, **r** request a
-revision (your feedback goes back to the Architect), **h** hold. After review you decide again:
-accept, rework (the findings go to the Developer), or redesign (back to the Architect).
+**Gates.** Nothing happens behind your back. On a plan card: **{plan.approve}** approve,
+**{plan.revise}** request a revision (your feedback goes back to the Architect), **{plan.hold}** hold.
+After review you decide again: accept, rework (the findings go to the Developer), or redesign (back
+to the Architect).
 
 **Phases.** Chat → Drafting → Approval → Dev → Review → Rework → Done. Approving starts *Dev*: the
 Developer works on its own git branch and worktree, so your working tree is untouched until merge.
@@ -41,10 +43,10 @@ dissents.
 `<!-- tunaflow:plan-proposal -->` or `<!-- tunaflow:review-verdict -->`. tunaflow turns them into
 cards and never shows them raw. A marker from a role that may not emit it changes nothing.
 
-**Keys in terminals.** Most terminals cannot tell shift+enter from enter: use **ctrl+j** for a new
-line in the composer. Every key can be remapped by its id in the keymap setting, and every action is
-in the command palette (**ctrl+p**). Use `tunaflow --no-mouse` to keep your terminal's own text
-selection.
+**Keys in terminals.** Most terminals cannot tell shift+enter from enter: use **{composer.newline}** for a
+new line in the composer. Every key can be remapped by its id in the keymap setting, and every action
+is in the command palette (**{app.palette}**). Use `tunaflow --no-mouse` to keep your terminal's own
+text selection.
 """
 
 
@@ -110,9 +112,26 @@ def _escape_cell(text: str) -> str:
     return text.replace("|", "\\|")
 
 
+def _first_key(keys: str) -> str:
+    return keys.split(" / ")[0]
+
+
+def fill_keys(text: str, sections: Sequence[BindingSection]) -> str:
+    """``text`` with each ``{binding.id}`` replaced by that binding's first key as mapped now."""
+    keys = {row.binding_id: _first_key(row.keys) for section in sections for row in section.rows}
+
+    def key(match: re.Match[str]) -> str:
+        return keys.get(match.group(1), match.group(1))
+
+    return re.sub(r"\{([a-z_]+\.[a-z_.]+)\}", key, text)
+
+
 def help_markdown(sections: Sequence[BindingSection], concepts: str = CONCEPTS) -> str:
-    """The help text: one key table per section, then the concepts."""
-    parts = ["# tunaflow help\n", "Press **escape** or **f1** to close.\n"]
+    """The help text: one key table per section, then the concepts (keys as mapped now)."""
+    close = next((row.keys for section in sections for row in section.rows if row.binding_id == "help.close"),
+                 "escape / f1")
+    shown = "** or **".join(close.split(" / ")[:2])
+    parts = ["# tunaflow help\n", f"Press **{shown}** to close.\n"]
     for section in sections:
         if not section.rows:
             continue
@@ -123,7 +142,7 @@ def help_markdown(sections: Sequence[BindingSection], concepts: str = CONCEPTS) 
                 f"| {_escape_cell(row.keys)} | {_escape_cell(row.description)} | `{row.binding_id}` |"
             )
         parts.append("")
-    parts.append(concepts)
+    parts.append(fill_keys(concepts, sections))
     return "\n".join(parts)
 
 

@@ -94,7 +94,10 @@ class ContextPackScreen(ModalScreen[None]):
             for name, tokens, truncated in self.rows:
                 table.add_row(name, f"{tokens:,}", "yes" if truncated else "")
             yield table
-            yield Label(f"Total {self.total:,} tokens of a {self.budget:,} token budget · esc closes", id="total")
+            from tunaflow_tui.keyhints import key_for
+
+            close = key_for(self.app, type(self), "context.close", words=True)
+            yield Label(f"Total {self.total:,} tokens of a {self.budget:,} token budget · {close} closes", id="total")
 
     def on_mount(self) -> None:
         self.query_one(DataTable).focus()

@@ -7,11 +7,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-# Proposal decisions as shown on a decided card.
-APPROVED = "approved"
-REVISION_REQUESTED = "revision requested"
-HELD = "held"
-
 # Branch kinds that belong to a plan: its implementation and its review (spec §3).
 PLAN_BRANCH_KINDS = frozenset({"implementation", "review"})
 
@@ -158,3 +153,16 @@ class SidebarSections:
     roundtables: tuple[SidebarItem, ...] = ()
     archive: tuple[SidebarItem, ...] = ()
     plans: tuple[SidebarItem, ...] = field(default=())
+
+
+@dataclass(frozen=True)
+class DoneView:
+    """A finished plan and what is left to do with its branch."""
+
+    plan_id: int
+    title: str
+    git_branch: str | None = None
+    base_branch: str | None = None
+    has_worktree: bool = False
+    merged: str | None = None
+    """The merge outcome once merged (e.g. ``fast-forward``)."""

@@ -24,9 +24,10 @@ AUTO_FOCUS_WINDOW = 0.5
 PRESS_AGAIN = "Decision keys are armed in a moment — press again."
 
 
-def typed_back_note(what: str) -> str:
+def typed_back_note(what: str, jump_key: str = "f2") -> str:
     """What the user is told when keys typed for something else were handed back."""
-    return f"A {what} appeared while you were typing: your keys went where you were typing. f2 focuses it."
+    return (f"A {what} appeared while you were typing: your keys went where you were typing. "
+            f"{jump_key} focuses it.")
 
 
 class ArmedCard(Widget):
@@ -83,7 +84,9 @@ class ArmedCard(Widget):
             if self.has_focus:
                 self.app.set_focus(target)
             target.post_message(events.Key(event.key, event.character))
-            self._tell(typed_back_note(self.CARD_NAME))
+            from tunaflow_tui.keyhints import app_key
+
+            self._tell(typed_back_note(self.CARD_NAME, app_key(self.app, "decision.jump", "f2")))
         else:
             self._tell(PRESS_AGAIN)
 

@@ -113,7 +113,7 @@ class Composer(Vertical):
         self,
         recipient: str = "",
         *,
-        placeholder: str = "Message…  (enter sends · ctrl+j new line)",
+        placeholder: str | None = None,
         cursor_blink: bool = True,
         id: str | None = None,
         classes: str | None = None,
@@ -129,11 +129,19 @@ class Composer(Vertical):
         yield Static(self._recipient_content(), id="composer-recipient", markup=False)
         yield ComposerInput(
             id="composer-input",
-            placeholder=self._placeholder,
+            placeholder=self._placeholder if self._placeholder is not None else self.default_placeholder(),
             soft_wrap=True,
             show_line_numbers=False,
             compact=True,
         )
+
+    def default_placeholder(self) -> str:
+        """``Message…  (enter sends · ctrl+j new line)`` with the keys as mapped now."""
+        from tunaflow_tui.keyhints import key_for
+
+        send = key_for(self.app, ComposerInput, "composer.send", words=True)
+        newline = key_for(self.app, ComposerInput, "composer.newline", words=True)
+        return f"Message…  ({send} sends · {newline} new line)"
 
     def on_mount(self) -> None:
         self.input.cursor_blink = self._cursor_blink

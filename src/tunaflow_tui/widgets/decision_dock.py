@@ -68,25 +68,27 @@ class DecisionDock(VerticalScroll, can_focus=False):
         """The keys of the newest card that waits (docked under the cards, so they never scroll away).
 
         While the card does not have the focus (it arrived as the user was typing), the hint leads
-        with f2, the key that reaches it: its own keys do nothing until then.
+        with the key that reaches it: its own keys do nothing until then. Every key is named as the
+        keymap has it now.
         """
+        from tunaflow_tui.keyhints import app_key, hint_line
+
         pending = self.newest_pending()
         kind = card_kind(pending) if pending is not None else None
         if pending is not None and kind in (PROPOSAL, VERDICT):
-            if kind == PROPOSAL:
-                what, keys = "Plan", "a approve · r request revision · h hold"
-            else:
-                view = pending.view
-                what, keys = "Review", " · ".join(
-                    (["a accept · w rework · d redesign"] if view.verdict is not None else [])
-                    + (["t retry seat"] if view.has_errored_seat else [])
-                )
+            what = "Plan" if kind == PROPOSAL else "Review"
+            keys = pending.key_hint()
+            jump = app_key(self.app, "decision.jump", "f2")
             if pending.has_focus:
-                return (f"{what} waiting: {keys} · f2 focus", True)
-            return (f"{what} waiting — f2 focuses it, then {keys}", True)
+                return (f"{what} waiting: {keys} · {jump} focus", True)
+            return (f"{what} waiting — {jump} focuses it, then {keys}", True)
         done = [c for c in self.cards() if card_kind(c) == DONE]
-        if done and done[-1].view.git_branch and not done[-1].view.merged:
-            return ("Plan done: m merge into the base branch · x remove the worktree", False)
+        if done:
+            card = done[-1]
+            words = {"done.merge": "merge into the base branch", "done.remove_worktree": "remove the worktree"}
+            items = [(binding_id, words[binding_id]) for binding_id, _ in card.hint_items()]
+            if items:
+                return ("Plan done: " + hint_line(self.app, type(card), items), False)
         return ("", False)
 
     def refresh_hint(self) -> None:

@@ -12,25 +12,15 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from tunaflow_tui.widgets.arming import ArmedCard
+from tunaflow_tui.views.plans import DoneView
+from tunaflow_tui.widgets.decision_card import DecisionCard
 
 DONE = Binding.Group("Done")
 
-
-@dataclass(frozen=True)
-class DoneView:
-    """A finished plan and what is left to do with its branch."""
-
-    plan_id: int
-    title: str
-    git_branch: str | None = None
-    base_branch: str | None = None
-    has_worktree: bool = False
-    merged: str | None = None
-    """The merge outcome once merged (e.g. ``fast-forward``)."""
+__all__ = ["DoneCard", "DoneView"]
 
 
-class DoneCard(ArmedCard, Vertical, can_focus=True):
+class DoneCard(DecisionCard, Vertical, can_focus=True):
     """A done plan: **m** merges its branch into the base, **x** removes its worktree.
 
     After the card took the focus on its own its keys arm a moment later
@@ -40,7 +30,11 @@ class DoneCard(ArmedCard, Vertical, can_focus=True):
     CARD_NAME: ClassVar[str] = "finished plan"
 
     DOCK_KIND: ClassVar[str] = "done"
-    """How the decision dock tells its cards apart without importing every card class."""
+
+    HINTS: ClassVar[tuple[tuple[str, str], ...]] = (
+        ("done.merge", "merge"),
+        ("done.remove_worktree", "remove worktree"),
+    )
 
     HELP = """
 ## Plan done
@@ -85,13 +79,15 @@ class DoneCard(ArmedCard, Vertical, can_focus=True):
             yield Static(f"{view.git_branch} is ready to merge into {view.base_branch}.", markup=False)
         else:
             yield Static("The work was done in place (no git branch to merge).", markup=False)
-        keys = []
-        if view.git_branch and not view.merged:
-            keys.append("[b]m[/b] merge")
-        if view.has_worktree:
-            keys.append("[b]x[/b] remove worktree")
-        if keys:
-            yield Static("   ".join(keys), classes="keys")
+        if tuple(self.hint_items()):
+            yield Static(self.key_content(), classes="keys")
+
+    def hint_items(self) -> tuple[tuple[str, str], ...]:
+        """Merge until merged (when there is a branch); remove while the worktree exists."""
+        view = self.view
+        wanted = {"done.merge": bool(view.git_branch) and not view.merged,
+                  "done.remove_worktree": view.has_worktree}
+        return tuple(item for item in self.HINTS if wanted[item[0]])
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "done":

@@ -2,32 +2,39 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import ClassVar
 
 from rich.table import Table
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Label, Static
 
+from tunaflow_tui.core.workflow.decisions import Decision
 from tunaflow_tui.screens.feedback import FeedbackScreen
-from tunaflow_tui.views.plans import APPROVED, HELD, REVISION_REQUESTED, ProposalView
-from tunaflow_tui.widgets.arming import ArmedCard
+from tunaflow_tui.views.plans import ProposalView
+from tunaflow_tui.widgets.decision_card import DecisionCard, DecisionRequested
 from tunaflow_tui.widgets.inline import hanging_list, inline_text
 
 DECIDE = Binding.Group("Decide")
 
 NO_SUBTASKS = "No subtasks — the Architect proposed this as one piece of work."
 
+DECIDED_WORDS: dict[str, str] = {
+    Decision.APPROVE: "approved",
+    Decision.REVISE: "revision requested",
+    Decision.HOLD: "held",
+}
+"""How a decided card names its decision (border and footer)."""
+
 
 def _bullets(items: tuple[str, ...]) -> Table:
     return hanging_list([("•", item) for item in items])
 
 
-class PlanProposalCard(ArmedCard, Vertical, can_focus=True):
+class PlanProposalCard(DecisionCard, Vertical, can_focus=True):
     """A focusable card showing a plan proposal, with approve / request revision / hold keys.
 
     A held proposal can still be approved or sent back; approved and revision-requested
@@ -38,7 +45,12 @@ class PlanProposalCard(ArmedCard, Vertical, can_focus=True):
     CARD_NAME: ClassVar[str] = "plan proposal"
 
     DOCK_KIND: ClassVar[str] = "proposal"
-    """How the decision dock tells its cards apart without importing every card class."""
+
+    HINTS: ClassVar[tuple[tuple[str, str], ...]] = (
+        ("plan.approve", "approve"),
+        ("plan.revise", "request revision"),
+        ("plan.hold", "hold"),
+    )
 
     HELP = """
 ## Plan proposal
@@ -70,22 +82,13 @@ class PlanProposalCard(ArmedCard, Vertical, can_focus=True):
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("a", "decide('approved')", "Approve plan", id="plan.approve", group=DECIDE,
+        Binding("a", "decide('approve')", "Approve plan", id="plan.approve", group=DECIDE,
                 tooltip="Approve the plan and start development"),
         Binding("r", "request_revision", "Request revision", id="plan.revise", group=DECIDE,
                 tooltip="Send feedback to the Architect for a new revision"),
-        Binding("h", "decide('held')", "Hold", id="plan.hold", group=DECIDE,
+        Binding("h", "decide('hold')", "Hold", id="plan.hold", group=DECIDE,
                 tooltip="Decide later; the plan stays in the Workflow view"),
     ]
-
-    @dataclass
-    class Decided(Message):
-        """The user decided on a proposal. `decision` is approved / revision requested / held."""
-
-        plan_id: int | None
-        message_id: int
-        decision: str
-        feedback: str | None = None
 
     view: reactive[ProposalView] = reactive(ProposalView(plan_id=None, message_id=0, title=""), recompose=True)
 
@@ -97,16 +100,17 @@ class PlanProposalCard(ArmedCard, Vertical, can_focus=True):
     @property
     def is_pending(self) -> bool:
         """True while the proposal awaits a decision (held counts as pending)."""
-        return self.view.decision in (None, HELD)
+        return self.view.decision in (None, Decision.HOLD)
 
     def compose(self) -> ComposeResult:
         view = self.view
         self.set_class(view.decision is None, "-pending")
         self.set_class(view.decision is not None, "-decided")
-        self.set_class(view.decision == HELD, "-held")
+        self.set_class(view.decision == Decision.HOLD, "-held")
         rev = f" · revision {view.revision}" if view.revision > 1 else ""
         self.border_title = f"Plan proposal{rev}"
-        self.border_subtitle = "waiting for you" if view.decision is None else view.decision
+        self.border_subtitle = "waiting for you" if view.decision is None else DECIDED_WORDS.get(
+            view.decision, view.decision)
         yield Static(inline_text(view.title), classes="title")
         yield Label("Subtasks", classes="heading")
         if view.subtasks:
@@ -131,37 +135,45 @@ class PlanProposalCard(ArmedCard, Vertical, can_focus=True):
 
     def _compose_footer(self, view: ProposalView) -> ComposeResult:
         if view.decision is None:
-            yield Static("[b]a[/b] approve   [b]r[/b] request revision   [b]h[/b] hold", classes="keys")
+            yield Static(self.key_content(), classes="keys")
             return
-        style = {APPROVED: "-approved", REVISION_REQUESTED: "-revision", HELD: "-held"}.get(view.decision, "")
+        style = {Decision.APPROVE: "-approved", Decision.REVISE: "-revision", Decision.HOLD: "-held"}.get(
+            view.decision, "")
         text = {
-            APPROVED: "✔ Approved",
-            REVISION_REQUESTED: "↺ Revision requested",
-            HELD: "⏸ Held — a approve · r request revision",
+            Decision.APPROVE: "✔ Approved",
+            Decision.REVISE: "↺ Revision requested",
+            Decision.HOLD: "⏸ Held — " + self.key_hint(),
         }.get(view.decision, view.decision)
         yield Static(text, classes=f"decision {style}", markup=False)
+
+    def hint_items(self) -> tuple[tuple[str, str], ...]:
+        """A held card offers approve and revise (it is held already)."""
+        if self.view.decision == Decision.HOLD:
+            return tuple(item for item in self.HINTS if item[0] != "plan.hold")
+        return self.HINTS
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "decide":
             if not self.is_pending:
                 return False
-            return not (parameters and parameters[0] == HELD and self.view.decision == HELD)
+            return not (parameters and parameters[0] == Decision.HOLD and self.view.decision == Decision.HOLD)
         if action == "request_revision":
             return self.is_pending
         return True
 
-    def _record(self, decision: str, feedback: str | None) -> None:
+    def _record(self, decision: Decision, feedback: str = "") -> None:
         view = self.view
-        self.post_message(self.Decided(view.plan_id, view.message_id, decision, feedback))
+        self.post_message(DecisionRequested(view.plan_id, decision, feedback, revision=view.revision,
+                                            message_id=view.message_id))
         # Shown immediately; the owner may replace `view` once the decision is stored.
         self.view = replace(view, decision=decision)
         self.refresh_bindings()
 
     def action_decide(self, decision: str) -> None:
-        if decision not in (APPROVED, HELD) or not self.check_action("decide", (decision,)):
+        if decision not in (Decision.APPROVE, Decision.HOLD) or not self.check_action("decide", (decision,)):
             return
         if self.keys_armed():
-            self._record(decision, None)
+            self._record(Decision(decision))
 
     def action_request_revision(self) -> None:
         if not self.is_pending or not self.keys_armed():
@@ -169,7 +181,7 @@ class PlanProposalCard(ArmedCard, Vertical, can_focus=True):
 
         def done(feedback: str | None) -> None:
             if feedback is not None and self.is_pending:
-                self._record(REVISION_REQUESTED, feedback)
+                self._record(Decision.REVISE, feedback)
             self.focus()
 
         self.app.push_screen(FeedbackScreen(), done)

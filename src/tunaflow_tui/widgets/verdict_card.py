@@ -2,25 +2,20 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Label, Static
 
+from tunaflow_tui.core.workflow.decisions import Decision
 from tunaflow_tui.views.plans import SeatView, VerdictView
-from tunaflow_tui.widgets.arming import ArmedCard
+from tunaflow_tui.widgets.decision_card import DecisionCard, DecisionRequested
 
 DECIDE = Binding.Group("Decide")
-
-ACCEPT = "accept"
-REWORK = "rework"
-REDESIGN = "redesign"
-RETRY = "retry"
 
 # Text and glyph as well as colour, so the verdict reads at 256 colours and without colour.
 VERDICT_LABELS = {
@@ -28,10 +23,10 @@ VERDICT_LABELS = {
     "fail": ("✘ FAIL", "-fail"),
     "conditional": ("◐ CONDITIONAL", "-conditional"),
 }
-DECISION_TEXT = {
-    ACCEPT: "✔ Accepted — the plan is done",
-    REWORK: "↺ Sent back to the Developer for rework",
-    REDESIGN: "✎ Sent back to the Architect for a redesign",
+DECISION_TEXT: dict[str, str] = {
+    Decision.ACCEPT: "✔ Accepted — the plan is done",
+    Decision.REWORK: "↺ Sent back to the Developer for rework",
+    Decision.REDESIGN: "✎ Sent back to the Architect for a redesign",
 }
 REVIEW_ERROR_NOTE = "review error — not counted as a failure"
 
@@ -77,7 +72,7 @@ class SeatBlock(Vertical):
             yield Static("\n".join(f"→ {r}" for r in seat.recommendations), markup=False)
 
 
-class ReviewVerdictCard(ArmedCard, Vertical, can_focus=True):
+class ReviewVerdictCard(DecisionCard, Vertical, can_focus=True):
     """A focusable verdict card: accept / rework / redesign, and retry when a seat errored.
 
     After the card took the focus on its own its keys arm a moment later
@@ -87,7 +82,13 @@ class ReviewVerdictCard(ArmedCard, Vertical, can_focus=True):
     CARD_NAME: ClassVar[str] = "review verdict"
 
     DOCK_KIND: ClassVar[str] = "verdict"
-    """How the decision dock tells its cards apart without importing every card class."""
+
+    HINTS: ClassVar[tuple[tuple[str, str], ...]] = (
+        ("review.accept", "accept"),
+        ("review.rework", "rework"),
+        ("review.redesign", "redesign"),
+        ("review.retry", "retry seat"),
+    )
 
     HELP = """
 ## Review verdict
@@ -133,15 +134,6 @@ class ReviewVerdictCard(ArmedCard, Vertical, can_focus=True):
                 tooltip="Run the seat that produced a review error again"),
     ]
 
-    @dataclass
-    class Decided(Message):
-        """accept / rework / redesign / retry; `seat` names the seat to retry (None: all errored seats)."""
-
-        plan_id: int
-        round_no: int
-        decision: str
-        seat: str | None = None
-
     view: reactive[VerdictView] = reactive(VerdictView(plan_id=0, round_no=0, verdict=None), recompose=True)
 
     def __init__(self, view: VerdictView, *, name: str | None = None, id: str | None = None,
@@ -184,14 +176,19 @@ class ReviewVerdictCard(ArmedCard, Vertical, can_focus=True):
         for seat in view.seats:
             yield SeatBlock(seat)
         if view.decision is None:
-            # without a verdict (every seat errored) there is nothing to accept or rework yet
-            keys = ["[b]a[/b] accept   [b]w[/b] rework   [b]d[/b] redesign"] if view.verdict is not None else []
-            if view.has_errored_seat:
-                errored = sum(1 for seat in view.seats if seat.error)
-                keys.append(f"[b]t[/b] retry errored seat{'s' if errored != 1 else ''}")
-            yield Static("   ".join(keys), classes="keys")
+            yield Static(self.key_content(), classes="keys")
         else:
             yield Static(DECISION_TEXT.get(view.decision, view.decision), classes="decision", markup=False)
+
+    def hint_items(self) -> tuple[tuple[str, str], ...]:
+        """Without a verdict (every seat errored) nothing can be accepted or reworked yet; retry only
+        when a seat errored."""
+        view = self.view
+        items = list(self.HINTS[:3]) if view.verdict is not None else []
+        if view.has_errored_seat:
+            errored = sum(1 for seat in view.seats if seat.error)
+            items.append(("review.retry", f"retry errored seat{'s' if errored != 1 else ''}"))
+        return tuple(items)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "decide":
@@ -206,9 +203,10 @@ class ReviewVerdictCard(ArmedCard, Vertical, can_focus=True):
         if view.decision is not None or view.verdict is None or decision not in DECISION_TEXT \
                 or not self.keys_armed():
             return
-        self.post_message(self.Decided(view.plan_id, view.round_no, decision, None))
+        chosen = Decision(decision)
+        self.post_message(DecisionRequested(view.plan_id, chosen, round_no=view.round_no))
         # Shown immediately; the owner may replace `view` once the decision is stored.
-        self.view = replace(view, decision=decision)
+        self.view = replace(view, decision=chosen)
         self.refresh_bindings()
 
     def action_retry(self) -> None:
@@ -216,4 +214,5 @@ class ReviewVerdictCard(ArmedCard, Vertical, can_focus=True):
         errored = [seat.seat for seat in view.seats if seat.error]
         if view.decision is not None or not errored or not self.keys_armed():
             return
-        self.post_message(self.Decided(view.plan_id, view.round_no, RETRY, errored[0] if len(errored) == 1 else None))
+        self.post_message(DecisionRequested(view.plan_id, Decision.RETRY, seat=errored[0] if len(errored) == 1 else None,
+                                            round_no=view.round_no))

@@ -92,7 +92,9 @@ class DocumentScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="document-frame") as frame:
             frame.border_title = Content(self.doc_name)  # a file name, not markup
-            frame.border_subtitle = "esc close"
+            from tunaflow_tui.keyhints import key_for
+
+            frame.border_subtitle = f"{key_for(self.app, type(self), 'document.close', words=True)} close"
             yield Markdown(read_document(self.path), id="document")
 
     def on_mount(self) -> None:

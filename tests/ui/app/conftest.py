@@ -12,11 +12,11 @@ from app_harness import demo_settings
 from tunaflow_tui.agents.demo.sample import copy_demo_project
 from tunaflow_tui.app import TunaflowApp
 from tunaflow_tui.clicmd.open import build_app
-from tunaflow_tui.controller import RuntimeController
+from tunaflow_tui.controllers import ProjectSession
 from tunaflow_tui.core.settings import Settings
 from tunaflow_tui.runtime.runtime import WorkflowRuntime
 
-AppFactory = Callable[..., tuple[TunaflowApp, RuntimeController, WorkflowRuntime]]
+AppFactory = Callable[..., tuple[TunaflowApp, ProjectSession, WorkflowRuntime]]
 
 
 @pytest.fixture
@@ -38,12 +38,12 @@ def open_app(demo_project: Path) -> Iterator[AppFactory]:
 
     def factory(*, fail_reviews: int = 0, settings: Settings | None = None, project: Path | None = None,
                 notes: tuple[str, ...] | None = (), **workflow: object
-                ) -> tuple[TunaflowApp, RuntimeController, WorkflowRuntime]:
+                ) -> tuple[TunaflowApp, ProjectSession, WorkflowRuntime]:
         where = project or demo_project
         runtime = WorkflowRuntime(where, settings or demo_settings(where, fail_reviews=fail_reviews, **workflow))
         runtimes.append(runtime)
         app = build_app(runtime, notes=notes, cursor_blink=False)
-        assert isinstance(app.controller, RuntimeController)
+        assert isinstance(app.controller, ProjectSession)
         return app, app.controller, runtime
 
     yield factory
@@ -67,7 +67,7 @@ def steady_app(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., Tunafl
     import shutil
     import tempfile
 
-    from tunaflow_tui.controller import actions, plan_views
+    from tunaflow_tui.controllers import plan_views, tools
     from tunaflow_tui.runtime import review
 
     made: list[tuple[WorkflowRuntime, Path]] = []
@@ -81,7 +81,7 @@ def steady_app(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., Tunafl
         monkeypatch.setattr(plan_views, "event_time", lambda _event: "12:00:00")
         if hide_engine_clis:
             real_which = shutil.which
-            monkeypatch.setattr(actions.shutil, "which", lambda name, *args, **kwargs:
+            monkeypatch.setattr(tools.shutil, "which", lambda name, *args, **kwargs:
                                 None if name in ENGINE_CLIS else real_which(name, *args, **kwargs))
         real_run_tests = review.run_tests
 

@@ -80,7 +80,7 @@ async def test_branch_pane_shows_the_developer_and_toggles_and_pins(open_app) ->
         workspace = app.workspace
         assert workspace.mode == "hidden"
         [impl] = [b for b in runtime.store.list_branches() if b.kind == "implementation"]
-        await controller.open_branch(impl.id)
+        await controller.panes.open_branch(impl.id)
         await pilot.pause()
         assert workspace.mode == "drawer"
         body = workspace.pane.body
@@ -185,7 +185,7 @@ async def test_interrupted_step_after_a_crash_is_offered_and_resumed(open_app) -
     async with app2.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         assert any("Resume interrupted step" in n.message for n in app2._notifications)
-        controller2.resume_interrupted("retry")
+        controller2.project.resume_interrupted("retry")
         await settle(pilot, app2)
         assert runtime2.store.list_plans()[0].pending_decision == "review"
         assert "Review waiting: a accept" in screen_text(app2)

@@ -82,7 +82,7 @@ async def test_agent_text_in_a_notification_is_inert_and_short(open_app, demo_pr
         await pilot.press("f3")
         await pilot.pause()
         title = "Evil\x1b]52;c;aGk=\x07 title\x1b[2J\nsecond line\x07" + "x" * 500
-        assert controller.call_attention(f"Plan “{title}” waits for your approval.", decision=True)
+        assert controller.attention.call(f"Plan “{title}” waits for your approval.", decision=True)
         [note] = [w for w in written if w.startswith("\x1b]9;")]
         assert note.count("\x1b") == 1 and note.count("\x07") == 1 and "\n" not in note
         assert "52;" not in note and "Evil title second line" in note

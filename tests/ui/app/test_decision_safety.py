@@ -11,7 +11,8 @@ from app_harness import demo_settings, screen_text
 from textual.app import App, ComposeResult
 from textual.widgets import TextArea
 
-from tunaflow_tui.controller import runtime_controller
+from tunaflow_tui.controllers import conversation as conversation_module
+from tunaflow_tui.controllers import decisions as decisions_module
 from tunaflow_tui.screens.decision import DecisionScreen, DevStalledScreen, dev_stalled_screen
 from tunaflow_tui.screens.doom_loop import DoomLoopScreen
 from tunaflow_tui.views.plans import FailureView, SeatView, VerdictView
@@ -47,7 +48,7 @@ async def armed(pilot, target) -> None:
 @pytest.fixture
 def long_arming(monkeypatch: pytest.MonkeyPatch) -> None:
     """Cards and questions stay unarmed longer than a loaded test machine needs to press a key."""
-    monkeypatch.setattr(runtime_controller, "ARMING_SECONDS", 2.0)
+    monkeypatch.setattr(decisions_module, "ARMING_SECONDS", 2.0)
 
 
 def notes(app) -> list[str]:
@@ -101,14 +102,14 @@ async def test_a_key_just_typed_in_the_empty_composer_keeps_the_focus(open_app, 
         await pilot.press("a")  # approved: development and review run
         app.composer.focus_input()
         await pilot.press("x", "backspace")  # typed and rubbed out: the composer is empty again
-        monkeypatch.setattr(runtime_controller, "TYPING_PAUSE", 600.0)  # however long the review takes
+        monkeypatch.setattr(conversation_module, "TYPING_PAUSE", 600.0)  # however long the review takes
         await idle(pilot, app)
         assert phase_and_pending(runtime) == ("review", "review")
         assert isinstance(app.focused, ComposerInput)
         assert "Review waiting — f2 focuses it" in screen_text(app)
-        assert controller.user_is_typing()
-        monkeypatch.setattr(runtime_controller, "TYPING_PAUSE", 0.0)
-        assert not controller.user_is_typing()  # after the pause the next card takes the focus again
+        assert controller.conversation.user_is_typing()
+        monkeypatch.setattr(conversation_module, "TYPING_PAUSE", 0.0)
+        assert not controller.conversation.user_is_typing()  # after the pause the next card takes the focus again
 
 
 # ---------------------------------------------------------------------------------- arming
@@ -137,7 +138,7 @@ async def test_once_armed_a_approves(open_app) -> None:
         await armed(pilot, card)
         await pilot.press("a")
         await idle(pilot, app)
-        assert card.view.decision == "approved"
+        assert card.view.decision == "approve"
         assert phase_and_pending(runtime) == ("review", "review")
 
 
@@ -154,7 +155,7 @@ async def test_f2_focuses_the_card_with_its_keys_armed_at_once(open_app) -> None
         assert app.focused is card and card.is_armed
         await pilot.press("a")
         await idle(pilot, app)
-        assert card.view.decision == "approved"
+        assert card.view.decision == "approve"
         assert phase_and_pending(runtime) == ("review", "review")
 
 

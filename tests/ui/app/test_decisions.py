@@ -36,7 +36,7 @@ async def test_approve_then_accept_reaches_done(open_app) -> None:
         await armed(pilot, app)
         await pilot.press("a")
         await settle(pilot, app)
-        assert card.view.decision == "approved"
+        assert card.view.decision == "approve"
         verdict = app.focused
         assert isinstance(verdict, ReviewVerdictCard) and verdict.view.verdict == "pass"
         assert "PASS" in screen_text(app) and "Tests: PASSED" in screen_text(app)
@@ -73,7 +73,7 @@ async def test_decided_card_ignores_its_keys(open_app) -> None:
         await settle(pilot, app)
         held_events = [e for e in runtime.store.list_plan_events(1) if e.type == "held"]
         assert len(held_events) == 1
-        assert card.check_action("decide", ("approved",)) is True  # a held plan can still be approved
+        assert card.check_action("decide", ("approve",)) is True  # a held plan can still be approved
         await pilot.press("a")
         await settle(pilot, app)
         plan = runtime.store.list_plans()[0]

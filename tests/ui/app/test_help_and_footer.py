@@ -12,6 +12,7 @@ from textual.widgets import Markdown, OptionList
 
 import tunaflow_tui
 from tunaflow_tui.app import DemoChatController, TunaflowApp
+from tunaflow_tui.core.workflow.decisions import Decision
 from tunaflow_tui.screens.feedback import FeedbackScreen
 from tunaflow_tui.screens.help import HelpScreen
 from tunaflow_tui.screens.workflow import WorkflowScreen
@@ -130,7 +131,7 @@ async def test_workflow_screen_hides_and_ignores_the_chat_column_keys(open_app) 
 
 async def _document_viewer_over_workflow(pilot, app) -> None:
     await send(pilot, app, "Add a word frequency report")
-    app.controller.approve_plan()  # the Developer and the review write the plan's documents
+    app.controller.decisions.decide_by_name(Decision.APPROVE)  # the Developer and the review write the plan's documents
     await settle(pilot, app)
     assert app.query(ReviewVerdictCard), "the review verdict waits in the dock"
     app.composer.focus_input()
@@ -170,7 +171,7 @@ async def test_open_workflow_from_the_document_viewer_goes_back_to_the_one_view(
     app, controller, _runtime = open_app()
     async with app.run_test(size=(80, 24)) as pilot:
         await _document_viewer_over_workflow(pilot, app)
-        controller.open_workflow()  # as the palette's "Open workflow" does
+        await controller.panes.open_workflow()  # as the palette's "Open workflow" does
         await pilot.pause()
         assert isinstance(app.screen, WorkflowScreen)
         assert sum(isinstance(screen, WorkflowScreen) for screen in app.screen_stack) == 1
@@ -181,8 +182,8 @@ async def test_f2_while_writing_feedback_keeps_the_feedback(open_app) -> None:
     app, _controller, _runtime = open_app()
     async with app.run_test(size=(80, 24)) as pilot:
         await send(pilot, app, "Add a word frequency report")
-        app.controller.request_revision()
-        await pilot.pause()
+        app.controller.decisions.decide_by_name(Decision.REVISE)
+        await settle(pilot, app)
         assert isinstance(app.screen, FeedbackScreen)
         await pilot.press(*"shorter", "f2")
         await settle(pilot, app)

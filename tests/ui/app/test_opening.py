@@ -12,7 +12,7 @@ from textual.command import CommandPalette
 
 from tunaflow_tui.app import TunaflowApp
 from tunaflow_tui.clicmd.open import NOT_GIT_NOTE, open_project_app, run_app
-from tunaflow_tui.controller import ProjectOpener
+from tunaflow_tui.controllers import ProjectOpener
 from tunaflow_tui.core.gitops import is_git_repo
 from tunaflow_tui.screens.decision import DecisionScreen
 from tunaflow_tui.widgets.message_block import tools_summary
@@ -72,7 +72,7 @@ async def test_window_shows_before_the_project_and_a_message_sent_meanwhile_is_k
             assert "Architect (demo)" in screen_text(app)
             card = app.focused
             assert isinstance(card, PlanProposalCard) and card.is_pending  # the queued message was sent
-            [message] = [m for m in opener.inner.store.list_messages("main") if m.role == "user"]
+            [message] = [m for m in opener.session.store.list_messages("main") if m.role == "user"]
             assert message.content == REQUEST
     finally:
         opener.close()
@@ -136,7 +136,7 @@ async def test_held_plan_comes_back_as_a_held_card_that_can_be_approved(open_app
     async with app2.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app2)
         [card] = list(app2.query(PlanProposalCard))
-        assert card.view.decision == "held"
+        assert card.view.decision == "hold"
         assert "Add a word-frequency report to textstats" in screen_text(app2)
         assert app2.focused is not card  # held: it waits, it does not grab the focus
         card.focus()
@@ -199,7 +199,7 @@ async def test_without_git_declining_keeps_the_no_isolation_note(open_app, tmp_p
         await pilot.pause()
         assert not isinstance(again.screen, DecisionScreen)
         assert "no isolation and no merge step" in screen_text(again)
-        controller.initialise_git()
+        controller.project.initialise_git()
         for _ in range(200):
             if runtime.is_git:
                 break

@@ -7,7 +7,7 @@ from app_harness import send, settle
 from textual.command import CommandPalette
 from textual.widgets import OptionList
 
-from tunaflow_tui.commands import COMMAND_NAMES
+from tunaflow_tui.palette import COMMAND_NAMES
 from tunaflow_tui.screens.feedback import FeedbackScreen
 from tunaflow_tui.screens.pickers import ContextPackScreen, PickerScreen
 from tunaflow_tui.screens.workflow import WorkflowScreen
@@ -84,7 +84,7 @@ async def test_each_palette_command_runs(open_app, name: str) -> None:
 async def test_change_theme_applies_the_picked_theme(open_app) -> None:
     app, controller, _runtime = open_app()
     async with app.run_test(size=(120, 40)) as pilot:
-        controller.change_theme()
+        controller.tools.change_theme()
         await pilot.pause()
         picker = app.screen
         assert isinstance(picker, PickerScreen)
@@ -100,7 +100,7 @@ async def test_change_theme_applies_the_picked_theme(open_app) -> None:
 async def test_switch_engine_changes_who_answers(open_app, demo_project) -> None:
     app, controller, runtime = open_app()
     async with app.run_test(size=(120, 40)) as pilot:
-        controller.switch_engine()
+        controller.tools.switch_engine()
         await pilot.pause()
         picker = app.screen
         assert isinstance(picker, PickerScreen)

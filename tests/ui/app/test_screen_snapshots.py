@@ -29,7 +29,7 @@ async def _verdict(pilot) -> None:
 
 async def _pinned_then_switched(pilot) -> None:
     await _verdict(pilot)
-    await pilot.app.controller.open_branch(1)
+    await pilot.app.controller.panes.open_branch(1)
     await quiet(pilot)
     await pilot.press("f7")
     await quiet(pilot)
@@ -39,7 +39,7 @@ async def _pinned_then_switched(pilot) -> None:
 
 async def _plan_document(pilot) -> None:
     await _verdict(pilot)
-    pilot.app.controller.open_plan_documents()
+    await pilot.app.controller.panes.open_workflow(documents=True)
     await quiet(pilot)
     await pilot.press("enter")  # the plan itself comes first
     await quiet(pilot)
@@ -47,20 +47,20 @@ async def _plan_document(pilot) -> None:
 
 async def _engine_picker(pilot) -> None:
     await quiet(pilot)
-    pilot.app.controller.switch_engine()
+    pilot.app.controller.tools.switch_engine()
     await quiet(pilot)
 
 
 async def _theme_picker(pilot) -> None:
     await quiet(pilot)
-    pilot.app.controller.change_theme()
+    pilot.app.controller.tools.change_theme()
     await quiet(pilot)
 
 
 async def _context_pack(pilot) -> None:
     await send(pilot, pilot.app, REQUEST)
     await quiet(pilot)
-    pilot.app.controller.show_context_pack()
+    pilot.app.controller.tools.show_context_pack()
     await quiet(pilot)
 
 

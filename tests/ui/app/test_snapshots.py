@@ -31,7 +31,7 @@ async def _verdict(pilot) -> None:
 
 async def _drawer(pilot) -> None:
     await _verdict(pilot)
-    await pilot.app.controller.open_branch(1)
+    await pilot.app.controller.panes.open_branch(1)
     await quiet(pilot)
 
 

@@ -73,7 +73,7 @@ class QuestionApp(App[None]):
 @pytest.mark.parametrize("size", SIZES)
 @pytest.mark.parametrize(
     "view",
-    [replace(PROPOSAL, decision="held"), replace(PROPOSAL, decision="revision requested", revision=2)],
+    [replace(PROPOSAL, decision="hold"), replace(PROPOSAL, decision="revise", revision=2)],
     ids=["held", "revision-requested"],
 )
 def test_proposal_card(snap_compare, view: ProposalView, size: tuple[int, int]) -> None:

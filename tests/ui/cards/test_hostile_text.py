@@ -20,7 +20,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Label, Markdown, OptionList, Static
 
-from tunaflow_tui.controller import plan_views
+from tunaflow_tui.controllers import plan_views
 from tunaflow_tui.core.storage import Store
 from tunaflow_tui.core.storage.records import PlanRecord
 from tunaflow_tui.core.workflow import AggregateVerdict

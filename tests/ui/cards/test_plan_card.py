@@ -14,6 +14,7 @@ from textual.widgets import TextArea
 
 from tunaflow_tui.screens.feedback import FeedbackScreen, edit_text_externally, editor_argv
 from tunaflow_tui.views.plans import ProposalView, SubtaskView
+from tunaflow_tui.widgets.decision_card import DecisionRequested
 from tunaflow_tui.widgets.plan_card import NO_SUBTASKS, PlanProposalCard
 
 PROPOSAL = replace(RATE_LIMITING, non_goals=("Distributed limits across hosts",))
@@ -33,13 +34,13 @@ class CardApp(App[None]):
         self.query_one(PlanProposalCard).focus()
 
 
-def decided(messages: list[Message]) -> list[PlanProposalCard.Decided]:
+def decided(messages: list[Message]) -> list[DecisionRequested]:
     # the hook sees a message once per node it bubbles through; keep each message once
-    unique = {id(m): m for m in messages if isinstance(m, PlanProposalCard.Decided)}
+    unique = {id(m): m for m in messages if isinstance(m, DecisionRequested)}
     return list(unique.values())
 
 
-@pytest.mark.parametrize(("key", "decision"), [("a", "approved"), ("h", "held")])
+@pytest.mark.parametrize(("key", "decision"), [("a", "approve"), ("h", "hold")])
 async def test_approve_and_hold_post_decided(key: str, decision: str) -> None:
     seen: list[Message] = []
     app = CardApp(PROPOSAL)
@@ -48,7 +49,7 @@ async def test_approve_and_hold_post_decided(key: str, decision: str) -> None:
         await pilot.pause()
         card = app.query_one(PlanProposalCard)
         assert [(m.plan_id, m.message_id, m.decision, m.feedback) for m in decided(seen)] == [
-            (7, 42, decision, None)
+            (7, 42, decision, "")
         ]
         assert card.view.decision == decision
         assert not card.has_class("-pending")
@@ -67,7 +68,7 @@ async def test_revise_opens_feedback_and_submits_text() -> None:
         await pilot.press("ctrl+s")
         await pilot.pause()
         assert not isinstance(app.screen, FeedbackScreen)
-        assert [(m.decision, m.feedback) for m in decided(seen)] == [("revision requested", "split the tests")]
+        assert [(m.decision, m.feedback) for m in decided(seen)] == [("revise", "split the tests")]
 
 
 async def test_revise_cancel_posts_nothing_and_card_stays_pending() -> None:
@@ -86,7 +87,7 @@ async def test_revise_cancel_posts_nothing_and_card_stays_pending() -> None:
 
 async def test_decided_card_ignores_keys() -> None:
     seen: list[Message] = []
-    app = CardApp(replace(PROPOSAL, decision="approved"))
+    app = CardApp(replace(PROPOSAL, decision="approve"))
     async with app.run_test(size=(100, 40), message_hook=seen.append) as pilot:
         await pilot.press("a", "h", "r")
         await pilot.pause()
@@ -96,11 +97,11 @@ async def test_decided_card_ignores_keys() -> None:
 
 async def test_held_card_can_still_be_approved_but_not_held_again() -> None:
     seen: list[Message] = []
-    app = CardApp(replace(PROPOSAL, decision="held"))
+    app = CardApp(replace(PROPOSAL, decision="hold"))
     async with app.run_test(size=(100, 40), message_hook=seen.append) as pilot:
         await pilot.press("h", "a")
         await pilot.pause()
-        assert [m.decision for m in decided(seen)] == ["approved"]
+        assert [m.decision for m in decided(seen)] == ["approve"]
 
 
 async def test_no_subtasks_note_and_korean_title_align() -> None:
@@ -177,7 +178,7 @@ async def test_feedback_editor_unavailable_in_headless_keeps_text() -> None:
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])
 @pytest.mark.parametrize(
     "view",
-    [PROPOSAL, replace(PROPOSAL, decision="approved", revision=2), SINGLE],
+    [PROPOSAL, replace(PROPOSAL, decision="approve", revision=2), SINGLE],
     ids=["pending", "decided", "no-subtasks"],
 )
 def test_snapshot_proposal_card(snap_compare, view: ProposalView, size: tuple[int, int]) -> None:

@@ -10,6 +10,7 @@ from textual.containers import VerticalScroll
 from textual.message import Message
 
 from tunaflow_tui.views.plans import SeatView, VerdictView
+from tunaflow_tui.widgets.decision_card import DecisionRequested
 from tunaflow_tui.widgets.verdict_card import ReviewVerdictCard
 
 REVIEWER = SeatView(
@@ -56,9 +57,9 @@ class CardApp(App[None]):
         self.query_one(ReviewVerdictCard).focus()
 
 
-def decided(messages: list[Message]) -> list[ReviewVerdictCard.Decided]:
+def decided(messages: list[Message]) -> list[DecisionRequested]:
     # the hook sees a message once per node it bubbles through; keep each message once
-    unique = {id(m): m for m in messages if isinstance(m, ReviewVerdictCard.Decided)}
+    unique = {id(m): m for m in messages if isinstance(m, DecisionRequested)}
     return list(unique.values())
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tunaflow_tui.controller.sources import StoreMessageSource
+from tunaflow_tui.controllers.sources import StoreMessageSource
 from tunaflow_tui.core.storage import Store
 from tunaflow_tui.views.chat import ToolLineView
 

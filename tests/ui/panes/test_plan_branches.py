@@ -10,7 +10,7 @@ from app_harness import screen_text
 from textual.app import App, ComposeResult
 from textual.widgets import Static
 
-from tunaflow_tui.controller import plan_views
+from tunaflow_tui.controllers import plan_views
 from tunaflow_tui.core.storage import Store
 from tunaflow_tui.widgets.branch_pane import BranchPane
 from tunaflow_tui.widgets.sidebar import Sidebar

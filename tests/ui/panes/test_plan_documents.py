@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from types import SimpleNamespace
 
-from tunaflow_tui.controller.plan_views import plan_documents
+from tunaflow_tui.controllers.plan_views import plan_documents
 
 
 def test_the_plan_document_comes_first_and_other_plans_documents_stay_out(tmp_path: Path) -> None:

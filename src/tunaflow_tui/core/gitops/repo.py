@@ -72,6 +72,13 @@ def branch_exists(repo: Path, name: str) -> bool:
     return proc.returncode == 0
 
 
+def local_branches(repo: Path, prefix: str = "") -> frozenset[str]:
+    """The names of the local branches that start with ``prefix`` (one git call for all of them)."""
+    ref = f"refs/heads/{prefix}" if prefix else "refs/heads/"
+    out = git_text(["for-each-ref", "--format=%(refname:short)", ref], Path(repo))
+    return frozenset(line for line in out.splitlines() if line.startswith(prefix))
+
+
 def validate_branch_name(repo: Path, name: str) -> str:
     """Return ``name`` if git accepts it as a new branch name, else raise ``GitError``."""
     if not name or name.startswith("-") or "@{" in name or "\x00" in name:

@@ -92,3 +92,21 @@ class StoreMessageSource:
 
     def after(self, after_id: int, limit: int) -> Sequence[MessageView]:
         return self._views(self.store.list_messages(self.conversation_id, after_id=after_id, limit=limit))
+
+
+class MessageSources:
+    """One :class:`StoreMessageSource` per conversation, sharing the tool lines seen live."""
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self.tools: dict[int, tuple[ToolLineView, ...]] = {}
+        """Tool lines seen live, by message id (shown while a turn still runs)."""
+        self._sources: dict[str, StoreMessageSource] = {}
+
+    def of(self, conversation_id: str) -> StoreMessageSource:
+        """The source of ``conversation_id`` (created on first use)."""
+        source = self._sources.get(conversation_id)
+        if source is None:
+            source = StoreMessageSource(self._store, conversation_id, self.tools)
+            self._sources[conversation_id] = source
+        return source

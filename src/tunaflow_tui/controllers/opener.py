@@ -1,11 +1,11 @@
-"""ProjectOpener: the app's controller while the project opens, and a thin front for it afterwards.
+"""ProjectOpener: the app's controller while the project opens.
 
 ``tunaflow PATH`` shows the window first and opens the project right after the first frame:
 loading the settings, importing the workflow runtime and opening the database take longer than
 drawing the app, and nobody should stare at a blank terminal meanwhile. Until the project is open
 the status line says so; a message sent in that time is kept and sent as soon as the project is
-ready, and every other action says that the project is still opening. Afterwards every call goes
-to the :class:`~tunaflow_tui.controller.runtime_controller.RuntimeController`.
+ready, and every other action says that the project is still opening. Once open, the app talks to
+the :class:`~tunaflow_tui.controllers.session.ProjectSession` (``opener.session``).
 
 This module imports neither the runtime nor the settings: both load in a thread after the first
 frame.
@@ -23,12 +23,8 @@ from tunaflow_tui.views.chat import ListMessageSource, MessageSource
 
 if TYPE_CHECKING:
     from tunaflow_tui.app import TunaflowApp
-    from tunaflow_tui.controller.runtime_controller import RuntimeController
+    from tunaflow_tui.controllers.session import ProjectSession
     from tunaflow_tui.runtime.runtime import WorkflowRuntime
-    from tunaflow_tui.widgets.done_card import DoneCard
-    from tunaflow_tui.widgets.plan_card import PlanProposalCard
-    from tunaflow_tui.widgets.sidebar import Sidebar
-    from tunaflow_tui.widgets.verdict_card import ReviewVerdictCard
 
 OPENING_RECIPIENT = "the Architect, once the project is open"
 STILL_OPENING = "The project is still opening; try again in a moment."
@@ -45,7 +41,7 @@ class _Closed(Exception):
 
 
 class ProjectOpener:
-    """Implements the app's ChatController and WorkflowControls; opens the project after the first frame.
+    """The app's ChatController while the project opens (after the first frame).
 
     Args:
         name: The project's name, shown while it opens.
@@ -68,8 +64,8 @@ class ProjectOpener:
         self._lock = threading.Lock()
         self._closed = False
         self.runtime: WorkflowRuntime | None = None
-        self.inner: RuntimeController | None = None
-        """The runtime controller, once the project is open."""
+        self.session: ProjectSession | None = None
+        """The open project's session, once it is open."""
         self.error: str | None = None
         """Why the project could not be opened, if it could not."""
 
@@ -83,7 +79,7 @@ class ProjectOpener:
     @property
     def is_open(self) -> bool:
         """True once the project is open and the runtime controller drives the app."""
-        return self.inner is not None
+        return self.session is not None
 
     async def wait_opened(self, timeout: float = 30.0) -> None:
         """Wait until the project is open (or failed to open)."""
@@ -97,25 +93,19 @@ class ProjectOpener:
         if runtime is not None:
             runtime.close()
 
-    def _refuse(self) -> bool:
-        if self.inner is None:
-            self.app.notify(self.error or STILL_OPENING, severity="warning")
-            return True
-        return False
-
     # ------------------------------------------------------------------ ChatController
     def attach(self, app: TunaflowApp) -> None:
         self._app = app
 
     def message_source(self, conversation_id: str) -> MessageSource:
-        return self.inner.message_source(conversation_id) if self.inner is not None else self._empty
+        return self.session.message_source(conversation_id) if self.session is not None else self._empty
 
     def recipient(self, conversation_id: str) -> str:
-        return self.inner.recipient(conversation_id) if self.inner is not None else OPENING_RECIPIENT
+        return self.session.recipient(conversation_id) if self.session is not None else OPENING_RECIPIENT
 
     def send(self, conversation_id: str, text: str) -> None:
-        if self.inner is not None:
-            self.inner.send(conversation_id, text)
+        if self.session is not None:
+            self.session.send(conversation_id, text)
             return
         if self.error is not None:
             self.app.notify(f"Not sent: {self.error}", severity="error")
@@ -125,10 +115,12 @@ class ProjectOpener:
         self._show_opening()
 
     def retry(self, conversation_id: str, message_id: int) -> None:
-        if not self._refuse() and self.inner is not None:
-            self.inner.retry(conversation_id, message_id)
+        if self.session is not None:
+            self.session.retry(conversation_id, message_id)
+        else:
+            self.app.notify(self.error or STILL_OPENING, severity="warning")
 
-    # ------------------------------------------------------------------ WorkflowControls
+    # ------------------------------------------------------------------ opening
     async def ready(self) -> None:
         self._show_opening()
         # after the first frame: the window is up before anything slow starts
@@ -142,21 +134,21 @@ class ProjectOpener:
         suffix = f" — {waiting} message{'s' if waiting != 1 else ''} waiting to be sent" if waiting else ""
         self.app.set_status(f"⟳ Opening project {neutralize(self.name)}…{suffix}")
 
-    def _open_in_thread(self) -> tuple[WorkflowRuntime, type[RuntimeController]]:
+    def _open_in_thread(self) -> tuple[WorkflowRuntime, type[ProjectSession]]:
         runtime = self._open_runtime()
         # imported here, in the thread, so that the event loop never waits for the import
-        from tunaflow_tui.controller.runtime_controller import RuntimeController
+        from tunaflow_tui.controllers.session import ProjectSession
 
         with self._lock:
             if self._closed:
                 runtime.close()
                 raise _Closed
             self.runtime = runtime
-        return runtime, RuntimeController
+        return runtime, ProjectSession
 
     async def _open(self) -> None:
         try:
-            runtime, controller_class = await asyncio.to_thread(self._open_in_thread)
+            runtime, session_class = await asyncio.to_thread(self._open_in_thread)
         except _Closed:
             self._opened.set()
             return
@@ -174,56 +166,26 @@ class ProjectOpener:
                 self.app.notify(self.error, severity="error", timeout=30)
             return
         try:
-            await self._attach(runtime, controller_class)
+            await self._attach(runtime, session_class)
         finally:
             self._opened.set()
 
-    async def _attach(self, runtime: WorkflowRuntime, controller_class: type[RuntimeController]) -> None:
+    async def _attach(self, runtime: WorkflowRuntime, session_class: type[ProjectSession]) -> None:
         app = self.app
         notes = self._configure(app, runtime)
-        inner = controller_class(runtime, notes=notes)
-        inner.attach(app)
+        session = session_class(runtime, notes=notes)
+        session.attach(app)
         cid = app.conversation_id
-        await app.chat_view.reload(inner.message_source(cid))
-        app.composer.recipient = inner.recipient(cid)
-        self.inner = inner
-        await inner.ready()
+        await app.chat_view.reload(session.message_source(cid))
+        app.composer.recipient = session.recipient(cid)
+        self.session = session
+        await session.ready()
         queued, self._queued = self._queued, []
         for conversation_id, text in queued:
-            inner.send(conversation_id, text)
-
-    # ------------------------------------------------------------------ delegated actions
-    def jump_to_decision(self, plan_id: int | None = None) -> None:
-        if not self._refuse() and self.inner is not None:
-            self.inner.jump_to_decision(plan_id)
-
-    def open_workflow(self, *, focus_plan: int | None = None, documents: bool = False) -> None:
-        if not self._refuse() and self.inner is not None:
-            self.inner.open_workflow(focus_plan=focus_plan, documents=documents)
-
-    def cancel_agent(self) -> None:
-        if not self._refuse() and self.inner is not None:
-            self.inner.cancel_agent()
-
-    def proposal_decided(self, event: PlanProposalCard.Decided) -> None:
-        if not self._refuse() and self.inner is not None:
-            self.inner.proposal_decided(event)
-
-    def verdict_decided(self, event: ReviewVerdictCard.Decided) -> None:
-        if not self._refuse() and self.inner is not None:
-            self.inner.verdict_decided(event)
-
-    def done_requested(self, event: DoneCard.Requested) -> None:
-        if not self._refuse() and self.inner is not None:
-            self.inner.done_requested(event)
-
-    def sidebar_selected(self, event: Sidebar.Selected) -> None:
-        if not self._refuse() and self.inner is not None:
-            self.inner.sidebar_selected(event)
+            session.send(conversation_id, text)
 
     async def wait_idle(self, timeout: float = 30.0) -> None:
         """Wait until the project is open, no agent runs and every event has reached the screen."""
         await self.wait_opened(timeout)
-        if self.inner is not None:
-            await self.inner.wait_idle(timeout)
-
+        if self.session is not None:
+            await self.session.wait_idle(timeout)

@@ -14,8 +14,9 @@ from tunaflow_tui.core.storage import Store
 from tunaflow_tui.core.storage.records import BranchRecord, PlanEventRecord, PlanRecord
 from tunaflow_tui.core.terminal_text import neutralize
 from tunaflow_tui.core.workflow import AggregateVerdict
+from tunaflow_tui.core.workflow.decisions import Decision
+from tunaflow_tui.core.workflow.phases import PendingDecision, Phase
 from tunaflow_tui.views.plans import (
-    HELD,
     PLAN_BRANCH_KINDS,
     BranchView,
     EventView,
@@ -58,8 +59,8 @@ def subtasks(plan: PlanRecord) -> tuple[SubtaskView, ...]:
 
 def proposal_view(plan: PlanRecord, decision: str | None = None) -> ProposalView:
     """The plan as a proposal card (a held plan shows as held and can still be approved)."""
-    if decision is None and plan.phase == "held" and plan.pending_decision == "approval":
-        decision = HELD
+    if decision is None and plan.phase == Phase.HELD and plan.pending_decision == PendingDecision.APPROVAL:
+        decision = Decision.HOLD
     return ProposalView(
         plan_id=plan.id,
         message_id=plan.source_message_id or 0,

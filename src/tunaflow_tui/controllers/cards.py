@@ -1,0 +1,125 @@
+"""CardPresenter: what a plan shows in the decision dock, decided in one place.
+
+Every path that shows a plan — it moved, the user pressed f2, a palette command named a decision,
+the app opened with decisions waiting — asks :meth:`CardPresenter.show`. A plan waiting for
+approval shows its proposal card, one waiting on a review its verdict card, a finished plan its
+merge offer; the doom loop and a stalled Developer are asked in a dialog (:meth:`ask`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tunaflow_tui.controllers import plan_views
+from tunaflow_tui.core.terminal_text import neutralize
+from tunaflow_tui.core.workflow.decisions import Decision
+from tunaflow_tui.core.workflow.phases import PendingDecision, Phase
+from tunaflow_tui.screens.decision import dev_stalled_screen
+from tunaflow_tui.screens.doom_loop import DoomLoopScreen
+from tunaflow_tui.views.plans import DoneView
+from tunaflow_tui.widgets.decision_dock import PROPOSAL, card_is_pending, card_kind
+
+if TYPE_CHECKING:
+    from textual.widget import Widget
+
+    from tunaflow_tui.app import TunaflowApp
+    from tunaflow_tui.core.storage.records import PlanRecord
+    from tunaflow_tui.runtime.runtime import WorkflowRuntime
+
+CARD_QUESTIONS = frozenset({PendingDecision.APPROVAL, PendingDecision.REVIEW, PendingDecision.REVIEW_ERROR})
+"""Pending decisions answered on a card in the dock."""
+
+DIALOG_QUESTIONS = frozenset({PendingDecision.DOOM_LOOP, PendingDecision.DEV_STALLED})
+"""Pending decisions asked in a dialog."""
+
+SETTLED_VERDICT: dict[str, Decision] = {
+    Phase.DONE: Decision.ACCEPT,
+    Phase.REWORK: Decision.REWORK,
+    Phase.DEV: Decision.REWORK,
+    Phase.DRAFTING: Decision.REDESIGN,
+    Phase.APPROVAL: Decision.REDESIGN,
+    Phase.ESCALATED: Decision.REWORK,
+    Phase.ABANDONED: Decision.ABANDON,
+}
+"""What a verdict card says when its plan moved on without it (decided in the palette, elsewhere)."""
+
+SETTLED_PROPOSAL: dict[str, Decision] = {
+    Phase.DRAFTING: Decision.REVISE,
+    Phase.ABANDONED: Decision.ABANDON,
+}
+"""Likewise for a proposal card (anything else past approval means it was approved)."""
+
+Answered = Callable[["PlanRecord", str | None], None]
+"""Told the plan and the user's answer to a dialog (None: left for later)."""
+
+
+def done_view(plan: PlanRecord) -> DoneView:
+    """A finished plan's merge offer."""
+    has_tree = bool(plan.worktree_path) and Path(plan.worktree_path or "").exists()
+    return DoneView(plan.id, neutralize(plan.title), plan.git_branch, plan.base_branch, has_tree, None)
+
+
+class CardPresenter:
+    """Shows each plan's card (or dialog) as its state says.
+
+    Args:
+        app: The app.
+        runtime: The project's runtime.
+        answered: Called with a dialog's answer.
+    """
+
+    def __init__(self, app: TunaflowApp, runtime: WorkflowRuntime, answered: Answered) -> None:
+        self._app = app
+        self._runtime = runtime
+        self._answered = answered
+        self._asking: set[int] = set()
+
+    async def show(self, plan: PlanRecord) -> Widget | None:
+        """Bring the plan's card in line with its state; returns the card that asks something now.
+
+        A card whose plan moved on without it (decided in the palette or another process) is
+        marked with what happened.
+        """
+        dock = self._app.decision_dock
+        pending = plan.pending_decision
+        if pending == PendingDecision.APPROVAL:
+            return await dock.show_proposal(plan_views.proposal_view(plan))
+        if pending in (PendingDecision.REVIEW, PendingDecision.REVIEW_ERROR):
+            return await dock.show_verdict(plan_views.verdict_view(plan))
+        if plan.phase == Phase.DONE:
+            return await dock.show_done(done_view(plan))
+        card = dock.card_for(plan.id)
+        if card is not None and card_is_pending(card):
+            if card_kind(card) == PROPOSAL:
+                decided = SETTLED_PROPOSAL.get(plan.phase, Decision.APPROVE)
+            else:
+                decided = SETTLED_VERDICT.get(plan.phase, Decision.ACCEPT)
+            dock.mark_decided(plan.id, decided)
+        return None
+
+    def is_asking(self, plan_id: int) -> bool:
+        """True while the plan's dialog is open."""
+        return plan_id in self._asking
+
+    def ask(self, plan: PlanRecord, *, arming: float = 0.0) -> None:
+        """Ask the doom-loop or stalled-Developer question in a dialog (escape leaves it for later).
+
+        ``arming``: a question that appears on its own ignores its keys for that long.
+        """
+        if plan.id in self._asking or plan.pending_decision not in DIALOG_QUESTIONS:
+            return
+        self._asking.add(plan.id)
+
+        def answered(choice: str | None) -> None:
+            self._asking.discard(plan.id)
+            self._answered(plan, choice)
+
+        screen: Any
+        if plan.pending_decision == PendingDecision.DOOM_LOOP:
+            failures = plan_views.failure_history(self._runtime.store.list_plan_events(plan.id))
+            screen = DoomLoopScreen(failures, self._runtime.service.doom_threshold, arming=arming)
+        else:
+            screen = dev_stalled_screen(neutralize(plan.title), arming=arming)
+        self._app.push_screen(screen, answered)

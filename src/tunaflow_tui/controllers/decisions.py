@@ -1,0 +1,245 @@
+"""DecisionController: the gates — cards arriving, the user's decisions, and f2 to the newest one.
+
+A card that arrives takes the focus unless the user is typing (then the dock's hint points to the
+key that reaches it); a card that took the focus on its own ignores its keys for a moment, so a
+key typed for something else never decides a plan. A decision names a
+:class:`~tunaflow_tui.core.workflow.decisions.Decision`; the runtime applies it in a worker.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from tunaflow_tui.controllers.cards import DIALOG_QUESTIONS, CardPresenter
+from tunaflow_tui.core.terminal_text import neutralize
+from tunaflow_tui.core.workflow.decisions import Decision
+from tunaflow_tui.core.workflow.phases import PendingDecision, Phase
+from tunaflow_tui.keyhints import app_key
+from tunaflow_tui.screens.workflow import WorkflowScreen
+from tunaflow_tui.widgets.arming import ARMING_SECONDS
+from tunaflow_tui.widgets.decision_dock import PROPOSAL, VERDICT, card_kind
+
+if TYPE_CHECKING:
+    from textual.widget import Widget
+
+    from tunaflow_tui.app import TunaflowApp
+    from tunaflow_tui.controllers.attention import AttentionController
+    from tunaflow_tui.controllers.workers import Workers
+    from tunaflow_tui.core.storage.records import PlanRecord
+    from tunaflow_tui.runtime.runtime import WorkflowRuntime
+    from tunaflow_tui.widgets.decision_card import DecisionRequested
+
+WAITING_TEXT: dict[str, str] = {
+    PendingDecision.APPROVAL: "waits for your approval",
+    PendingDecision.REVIEW: "has a review verdict for you",
+    PendingDecision.REVIEW_ERROR: "has a review error to look at",
+    PendingDecision.DOOM_LOOP: "keeps failing review",
+    PendingDecision.DEV_STALLED: "has a Developer that stopped",
+}
+
+
+def decision_text(plan: PlanRecord) -> str:
+    """What a desktop notification says about a pending decision (the title is made inert later)."""
+    if plan.pending_decision is None and plan.phase == Phase.DONE:
+        return f"Plan “{plan.title}” is done: merge it when you are ready."
+    what = WAITING_TEXT.get(plan.pending_decision or "", "needs a decision")
+    return f"Plan “{plan.title}” {what}."
+
+
+class DecisionController:
+    """Shows what waits for the user and applies what they decide.
+
+    Args:
+        app: The app.
+        runtime: The project's runtime.
+        workers: Where decisions run (they start agents).
+        attention: Calls the user back when a decision waits and they look elsewhere.
+        user_is_typing: Whether the user is writing in the composer right now.
+    """
+
+    def __init__(self, app: TunaflowApp, runtime: WorkflowRuntime, workers: Workers,
+                 attention: AttentionController, user_is_typing: Callable[[], bool]) -> None:
+        self._app = app
+        self._runtime = runtime
+        self._store = runtime.store
+        self._workers = workers
+        self._attention = attention
+        self._user_is_typing = user_is_typing
+        self.cards = CardPresenter(app, runtime, self._answered)
+        self._known: dict[int, tuple[object, ...]] = {}
+
+    # ------------------------------------------------------------------ plans moving
+    async def restore(self) -> None:
+        """On open: every waiting decision's card (newest last), finished plans' merge offers, held plans."""
+        for waiting in reversed(self._runtime.service.pending_decisions()):
+            plan = self._store.get_plan(waiting.plan_id)
+            if plan is not None:
+                self._known[plan.id] = self._state_key(plan)
+                await self.cards.show(plan)
+        for plan in self._store.list_plans():
+            if plan.phase == Phase.DONE and plan.worktree_path:
+                await self.cards.show(plan)
+            elif plan.phase == Phase.HELD and plan.pending_decision == PendingDecision.APPROVAL:
+                # held proposals come back as held cards: still approvable, never focused
+                await self.cards.show(plan)
+
+    @staticmethod
+    def _state_key(plan: PlanRecord) -> tuple[object, ...]:
+        return (plan.pending_decision, plan.review_round, plan.revision, plan.phase)
+
+    async def plan_changed(self, plan: PlanRecord) -> None:
+        """A plan moved: its card follows, and a decision that just became pending is announced."""
+        key = self._state_key(plan)
+        is_new = self._known.get(plan.id) != key and plan.phase != Phase.HELD and (
+            plan.pending_decision is not None or plan.phase == Phase.DONE)
+        self._known[plan.id] = key
+        card = await self.cards.show(plan)
+        if plan.pending_decision in DIALOG_QUESTIONS and is_new:
+            self.cards.ask(plan, arming=ARMING_SECONDS)
+        if is_new:
+            self._attention.call(decision_text(plan), decision=True)
+            if card is not None:
+                self._app.call_after_refresh(self._offer_focus, card)
+
+    def _offer_focus(self, card: Any) -> None:
+        """Focus a card that just arrived, unless the user is typing: then the dock's hint points to f2.
+
+        A card focused this way ignores its keys for a moment (see widgets/arming.py), so a key the
+        user was already typing cannot decide anything.
+        """
+        if not card.is_attached:
+            return
+        if self._user_is_typing():
+            self._app.decision_dock.refresh_hint()
+            jump = app_key(self._app, "decision.jump", "f2")
+            self._app.notify(f"A {card.CARD_NAME} is waiting: {jump} focuses it when you are ready.", timeout=8)
+            return
+        card.focus_on_its_own(ARMING_SECONDS)
+        card.scroll_visible(animate=False)
+
+    @staticmethod
+    def _focus_card(card: Any) -> None:
+        """Focus a card the user asked for: its keys act at once."""
+        if card.is_attached:
+            card.arm()
+            card.focus()
+            card.scroll_visible(animate=False)
+
+    # ------------------------------------------------------------------ reaching a decision
+    def jump_to_decision(self, plan_id: int | None = None) -> None:
+        """Focus the newest decision waiting (or that plan's card)."""
+        pendings = self._runtime.service.pending_decisions()
+        if plan_id is not None:
+            plan = self._store.get_plan(plan_id)
+            if plan is None:
+                return
+            if plan.phase == Phase.HELD or plan.pending_decision is None:
+                self._workers.run_ui(self._show_and_focus(plan), "show the plan")
+                return
+            pendings = tuple(p for p in pendings if p.plan_id == plan_id)
+        if not pendings:
+            self._app.notify("Nothing is waiting for you.")
+            return
+        plan = self._store.get_plan(pendings[0].plan_id)
+        if plan is not None:
+            self._workers.run_ui(self._show_and_focus(plan), "show the decision")
+
+    async def _show_and_focus(self, plan: PlanRecord) -> None:
+        while isinstance(self._app.screen, WorkflowScreen):
+            self._app.pop_screen()
+        if plan.pending_decision in DIALOG_QUESTIONS and plan.phase != Phase.HELD:
+            self.cards.ask(plan)
+            return
+        card = await self.cards.show(plan)
+        if card is None:
+            self._app.notify(f"“{neutralize(plan.title)}” is in {plan.phase}; nothing to decide now.")
+            return
+        self._app.call_after_refresh(self._focus_card, card)
+
+    async def card_for(self, questions: frozenset[str], *, held_too: bool = False) -> Widget | None:
+        """The newest card waiting on one of ``questions``, shown, armed and focused (for the palette)."""
+        plans = [p for p in self._store.list_plans() if p.pending_decision in questions
+                 and (held_too or p.phase != Phase.HELD)]
+        if not plans:
+            what = ("plan waiting for approval" if PendingDecision.APPROVAL in questions
+                    else "review waiting for your decision")
+            self._app.notify(f"There is no {what}.", severity="warning")
+            return None
+        plan = max(plans, key=lambda p: (p.phase != Phase.HELD, p.updated_at, p.id))
+        card = await self.cards.show(plan)
+        if card is not None:
+            self._focus_card(card)  # chosen in the palette: the user means this card
+        return card
+
+    def decide_by_name(self, decision: Decision) -> None:
+        """A palette command: the newest card that takes ``decision`` acts as if its key was pressed."""
+
+        async def work() -> None:
+            if decision in (Decision.APPROVE, Decision.REVISE, Decision.HOLD):
+                card: Any = await self.card_for(frozenset({PendingDecision.APPROVAL}), held_too=True)
+                if card is None or card_kind(card) != PROPOSAL:
+                    return
+                if decision == Decision.REVISE:
+                    card.action_request_revision()
+                elif decision == Decision.HOLD and card.view.decision == Decision.HOLD:
+                    self._app.notify("That plan is already on hold.")
+                else:
+                    card.action_decide(decision)
+                return
+            card = await self.card_for(frozenset({PendingDecision.REVIEW, PendingDecision.REVIEW_ERROR}))
+            if card is None or card_kind(card) != VERDICT:
+                return
+            if decision == Decision.RETRY:
+                if not card.view.has_errored_seat:
+                    self._app.notify("No reviewer seat failed; there is nothing to retry.", severity="warning")
+                    return
+                card.action_retry()
+            else:
+                card.action_decide(decision)
+
+        self._workers.run_ui(work(), f"{decision.label.lower()}")
+
+    # ------------------------------------------------------------------ applying decisions
+    def requested(self, event: DecisionRequested) -> None:
+        """A card asked for a decision; a card that no longer shows the plan as it is decides nothing."""
+        if event.plan_id is None:
+            return
+        plan = self._store.get_plan(event.plan_id)
+        if plan is None:
+            self._app.notify("That plan no longer exists.", severity="warning")
+            return
+        stale = (event.revision is not None and plan.revision + 1 != event.revision) or (
+            event.round_no is not None and plan.review_round != event.round_no)
+        if stale:
+            self._app.notify("That card is out of date: the plan moved on. Nothing was decided.",
+                             severity="warning")
+            self._workers.run_ui(self.cards.show(plan), "show the plan")
+            return
+        seats = (event.seat.lower(),) if event.seat else ()
+        self.decide(event.plan_id, event.decision, feedback=event.feedback, seats=seats)
+
+    def decide(self, plan_id: int, decision: Decision, *, feedback: str = "", seats: tuple[str, ...] = ()) -> None:
+        """Apply a gate decision in a worker; if it is refused the card goes back to pending."""
+
+        async def work() -> None:
+            plan = self._store.get_plan(plan_id)
+            try:
+                if plan is not None and plan.phase == Phase.HELD and decision in (Decision.APPROVE, Decision.REVISE):
+                    await self._runtime.decide(plan_id, Decision.RESUME)
+                await self._runtime.decide(plan_id, decision, feedback=feedback, seats=seats)
+            except Exception:
+                current = self._store.get_plan(plan_id)
+                if current is not None and current.pending_decision is not None:
+                    self._app.decision_dock.mark_decided(
+                        plan_id, Decision.HOLD if current.phase == Phase.HELD else None)
+                raise
+
+        self._workers.run_agent(work(), f"{decision} the plan")
+
+    def _answered(self, plan: PlanRecord, choice: str | None) -> None:
+        if choice:
+            self.decide(plan.id, Decision(choice))
+        else:
+            jump = app_key(self._app, "decision.jump", "f2")
+            self._app.notify(f"Left for later: {jump} brings the question back.")

@@ -1,0 +1,102 @@
+"""OutcomeController: after Done — merge the plan's branch, remove its worktree.
+
+Both run git; both run in a thread, so the screen keeps answering while git works.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from tunaflow_tui.controllers.cards import done_view
+from tunaflow_tui.core.terminal_text import neutralize
+from tunaflow_tui.core.workflow.phases import Phase
+from tunaflow_tui.widgets.decision_dock import DONE, card_kind
+
+if TYPE_CHECKING:
+    from tunaflow_tui.app import TunaflowApp
+    from tunaflow_tui.controllers.workers import Workers
+    from tunaflow_tui.core.storage.records import PlanRecord
+    from tunaflow_tui.runtime.runtime import WorkflowRuntime
+
+MERGE = "merge"
+REMOVE_WORKTREE = "remove_worktree"
+
+
+class OutcomeController:
+    """Merges finished plans and removes their worktrees, and keeps their done cards current.
+
+    Args:
+        app: The app.
+        runtime: The project's runtime.
+        workers: Where the git work runs.
+    """
+
+    def __init__(self, app: TunaflowApp, runtime: WorkflowRuntime, workers: Workers) -> None:
+        self._app = app
+        self._runtime = runtime
+        self._store = runtime.store
+        self._workers = workers
+
+    def requested(self, plan_id: int, action: str) -> None:
+        """A done card asked to merge or to remove the worktree."""
+        if action == MERGE:
+            self.merge_plan(plan_id)
+        elif action == REMOVE_WORKTREE:
+            self.remove_worktree(plan_id)
+
+    def _done_plan(self, plan_id: int | None, need: str) -> PlanRecord | None:
+        if plan_id is not None:
+            return self._store.get_plan(plan_id)
+        done = [p for p in self._store.list_plans() if p.phase == Phase.DONE
+                and (p.git_branch if need == "branch" else p.worktree_path)]
+        if not done:
+            self._app.notify("No finished plan has a branch to merge." if need == "branch"
+                             else "No finished plan has a worktree left.", severity="warning")
+            return None
+        return done[-1]
+
+    def merge_plan(self, plan_id: int | None = None) -> None:
+        """Merge a done plan's branch into its base (fast-forward or merge commit; never force)."""
+        plan = self._done_plan(plan_id, "branch")
+        if plan is not None:
+            self._workers.run_ui(self._merge(plan), "merge the plan")
+
+    async def _merge(self, plan: PlanRecord) -> None:
+        try:
+            result = await asyncio.to_thread(self._runtime.merge, plan.id)
+        except Exception as exc:
+            self._app.notify(f"Merge refused: {neutralize(str(exc))}", severity="error", timeout=12)
+            return
+        if str(result.kind) == "conflict":
+            files = ", ".join(result.conflicted_files[:5]) + (" …" if len(result.conflicted_files) > 5 else "")
+            self._app.notify(f"Not merged: {neutralize(result.message)}: {neutralize(files)}. Nothing was changed; "
+                             f"merge {plan.git_branch} yourself, or rework the plan.", severity="error", timeout=20)
+            return
+        self._app.notify(f"Merged: {neutralize(result.message)}.", timeout=10)
+        await self._refresh_card(plan.id, merged=str(result.kind))
+
+    def remove_worktree(self, plan_id: int | None = None) -> None:
+        """Remove a done plan's worktree (its git branch stays)."""
+        plan = self._done_plan(plan_id, "worktree")
+        if plan is not None:
+            self._workers.run_ui(self._remove(plan), "remove the worktree")
+
+    async def _remove(self, plan: PlanRecord) -> None:
+        try:
+            await asyncio.to_thread(self._runtime.remove_worktree, plan.id)
+        except Exception as exc:
+            self._app.notify(f"Could not remove the worktree: {neutralize(str(exc))}", severity="error")
+            return
+        self._app.notify(f"Removed the worktree of “{neutralize(plan.title)}”; {plan.git_branch} stays.")
+        await self._refresh_card(plan.id)
+
+    async def _refresh_card(self, plan_id: int, *, merged: str | None = None) -> None:
+        card = self._app.decision_dock.card_for(plan_id)
+        fresh = self._store.get_plan(plan_id)
+        if card is None or card_kind(card) != DONE or fresh is None:
+            return
+        view = done_view(fresh)
+        current = card.view
+        await self._app.decision_dock.show_done(replace(view, merged=merged or current.merged))

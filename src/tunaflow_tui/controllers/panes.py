@@ -1,0 +1,179 @@
+"""PaneController: the sidebar, the branch pane and the workflow view, kept current as plans move.
+
+Reading plans, their events, documents and usage takes a moment on a project with history: the
+sidebar and the workflow view are built in a thread and only drawn on the event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from textual.widgets import OptionList
+
+from tunaflow_tui.controllers import plan_views
+from tunaflow_tui.core.workflow.phases import Phase
+from tunaflow_tui.screens.workflow import WorkflowScreen
+from tunaflow_tui.widgets.chat_view import ChatView
+from tunaflow_tui.widgets.sidebar import Sidebar
+
+if TYPE_CHECKING:
+    from tunaflow_tui.app import TunaflowApp
+    from tunaflow_tui.controllers.sources import MessageSources
+    from tunaflow_tui.controllers.workers import Workers
+    from tunaflow_tui.runtime.runtime import WorkflowRuntime
+    from tunaflow_tui.views.plans import PlanSummaryView
+
+BRANCH_WINDOW = 30
+"""Messages a branch shows when it opens in the pane."""
+
+
+class PaneController:
+    """Owns what the sidebar, the branch pane and the workflow view show.
+
+    Args:
+        app: The app.
+        runtime: The project's runtime.
+        sources: The conversations' message sources (the branch pane shows one).
+        workers: Where background work runs.
+    """
+
+    def __init__(self, app: TunaflowApp, runtime: WorkflowRuntime, sources: MessageSources,
+                 workers: Workers) -> None:
+        self._app = app
+        self._runtime = runtime
+        self._store = runtime.store
+        self._sources = sources
+        self._workers = workers
+        self.branch_conversation: str | None = None
+        """The conversation the branch pane shows (``branch:{id}``), if any."""
+        self._branch_chat: ChatView | None = None
+        self._told_branch: set[str] = set()
+
+    # ------------------------------------------------------------------ sidebar
+    async def mount_sidebar(self) -> None:
+        """Put the sidebar in its slot, filled from the store."""
+        sections = await asyncio.to_thread(plan_views.sidebar_sections, self._store)
+        await self._app.query_one("#sidebar").mount(Sidebar(sections, id="project-sidebar"))
+
+    async def refresh_sidebar(self) -> None:
+        """Show plans and branches as they are now."""
+        sidebars = list(self._app.query(Sidebar))
+        if not sidebars:
+            return
+        sections = await asyncio.to_thread(plan_views.sidebar_sections, self._store)
+        for sidebar in sidebars:
+            sidebar.update(sections)
+
+    def sidebar_selected(self, event: Sidebar.Selected) -> None:
+        """Open what was chosen in the sidebar."""
+        if event.kind == "conversation":
+            self._app.show_branch_pane(False)
+            self._app.composer.focus_input()
+        elif event.kind == "branch" and isinstance(event.id, int):
+            self._workers.run_ui(self.open_branch(event.id), "open the branch")
+        elif event.kind == "plan" and isinstance(event.id, int):
+            self._workers.run_ui(self.open_workflow(focus_plan=event.id), "open the workflow view")
+
+    # ------------------------------------------------------------------ branch pane
+    def chat_for(self, conversation_id: str) -> ChatView | None:
+        """The pane's chat when it shows ``conversation_id``."""
+        chat = self._branch_chat
+        if self.branch_conversation == conversation_id and chat is not None and chat.is_attached:
+            return chat
+        return None
+
+    def branch_in_focus(self) -> str | None:
+        """The branch conversation when the pane is open and has the focus."""
+        workspace = self._app.workspace
+        if self.branch_conversation and workspace.mode != "hidden" and workspace.pane.has_focus_within:
+            return self.branch_conversation
+        return None
+
+    async def open_branch(self, branch_id: int, *, reveal: bool = True) -> None:
+        """Show a branch's shadow conversation (read-only) in the branch pane."""
+        view = plan_views.branch_view(self._store, branch_id)
+        if view is None:
+            self._app.notify("That branch no longer exists.", severity="warning")
+            return
+        cid = f"branch:{branch_id}"
+        chat = ChatView(self._sources.of(cid), window=BRANCH_WINDOW)
+        self.branch_conversation = cid
+        self._branch_chat = chat
+        await self._app.workspace.pane.show(view, chat)
+        if reveal and self._app.workspace.mode == "hidden":
+            self._app.workspace.mode = "drawer"
+
+    async def branch_started(self, conversation_id: str) -> None:
+        """An agent started in a branch: show it in the pane unless the user looks at another one."""
+        if conversation_id == self.branch_conversation:
+            return
+        workspace = self._app.workspace
+        if self.branch_conversation is not None and workspace.mode != "hidden":
+            return
+        await self.open_branch(int(conversation_id.removeprefix("branch:")), reveal=False)
+        if conversation_id not in self._told_branch and workspace.mode == "hidden":
+            self._told_branch.add(conversation_id)
+            from tunaflow_tui.keyhints import key_for
+            from tunaflow_tui.widgets.workspace import Workspace
+
+            key = key_for(self._app, Workspace, "pane.toggle", "f6")
+            self._app.notify(f"An agent is working in a branch: {key} shows it live.", timeout=6)
+
+    def refresh_branch_header(self) -> None:
+        """The pane's header as the branch is now (its status may have changed)."""
+        if self.branch_conversation is None:
+            return
+        view = plan_views.branch_view(self._store, int(self.branch_conversation.removeprefix("branch:")))
+        if view is not None:
+            self._app.workspace.pane.update_view(view)
+
+    def toggle_pane(self) -> None:
+        """Show or hide the branch pane."""
+        self._app.workspace.action_toggle_pane()
+
+    def pin_pane(self) -> None:
+        """Pin the branch pane 50:50, or unpin it."""
+        self._app.workspace.action_pin_pane()
+
+    # ------------------------------------------------------------------ workflow view
+    def _plan_summaries(self) -> tuple[PlanSummaryView, ...]:
+        plans = self._store.list_plans()
+        slugs = [plan.slug for plan in plans]
+        service = self._runtime.service
+        return tuple(
+            plan_views.plan_summary(self._store, plan, self._runtime.project_dir,
+                                    service.failures_since_reset(plan.id), slugs)
+            for plan in plans
+        )
+
+    async def open_workflow(self, *, focus_plan: int | None = None, documents: bool = False) -> None:
+        """Show the workflow view (or go back to it when it is already open under other screens)."""
+        app = self._app
+        if any(isinstance(screen, WorkflowScreen) for screen in app.screen_stack):
+            while not isinstance(app.screen, WorkflowScreen):
+                app.pop_screen()
+            if documents:
+                app.screen.query_one("#documents", OptionList).focus()
+            return
+        summaries = await asyncio.to_thread(self._plan_summaries)
+        if focus_plan is None and documents:
+            active = [s for s in summaries if s.phase != Phase.ABANDONED]
+            focus_plan = active[-1].plan_id if active else None
+        if any(isinstance(screen, WorkflowScreen) for screen in app.screen_stack):
+            return  # opened twice in quick succession: the first one is showing
+        await app.push_screen(WorkflowScreen(summaries, focus_plan=focus_plan, focus_documents=documents))
+
+    async def refresh_workflow(self) -> None:
+        """Bring an open workflow view up to date."""
+        screens = [s for s in self._app.screen_stack if isinstance(s, WorkflowScreen)]
+        if screens:
+            summaries = await asyncio.to_thread(self._plan_summaries)
+            for screen in screens:
+                screen.update_plans(summaries)
+
+    async def plan_changed(self) -> None:
+        """A plan moved: the sidebar, the workflow view and the pane's header follow."""
+        await self.refresh_sidebar()
+        await self.refresh_workflow()
+        self.refresh_branch_header()

@@ -1,0 +1,121 @@
+"""ProjectController: the project as a whole — git set-up, interrupted steps, cancelling agents.
+
+On open it says what was left waiting (a step a crash interrupted, a decision) and, for a folder
+without git, offers to set git up once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from tunaflow_tui.controllers.git_offer import (
+    INIT_GIT_COMMAND,
+    NOT_GIT_NOTE,
+    git_declined,
+    initialise_repository,
+    remember_git_declined,
+)
+from tunaflow_tui.core.terminal_text import neutralize
+from tunaflow_tui.keyhints import app_key
+from tunaflow_tui.screens.git_init import git_init_screen
+
+if TYPE_CHECKING:
+    from tunaflow_tui.app import TunaflowApp
+    from tunaflow_tui.controllers.status import StatusController
+    from tunaflow_tui.controllers.workers import Workers
+    from tunaflow_tui.runtime.runtime import WorkflowRuntime
+
+class ProjectController:
+    """Project-wide actions and what the app says when the project opens.
+
+    Args:
+        app: The app.
+        runtime: The project's runtime.
+        workers: Where agent work runs.
+        status: The status line (the not-a-git-repository note goes once git is set up).
+        offer_git_init: Ask whether to initialise a git repository when the project has none.
+    """
+
+    def __init__(self, app: TunaflowApp, runtime: WorkflowRuntime, workers: Workers, status: StatusController,
+                 *, offer_git_init: bool = True) -> None:
+        self._app = app
+        self._runtime = runtime
+        self._workers = workers
+        self._status = status
+        self._offer_git_init = offer_git_init
+
+    def greet(self, decisions_waiting: bool) -> None:
+        """What the user should know as the project opens: an interrupted step, a waiting decision, no git."""
+        app = self._app
+        palette = app_key(app, "app.palette", "ctrl+p")
+        interrupted = self._runtime.interrupted_plans()
+        if interrupted:
+            run = interrupted[0]
+            app.notify(
+                f"Plan “{neutralize(run.plan_title)}”: the {run.role or 'agent'} step was interrupted. "
+                f"Press {palette} and choose “Resume interrupted step” (or “Retry interrupted step”).",
+                severity="warning", timeout=20,
+            )
+        elif decisions_waiting:
+            jump = app_key(app, "decision.jump", "f2")
+            app.notify(f"A decision is waiting for you ({jump} jumps to it).", timeout=8)
+        if self._offer_git_init and not self._runtime.is_git and not git_declined(self._runtime.project_dir):
+            app.push_screen(git_init_screen(neutralize(self._runtime.project_dir.name)), self._git_answered)
+
+    # ------------------------------------------------------------------ a project without git
+    def _git_answered(self, choice: str | None) -> None:
+        if choice != "init":
+            remember_git_declined(self._runtime.project_dir)
+            palette = app_key(self._app, "app.palette", "ctrl+p")
+            self._app.notify(f"{NOT_GIT_NOTE} Not asked again: {palette} “{INIT_GIT_COMMAND}” sets git up later.",
+                             severity="warning", timeout=12)
+            return
+        self._workers.run_ui(self._initialise_git(), "initialise git")
+
+    def initialise_git(self) -> None:
+        """Set up git for a project without it (the palette's command; asked on open until declined)."""
+        if self._runtime.is_git:
+            self._app.notify("The project is already a git repository.")
+            return
+        self._workers.run_ui(self._initialise_git(), "initialise git")
+
+    async def _initialise_git(self) -> None:
+        project = self._runtime.project_dir
+        try:
+            await asyncio.to_thread(initialise_repository, project)
+        except Exception as exc:  # shown; the project stays as it was
+            self._app.notify(f"Could not initialise git: {neutralize(str(exc)) or type(exc).__name__}",
+                             severity="error", timeout=12)
+            return
+        finally:
+            self._runtime.refresh_git()
+        self._status.drop_note(NOT_GIT_NOTE)
+        self._app.notify("Initialised a git repository and committed the current files: each plan now "
+                         "gets its own branch and worktree, merged when you accept it.", timeout=10)
+
+    # ------------------------------------------------------------------ agents
+    def cancel_agent(self) -> None:
+        """Stop every running agent; their messages are kept as interrupted."""
+
+        async def work() -> None:
+            count = await self._runtime.cancel()
+            if count:
+                self._app.notify(f"Cancelled {count} running agent{'s' if count != 1 else ''}; "
+                                 "what it wrote so far is kept.")
+            else:
+                self._app.notify("No agent is running.")
+
+        self._workers.run_ui(work(), "cancel the agents")
+
+    def resume_interrupted(self, how: str = "resume") -> None:
+        """Run the interrupted agent step again (``resume`` keeps the session, ``retry`` starts fresh)."""
+        runs = self._runtime.interrupted_plans()
+        if not runs:
+            self._app.notify("No plan has an interrupted step.")
+            return
+        run = runs[0]
+        self._app.notify(f"{'Resuming' if how == 'resume' else 'Retrying'} the {run.role or 'agent'} step "
+                         f"of “{neutralize(run.plan_title)}”.")
+        self._workers.run_agent(self._runtime.resume_interrupted(run.plan_id, how=how),
+                                f"{how} the interrupted step")

@@ -1,0 +1,195 @@
+"""ProjectSession: an open project in the app — its runtime and the small controllers that show it.
+
+The session composes the controllers explicitly; each has one job and is handed only what it
+needs:
+
+- :class:`~tunaflow_tui.controllers.conversation.ConversationController` — sending, streaming replies;
+- :class:`~tunaflow_tui.controllers.decisions.DecisionController` — cards, gate decisions, f2;
+- :class:`~tunaflow_tui.controllers.outcomes.OutcomeController` — merge and worktree removal;
+- :class:`~tunaflow_tui.controllers.panes.PaneController` — sidebar, branch pane, workflow view;
+- :class:`~tunaflow_tui.controllers.project.ProjectController` — git set-up, interrupted steps, cancel;
+- :class:`~tunaflow_tui.controllers.tools.ToolsController` — engines, native CLI, themes, context pack;
+- :class:`~tunaflow_tui.controllers.status.StatusController` and
+  :class:`~tunaflow_tui.controllers.attention.AttentionController` — the status line and the bell.
+
+How an event travels: an engine's stream becomes runtime events (``runtime/events.py``); the
+:class:`~tunaflow_tui.controllers.bridge.RuntimeBridge` posts each to the app as a
+``RuntimeUpdate`` message; the app hands it to :meth:`ProjectSession.route`, which calls the
+controller that owns it — in order, one at a time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from tunaflow_tui.controllers.attention import AttentionController
+from tunaflow_tui.controllers.bridge import RuntimeBridge, RuntimeUpdate
+from tunaflow_tui.controllers.conversation import ConversationController
+from tunaflow_tui.controllers.decisions import DecisionController
+from tunaflow_tui.controllers.outcomes import OutcomeController
+from tunaflow_tui.controllers.panes import PaneController
+from tunaflow_tui.controllers.project import ProjectController
+from tunaflow_tui.controllers.sources import MessageSources, StoreMessageSource
+from tunaflow_tui.controllers.status import StatusController
+from tunaflow_tui.controllers.tools import ToolsController
+from tunaflow_tui.controllers.workers import Workers
+from tunaflow_tui.runtime.events import (
+    MessageAdded,
+    MessageDelta,
+    MessageFinished,
+    MessageStarted,
+    NoticeRaised,
+    PlanChanged,
+    Progress,
+    RuntimeEvent,
+    ToolActivity,
+)
+
+if TYPE_CHECKING:
+    from tunaflow_tui.app import TunaflowApp
+    from tunaflow_tui.runtime.runtime import WorkflowRuntime
+
+Route = Callable[[Any], Awaitable[None] | None]
+
+
+class ProjectSession:
+    """The app's controller on an open :class:`WorkflowRuntime`.
+
+    Args:
+        runtime: The project's runtime (its store, settings and workflow service).
+        notes: Lines shown on the status line from the start, e.g. "demo engine plays every role".
+        offer_git_init: Ask whether to initialise a git repository when the project has none.
+    """
+
+    def __init__(self, runtime: WorkflowRuntime, *, notes: tuple[str, ...] = (),
+                 offer_git_init: bool = True) -> None:
+        self.runtime = runtime
+        self.store = runtime.store
+        self.notes = tuple(notes)
+        self._offer_git_init = offer_git_init
+        self._app: TunaflowApp | None = None
+        self.sources = MessageSources(runtime.store)
+
+    @property
+    def session(self) -> ProjectSession:
+        """This session (the app asks its controller for the open session)."""
+        return self
+
+    @property
+    def app(self) -> TunaflowApp:
+        """The app (after attach)."""
+        assert self._app is not None, "the session is not attached to an app"
+        return self._app
+
+    # ------------------------------------------------------------------ composition
+    def attach(self, app: TunaflowApp) -> None:
+        """Build the controllers on ``app`` and start listening to the runtime."""
+        if self._app is app:
+            return
+        self._app = app
+        runtime = self.runtime
+        self.bridge = RuntimeBridge(app)
+        self.workers = Workers(app, self.bridge, self._agents_changed)
+        self.status = StatusController(app, self.notes, self.workers.agents_running)
+        self.panes = PaneController(app, runtime, self.sources, self.workers)
+        self.conversation = ConversationController(app, runtime, self.sources, self.panes, self.workers)
+        self.attention = AttentionController(app, self.panes, lambda: runtime.settings.ui)
+        self.decisions = DecisionController(app, runtime, self.workers, self.attention,
+                                            self.conversation.user_is_typing)
+        self.outcomes = OutcomeController(app, runtime, self.workers)
+        self.project = ProjectController(app, runtime, self.workers, self.status,
+                                         offer_git_init=self._offer_git_init)
+        self.tools = ToolsController(app, runtime, self.workers, self.conversation_in_focus)
+        self._routes: dict[type[RuntimeEvent], Route] = {
+            MessageStarted: self.conversation.stream_started,
+            MessageDelta: self.conversation.stream_delta,
+            ToolActivity: self.conversation.tool_used,
+            MessageFinished: self._settled,
+            MessageAdded: self._settled,
+            NoticeRaised: self.status.notice,
+            Progress: self.status.progress,
+            PlanChanged: self._plan_changed,
+        }
+        runtime.subscribe(self.bridge.observe)
+
+    async def ready(self) -> None:
+        """The app is mounted: fill the sidebar, show what waits, and say what the user should know."""
+        self.bridge.bind_loop()
+        await self.panes.mount_sidebar()
+        self.status.refresh()  # the notes stay on the status line (no toast repeating them)
+        await self.decisions.restore()
+        self.project.greet(bool(self.runtime.service.pending_decisions()))
+
+    # ------------------------------------------------------------------ what the app asks of a controller
+    def message_source(self, conversation_id: str) -> StoreMessageSource:
+        """The messages of a conversation."""
+        return self.conversation.message_source(conversation_id)
+
+    def recipient(self, conversation_id: str) -> str:
+        """Who receives the next message in that conversation."""
+        return self.conversation.recipient(conversation_id)
+
+    def send(self, conversation_id: str, text: str) -> None:
+        """The user sent ``text``."""
+        self.conversation.send(conversation_id, text)
+
+    def retry(self, conversation_id: str, message_id: int) -> None:
+        """The user asked to rerun a failed turn."""
+        self.conversation.retry(conversation_id, message_id)
+
+    # ------------------------------------------------------------------ runtime updates
+    async def route(self, update: RuntimeUpdate) -> None:
+        """Hand a runtime update to the controller that owns it (one update at a time, in order)."""
+        self.bridge.started(update)
+        event = update.resolved
+        try:
+            handler = self._routes.get(type(event))
+            if handler is not None:
+                result = handler(event)
+                if asyncio.iscoroutine(result):
+                    await result
+        except Exception as exc:  # one bad update must not stop the screen from following
+            self.app.log.error(f"runtime event {event!r} failed: {exc!r}")
+        finally:
+            self.bridge.finished()
+
+    async def _settled(self, event: MessageFinished | MessageAdded) -> None:
+        await self.conversation.settled(event.conversation_id, event.message_id)
+
+    async def _plan_changed(self, event: PlanChanged) -> None:
+        plan = self.store.get_plan(event.plan_id)
+        if plan is None:
+            return
+        await self.panes.plan_changed()
+        await self.decisions.plan_changed(plan)
+
+    # ------------------------------------------------------------------ agents
+    def _agents_changed(self) -> None:
+        if self._app is None:
+            return
+        self.status.refresh()
+        if not self.workers.agents_running():
+            self.workers.run_ui(self._announce_when_idle(), "announce")
+
+    async def _announce_when_idle(self) -> None:
+        await self.bridge.drained()  # a decision announced by the same work goes first
+        finished = self.conversation.finished
+        if finished is None or self.workers.agents_running():
+            return
+        self.conversation.finished = None
+        conversation_id, who = finished
+        self.attention.call(f"{who} finished.", decision=False, conversation_id=conversation_id)
+
+    def agents_running(self) -> bool:
+        """True while any agent work runs."""
+        return self.workers.agents_running()
+
+    async def wait_idle(self, timeout: float = 30.0) -> None:
+        """Wait until no agent work runs and every runtime update has reached the screen."""
+        await self.workers.wait_idle(timeout)
+
+    def conversation_in_focus(self) -> str:
+        """The branch in the pane when the pane has the focus, else the app's conversation."""
+        return self.panes.branch_in_focus() or self.app.conversation_id

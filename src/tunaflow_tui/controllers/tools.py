@@ -1,0 +1,130 @@
+"""ToolsController: engines, the native CLI hand-over, themes and the context pack.
+
+Building a context pack reads the database and git: it runs in a thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import subprocess
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from textual.app import SuspendNotSupported
+
+from tunaflow_tui.agents.handover import HandoverUnsupportedError, native_cli_argv
+from tunaflow_tui.screens.pickers import ContextPackScreen, PickerScreen
+
+if TYPE_CHECKING:
+    from tunaflow_tui.app import TunaflowApp
+    from tunaflow_tui.controllers.workers import Workers
+    from tunaflow_tui.runtime.context import ContextPack
+    from tunaflow_tui.runtime.runtime import WorkflowRuntime
+
+CLI_TYPES = ("claude", "codex", "gemini")
+
+
+class ToolsController:
+    """Engine choice, the native CLI, themes and the context pack.
+
+    Args:
+        app: The app.
+        runtime: The project's runtime.
+        workers: Where slow work runs.
+        conversation_in_focus: The conversation the user is in (main, or the branch in the pane).
+    """
+
+    def __init__(self, app: TunaflowApp, runtime: WorkflowRuntime, workers: Workers,
+                 conversation_in_focus: Callable[[], str]) -> None:
+        self._app = app
+        self._runtime = runtime
+        self._workers = workers
+        self._conversation_in_focus = conversation_in_focus
+
+    def open_native_cli(self) -> None:
+        """Hand the terminal to the engine's own CLI on this conversation's session; come back on exit."""
+        runtime = self._runtime
+        cid = self._conversation_in_focus()
+        conversation = runtime.store.get_conversation(cid)
+        if conversation is None or not conversation.native_session_id or not conversation.native_engine:
+            self._app.notify("This conversation has no native session yet: send a message first.",
+                             severity="warning")
+            return
+        config = runtime.settings.engines.get(conversation.native_engine)
+        if config is None:
+            self._app.notify(f"The engine {conversation.native_engine!r} is no longer configured.",
+                             severity="warning")
+            return
+        try:
+            argv = native_cli_argv(config.effective_type, config, conversation.native_session_id,
+                                   runtime.project_dir)
+        except (HandoverUnsupportedError, ValueError) as exc:
+            self._app.notify(str(exc), severity="warning", timeout=8)
+            return
+        try:
+            with self._app.suspend():
+                subprocess.run(argv, cwd=runtime.project_dir, check=False)
+        except SuspendNotSupported:
+            self._app.notify("This terminal cannot be handed over to another program.", severity="warning")
+        except OSError as exc:
+            self._app.notify(f"Could not start {argv[0]}: {exc.strerror or exc}", severity="error")
+
+    def switch_engine(self) -> None:
+        """Pick another configured engine for the Architect; its next turn gets the ContextPack."""
+        runtime = self._runtime
+        settings = runtime.settings
+        current = settings.roles.architect
+        choices = []
+        for name, config in sorted(settings.engines.items()):
+            kind = config.effective_type
+            note = ""
+            if kind in CLI_TYPES and shutil.which(config.command or kind) is None:
+                note = "  (not installed)"
+            choices.append((name, f"{name} · {kind}{note}{'  ← now' if name == current else ''}"))
+
+        def chosen(name: str | None) -> None:
+            if not name or name == current:
+                return
+            roles = settings.roles.model_copy(update={"architect": name})
+            runtime.settings = settings.model_copy(update={"roles": roles})
+            self._app.composer.recipient = f"Architect ({name})"
+            self._app.notify(f"The Architect now runs on {name}. Its next turn gets the context pack.")
+
+        self._app.push_screen(PickerScreen("Switch engine", "Which engine plays the Architect from the next turn?",
+                                           choices, current), chosen)
+
+    def change_theme(self) -> None:
+        """Pick a theme (built-in or from the user's themes folder)."""
+        app = self._app
+        names = sorted(app.available_themes)
+        first = [n for n in ("tunaflow-dark", "tunaflow-light") if n in names]
+        ordered = first + [n for n in names if n not in first]
+
+        def chosen(name: str | None) -> None:
+            if name:
+                app.theme = name
+
+        app.push_screen(PickerScreen("Change theme", "Themes from the themes folder are listed too.",
+                                     [(n, n) for n in ordered], app.theme), chosen)
+
+    def _next_pack(self) -> ContextPack:
+        from tunaflow_tui.runtime import planning
+
+        plan = planning.plan_in_drafting(self._runtime) or planning.active_plan(self._runtime)
+        return self._runtime.context.build(role="architect", conversation_id="main", request="", plan=plan)
+
+    def show_context_pack(self) -> None:
+        """What the Architect's next turn would receive: each section and its tokens."""
+        self._workers.run_ui(self._show_context_pack(), "build the context pack")
+
+    async def _show_context_pack(self) -> None:
+        pack = await asyncio.to_thread(self._next_pack)
+        runtime = self._runtime
+        conversation = runtime.store.get_conversation("main")
+        resumes = bool(conversation and conversation.native_session_id
+                       and conversation.native_engine == runtime.settings.roles.architect)
+        intro = ("The Architect's next turn resumes its native session, so it gets only your message; "
+                 "this is the pack it would get on a fresh session or another engine."
+                 if resumes else "The Architect's next turn gets this pack before your message.")
+        await self._app.push_screen(ContextPackScreen(intro, pack.describe(), pack.total_tokens, pack.budget))

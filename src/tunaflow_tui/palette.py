@@ -1,0 +1,131 @@
+"""The command palette (ctrl+p): every action under a plain, stable name.
+
+The names are part of the interface: users and scripts rely on them, so they do not change. A
+command's help names the key that does the same, as the keymap has it now.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from typing import TYPE_CHECKING
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+from tunaflow_tui.core.workflow.decisions import Decision
+
+if TYPE_CHECKING:
+    from tunaflow_tui.controllers.session import ProjectSession
+
+Action = Callable[["ProjectSession"], None]
+
+
+@dataclass(frozen=True, slots=True)
+class PaletteCommand:
+    """One palette entry: its name, what it does, the action, and the binding that does the same."""
+
+    name: str
+    help: str
+    action: Action
+    key: tuple[str, str] | None = None
+    """(owner "module:Class", binding id) of the key that does the same, named in the help."""
+
+
+_APP = "tunaflow_tui.app:TunaflowApp"
+_PANE = "tunaflow_tui.widgets.workspace:Workspace"
+
+COMMANDS: tuple[PaletteCommand, ...] = (
+    PaletteCommand("Approve plan", "Approve the plan waiting for approval: development starts",
+                   lambda s: s.decisions.decide_by_name(Decision.APPROVE)),
+    PaletteCommand("Request plan revision", "Write feedback; the Architect proposes again",
+                   lambda s: s.decisions.decide_by_name(Decision.REVISE)),
+    PaletteCommand("Hold plan", "Decide later; the plan stays in the workflow view",
+                   lambda s: s.decisions.decide_by_name(Decision.HOLD)),
+    PaletteCommand("Accept review", "Accept the review verdict: the plan is done",
+                   lambda s: s.decisions.decide_by_name(Decision.ACCEPT)),
+    PaletteCommand("Rework", "Send the review findings to the Developer",
+                   lambda s: s.decisions.decide_by_name(Decision.REWORK)),
+    PaletteCommand("Redesign", "Send the review findings back to the Architect",
+                   lambda s: s.decisions.decide_by_name(Decision.REDESIGN)),
+    PaletteCommand("Retry review seat", "Run the reviewer seat that produced a review error again",
+                   lambda s: s.decisions.decide_by_name(Decision.RETRY)),
+    PaletteCommand("Toggle branch pane", "Show or hide the branch pane", lambda s: s.panes.toggle_pane(),
+                   (_PANE, "pane.toggle")),
+    PaletteCommand("Pin branch pane", "Pin the branch pane as a 50:50 split, or unpin it",
+                   lambda s: s.panes.pin_pane(), (_PANE, "pane.pin")),
+    PaletteCommand("Open workflow", "Plans, subtasks, timeline, documents and usage",
+                   lambda s: s.workers.run_ui(s.panes.open_workflow(), "open the workflow view"),
+                   (_APP, "workflow.open")),
+    PaletteCommand("Open plan documents", "The plan and task documents of the newest plan",
+                   lambda s: s.workers.run_ui(s.panes.open_workflow(documents=True), "open the plan documents")),
+    PaletteCommand("Cancel agent", "Stop the running agent(s); the plan keeps its phase",
+                   lambda s: s.project.cancel_agent(), (_APP, "agent.cancel")),
+    PaletteCommand("Open native CLI", "Continue this conversation in the engine's own CLI; come back when it exits",
+                   lambda s: s.tools.open_native_cli()),
+    PaletteCommand("Switch engine", "Pick another engine for the Architect; its next turn gets the context pack",
+                   lambda s: s.tools.switch_engine()),
+    PaletteCommand("Change theme", "Built-in tunaflow themes and your own theme files",
+                   lambda s: s.tools.change_theme()),
+    PaletteCommand("Show context pack", "Sections and token counts of what the Architect's next turn gets",
+                   lambda s: s.tools.show_context_pack()),
+    # through the app, like its key: it closes the workflow view and document viewer first
+    PaletteCommand("Jump to decision", "Focus the newest decision waiting for you",
+                   lambda s: s.app.action_jump_decision(), (_APP, "decision.jump")),
+    PaletteCommand("Resume interrupted step", "Continue an agent step that a crash or cancel interrupted",
+                   lambda s: s.project.resume_interrupted("resume")),
+    PaletteCommand("Retry interrupted step", "Run an interrupted agent step again from a fresh session",
+                   lambda s: s.project.resume_interrupted("retry")),
+    PaletteCommand("Merge plan", "Merge a finished plan's branch into its base (never forced)",
+                   lambda s: s.outcomes.merge_plan()),
+    PaletteCommand("Remove plan worktree", "Remove a finished plan's worktree; its git branch stays",
+                   lambda s: s.outcomes.remove_worktree()),
+    PaletteCommand("Initialise git repository",
+                   "git init and a first commit, so each plan gets its own branch and worktree",
+                   lambda s: s.project.initialise_git()),
+)
+"""Every palette command."""
+
+COMMAND_NAMES: tuple[str, ...] = tuple(command.name for command in COMMANDS)
+
+
+class TunaflowCommands(Provider):
+    """Plan, review, pane, agent and appearance commands."""
+
+    def _help(self, command: PaletteCommand) -> str:
+        if command.key is None:
+            return command.help
+        from importlib import import_module
+
+        from tunaflow_tui.keyhints import key_for
+
+        where, binding_id = command.key
+        module, _, name = where.partition(":")
+        owner = getattr(import_module(module), name)
+        key = key_for(self.app, owner, binding_id)
+        return f"{command.help} ({key})" if key else command.help
+
+    def _run(self, action: Action) -> None:
+        session = getattr(getattr(self.app, "controller", None), "session", None)
+        if session is None:
+            opener = getattr(self.app, "controller", None)
+            if getattr(opener, "is_open", True) is False:
+                error = getattr(opener, "error", None)
+                self.app.notify(error or "The project is still opening; try again in a moment.",
+                                severity="warning")
+                return
+            self.app.notify("There is no project open in this session.", severity="warning")
+            return
+        action(session)
+
+    async def discover(self) -> Hits:
+        for command in COMMANDS:
+            yield DiscoveryHit(command.name, partial(self._run, command.action), help=self._help(command))
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for command in COMMANDS:
+            score = matcher.match(command.name)
+            if score > 0:
+                yield Hit(score, matcher.highlight(command.name), partial(self._run, command.action),
+                          text=command.name, help=self._help(command))

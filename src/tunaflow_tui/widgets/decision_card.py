@@ -1,0 +1,67 @@
+"""What every decision card shares: the one message a decision key posts, and key hints from bindings.
+
+A plan card and a verdict card both end in a :class:`DecisionRequested` naming a
+:class:`~tunaflow_tui.core.workflow.decisions.Decision`; the app hands it to the decision
+controller, which asks the runtime to apply it. No layer in between renames the decision.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import ClassVar
+
+from textual.content import Content
+from textual.message import Message
+
+from tunaflow_tui.core.workflow.decisions import Decision
+from tunaflow_tui.keyhints import hint_line, key_for
+from tunaflow_tui.widgets.arming import ArmedCard
+
+
+@dataclass
+class DecisionRequested(Message):
+    """The user decided on a plan with a card (or a dialog).
+
+    ``revision`` / ``round_no`` say which proposal revision or review round the card showed, so a
+    key pressed on a card that has gone stale is refused instead of deciding on something newer.
+    """
+
+    plan_id: int | None
+    decision: Decision
+    feedback: str = ""
+    seat: str | None = None
+    revision: int | None = None
+    round_no: int | None = None
+    message_id: int | None = None
+
+
+class DecisionCard(ArmedCard):
+    """A focusable card that decides something about one plan.
+
+    Subclasses declare ``DOCK_KIND`` (how the dock tells cards apart), ``HINTS`` (binding id →
+    the words shown after its key, in the order shown) and a ``view`` with a ``plan_id``.
+    """
+
+    DOCK_KIND: ClassVar[str] = ""
+    """How the decision dock tells its cards apart without importing every card class."""
+
+    HINTS: ClassVar[tuple[tuple[str, str], ...]] = ()
+    """(binding id, words) of the keys the card's hint line names, in order."""
+
+    def hint_items(self) -> Iterable[tuple[str, str]]:
+        """The (binding id, words) pairs that act now (a subclass drops the ones that do not)."""
+        return self.HINTS
+
+    def key_hint(self, *, sep: str = " · ") -> str:
+        """``a approve · r request revision`` with the keys as currently mapped."""
+        return hint_line(self.app, type(self), self.hint_items(), sep=sep)
+
+    def key_content(self) -> Content:
+        """The hint as the card's own footer shows it: each key in bold (never read as markup)."""
+        parts: list[tuple[str, str] | str] = []
+        for binding_id, words in self.hint_items():
+            if parts:
+                parts.append("   ")
+            parts += [(key_for(self.app, type(self), binding_id), "bold"), f" {words}"]
+        return Content.assemble(*parts)
