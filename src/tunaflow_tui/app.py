@@ -107,7 +107,7 @@ class TunaflowApp(App[None]):
     CSS_PATH = "app.tcss"
     COMMANDS = App.COMMANDS | {TunaflowCommands}
     TITLE = "tunaflow"
-    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (100, "-wide")]
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]  # noqa: RUF012 - Textual declares it an instance variable
     HELP = """\
 ## tunaflow
 Press **f1** for the full list of keys and how plans, gates and branches work.

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
@@ -44,7 +44,7 @@ class RuntimeUpdate(Message, bubble=False):
 class RuntimeBridge:
     """Posts runtime events to the app as :class:`RuntimeUpdate` messages and counts them through."""
 
-    def __init__(self, app: App[object]) -> None:
+    def __init__(self, app: App[Any]) -> None:
         self._app = app
         self._loop: asyncio.AbstractEventLoop | None = None
         self._loop_thread = threading.get_ident()

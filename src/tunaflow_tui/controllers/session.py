@@ -71,6 +71,18 @@ class ProjectSession:
         self._offer_git_init = offer_git_init
         self._app: TunaflowApp | None = None
         self.sources = MessageSources(runtime.store)
+        # the controllers, built on attach (they need the app)
+        self.bridge: RuntimeBridge
+        self.workers: Workers
+        self.status: StatusController
+        self.panes: PaneController
+        self.conversation: ConversationController
+        self.attention: AttentionController
+        self.decisions: DecisionController
+        self.outcomes: OutcomeController
+        self.project: ProjectController
+        self.tools: ToolsController
+        self._routes: dict[type[RuntimeEvent], Route] = {}
 
     @property
     def session(self) -> ProjectSession:
@@ -102,7 +114,7 @@ class ProjectSession:
         self.project = ProjectController(app, runtime, self.workers, self.status,
                                          offer_git_init=self._offer_git_init)
         self.tools = ToolsController(app, runtime, self.workers, self.conversation_in_focus)
-        self._routes: dict[type[RuntimeEvent], Route] = {
+        self._routes = {
             MessageStarted: self.conversation.stream_started,
             MessageDelta: self.conversation.stream_delta,
             ToolActivity: self.conversation.tool_used,

@@ -35,7 +35,7 @@ class Workers:
         on_agents_changed: Called on the event loop whenever agent work starts or ends.
     """
 
-    def __init__(self, app: App[object], bridge: RuntimeBridge, on_agents_changed: Callable[[], None]) -> None:
+    def __init__(self, app: App[Any], bridge: RuntimeBridge, on_agents_changed: Callable[[], None]) -> None:
         self._app = app
         self._bridge = bridge
         self._on_agents_changed = on_agents_changed

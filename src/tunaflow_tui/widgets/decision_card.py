@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.content import Content
 from textual.message import Message
@@ -48,6 +48,10 @@ class DecisionCard(ArmedCard):
 
     HINTS: ClassVar[tuple[tuple[str, str], ...]] = ()
     """(binding id, words) of the keys the card's hint line names, in order."""
+
+    if TYPE_CHECKING:
+        view: Any
+        """The card's view (a frozen dataclass with at least ``plan_id``; decision cards a ``decision``)."""
 
     def hint_items(self) -> Iterable[tuple[str, str]]:
         """The (binding id, words) pairs that act now (a subclass drops the ones that do not)."""

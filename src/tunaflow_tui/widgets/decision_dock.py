@@ -15,6 +15,8 @@ from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static
 
+from tunaflow_tui.widgets.decision_card import DecisionCard
+
 if TYPE_CHECKING:
     from tunaflow_tui.views.plans import ProposalView, VerdictView
     from tunaflow_tui.widgets.done_card import DoneCard, DoneView
@@ -33,7 +35,7 @@ def card_kind(card: Widget) -> str | None:
 
 def card_plan_id(card: Widget) -> int | None:
     """The plan a dock card belongs to."""
-    if card_kind(card) is None:
+    if not isinstance(card, DecisionCard):
         return None
     plan_id: int | None = card.view.plan_id
     return plan_id
@@ -41,7 +43,7 @@ def card_plan_id(card: Widget) -> int | None:
 
 def card_is_pending(card: Widget) -> bool:
     """True while a card waits for a decision."""
-    if card_kind(card) in (PROPOSAL, VERDICT):
+    if isinstance(card, DecisionCard) and card_kind(card) in (PROPOSAL, VERDICT):
         return card.view.decision is None
     return False
 
@@ -114,20 +116,20 @@ class DecisionDock(VerticalScroll, can_focus=False):
     def on_descendant_blur(self) -> None:
         self.refresh_hint()
 
-    def cards(self) -> list[Widget]:
+    def cards(self) -> list[DecisionCard]:
         """The cards, oldest first."""
-        return [c for c in self.children if card_kind(c) is not None]
+        return [c for c in self.children if isinstance(c, DecisionCard)]
 
-    def card_for(self, plan_id: int) -> Widget | None:
+    def card_for(self, plan_id: int) -> DecisionCard | None:
         """The card of a plan, if any."""
         return next((c for c in self.cards() if card_plan_id(c) == plan_id), None)
 
-    def newest_pending(self) -> Widget | None:
+    def newest_pending(self) -> DecisionCard | None:
         """The newest card still waiting for a decision."""
         pending = [c for c in self.cards() if card_is_pending(c)]
         return pending[-1] if pending else None
 
-    async def _put(self, plan_id: int, card: Widget) -> Widget:
+    async def _put(self, plan_id: int, card: DecisionCard) -> DecisionCard:
         old = self.card_for(plan_id)
         if old is not None:
             await old.remove()
@@ -187,7 +189,7 @@ class DecisionDock(VerticalScroll, can_focus=False):
         """Show ``decision`` on a plan's card (None: back to pending, e.g. when the decision failed)."""
         card = self.card_for(plan_id)
         if card is not None and card_kind(card) in (PROPOSAL, VERDICT):
-            card.view = replace(card.view, decision=decision)  # type: ignore[attr-defined]
+            card.view = replace(card.view, decision=decision)
             card.refresh_bindings()
             self.refresh_hint()
 

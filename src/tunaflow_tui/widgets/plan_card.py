@@ -137,13 +137,15 @@ class PlanProposalCard(DecisionCard, Vertical, can_focus=True):
         if view.decision is None:
             yield Static(self.key_content(), classes="keys")
             return
-        style = {Decision.APPROVE: "-approved", Decision.REVISE: "-revision", Decision.HOLD: "-held"}.get(
-            view.decision, "")
-        text = {
+        styles: dict[str, str] = {Decision.APPROVE: "-approved", Decision.REVISE: "-revision",
+                                  Decision.HOLD: "-held"}
+        style = styles.get(view.decision, "")
+        texts: dict[str, str] = {
             Decision.APPROVE: "✔ Approved",
             Decision.REVISE: "↺ Revision requested",
             Decision.HOLD: "⏸ Held — " + self.key_hint(),
-        }.get(view.decision, view.decision)
+        }
+        text = texts.get(view.decision, view.decision)
         yield Static(text, classes=f"decision {style}", markup=False)
 
     def hint_items(self) -> tuple[tuple[str, str], ...]:

@@ -27,6 +27,7 @@ DECISION_TEXT: dict[str, str] = {
     Decision.ACCEPT: "✔ Accepted — the plan is done",
     Decision.REWORK: "↺ Sent back to the Developer for rework",
     Decision.REDESIGN: "✎ Sent back to the Architect for a redesign",
+    Decision.ABANDON: "✘ The plan was abandoned",
 }
 REVIEW_ERROR_NOTE = "review error — not counted as a failure"
 
