@@ -45,14 +45,27 @@ async def settle(pilot: Any, app: Any) -> None:
     await armed(pilot, app)
 
 
+ARMING_WAIT = 5.0
+"""More than any card or question waits before its keys act."""
+
+
 async def armed(pilot: Any, app: Any) -> None:
-    """Wait until the focused card or the open question accepts its decision keys (if there is one)."""
-    for _ in range(60):
-        targets = [t for t in (app.screen, app.focused) if t is not None and hasattr(t, "is_armed")]
-        if all(t.is_armed for t in targets):
-            return
-        await pilot.pause(0.05)
-    raise AssertionError("the decision keys never armed")
+    """Let the arming time pass, so the focused card or the open question accepts its keys.
+
+    UI tests run on a hand-moved arming clock (``tests/ui/conftest.py``): it is moved forward here,
+    the way the user's time passes before they press a key.
+    """
+    from tunaflow_tui.widgets import arming
+
+    targets = [t for t in (app.screen, app.focused) if t is not None and hasattr(t, "is_armed")]
+    if all(t.is_armed for t in targets):
+        return
+    advance = getattr(arming.now, "advance", None)
+    if advance is None:
+        raise AssertionError("armed() needs the hand-moved arming clock of the UI tests")
+    advance(ARMING_WAIT)
+    await pilot.pause()
+    assert all(t.is_armed for t in targets), "the decision keys did not arm"
 
 
 async def quiet(pilot: Any) -> None:

@@ -8,11 +8,11 @@ Architect's answer to the first and says so.
 from __future__ import annotations
 
 import asyncio
-import time
 from typing import TYPE_CHECKING
 
 from tunaflow_tui.controllers.sources import message_view, speaker_label
 from tunaflow_tui.views.chat import MessageView, ToolLineView
+from tunaflow_tui.widgets import arming
 
 if TYPE_CHECKING:
     from tunaflow_tui.app import TunaflowApp
@@ -64,7 +64,7 @@ class ConversationController:
 
     def send(self, conversation_id: str, text: str) -> None:
         """Send ``text`` to the Architect in ``conversation_id`` (after any message still being answered)."""
-        self._sent_at = time.monotonic()  # what was typed for this message is done with
+        self._sent_at = arming.now()  # what was typed for this message is done with
         self._workers.run_agent(self._send(conversation_id, text), "send a message")
 
     def retry(self, conversation_id: str, message_id: int) -> None:
@@ -90,7 +90,7 @@ class ConversationController:
         if composer.text:
             return True
         typed = composer.input.last_key_at
-        return typed is not None and typed > self._sent_at and time.monotonic() - typed < TYPING_PAUSE
+        return typed is not None and typed > self._sent_at and arming.now() - typed < TYPING_PAUSE
 
     # ------------------------------------------------------------------ replies as they stream
     def chats(self, conversation_id: str) -> list[ChatView]:

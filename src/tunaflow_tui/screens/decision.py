@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from typing import ClassVar
 
 from textual import on
@@ -14,6 +13,7 @@ from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Button, Label, Static, TextArea
 
+from tunaflow_tui.widgets import arming as arming_clock
 from tunaflow_tui.widgets.arming import PRESS_AGAIN
 
 TYPED_BACK = "This question appeared while you were typing: your keys went to the composer. Press again to choose."
@@ -57,14 +57,14 @@ class DecisionScreen(ModalScreen[str | None]):
         self.choices = choices
         self.arming = arming
         # unarmed from the start (not only once mounted): keys can arrive before the first mount
-        self._armed_at = time.monotonic() + arming if arming > 0 else 0.0
+        self._armed_at = arming_clock.now() + arming if arming > 0 else 0.0
         self._typing_in: Widget | None = None
         self._told = ""
 
     @property
     def is_armed(self) -> bool:
         """True when the choice keys answer the question."""
-        return time.monotonic() >= self._armed_at
+        return arming_clock.now() >= self._armed_at
 
     def _bound(self, value: str) -> Binding | None:
         """The binding that takes ``value``, if the screen declares one."""
@@ -103,7 +103,7 @@ class DecisionScreen(ModalScreen[str | None]):
         if self.choices:
             self.query_one("#choice-0", Button).focus()
         if self.arming > 0:
-            self._armed_at = time.monotonic() + self.arming
+            self._armed_at = arming_clock.now() + self.arming
             stack = self.app.screen_stack
             below = stack[stack.index(self) - 1] if self in stack and stack.index(self) > 0 else None
             self._typing_in = below.focused if below is not None else None
@@ -127,7 +127,7 @@ class DecisionScreen(ModalScreen[str | None]):
         if event.character and event.is_printable and isinstance(target, TextArea) \
                 and target.is_attached and not target.read_only:
             target.insert(event.character)
-            self._armed_at = time.monotonic() + self.arming
+            self._armed_at = arming_clock.now() + self.arming
             self._tell(TYPED_BACK)
         else:
             self._tell(PRESS_AGAIN)

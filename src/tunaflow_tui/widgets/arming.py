@@ -15,6 +15,12 @@ from typing import ClassVar
 from textual import events
 from textual.widget import Widget
 
+
+def now() -> float:
+    """The clock arming is measured on (``time.monotonic``; tests put a clock they move by hand here)."""
+    return time.monotonic()
+
+
 ARMING_SECONDS = 0.7
 """How long a card or decision modal that appeared on its own ignores its decision keys."""
 
@@ -44,7 +50,7 @@ class ArmedCard(Widget):
     @property
     def is_armed(self) -> bool:
         """True when the card's decision keys act."""
-        return time.monotonic() >= self._armed_at
+        return now() >= self._armed_at
 
     def arm(self) -> None:
         """Let the decision keys act from now on (the user chose to be here)."""
@@ -55,15 +61,15 @@ class ArmedCard(Widget):
         """Focus the card because it arrived, not because the user asked: its keys arm after ``arming``."""
         if self.has_focus:
             return
-        self._auto_focus = (time.monotonic(), arming, self.app.focused)
+        self._auto_focus = (now(), arming, self.app.focused)
         self.focus()
 
     def on_focus(self) -> None:
         """An automatic focus starts the arming time; any other focus arms at once."""
         auto, self._auto_focus = self._auto_focus, None
-        now = time.monotonic()
-        if auto is not None and now - auto[0] < AUTO_FOCUS_WINDOW:
-            self._armed_at = now + auto[1]
+        at = now()
+        if auto is not None and at - auto[0] < AUTO_FOCUS_WINDOW:
+            self._armed_at = at + auto[1]
             self._typed_in = auto[2]
             self._told = ""
         else:

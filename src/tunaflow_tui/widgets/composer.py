@@ -14,7 +14,6 @@ keys already queued for the input, so it lands after them.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -27,6 +26,7 @@ from textual.reactive import reactive
 from textual.widgets import Static, TextArea
 
 from tunaflow_tui.core.terminal_text import neutralize
+from tunaflow_tui.widgets import arming
 
 
 class ComposerInput(TextArea):
@@ -41,11 +41,11 @@ class ComposerInput(TextArea):
     ]
 
     last_key_at: float | None = None
-    """When a key last reached the input (``time.monotonic()``); None before the first one."""
+    """When a key last reached the input (on the arming clock); None before the first one."""
 
     def on_key(self) -> None:
         """Remember when the user last typed here (the app holds its cards back while they do)."""
-        self.last_key_at = time.monotonic()
+        self.last_key_at = arming.now()
 
     def action_submit(self) -> None:
         """Send what was typed before enter, after the keys already waiting for this input.

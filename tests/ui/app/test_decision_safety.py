@@ -7,12 +7,11 @@ key just as a card takes the focus, or answers a question that popped up on its 
 from __future__ import annotations
 
 import pytest
-from app_harness import demo_settings, screen_text
+from app_harness import ARMING_WAIT, demo_settings, screen_text
 from textual.app import App, ComposeResult
 from textual.widgets import TextArea
 
 from tunaflow_tui.controllers import conversation as conversation_module
-from tunaflow_tui.controllers import decisions as decisions_module
 from tunaflow_tui.screens.decision import DecisionScreen, DevStalledScreen, dev_stalled_screen
 from tunaflow_tui.screens.doom_loop import DoomLoopScreen
 from tunaflow_tui.views.plans import FailureView, SeatView, VerdictView
@@ -41,14 +40,11 @@ async def until(pilot, predicate, timeout: float = 15.0) -> None:
     raise AssertionError("timed out waiting")
 
 
-async def armed(pilot, target) -> None:
-    await until(pilot, lambda: target.is_armed, timeout=5.0)
-
-
-@pytest.fixture
-def long_arming(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Cards and questions stay unarmed longer than a loaded test machine needs to press a key."""
-    monkeypatch.setattr(decisions_module, "ARMING_SECONDS", 2.0)
+async def armed(pilot, target, clock) -> None:
+    """Let the arming time pass on the hand-moved clock: the target's keys act from now on."""
+    clock.advance(ARMING_WAIT)
+    await pilot.pause()
+    assert target.is_armed
 
 
 def notes(app) -> list[str]:
@@ -94,11 +90,11 @@ async def test_typing_on_while_the_proposal_arrives_never_approves_it(open_app, 
         assert any("f2 focuses it" in n for n in notes(app))
 
 
-async def test_a_key_just_typed_in_the_empty_composer_keeps_the_focus(open_app, monkeypatch) -> None:
+async def test_a_key_just_typed_in_the_empty_composer_keeps_the_focus(open_app, monkeypatch, arming_clock) -> None:
     app, controller, runtime = open_app()
     async with app.run_test(size=(120, 40)) as pilot:
         card = await proposal_in_focus(pilot, app)
-        await armed(pilot, card)
+        await armed(pilot, card, arming_clock)
         await pilot.press("a")  # approved: development and review run
         app.composer.focus_input()
         await pilot.press("x", "backspace")  # typed and rubbed out: the composer is empty again
@@ -115,7 +111,6 @@ async def test_a_key_just_typed_in_the_empty_composer_keeps_the_focus(open_app, 
 # ---------------------------------------------------------------------------------- arming
 
 
-@pytest.mark.usefixtures("long_arming")
 async def test_a_key_pressed_as_the_card_takes_the_focus_decides_nothing(open_app) -> None:
     app, _controller, runtime = open_app()
     async with app.run_test(size=(120, 40)) as pilot:
@@ -131,18 +126,17 @@ async def test_a_key_pressed_as_the_card_takes_the_focus_decides_nothing(open_ap
         assert any("appeared while you were typing" in n for n in notes(app))
 
 
-async def test_once_armed_a_approves(open_app) -> None:
+async def test_once_armed_a_approves(open_app, arming_clock) -> None:
     app, _controller, runtime = open_app()
     async with app.run_test(size=(120, 40)) as pilot:
         card = await proposal_in_focus(pilot, app)
-        await armed(pilot, card)
+        await armed(pilot, card, arming_clock)
         await pilot.press("a")
         await idle(pilot, app)
         assert card.view.decision == "approve"
         assert phase_and_pending(runtime) == ("review", "review")
 
 
-@pytest.mark.usefixtures("long_arming")
 async def test_f2_focuses_the_card_with_its_keys_armed_at_once(open_app) -> None:
     app, _controller, runtime = open_app()
     async with app.run_test(size=(120, 40)) as pilot:
@@ -159,8 +153,7 @@ async def test_f2_focuses_the_card_with_its_keys_armed_at_once(open_app) -> None
         assert phase_and_pending(runtime) == ("review", "review")
 
 
-@pytest.mark.usefixtures("long_arming")
-async def test_a_remapped_decision_key_in_the_arming_time_asks_to_press_again(open_app) -> None:
+async def test_a_remapped_decision_key_in_the_arming_time_asks_to_press_again(open_app, arming_clock) -> None:
     app, _controller, runtime = open_app()
     app.set_keymap({"plan.approve": "f9"})
     async with app.run_test(size=(120, 40)) as pilot:
@@ -168,18 +161,17 @@ async def test_a_remapped_decision_key_in_the_arming_time_asks_to_press_again(op
         await pilot.press("f9")
         await idle(pilot, app)
         assert card.view.decision is None and PRESS_AGAIN in notes(app)
-        await armed(pilot, card)
+        await armed(pilot, card, arming_clock)
         await pilot.press("f9")
         await idle(pilot, app)
         assert phase_and_pending(runtime) == ("review", "review")
 
 
-@pytest.mark.usefixtures("long_arming")
-async def test_verdict_and_done_cards_ignore_keys_while_arming(open_app) -> None:
+async def test_verdict_and_done_cards_ignore_keys_while_arming(open_app, arming_clock) -> None:
     app, _controller, runtime = open_app()
     async with app.run_test(size=(120, 40)) as pilot:
         card = await proposal_in_focus(pilot, app)
-        await armed(pilot, card)
+        await armed(pilot, card, arming_clock)
         await pilot.press("a")
         await idle(pilot, app)
         verdict = app.focused
@@ -210,19 +202,18 @@ def test_retry_key_is_hidden_not_dimmed_when_no_seat_failed() -> None:
 # ---------------------------------------------------------------------------------- questions
 
 
-@pytest.mark.usefixtures("long_arming")
-async def test_doom_loop_question_arms_and_its_choices_are_remappable(open_app) -> None:
+async def test_doom_loop_question_arms_and_its_choices_are_remappable(open_app, arming_clock) -> None:
     app, _controller, runtime = open_app(fail_reviews=5)
     app.set_keymap({"doom.redesign": "e"})
     async with app.run_test(size=(120, 40)) as pilot:
         card = await proposal_in_focus(pilot, app)
-        await armed(pilot, card)
+        await armed(pilot, card, arming_clock)
         await pilot.press("a")
         for _ in range(2):
             await idle(pilot, app)
             verdict = app.focused
             assert isinstance(verdict, ReviewVerdictCard)
-            await armed(pilot, verdict)
+            await armed(pilot, verdict, arming_clock)
             await pilot.press("w")
         await until(pilot, lambda: isinstance(app.screen, DoomLoopScreen))
         screen = app.screen
@@ -232,7 +223,7 @@ async def test_doom_loop_question_arms_and_its_choices_are_remappable(open_app) 
         await pilot.press("e")  # too soon: nothing is decided
         await pilot.pause()
         assert app.screen is screen and PRESS_AGAIN in notes(app)
-        await armed(pilot, screen)
+        await armed(pilot, screen, arming_clock)
         await pilot.press("r")  # the old key no longer answers
         await pilot.pause()
         assert app.screen is screen
@@ -277,7 +268,7 @@ async def test_developer_stopped_choices_are_bindings_that_can_be_remapped(bindi
         assert app.result == value
 
 
-async def test_a_question_that_came_up_while_typing_keeps_the_typing() -> None:
+async def test_a_question_that_came_up_while_typing_keeps_the_typing(arming_clock) -> None:
     app = QuestionApp(DevStalledScreen("The Developer stopped", "…", (("c", "Continue", "continue"),
                                                                        ("x", "Abandon", "abandon")),
                                        arming=2.0))
@@ -287,7 +278,7 @@ async def test_a_question_that_came_up_while_typing_keeps_the_typing() -> None:
         assert app.result == "unanswered"  # neither x nor c nor enter on the focused button answered
         assert app.query_one("#draft", TextArea).text == "excellent "
         assert any("your keys went to the composer" in n for n in notes(app))
-        await armed(pilot, app.screen)
+        await armed(pilot, app.screen, arming_clock)
         await pilot.press("x")
         await pilot.pause()
         assert app.result == "abandon"

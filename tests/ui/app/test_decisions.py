@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from app_harness import armed as harness_armed
 from app_harness import screen_text, send, settle
 
 from tunaflow_tui.screens.decision import DecisionScreen
@@ -15,13 +16,11 @@ REQUEST = "Add a word frequency report"
 
 
 async def armed(pilot, app) -> None:
-    """Wait out the moment a card or question that came up on its own ignores its keys."""
+    """Let the moment pass in which a card or question that came up on its own ignores its keys."""
     target = app.screen if isinstance(app.screen, DecisionScreen) else app.focused
-    for _ in range(40):
-        if target.is_armed:
-            return
-        await pilot.pause(0.05)
-    raise AssertionError("the decision keys never armed")
+    if not target.is_armed:
+        await harness_armed(pilot, app)
+    assert target.is_armed
 
 
 async def test_approve_then_accept_reaches_done(open_app) -> None:
