@@ -51,6 +51,7 @@ _VERDICT_WORDS: Final[dict[str, VerdictValue]] = {
     "conditional": "conditional", "conditionally": "conditional", "partial": "conditional",
     "조건부": "conditional", "bersyarat": "conditional",
 }  # fmt: skip
+_QUOTE_MARKS: Final = re.compile(r"(?:>\s*)+")
 _FAILED_KEYS: Final = frozenset({"failed subtasks", "failed subtask ids", "failed subtask", "failed ids"})
 _KOREAN_STEMS: Final = ("통과", "승인", "합격", "실패", "반려", "조건부")
 _NEGATIONS: Final = frozenset({"not", "no", "never", "cannot", "non", "tidak", "bukan", "belum", "아님"})
@@ -146,8 +147,9 @@ def _verdict_line(line: str) -> tuple[str, bool] | None:
     if not text or len(text) > 2000:
         return None
     bare = True
-    while text.startswith(">"):
-        text, bare = text[1:].lstrip(), False
+    quoted = _QUOTE_MARKS.match(text)  # `> > >` at once: one cut, however deep the quote
+    if quoted is not None:
+        text, bare = text[quoted.end() :], False
     if text.startswith("|"):
         cells = table_cells(text)
         if len(cells) >= 2 and _is_verdict_label(cells[0]):
