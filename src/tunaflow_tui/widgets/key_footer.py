@@ -63,14 +63,16 @@ class KeyFooter(Footer):
     def compose(self) -> ComposeResult:
         widgets = compose(self, super().compose())
         for key in _keys(widgets):
-            # Undo Textual's data_bind(compact=Footer.compact): its watcher would outlive the key.
-            key._reactive_connect = None
-            key.set_reactive(FooterKey.compact, self.compact)
-            key.set_class(self.compact, "-compact")
+            if key._reactive_connect:
+                # Undo Textual's data_bind(compact=Footer.compact): its watcher would outlive the key.
+                key._reactive_connect = None
+                key.set_reactive(FooterKey.compact, self.compact)
+                key.set_class(self.compact, "-compact")
         for unit in sorted(_units(widgets), key=self._rank):  # stable: the rest keeps Textual's order
             yield from unit
 
     def watch_compact(self, compact: bool) -> None:
-        """Pass the footer's style on to its keys (what the binding did)."""
+        """Pass the footer's style on to its keys (what the binding did; the palette key never had one)."""
         for key in self.query(FooterKey):
-            key.compact = compact
+            if not key.has_class("-command-palette"):
+                key.compact = compact

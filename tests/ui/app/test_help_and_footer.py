@@ -260,9 +260,13 @@ async def test_the_footer_follows_a_change_of_style() -> None:
     app = _FooterApp()
     async with app.run_test(size=(80, 24)) as pilot:
         footer_widget = app.query_one(KeyFooter)
+        app.query_one(_Pane).focus()
+        await _footer_shows(pilot, footer_widget, "Pane key")
+        keys = [key for key in footer_widget.query(FooterKey) if not key.has_class("-command-palette")]
+        assert keys
         footer_widget.compact = True
         await pilot.pause()
-        assert all(key.compact and key.has_class("-compact") for key in footer_widget.query(FooterKey))
+        assert all(key.compact and key.has_class("-compact") for key in keys)
         footer_widget.compact = False
         await pilot.pause()
-        assert not any(key.compact or key.has_class("-compact") for key in footer_widget.query(FooterKey))
+        assert not any(key.compact or key.has_class("-compact") for key in keys)
