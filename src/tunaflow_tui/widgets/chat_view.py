@@ -274,10 +274,17 @@ class ChatView(VerticalScroll):
         """Show the first page of the conversation (released: whatever was mounted) from its top."""
         if self._busy:
             return
+        focused = self._focused_block() is not None
+        if not self.has_older:  # the first message is mounted already (a held key repeats): just show it
+            self.release_anchor()
+            self.scroll_home(animate=False, immediate=True)
+            blocks = self.blocks()
+            if focused and blocks:
+                blocks[0].focus(scroll_visible=False)
+            return
         self._busy = True
         self._ready = False  # the scroll to the top is ours: it must not page
         try:
-            focused = self._focused_block() is not None
             self.release_anchor()
             views = self.source.first(self.window_size)
             with self.app.batch_update():
