@@ -137,3 +137,16 @@ async def test_paging_up_and_back_down_keeps_the_window_bounded(store: Store) ->
                 break
         assert ids(app)[-1] == COUNT
         assert len(ids(app)) <= chat.max_mounted
+
+
+async def test_holding_home_mounts_the_first_page_once(store: Store) -> None:
+    app = app_on(store)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press("escape", "home")
+        await pilot.pause()
+        first_page = app.chat_view.blocks()
+        await pilot.press(*["home"] * 15)  # a held key repeats
+        await pilot.pause()
+        assert app.chat_view.blocks() == first_page  # the same blocks: nothing was mounted again
+        assert app.chat_view.focused_message_id == 1
