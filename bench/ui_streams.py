@@ -1,41 +1,50 @@
-"""Key-to-screen latency while three answers stream at 200 chunks/s each, vs no streams.
+"""Key-to-screen latency in the real app, in a real terminal, while three answers stream: open loop.
 
-Run: .venv/bin/python bench/ui_streams.py [--keys N] [--rate CHUNKS_PER_S] [--size WxH]
-Target: p95 ≤ 50 ms with the streams running.
+Run: .venv/bin/python bench/ui_streams.py [--rounds 3] [--keys 200] [--rate 200] [--gap 0.03]
+Target: p95 ≤ 50 ms with three streams.
 
-A harness app shows three ChatViews side by side (the chat's real widgets and stylesheet) above
-the composer. Keys are posted to the app's driver the way ``pilot.press`` does, one every
-``KEY_GAP_S`` (a fast typist). The latency of a key is the time from posting it to the first
-frame the compositor renders in which the composer holds that key's character: the frame is
-produced by the same code that runs in a real terminal (headless mode only skips writing the
-bytes to the terminal). The baseline is measured in the same process, on the same app, with
-no streams running; the achieved chunk rate of each stream is printed too, because a UI that
-cannot keep up would otherwise look fast by quietly streaming less.
+The app is tunaflow's own ``TunaflowApp`` (its widgets, stylesheet, footer and sidebar) in tmux
+(see ``tmux_term.py``), with an in-process controller that streams three answers into the chat at
+``--rate`` chunks a second each (a chunk is about a token; a new answer starts after 8,000
+characters, so blocks keep being mounted and finished) — what the screen gets while three agents
+answer at once. A typist presses a key every ``--gap`` seconds **by the clock** (open loop): keys
+are sent on schedule whether or not the previous one is on screen yet, as fingers do, so a slow
+frame delays every key typed meanwhile and each of them counts. A key's latency runs from the
+moment tmux took it to the first look at the screen (after each write of the app) that shows it
+in the composer. Every 40 keys the line is cleared (ctrl+u) and typing goes on.
+
+The baseline is the same app with nothing streaming, measured in the same run; cases are
+interleaved (baseline, streams, baseline, …) and the figures pool every round's keys, with the
+per-round p95 as the spread. The chunk rate each stream achieved is printed as well: a UI that
+falls behind would otherwise look fast by quietly streaming less.
+
+To measure another checkout, pass ``--app-path OTHER/src``.
 """
 
 from __future__ import annotations
 
 import argparse
-import asyncio
+import compileall
+import json
+import os
 import statistics
 import string
+import sys
+import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from textual import events
-from textual.app import App, ComposeResult
-from textual.containers import Horizontal
+from tmux_term import Terminal, env_for
 
-import tunaflow_tui
-from tunaflow_tui.views.chat import ListMessageSource, MessageView
-from tunaflow_tui.widgets.chat_view import ChatView
-from tunaflow_tui.widgets.composer import Composer
+RUN = 40  # keys per line before it is cleared
 
-KEY_GAP_S = 0.03
-TIMEOUT_S = 5.0
-ROTATE_AT_CHARS = 8_000  # a long answer; then the next one starts (a new block is mounted)
-TOKEN_CHARS = 5  # a chunk is about one token of a real stream
+APP = r'''
+import asyncio, json, sys, time
+from tunaflow_tui.app import DemoChatController, TunaflowApp
+from tunaflow_tui.views.chat import MessageView
+
+STREAMS, RATE, STATS = int(sys.argv[1]), float(sys.argv[2]), sys.argv[3]
 ANSWER = """I looked at `textstats/cli.py` and the tests before changing anything. The command line \
 parses its options with **argparse**, and every counter lives in `textstats/counting.py`, so the \
 new flag needs one counter and one option. Here is what I changed and why.
@@ -56,114 +65,109 @@ The tests cover an empty file, a file with only whitespace, and a Korean sentenc
 All 14 tests pass locally; the run took 0.4 s.
 
 """
-CHUNKS = tuple(ANSWER[i : i + TOKEN_CHARS] for i in range(0, len(ANSWER), TOKEN_CHARS))
+CHUNKS = tuple(ANSWER[i : i + 5] for i in range(0, len(ANSWER), 5))
+HISTORY = [MessageView(i, "user" if i % 2 else "assistant", "You" if i % 2 else "Developer · demo",
+                       f"Earlier message {i} with some **markdown**\n\n- one\n- two") for i in range(1, 9)]
 
 
-def seed(count: int = 6) -> list[MessageView]:
-    return [
-        MessageView(i, "user" if i % 2 else "assistant", "You" if i % 2 else "Developer · demo",
-                    f"Earlier message {i} with some **markdown**\n\n- one\n- two")
-        for i in range(1, count + 1)
-    ]
+class Streaming(DemoChatController):
+    def attach(self, app):
+        super().attach(app)
+        self.sent = [0] * STREAMS
+        app.call_later(self.start)
+
+    def start(self):
+        self.started = time.perf_counter()
+        for index in range(STREAMS):
+            self.app.run_worker(self.stream(index), group="bench", exit_on_error=False)
+        self.app.set_interval(0.5, self.report)
+
+    def report(self):
+        elapsed = time.perf_counter() - self.started
+        with open(STATS, "w") as out:
+            json.dump([n / elapsed for n in self.sent], out)
+
+    async def stream(self, index):
+        chat = self.app.chat_view
+        interval, next_at = 1.0 / RATE, time.perf_counter()
+        while True:
+            view = MessageView(self.source.next_id(), "assistant", f"Developer · stream {index + 1}", "",
+                               "streaming")
+            self.source.append(view)
+            block = await chat.start_stream(view)
+            written, size = [], 0
+            while size < 8000:
+                chunk = CHUNKS[self.sent[index] % len(CHUNKS)]
+                await block.append(chunk)
+                written.append(chunk)
+                size += len(chunk)
+                self.sent[index] += 1
+                next_at += interval
+                delay = next_at - time.perf_counter()
+                await asyncio.sleep(delay if delay > 0 else 0)
+            done = MessageView(view.id, view.role, view.label, "".join(written), "done")
+            self.source.replace(done)
+            await block.finish(done)
 
 
-class StreamHarness(App[None]):
-    """Three chats and a composer, styled like the app."""
-
-    CSS_PATH = str(Path(tunaflow_tui.__file__).parent / "app.tcss")
-    CSS = "#chats { height: 1fr; } #chats ChatView { width: 1fr; }"
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.sources = [ListMessageSource(seed()) for _ in range(3)]
-        self.frame_hook: list[object] = []
-
-    def compose(self) -> ComposeResult:
-        with Horizontal(id="chats"):
-            for index, source in enumerate(self.sources):
-                yield ChatView(source, id=f"chat-{index}")
-        yield Composer("Architect (bench)", cursor_blink=False, id="composer")
-
-    def on_mount(self) -> None:
-        self.query_one(Composer).focus_input()
+TunaflowApp(Streaming(HISTORY), cursor_blink=False).run()
+'''
 
 
-class FrameWatcher:
-    """Wraps ``app._display`` to timestamp the first frame showing the composer at a given length."""
-
-    def __init__(self, app: StreamHarness) -> None:
-        self.app = app
-        self.input = app.query_one(Composer).input
-        self.target_len: int | None = None
-        self.waiter: asyncio.Future[float] | None = None
-        self.frames = 0
-        original = app._display
-
-        def display(screen: object, renderable: object) -> None:
-            original(screen, renderable)  # type: ignore[arg-type]
-            if renderable is None:
-                return
-            self.frames += 1
-            waiter = self.waiter
-            if waiter is not None and not waiter.done() and len(self.input.text) >= (self.target_len or 0):
-                waiter.set_result(time.perf_counter())
-
-        app._display = display  # type: ignore[method-assign]
-
-    async def press(self, char: str) -> float:
-        """Post one key; seconds until a frame shows it."""
-        self.target_len = len(self.input.text) + 1
-        self.waiter = asyncio.get_running_loop().create_future()
-        event = events.Key(char, char)
-        event.set_sender(self.app)
-        driver = self.app._driver
-        assert driver is not None
-        started = time.perf_counter()
-        driver.send_message(event)
-        shown = await asyncio.wait_for(self.waiter, TIMEOUT_S)
-        return shown - started
-
-
-async def type_keys(watcher: FrameWatcher, count: int) -> list[float]:
-    latencies = []
+def typed_text(count: int) -> str:
     letters = string.ascii_lowercase
-    for index in range(count):
-        if index and index % 60 == 0:
-            watcher.input.clear()
-            await asyncio.sleep(KEY_GAP_S)
-        latencies.append(await watcher.press(letters[index % len(letters)]))
-        await asyncio.sleep(KEY_GAP_S)
-    watcher.input.clear()
-    return latencies
+    return "".join(letters[(i * 7) % 26] for i in range(count))
 
 
-async def stream(app: StreamHarness, index: int, rate: float, stop: asyncio.Event, sent: list[int]) -> None:
-    """Append chunks to a streaming answer at ``rate`` per second (by the clock, not by sleeps)."""
-    chat = app.query_one(f"#chat-{index}", ChatView)
-    source = app.sources[index]
-    interval = 1.0 / rate
+def composer_row(lines: Sequence[str]) -> int | None:
+    for index, line in enumerate(lines):
+        if "Message…" in line:
+            return index
+    return None
+
+
+def shown(line: str, run: str) -> int:
+    """How many of the run's characters the composer line shows."""
+    text = line.replace("▕", " ").strip()
+    count = 0
+    while count < len(run) and count < len(text) and text[count] == run[count]:
+        count += 1
+    return count
+
+
+def type_keys(term: Terminal, row: int, keys: int, gap: float) -> list[float]:
+    """Press ``keys`` keys ``gap`` s apart by the clock; the latency of each, in seconds."""
+    text = typed_text(keys)
+    latencies: list[float] = []
+    pending: list[tuple[int, float]] = []  # (position in the line, when tmux took it), not seen yet
+    run = ""
+    index = 0
     next_at = time.perf_counter()
-    while not stop.is_set():
-        view = MessageView(source.next_id(), "assistant", f"Developer · stream {index + 1}", "", "streaming")
-        source.append(view)
-        block = await chat.start_stream(view)
-        written: list[str] = []
-        size = 0
-        while size < ROTATE_AT_CHARS and not stop.is_set():
-            chunk = CHUNKS[sent[index] % len(CHUNKS)]
-            await block.append(chunk)
-            written.append(chunk)
-            size += len(chunk)
-            sent[index] += 1
-            next_at += interval
-            delay = next_at - time.perf_counter()
-            if delay > 0:
-                await asyncio.sleep(delay)
-            else:
-                await asyncio.sleep(0)  # behind schedule: catch up, but let keys through
-        done = MessageView(view.id, view.role, view.label, "".join(written), "done")
-        source.replace(done)
-        await block.finish(done)
+    last_seen = next_at
+    while index < keys or pending:
+        now = time.perf_counter()
+        if index < keys and now >= next_at and len(run) < RUN:
+            pending.append((len(run), term.send(text[index], literal=True)))
+            run += text[index]
+            index += 1
+            next_at += gap
+            continue
+        if index < keys and len(run) == RUN and not pending:  # a full line: clear it, off the clock
+            term.send("C-u")
+            term.wait_for(lambda lines: "Message…" in lines[row], 5, 0.01)
+            run, next_at = "", time.perf_counter()
+            continue
+        if not term._output_seen.wait(max(0.0, min(0.05, next_at - now)) if index < keys else 0.05):
+            if now - last_seen > 10:
+                raise TimeoutError(f"keys typed but not shown: {pending}")
+            continue
+        term._output_seen.clear()
+        stamp, lines = term.screen()
+        count = shown(lines[row], run)
+        while pending and pending[0][0] < count:
+            latencies.append(stamp - pending.pop(0)[1])
+            last_seen = stamp
+    return latencies
 
 
 def percentile(values: Sequence[float], pct: float) -> float:
@@ -172,47 +176,73 @@ def percentile(values: Sequence[float], pct: float) -> float:
     return ordered[rank]
 
 
-def describe(name: str, values: Sequence[float]) -> str:
-    ms = [v * 1000 for v in values]
-    return (f"{name:<22}{statistics.median(ms):>8.1f}{percentile(ms, 95):>8.1f}{max(ms):>8.1f}"
-            f"{len(ms):>6}")
+def one_case(term: Terminal, streams: int, args: argparse.Namespace, env: dict[str, str], script: Path,
+             stats: Path) -> tuple[list[float], list[float]]:
+    stats.unlink(missing_ok=True)
+    term.run([sys.executable, str(script), str(streams), str(args.rate), str(stats)], env)
+    ready = term.wait_for(lambda lines: composer_row(lines) is not None, 60)
+    assert ready is not None, "the app never drew its composer"
+    time.sleep(1.5)  # the streams reach their pace (and the first frames settle)
+    row = composer_row(term.screen()[1])
+    assert row is not None
+    type_keys(term, row, 10, args.gap)  # warm up: first-use costs are not what is measured
+    term.send("C-u")
+    time.sleep(0.3)
+    latencies = type_keys(term, row, args.keys, args.gap)
+    rates = json.loads(stats.read_text()) if stats.exists() else []
+    return latencies, rates
 
 
-async def main(keys: int, rate: float, size: tuple[int, int], streams: int) -> None:
-    app = StreamHarness()
-    async with app.run_test(size=size) as pilot:
-        await pilot.pause()
-        watcher = FrameWatcher(app)
-        await type_keys(watcher, 10)  # warm up: first-use costs are not what we measure
-        baseline = await type_keys(watcher, keys)
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--keys", type=int, default=200)
+    parser.add_argument("--rate", type=float, default=200.0)
+    parser.add_argument("--gap", type=float, default=0.03, help="seconds between keys, by the clock")
+    parser.add_argument("--streams", type=int, default=3)
+    parser.add_argument("--size", default="160x48")
+    parser.add_argument("--app-path", default=None, help="run the app from this src folder (PYTHONPATH)")
+    args = parser.parse_args()
+    width, height = (int(part) for part in args.size.lower().split("x"))
+    import tunaflow_tui
 
-        stop = asyncio.Event()
-        sent = [0] * streams
-        started = time.perf_counter()
-        tasks = [asyncio.create_task(stream(app, i, rate, stop, sent)) for i in range(streams)]
-        await asyncio.sleep(0.5)  # let the streams reach their pace
-        loaded = await type_keys(watcher, keys)
-        elapsed = time.perf_counter() - started
-        stop.set()
-        await asyncio.gather(*tasks)
-        frames = watcher.frames
+    compileall.compile_dir(Path(tunaflow_tui.__file__).parent, quiet=1)
+    results: dict[int, list[list[float]]] = {0: [], args.streams: []}
+    rates: list[list[float]] = []
+    with tempfile.TemporaryDirectory(prefix="tunaflow-bench-") as tmp:
+        root = Path(tmp)
+        env = env_for(str(root), {"PYTHONPATH": args.app_path} if args.app_path else None)
+        script, stats = root / "streaming_app.py", root / "rates.json"
+        script.write_text(APP)
+        with Terminal(width, height) as term:
+            for round_ in range(args.rounds):
+                for streams in (0, args.streams):
+                    latencies, achieved = one_case(term, streams, args, env, script, stats)
+                    results[streams].append(latencies)
+                    if streams:
+                        rates.append(achieved)
+                print(f"round {round_ + 1}/{args.rounds} done", file=sys.stderr)
 
-    print(f"{'case':<22}{'p50 ms':>8}{'p95 ms':>8}{'max ms':>8}{'keys':>6}")
-    print(describe("no streams", baseline))
-    print(describe(f"{streams} streams @ {rate:.0f}/s", loaded))
-    ratio = percentile(loaded, 95) / percentile(baseline, 95)
-    print(f"p95 with streams / without: {ratio:.2f}x; p95 with streams {percentile(loaded, 95) * 1000:.1f} ms "
-          f"(target ≤ 50 ms)")
-    rates = ", ".join(f"{count / elapsed:.0f}" for count in sent)
-    print(f"achieved chunks/s per stream: {rates} (asked {rate:.0f}); {frames} frames rendered in total")
+    print(f"{'case':<22}{'p50 ms':>8}{'p95 ms':>8}{'max ms':>8}{'keys':>6}   p95 per round (ms)")
+    for streams, rounds in results.items():
+        pooled = [v * 1000 for r in rounds for v in r]
+        per_round = ", ".join(f"{percentile(r, 95) * 1000:.0f}" for r in rounds)
+        name = "no streams" if not streams else f"{streams} streams @ {args.rate:.0f}/s"
+        print(f"{name:<22}{statistics.median(pooled):>8.1f}{percentile(pooled, 95):>8.1f}{max(pooled):>8.1f}"
+              f"{len(pooled):>6}   {per_round}")
+    loaded = [v for r in results[args.streams] for v in r]
+    base = [v for r in results[0] for v in r]
+    print(f"p95 with streams / without: {percentile(loaded, 95) / percentile(base, 95):.2f}x; "
+          f"p95 with streams {percentile(loaded, 95) * 1000:.1f} ms (target ≤ 50 ms)")
+    flat = [rate for round_rates in rates for rate in round_rates]
+    if flat:
+        print(f"achieved chunks/s per stream: median {statistics.median(flat):.0f} "
+              f"(min {min(flat):.0f}; asked {args.rate:.0f})")
+    print(f"keys every {args.gap * 1000:.0f} ms by the clock (open loop), {args.keys} per case and round, "
+          f"{args.rounds} interleaved rounds, terminal {width}×{height} in tmux")
+    return 0
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--keys", type=int, default=150)
-    parser.add_argument("--rate", type=float, default=200.0)
-    parser.add_argument("--size", default="160x48")
-    parser.add_argument("--streams", type=int, choices=(1, 2, 3), default=3)
-    args = parser.parse_args()
-    width, height = (int(part) for part in args.size.lower().split("x"))
-    asyncio.run(main(args.keys, args.rate, (width, height), args.streams))
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    raise SystemExit(main())

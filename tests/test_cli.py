@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import argparse
+import os
 import subprocess
 import sys
 
-from tunaflow_tui.cli import SUBCOMMANDS
+import pytest
+
+from tunaflow_tui.cli import SUBCOMMANDS, build_parser
 
 
 def test_help_lists_every_subcommand() -> None:
@@ -20,3 +24,46 @@ def test_version() -> None:
     out = subprocess.run([sys.executable, "-m", "tunaflow_tui", "--version"], capture_output=True, text=True)
     assert out.returncode == 0
     assert out.stdout.startswith("tunaflow ")
+
+
+def _help(*args: str) -> str:
+    out = subprocess.run([sys.executable, "-m", "tunaflow_tui", *args, "--help"], capture_output=True, text=True,
+                         env={**os.environ, "COLUMNS": "100"})
+    assert out.returncode == 0, out.stderr
+    return out.stdout
+
+
+def test_the_top_level_help_describes_every_subcommand() -> None:
+    shown = " ".join(_help().split())
+    for name, help_text in SUBCOMMANDS.items():
+        assert f"{name} {help_text}" in shown
+
+
+@pytest.mark.parametrize("name", sorted(SUBCOMMANDS))
+def test_each_subcommands_help_lists_all_its_arguments(name: str) -> None:
+    shown = _help(name)
+    sub = next(action for action in build_parser()._actions if isinstance(action, argparse._SubParsersAction))
+    expected = sub.choices[name]
+    for action in expected._actions:
+        for flag in action.option_strings or [action.metavar or action.dest]:
+            assert flag in shown, (name, flag)
+    assert len(expected._actions) > 1  # every subcommand has arguments of its own besides --help
+
+
+PROBE = """
+import sys
+from tunaflow_tui.cli import build_parser
+build_parser(sys.argv[1])
+print("\\n".join(sorted(m for m in sys.modules if m.startswith("tunaflow_tui"))))
+"""
+
+
+@pytest.mark.parametrize("command", ["open", ""])
+def test_building_the_parser_for_the_window_loads_no_other_subcommand(command: str) -> None:
+    out = subprocess.run([sys.executable, "-c", PROBE, command], capture_output=True, text=True, check=True)
+    loaded = set(out.stdout.split())
+    other_commands = {f"tunaflow_tui.clicmd.{name}" for name in SUBCOMMANDS if name != command}
+    assert not loaded & other_commands
+    heavy = ("tunaflow_tui.core.storage", "tunaflow_tui.core.markers", "tunaflow_tui.core.workflow",
+             "tunaflow_tui.core.settings", "tunaflow_tui.agents", "tunaflow_tui.runtime")
+    assert not [name for name in loaded if name.startswith(heavy)]

@@ -384,6 +384,13 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         self.chat_view.follow()
         self.controller.send(self.conversation_id, event.text)
 
+    async def on_composer_chat_jump(self, event: Composer.ChatJump) -> None:
+        """ctrl+home / ctrl+end in the composer: the chat shows its first / newest message."""
+        if event.where == "first":
+            await self.chat_view.jump_first()
+        else:
+            await self.chat_view.jump_latest()
+
     def on_message_block_retry_requested(self, event: MessageBlock.RetryRequested) -> None:
         """A failed turn's retry key: run that turn again."""
         self.controller.retry(self.conversation_id, event.message_id)

@@ -1,7 +1,10 @@
 """Command line entry point: ``tunaflow [PATH]`` and its subcommands.
 
 Each subcommand lives in ``tunaflow_tui.clicmd.<name>`` and is imported only when used, so
-``tunaflow parse`` never pays for Textual and nothing happens at import time.
+``tunaflow parse`` never pays for Textual and nothing happens at import time.  The parser is built
+the same way: every subcommand is listed, but only the one being run (or asked for ``--help``)
+imports its module for its arguments, so ``tunaflow PATH`` does not load the storage, workflow and
+marker modules of the other subcommands before its window opens.
 """
 
 from __future__ import annotations
@@ -25,8 +28,12 @@ SUBCOMMANDS: dict[str, str] = {
 }
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The full argument parser (used for --help and by each subcommand)."""
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser: every subcommand, with the arguments of ``command`` (of all if None).
+
+    ``tunaflow --help`` needs no subcommand's arguments, ``tunaflow parse --help`` only those of
+    ``parse``; a subcommand's module is imported only to add its own arguments.
+    """
     parser = argparse.ArgumentParser(
         prog="tunaflow",
         description="Run your coding agents under one human-gated Plan → Dev → Review process.",
@@ -35,8 +42,9 @@ def build_parser() -> argparse.ArgumentParser:
     subs = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, help_text in SUBCOMMANDS.items():
         sub = subs.add_parser(name, help=help_text, description=help_text)
-        module = importlib.import_module(f"tunaflow_tui.clicmd.{name}")
-        module.add_arguments(sub)
+        if command is None or command == name:
+            module = importlib.import_module(f"tunaflow_tui.clicmd.{name}")
+            module.add_arguments(sub)
     return parser
 
 
@@ -46,7 +54,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     # `tunaflow [PATH] [--no-mouse]` opens the app: insert the implicit `open`.
     if not args_list or (args_list[0] not in SUBCOMMANDS and args_list[0] not in ("-h", "--help", "--version")):
         args_list.insert(0, "open")
-    parser = build_parser()
+    chosen = args_list[0] if args_list[0] in SUBCOMMANDS else ""  # "": only the top-level options
+    parser = build_parser(chosen)
     args = parser.parse_args(args_list)
     module = importlib.import_module(f"tunaflow_tui.clicmd.{args.command}")
     try:

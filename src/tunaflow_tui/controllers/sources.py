@@ -93,6 +93,9 @@ class StoreMessageSource:
     def after(self, after_id: int, limit: int) -> Sequence[MessageView]:
         return self._views(self.store.list_messages(self.conversation_id, after_id=after_id, limit=limit))
 
+    def first(self, limit: int) -> Sequence[MessageView]:
+        return self._views(self.store.list_messages(self.conversation_id, after_id=0, limit=limit))
+
 
 class MessageSources:
     """One :class:`StoreMessageSource` per conversation, sharing the tool lines seen live."""

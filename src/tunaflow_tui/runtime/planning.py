@@ -21,18 +21,12 @@ EXCERPT_CHARS = 200
 
 def active_plan(rt: WorkflowRuntime) -> PlanRecord | None:
     """The newest plan that still moves (the one chat turns are about)."""
-    for plan in sorted(rt.store.list_plans(), key=lambda p: p.id, reverse=True):
-        if not Phase(plan.phase).is_terminal:
-            return plan
-    return None
+    return rt.store.newest_plan(excluding=[phase for phase in Phase if phase.is_terminal])
 
 
 def plan_in_drafting(rt: WorkflowRuntime) -> PlanRecord | None:
     """The newest plan waiting for the Architect's revised proposal."""
-    for plan in sorted(rt.store.list_plans(), key=lambda p: p.id, reverse=True):
-        if plan.phase == Phase.DRAFTING:
-            return plan
-    return None
+    return rt.store.newest_plan(phases=[Phase.DRAFTING])
 
 
 def record_rejections(rt: WorkflowRuntime, parsed: ParseResult, role: str, plan_id: int | None) -> None:

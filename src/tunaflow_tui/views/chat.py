@@ -73,6 +73,10 @@ class MessageSource(Protocol):
         """The oldest ``limit`` messages newer than ``after_id``, oldest first."""
         ...
 
+    def first(self, limit: int) -> Sequence[MessageView]:
+        """The first ``limit`` messages of the conversation, oldest first."""
+        ...
+
 
 class ListMessageSource:
     """A :class:`MessageSource` over an in-memory list (demo mode and tests); ids ascending."""
@@ -106,3 +110,6 @@ class ListMessageSource:
     def after(self, after_id: int, limit: int) -> Sequence[MessageView]:
         start = bisect.bisect_right(self._ids, after_id)
         return self._messages[start : start + limit]
+
+    def first(self, limit: int) -> Sequence[MessageView]:
+        return self._messages[:limit]

@@ -1,9 +1,10 @@
-"""The chat: a scrolling window onto a conversation that may hold thousands of messages.
+"""The chat: a scrolling window onto a conversation that may hold hundreds of thousands of messages.
 
-Only a window of the conversation is mounted (the newest ``window`` messages at first).
-Scrolling to the top (or pressing home) loads an older page; blocks far from the view are pruned
-so the number of mounted :class:`MessageBlock` widgets never exceeds ``max_mounted``.  When the
-newest messages have been pruned, scrolling to the bottom (or pressing end) brings them back.
+Only a window of the conversation is mounted (the newest ``window`` messages at first), and it stays
+bounded in both directions: scrolling to the top loads an older page and releases the newest blocks
+beyond ``max_mounted``; scrolling back to the bottom loads a newer page and releases the oldest.
+**home** (ctrl+home from the composer) mounts the first page of the conversation directly and
+**end** (ctrl+end) the newest, so reaching either end costs one page, however long the conversation.
 
 The view follows the tail with :meth:`~textual.widget.Widget.anchor`: set once, it keeps the
 newest text in sight while an answer streams, and lets go as soon as the user scrolls up.
@@ -14,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, ClassVar, cast
 
+from textual._styles_cache import StylesCache
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.widget import Widget
@@ -31,6 +33,17 @@ def _new_block(view: MessageView) -> MessageBlock:
     return MessageBlock(view)
 
 
+def _forget_released_lines() -> None:
+    """Let removed blocks' rendered lines go.
+
+    Textual 8.2 caches ``StylesCache.get_inner_outer`` per styles cache (``lru_cache(1024)`` on the
+    method), so the last 1,024 widgets drawn stay alive with every line they rendered, long after
+    they left the screen: paging through a long chat kept tens of megabytes of released messages.
+    The cache only saves recomputing two colours; it refills at once.
+    """
+    StylesCache.get_inner_outer.cache_clear()
+
+
 class ChatView(VerticalScroll):
     """The message list of one conversation.
 
@@ -44,15 +57,16 @@ class ChatView(VerticalScroll):
     HELP = """\
 ## Chat
 - **up / down** move between messages (each message can be acted on when focused).
-- **home** loads older messages; scrolling to the top does the same.
-- **end** jumps back to the newest message and follows new text again.
+- Scrolling to the top loads older messages, scrolling back down newer ones.
+- **home** jumps to the first message of the conversation (**ctrl+home** from the composer).
+- **end** jumps back to the newest message and follows new text again (**ctrl+end** from the composer).
 """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("up", "previous_message", "Previous message", show=False, id="chat.previous"),
         Binding("down", "next_message", "Next message", show=False, id="chat.next"),
-        Binding("home,ctrl+home", "load_older", "Older", id="chat.older"),
-        Binding("end,ctrl+end", "latest", "Latest", id="chat.latest"),
+        Binding("home,ctrl+home", "first", "First", id="chat.first"),
+        Binding("end,ctrl+end", "latest", "Newest", id="chat.latest"),
     ]
 
     FIRST_PAINT: ClassVar[int] = 12
@@ -139,7 +153,7 @@ class ChatView(VerticalScroll):
             self.source = source
         self._busy = True
         try:
-            await self.remove_children(self.blocks())
+            await self._release(self.blocks())
             views = self.source.window(None, self.window_size)
             self.has_older = len(views) >= self.window_size and self.source.count() > len(views)
             self.has_newer = False
@@ -212,8 +226,8 @@ class ChatView(VerticalScroll):
             blocks = self.blocks()
             excess = len(blocks) - self.max_mounted
             if excess > 0:
-                await self.remove_children(blocks[-excess:])
-                self.has_newer = True
+                await self._release(blocks[-excess:])
+                self._reading_history()
             self._update_hints()
             if first is not None:
                 self.call_after_refresh(self._keep_in_place, first, offset)
@@ -232,10 +246,11 @@ class ChatView(VerticalScroll):
                 self.has_newer = False
                 return 0
             views = self.source.after(blocks[-1].message_id, self.page_size)
-            if len(views) < self.page_size:
-                self.has_newer = False
             await self._mount_views(views, before=self._newer_hint)
             await self._prune_top()
+            if len(views) < self.page_size:
+                self.has_newer = False
+                self._follow_from_the_bottom()
             self._update_hints()
             return len(views)
         finally:
@@ -250,10 +265,76 @@ class ChatView(VerticalScroll):
         survivor = blocks[excess]
         following = self.is_following
         offset = survivor.virtual_region.y - self.scroll_y
-        await self.remove_children(blocks[:excess])
+        await self._release(blocks[:excess])
         self.has_older = True
         if not following:
             self.call_after_refresh(self._keep_in_place, survivor, offset)
+
+    async def jump_first(self) -> None:
+        """Show the first page of the conversation (released: whatever was mounted) from its top."""
+        if self._busy:
+            return
+        focused = self._focused_block() is not None
+        if not self.has_older:  # the first message is mounted already (a held key repeats): just show it
+            self.release_anchor()
+            self.scroll_home(animate=False, immediate=True)
+            blocks = self.blocks()
+            if focused and blocks:
+                blocks[0].focus(scroll_visible=False)
+            return
+        self._busy = True
+        self._ready = False  # the scroll to the top is ours: it must not page
+        try:
+            self.release_anchor()
+            views = self.source.first(self.window_size)
+            with self.app.batch_update():
+                await self._release(self.blocks())
+                await self._mount_views(views, before=self._newer_hint)
+                self.has_older = False
+                if len(views) >= self.window_size and self.source.count() > len(views):
+                    self._reading_history()
+                else:
+                    self.has_newer = False
+                    self._follow_from_the_bottom()
+                self._update_hints()
+                self.scroll_home(animate=False, immediate=True)
+            blocks = self.blocks()
+            if focused and blocks:
+                blocks[0].focus(scroll_visible=False)
+        finally:
+            self._busy = False
+        self.call_after_refresh(self._scroll_home_then_ready)
+
+    async def jump_latest(self) -> None:
+        """Show the newest messages (mounting them again if they were released) and follow new text."""
+        if self._busy:
+            return
+        focused = self._focused_block() is not None
+        if self.has_newer:
+            await self.reload()
+        else:
+            self.anchor()
+        blocks = self.blocks()
+        if focused and blocks:
+            blocks[-1].focus(scroll_visible=False)
+
+    def _reading_history(self) -> None:
+        """The newest messages are released: stop following the tail until they are back."""
+        self.has_newer = True
+        # Not anchored: Textual would anchor again at the bottom of the window, which is not the
+        # bottom of the conversation, and the next page could no longer be scrolled to.
+        self.anchor(False)
+
+    def _follow_from_the_bottom(self) -> None:
+        """The newest messages are mounted again: follow new text once the user is at the bottom."""
+        self._anchored = True  # anchored but released, as after a scroll up: Textual re-anchors at the bottom
+        self.release_anchor()
+
+    async def _release(self, blocks: Sequence[Widget]) -> None:
+        """Remove ``blocks`` and let go of everything they rendered."""
+        if blocks:
+            await self.remove_children(blocks)
+            _forget_released_lines()
 
     def _keep_in_place(self, block: MessageBlock, offset: float) -> None:
         """Scroll so that ``block`` is ``offset`` rows below the top of the view, as before."""
@@ -319,15 +400,9 @@ class ChatView(VerticalScroll):
         if index + 1 < len(blocks):
             blocks[index + 1].focus()
 
-    async def action_load_older(self) -> None:
-        """Load a page of older messages and show the oldest of them."""
-        added = await self.load_older()
-        # This scroll to the top is ours, not the user's: it must not load yet another page.
-        self._ready = False
-        if added:
-            self.call_after_refresh(self._scroll_home_then_ready)
-        else:
-            self._scroll_home_then_ready()
+    async def action_first(self) -> None:
+        """Jump to the first message of the conversation."""
+        await self.jump_first()
 
     def _scroll_home_then_ready(self) -> None:
         self.scroll_home(animate=False, immediate=True)
@@ -335,7 +410,4 @@ class ChatView(VerticalScroll):
 
     async def action_latest(self) -> None:
         """Jump to the newest message and follow new text again."""
-        if self.has_newer:
-            await self.reload()
-        else:
-            self.anchor()
+        await self.jump_latest()

@@ -9,7 +9,8 @@ are one binding with an id, so they can be remapped.
 Keys can arrive in one burst (a slow SSH link, a macro); the newline takes its turn behind the
 keys already queued for the input, so it lands after them.
 
-**ctrl+up / ctrl+down** walk through the messages sent earlier in this session.
+**ctrl+up / ctrl+down** walk through the messages sent earlier in this session; **ctrl+home /
+ctrl+end** show the chat's first / newest message while the cursor stays here.
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ class ComposerInput(TextArea):
                 key_display="ctrl+j"),
         Binding("ctrl+up", "history(-1)", "Earlier", show=False, id="composer.history_back"),
         Binding("ctrl+down", "history(1)", "Later", show=False, id="composer.history_forward"),
+        Binding("ctrl+home", "chat_jump('first')", "First message", show=False, id="composer.chat_first"),
+        Binding("ctrl+end", "chat_jump('newest')", "Newest message", show=False, id="composer.chat_newest"),
     ]
 
     last_key_at: float | None = None
@@ -72,6 +75,12 @@ class ComposerInput(TextArea):
     def _insert_newline(self) -> None:
         self.insert("\n")
 
+    def action_chat_jump(self, where: str) -> None:
+        """Ask for the chat to show its first or newest message; the cursor stays here."""
+        composer = next((a for a in self.ancestors if isinstance(a, Composer)), None)
+        if composer is not None and where in ("first", "newest"):
+            composer.post_message(Composer.ChatJump(composer, where))
+
     def action_history(self, step: int) -> None:
         """Show an earlier (-1) or later (+1) sent message."""
         composer = next((a for a in self.ancestors if isinstance(a, Composer)), None)
@@ -93,6 +102,7 @@ class Composer(Vertical):
 - **enter** sends the message to the recipient shown above the input.
 - **ctrl+j** (or **shift+enter** where the terminal reports it) starts a new line.
 - **ctrl+up / ctrl+down** recall messages you sent earlier.
+- **ctrl+home / ctrl+end** show the chat's first / newest message without leaving the composer.
 """
 
     recipient: reactive[str] = reactive("")
@@ -104,6 +114,17 @@ class Composer(Vertical):
 
         composer: Composer
         text: str
+
+        @property
+        def control(self) -> Composer:
+            return self.composer
+
+    @dataclass
+    class ChatJump(Message):
+        """The user asked, from the composer, to see the chat's ``first`` or ``newest`` message."""
+
+        composer: Composer
+        where: str
 
         @property
         def control(self) -> Composer:

@@ -3,6 +3,11 @@
 Textual lists the focused widget's keys first and the app's last; at 80 columns the app's keys
 (decision, workflow, cancel) fall off the right edge.  This footer moves the named actions to the
 front and keeps everything else in Textual's order.
+
+The footer is composed again whenever the keys change (every focus change).  Textual's footer ties
+each key to its ``compact`` style with ``data_bind``, which registers a watcher on the footer that
+keeps the key alive until ``compact`` changes — that is, forever: every recompose would leak its
+keys.  This footer gives each key its style directly instead and passes a change on itself.
 """
 
 from __future__ import annotations
@@ -27,6 +32,17 @@ def _units(widgets: Iterable[Widget]) -> list[list[Widget]]:
     return units
 
 
+def _keys(widgets: Iterable[Widget]) -> list[FooterKey]:
+    """The keys among ``widgets`` and inside their key groups (not mounted yet)."""
+    keys: list[FooterKey] = []
+    for widget in widgets:
+        if isinstance(widget, FooterKey):
+            keys.append(widget)
+        elif isinstance(widget, KeyGroup):
+            keys.extend(_keys(widget._pending_children))
+    return keys
+
+
 class KeyFooter(Footer):
     """A footer that shows the bindings for ``first`` (action names, in that order) before all others.
 
@@ -45,6 +61,18 @@ class KeyFooter(Footer):
         return len(self.first)
 
     def compose(self) -> ComposeResult:
-        units = _units(compose(self, super().compose()))
-        for unit in sorted(units, key=self._rank):  # stable: the rest keeps Textual's order
+        widgets = compose(self, super().compose())
+        for key in _keys(widgets):
+            if key._reactive_connect:
+                # Undo Textual's data_bind(compact=Footer.compact): its watcher would outlive the key.
+                key._reactive_connect = None
+                key.set_reactive(FooterKey.compact, self.compact)
+                key.set_class(self.compact, "-compact")
+        for unit in sorted(_units(widgets), key=self._rank):  # stable: the rest keeps Textual's order
             yield from unit
+
+    def watch_compact(self, compact: bool) -> None:
+        """Pass the footer's style on to its keys (what the binding did; the palette key never had one)."""
+        for key in self.query(FooterKey):
+            if not key.has_class("-command-palette"):
+                key.compact = compact

@@ -147,3 +147,25 @@ def test_tools_are_stored_with_the_message_bounded_and_readable(store: Store) ->
     assert store.get_message(message.id).tools == stored.tools
     assert parse_tools("not json") == () and parse_tools('{"a": 1}') == () and parse_tools('[["Read"]]') == (
         ToolLine("Read", ""),)
+
+
+def test_add_messages_appends_many_in_order_in_one_go(store: Store) -> None:
+    store.add_message("main", "user", "before")
+    added = store.add_messages("main", (
+        {"role": "user", "content": f"question {n}"} if n % 2 else
+        {"role": "assistant", "content": f"answer {n}", "persona": "architect", "engine": "demo"}
+        for n in range(1, 1201)
+    ))  # fmt: skip
+    assert added == 1200
+    assert store.count_messages("main") == 1201
+    first = store.list_messages("main", after_id=0, limit=3)
+    assert [m.content for m in first] == ["before", "question 1", "answer 2"]
+    assert first[2].persona == "architect" and first[2].status == "done"
+    assert store.list_messages("main", limit=1)[0].content == "answer 1200"
+    assert [hit.message.content for hit in store.search_messages("answer 1200")][:1] == ["answer 1200"]
+
+
+def test_add_messages_refuses_a_bad_role_and_writes_nothing(store: Store) -> None:
+    with pytest.raises(ValueError):
+        store.add_messages("main", [{"role": "user", "content": "fine"}, {"role": "robot", "content": "no"}])
+    assert store.count_messages("main") == 0

@@ -112,3 +112,14 @@ def test_subtasks_and_events_are_written_with_the_plan_or_not_at_all(store: Stor
         store.create_plan(title="x", slug="x", source_message_id=424242)  # no such message
     assert not store.slug_taken("x")
     assert store.list_plans() == ()
+
+
+def test_newest_plan_by_phase(store: Store) -> None:
+    first = store.create_plan(title="One", slug="one", phase="done")
+    second = store.create_plan(title="Two", slug="two", phase="drafting", subtasks=[("a", "")])
+    third = store.create_plan(title="Three", slug="three", phase="abandoned")
+    assert store.newest_plan() == third
+    assert store.newest_plan(excluding=["done", "abandoned"]) == second
+    assert store.newest_plan(excluding=["done", "abandoned"]).subtasks[0].title == "a"  # type: ignore[union-attr]
+    assert store.newest_plan(phases=["done"]) == first
+    assert store.newest_plan(phases=["review"]) is None

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import ast
+import gc
 from pathlib import Path
+from typing import Any, ClassVar
 
 import pytest
 from app_harness import screen_text, send, settle
-from textual.binding import Binding
-from textual.widgets import Markdown, OptionList
+from textual.app import App, ComposeResult
+from textual.binding import Binding, BindingType
+from textual.widgets import Markdown, OptionList, Static
+from textual.widgets._footer import FooterKey
 
 import tunaflow_tui
 from tunaflow_tui.app import DemoChatController, TunaflowApp
@@ -16,6 +20,7 @@ from tunaflow_tui.core.workflow.decisions import Decision
 from tunaflow_tui.screens.feedback import FeedbackScreen
 from tunaflow_tui.screens.help import HelpScreen
 from tunaflow_tui.screens.workflow import WorkflowScreen
+from tunaflow_tui.widgets.key_footer import KeyFooter
 from tunaflow_tui.widgets.plan_card import PlanProposalCard
 from tunaflow_tui.widgets.verdict_card import ReviewVerdictCard
 from tunaflow_tui.widgets.workflow_view import DocumentScreen
@@ -189,3 +194,79 @@ async def test_f2_while_writing_feedback_keeps_the_feedback(open_app) -> None:
         await settle(pilot, app)
         assert isinstance(app.screen, FeedbackScreen)
         assert app.screen.text == "shorter"
+
+
+class _Pane(Static, can_focus=True):
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("x", "noop", "Pane key")]
+
+
+class _Field(Static, can_focus=True):
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("y", "noop", "Field key"), Binding("z", "noop", "Other")]
+
+
+class _FooterApp(App[None]):
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("f1", "noop", "Help")]
+
+    def compose(self) -> ComposeResult:
+        yield _Pane("pane")
+        yield _Field("field")
+        yield KeyFooter(first=("noop",))
+
+
+def _footer_watchers(footer: KeyFooter) -> int:
+    """Callbacks registered on the footer's reactives (each keeps its widget alive until it fires)."""
+    watchers: dict[str, list[object]] = getattr(footer, "__watchers", {})
+    return sum(len(callbacks) for callbacks in watchers.values())
+
+
+def _live_footer_keys() -> int:
+    """Footer keys still in memory, mounted or not."""
+    gc.collect()
+    return sum(isinstance(obj, FooterKey) for obj in gc.get_objects())
+
+
+async def _footer_shows(pilot: Any, footer_widget: KeyFooter, description: str) -> None:
+    """Wait until the footer has been composed again with the key described so."""
+    for _ in range(1000):
+        if any(key.description == description for key in footer_widget.query(FooterKey)):
+            return
+        await pilot.pause(0.002)
+    raise AssertionError(f"the footer never showed {description!r}")
+
+
+async def test_moving_the_focus_leaves_no_footer_keys_behind() -> None:
+    app = _FooterApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        footer_widget = app.query_one(KeyFooter)
+        pane, field = app.query_one(_Pane), app.query_one(_Field)
+
+        async def move_focus(times: int) -> None:
+            for _ in range(times):
+                for widget, key in ((pane, "Pane key"), (field, "Field key")):
+                    widget.focus()
+                    await _footer_shows(pilot, footer_widget, key)
+
+        await move_focus(5)
+        await pilot.pause()
+        widgets, keys, watchers = len(app.query("*")), _live_footer_keys(), _footer_watchers(footer_widget)
+        await move_focus(100)  # 200 focus changes, each showing other keys
+        await pilot.pause()
+        assert len(app.query("*")) == widgets
+        assert _live_footer_keys() == keys
+        assert _footer_watchers(footer_widget) == watchers
+
+
+async def test_the_footer_follows_a_change_of_style() -> None:
+    app = _FooterApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        footer_widget = app.query_one(KeyFooter)
+        app.query_one(_Pane).focus()
+        await _footer_shows(pilot, footer_widget, "Pane key")
+        keys = [key for key in footer_widget.query(FooterKey) if not key.has_class("-command-palette")]
+        assert keys
+        footer_widget.compact = True
+        await pilot.pause()
+        assert all(key.compact and key.has_class("-compact") for key in keys)
+        footer_widget.compact = False
+        await pilot.pause()
+        assert not any(key.compact or key.has_class("-compact") for key in keys)

@@ -92,7 +92,7 @@ async def test_ten_thousand_messages_mount_only_a_bounded_window(make_app) -> No
         assert not chat.has_newer
 
 
-async def test_home_key_loads_older_and_up_down_move_between_messages(make_app) -> None:
+async def test_up_down_move_between_messages_and_home_jumps_to_the_first(make_app) -> None:
     app, _ = make_app(_numbered(100))
     async with app.run_test(size=(80, 24)) as pilot:
         chat = app.chat_view
@@ -104,7 +104,10 @@ async def test_home_key_loads_older_and_up_down_move_between_messages(make_app) 
         assert chat.focused_message_id == 99
         await pilot.press("home")
         await pilot.pause()
-        assert chat.blocks()[0].message_id == 100 - 12 - 20 + 1  # a 24-row terminal opens 12
+        assert chat.blocks()[0].message_id == 1
+        assert chat.focused_message_id == 1
+        await pilot.press("down")
+        assert chat.focused_message_id == 2
 
 
 async def test_the_opening_window_follows_the_terminal_height(make_app) -> None:

@@ -92,7 +92,7 @@ async def test_help_lists_every_binding_and_the_concepts(make_app, read_screen) 
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
         text = app.screen.query_one(Markdown).source
-        for binding_id in ("app.help", "chat.older", "chat.latest", "message.retry", "composer.send",
+        for binding_id in ("app.help", "chat.first", "chat.latest", "composer.chat_first", "composer.chat_newest", "message.retry", "composer.send",
                            "composer.newline"):
             assert f"`{binding_id}`" in text
         for concept in ("Plan.", "Gates.", "Branches.", "Roundtable.", "Markers."):

@@ -77,7 +77,8 @@ def _classify(text: str, comments: list[MarkerComment]) -> tuple[list[MarkerComm
             taken |= chosen
             wrappers.append(fences[fi])
             live.extend(inside)
-    live.sort(key=lambda c: c.start)
+    if wrappers:  # otherwise still in order
+        live.sort(key=lambda c: c.start)
     return live, wrappers
 
 
@@ -168,9 +169,10 @@ def parse_markers(text: str, role: str | None = None) -> ParseResult:
     markers: list[Marker] = []
     edits: list[tuple[int, int, str]] = [(c.start, c.end, "") for c in strays]
     hidden_until = 0  # end of the last accepted block: markers before it vanish with the block
+    allowed = {kind: may_emit(role, kind) for kind in (*BLOCK_KINDS, *SINGLE_KINDS)}  # once, not per marker
     for item in items:
         if isinstance(item, _Block):
-            accepted = may_emit(role, item.opener.kind)
+            accepted = allowed[item.opener.kind]
             markers.append(_build(text, item, accepted))
             if accepted:
                 edits.append((item.opener.start, item.end, ""))
@@ -180,10 +182,10 @@ def parse_markers(text: str, role: str | None = None) -> ParseResult:
                 if item.closer is not None:
                     edits.append((item.closer.start, item.closer.end, _inert(item.closer)))
             continue
-        accepted = may_emit(role, item.kind)
+        accepted = allowed[item.kind]
         raw, span = text[item.start : item.end], (item.start, item.end)
         if item.kind == "subtask-done":
-            markers.append(SubtaskDone(index=item.index, accepted=accepted, raw=raw, span=span))
+            markers.append(SubtaskDone(index=item.number, accepted=accepted, raw=raw, span=span))
         else:
             markers.append(ImplComplete(accepted=accepted, raw=raw, span=span))
         if item.start >= hidden_until:

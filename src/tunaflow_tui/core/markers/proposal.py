@@ -34,6 +34,8 @@ _TASK_HEADING: Final = re.compile(
     r"\s{0,3}[—–\-:.)]?\s{0,3}(.*)|(\d{1,4})[.)]\s{1,3}(.*)",
     re.IGNORECASE,
 )
+_TITLE_ONLY: Final = frozenset({"title"})
+_MARKS: Final = ("**", "__")
 _INDEX_COLUMNS: Final = frozenset({"#", "no", "no.", "id", "n", "번호", "nomor", "index", "step", "task #"})
 _TITLE_COLUMNS: Final = frozenset(
     {"title", "task", "subtask", "sub task", "name", "제목", "작업", "서브태스크", "judul", "tugas", "subtugas"}
@@ -46,12 +48,26 @@ _DETAIL_COLUMNS: Final = frozenset(
 def _clean_title(text: str) -> str:
     """Strip heading marks, bold and a ``Title:`` prefix from a title line."""
     text = text.strip().lstrip("#").strip()
-    heading = split_heading(text, frozenset({"title"}))
+    heading = split_heading(text, _TITLE_ONLY)
     if heading is not None and heading[1]:
         text = heading[1]
-    while text.startswith(("**", "__")) and text.endswith(("**", "__")) and len(text) > 4:
-        text = text[2:-2].strip()
-    return text.strip("*_ ").strip()
+    return _unwrap_marks(text).strip("*_ ").strip()
+
+
+def _unwrap_marks(text: str) -> str:
+    """Remove ``**``/``__`` pairs from both ends at once, with the blanks inside them, while both ends have one.
+
+    Moves two indices instead of cutting a new string per pair, so a line of thousands of ``*``
+    costs its length, not its length squared.
+    """
+    lo, hi = 0, len(text)
+    while hi - lo > 4 and text.startswith(_MARKS, lo) and text.endswith(_MARKS, lo, hi):
+        lo, hi = lo + 2, hi - 2
+        while lo < hi and text[lo].isspace():
+            lo += 1
+        while hi > lo and text[hi - 1].isspace():
+            hi -= 1
+    return text[lo:hi]
 
 
 def _split_bold_lead(text: str) -> tuple[str, str]:

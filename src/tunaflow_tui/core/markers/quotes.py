@@ -10,12 +10,14 @@ lines and indented code blocks are decided per line, only for lines that hold a 
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Final
 
 #: Fence info strings whose fence may wrap a whole marker block the agent meant.
 WRAPPER_INFOS: Final = frozenset({"", "markdown", "md"})
+_BACKTICKS: Final = re.compile("`+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,14 +57,9 @@ def _closes(line: str, char: str, length: int) -> bool:
 
 def _inline_spans(text: str, start: int, end: int, out: list[tuple[int, int]]) -> None:
     """Append the code spans of the line ``text[start:end]`` to ``out``."""
-    runs: list[tuple[int, int]] = []
-    i = text.find("`", start, end)
-    while i != -1:
-        j = i
-        while j < end and text[j] == "`":
-            j += 1
-        runs.append((i, j - i))
-        i = text.find("`", j, end)
+    if text.count("`", start, end) < 2:
+        return
+    runs = [(run.start(), run.end() - run.start()) for run in _BACKTICKS.finditer(text, start, end)]
     if len(runs) < 2:
         return
     next_same: list[int] = [-1] * len(runs)
@@ -155,6 +152,9 @@ class CodeSpans:
 
 def _indent_width(line: str) -> int:
     """Columns of leading blanks (a tab advances to the next multiple of 4)."""
+    body = line.lstrip(" ")
+    if not body.startswith("\t"):  # spaces only (the usual indent): count them at once
+        return len(line) - len(body)
     width = 0
     for ch in line:
         if ch == " ":

@@ -1,14 +1,14 @@
 """Find marker comments (``<!-- tunaflow:... -->``) in text and remove them.
 
-The scanner is a hand-written loop over ``str.find``: every ``<!--`` looks for its ``-->`` within a
-bounded window, so the work is linear in the length of the text whatever it contains.
+Every ``<!--`` looks for its ``-->`` within a bounded window (one compiled pattern finds the next
+``<!--`` that has one), so the work is linear in the length of the text whatever it contains.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import Final
+from typing import Final, NamedTuple
 
 #: Longest comment body (between ``<!--`` and ``-->``) that can still be a marker.
 MAX_COMMENT_BODY: Final = 120
@@ -16,28 +16,30 @@ MAX_COMMENT_BODY: Final = 120
 BLOCK_KINDS: Final = frozenset({"plan-proposal", "review-verdict", "consensus"})
 SINGLE_KINDS: Final = frozenset({"subtask-done", "impl-complete"})
 _PREFIXES: Final = ("tunaflow:", "/tunaflow:")
+#: ``<!--``, the shortest body up to MAX_COMMENT_BODY characters, ``-->``: the next comment that can be one.
+_COMMENT: Final = re.compile(rf"<!--(.{{0,{MAX_COMMENT_BODY}}}?)-->", re.DOTALL)
 _SCRUB_PASSES: Final = 4
 
 
-@dataclass(frozen=True, slots=True)
-class MarkerComment:
+class MarkerComment(NamedTuple):
     """One well-formed marker comment found in a text.
 
     ``start``/``end`` delimit the whole ``<!-- ... -->`` comment; ``closing`` is true for
-    ``<!-- /tunaflow:KIND -->``; ``index`` is the N of ``subtask-done:N`` (else 0).
+    ``<!-- /tunaflow:KIND -->``; ``number`` is the N of ``subtask-done:N`` (else 0). A named tuple:
+    a long reply holds thousands, and a tuple is the cheapest immutable record to make.
     """
 
     start: int
     end: int
     kind: str
     closing: bool = False
-    index: int = 0
+    number: int = 0
 
     @property
     def canonical(self) -> str:
         """The marker written in its canonical form, e.g. ``<!-- tunaflow:subtask-done:3 -->``."""
         slash = "/" if self.closing else ""
-        suffix = f":{self.index}" if self.kind == "subtask-done" else ""
+        suffix = f":{self.number}" if self.kind == "subtask-done" else ""
         return f"<!-- {slash}tunaflow:{self.kind}{suffix} -->"
 
 
@@ -47,18 +49,15 @@ def iter_tunaflow_comments(text: str) -> Iterator[tuple[int, int, str]]:
     ``compact_body`` is the body with all whitespace removed and case folded, so
     ``<!--  TunaFlow : subtask-done : 3 -->`` gives ``"tunaflow:subtask-done:3"``. Well-formed or not.
     """
-    i = text.find("<!--")
-    while i != -1:
-        j = text.find("-->", i + 4, i + 4 + MAX_COMMENT_BODY + 3)
-        if j == -1:
-            i = text.find("<!--", i + 1)
-            continue
-        compact = "".join(text[i + 4 : j].split()).casefold()
+    search = _COMMENT.search
+    found = search(text)
+    while found is not None:
+        compact = "".join(found.group(1).split()).casefold()
         if compact.startswith(_PREFIXES):
-            yield i, j + 3, compact
-            i = text.find("<!--", j + 3)
+            yield found.start(), found.end(), compact
+            found = search(text, found.end())
         else:
-            i = text.find("<!--", i + 1)
+            found = search(text, found.start() + 1)  # a comment may start inside this one
 
 
 def classify(compact: str) -> tuple[str, bool, int] | None:
@@ -79,13 +78,25 @@ def classify(compact: str) -> tuple[str, bool, int] | None:
     return None
 
 
+_SHAPES: Final[dict[str, tuple[str, bool, int]]] = {
+    f"{slash}tunaflow:{kind}": (kind, bool(slash), 0)
+    for kind in (*BLOCK_KINDS, "impl-complete")
+    for slash in ("", "/")
+    if not (slash and kind == "impl-complete")
+}
+
+
 def find_marker_comments(text: str) -> list[MarkerComment]:
     """Every well-formed marker comment in ``text``, in order (quoted ones included)."""
     found: list[MarkerComment] = []
+    append = found.append
     for start, end, compact in iter_tunaflow_comments(text):
-        shape = classify(compact)
-        if shape is not None:
-            found.append(MarkerComment(start, end, shape[0], shape[1], shape[2]))
+        shape = _SHAPES.get(compact)  # the usual spellings, decided once
+        if shape is None:
+            shape = classify(compact)
+            if shape is None:
+                continue
+        append(MarkerComment(start, end, *shape))
     return found
 
 

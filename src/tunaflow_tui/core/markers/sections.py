@@ -57,6 +57,8 @@ BULLETS: Final = ("- ", "* ", "+ ", "• ", "· ")
 
 def normalize_name(name: str) -> str:
     """Case-fold a section/key name and turn ``_``/``-`` runs and spaces into single spaces."""
+    if name.isalpha():  # the common case (``Findings``, ``verdict``): nothing to strip or join
+        return name.casefold()
     cleaned = name.strip().strip("*_`").strip().rstrip(":：").strip().strip("*_`").casefold()
     return " ".join(cleaned.replace("_", " ").replace("-", " ").split())
 
@@ -90,8 +92,13 @@ def split_heading(line: str, allowed: frozenset[str] | None = None) -> tuple[str
             rest = rest[1:]
         decorated = True
     else:
-        colon = min((p for p in (text.find(":"), text.find("：")) if p != -1), default=-1)
+        colon = text.find(":", 0, _MAX_NAME + 1)
+        wide = text.find("：", 0, _MAX_NAME + 1 if colon == -1 else colon)
+        if wide != -1:
+            colon = wide
         if colon == -1:
+            if len(text) > _MAX_NAME:
+                return None  # no colon early enough: the name would be too long
             name = text
         else:
             name, rest = text[:colon], text[colon + 1 :]

@@ -51,6 +51,7 @@ _VERDICT_WORDS: Final[dict[str, VerdictValue]] = {
     "conditional": "conditional", "conditionally": "conditional", "partial": "conditional",
     "조건부": "conditional", "bersyarat": "conditional",
 }  # fmt: skip
+_QUOTE_MARKS: Final = re.compile(r"(?:>\s*)+")
 _FAILED_KEYS: Final = frozenset({"failed subtasks", "failed subtask ids", "failed subtask", "failed ids"})
 _KOREAN_STEMS: Final = ("통과", "승인", "합격", "실패", "반려", "조건부")
 _NEGATIONS: Final = frozenset({"not", "no", "never", "cannot", "non", "tidak", "bukan", "belum", "아님"})
@@ -62,6 +63,7 @@ _FILLERS: Final = frozenset({
     "->", "=>", "→", "adalah", "yaitu",
 })  # fmt: skip
 _VERDICT_LABELS: Final = frozenset(name for name, section in SECTION_ALIASES.items() if section == "verdict")
+_LABEL_WORD: Final = re.compile("|".join(sorted(_VERDICT_LABELS)))
 _VERDICT_SEPARATORS: Final = (":", "：", "—", "–", " - ", "=")
 _ITEM_SECTIONS: Final = frozenset({"findings", "recommendations"})
 
@@ -77,8 +79,8 @@ def _key_value(line: str) -> tuple[str, str] | None:
     if text.startswith(BULLETS):
         text = text[2:].strip()
     for sep in (":", "：", "="):
-        pos = text.find(sep)
-        if 0 < pos <= 40:
+        pos = text.find(sep, 0, 41)  # a key is at most 40 characters: no need to look further
+        if pos > 0:
             key, value = text[:pos], text[pos + 1 :]
             if key.endswith("**") or not key.startswith("**"):
                 return normalize_name(key), value.strip().strip("*").strip()
@@ -87,9 +89,8 @@ def _key_value(line: str) -> tuple[str, str] | None:
     return None
 
 
-def _score(line: str) -> tuple[str, int] | None:
-    """A ``(score name, value)`` if the line states an in-range score."""
-    pair = _key_value(line)
+def _score(pair: tuple[str, str] | None) -> tuple[str, int] | None:
+    """A ``(score name, value)`` if the line read as ``pair`` states an in-range score."""
     if pair is None:
         return None
     name = SCORE_KEYS.get(pair[0])
@@ -137,17 +138,17 @@ def _verdict_word(text: str) -> VerdictValue | None:
     return None
 
 
-def _verdict_line(line: str) -> tuple[str, bool] | None:
-    """``(value, bare)`` if ``line`` states a verdict label; ``value`` is "" for a label alone.
+def _verdict_line(text: str) -> tuple[str, bool] | None:
+    """``(value, bare)`` if the (stripped) line states a verdict label; ``value`` is "" for a label alone.
 
     ``bare`` is true for a label line that heads a section (not a bullet, quote or table row).
     """
-    text = line.strip()
     if not text or len(text) > 2000:
         return None
     bare = True
-    while text.startswith(">"):
-        text, bare = text[1:].lstrip(), False
+    quoted = _QUOTE_MARKS.match(text)  # `> > >` at once: one cut, however deep the quote
+    if quoted is not None:
+        text, bare = text[quoted.end() :], False
     if text.startswith("|"):
         cells = table_cells(text)
         if len(cells) >= 2 and _is_verdict_label(cells[0]):
@@ -156,15 +157,20 @@ def _verdict_line(line: str) -> tuple[str, bool] | None:
     if text.startswith(BULLETS):
         text, bare = text[2:].strip(), False
     text = text.lstrip("#").strip()
-    head = text[:60]
-    cut = min(((p, sep) for sep in _VERDICT_SEPARATORS if (p := head.find(sep)) > 0), default=None)
-    key, value = (text[: cut[0]], text[cut[0] + len(cut[1]) :]) if cut else (text, "")
+    cut, size = -1, 0
+    for separator in _VERDICT_SEPARATORS:  # the earliest separator in the first 60 characters
+        found = text.find(separator, 0, 60)
+        if found > 0 and (cut == -1 or found < cut):
+            cut, size = found, len(separator)
+    key, value = (text[:cut], text[cut + size :]) if cut > 0 else (text, "")
     if not _is_verdict_label(key):
         return None
     return value.strip(), bare
 
 
 def _is_verdict_label(key: str) -> bool:
+    if _LABEL_WORD.search(key.casefold()) is None:
+        return False  # normalizing only removes characters around a label: it must be there already
     name = normalize_name(key.replace("*", " ").replace("`", " "))
     if name in _VERDICT_LABELS:
         return True
@@ -227,7 +233,7 @@ def read_verdict(body: str, *, accepted: bool, raw: str, span: tuple[int, int], 
         ):
             sections[-1].lines.append(line)
             continue
-        stated = _verdict_line(line)
+        stated = _verdict_line(stripped)
         if stated is not None:
             value, bare = stated
             if verdict is None:
@@ -238,18 +244,18 @@ def read_verdict(body: str, *, accepted: bool, raw: str, span: tuple[int, int], 
             if bare:
                 sections.append(Section("verdict", value))
             continue
-        score = _score(line)
+        pair = _key_value(stripped)
+        score = _score(pair)
         if score is not None:
             scores.append(score)
             continue
-        pair = _key_value(line)
         if pair is not None and pair[0] in _FAILED_KEYS:
             numbers = _numbers(pair[1])
             failed.update(dict.fromkeys(numbers))
             listing_failed = not numbers and pair[1].strip("[ ") == ""
             sections.append(Section("failed_subtasks", pair[1]))
             continue
-        heading = split_heading(line, VERDICT_SECTIONS)
+        heading = split_heading(stripped, VERDICT_SECTIONS)
         if heading is not None:
             sections.append(Section(heading[0], heading[1]))
         elif sections:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from tunaflow_tui.core.storage.models import ConversationRow, MessageIndex, MessageRow
 from tunaflow_tui.core.storage.records import ConversationRecord, MessageRecord, SearchHit, ToolLine, Usage
@@ -18,6 +18,7 @@ from tunaflow_tui.core.storage.storebase import (
 
 ROLES = frozenset({"user", "assistant", "system"})
 MESSAGE_STATUSES = frozenset({"streaming", "done", "interrupted", "error"})
+_ROWS_PER_INSERT = 500  # SQLite limits the variables of one statement
 
 
 class ConversationStore(StoreBase):
@@ -79,6 +80,30 @@ class ConversationStore(StoreBase):
             row = first_row(MessageRow.select().where(MessageRow.id == message_id), db)
         assert row is not None
         return message_record(row)
+
+    def add_messages(self, conversation_id: str, messages: Iterable[Mapping[str, str | None]]) -> int:
+        """Append many finished messages at once (importing or seeding a conversation); returns how many.
+
+        Each mapping has ``role`` and ``content`` and may have ``persona``, ``engine``, ``model`` and
+        ``status`` (default ``done``); they get consecutive ids, in order, in one transaction.
+        """
+        stamp = now_text()
+        rows = []
+        for message in messages:
+            role, status = str(message.get("role")), str(message.get("status") or "done")
+            require_choice("role", role, ROLES)
+            require_choice("status", status, MESSAGE_STATUSES)
+            rows.append({
+                "conversation_id": conversation_id, "role": role, "status": status,
+                "content": message.get("content") or "", "persona": message.get("persona"),
+                "engine": message.get("engine"), "model": message.get("model"),
+                "created_at": stamp, "updated_at": stamp,
+            })  # fmt: skip
+        with self._db.writing() as db:
+            self._ensure_conversation(db, conversation_id)
+            for start in range(0, len(rows), _ROWS_PER_INSERT):
+                MessageRow.insert_many(rows[start : start + _ROWS_PER_INSERT]).execute(db)
+        return len(rows)
 
     def update_message(
         self,

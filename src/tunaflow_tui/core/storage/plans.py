@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 import peewee
@@ -113,6 +113,22 @@ class PlanStore(StoreBase):
         for sub in subtasks:
             by_plan.setdefault(sub["plan_id"], []).append(sub)
         return tuple(plan_record(row, by_plan.get(row["id"], [])) for row in plans)
+
+    def newest_plan(
+        self, *, phases: Collection[str] | None = None, excluding: Collection[str] = ()
+    ) -> PlanRecord | None:
+        """The newest plan whose phase is one of ``phases`` (any if None) and none of ``excluding``.
+
+        Reads that one plan (one query finds it), however many plans the project has accumulated.
+        """
+        query = PlanRow.select(PlanRow.id)
+        if phases is not None:
+            query = query.where(PlanRow.phase.in_(list(phases)))
+        if excluding:
+            query = query.where(PlanRow.phase.not_in(list(excluding)))
+        with self._db.reading() as db:
+            row = first_row(query.order_by(PlanRow.id.desc()).limit(1), db)
+            return None if row is None else self._read_plan(db, row["id"])
 
     def update_plan(self, plan_id: int, **fields: Any) -> PlanRecord:
         """Change plan fields (see ``_UPDATABLE``); ValueError for an unknown field, phase or plan."""
