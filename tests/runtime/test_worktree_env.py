@@ -227,3 +227,26 @@ async def test_failing_tests_are_a_failure_and_reviewers_are_told(harness: Harne
         rt.close()
     reviews = [c for c in harness.calls() if c["role"] in ("reviewer", "verifier")]
     assert reviews and all("Status: failed" in c["prompt"] and "some FAILED" in c["prompt"] for c in reviews)
+
+
+async def test_a_developer_that_force_commits_a_copied_file_is_reported_at_review(harness: Harness) -> None:
+    (harness.project / ".gitignore").write_text(".env\n.pytest_cache/\n__pycache__/\n")
+    (harness.project / ".worktreeinclude").write_text(".env\n")
+    harness.git("add", "-A")
+    harness.git("commit", "-q", "-m", "include .env in worktrees")
+    (harness.project / ".env").write_text("API_TOKEN=s3cret\n")
+    force = [["git", "add", "-f", ".env"], ["git", "-c", "user.name=dev", "-c", "user.email=dev@x", "commit", "-qm", "env"]]
+    _passing_script(harness, [dev_turn(run=force)])
+    events: list[RuntimeEvent] = []
+    rt = _runtime(harness, events)
+    try:
+        plan_id = await _approved(rt)
+        [leak] = _events(rt, plan_id, "private_files_committed")
+        assert list(leak["paths"]) == [".env"]
+        assert any(getattr(e, "level", "") == "error" and ".worktreeinclude" in getattr(e, "text", "")
+                   for e in events)
+        plan = rt.get_plan(plan_id)
+        tree = harness.git("ls-tree", "-r", "--name-only", f"tunaflow/{plan.slug}").split()
+        assert ".env" not in tree, "tunaflow's own commit took it back out of the branch's tree"
+    finally:
+        rt.close()

@@ -124,8 +124,9 @@ def _check_private_files(rt: WorkflowRuntime, plan: PlanRecord, root: Path) -> N
     if leaked:
         rt.store.add_plan_event(plan.id, "private_files_committed", "system", {"paths": leaked[:50]})
         rt.emit(NoticeRaised(
-            f"{len(leaked)} file(s) copied by .worktreeinclude were committed on {plan.git_branch} by the "
-            f"Developer: {', '.join(leaked[:5])}. Remove them from the branch before merging.", "error"))
+            f"The Developer committed {len(leaked)} file(s) copied by .worktreeinclude on {plan.git_branch}: "
+            f"{', '.join(leaked[:5])}. tunaflow keeps them out of the branch's files, but they stay in its "
+            "history: rewrite it before you push the branch.", "error"))
 
 
 async def _run_seat(
