@@ -222,7 +222,9 @@ async def test_failing_tests_are_a_failure_and_reviewers_are_told(harness: Harne
         plan_id = await _approved(rt)
         [ran] = _events(rt, plan_id, "tests_ran")
         assert ran["status"] == "failed"
-        assert "tunaflow's own Python" in ran["environment"] and sys.executable in ran["environment"]
+        version = f"{sys.version_info.major}.{sys.version_info.minor}"
+        assert ran["environment"].startswith(f"tunaflow's own Python {version} (no project environment found)")
+        assert "worktree code first (./)" in ran["environment"]
     finally:
         rt.close()
     reviews = [c for c in harness.calls() if c["role"] in ("reviewer", "verifier")]

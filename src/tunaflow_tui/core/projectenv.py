@@ -159,7 +159,9 @@ def find_python(project: Path, worktree: Path | None = None) -> PythonEnvironmen
         python = venv_python(venv)
         if python is not None:
             return PythonEnvironment(python, venv, source)
-    return PythonEnvironment(Path(sys.executable), None, "tunaflow's own Python (no project environment found)")
+    version = f"{sys.version_info.major}.{sys.version_info.minor}"
+    return PythonEnvironment(Path(sys.executable), None,
+                             f"tunaflow's own Python {version} (no project environment found)")
 
 
 def _inside(root: Path, relative: str) -> Path | None:
@@ -241,7 +243,9 @@ def _python_environment(project: Path, worktree: Path) -> TestEnvironment:
         env["VIRTUAL_ENV"] = str(found.venv)
         env["PATH"] = os.pathsep.join([str(bin_dir), os.environ.get("PATH", "")])
     shown_roots = ", ".join(_relative(r, worktree) for r in roots)
-    label = f"{found.source} ({_display_path(found.python, project)}); worktree code first ({shown_roots})"
+    whose = "the project's" if Path(worktree).resolve() == Path(project).resolve() else "worktree"
+    where = f" ({_display_path(found.python, project)})" if found.venv is not None else ""
+    label = f"{found.source}{where}; {whose} code first ({shown_roots})"
     if found.venv is not None and editable_install_of(found.venv, project) \
             and Path(worktree).resolve() != Path(project).resolve():
         notes.append("the main tree's editable install is shadowed by the worktree's code")
