@@ -16,6 +16,7 @@ from tunaflow_tui.core.workflow import (
     ReviewFinished,
     ReviewStarted,
     SeatResult,
+    SetupFailed,
     aggregate,
 )
 from tunaflow_tui.core.workflow.service import WorkflowService
@@ -111,3 +112,16 @@ def test_readable_listing(git_repo: Path) -> None:
 def test_missing_directory_is_an_error(tmp_path: Path) -> None:
     out = status(str(tmp_path / "nope"))
     assert out.returncode == 2 and "not a directory" in out.stderr
+
+
+def test_a_failed_worktree_setup_is_listed_as_waiting(git_repo: Path) -> None:
+    with Store.open(git_repo) as store:
+        service = WorkflowService(store)
+        plan = service.create_plan_from_proposal(title="Add OAuth", slug="add-oauth").id
+        service.apply(plan, Approve(), actor="user")
+        service.apply(plan, SetupFailed("the worktree setup failed: exited with code 3", "npm ci"), actor="system")
+    short = status(str(git_repo), "--short")
+    assert short.returncode == 0, short.stderr
+    assert short.stdout.strip() == 'tunaflow: 1 plan · 1 waiting (setup failed "Add OAuth")'
+    listing = status(str(git_repo))
+    assert listing.returncode == 0 and "waiting for you: setup failed" in listing.stdout

@@ -144,6 +144,7 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         ("Decisions", "tunaflow_tui.screens.decision:DecisionScreen"),
         ("The Developer stopped", "tunaflow_tui.screens.decision:DevStalledScreen"),
         ("Review keeps failing", "tunaflow_tui.screens.doom_loop:DoomLoopScreen"),
+        ("Worktree setup failed", "tunaflow_tui.screens.worktree_setup:WorktreeSetupScreen"),
         ("Revision feedback", "tunaflow_tui.screens.feedback:FeedbackScreen"),
         ("Pickers", "tunaflow_tui.screens.pickers:PickerScreen"),
         ("Context pack", "tunaflow_tui.screens.pickers:ContextPackScreen"),

@@ -21,6 +21,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-rounds", type=int, default=5, metavar="N",
                         help="stop (pending) after N review rounds (default 5)")
     parser.add_argument("--merge", action="store_true", help="merge the plan's branch into its base when done")
+    parser.add_argument("--on-setup-fail", choices=("retry", "skip", "stop"), default="stop",
+                        help="what to do when [workflow] worktree_setup failed (default: stop, decision pending)")
     parser.add_argument("--demo", action="store_true", help="use the built-in demo engine for every role")
 
 
@@ -43,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"tunaflow run: {exc}", file=sys.stderr)
         return EXIT_ERROR
     policy = GatePolicy(approve=args.approve, accept=args.accept, on_fail=args.on_fail,
-                        max_rounds=args.max_rounds, merge=args.merge)
+                        max_rounds=args.max_rounds, merge=args.merge, on_setup_fail=args.on_setup_fail)
     try:
         runtime = WorkflowRuntime(project, settings, observer=ProgressPrinter(sys.stdout))
     except Exception as exc:

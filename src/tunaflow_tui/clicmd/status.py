@@ -25,6 +25,7 @@ _SHORT_KIND = {
     PendingDecision.DOOM_LOOP: "doom loop",
     PendingDecision.DEV_STALLED: "dev stalled",
     PendingDecision.REVIEW_ERROR: "review error",
+    PendingDecision.SETUP_FAILED: "setup failed",
 }
 _TICK = {"done": "[x]", "failed": "[!]"}
 

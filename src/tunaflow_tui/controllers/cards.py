@@ -3,7 +3,8 @@
 Every path that shows a plan — it moved, the user pressed f2, a palette command named a decision,
 the app opened with decisions waiting — asks :meth:`CardPresenter.show`. A plan waiting for
 approval shows its proposal card, one waiting on a review its verdict card, a finished plan its
-merge offer; the doom loop and a stalled Developer are asked in a dialog (:meth:`ask`).
+merge offer; the doom loop, a stalled Developer and a failed worktree setup are asked in a dialog
+(:meth:`ask`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from tunaflow_tui.core.workflow.decisions import Decision
 from tunaflow_tui.core.workflow.phases import PendingDecision, Phase
 from tunaflow_tui.screens.decision import dev_stalled_screen
 from tunaflow_tui.screens.doom_loop import DoomLoopScreen
+from tunaflow_tui.screens.worktree_setup import WorktreeSetupScreen
 from tunaflow_tui.views.plans import DoneView
 from tunaflow_tui.widgets.decision_dock import PROPOSAL, card_is_pending, card_kind
 
@@ -31,7 +33,7 @@ if TYPE_CHECKING:
 CARD_QUESTIONS = frozenset({PendingDecision.APPROVAL, PendingDecision.REVIEW, PendingDecision.REVIEW_ERROR})
 """Pending decisions answered on a card in the dock."""
 
-DIALOG_QUESTIONS = frozenset({PendingDecision.DOOM_LOOP, PendingDecision.DEV_STALLED})
+DIALOG_QUESTIONS = frozenset({PendingDecision.DOOM_LOOP, PendingDecision.DEV_STALLED, PendingDecision.SETUP_FAILED})
 """Pending decisions asked in a dialog."""
 
 SETTLED_VERDICT: dict[str, Decision] = {
@@ -104,7 +106,7 @@ class CardPresenter:
         return plan_id in self._asking
 
     def ask(self, plan: PlanRecord, *, arming: float = 0.0) -> None:
-        """Ask the doom-loop or stalled-Developer question in a dialog (escape leaves it for later).
+        """Ask the doom-loop, stalled-Developer or failed-setup question in a dialog (escape: later).
 
         ``arming``: a question that appears on its own ignores its keys for that long.
         """
@@ -120,6 +122,11 @@ class CardPresenter:
         if plan.pending_decision == PendingDecision.DOOM_LOOP:
             failures = plan_views.failure_history(self._runtime.store.list_plan_events(plan.id))
             screen = DoomLoopScreen(failures, self._runtime.service.doom_threshold, arming=arming)
+        elif plan.pending_decision == PendingDecision.SETUP_FAILED:
+            detail = dict(plan.pending_detail or {})
+            screen = WorktreeSetupScreen(neutralize(plan.title), neutralize(str(detail.get("reason") or "")),
+                                         neutralize(str(detail.get("command") or "")),
+                                         neutralize(plan.worktree_path or ""), arming=arming)
         else:
             screen = dev_stalled_screen(neutralize(plan.title), arming=arming)
         self._app.push_screen(screen, answered)

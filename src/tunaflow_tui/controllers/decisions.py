@@ -9,6 +9,7 @@ key typed for something else never decides a plan. A decision names a
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tunaflow_tui.controllers.cards import DIALOG_QUESTIONS, CardPresenter
@@ -17,6 +18,7 @@ from tunaflow_tui.core.workflow.decisions import Decision
 from tunaflow_tui.core.workflow.phases import PendingDecision, Phase
 from tunaflow_tui.keyhints import app_key
 from tunaflow_tui.screens.workflow import WorkflowScreen
+from tunaflow_tui.screens.worktree_setup import OPEN_SHELL, open_shell
 from tunaflow_tui.widgets.arming import ARMING_SECONDS
 from tunaflow_tui.widgets.decision_dock import PROPOSAL, VERDICT, card_kind
 
@@ -36,6 +38,7 @@ WAITING_TEXT: dict[str, str] = {
     PendingDecision.REVIEW_ERROR: "has a review error to look at",
     PendingDecision.DOOM_LOOP: "keeps failing review",
     PendingDecision.DEV_STALLED: "has a Developer that stopped",
+    PendingDecision.SETUP_FAILED: "has a worktree setup that failed",
 }
 
 
@@ -238,8 +241,24 @@ class DecisionController:
         self._workers.run_agent(work(), f"{decision} the plan")
 
     def _answered(self, plan: PlanRecord, choice: str | None) -> None:
+        if choice == OPEN_SHELL:
+            self._shell_then_ask_again(plan.id)
+            return
         if choice:
             self.decide(plan.id, Decision(choice))
         else:
             jump = app_key(self._app, "decision.jump", "f2")
             self._app.notify(f"Left for later: {jump} brings the question back.")
+
+    def _shell_then_ask_again(self, plan_id: int) -> None:
+        """A failed worktree setup: the terminal goes to a shell in the worktree, then the question comes back."""
+        plan = self._store.get_plan(plan_id)
+        if plan is None or not plan.worktree_path:
+            return
+        error = open_shell(self._app, Path(plan.worktree_path), project=self._runtime.project_dir,
+                           branch=plan.git_branch or "")
+        if error:
+            self._app.notify(neutralize(error), severity="warning", timeout=12)
+        current = self._store.get_plan(plan_id)
+        if current is not None and current.pending_decision == PendingDecision.SETUP_FAILED:
+            self.cards.ask(current)

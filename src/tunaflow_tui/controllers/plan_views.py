@@ -86,15 +86,17 @@ def verdict_view(plan: PlanRecord, decision: str | None = None) -> VerdictView:
     detail = dict(plan.pending_detail or {})
     agg = aggregate_of(detail)
     tests = detail.get("tests")
-    test_status = test_summary = ""
+    test_status = test_summary = test_environment = ""
     if isinstance(tests, Mapping):
         test_status = inert_line(str(tests.get("status") or ""))
         test_summary = inert(str(tests.get("summary") or ""))
+        test_environment = inert_line(str(tests.get("environment") or ""))
     raw_modified = detail.get("reviewer_modified")
     modified = inert_all(raw_modified) if isinstance(raw_modified, list | tuple) else ()
     if agg is None:
         return VerdictView(plan.id, plan.review_round, None, test_summary=test_summary,
-                           test_status=test_status, reviewer_modified=modified, decision=decision)
+                           test_status=test_status, test_environment=test_environment,
+                           reviewer_modified=modified, decision=decision)
     seats = tuple(
         SeatView(
             seat=inert_line(s.seat.title()),
@@ -119,6 +121,7 @@ def verdict_view(plan: PlanRecord, decision: str | None = None) -> VerdictView:
         scores=scores,
         test_summary=test_summary,
         test_status=test_status,
+        test_environment=test_environment,
         reviewer_modified=modified,
         decision=decision,
     )

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Literal
 
-TestStatus = Literal["passed", "failed", "timeout", "not_found", "error"]
+TestStatus = Literal["passed", "failed", "timeout", "error"]
+"""``error``: the tests could not start (interpreter, module or command missing) — not a failure of the code."""
 
 DEFAULT_TIMEOUT_S = 600.0
 DEFAULT_MAX_OUTPUT_BYTES = 64_000
@@ -29,6 +30,15 @@ _NPM_PLACEHOLDER = "no test specified"
 _ANSI_RE = re.compile(r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b[@-_]")
 _PYTEST_SUMMARY_RE = re.compile(r"^=*\s*((?:\d+ \w+|no tests ran)[^=]*? in [\d.]+s(?: \([\d:]+\))?)\s*=*$")
 _MAKE_TEST_RE = re.compile(r"^test\s*::?(?!=)", re.MULTILINE)
+_UNITTEST_RAN_RE = re.compile(r"^Ran (\d+) tests? in [\d.]+s$")
+_UNITTEST_RESULT_RE = re.compile(r"^(OK|FAILED)\b.*$")
+_UNITTEST_IMPORT_RE = re.compile(r"^\s*(?:import unittest\b|from unittest\b)", re.MULTILINE)
+_PYTEST_IMPORT_RE = re.compile(r"^\s*(?:import pytest\b|from pytest\b|from _pytest\b)", re.MULTILINE)
+_SHELL_NOT_FOUND = 127
+_SHELL_NOT_EXECUTABLE = 126
+_PYTEST_USAGE_ERROR = 4
+_MAX_SCANNED_TEST_FILES = 200
+_SCAN_BYTES = 64_000
 
 
 @dataclass(frozen=True)
@@ -52,6 +62,7 @@ class TestResult:
     duration_s: float
     output: str
     summary: str
+    environment: str = ""  # which environment ran the tests (``core.projectenv``), when known
 
 
 def _project_python(root: Path) -> str:
@@ -60,6 +71,24 @@ def _project_python(root: Path) -> str:
         if path.is_file() and os.access(path, os.X_OK):
             return str(path)
     return sys.executable
+
+
+def _test_files(root: Path) -> list[Path]:
+    found: list[Path] = list(root.glob("test_*.py"))
+    for folder in ("tests", "test"):
+        base = root / folder
+        if base.is_dir():
+            found += [*base.rglob("test_*.py"), *base.rglob("*_test.py")]
+    return found[:_MAX_SCANNED_TEST_FILES]
+
+
+def _is_unittest_module(path: Path) -> bool:
+    try:
+        with path.open("r", encoding="utf-8", errors="replace") as fh:
+            text = fh.read(_SCAN_BYTES)
+    except OSError:
+        return False
+    return bool(_UNITTEST_IMPORT_RE.search(text)) and "TestCase" in text and not _PYTEST_IMPORT_RE.search(text)
 
 
 def _has_section(path: Path, section: str) -> bool:
@@ -71,7 +100,7 @@ def _has_section(path: Path, section: str) -> bool:
     return parser.has_section(section)
 
 
-def _uses_pytest(root: Path) -> bool:
+def _pytest_configured(root: Path) -> bool:
     pyproject = root / "pyproject.toml"
     if pyproject.is_file():
         try:
@@ -85,14 +114,34 @@ def _uses_pytest(root: Path) -> bool:
         return True
     if (root / "setup.cfg").is_file() and _has_section(root / "setup.cfg", "tool:pytest"):
         return True
-    if (root / "tox.ini").is_file() and _has_section(root / "tox.ini", "pytest"):
-        return True
-    if any(root.glob("test_*.py")):
-        return True
-    tests = root / "tests"
-    if tests.is_dir():
-        return any(tests.rglob("test_*.py")) or any(tests.rglob("*_test.py"))
-    return False
+    return (root / "tox.ini").is_file() and _has_section(root / "tox.ini", "pytest")
+
+
+def _python_runner(root: Path) -> Literal["pytest", "unittest"] | None:
+    """pytest when configured; unittest when every test module is a plain ``unittest`` one; else pytest.
+
+    A suite written for the standard library runs without pytest installed, so it runs green in any
+    environment; pytest would run it too, but may not be there.
+    """
+    if _pytest_configured(root):
+        return "pytest"
+    files = _test_files(root)
+    if not files:
+        return None
+    return "unittest" if all(_is_unittest_module(f) for f in files) else "pytest"
+
+
+def _unittest_command(root: Path, python: str) -> TestCommand:
+    argv = [python, "-m", "unittest", "discover"]
+    start = next((name for name in ("tests", "test") if (root / name).is_dir()), None)
+    if start is not None:
+        argv += ["-s", start]
+        if (root / start / "__init__.py").is_file():
+            argv += ["-t", "."]
+    files = _test_files(root)
+    if files and not any(f.name.startswith("test") for f in files):
+        argv += ["-p", "*_test.py"]
+    return TestCommand(tuple(argv), "unittest")
 
 
 def _npm_command(root: Path) -> TestCommand | None:
@@ -123,19 +172,27 @@ def _make_command(root: Path) -> TestCommand | None:
     return None
 
 
-def detect_test_command(root: Path, configured: Sequence[str] | str | None = None) -> TestCommand | None:
+def detect_test_command(
+    root: Path, configured: Sequence[str] | str | None = None, *, python: str | None = None
+) -> TestCommand | None:
     """How this project runs its tests, or None when no test setup is found.
 
     A configured command wins (a string is split like a shell would, but never run by one). Otherwise,
-    in order: pytest, npm/pnpm/yarn test, cargo test, go test ./..., make test.
+    in order: pytest (or unittest, for a suite that only uses it), npm/pnpm/yarn test, cargo test,
+    go test ./..., make test. ``python`` is the interpreter to use (see ``core.projectenv``); by
+    default a ``.venv``/``venv`` in ``root``, else tunaflow's own.
     """
     root = Path(root)
     if configured:
         argv = tuple(shlex.split(configured) if isinstance(configured, str) else configured)
         if argv:
             return TestCommand(argv, " ".join(argv))
-    if _uses_pytest(root):
-        return TestCommand((_project_python(root), "-m", "pytest"), "pytest")
+    runner = _python_runner(root)
+    interpreter = python or _project_python(root)
+    if runner == "pytest":
+        return TestCommand((interpreter, "-m", "pytest"), "pytest")
+    if runner == "unittest":
+        return _unittest_command(root, interpreter)
     npm = _npm_command(root)
     if npm is not None:
         return npm
@@ -172,14 +229,51 @@ class _TailBuffer:
 
 
 def summarize_output(output: str) -> str:
-    """One line describing a test run: pytest's final count line if present, else the last non-empty line."""
+    """One line describing a test run: pytest's final count line, unittest's "Ran N tests — OK", else the
+    last non-empty line."""
     lines = [_ANSI_RE.sub("", line).strip() for line in output.splitlines()]
     lines = [line for line in lines if line]
     for line in reversed(lines):
         match = _PYTEST_SUMMARY_RE.match(line)
         if match:
             return match.group(1).strip()
+    if lines and _UNITTEST_RESULT_RE.match(lines[-1]):
+        ran = next((line for line in reversed(lines) if _UNITTEST_RAN_RE.match(line)), None)
+        if ran is not None:
+            return f"{ran} — {lines[-1]}"[:300]
     return lines[-1][:300] if lines else ""
+
+
+def _module_of(command: TestCommand) -> str | None:
+    """``pytest`` for ``python -m pytest …``; None for any other command."""
+    argv = command.argv
+    return argv[2] if len(argv) >= 3 and argv[1] == "-m" else None
+
+
+def cannot_start_reason(command: TestCommand, code: int | None, output: str) -> str | None:
+    """Why a finished run never got to run the tests, or None when it did (passing or failing).
+
+    A ``python -m MODULE`` whose interpreter has no MODULE, a shell's "command not found" (127) or
+    "not executable" (126), and pytest's usage error (4: e.g. an option of a plugin that is not
+    installed) are not test failures: the environment is missing something.
+    """
+    if code is None or code == 0:
+        return None
+    tail = [line.strip() for line in _ANSI_RE.sub("", output).splitlines() if line.strip()]
+    last = tail[-1][:300] if tail else ""
+    module = _module_of(command)
+    if module is not None and code == 1:
+        missing = re.compile(rf": No module named {re.escape(module)}(?:\.__main__)?\s*$"
+                             rf"|Error while finding module specification for '{re.escape(module)}'")
+        if any(missing.search(line) for line in tail[-5:]):
+            return f"{module} is not installed for {command.argv[0]} (No module named {module})"
+    if code == _SHELL_NOT_FOUND:
+        return f"command not found: {last}" if last else f"{command.label}: command not found (exit 127)"
+    if code == _SHELL_NOT_EXECUTABLE:
+        return f"command cannot be executed: {last}" if last else f"{command.label}: not executable (exit 126)"
+    if module == "pytest" and code == _PYTEST_USAGE_ERROR:
+        return f"pytest could not start (usage error): {last}"
+    return None
 
 
 def _signal_group(pgid: int, sig: signal.Signals) -> None:
@@ -226,7 +320,11 @@ def run_tests(
         if not Path(root).is_dir():
             return TestResult("error", None, 0.0, "", f"project folder not found: {root}")
         binary = command.argv[0] if command.argv else ""
-        return TestResult("not_found", None, 0.0, "", f"{binary or 'test command'} not found: is it installed and on PATH?")
+        if os.path.isabs(binary):
+            broken = " (a broken link: was its environment moved or its Python removed?)" \
+                if os.path.islink(binary) else ""
+            return TestResult("error", None, 0.0, "", f"cannot start {command.label}: {binary} does not exist{broken}")
+        return TestResult("error", None, 0.0, "", f"command not found: {binary or 'test command'} (is it installed and on PATH?)")
     except (PermissionError, OSError) as exc:
         return TestResult("error", None, 0.0, "", f"cannot start {command.label}: {exc}")
     buffer = _TailBuffer(max_output_bytes)
@@ -248,5 +346,8 @@ def run_tests(
     if timed_out:
         return TestResult("timeout", None, duration, output, f"{command.label} timed out after {timeout_s:g}s")
     code = proc.returncode
+    reason = cannot_start_reason(command, code, output)
+    if reason is not None:
+        return TestResult("error", code, duration, output, reason)
     summary = summarize_output(output) or f"{command.label} exited with code {code}"
     return TestResult("passed" if code == 0 else "failed", code, duration, output, summary)

@@ -22,10 +22,12 @@ from tunaflow_tui.core.workflow import (
     RequestRevision,
     Resume,
     RetryReview,
+    RetrySetup,
     Rework,
+    SkipSetup,
 )
 from tunaflow_tui.core.workflow.phases import Actor, Phase
-from tunaflow_tui.runtime import development, planning, prompts, review
+from tunaflow_tui.runtime import development, planning, prompts, review, worktree_prep
 from tunaflow_tui.runtime.events import NoticeRaised
 
 if TYPE_CHECKING:
@@ -33,7 +35,7 @@ if TYPE_CHECKING:
 
 DECISIONS: tuple[str, ...] = (
     "approve", "revise", "hold", "resume", "accept", "rework", "redesign", "retry",
-    "continue", "complete", "abandon",
+    "continue", "complete", "abandon", "retry_setup", "skip_setup",
 )
 
 
@@ -85,6 +87,18 @@ async def _rework(rt: WorkflowRuntime, plan: PlanRecord, feedback: str, *, escal
     plan = await development.run_developer(
         rt, plan, lambda p, _root: prompts.rework_prompt(p, findings, earlier, feedback)
     )
+    return await after_development(rt, plan)
+
+
+async def _after_setup_decision(rt: WorkflowRuntime, plan: PlanRecord, *, retry: bool) -> PlanRecord:
+    """Retry the worktree setup, or skip it; either way the Developer starts once the worktree is ready."""
+    plan = rt.apply(plan.id, RetrySetup() if retry else SkipSetup(), Actor.USER)
+    if not retry:
+        worktree_prep.mark_ready(rt, plan, setup="skipped")
+    if plan.phase == Phase.DEV:
+        plan = await development.run_developer(rt, plan, development.implementation_prompt_for, fresh=True)
+    else:
+        plan = await development.run_developer(rt, plan, lambda p, _root: prompts.continue_prompt(p))
     return await after_development(rt, plan)
 
 
@@ -158,6 +172,8 @@ async def apply_decision(
     if decision == "complete":
         plan = rt.apply(plan_id, MarkComplete(), Actor.USER)
         return await after_development(rt, plan)
+    if decision in ("retry_setup", "skip_setup"):
+        return await _after_setup_decision(rt, plan, retry=decision == "retry_setup")
     if decision == "redesign":
         agg = pending_aggregate(plan)
         plan = rt.apply(plan_id, Redesign(feedback=feedback), Actor.USER)

@@ -16,7 +16,7 @@ from tunaflow_tui.core.plandocs import PlanDocument, PlanSubtask, plan_path, tas
 from tunaflow_tui.core.storage.records import PlanRecord
 from tunaflow_tui.core.workflow import DevStalled, ImplComplete
 from tunaflow_tui.core.workflow.phases import Actor, Phase
-from tunaflow_tui.runtime import prompts
+from tunaflow_tui.runtime import prompts, worktree_prep
 from tunaflow_tui.runtime.events import NoticeRaised
 from tunaflow_tui.runtime.planning import record_rejections
 
@@ -80,6 +80,8 @@ def _prepare_sync(rt: WorkflowRuntime, plan: PlanRecord, is_git: bool) -> tuple[
             path = worktree_path_for(rt, plan.slug)
             gitops.create_worktree(rt.project_dir, git_branch, base, path)
             worktree = str(path)
+            # a new worktree is made ready (.worktreeinclude, worktree_setup) before the Developer starts
+            store.add_plan_event(plan.id, worktree_prep.CREATED_EVENT, "system", {"path": worktree})
         branch = store.create_branch(
             conversation_id="main",
             checkpoint_id=plan.source_message_id,
@@ -142,6 +144,10 @@ async def run_developer(
 
     try:
         plan = await prepare_implementation(rt, plan)
+        waiting = await worktree_prep.ensure_ready(rt, plan)
+        if waiting is not None:  # the setup failed: the user decides (retry / skip) before the Developer runs
+            rt.store.add_plan_event(plan.id, "agent_finished", "system", {**step, "status": "setup_failed"})
+            return waiting
         root = workdir(rt, plan)
         conversation = f"branch:{plan.impl_branch_id}"
         result = await rt.run_role_turn(

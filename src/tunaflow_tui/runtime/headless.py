@@ -40,6 +40,7 @@ class GatePolicy:
     on_fail: str = "stop"  # rework | redesign | stop
     max_rounds: int = 5
     merge: bool = False
+    on_setup_fail: str = "stop"  # retry | skip | stop
 
 
 def say(text: str, stream: TextIO) -> None:
@@ -110,6 +111,7 @@ async def drive(rt: WorkflowRuntime, policy: GatePolicy, *, request: str | None,
         pending_reply = recovery.last_unanswered_user_message(rt)
         if pending_reply is not None and not rt.interrupted_plans():
             await recovery.answer_user_message(rt, pending_reply)
+    setup_retried: set[int] = set()
     for _ in range(1000):
         plan = _target_plan(rt, plan_id)
         if plan is None:
@@ -122,6 +124,10 @@ async def drive(rt: WorkflowRuntime, policy: GatePolicy, *, request: str | None,
             say(f"Plan {plan.id} was abandoned.", sys.stderr)
             return EXIT_ERROR
         decision = _decision_for(plan, policy)
+        if decision == "retry_setup":
+            # one retry per run: a setup that fails again needs a person, not a loop
+            decision = None if plan.id in setup_retried else decision
+            setup_retried.add(plan.id)
         if decision is None:
             interrupted = [r for r in rt.interrupted_plans() if r.plan_id == plan.id]
             if interrupted and plan.pending_decision is None:
@@ -142,6 +148,9 @@ _HINTS = {
     "doom_loop": "run again with --resume --on-fail redesign (or rework to let the Developer continue)",
     "dev_stalled": "no flag decides this: open the app (`tunaflow`) to continue, mark it complete or abandon it",
     "review_error": "no flag decides this: open the app (`tunaflow`) to retry the review seat",
+    "setup_failed": "fix it in the worktree, then run again with --resume --on-setup-fail retry "
+                    "(or skip to start the Developer without it), or open the app (`tunaflow`) to retry, "
+                    "skip or open a shell there",
 }
 
 
@@ -156,8 +165,10 @@ def _explain_wait(plan: PlanRecord, out: TextIO) -> None:
     else:
         hint = _HINTS.get(str(plan.pending_decision), "decide in the app (`tunaflow`)")
     say(f"Waiting for you: plan {plan.id} “{plan.title}” — {waiting}; {hint}.", out)
+    if plan.pending_decision == "setup_failed" and plan.worktree_path:
+        say(f"  worktree: {plan.worktree_path}", out)
     reason = detail.get("reason")
-    if plan.pending_decision in ("dev_stalled", "review_error") and reason:
+    if plan.pending_decision in ("dev_stalled", "review_error", "setup_failed") and reason:
         say(f"tunaflow run: {reason}", sys.stderr)
 
 
@@ -175,6 +186,8 @@ def _decision_for(plan: PlanRecord, policy: GatePolicy) -> str | None:
         return {"rework": "rework", "redesign": "redesign"}.get(policy.on_fail)
     if pending == "doom_loop":
         return {"rework": "continue", "redesign": "redesign"}.get(policy.on_fail)
+    if pending == "setup_failed":
+        return {"retry": "retry_setup", "skip": "skip_setup"}.get(policy.on_setup_fail)
     return None
 
 

@@ -98,6 +98,27 @@ def continue_prompt(plan: PlanRecord) -> str:
     )
 
 
+TEST_MEANING = {
+    "passed": "The tests ran and passed.",
+    "failed": "The tests ran and some FAILED.",
+    "timeout": "The tests did not finish in time (they were stopped).",
+    "error": ("The tests could NOT START: this is an error of the test environment, not a test failure. "
+              "Judge the code on its own, and say in your findings that the tests did not run."),
+}
+
+
+def test_result_text(tests: TestResult | None) -> str:
+    """The ``## Test result`` section: status, what it means (ran and failed, or could not start), the
+    environment that ran them, the summary and the output's tail."""
+    if tests is None:
+        return "No test command was detected for this project."
+    lines = [f"Status: {tests.status}", TEST_MEANING.get(tests.status, "")]
+    if tests.environment:
+        lines.append(f"Environment: {tests.environment}")
+    lines.append(f"Summary: {tests.summary}")
+    return "\n".join(line for line in lines if line) + f"\n\n```\n{tests.output[-4000:]}\n```"
+
+
 def review_prompt(
     plan: PlanRecord,
     *,
@@ -107,10 +128,7 @@ def review_prompt(
     tests: TestResult | None,
 ) -> str:
     """What each reviewer seat gets: the plan, the diff against the base, the test result."""
-    if tests is None:
-        test_text = "No test command was detected for this project."
-    else:
-        test_text = f"Status: {tests.status}\nSummary: {tests.summary}\n\n```\n{tests.output[-4000:]}\n```"
+    test_text = test_result_text(tests)
     return (
         f"Review round: {round_no}\n"
         f"You are the {seat}. You are read-only: do not modify any file.\n\n"

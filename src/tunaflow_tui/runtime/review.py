@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tunaflow_tui.core import gitops
+from tunaflow_tui.core.gitops.worktree_include import committed_private_paths
 from tunaflow_tui.core.markers import ReviewVerdict
 from tunaflow_tui.core.plandocs import write_review_doc
+from tunaflow_tui.core.projectenv import TestEnvironment, detect_environment, node_modules_for_run
 from tunaflow_tui.core.storage.records import PlanRecord
-from tunaflow_tui.core.testrunner import TestResult, detect_test_command, run_tests
+from tunaflow_tui.core.testrunner import TestCommand, TestResult, detect_test_command, run_tests
 from tunaflow_tui.core.workflow import AggregateVerdict, ReviewFinished, ReviewStarted, SeatResult, aggregate
 from tunaflow_tui.core.workflow.phases import Actor
 from tunaflow_tui.core.workflow.service import plain_json
@@ -58,29 +61,40 @@ def ensure_review_branch(rt: WorkflowRuntime, plan: PlanRecord) -> PlanRecord:
     return rt.store.update_plan(plan.id, review_branch_id=branch.id)
 
 
+def _run_in_environment(root: Path, command: TestCommand, environment: TestEnvironment,
+                        timeout_s: float) -> TestResult:
+    with node_modules_for_run(environment, root):
+        return run_tests(root, command, timeout_s=timeout_s, env=environment.env)
+
+
 async def run_project_tests(
     rt: WorkflowRuntime, plan: PlanRecord, root: Path, before: gitops.Snapshot | None
 ) -> TestResult | None:
-    """Run the project's tests in the worktree and record the result as a plan event.
+    """Run the project's tests in the worktree, in the project's environment, and record the result.
 
-    With ``before`` (a snapshot of the worktree) whatever the test run leaves behind — caches,
-    reports, bytecode — is put back afterwards, so the reviewers judge the Developer's work and no
-    by-product reaches the plan's branch.
+    The environment (``core.projectenv``) is the project's own interpreter with the worktree's code
+    first, or the main tree's ``node_modules``; which one ran is part of the ``tests_ran`` event. With
+    ``before`` (a snapshot of the worktree) whatever the test run leaves behind — caches, reports,
+    bytecode — is put back afterwards, so the reviewers judge the Developer's work and no by-product
+    reaches the plan's branch.
     """
+    environment = await asyncio.to_thread(detect_environment, rt.project_dir, root)
     configured = rt.settings.workflow.test_command
-    command = detect_test_command(root, configured)
+    command = detect_test_command(root, configured, python=environment.python)
     if command is None:
         rt.store.add_plan_event(plan.id, "tests_ran", "system", {"status": "not_detected"})
         rt.progress("No test command detected; the reviewers are told so.")
         return None
-    rt.progress(f"Running the project's tests: {command.label}")
+    rt.progress(f"Running the project's tests: {command.label} — environment: {environment.label}")
     try:
-        result = await asyncio.to_thread(run_tests, root, command, timeout_s=rt.settings.workflow.test_timeout_s)
+        result = await asyncio.to_thread(_run_in_environment, root, command, environment,
+                                         rt.settings.workflow.test_timeout_s)
     finally:
         if before is not None:
             leftovers = await asyncio.to_thread(gitops.restore, root, before)
             if leftovers:
                 rt.store.add_plan_event(plan.id, "test_byproducts_removed", "system", {"paths": leftovers[:50]})
+    result = replace(result, environment=environment.label)
     rt.store.add_plan_event(
         plan.id,
         "tests_ran",
@@ -91,11 +105,28 @@ async def run_project_tests(
             "exit_code": result.exit_code,
             "duration_s": round(result.duration_s, 3),
             "summary": result.summary,
+            "environment": environment.label,
             "output_tail": result.output[-8000:],
         },
     )
-    rt.progress(f"Tests {result.status}: {result.summary}")
+    if result.status == "error":
+        rt.progress(f"Tests could not run (error, not a failure): {result.summary}")
+    else:
+        rt.progress(f"Tests {result.status}: {result.summary}")
     return result
+
+
+def _check_private_files(rt: WorkflowRuntime, plan: PlanRecord, root: Path) -> None:
+    """Warn when a file copied by .worktreeinclude reached a commit of the plan's branch anyway."""
+    if not plan.base_branch or not plan.worktree_path:
+        return
+    leaked = committed_private_paths(root, plan.base_branch)
+    if leaked:
+        rt.store.add_plan_event(plan.id, "private_files_committed", "system", {"paths": leaked[:50]})
+        rt.emit(NoticeRaised(
+            f"The Developer committed {len(leaked)} file(s) copied by .worktreeinclude on {plan.git_branch}: "
+            f"{', '.join(leaked[:5])}. tunaflow keeps them out of the branch's files, but they stay in its "
+            "history: rewrite it before you push the branch.", "error"))
 
 
 async def _run_seat(
@@ -132,7 +163,10 @@ def _review_markdown(plan: PlanRecord, round_no: int, agg: AggregateVerdict, tes
                      modified: list[str]) -> str:
     lines = [f"# Review round {round_no}: {plan.title}", "", f"Verdict: {agg.verdict or 'review error'}", ""]
     if tests is not None:
-        lines += [f"Tests: {tests.get('status')} — {tests.get('summary')}", ""]
+        lines += [f"Tests: {tests.get('status')} — {tests.get('summary')}"]
+        if tests.get("environment"):
+            lines.append(f"Environment: {tests.get('environment')}")
+        lines.append("")
     if modified:
         lines += ["Reviewer modified code (reverted):", *[f"- {p}" for p in modified], ""]
     for seat in agg.seats:
@@ -211,7 +245,8 @@ async def run_review(
     # keep the test result and any reverted reviewer edit with the decision, for the verdict card
     detail = plain_json(plan.pending_detail or {})
     detail["reviewer_modified"] = modified
-    detail["tests"] = None if tests is None else {"status": tests.status, "summary": tests.summary}
+    detail["tests"] = None if tests is None else {"status": tests.status, "summary": tests.summary,
+                                                  "environment": tests.environment}
     plan = rt.store.update_plan(plan.id, pending_detail=detail)
     if not agg.errors:
         # with an errored seat the round may still be retried: its document waits, so the retried seat
@@ -251,6 +286,8 @@ async def _review_round(
     # worktree exactly as snapshotted, so it is also the state the read-only reviewers must not change
     snap = await asyncio.to_thread(gitops.snapshot, root) if rt.is_git else None
     tests = await run_project_tests(rt, plan, root, snap)
+    if rt.is_git:
+        await asyncio.to_thread(_check_private_files, rt, plan, root)
     diff = ""
     if plan.base_branch and plan.worktree_path:
         diff = await asyncio.to_thread(gitops.diff_against_base, root, plan.base_branch, max_bytes=DIFF_MAX_BYTES)

@@ -68,6 +68,7 @@ class VerdictView:
     scores: tuple[tuple[str, float, float], ...] = ()
     test_summary: str = ""
     test_status: str = ""
+    test_environment: str = ""
     reviewer_modified: tuple[str, ...] = ()
     decision: str | None = None
 

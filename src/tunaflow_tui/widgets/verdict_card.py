@@ -120,6 +120,8 @@ class ReviewVerdictCard(DecisionCard, Vertical, can_focus=True):
     }
     ReviewVerdictCard .tests.-failed { color: $text-error; }
     ReviewVerdictCard .tests.-passed { color: $text-success; }
+    ReviewVerdictCard .tests.-error { color: $text-warning; }
+    ReviewVerdictCard .test-env { color: $text-muted; }
     ReviewVerdictCard .keys { margin-top: 1; color: $text-muted; }
     ReviewVerdictCard .decision { margin-top: 1; text-style: bold; color: $text-success; }
     """
@@ -158,10 +160,15 @@ class ReviewVerdictCard(DecisionCard, Vertical, can_focus=True):
             )
         if view.test_summary or view.test_status:
             status = view.test_status.lower()
-            css_t = "-passed" if status in ("pass", "passed") else "-failed" if status in ("fail", "failed") else ""
+            css_t = {"pass": "-passed", "passed": "-passed", "fail": "-failed", "failed": "-failed",
+                     "error": "-error"}.get(status, "")
             label = f"Tests: {view.test_status.upper()}" if view.test_status else "Tests"
+            if status == "error":
+                label += " (could not start — not a test failure)"
             summary = f"{label} — {view.test_summary}" if view.test_summary else label
             yield Static(summary, classes=f"tests {css_t}", markup=False)
+        if view.test_environment:
+            yield Static(f"Ran with: {view.test_environment}", classes="test-env", markup=False)
         if view.scores:
             yield Label("Scores (mean ± spread)", classes="heading")
             yield Static(

@@ -108,3 +108,41 @@ def test_empty_project_has_no_tests(tmp_path: Path) -> None:
     write(tmp_path, "README.md", "# nothing\n")
     assert detect_test_command(tmp_path) is None
     assert detect_test_command(tmp_path, []) is None
+
+
+UNITTEST_MODULE = (
+    "import unittest\n\n\nclass T(unittest.TestCase):\n    def test_x(self) -> None:\n        self.assertTrue(True)\n"
+)
+
+
+def test_a_suite_that_only_uses_unittest_runs_with_unittest(tmp_path: Path) -> None:
+    write(tmp_path, "pyproject.toml", "[project]\nname = 'x'\n")
+    write(tmp_path, "tests/test_a.py", UNITTEST_MODULE)
+    command = detect_test_command(tmp_path)
+    assert command == TestCommand((sys.executable, "-m", "unittest", "discover", "-s", "tests"), "unittest")
+    write(tmp_path, "tests/__init__.py")
+    command = detect_test_command(tmp_path)
+    assert command is not None and command.argv[-4:] == ("-s", "tests", "-t", ".")
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("tests/test_b.py", "def test_b():\n    assert True\n"),  # a plain pytest function beside it
+        ("tests/test_b.py", "import pytest\n" + UNITTEST_MODULE),  # unittest classes using pytest
+        ("pytest.ini", "[pytest]\n"),  # configured for pytest
+    ],
+)
+def test_anything_pytest_about_the_suite_keeps_pytest(tmp_path: Path, name: str, text: str) -> None:
+    write(tmp_path, "tests/test_a.py", UNITTEST_MODULE)
+    write(tmp_path, name, text)
+    command = detect_test_command(tmp_path)
+    assert command is not None and command.label == "pytest"
+
+
+def test_the_interpreter_given_is_used(tmp_path: Path) -> None:
+    write(tmp_path, "pytest.ini", "[pytest]\n")
+    write(tmp_path, ".venv/bin/python", "#!/bin/sh\n")
+    os.chmod(tmp_path / ".venv" / "bin" / "python", 0o755)
+    command = detect_test_command(tmp_path, python="/opt/project-env/bin/python")
+    assert command is not None and command.argv == ("/opt/project-env/bin/python", "-m", "pytest")

@@ -112,10 +112,10 @@ def test_a_background_process_left_behind_does_not_hang_the_run(tmp_path: Path) 
     assert gone_soon(int((tmp_path / "child.pid").read_text()))
 
 
-def test_missing_binary_is_not_found(tmp_path: Path) -> None:
+def test_missing_binary_is_an_error_not_a_failure(tmp_path: Path) -> None:
     result = run_tests(tmp_path, TestCommand(("definitely-not-a-test-runner-xyz", "test"), "xyz test"))
-    assert result.status == "not_found"
-    assert "definitely-not-a-test-runner-xyz not found" in result.summary
+    assert result.status == "error"
+    assert "command not found: definitely-not-a-test-runner-xyz" in result.summary
 
 
 def test_stdin_is_closed_so_prompts_cannot_hang(tmp_path: Path) -> None:
@@ -150,3 +150,10 @@ def test_summary_prefers_pytest_count_line_and_strips_colour() -> None:
     # the count line wins over chatter printed after it
     assert summarize_output("= 2 passed in 0.1s =\nteardown finished\n") == "2 passed in 0.1s"
     assert summarize_output("") == ""
+
+
+def test_unittest_summary_reads_ran_and_ok() -> None:
+    output = "....\n----------------------------------------------------------------------\nRan 4 tests in 0.003s\n\nOK\n"
+    assert summarize_output(output) == "Ran 4 tests in 0.003s — OK"
+    failing = "F.\n======\nFAIL: test_x\n---\nRan 2 tests in 0.001s\n\nFAILED (failures=1)\n"
+    assert summarize_output(failing) == "Ran 2 tests in 0.001s — FAILED (failures=1)"

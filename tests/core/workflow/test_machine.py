@@ -26,10 +26,13 @@ from tunaflow_tui.core.workflow import (
     RequestRevision,
     Resume,
     RetryReview,
+    RetrySetup,
     ReviewFinished,
     ReviewStarted,
     Rework,
     SeatResult,
+    SetupFailed,
+    SkipSetup,
     SubtaskDone,
     aggregate,
     failures_since_reset,
@@ -236,6 +239,31 @@ def test_stalled_developer_continue_mark_complete_or_abandon() -> None:
     assert marked.phase is Phase.REVIEW and ev[0].type == "impl_complete" and ev[0].actor == "user"
     gone, ev = run(stalled, (Abandon("not worth it"), "user"))
     assert gone.phase is Phase.ABANDONED and ev[0].detail["from"] == "dev"
+
+
+def test_failed_worktree_setup_waits_for_retry_or_skip_from_the_user() -> None:
+    dev, _ = run(PlanState(), (ProposalReceived(), "agent"), (Approve(), "user"))
+    with pytest.raises(IllegalTransition, match="only an agent or the system may"):
+        transition(dev, SetupFailed("exit 3", "npm ci"), actor="user")
+    failed, ev = run(dev, (SetupFailed("exited with code 3", "npm ci"), "system"))
+    assert failed.phase is Phase.DEV and failed.pending_decision is PendingDecision.SETUP_FAILED
+    assert failed.pending_detail == {"reason": "exited with code 3", "command": "npm ci"}
+    assert types(ev) == ["setup_failed"]
+    for command in (ImplComplete(), DevStalled("x"), SetupFailed("again")):
+        with pytest.raises(IllegalTransition):
+            transition(failed, command, actor="system")
+    for command in (RetrySetup(), SkipSetup()):
+        with pytest.raises(IllegalTransition, match="only the user may"):
+            transition(failed, command, actor="agent")
+    retried, ev = run(failed, (RetrySetup(), "user"))
+    assert retried.phase is Phase.DEV and retried.pending_decision is None and types(ev) == ["setup_retry_requested"]
+    skipped, ev = run(failed, (SkipSetup(), "user"))
+    assert skipped.pending_decision is None and types(ev) == ["setup_skipped"]
+    assert ev[0].detail["reason"] == "exited with code 3"
+    held, _ = run(failed, (Hold(), "user"), (Resume(), "user"))
+    assert held.pending_decision is PendingDecision.SETUP_FAILED, "hold and resume keep the question"
+    with pytest.raises(IllegalTransition):
+        transition(in_review(), RetrySetup(), actor="user")
 
 
 @pytest.mark.parametrize("terminal", [Phase.DONE, Phase.ABANDONED])

@@ -29,10 +29,13 @@ from tunaflow_tui.core.workflow import (
     RequestRevision,
     Resume,
     RetryReview,
+    RetrySetup,
     ReviewFinished,
     ReviewStarted,
     Rework,
     SeatResult,
+    SetupFailed,
+    SkipSetup,
     SubtaskDone,
     aggregate,
     allowed_commands,
@@ -59,6 +62,9 @@ EXAMPLES: dict[type[Command], st.SearchStrategy[Command]] = {
     DevStalled: st.just(DevStalled()),
     ContinueDev: st.just(ContinueDev()),
     MarkComplete: st.just(MarkComplete()),
+    SetupFailed: st.builds(SetupFailed, reason=st.text(max_size=5), command=st.just("npm ci")),
+    RetrySetup: st.just(RetrySetup()),
+    SkipSetup: st.just(SkipSetup()),
     ReviewStarted: st.just(ReviewStarted()),
     ReviewFinished: st.builds(ReviewFinished, aggregate=st.lists(seat_results, min_size=1, max_size=2).map(aggregate)),
     RetryReview: st.just(RetryReview()),
@@ -92,6 +98,8 @@ def check_invariants(state: PlanState, events: list[EventSpec], threshold: int) 
         assert state.pending_decision is None
     if state.phase is Phase.APPROVAL:
         assert state.pending_decision is PendingDecision.APPROVAL
+    if state.pending_decision is PendingDecision.SETUP_FAILED:
+        assert (state.held_from if state.phase is Phase.HELD else state.phase) in (Phase.DEV, Phase.REWORK)
     assert (state.phase is Phase.ESCALATED) == (state.pending_decision is PendingDecision.DOOM_LOOP) or (
         state.phase is Phase.HELD and state.held_from is Phase.ESCALATED
     )

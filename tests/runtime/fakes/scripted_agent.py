@@ -5,7 +5,7 @@ It speaks the real stream formats (claude `-p --output-format stream-json --verb
 --include-partial-messages`, codex `exec --json`), chosen by the name it is called as. What it
 answers comes from a JSON script: per role (read from the persona it is given), a list of turns
 used in order (the last one repeats). A turn may write or delete files in its working directory,
-stream slowly, pause after a given piece of text, crash, or hang — whatever the test needs.
+run commands there (``run``: a list of argv lists), stream slowly, pause after a given piece of text, crash, or hang — whatever the test needs.
 
 Environment: TUNAFLOW_FAKE_SCRIPT (script path), TUNAFLOW_FAKE_STATE (turn counters),
 TUNAFLOW_FAKE_LOG (one JSON line per call: argv, role, cwd).
@@ -17,6 +17,7 @@ import fcntl
 import json
 import os
 import re
+import subprocess
 import sys
 import time
 import uuid
@@ -67,6 +68,8 @@ def _apply_files(turn: dict, cwd: Path) -> None:
         path.write_text(content)
     for rel in turn.get("delete") or []:
         (cwd / rel).unlink(missing_ok=True)
+    for argv in turn.get("run") or []:  # commands the agent runs in its directory, e.g. `git add -A`
+        subprocess.run(argv, cwd=cwd, capture_output=True, check=False)
 
 
 def _chunks(text: str) -> list[str]:

@@ -3,7 +3,9 @@
 Cues read from the prompt (the runtime writes them):
 - ``Revision requested: <feedback>`` or ``Review findings:`` → the Architect re-proposes ("Revision N");
 - ``Review findings:`` → the Developer reworks (adds the edge-case test the reviewer asked for);
-- ``Review round: N`` → the Reviewer's round number (default 1), compared with ``demo_fail_reviews``.
+- ``Review round: N`` → the Reviewer's round number (default 1), compared with ``demo_fail_reviews``;
+- ``## Test result`` / ``Status: …`` → the reviewers read the test result like real ones: failing tests
+  fail the work, tests that could not start make it conditional.
 """
 
 from __future__ import annotations
@@ -19,6 +21,8 @@ Step = EngineEvent | str
 """A script step: an event, or reply text to stream."""
 
 _ROUND_RE = re.compile(r"review round:\s*(\d+)", re.IGNORECASE)
+_TEST_STATUS_RE = re.compile(r"^## Test result\s*\n+Status:\s*(\w+)", re.MULTILINE)
+_TEST_SUMMARY_RE = re.compile(r"^Summary:\s*(.*)$", re.MULTILINE)
 _REVISION_RE = re.compile(r"^\s*(?:revision requested|review findings)\s*:(.*)$", re.IGNORECASE | re.MULTILINE)
 _PLAN_WORDS = ("plan", "propose", "proposal", "implement", "add ", "build", "feature", "계획", "rencana")
 
@@ -27,6 +31,28 @@ def review_round(prompt: str) -> int:
     """The ``Review round: N`` cue in the prompt (the last one wins); 1 when absent."""
     found = _ROUND_RE.findall(prompt)
     return int(found[-1]) if found else 1
+
+
+def test_result(prompt: str) -> tuple[str | None, str]:
+    """The test status (passed / failed / timeout / error) and summary the review prompt reports."""
+    found = _TEST_STATUS_RE.search(prompt)
+    if found is None:
+        return None, ""
+    summary = _TEST_SUMMARY_RE.search(prompt, found.end())
+    return found.group(1).lower(), (summary.group(1).strip() if summary else "")
+
+
+def _test_findings(prompt: str) -> tuple[list[str], list[str], bool]:
+    """What a reviewer makes of the test result: findings, recommendations, and whether it fails the work."""
+    status, summary = test_result(prompt)
+    detail = f": {summary}" if summary else ""
+    if status in ("failed", "timeout"):
+        what = "fail" if status == "failed" else "did not finish in time"
+        return ([f"The project's tests {what}{detail}"], ["Make the test suite pass before submitting"], True)
+    if status == "error":
+        return ([f"The tests could not run (an environment error, not a test failure){detail}"],
+                ["Fix the test environment so the suite runs, then review again"], False)
+    return [], [], False
 
 
 def architect(prompt: str) -> Iterator[Step]:
@@ -92,7 +118,7 @@ def developer(prompt: str, root: Path, fail_reviews: int) -> Iterator[Step]:
             yield from _write(root, tests_path, existing + sample.EDGE_CASE_TESTS, "Edit")
         else:
             yield "The edge-case test is already in place; I re-ran the suite to confirm.\n\n"
-        yield ToolUse("Bash", "python -m pytest", "completed")
+        yield ToolUse("Bash", sample.TEST_COMMAND, "completed")
         yield "All tests pass.\n\n<!-- tunaflow:impl-complete -->\n"
         return
     yield "Starting with subtask 1: the frequency counter.\n\n"
@@ -112,7 +138,7 @@ def developer(prompt: str, root: Path, fail_reviews: int) -> Iterator[Step]:
     text = readme.read_text(encoding="utf-8") if readme.is_file() else "# textstats\n"
     if "Word-frequency report" not in text:
         yield from _write(root, "README.md", text + sample.README_SECTION, "Edit")
-    yield ToolUse("Bash", "python -m pytest", "completed")
+    yield ToolUse("Bash", sample.TEST_COMMAND, "completed")
     yield "<!-- tunaflow:subtask-done:3 -->\n\nAll three subtasks are done and the tests pass.\n\n"
     yield "<!-- tunaflow:impl-complete -->\n"
 
@@ -152,11 +178,22 @@ def reviewer(prompt: str, root: Path, fail_reviews: int, seat: str) -> Iterator[
         findings.append(f"Review round {round_number}: the demo reviewer is set to fail the first "
                         f"{fail_reviews} round(s) (demo_fail_reviews)")
         recommendations.append("Rework and submit again")
-    verdict = "fail" if findings else "pass"
+    # like a real reviewer, it reads the test result: failing tests fail the work; tests that could
+    # not run leave the verdict conditional at best
+    test_findings, test_advice, tests_fail = _test_findings(prompt)
+    if findings or tests_fail:
+        verdict = "fail"
+    elif test_findings:
+        verdict = "conditional"
+    else:
+        verdict = "pass"
+    findings += test_findings
+    recommendations += test_advice
     test_score = 5 if verdict == "pass" else 2
     yield (f"I read the implementation ({seat}, round {round_number}). "
            + ("It covers the plan and the tests are thorough." if verdict == "pass"
-              else "It is not ready yet.") + "\n\n")
+              else "It is not ready yet." if verdict == "fail"
+              else "The code looks right, but I could not confirm it with the tests.") + "\n\n")
     bullets = "".join(f"- {item}\n" for item in findings)
     advice = "".join(f"- {item}\n" for item in recommendations)
     yield (

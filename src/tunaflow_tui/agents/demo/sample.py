@@ -20,6 +20,8 @@ SUBTASKS: tuple[str, ...] = (
 )
 EDGE_CASE_TEST = "def test_empty_text_has_no_frequencies"
 _SKIP = {"__pycache__", ".pytest_cache"}
+TEST_COMMAND = "python -m unittest discover -s tests"
+"""How the sample project's own tests run: the standard library only, green on any install."""
 _FALLBACK_IDENTITY = ("tunaflow demo", "demo@tunaflow.invalid")
 
 FREQUENCY_MODULE_PART1 = '''"""Word frequencies and a plain-text frequency report."""
@@ -67,36 +69,34 @@ __all__ = [
 ]
 '''
 
-FREQUENCY_TESTS = '''"""Tests for word frequencies and the frequency report."""
+FREQUENCY_TESTS = '''"""Tests for word frequencies and the frequency report (standard-library unittest)."""
 
-import pytest
+import unittest
 
 from textstats import frequency_report, word_frequencies
 
 
-def test_frequencies_ignore_case_and_punctuation() -> None:
-    assert word_frequencies("The cat. the CAT, a dog!") == {"the": 2, "cat": 2, "a": 1, "dog": 1}
+class FrequencyTests(unittest.TestCase):
+    def test_frequencies_ignore_case_and_punctuation(self) -> None:
+        self.assertEqual(word_frequencies("The cat. the CAT, a dog!"), {"the": 2, "cat": 2, "a": 1, "dog": 1})
 
+    def test_report_lists_the_most_frequent_words_first(self) -> None:
+        report = frequency_report("b a b c b a", top=2)
+        self.assertEqual(report.splitlines(), ["b  3", "a  2"])
 
-def test_report_lists_the_most_frequent_words_first() -> None:
-    report = frequency_report("b a b c b a", top=2)
-    assert report.splitlines() == ["b  3", "a  2"]
+    def test_report_breaks_ties_alphabetically(self) -> None:
+        self.assertEqual(frequency_report("pear apple", top=5).splitlines(), ["apple  1", "pear   1"])
 
-
-def test_report_breaks_ties_alphabetically() -> None:
-    assert frequency_report("pear apple", top=5).splitlines() == ["apple  1", "pear   1"]
-
-
-def test_report_rejects_a_non_positive_top() -> None:
-    with pytest.raises(ValueError):
-        frequency_report("a", top=0)
+    def test_report_rejects_a_non_positive_top(self) -> None:
+        with self.assertRaises(ValueError):
+            frequency_report("a", top=0)
 '''
 
+# a method of FrequencyTests: the class is the last thing in the file, so it is appended to it
 EDGE_CASE_TESTS = f'''
-
-{EDGE_CASE_TEST}() -> None:
-    assert word_frequencies("") == {{}}
-    assert frequency_report("   ") == ""
+    {EDGE_CASE_TEST}(self) -> None:
+        self.assertEqual(word_frequencies(""), {{}})
+        self.assertEqual(frequency_report("   "), "")
 '''
 
 README_SECTION = '''

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tunaflow_tui.core.gitops.runner import GitError, git_text, identity_args, run_git
+from tunaflow_tui.core.gitops.worktree_include import unstage_private_paths
 
 
 def is_git_repo(path: Path) -> bool:
@@ -105,10 +106,12 @@ def commit_all(worktree: Path, message: str, *, no_verify: bool = False) -> str 
     """Stage every change (new, modified, deleted) and commit it.
 
     Returns the new commit's SHA, or None when there was nothing to commit. A missing user
-    identity is filled in with a fallback (``tunaflow <tunaflow@localhost>``).
+    identity is filled in with a fallback (``tunaflow <tunaflow@localhost>``). Files private to the
+    worktree (copied by ``.worktreeinclude``) stay out, even when something un-ignored them.
     """
     worktree = Path(worktree)
     run_git(["add", "-A"], worktree)
+    unstage_private_paths(worktree)
     staged = run_git(["diff", "--cached", "--quiet"], worktree, check=False)
     if staged.returncode == 0:
         return None

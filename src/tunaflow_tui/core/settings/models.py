@@ -48,6 +48,9 @@ class WorkflowConfig(BaseModel):
     test_command: list[str] | None = None
     test_timeout_s: float = Field(default=600.0, gt=0)
     use_worktree: bool = True
+    #: run in each new worktree before the Developer starts: a string for ``/bin/sh -c``, or an argv
+    worktree_setup: str | list[str] | None = None
+    worktree_setup_timeout_s: float = Field(default=900.0, gt=0)
     worktree_root: Path | None = None  # filled with <user data dir>/worktrees by load_settings
 
 

@@ -123,6 +123,35 @@ class MarkComplete(Command):
 
 
 @dataclass(frozen=True)
+class SetupFailed(Command):
+    """The worktree setup command failed before the Developer started; the user decides what next."""
+
+    verb: ClassVar[str] = "report a failed worktree setup on"
+    name: ClassVar[str] = "setup failed"
+    actors: ClassVar[frozenset[Actor]] = _MACHINE
+    reason: str = ""
+    command: str = ""
+
+
+@dataclass(frozen=True)
+class RetrySetup(Command):
+    """Failed worktree setup: run the setup command again (e.g. after fixing it in a shell)."""
+
+    verb: ClassVar[str] = "retry the worktree setup of"
+    name: ClassVar[str] = "retry setup"
+    actors: ClassVar[frozenset[Actor]] = _USER
+
+
+@dataclass(frozen=True)
+class SkipSetup(Command):
+    """Failed worktree setup: start the Developer without it."""
+
+    verb: ClassVar[str] = "skip the worktree setup of"
+    name: ClassVar[str] = "skip setup"
+    actors: ClassVar[frozenset[Actor]] = _USER
+
+
+@dataclass(frozen=True)
 class ReviewStarted(Command):
     """A review round started (the round number goes up by one)."""
 
@@ -224,6 +253,9 @@ ALL_COMMANDS: tuple[type[Command], ...] = (
     DevStalled,
     ContinueDev,
     MarkComplete,
+    SetupFailed,
+    RetrySetup,
+    SkipSetup,
     ReviewStarted,
     ReviewFinished,
     RetryReview,

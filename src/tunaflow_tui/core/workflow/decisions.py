@@ -23,6 +23,8 @@ class Decision(StrEnum):
     CONTINUE = "continue"
     COMPLETE = "complete"
     ABANDON = "abandon"
+    RETRY_SETUP = "retry_setup"
+    SKIP_SETUP = "skip_setup"
 
     @property
     def label(self) -> str:
@@ -42,4 +44,6 @@ _LABELS: dict[Decision, str] = {
     Decision.CONTINUE: "Continue",
     Decision.COMPLETE: "Mark complete",
     Decision.ABANDON: "Abandon",
+    Decision.RETRY_SETUP: "Retry worktree setup",
+    Decision.SKIP_SETUP: "Skip worktree setup",
 }

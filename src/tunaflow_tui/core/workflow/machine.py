@@ -29,9 +29,12 @@ from tunaflow_tui.core.workflow.commands import (
     RequestRevision,
     Resume,
     RetryReview,
+    RetrySetup,
     ReviewFinished,
     ReviewStarted,
     Rework,
+    SetupFailed,
+    SkipSetup,
     SubtaskDone,
 )
 from tunaflow_tui.core.workflow.phases import Actor, PendingDecision, Phase
@@ -115,6 +118,9 @@ _GUARDS: dict[type[Command], Callable[[PlanState], bool]] = {
     DevStalled: _working,
     ContinueDev: lambda s: s.phase in (Phase.DEV, Phase.REWORK) and s.pending_decision is PendingDecision.DEV_STALLED,
     MarkComplete: lambda s: s.phase in (Phase.DEV, Phase.REWORK) and s.pending_decision is PendingDecision.DEV_STALLED,
+    SetupFailed: _working,
+    RetrySetup: lambda s: s.phase in (Phase.DEV, Phase.REWORK) and s.pending_decision is PendingDecision.SETUP_FAILED,
+    SkipSetup: lambda s: s.phase in (Phase.DEV, Phase.REWORK) and s.pending_decision is PendingDecision.SETUP_FAILED,
     ReviewStarted: lambda s: s.phase is Phase.REVIEW and s.pending_decision is None,
     ReviewFinished: lambda s: s.phase is Phase.REVIEW and s.pending_decision is None,
     RetryReview: lambda s: s.phase is Phase.REVIEW
@@ -257,6 +263,18 @@ def _continue_dev(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
     return Outcome(_clear(s, s.phase), (_ev("dev_continued", actor),))
 
 
+def _setup_failed(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
+    assert isinstance(c, SetupFailed)
+    detail = {"reason": c.reason, "command": c.command}
+    state = replace(s, pending_decision=PendingDecision.SETUP_FAILED, pending_detail=detail)
+    return Outcome(state, (_ev("setup_failed", actor, **detail),))
+
+
+def _setup_answered(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
+    kind = "setup_retry_requested" if isinstance(c, RetrySetup) else "setup_skipped"
+    return Outcome(_clear(s, s.phase), (_ev(kind, actor, reason=s.pending_detail.get("reason", "")),))
+
+
 def _review_started(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
     state = replace(s, review_round=s.review_round + 1)
     return Outcome(state, (_ev("review_started", actor, round=state.review_round),))
@@ -358,6 +376,9 @@ _HANDLERS: dict[type[Command], Callable[[PlanState, Command, str, int], Outcome]
     DevStalled: _dev_stalled,
     ContinueDev: _continue_dev,
     MarkComplete: _impl_complete,
+    SetupFailed: _setup_failed,
+    RetrySetup: _setup_answered,
+    SkipSetup: _setup_answered,
     ReviewStarted: _review_started,
     ReviewFinished: _review_finished,
     RetryReview: _retry_review,

@@ -33,6 +33,7 @@ class PendingDecision(StrEnum):
     DOOM_LOOP = "doom_loop"  # redesign / continue
     DEV_STALLED = "dev_stalled"  # continue / mark complete / abandon
     REVIEW_ERROR = "review_error"  # retry seats / abandon
+    SETUP_FAILED = "setup_failed"  # the worktree setup failed: retry / skip (the app can open a shell)
 
     @property
     def question(self) -> str:
@@ -46,6 +47,7 @@ _QUESTIONS: dict[PendingDecision, str] = {
     PendingDecision.DOOM_LOOP: "repeated review failures",
     PendingDecision.DEV_STALLED: "developer stalled",
     PendingDecision.REVIEW_ERROR: "review error",
+    PendingDecision.SETUP_FAILED: "worktree setup failed",
 }
 
 

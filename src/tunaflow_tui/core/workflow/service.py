@@ -29,7 +29,7 @@ from tunaflow_tui.core.workflow.phases import PendingDecision, Phase
 EXCERPT_LIMIT = 500
 MARKER_REJECTED_MEMO = "marker_rejected"
 # Events after which a plan waits for the user: the latest one dates its pending decision.
-_DECISION_EVENTS = frozenset({"proposal_received", "review_finished", "dev_stalled", "resumed"})
+_DECISION_EVENTS = frozenset({"proposal_received", "review_finished", "dev_stalled", "setup_failed", "resumed"})
 _PHASES = frozenset(p.value for p in Phase)
 _DECISIONS = frozenset(d.value for d in PendingDecision)
 

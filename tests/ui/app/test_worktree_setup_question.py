@@ -1,0 +1,74 @@
+"""A failed worktree setup in the integrated app: the question comes up, skip / retry / shell answer it."""
+
+from __future__ import annotations
+
+from app_harness import screen_text, send, settle
+
+from tunaflow_tui.screens.worktree_setup import WorktreeSetupScreen
+from tunaflow_tui.widgets.plan_card import PlanProposalCard
+from tunaflow_tui.widgets.verdict_card import ReviewVerdictCard
+
+REQUEST = "Add a word frequency report"
+FAILING_SETUP = "echo 'npm ERR! missing token' >&2; exit 3"
+
+
+async def _armed(pilot, target) -> None:
+    for _ in range(60):
+        if target.is_armed:
+            return
+        await pilot.pause(0.05)
+    raise AssertionError("the decision keys never armed")
+
+
+async def _setup_failed(pilot, app):
+    await send(pilot, app, REQUEST)
+    card = app.focused
+    assert isinstance(card, PlanProposalCard)
+    await _armed(pilot, card)
+    await pilot.press("a")
+    await settle(pilot, app)
+    screen = app.screen
+    assert isinstance(screen, WorktreeSetupScreen)
+    await _armed(pilot, screen)
+    return screen
+
+
+async def test_failed_setup_asks_and_skip_starts_the_developer(open_app) -> None:
+    app, _controller, runtime = open_app(worktree_setup=FAILING_SETUP)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _setup_failed(pilot, app)
+        text = screen_text(app)
+        assert "Worktree setup failed" in text and "npm ERR! missing token" in text
+        [plan] = runtime.store.list_plans()
+        assert plan.pending_decision == "setup_failed" and plan.phase == "dev"
+        assert not [m for m in runtime.store.list_messages(f"branch:{plan.impl_branch_id}") if m.role == "assistant"]
+        await pilot.press("s")
+        await settle(pilot, app)
+        assert not isinstance(app.screen, WorktreeSetupScreen)
+        verdict = app.focused
+        assert isinstance(verdict, ReviewVerdictCard) and verdict.view.verdict == "pass"
+        assert "Ran with: tunaflow's own Python" in screen_text(app)
+
+
+async def test_escape_leaves_it_for_later_and_f2_brings_it_back(open_app) -> None:
+    app, _controller, runtime = open_app(worktree_setup=FAILING_SETUP)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await _setup_failed(pilot, app)
+        await pilot.press("escape")
+        await settle(pilot, app)
+        assert not isinstance(app.screen, WorktreeSetupScreen)
+        await pilot.press("f2")
+        await settle(pilot, app)
+        assert isinstance(app.screen, WorktreeSetupScreen)
+        assert runtime.store.list_plans()[0].pending_decision == "setup_failed"
+
+
+async def test_open_a_shell_where_there_is_no_terminal_to_hand_over_says_so_and_asks_again(open_app) -> None:
+    app, _controller, runtime = open_app(worktree_setup=FAILING_SETUP)
+    async with app.run_test(size=(120, 40)) as pilot:
+        first = await _setup_failed(pilot, app)
+        await pilot.press("o")
+        await settle(pilot, app)
+        assert any("Cannot open a shell here" in n.message for n in app._notifications)
+        assert isinstance(app.screen, WorktreeSetupScreen) and app.screen is not first
+        assert runtime.store.list_plans()[0].pending_decision == "setup_failed", "nothing was decided"
