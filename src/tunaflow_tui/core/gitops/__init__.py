@@ -1,4 +1,5 @@
-"""Typed wrappers over the ``git`` CLI: repositories, worktrees, diffs, merges and the reviewer guard."""
+"""Typed wrappers over the ``git`` CLI: repositories, worktrees, diffs, merges, the reviewer guard,
+trusted hooks and the ref guard around agent turns (``refguard``)."""
 
 from tunaflow_tui.core.gitops.diffs import (
     DEFAULT_DIFF_MAX_BYTES,
@@ -15,6 +16,7 @@ from tunaflow_tui.core.gitops.guard import (
     restore,
     snapshot,
 )
+from tunaflow_tui.core.gitops.hooks import HookBaseline, TrustedHooks, hook_fingerprint, trusted_hooks
 from tunaflow_tui.core.gitops.merge import MergeKind, MergeRefusedError, MergeResult, merge_branch
 from tunaflow_tui.core.gitops.repo import (
     add_local_exclude,
@@ -24,6 +26,8 @@ from tunaflow_tui.core.gitops.repo import (
     has_commits,
     head_sha,
     init_repo,
+    initial_commit,
+    is_ancestor,
     is_clean,
     is_git_repo,
     local_branches,
@@ -45,10 +49,12 @@ __all__ = [
     "DiffStat",
     "Fingerprint",
     "GitError",
+    "HookBaseline",
     "MergeKind",
     "MergeRefusedError",
     "MergeResult",
     "Snapshot",
+    "TrustedHooks",
     "Worktree",
     "add_local_exclude",
     "branch_exists",
@@ -61,7 +67,10 @@ __all__ = [
     "fingerprint",
     "has_commits",
     "head_sha",
+    "hook_fingerprint",
     "init_repo",
+    "initial_commit",
+    "is_ancestor",
     "is_clean",
     "is_git_repo",
     "list_worktrees",
@@ -74,5 +83,6 @@ __all__ = [
     "resolve_commit",
     "restore",
     "snapshot",
+    "trusted_hooks",
     "validate_branch_name",
 ]

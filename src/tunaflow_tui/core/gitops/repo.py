@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from tunaflow_tui.core.gitops.runner import GitError, git_text, identity_args, run_git
@@ -67,6 +68,31 @@ def resolve_commit(repo: Path, rev: str) -> str:
     return proc.stdout.decode("ascii").strip()
 
 
+def is_ancestor(repo: Path, ancestor: str, descendant: str) -> bool:
+    """True when commit ``ancestor`` is reachable from ``descendant`` (a commit is its own ancestor)."""
+    proc = run_git(["merge-base", "--is-ancestor", ancestor, descendant], Path(repo), check=False)
+    if proc.returncode not in (0, 1):
+        stderr = proc.stderr.decode("utf-8", "replace").strip()
+        raise GitError(f"cannot compare {ancestor} and {descendant}: {stderr}", returncode=proc.returncode)
+    return proc.returncode == 0
+
+
+def initial_commit(repo: Path, message: str = "Initial commit") -> str:
+    """Commit the current files of a repository that has no commits yet (empty if there are none).
+
+    Plan branches and worktrees start from a commit; this gives an empty repository its first one.
+    Refuses (``GitError``) when the repository already has commits.
+    """
+    repo = Path(repo)
+    if has_commits(repo):
+        raise GitError(f"{repo} already has commits")
+    sha = commit_all(repo, message)
+    if sha is None:
+        run_git([*identity_args(repo), "commit", "-q", "--allow-empty", "-m", message], repo)
+        sha = head_sha(repo)
+    return sha
+
+
 def branch_exists(repo: Path, name: str) -> bool:
     """True when a local branch ``name`` exists."""
     proc = run_git(["show-ref", "--verify", "--quiet", f"refs/heads/{name}"], Path(repo), check=False)
@@ -102,12 +128,15 @@ def is_clean(repo: Path, *, include_untracked: bool = True) -> bool:
     return status_porcelain(repo, include_untracked=include_untracked) == ""
 
 
-def commit_all(worktree: Path, message: str, *, no_verify: bool = False) -> str | None:
+def commit_all(
+    worktree: Path, message: str, *, no_verify: bool = False, git_config: Sequence[str] = ()
+) -> str | None:
     """Stage every change (new, modified, deleted) and commit it.
 
     Returns the new commit's SHA, or None when there was nothing to commit. A missing user
     identity is filled in with a fallback (``tunaflow <tunaflow@localhost>``). Files private to the
     worktree (copied by ``.worktreeinclude``) stay out, even when something un-ignored them.
+    ``git_config`` is put before ``commit`` (``-c key=value`` pairs, e.g. the hooks tunaflow trusts).
     """
     worktree = Path(worktree)
     run_git(["add", "-A"], worktree)
@@ -117,7 +146,7 @@ def commit_all(worktree: Path, message: str, *, no_verify: bool = False) -> str 
         return None
     if staged.returncode != 1:
         raise GitError(f"cannot inspect staged changes in {worktree}", returncode=staged.returncode)
-    args = [*identity_args(worktree), "commit", "-q", "-F", "-"]
+    args = [*identity_args(worktree), *git_config, "commit", "-q", "-F", "-"]
     if no_verify:
         args.append("--no-verify")
     run_git(args, worktree, input_bytes=(message or "tunaflow commit").encode("utf-8", "replace"))
