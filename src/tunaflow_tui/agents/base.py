@@ -31,6 +31,8 @@ class TurnRequest:
     resume_session_id: str | None = None
     fork: bool = False
     extra_env: dict[str, str] = field(default_factory=dict)
+    #: with the EDIT profile: may the agent push? (each CLI's own permission mechanism says no otherwise)
+    allow_push: bool = False
 
 
 class Turn(abc.ABC):

@@ -8,7 +8,8 @@ line's ``is_error`` — auth and API failures arrive as ``subtype: success`` wit
 Permission profiles:
 - READ_ONLY: ``--tools Read,Grep,Glob --permission-mode plan`` (the model cannot even see Edit/Write/Bash);
 - EDIT: ``--permission-mode acceptEdits --allowedTools Bash`` (edits and shell commands are approved,
-  because a Developer must be able to run the tests; it works in its own worktree);
+  because a Developer must be able to run the tests; it works in its own worktree), plus
+  ``--disallowedTools "Bash(git push:*)"`` unless pushing is allowed (a deny rule beats the allow);
 - CHAT: Claude's default permissions (nothing is auto-approved in ``-p`` mode).
 """
 
@@ -214,6 +215,10 @@ class ClaudeStreamParser(StreamParser):
         return EngineError(ErrorKind.CRASHED, f"{prefix}: {detail}")
 
 
+NO_PUSH_RULE = "Bash(git push:*)"
+"""Claude's permission rule that denies every ``git push …`` command."""
+
+
 class ClaudeEngine(Engine):
     """Runs turns with the ``claude`` CLI in print mode with streaming JSON output."""
 
@@ -221,7 +226,7 @@ class ClaudeEngine(Engine):
     FLAGS: ClassVar[frozenset[str]] = frozenset({
         "-p", "--output-format", "--verbose", "--include-partial-messages", "--append-system-prompt",
         "--model", "--session-id", "--resume", "--fork-session", "--tools", "--permission-mode",
-        "--allowedTools",
+        "--allowedTools", "--disallowedTools",
     })
     DEFAULT_COMMAND: ClassVar[str] = "claude"
 
@@ -248,6 +253,8 @@ class ClaudeEngine(Engine):
             argv += ["--tools", READ_ONLY_TOOLS, "--permission-mode", "plan"]
         elif request.profile is PermissionProfile.EDIT:
             argv += ["--permission-mode", "acceptEdits", "--allowedTools", "Bash"]
+            if not request.allow_push:
+                argv += ["--disallowedTools", NO_PUSH_RULE]
         if request.resume_session_id:
             argv += ["--resume", request.resume_session_id]
             if request.fork:

@@ -9,7 +9,9 @@ Codex does not fail fast without credentials (it retries, or waits for the netwo
 turn first checks that ``CODEX_API_KEY`` is set or ``codex login status`` succeeds.
 
 Permission profiles: READ_ONLY → ``--sandbox read-only -c approval_policy="never"``;
-EDIT → ``--sandbox workspace-write``; CHAT → codex exec's defaults (read-only sandbox, no approvals).
+EDIT → ``--sandbox workspace-write`` with ``-c sandbox_workspace_write.network_access=false`` unless
+pushing is allowed (the sandbox also keeps writes inside the worktree, so a remote on disk is out of
+reach too); CHAT → codex exec's defaults (read-only sandbox, no approvals).
 """
 
 from __future__ import annotations
@@ -196,6 +198,8 @@ class CodexEngine(Engine):
             argv += ["--sandbox", "read-only", "-c", 'approval_policy="never"']
         elif request.profile is PermissionProfile.EDIT:
             argv += ["--sandbox", "workspace-write"]
+            network = "true" if request.allow_push else "false"
+            argv += ["-c", f"sandbox_workspace_write.network_access={network}"]
         argv += list(self.config.extra_args)
         if request.resume_session_id and not request.fork:
             argv += ["resume", request.resume_session_id]

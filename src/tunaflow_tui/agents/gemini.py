@@ -7,7 +7,8 @@ later turns ``--resume <uuid>``. ``--skip-trust`` avoids exit 55 in a fresh work
 
 Permission profiles: READ_ONLY and CHAT → ``--approval-mode default`` (headless, write/shell tools
 are not even registered; ``plan`` is NOT used because headless plan mode can switch itself to yolo);
-EDIT → ``--approval-mode auto_edit``.
+EDIT → ``--approval-mode auto_edit``, plus ``--policy`` with a rule that denies ``git push`` shell
+commands unless pushing is allowed (``data/policies/gemini-no-push.toml``).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import os
 import re
 import tempfile
 import uuid
+from importlib import resources
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -149,6 +151,11 @@ def _last_line(text: str) -> str:
     return shorten(lines[-1], 300) if lines else ""
 
 
+def no_push_policy() -> Path:
+    """The packaged policy file that denies ``git push`` shell commands."""
+    return Path(str(resources.files("tunaflow_tui") / "data" / "policies" / "gemini-no-push.toml"))
+
+
 class _PersonaFile:
     """The persona as a private temporary file named by GEMINI_SYSTEM_MD, for one turn only."""
 
@@ -179,7 +186,7 @@ class GeminiEngine(Engine):
 
     #: every flag this adapter can put on the command line (checked against ``gemini --help``)
     FLAGS: ClassVar[frozenset[str]] = frozenset({
-        "--output-format", "--skip-trust", "-m", "--approval-mode", "--session-id", "--resume",
+        "--output-format", "--skip-trust", "-m", "--approval-mode", "--session-id", "--resume", "--policy",
     })
     DEFAULT_COMMAND: ClassVar[str] = "gemini"
 
@@ -196,6 +203,8 @@ class GeminiEngine(Engine):
             argv += ["-m", self.config.model]
         mode = "auto_edit" if request.profile is PermissionProfile.EDIT else "default"
         argv += ["--approval-mode", mode]
+        if request.profile is PermissionProfile.EDIT and not request.allow_push:
+            argv += ["--policy", str(no_push_policy())]
         if request.resume_session_id and not request.fork:
             argv += ["--resume", request.resume_session_id]
         elif new_session_id:

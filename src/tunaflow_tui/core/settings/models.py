@@ -51,6 +51,9 @@ class WorkflowConfig(BaseModel):
     #: run in each new worktree before the Developer starts: a string for ``/bin/sh -c``, or an argv
     worktree_setup: str | list[str] | None = None
     worktree_setup_timeout_s: float = Field(default=900.0, gt=0)
+    #: may the Developer push? Off: each engine's own permissions deny ``git push`` and a push seen
+    #: after a turn stops the plan at a decision
+    allow_push: bool = False
     worktree_root: Path | None = None  # filled with <user data dir>/worktrees by load_settings
 
 
