@@ -114,6 +114,13 @@ class Harness:
             return []
         return [json.loads(line) for line in self.log_path.read_text().splitlines()]
 
+    def commands(self) -> list[dict[str, Any]]:
+        """The commands the stand-in agents ran (or were refused), one dict each."""
+        path = Path(str(self.log_path) + ".commands")
+        if not path.exists():
+            return []
+        return [json.loads(line) for line in path.read_text().splitlines()]
+
     def git(self, *args: str, cwd: Path | None = None) -> str:
         out = subprocess.run(["git", *args], cwd=cwd or self.project, capture_output=True, text=True, check=True)
         return out.stdout

@@ -24,11 +24,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--on-setup-fail", choices=("retry", "skip", "stop"), default="stop",
                         help="what to do when [workflow] worktree_setup failed (default: stop, decision pending)")
     parser.add_argument("--demo", action="store_true", help="use the built-in demo engine for every role")
+    parser.add_argument("--initial-commit", action="store_true",
+                        help="in a git repository with no commits yet, commit the current files first "
+                             "(a plan's branch needs a commit to start from)")
 
 
 def run(args: argparse.Namespace) -> int:
     """Drive the cycle; exit 0 done, 3 decision pending, 1 error."""
     from tunaflow_tui.core.settings import SettingsError, load_settings
+    from tunaflow_tui.runtime.git_guard import create_initial_commit, needs_initial_commit
     from tunaflow_tui.runtime.headless import EXIT_ERROR, GatePolicy, ProgressPrinter, drive
     from tunaflow_tui.runtime.runtime import WorkflowRuntime
 
@@ -44,6 +48,18 @@ def run(args: argparse.Namespace) -> int:
     except SettingsError as exc:
         print(f"tunaflow run: {exc}", file=sys.stderr)
         return EXIT_ERROR
+    if settings.workflow.use_worktree and needs_initial_commit(project):
+        if not args.initial_commit:
+            print(f"tunaflow run: {project} is a git repository with no commits yet, so a plan has nothing to "
+                  "branch from. Commit your files first (git add -A && git commit -m \"Initial commit\"), "
+                  "or run again with --initial-commit to let tunaflow commit the current files.", file=sys.stderr)
+            return EXIT_ERROR
+        try:
+            sha = create_initial_commit(project)
+        except Exception as exc:
+            print(f"tunaflow run: could not create the initial commit: {exc}", file=sys.stderr)
+            return EXIT_ERROR
+        print(f"Created the initial commit {sha[:10]} with the project's current files.")
     policy = GatePolicy(approve=args.approve, accept=args.accept, on_fail=args.on_fail,
                         max_rounds=args.max_rounds, merge=args.merge, on_setup_fail=args.on_setup_fail)
     try:

@@ -27,7 +27,7 @@ from tunaflow_tui.core.workflow import (
     SkipSetup,
 )
 from tunaflow_tui.core.workflow.phases import Actor, Phase
-from tunaflow_tui.runtime import development, planning, prompts, review, worktree_prep
+from tunaflow_tui.runtime import development, git_guard, planning, prompts, review, worktree_prep
 from tunaflow_tui.runtime.events import NoticeRaised
 
 if TYPE_CHECKING:
@@ -121,7 +121,12 @@ async def finish_done(rt: WorkflowRuntime, plan: PlanRecord, agg: AggregateVerdi
     root = development.workdir(rt, plan)
     await asyncio.to_thread(write_result_doc, root, plan.slug, prompts.result_document(plan, agg, plan.review_round))
     if plan.worktree_path:
-        await asyncio.to_thread(gitops.commit_all, root, f"Result: {plan.title}")
+        try:
+            await git_guard.commit(rt, plan, root, f"Result: {plan.title}")
+        except gitops.GitError as exc:  # the plan is done either way; the document stays in the worktree
+            rt.store.add_plan_event(plan.id, "commit_failed", "system", {"error": str(exc)[:2000]})
+            rt.emit(NoticeRaised(f"Could not commit the result document (it stays in the worktree): {exc}",
+                                 "warning"))
     for branch_id in (plan.impl_branch_id, plan.review_branch_id):
         if branch_id is not None:
             rt.store.update_branch(branch_id, status="archived")
@@ -145,6 +150,7 @@ async def apply_decision(
         # the round is settled: its document (held back while a seat could be retried) is written now
         await review.write_review_document(rt, plan)
     if decision == "approve":
+        git_guard.require_commit(rt)  # an empty repository: said up front, the plan stays at approval
         plan = rt.apply(plan_id, Approve(), Actor.USER)
         plan = await development.start_dev(rt, plan)
         return await after_development(rt, plan)

@@ -16,7 +16,7 @@ from tunaflow_tui.core.plandocs import PlanDocument, PlanSubtask, plan_path, tas
 from tunaflow_tui.core.storage.records import PlanRecord
 from tunaflow_tui.core.workflow import DevStalled, ImplComplete
 from tunaflow_tui.core.workflow.phases import Actor, Phase
-from tunaflow_tui.runtime import prompts, worktree_prep
+from tunaflow_tui.runtime import git_guard, prompts, worktree_prep
 from tunaflow_tui.runtime.events import NoticeRaised
 from tunaflow_tui.runtime.planning import record_rejections
 
@@ -95,11 +95,13 @@ def _prepare_sync(rt: WorkflowRuntime, plan: PlanRecord, is_git: bool) -> tuple[
         plan = store.update_plan(
             plan.id, impl_branch_id=branch.id, git_branch=git_branch, worktree_path=worktree, base_branch=base
         )
+        if worktree is not None:  # the hooks tunaflow's own commits will trust: the ones there are now
+            git_guard.record_baseline(rt, plan, Path(worktree))
     root = workdir(rt, plan)
     write_plan_docs(root, plan_document(plan))
     if plan.worktree_path:
         try:
-            gitops.commit_all(root, f"Plan: {plan.title}")
+            git_guard.commit_on_plan_branch(rt, plan, root, f"Plan: {plan.title}")
         except gitops.GitError as exc:  # e.g. the project's pre-commit hook refuses: not a reason to stop
             return plan, str(exc)
     return plan, None
@@ -131,6 +133,7 @@ async def run_developer(
     step = {"role": "developer", "step": str(plan.phase)}
     rt.store.add_plan_event(plan.id, "agent_started", "system", step)
     ticked: set[int] = set()
+    guard = None
 
     def tick(parse: ParseResult) -> None:
         """Tick each subtask the Developer reports done, as soon as its marker arrives."""
@@ -144,12 +147,16 @@ async def run_developer(
 
     try:
         plan = await prepare_implementation(rt, plan)
+        preparing = worktree_prep.needs_preparation(rt, plan)
         waiting = await worktree_prep.ensure_ready(rt, plan)
         if waiting is not None:  # the setup failed: the user decides (retry / skip) before the Developer runs
             rt.store.add_plan_event(plan.id, "agent_finished", "system", {**step, "status": "setup_failed"})
             return waiting
+        if preparing and plan.worktree_path:  # the user's own setup may install hooks (pre-commit install)
+            await asyncio.to_thread(git_guard.record_baseline, rt, plan, Path(plan.worktree_path))
         root = workdir(rt, plan)
         conversation = f"branch:{plan.impl_branch_id}"
+        guard = await git_guard.before_turn(rt, plan)
         result = await rt.run_role_turn(
             "developer", conversation, prompt_for(plan, root), cwd=root, plan=plan, fresh_session=fresh,
             on_markers=tick,
@@ -160,6 +167,8 @@ async def run_developer(
         reason = f"the Developer could not start: {type(exc).__name__}: {exc}"
         rt.store.add_plan_event(plan.id, "agent_finished", "system", {**step, "status": "error", "error": reason})
         rt.emit(NoticeRaised(reason, "error"))
+        if guard is not None:
+            await git_guard.after_turn(rt, plan, guard, actor=git_guard.DEVELOPER)
         return rt.apply(plan.id, DevStalled(reason=reason[:500]), Actor.SYSTEM)
     rt.store.add_plan_event(
         plan.id, "agent_finished", "system",
@@ -167,15 +176,19 @@ async def run_developer(
     )
     record_rejections(rt, result.parse, "developer", plan.id)
     tick(result.parse)  # the whole reply: markers the stream did not report (e.g. from a final message)
+    # before tunaflow commits: HEAD back on the plan's branch, the user's refs and the hooks as they were
+    integrity = await git_guard.after_turn(rt, plan, guard, actor=git_guard.DEVELOPER)
     plan = rt.get_plan(plan.id)
     rt.plan_changed(plan)
     if plan.worktree_path:
         try:
-            await asyncio.to_thread(gitops.commit_all, root, f"tunaflow: {plan.title} (developer)")
+            await git_guard.commit(rt, plan, root, f"tunaflow: {plan.title} (developer)")
         except gitops.GitError as exc:  # e.g. a pre-commit hook: the work stays in the worktree, uncommitted
             rt.store.add_plan_event(plan.id, "commit_failed", "system", {"error": str(exc)[:2000]})
             rt.emit(NoticeRaised(f"Could not commit the Developer's work (it stays in the worktree): {exc}",
                                  "warning"))
+    if integrity.needs_decision:
+        return rt.apply(plan.id, DevStalled(reason=f"git: {integrity.reason}"[:1000]), Actor.SYSTEM)
     if not result.ok:
         reason = f"the Developer's turn ended with an error: {result.message.error_message or result.message.status}"
         return rt.apply(plan.id, DevStalled(reason=reason[:500]), Actor.SYSTEM)
@@ -207,7 +220,7 @@ def merge_plan(rt: WorkflowRuntime, plan_id: int) -> gitops.MergeResult:
             f"your project is on {current or 'a detached HEAD'}, not {plan.base_branch}: switch to "
             f"{plan.base_branch} to merge {plan.git_branch} (tunaflow does not switch branches for you)"
         )
-    result = gitops.merge_branch(rt.project_dir, plan.git_branch, plan.base_branch)
+    result = git_guard.merge_plan_branch(rt, plan)
     rt.store.add_plan_event(
         plan.id, "merged" if result.kind != "conflict" else "merge_conflict", "user",
         {"kind": str(result.kind), "sha": result.sha, "conflicted_files": list(result.conflicted_files)},

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tunaflow_tui.core import gitops
+from tunaflow_tui.core.folderguard import FolderSnapshot, FolderTooLargeError, restore_folder, snapshot_folder
 from tunaflow_tui.core.gitops.worktree_include import committed_private_paths
 from tunaflow_tui.core.markers import ReviewVerdict
 from tunaflow_tui.core.plandocs import write_review_doc
@@ -18,7 +19,7 @@ from tunaflow_tui.core.testrunner import TestCommand, TestResult, detect_test_co
 from tunaflow_tui.core.workflow import AggregateVerdict, ReviewFinished, ReviewStarted, SeatResult, aggregate
 from tunaflow_tui.core.workflow.phases import Actor
 from tunaflow_tui.core.workflow.service import plain_json
-from tunaflow_tui.runtime import prompts
+from tunaflow_tui.runtime import git_guard, prompts
 from tunaflow_tui.runtime.development import workdir
 from tunaflow_tui.runtime.events import NoticeRaised
 from tunaflow_tui.runtime.planning import record_rejections
@@ -231,6 +232,11 @@ async def run_review(
             results, tests, modified = [], None, []
     except asyncio.CancelledError:
         raise
+    except FolderTooLargeError as exc:  # refused up front: the reviewers would have run unguarded
+        reason = f"the review did not start: {exc}"
+        rt.emit(NoticeRaised(reason, "error"))
+        results = [SeatResult(seat=s, engine=rt.engine_for(s)[0].name, verdict=None, error=reason) for s in seats]
+        tests, modified = None, []
     except Exception as exc:  # git, disk, test runner: the round becomes a review error the user can retry
         reason = f"the review could not run: {type(exc).__name__}: {exc}"
         rt.emit(NoticeRaised(reason, "error"))
@@ -273,9 +279,21 @@ async def write_review_document(rt: WorkflowRuntime, plan: PlanRecord) -> None:
     try:
         await asyncio.to_thread(write_review_doc, root, plan.slug, round_no, content)
         if plan.worktree_path:
-            await asyncio.to_thread(gitops.commit_all, root, f"Review round {round_no}: {plan.title}")
+            await git_guard.commit(rt, plan, root, f"Review round {round_no}: {plan.title}")
     except Exception as exc:  # the verdict still reaches the user; the document is a record
         rt.emit(NoticeRaised(f"Could not write or commit the review document: {exc}", "warning"))
+
+
+def _put_back(root: Path, snap: gitops.Snapshot | None, folder: FolderSnapshot | None) -> list[str]:
+    """Restore the reviewed worktree (or plain folder) from its snapshot; the paths that had changed."""
+    if snap is not None:
+        after = gitops.fingerprint(root)
+        if after != snap.fingerprint:
+            restored = gitops.restore(root, snap)
+            return restored or gitops.changed_paths(snap.fingerprint, after) or ["(git index or history)"]
+    if folder is not None:
+        return restore_folder(folder)
+    return []
 
 
 async def _review_round(
@@ -292,17 +310,28 @@ async def _review_round(
     if plan.base_branch and plan.worktree_path:
         diff = await asyncio.to_thread(gitops.diff_against_base, root, plan.base_branch, max_bytes=DIFF_MAX_BYTES)
         diff = without_review_documents(diff, plan.slug)
-    rt.progress(f"Review round {round_no}: {', '.join(seats)} reading the work (read-only)…")
-    results = list(await asyncio.gather(*(_seat_and_record(rt, plan, s, round_no, diff, tests) for s in seats)))
+    # without git the files are copied aside instead (after the tests: their by-products are not the
+    # reviewers' doing); a folder too big to copy refuses the review rather than leave it unguarded
+    folder = None if rt.is_git else await asyncio.to_thread(snapshot_folder, root)
     modified: list[str] = []
-    if snap is not None:
-        after_fp = await asyncio.to_thread(gitops.fingerprint, root)
-        if after_fp != snap.fingerprint:
-            restored = await asyncio.to_thread(gitops.restore, root, snap)
-            modified = restored or gitops.changed_paths(snap.fingerprint, after_fp) or ["(git index or history)"]
-            rt.store.add_plan_event(plan.id, "reviewer_modified_code", "system",
-                                    {"paths": modified, "round": round_no, "reverted": True})
-            rt.emit(NoticeRaised(
-                f"A reviewer modified {len(modified)} file(s); the changes were reverted: "
-                + ", ".join(modified[:5]), "warning"))
+    try:
+        refs = await git_guard.before_turn(rt, plan)
+        rt.progress(f"Review round {round_no}: {', '.join(seats)} reading the work (read-only)…")
+        results = list(await asyncio.gather(*(_seat_and_record(rt, plan, s, round_no, diff, tests) for s in seats)))
+        # the shared hooks and config first, then the files, then HEAD and the refs
+        report = await git_guard.after_turn(rt, plan, refs, actor=git_guard.REVIEWER,
+                                            restore_worktree=lambda: modified.extend(_put_back(root, snap, folder)))
+    finally:
+        if folder is not None:
+            folder.discard()
+    modified += [p for p in report.shared_paths if p not in modified]
+    if modified:
+        rt.store.add_plan_event(plan.id, "reviewer_modified_code", "system",
+                                {"paths": modified, "round": round_no, "reverted": True})
+        rt.emit(NoticeRaised(
+            f"A reviewer modified {len(modified)} file(s); the changes were reverted: "
+            + ", ".join(modified[:5]), "warning"))
+    if report.needs_decision:
+        void = f"the review round is void: {report.reason}"
+        results = [replace(r, verdict=None, error=void[:1000]) for r in results]
     return results, tests, modified

@@ -23,7 +23,7 @@ from tunaflow_tui.core.storage import Store
 from tunaflow_tui.core.storage.records import MessageRecord, PlanRecord
 from tunaflow_tui.core.workflow.phases import Actor
 from tunaflow_tui.core.workflow.service import WorkflowService
-from tunaflow_tui.runtime import decisions, development, planning, recovery, review
+from tunaflow_tui.runtime import decisions, development, git_guard, planning, recovery, review
 from tunaflow_tui.runtime.agent_turn import MarkerProgress, TurnResult, TurnRunner
 from tunaflow_tui.runtime.context_builder import ContextBuilder
 from tunaflow_tui.runtime.events import (
@@ -129,6 +129,15 @@ class WorkflowRuntime:
         """Look again whether the project is a git repository (after the user initialised one)."""
         self._is_git = None
 
+    @property
+    def needs_initial_commit(self) -> bool:
+        """True for a git repository without a commit: a plan has nothing to branch from yet."""
+        return self.is_git and git_guard.needs_initial_commit(self.project_dir)
+
+    def create_initial_commit(self) -> str:
+        """Commit the project's current files as its first commit (an empty repository only)."""
+        return git_guard.create_initial_commit(self.project_dir)
+
     # ----------------------------------------------------------------- turns
     async def run_role_turn(
         self,
@@ -217,6 +226,7 @@ class WorkflowRuntime:
             role=role,
             profile=ROLE_PROFILES.get(role, PermissionProfile.CHAT),
             resume_session_id=resume,
+            allow_push=self.settings.workflow.allow_push,
         )
         self.progress(f"{role} ({engine.name}) is working…")
         return await self.runner.run(

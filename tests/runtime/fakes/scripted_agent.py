@@ -5,10 +5,13 @@ It speaks the real stream formats (claude `-p --output-format stream-json --verb
 --include-partial-messages`, codex `exec --json`), chosen by the name it is called as. What it
 answers comes from a JSON script: per role (read from the persona it is given), a list of turns
 used in order (the last one repeats). A turn may write or delete files in its working directory,
-run commands there (``run``: a list of argv lists), stream slowly, pause after a given piece of text, crash, or hang — whatever the test needs.
+run commands (``"run": [[argv...], ...]``, after the writes — git checkout, commit, push, chmod: a
+hostile agent's shell), stream slowly, pause after a given piece of text, crash, or hang — whatever
+the test needs. Like the real claude, a command that matches a ``--disallowedTools "Bash(prefix:*)"``
+rule is refused, not run; other CLIs' mechanisms are not emulated (their commands run).
 
 Environment: TUNAFLOW_FAKE_SCRIPT (script path), TUNAFLOW_FAKE_STATE (turn counters),
-TUNAFLOW_FAKE_LOG (one JSON line per call: argv, role, cwd).
+TUNAFLOW_FAKE_LOG (one JSON line per call: argv, role, cwd; commands go to ``<log>.commands``).
 """
 
 from __future__ import annotations
@@ -68,8 +71,35 @@ def _apply_files(turn: dict, cwd: Path) -> None:
         path.write_text(content)
     for rel in turn.get("delete") or []:
         (cwd / rel).unlink(missing_ok=True)
-    for argv in turn.get("run") or []:  # commands the agent runs in its directory, e.g. `git add -A`
-        subprocess.run(argv, cwd=cwd, capture_output=True, check=False)
+
+
+def _denied_prefixes(argv: list[str], name: str) -> list[str]:
+    """Command prefixes claude's ``--disallowedTools`` rules deny (``Bash(git push:*)`` → ``git push``)."""
+    if name != "claude":
+        return []
+    rules = []
+    for i, arg in enumerate(argv):
+        if arg in ("--disallowedTools", "--disallowed-tools"):
+            for value in argv[i + 1:]:
+                if value.startswith("--"):
+                    break
+                rules += [r for r in re.split(r"[,\s]+(?![^()]*\))", value) if r]
+    return [m.group(1).strip() for r in rules if (m := re.fullmatch(r"Bash\((.+?)(?::\*)?\)", r))]
+
+
+def _run_commands(turn: dict, cwd: Path, denied: list[str]) -> None:
+    """Run the turn's commands in ``cwd``; one denied by a permission rule is refused (and logged)."""
+    log = os.environ.get("TUNAFLOW_FAKE_LOG")
+    for command in turn.get("run") or []:
+        line = " ".join(command)
+        refused = any(line == prefix or line.startswith(prefix + " ") for prefix in denied)
+        result = {"refused": True} if refused else {}
+        if not refused:
+            proc = subprocess.run(command, cwd=cwd, capture_output=True, text=True)
+            result = {"exit": proc.returncode, "stderr": proc.stderr[-2000:]}
+        if log:
+            with open(log + ".commands", "a") as fh:
+                fh.write(json.dumps({"command": command, **result}) + "\n")
 
 
 def _chunks(text: str) -> list[str]:
@@ -196,6 +226,7 @@ def main() -> int:
     if turn.get("started_file"):
         Path(turn["started_file"]).write_text(str(os.getpid()))
     _apply_files(turn, cwd)
+    _run_commands(turn, cwd, _denied_prefixes(argv, name))
     if name == "codex":
         return run_codex(argv, turn, cwd)
     return run_claude(argv, turn, cwd)

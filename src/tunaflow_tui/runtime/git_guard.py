@@ -1,0 +1,190 @@
+"""Git integrity around the plan's agent turns, and tunaflow's own commits (spec §3 "Git integrity").
+
+Before each Developer or review turn the repository is snapshotted (refs, both HEADs, stash,
+remotes on disk, shared hooks and config); afterwards it is checked and repaired, and what was found
+becomes a ``git_integrity`` plan event and notices. tunaflow's own commits go only to the plan's
+branch and run only the hooks the repository had when the plan was approved.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from tunaflow_tui.core import gitops
+from tunaflow_tui.core.gitops import refguard
+from tunaflow_tui.core.gitops.hooks import HookBaseline, hook_fingerprint, hooks_dir, trusted_hooks
+from tunaflow_tui.core.storage.gitexclude import EXCLUDE_PATTERN
+from tunaflow_tui.core.storage.records import PlanRecord
+from tunaflow_tui.runtime.events import NoticeRaised
+
+if TYPE_CHECKING:
+    from tunaflow_tui.runtime.runtime import WorkflowRuntime
+
+BASELINE_EVENT = "git_baseline"
+INTEGRITY_EVENT = "git_integrity"
+HOOKS_SKIPPED_EVENT = "hooks_skipped"
+DEVELOPER = "the Developer"
+REVIEWER = "a reviewer"
+
+EMPTY_REPOSITORY = (
+    "this git repository has no commits yet, so a plan has nothing to branch from. Commit your files "
+    "first (git add -A && git commit -m \"Initial commit\"), or let tunaflow create the initial commit."
+)
+
+
+class EmptyRepositoryError(ValueError):
+    """The project is a git repository without a single commit: no plan branch can start from it."""
+
+
+def needs_initial_commit(project_dir: Path) -> bool:
+    """True for a git repository that has no commit yet (a non-git folder is not one)."""
+    return gitops.is_git_repo(project_dir) and not gitops.has_commits(project_dir)
+
+
+def require_commit(rt: WorkflowRuntime) -> None:
+    """Refuse (``EmptyRepositoryError``) to start a plan in a git repository with no commits."""
+    if rt.is_git and rt.settings.workflow.use_worktree and not gitops.has_commits(rt.project_dir):
+        raise EmptyRepositoryError(f"Cannot start the plan: {EMPTY_REPOSITORY}")
+
+
+def create_initial_commit(project_dir: Path, message: str = "Initial commit") -> str:
+    """Commit the project's current files (tunaflow's own folder excluded) as its first commit."""
+    root = gitops.repo_root(project_dir)
+    gitops.add_local_exclude(root, EXCLUDE_PATTERN)
+    return gitops.initial_commit(root, message)
+
+
+# ----------------------------------------------------------------------------------- hooks
+def record_baseline(rt: WorkflowRuntime, plan: PlanRecord, worktree: Path) -> HookBaseline:
+    """Fingerprint the hooks git runs in ``worktree`` and keep it with the plan (at approval)."""
+    baseline = hook_fingerprint(worktree)
+    rt.store.add_plan_event(plan.id, BASELINE_EVENT, "system", {"hooks": baseline.to_json()})
+    return baseline
+
+
+def hook_baseline(rt: WorkflowRuntime, plan: PlanRecord) -> HookBaseline:
+    """The hooks the plan's repository had at approval (taken now for a plan from before the record)."""
+    for event in reversed(rt.store.list_plan_events(plan.id)):
+        raw = event.detail.get("hooks") if event.type == BASELINE_EVENT else None
+        if isinstance(raw, Mapping):
+            return HookBaseline.from_json(raw)
+    root = Path(plan.worktree_path) if plan.worktree_path else rt.project_dir
+    return record_baseline(rt, plan, root)
+
+
+def commit_on_plan_branch(
+    rt: WorkflowRuntime, plan: PlanRecord, root: Path, message: str
+) -> tuple[str | None, tuple[str, ...]]:
+    """tunaflow's own commit in the plan's worktree: on its branch only, with trusted hooks only.
+
+    Returns the commit (None: nothing to commit) and the hooks that were left out because they
+    appeared or changed since approval. ``GitError`` when the worktree is not on the plan's branch.
+    """
+    if plan.git_branch:
+        on = gitops.current_branch(root)
+        if on != plan.git_branch:
+            raise gitops.GitError(f"tunaflow commits only to {plan.git_branch}, and the worktree is on "
+                                  f"{on or 'a detached HEAD'}")
+    with trusted_hooks(root, hook_baseline(rt, plan)) as hooks:
+        sha = gitops.commit_all(root, message, git_config=hooks.config_args)
+    return sha, hooks.skipped
+
+
+async def commit(rt: WorkflowRuntime, plan: PlanRecord, root: Path, message: str) -> str | None:
+    """:func:`commit_on_plan_branch` off the event loop; skipped hooks are recorded and shown."""
+    sha, skipped = await asyncio.to_thread(commit_on_plan_branch, rt, plan, root, message)
+    if skipped:
+        report_skipped_hooks(rt, plan, skipped, message)
+    return sha
+
+
+def report_skipped_hooks(rt: WorkflowRuntime, plan: PlanRecord, skipped: tuple[str, ...], what: str) -> None:
+    """Record and show hooks tunaflow did not run because they are not the ones it was approved with."""
+    rt.store.add_plan_event(plan.id, HOOKS_SKIPPED_EVENT, "system", {"hooks": list(skipped), "for": what[:200]})
+    rt.emit(NoticeRaised(
+        f"tunaflow did not run the hook(s) {', '.join(skipped)}: they appeared or changed after the plan was "
+        "approved.", "warning"))
+
+
+def merge_plan_branch(rt: WorkflowRuntime, plan: PlanRecord) -> gitops.MergeResult:
+    """Merge the plan's branch into its base in the user's tree, running only trusted hooks.
+
+    The hooks run from a private copy when they live inside the working tree: the merge itself
+    rewrites that tree, and must not then run hooks it just brought in.
+    """
+    assert plan.git_branch and plan.base_branch
+    project = rt.project_dir
+    in_tree = project in hooks_dir(project).resolve().parents
+    with trusted_hooks(project, hook_baseline(rt, plan), copy=in_tree) as hooks:
+        result = gitops.merge_branch(project, plan.git_branch, plan.base_branch, git_config=hooks.config_args)
+    if hooks.skipped:
+        report_skipped_hooks(rt, plan, hooks.skipped, f"merge {plan.git_branch}")
+    return result
+
+
+# ----------------------------------------------------------------------------------- agent turns
+def plan_ref(plan: PlanRecord) -> str | None:
+    """The plan's branch as a full ref, when it has a worktree of its own."""
+    return f"refs/heads/{plan.git_branch}" if plan.git_branch and plan.worktree_path else None
+
+
+def other_plans_refs(rt: WorkflowRuntime, plan: PlanRecord) -> frozenset[str]:
+    """Branches of the project's other plans: tunaflow moves them itself, possibly meanwhile."""
+    refs: set[str] = set()
+    for other in rt.store.list_plans():
+        if other.id == plan.id:
+            continue
+        refs.add(f"refs/heads/tunaflow/{other.slug}")
+        if other.git_branch:
+            refs.add(f"refs/heads/{other.git_branch}")
+    return frozenset(refs)
+
+
+async def before_turn(rt: WorkflowRuntime, plan: PlanRecord) -> refguard.RefSnapshot | None:
+    """Snapshot the repository before an agent turn of ``plan`` (None when it is not a git repository)."""
+    if not rt.is_git or not gitops.has_commits(rt.project_dir):
+        return None
+    worktree = Path(plan.worktree_path) if plan.worktree_path else None
+    return await asyncio.to_thread(refguard.take_snapshot, rt.project_dir, worktree)
+
+
+def _level(finding: refguard.Finding) -> str:
+    if finding.needs_decision:
+        return "error"
+    if finding.repaired or finding.kind in ("push", "shared_git"):
+        return "warning"
+    return "info"
+
+
+async def after_turn(
+    rt: WorkflowRuntime,
+    plan: PlanRecord,
+    snap: refguard.RefSnapshot | None,
+    *,
+    actor: str,
+    restore_worktree: Callable[[], object] | None = None,
+) -> refguard.TurnReport:
+    """Check and repair the repository after ``actor``'s turn; record and show what was found.
+
+    ``restore_worktree`` (reviewers) puts the worktree's files back once the hooks are safe again.
+    """
+    if snap is None:
+        if restore_worktree is not None:
+            await asyncio.to_thread(restore_worktree)
+        return refguard.TurnReport()
+    report = await asyncio.to_thread(
+        refguard.check_turn, snap, plan_ref=plan_ref(plan), actor=actor,
+        allow_push=rt.settings.workflow.allow_push, repair_refs=plan.worktree_path is not None,
+        ignore_refs=other_plans_refs(rt, plan), rescue_label=plan.slug, restore_worktree=restore_worktree,
+    )
+    if report.changed:
+        rt.store.add_plan_event(plan.id, INTEGRITY_EVENT, "system", {
+            "actor": actor, "decision": report.needs_decision,
+            "findings": [f.to_json() for f in report.findings],
+        })
+        for finding in report.findings:
+            rt.emit(NoticeRaised(finding.text, _level(finding)))
+    return report
