@@ -41,14 +41,13 @@ def initialise_repository(project_dir: Path, *, branch: str = "main") -> str:
     """
     # imported here: the command line reads NOT_GIT_NOTE before the first frame
     from tunaflow_tui.core import gitops
-    from tunaflow_tui.core.gitops.runner import identity_args, run_git
-    from tunaflow_tui.core.storage.gitexclude import EXCLUDE_PATTERN
+    from tunaflow_tui.runtime.git_guard import create_initial_commit
 
     (project_dir / DECLINED_MARKER).unlink(missing_ok=True)
     root = gitops.init_repo(project_dir, initial_branch=branch)
-    gitops.add_local_exclude(root, EXCLUDE_PATTERN)
-    sha = gitops.commit_all(root, INITIAL_MESSAGE)
-    if sha is None:
-        run_git([*identity_args(root), "commit", "-q", "--allow-empty", "-m", INITIAL_MESSAGE], root)
-        sha = gitops.head_sha(root)
-    return sha
+    return create_initial_commit(root, INITIAL_MESSAGE)
+
+
+NO_COMMIT_NOTE = ("This git repository has no commits yet: a plan cannot start until it has one "
+                  "(commit your files, or reopen the project and let tunaflow create the initial commit).")
+"""What the app says when the user did not want the initial commit made now."""

@@ -1,7 +1,7 @@
 """ProjectController: the project as a whole — git set-up, interrupted steps, cancelling agents.
 
 On open it says what was left waiting (a step a crash interrupted, a decision) and, for a folder
-without git, offers to set git up once.
+without git, offers to set git up once; a git repository without a commit is offered its first one.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from tunaflow_tui.controllers.git_offer import (
     INIT_GIT_COMMAND,
+    NO_COMMIT_NOTE,
     NOT_GIT_NOTE,
     git_declined,
     initialise_repository,
@@ -18,7 +19,7 @@ from tunaflow_tui.controllers.git_offer import (
 )
 from tunaflow_tui.core.terminal_text import neutralize
 from tunaflow_tui.keyhints import app_key
-from tunaflow_tui.screens.git_init import git_init_screen
+from tunaflow_tui.screens.git_init import git_init_screen, initial_commit_screen
 
 if TYPE_CHECKING:
     from tunaflow_tui.app import TunaflowApp
@@ -62,6 +63,25 @@ class ProjectController:
             app.notify(f"A decision is waiting for you ({jump} jumps to it).", timeout=8)
         if self._offer_git_init and not self._runtime.is_git and not git_declined(self._runtime.project_dir):
             app.push_screen(git_init_screen(neutralize(self._runtime.project_dir.name)), self._git_answered)
+        elif self._offer_git_init and self._runtime.needs_initial_commit:
+            app.push_screen(initial_commit_screen(neutralize(self._runtime.project_dir.name)),
+                            self._initial_commit_answered)
+
+    # ------------------------------------------------------------------ a repository without a commit
+    def _initial_commit_answered(self, choice: str | None) -> None:
+        if choice != "commit":
+            self._app.notify(NO_COMMIT_NOTE, severity="warning", timeout=12)
+            return
+        self._workers.run_ui(self._create_initial_commit(), "create the initial commit")
+
+    async def _create_initial_commit(self) -> None:
+        try:
+            sha = await asyncio.to_thread(self._runtime.create_initial_commit)
+        except Exception as exc:  # shown; the repository stays as it was
+            self._app.notify(f"Could not create the initial commit: {neutralize(str(exc)) or type(exc).__name__}",
+                             severity="error", timeout=12)
+            return
+        self._app.notify(f"Created the initial commit {sha[:10]}: plans can now branch from it.", timeout=10)
 
     # ------------------------------------------------------------------ a project without git
     def _git_answered(self, choice: str | None) -> None:

@@ -1,21 +1,25 @@
 """Snapshots, at 80×24 and 120×40, of the card and question states the other card tests leave out.
 
 A held and a sent-back proposal; a finished plan ready to merge, merged, and done in place; a review
-with no verdict because its seats errored; a verdict sent back for rework; the git-init question.
+with no verdict because its seats errored; a verdict sent back for rework; the git-init question and
+the question about an empty repository's initial commit.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
 import pytest
 from card_views import RATE_LIMITING
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
+from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Label
 
-from tunaflow_tui.screens.git_init import git_init_screen
+from tunaflow_tui.screens.git_init import git_init_screen, initial_commit_screen
 from tunaflow_tui.views.plans import ProposalView, SeatView, VerdictView
 from tunaflow_tui.widgets.done_card import DoneCard, DoneView
 from tunaflow_tui.widgets.plan_card import PlanProposalCard
@@ -61,13 +65,17 @@ class CardApp(App[None]):
 
 
 class QuestionApp(App[None]):
-    """The git-init question over a plain screen, as the app asks it when a project opens."""
+    """A git question over a plain screen, as the app asks it when a project opens."""
+
+    def __init__(self, question: Callable[[str], Screen[Any]] = git_init_screen) -> None:
+        super().__init__()
+        self.question = question
 
     def compose(self) -> ComposeResult:
         yield Label("main screen")
 
     def on_mount(self) -> None:
-        self.push_screen(git_init_screen("textstats"))
+        self.push_screen(self.question("textstats"))
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -95,3 +103,8 @@ def test_verdict_card(snap_compare, view: VerdictView, size: tuple[int, int]) ->
 @pytest.mark.parametrize("size", SIZES)
 def test_git_init_question(snap_compare, size: tuple[int, int]) -> None:
     assert snap_compare(QuestionApp(), terminal_size=size)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_initial_commit_question(snap_compare, size: tuple[int, int]) -> None:
+    assert snap_compare(QuestionApp(initial_commit_screen), terminal_size=size)
