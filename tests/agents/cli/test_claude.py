@@ -172,3 +172,11 @@ async def test_crash_keeps_the_stderr_tail(fake_cli, collect) -> None:
     err = events[-1]
     assert isinstance(err, EngineError) and err.kind is ErrorKind.CRASHED
     assert err.exit_code == 3 and "something went badly wrong" in err.stderr_tail
+
+
+async def test_the_developer_may_not_push_unless_allowed(fake_cli, collect) -> None:
+    await collect(engine(fake_cli).start(request(fake_cli, profile=PermissionProfile.EDIT)))
+    argv = fake_cli.last_argv()
+    assert argv[argv.index("--disallowedTools") + 1] == "Bash(git push:*)", "a deny rule beats --allowedTools Bash"
+    await collect(engine(fake_cli).start(request(fake_cli, profile=PermissionProfile.EDIT, allow_push=True)))
+    assert "--disallowedTools" not in fake_cli.last_argv()

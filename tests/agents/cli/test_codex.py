@@ -149,3 +149,13 @@ async def test_persona_with_quotes_and_newlines_stays_one_argument(fake_cli, col
     argv = exec_calls(fake_cli)[-1]["argv"]
     [setting] = [a for a in argv if a.startswith("developer_instructions=")]
     assert tomllib.loads(setting)["developer_instructions"] == persona
+
+
+async def test_the_developer_sandbox_has_no_network_to_push_unless_allowed(fake_cli, collect) -> None:
+    eng = engine(fake_cli)
+    await collect(eng.start(request(fake_cli, profile=PermissionProfile.EDIT)))
+    assert "sandbox_workspace_write.network_access=false" in exec_calls(fake_cli)[-1]["argv"]
+    await collect(eng.start(request(fake_cli, profile=PermissionProfile.EDIT, allow_push=True)))
+    assert "sandbox_workspace_write.network_access=true" in exec_calls(fake_cli)[-1]["argv"]
+    await collect(eng.start(request(fake_cli, profile=PermissionProfile.READ_ONLY)))
+    assert not any("network_access" in a for a in exec_calls(fake_cli)[-1]["argv"])

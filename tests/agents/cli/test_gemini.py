@@ -101,3 +101,19 @@ def test_http_status_from_exit_code() -> None:
     assert http_status_from_exit(173) == 429
     assert http_status_from_exit(130) is None
     assert http_status_from_exit(1) is None
+
+
+async def test_the_developer_gets_a_policy_that_denies_git_push(fake_cli, collect) -> None:
+    import tomllib
+    from pathlib import Path
+
+    await collect(engine(fake_cli).start(request(fake_cli, profile=PermissionProfile.EDIT)))
+    argv = fake_cli.last_argv()
+    policy = Path(argv[argv.index("--policy") + 1])
+    [rule] = tomllib.loads(policy.read_text(encoding="utf-8"))["rule"]
+    assert rule == {"toolName": "run_shell_command", "commandPrefix": "git push", "decision": "deny",
+                    "priority": rule["priority"]}
+    await collect(engine(fake_cli).start(request(fake_cli, profile=PermissionProfile.EDIT, allow_push=True)))
+    assert "--policy" not in fake_cli.last_argv()
+    await collect(engine(fake_cli).start(request(fake_cli, profile=PermissionProfile.READ_ONLY)))
+    assert "--policy" not in fake_cli.last_argv()
