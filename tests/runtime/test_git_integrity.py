@@ -271,3 +271,21 @@ async def test_a_hook_planted_by_the_developer_is_removed_before_tunaflow_commit
     finally:
         rt.close()
     assert not marker.exists(), "the planted hook ran"
+
+
+async def test_a_reviewer_that_pushes_voids_the_round_instead_of_passing_it(harness: Harness) -> None:
+    bare = _remote(harness)
+    push = ["git", "push", "-q", "origin", "HEAD:refs/heads/reviewed"]
+    harness.set_script(architect=[{"text": PROPOSAL}], developer=[dev_turn()],
+                       reviewer=[{"text": verdict("pass"), "run": [push]}], verifier=PASS["verifier"])
+    events: list[RuntimeEvent] = []
+    rt = _runtime(harness, events)
+    try:
+        plan = await _approved(rt)
+        assert plan.pending_decision == "review_error", "a passing verdict from a round that pushed is no pass"
+        errors = [seat["error"] for seat in plan.pending_detail["aggregate"]["seats"]]
+        assert errors and all("void" in e and "pushed to origin" in e for e in errors)
+        assert any("a reviewer pushed" in n.lower() for n in _notices(events))
+    finally:
+        rt.close()
+    assert "refs/heads/reviewed" in _remote_refs(bare)

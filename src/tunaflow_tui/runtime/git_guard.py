@@ -61,7 +61,9 @@ def create_initial_commit(project_dir: Path, message: str = "Initial commit") ->
 def record_baseline(rt: WorkflowRuntime, plan: PlanRecord, worktree: Path) -> HookBaseline:
     """Fingerprint the hooks git runs in ``worktree`` and keep it with the plan (at approval)."""
     baseline = hook_fingerprint(worktree)
-    rt.store.add_plan_event(plan.id, BASELINE_EVENT, "system", {"hooks": baseline.to_json()})
+    names = ", ".join(sorted(baseline.files)) or "none"
+    rt.store.add_plan_event(plan.id, BASELINE_EVENT, "system",
+                            {"hooks": baseline.to_json(), "summary": f"hooks trusted for tunaflow's commits: {names}"})
     return baseline
 
 
@@ -103,7 +105,8 @@ async def commit(rt: WorkflowRuntime, plan: PlanRecord, root: Path, message: str
 
 def report_skipped_hooks(rt: WorkflowRuntime, plan: PlanRecord, skipped: tuple[str, ...], what: str) -> None:
     """Record and show hooks tunaflow did not run because they are not the ones it was approved with."""
-    rt.store.add_plan_event(plan.id, HOOKS_SKIPPED_EVENT, "system", {"hooks": list(skipped), "for": what[:200]})
+    rt.store.add_plan_event(plan.id, HOOKS_SKIPPED_EVENT, "system",
+                            {"hooks": list(skipped), "for": what[:200], "summary": f"not run: {', '.join(skipped)}"})
     rt.emit(NoticeRaised(
         f"tunaflow did not run the hook(s) {', '.join(skipped)}: they appeared or changed after the plan was "
         "approved.", "warning"))
@@ -117,11 +120,12 @@ def merge_plan_branch(rt: WorkflowRuntime, plan: PlanRecord) -> gitops.MergeResu
     """
     assert plan.git_branch and plan.base_branch
     project = rt.project_dir
-    in_tree = project in hooks_dir(project).resolve().parents
-    with trusted_hooks(project, hook_baseline(rt, plan), copy=in_tree) as hooks:
-        result = gitops.merge_branch(project, plan.git_branch, plan.base_branch, git_config=hooks.config_args)
-    if hooks.skipped:
-        report_skipped_hooks(rt, plan, hooks.skipped, f"merge {plan.git_branch}")
+    hooks = hooks_dir(project).resolve()
+    in_tree = project in hooks.parents and hooks.relative_to(project).parts[0] != ".git"
+    with trusted_hooks(project, hook_baseline(rt, plan), copy=in_tree) as trusted:
+        result = gitops.merge_branch(project, plan.git_branch, plan.base_branch, git_config=trusted.config_args)
+    if trusted.skipped:
+        report_skipped_hooks(rt, plan, trusted.skipped, f"merge {plan.git_branch}")
     return result
 
 
@@ -183,6 +187,7 @@ async def after_turn(
     if report.changed:
         rt.store.add_plan_event(plan.id, INTEGRITY_EVENT, "system", {
             "actor": actor, "decision": report.needs_decision,
+            "summary": " ".join(f.text for f in report.findings)[:500],
             "findings": [f.to_json() for f in report.findings],
         })
         for finding in report.findings:

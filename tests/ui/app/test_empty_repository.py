@@ -49,6 +49,7 @@ async def test_not_now_leaves_the_repository_alone_and_says_what_a_plan_needs(op
         await pilot.pause()
         assert isinstance(app.screen, DecisionScreen)
         await pilot.press("n")
+        assert runtime.needs_initial_commit
         await pilot.pause()
         assert not isinstance(app.screen, DecisionScreen)
         assert any("no commits yet" in n for n in _notes(app))
