@@ -10,8 +10,8 @@ turn first checks that ``CODEX_API_KEY`` is set or ``codex login status`` succee
 
 Permission profiles: READ_ONLY → ``--sandbox read-only -c approval_policy="never"``;
 EDIT → ``--sandbox workspace-write`` with ``-c sandbox_workspace_write.network_access=false`` unless
-pushing is allowed (the sandbox also keeps writes inside the worktree, so a remote on disk is out of
-reach too); CHAT → codex exec's defaults (read-only sandbox, no approvals).
+pushing is allowed (the sandbox also limits writes to the worktree and temporary folders, which keeps
+most remotes on disk out of reach); CHAT → codex exec's defaults (read-only sandbox, no approvals).
 """
 
 from __future__ import annotations
