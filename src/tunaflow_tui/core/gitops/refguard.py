@@ -404,7 +404,7 @@ class _Check:
                 done = f"{self.who} created {name}; tunaflow removed it"
             else:
                 run_git(["update-ref", "-m", "tunaflow: restored after an agent turn", ref, before,
-                         *( [after] if after else [])], self.repo)
+                         *([after] if after else [])], self.repo)
                 verb = "deleted" if after is None else "moved"
                 done = f"{self.who} {verb} {name}; tunaflow put it back at {before[:10]}"
             kept = f" (its commits are kept at {rescue})" if rescue else ""
@@ -445,7 +445,9 @@ class _Check:
             url = urls.get(name)
             if refs_before is None or url is None:
                 continue
-            refs_after = _remote_refs(self.repo, url) or {}
+            refs_after = _remote_refs(self.repo, url)
+            if refs_after is None:  # unreadable now: nothing to compare (a push does not delete a remote)
+                continue
             for ref in sorted(set(refs_before) | set(refs_after)):
                 if ref != "HEAD" and refs_before.get(ref) != refs_after.get(ref):
                     self.push(name, short_ref(ref), refs_before.get(ref), refs_after.get(ref), ref=ref)

@@ -116,9 +116,7 @@ def _walk(directory: Path) -> Iterable[Path]:
             yield here / name
 
 
-def read_shared(repo: Path, worktree: Path | None = None) -> SharedState:
-    """Record the shared hooks and configuration of the repository (see :func:`watched_paths`)."""
-    directories, files = watched_paths(repo, worktree)
+def _collect(directories: tuple[Path, ...], files: tuple[Path, ...]) -> SharedState:
     budget = [MAX_KEPT_BYTES]
     entries: dict[str, SharedEntry] = {}
     for path in [p for d in directories for p in _walk(d)] + list(files):
@@ -128,19 +126,14 @@ def read_shared(repo: Path, worktree: Path | None = None) -> SharedState:
     return SharedState(directories, files, entries)
 
 
-def _current(state: SharedState) -> SharedState:
-    budget = [MAX_KEPT_BYTES]
-    entries: dict[str, SharedEntry] = {}
-    for path in [p for d in state.directories for p in _walk(d)] + list(state.files):
-        entry = _entry(path, budget)
-        if entry is not None:
-            entries[str(path)] = entry
-    return SharedState(state.directories, state.files, entries)
+def read_shared(repo: Path, worktree: Path | None = None) -> SharedState:
+    """Record the shared hooks and configuration of the repository (see :func:`watched_paths`)."""
+    return _collect(*watched_paths(repo, worktree))
 
 
 def changed_shared(before: SharedState) -> list[str]:
     """Paths (absolute) under ``before``'s watch that were created, deleted or changed since."""
-    now = _current(before)
+    now = _collect(before.directories, before.files)
     keys = set(before.entries) | set(now.entries)
     return sorted(
         k for k in keys
