@@ -63,7 +63,7 @@ def record_baseline(rt: WorkflowRuntime, plan: PlanRecord, worktree: Path) -> Ho
     baseline = hook_fingerprint(worktree)
     names = ", ".join(sorted(baseline.files)) or "none"
     rt.store.add_plan_event(plan.id, BASELINE_EVENT, "system",
-                            {"hooks": baseline.to_json(), "summary": f"hooks trusted for tunaflow's commits: {names}"})
+                            {"hooks": baseline.to_json(), "summary": f"trusted hooks: {names}"})
     return baseline
 
 

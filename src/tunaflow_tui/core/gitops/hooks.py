@@ -80,6 +80,8 @@ def hook_fingerprint(worktree: Path) -> HookBaseline:
     except OSError:
         return HookBaseline({})
     for entry in entries:
+        if entry.name.endswith(".sample"):  # git's templates: never run under that name
+            continue
         data = _hook_bytes(entry)
         if data is not None:
             files[entry.name] = _digest(entry, data)
