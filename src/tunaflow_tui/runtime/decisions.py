@@ -150,7 +150,7 @@ async def apply_decision(
         # the round is settled: its document (held back while a seat could be retried) is written now
         await review.write_review_document(rt, plan)
     if decision == "approve":
-        git_guard.require_commit(rt)  # an empty repository: said up front, the plan stays at approval
+        await git_guard.require_commit(rt)  # an empty repository: said up front, the plan stays at approval
         plan = rt.apply(plan_id, Approve(), Actor.USER)
         plan = await development.start_dev(rt, plan)
         return await after_development(rt, plan)

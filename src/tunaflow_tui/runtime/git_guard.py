@@ -44,9 +44,11 @@ def needs_initial_commit(project_dir: Path) -> bool:
     return gitops.is_git_repo(project_dir) and not gitops.has_commits(project_dir)
 
 
-def require_commit(rt: WorkflowRuntime) -> None:
+async def require_commit(rt: WorkflowRuntime) -> None:
     """Refuse (``EmptyRepositoryError``) to start a plan in a git repository with no commits."""
-    if rt.is_git and rt.settings.workflow.use_worktree and not gitops.has_commits(rt.project_dir):
+    if not rt.settings.workflow.use_worktree:
+        return
+    if await asyncio.to_thread(needs_initial_commit, rt.project_dir):
         raise EmptyRepositoryError(f"Cannot start the plan: {EMPTY_REPOSITORY}")
 
 
@@ -149,10 +151,14 @@ def other_plans_refs(rt: WorkflowRuntime, plan: PlanRecord) -> frozenset[str]:
 
 async def before_turn(rt: WorkflowRuntime, plan: PlanRecord) -> refguard.RefSnapshot | None:
     """Snapshot the repository before an agent turn of ``plan`` (None when it is not a git repository)."""
-    if not rt.is_git or not gitops.has_commits(rt.project_dir):
-        return None
     worktree = Path(plan.worktree_path) if plan.worktree_path else None
-    return await asyncio.to_thread(refguard.take_snapshot, rt.project_dir, worktree)
+
+    def snapshot() -> refguard.RefSnapshot | None:
+        if not rt.is_git or not gitops.has_commits(rt.project_dir):
+            return None
+        return refguard.take_snapshot(rt.project_dir, worktree)
+
+    return await asyncio.to_thread(snapshot)
 
 
 def _level(finding: refguard.Finding) -> str:

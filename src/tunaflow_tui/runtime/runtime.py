@@ -132,7 +132,7 @@ class WorkflowRuntime:
     @property
     def needs_initial_commit(self) -> bool:
         """True for a git repository without a commit: a plan has nothing to branch from yet."""
-        return self.is_git and git_guard.needs_initial_commit(self.project_dir)
+        return self.is_git and not gitops.has_commits(self.project_dir)
 
     def create_initial_commit(self) -> str:
         """Commit the project's current files as its first commit (an empty repository only)."""

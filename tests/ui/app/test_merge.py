@@ -31,8 +31,8 @@ async def test_m_merges_the_plan_into_its_base(open_app, demo_project) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         card = await _to_done(pilot, app)
         await pilot.press("m")
-        for _ in range(100):
-            if card.view.merged:
+        for _ in range(100):  # until the user can see it: the card's view changes before the screen does
+            if card.view.merged and "Merged into main" in screen_text(app):
                 break
             await pilot.pause(0.05)
         assert card.view.merged == "fast-forward"
