@@ -153,7 +153,7 @@ async def run_developer(
             rt.store.add_plan_event(plan.id, "agent_finished", "system", {**step, "status": "setup_failed"})
             return waiting
         if preparing and plan.worktree_path:  # the user's own setup may install hooks (pre-commit install)
-            await asyncio.to_thread(git_guard.record_baseline, rt, plan, Path(plan.worktree_path))
+            await asyncio.to_thread(git_guard.refresh_baseline, rt, plan, Path(plan.worktree_path))
         root = workdir(rt, plan)
         conversation = f"branch:{plan.impl_branch_id}"
         guard = await git_guard.before_turn(rt, plan)

@@ -69,6 +69,12 @@ def record_baseline(rt: WorkflowRuntime, plan: PlanRecord, worktree: Path) -> Ho
     return baseline
 
 
+def refresh_baseline(rt: WorkflowRuntime, plan: PlanRecord, worktree: Path) -> None:
+    """Take the baseline again after the user's own ``worktree_setup`` (it may install hooks), if they changed."""
+    if hook_fingerprint(worktree) != hook_baseline(rt, plan):
+        record_baseline(rt, plan, worktree)
+
+
 def hook_baseline(rt: WorkflowRuntime, plan: PlanRecord) -> HookBaseline:
     """The hooks the plan's repository had at approval (taken now for a plan from before the record)."""
     for event in reversed(rt.store.list_plan_events(plan.id)):
