@@ -10,7 +10,6 @@ from __future__ import annotations
 import abc
 import asyncio
 import contextlib
-import json
 import os
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -27,6 +26,7 @@ from tunaflow_tui.agents.events import (
     TextDelta,
     Usage,
 )
+from tunaflow_tui.agents.jsonlines import decode_json_line
 from tunaflow_tui.core.settings.engines import EngineConfig
 
 if TYPE_CHECKING:
@@ -68,7 +68,7 @@ def server_message(raw: bytes) -> str:
     """The human message in an error body: ``{"error": {"message": …}}``, ``{"error": "…"}`` or text."""
     text = raw.decode("utf-8", errors="replace").strip()
     try:
-        data = json.loads(text)
+        data = decode_json_line(text)
     except ValueError:
         return text[:500]
     if isinstance(data, dict):

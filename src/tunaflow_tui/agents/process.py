@@ -11,7 +11,6 @@ from __future__ import annotations
 import abc
 import asyncio
 import contextlib
-import json
 import os
 import re
 import signal
@@ -24,6 +23,7 @@ from typing import Any
 
 from tunaflow_tui.agents.base import Turn
 from tunaflow_tui.agents.events import EngineError, EngineEvent, ErrorKind, FinalMessage, Notice
+from tunaflow_tui.agents.jsonlines import decode_json_line
 
 #: how much of stderr is kept for error cards
 STDERR_TAIL_BYTES = 8192
@@ -214,8 +214,8 @@ class SubprocessTurn(Turn):
 
         async def drain_stderr() -> None:
             assert proc.stderr is not None
+            # stderr is logs and retry chatter, not progress: only stdout resets the idle watchdog
             while chunk := await proc.stderr.read(READ_CHUNK):
-                last_activity[0] = time.monotonic()
                 stderr_buf.append(chunk)
                 stderr_size[0] += len(chunk)
                 while stderr_size[0] - len(stderr_buf[0]) >= STDERR_TAIL_BYTES:
@@ -312,7 +312,7 @@ class SubprocessTurn(Turn):
         if not line:
             return []
         try:
-            obj = json.loads(line)
+            obj = decode_json_line(line)
         except ValueError:
             return None
         if not isinstance(obj, dict):
