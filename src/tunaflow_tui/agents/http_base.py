@@ -28,6 +28,7 @@ from tunaflow_tui.agents.events import (
     Usage,
 )
 from tunaflow_tui.agents.jsonlines import decode_json_line
+from tunaflow_tui.agents.limits import line_limit, wire_limit
 from tunaflow_tui.core.settings.engines import EngineConfig
 
 if TYPE_CHECKING:
@@ -38,11 +39,6 @@ _T = TypeVar("_T")
 
 #: how much of an error response is read for its message
 ERROR_BODY_MAX_BYTES = 64 * 1024
-#: a line may be as long as the reply may be (but never capped below this)
-MIN_LINE_BYTES = 1024 * 1024
-#: the whole stream, framing included, may be this many times the reply cap (but at least MIN_WIRE_BYTES)
-WIRE_OVERHEAD = 16
-MIN_WIRE_BYTES = 16 * 1024 * 1024
 
 
 class _IdleTimeout(Exception):
@@ -288,8 +284,8 @@ class HttpStreamTurn(Turn, abc.ABC):
     async def _read_lines(self, response: httpx.Response) -> EngineEvent:
         """Split the body into lines, each chunk within the idle window, the line and the wire bounded."""
         chunks = response.aiter_raw()
-        max_line = max(self.config.max_output_bytes, MIN_LINE_BYTES)
-        max_wire = max(self.config.max_output_bytes * WIRE_OVERHEAD, MIN_WIRE_BYTES)
+        max_line = line_limit(self.config.max_output_bytes)
+        max_wire = wire_limit(self.config.max_output_bytes)
         pending = bytearray()
         received = 0
         while not self.state.finished:
