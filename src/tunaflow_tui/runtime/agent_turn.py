@@ -1,15 +1,14 @@
 """Run one agent turn into a conversation: stream it into the database and report it live.
 
 The reply is stored as a ``streaming`` message the moment the turn starts, its text is persisted
-on every finished block (throttled), and its final status is written when the engine ends the
-turn. A process killed mid-turn therefore leaves a message the next start marks ``interrupted``
+on a timer while it streams — a finished block within half a second, whatever comes next (see
+:mod:`.reply_persistence`) — and its final status is written when the engine ends the turn. A process killed mid-turn therefore leaves a message the next start marks ``interrupted``
 with its partial text.
 """
 
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -36,12 +35,11 @@ from tunaflow_tui.runtime.events import (
     Observer,
     ToolActivity,
 )
+from tunaflow_tui.runtime.reply_persistence import ReplyPersister
 
 MarkerProgress = Callable[[ParseResult], None]
 """Told the reply so far, parsed, whenever a marker arrives while it streams."""
 
-FLUSH_INTERVAL_S = 0.5  # a finished block is stored at most this often
-STALE_FLUSH_S = 3.0  # a long block without a paragraph break is stored at least this often
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,8 +107,16 @@ class TurnRunner:
         session_id: str | None = None
         final_text: str | None = None
         error: EngineError | None = None
-        last_flush = time.monotonic()
-        flushed_len = 0
+        saved = [0, 0]  # characters of text and tool lines stored so far
+
+        def save() -> None:
+            content = "".join(text_parts)
+            if (len(content), len(tools)) != (saved[0], saved[1]):
+                store.update_message(message.id, content=content, tools=tools)
+                saved[0], saved[1] = len(content), len(tools)
+
+        persister = ReplyPersister(save)
+        last_char = ""
         turn: Turn | None = None
         try:
             turn = engine.start(request)
@@ -124,18 +130,14 @@ class TurnRunner:
                         self._emit(MessageDelta(conversation_id, message.id, visible))
                     if on_markers is not None and display.markers_seen > seen:
                         self._report_markers(on_markers, "".join(text_parts), role, conversation_id, message.id)
-                    now = time.monotonic()
-                    block_done = "\n\n" in event.text and now - last_flush >= FLUSH_INTERVAL_S
-                    if block_done or now - last_flush >= STALE_FLUSH_S:
-                        content = "".join(text_parts)
-                        if len(content) != flushed_len:
-                            store.update_message(message.id, content=content, tools=tools)
-                            flushed_len = len(content)
-                        last_flush = now
+                    if event.text:
+                        persister.changed(block_done="\n\n" in last_char + event.text)
+                        last_char = event.text[-1]
                 elif isinstance(event, ToolUse):
                     line = ToolLine(event.name, event.summary)
                     if not tools or tools[-1] != line:
                         tools.append(line)
+                    persister.changed(block_done=True)  # the text before a tool call is a finished block
                     self._emit(ToolActivity(conversation_id, message.id, event.name, event.summary, event.status))
                 elif isinstance(event, Usage):
                     usage = StoredUsage(event.input_tokens, event.output_tokens, event.cached_tokens, event.cost_usd)
@@ -156,6 +158,7 @@ class TurnRunner:
         except Exception as exc:  # an engine bug must not lose the message or hang the cycle
             error = EngineError(ErrorKind.CRASHED, f"engine failed: {exc}", partial_text="".join(text_parts))
         finally:
+            persister.close()
             self._running.pop(message.id, None)
             message = self._finish(message, text_parts, final_text, error, usage, session_id, tools)
             if session_id is not None and message.status == "error" and not message.content.strip():
