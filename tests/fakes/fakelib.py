@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -84,6 +85,12 @@ def run_common(first_line: str) -> bool:
         while True:
             emit('{"type":"some_future_event","n":1}')
             time.sleep(0.05)
+    elif name == "flood":  # valid lines as fast as the pipe takes them, for a minute; deaf to SIGTERM
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        emit(first_line)
+        until = time.monotonic() + 60
+        while time.monotonic() < until:
+            emit('{"type":"some_future_event","pad":"' + "." * 500 + '"}')
     elif name == "stderr-hang":  # stuck, but chatty on stderr (retry logs): still idle
         emit(first_line)
         for _ in range(1200):

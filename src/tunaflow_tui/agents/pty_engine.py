@@ -29,11 +29,13 @@ from tunaflow_tui.agents.events import (
     EngineEvent,
     ErrorKind,
     FinalMessage,
+    ProcessStarted,
     TextDelta,
     Usage,
 )
 from tunaflow_tui.agents.limits import line_limit, wire_limit
 from tunaflow_tui.agents.pty_input import as_one_line, type_line
+from tunaflow_tui.core.processes import LIVE_GROUPS, identify
 from tunaflow_tui.core.settings.engines import EngineConfig
 
 _ANSI_RE = re.compile(
@@ -124,10 +126,14 @@ class PtyTurn(Turn):
         if isinstance(spawned, EngineError):
             return spawned
         child = spawned
+        identity = identify(child.pid)  # the child leads its own session (pty.fork calls setsid)
+        LIVE_GROUPS.add(identity)
         try:
+            emit(ProcessStarted(identity.pid, identity.pgid, identity.start_ticks))
             return self._dialogue(child, emit)
         finally:
             _kill_group(child)
+            LIVE_GROUPS.discard(identity.pgid)
 
     def _dialogue(self, child: pexpect.spawn, emit: Emit) -> EngineEvent:
         pattern = re.compile(self.config.prompt_pattern) if self.config.prompt_pattern else None
@@ -246,9 +252,9 @@ def _kill_group(child: pexpect.spawn) -> None:
             if not child.isalive():
                 break
             time.sleep(0.02)
-        else:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(child.pid, signal.SIGKILL)
+    # whatever the program started and left behind in its group (and the program, if it ignored SIGTERM)
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(child.pid, signal.SIGKILL)
     with contextlib.suppress(Exception):
         child.close(force=True)
 

@@ -18,12 +18,14 @@ from tunaflow_tui.agents.events import (
     ErrorKind,
     FinalMessage,
     Notice,
+    ProcessStarted,
     SessionStarted,
     TextDelta,
     ToolUse,
     Usage,
 )
 from tunaflow_tui.core.markers import MarkerStream, ParseResult, parse_markers
+from tunaflow_tui.core.processes import ProcessIdentity
 from tunaflow_tui.core.storage import Store
 from tunaflow_tui.core.storage.records import MessageRecord, ToolLine
 from tunaflow_tui.core.storage.records import Usage as StoredUsage
@@ -35,6 +37,7 @@ from tunaflow_tui.runtime.events import (
     Observer,
     ToolActivity,
 )
+from tunaflow_tui.runtime.leftovers import AgentStillRunning, find_leftovers
 from tunaflow_tui.runtime.reply_persistence import ReplyPersister
 
 MarkerProgress = Callable[[ParseResult], None]
@@ -64,6 +67,8 @@ class TurnRunner:
         self._store = store
         self._emit = emit
         self._running: dict[int, tuple[str, Turn]] = {}  # message id -> (conversation, turn)
+        self.stop_reason: str | None = None
+        """Why every running turn is being stopped (set before cancelling them, e.g. ``stopped by SIGTERM``)."""
 
     @property
     def running_conversations(self) -> tuple[str, ...]:
@@ -89,10 +94,16 @@ class TurnRunner:
     ) -> TurnResult:
         """Run ``request`` on ``engine`` and store the reply in ``conversation_id``.
 
+        Raises :class:`AgentStillRunning`, before anything is stored, when an agent that an earlier
+        tunaflow started in this conversation still runs.
+
         ``on_markers`` is called while the reply streams, each time a marker comment arrives, with
         the text so far parsed for ``role`` (so the markers' validity is the same as at the end).
         """
         store = self._store
+        leftovers = find_leftovers(store, conversations=(conversation_id,))
+        if leftovers:  # never a second agent beside one an earlier tunaflow left running here
+            raise AgentStillRunning(leftovers)
         before = store.get_conversation(conversation_id)
         previous_session = (before.native_engine, before.native_session_id) if before is not None else (None, None)
         message = store.add_message(
@@ -117,6 +128,7 @@ class TurnRunner:
 
         persister = ReplyPersister(save)
         last_char = ""
+        processes: list[int] = []  # records of the process groups this turn started
         turn: Turn | None = None
         try:
             turn = engine.start(request)
@@ -144,21 +156,29 @@ class TurnRunner:
                 elif isinstance(event, SessionStarted):
                     session_id = event.session_id
                     store.set_native_session(conversation_id, engine.name, session_id)
+                elif isinstance(event, ProcessStarted):
+                    identity = ProcessIdentity(event.pid, event.pgid, event.start_ticks)
+                    processes.append(store.record_process(
+                        "agent", identity, label=f"{role} agent ({engine.name})", conversation_id=conversation_id,
+                        message_id=message.id).id)
                 elif isinstance(event, Notice):
                     self._emit(NoticeRaised(event.message, event.level, conversation_id, message.id))
                 elif isinstance(event, FinalMessage):
                     final_text = event.text
                 elif isinstance(event, EngineError):
                     error = event
-        except asyncio.CancelledError:
+        except asyncio.CancelledError as exc:
             if turn is not None:
-                await turn.cancel()
-            error = EngineError(ErrorKind.CANCELLED, "cancelled", partial_text="".join(text_parts))
+                await turn.cancel()  # ends the agent's process group before the reply is marked
+            reason = self.stop_reason or (exc.args[0] if exc.args and isinstance(exc.args[0], str) else "cancelled")
+            error = EngineError(ErrorKind.CANCELLED, reason, partial_text="".join(text_parts))
             raise
         except Exception as exc:  # an engine bug must not lose the message or hang the cycle
             error = EngineError(ErrorKind.CRASHED, f"engine failed: {exc}", partial_text="".join(text_parts))
         finally:
             persister.close()
+            for record_id in processes:  # the engine has ended its process group by now
+                store.forget_process(record_id)
             self._running.pop(message.id, None)
             message = self._finish(message, text_parts, final_text, error, usage, session_id, tools)
             if session_id is not None and message.status == "error" and not message.content.strip():

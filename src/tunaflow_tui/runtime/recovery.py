@@ -11,6 +11,8 @@ from tunaflow_tui.core.workflow import AggregateVerdict
 from tunaflow_tui.core.workflow.phases import Phase
 from tunaflow_tui.runtime import decisions, development, planning, prompts, review
 from tunaflow_tui.runtime.agent_turn import TurnResult
+from tunaflow_tui.runtime.events import NoticeRaised
+from tunaflow_tui.runtime.leftovers import AgentStillRunning, stop_leftovers
 
 if TYPE_CHECKING:
     from tunaflow_tui.runtime.runtime import WorkflowRuntime
@@ -79,11 +81,15 @@ def _last_review(rt: WorkflowRuntime, plan_id: int) -> tuple[AggregateVerdict | 
 
 
 async def resume_plan(rt: WorkflowRuntime, plan_id: int, *, how: str = "resume") -> PlanRecord:
-    """Run the interrupted step again: ``resume`` continues the stored session, ``retry`` starts afresh."""
+    """Run the interrupted step again: ``resume`` continues the stored session, ``retry`` starts afresh.
+
+    Raises :class:`AgentStillRunning` (and changes nothing) while the step's earlier agent still runs.
+    """
     plan = rt.get_plan(plan_id)
     detail = _open_step(rt, plan)
     if detail is None:
         raise ValueError(f"plan {plan_id} has no interrupted step")
+    await _no_leftovers(rt, plan_id)
     rt.store.add_plan_event(plan.id, "agent_finished", "system", {**detail, "status": "interrupted", "how": how})
     if detail.get("role") == "review":
         round_no = detail.get("round")
@@ -117,6 +123,22 @@ async def resume_plan(rt: WorkflowRuntime, plan_id: int, *, how: str = "resume")
                   else prompts.revision_prompt(plan, feedback))
         return await decisions.architect_revision(rt, plan, prompt)
     return plan
+
+
+async def _no_leftovers(rt: WorkflowRuntime, plan_id: int) -> None:
+    """Refuse to run a step again while the agent an earlier tunaflow started for it still runs.
+
+    A leftover test run is stopped instead: nobody can read its result any more, and a second run
+    beside it would share its worktree.
+    """
+    found = rt.leftover_agents(plan_id)
+    tests = tuple(leftover for leftover in found if leftover.record.kind == "tests" and leftover.stoppable)
+    if tests:
+        await stop_leftovers(rt.store, tests)
+        rt.emit(NoticeRaised("Stopped the project's tests that an earlier tunaflow left running.", "warning"))
+        found = rt.leftover_agents(plan_id)
+    if found:
+        raise AgentStillRunning(found)
 
 
 def last_unanswered_user_message(rt: WorkflowRuntime) -> MessageRecord | None:

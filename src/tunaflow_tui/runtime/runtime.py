@@ -23,7 +23,7 @@ from tunaflow_tui.core.storage import Store
 from tunaflow_tui.core.storage.records import MessageRecord, PlanRecord
 from tunaflow_tui.core.workflow.phases import Actor
 from tunaflow_tui.core.workflow.service import WorkflowService
-from tunaflow_tui.runtime import decisions, development, planning, recovery, review
+from tunaflow_tui.runtime import decisions, development, leftovers, planning, recovery, review
 from tunaflow_tui.runtime.agent_turn import MarkerProgress, TurnResult, TurnRunner
 from tunaflow_tui.runtime.context_builder import ContextBuilder
 from tunaflow_tui.runtime.events import (
@@ -278,6 +278,22 @@ class WorkflowRuntime:
     def interrupted_plans(self) -> tuple[recovery.InterruptedRun, ...]:
         """Plans whose agent was running when the process stopped."""
         return recovery.interrupted_runs(self)
+
+    def leftover_agents(self, plan_id: int | None = None) -> tuple[leftovers.Leftover, ...]:
+        """Agents and test runs an earlier tunaflow started (for ``plan_id``, or anywhere) that still run."""
+        if plan_id is None:
+            return leftovers.find_leftovers(self.store)
+        return leftovers.find_leftovers(self.store, conversations=leftovers.plan_conversations(self.store, plan_id),
+                                        plan_id=plan_id)
+
+    async def stop_leftover_agents(self, plan_id: int | None = None) -> tuple[leftovers.Leftover, ...]:
+        """End the leftover agents and test runs whose tunaflow is gone (SIGTERM, then SIGKILL); return them."""
+        stopped = await leftovers.stop_leftovers(self.store, self.leftover_agents(plan_id))
+        for leftover in stopped:
+            if leftover.record.plan_id is not None:
+                self.store.add_plan_event(leftover.record.plan_id, "leftover_stopped", "user",
+                                          {"kind": leftover.record.kind, "pgid": leftover.record.identity.pgid})
+        return stopped
 
     def merge(self, plan_id: int) -> gitops.MergeResult:
         """Merge a done plan's branch into its base (fast-forward or merge commit; never force)."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import os
 import time
 from typing import Any
 
@@ -10,7 +12,15 @@ import pytest
 from tunaflow_tui.agents.base import Engine, TurnRequest
 from tunaflow_tui.agents.claude import ClaudeEngine
 from tunaflow_tui.agents.codex import CodexEngine
-from tunaflow_tui.agents.events import EngineError, ErrorKind, FinalMessage, Notice
+from tunaflow_tui.agents.events import (
+    EngineError,
+    EngineEvent,
+    ErrorKind,
+    FinalMessage,
+    Notice,
+    ProcessStarted,
+    SessionStarted,
+)
 from tunaflow_tui.agents.gemini import GeminiEngine
 from tunaflow_tui.core.settings.engines import EngineConfig
 
@@ -47,3 +57,27 @@ async def test_an_agent_that_only_writes_to_stderr_is_idle(fake_cli, collect, ki
     assert "No output for 0.5 s" in error.message
     assert "retrying: waiting for the network" in error.stderr_tail  # what it said is still shown
     assert time.monotonic() - started < 15
+
+
+@CLIS
+async def test_cancelling_a_flooding_agent_ends_it_promptly(fake_cli, kind: str) -> None:
+    """A full pipe nobody reads must not keep the cancel waiting, even for an agent deaf to SIGTERM."""
+    turn = _engine(kind, fake_cli, "flood").start(TurnRequest(prompt="hi", cwd=fake_cli.cwd))
+    events: list[EngineEvent] = []
+    started = time.monotonic()
+    async with asyncio.timeout(30):
+        async for event in turn:
+            events.append(event)
+            if isinstance(event, SessionStarted):  # its first line: SIGTERM is ignored by now
+                await asyncio.sleep(0.5)  # let the flood fill the pipe while nobody reads
+                await turn.cancel()
+    error = events[-1]
+    assert isinstance(error, EngineError) and error.kind is ErrorKind.CANCELLED
+    assert time.monotonic() - started < 15
+    [process] = [e for e in events if isinstance(e, ProcessStarted)]
+    try:
+        os.killpg(process.pgid, 0)
+    except ProcessLookupError:
+        pass
+    else:
+        raise AssertionError("the agent's process group is still there")
