@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import select
 import signal
 import sqlite3
 import subprocess
@@ -182,3 +183,22 @@ def kill_groups(pgids: list[int]) -> None:
     for pgid in pgids:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(pgid, signal.SIGKILL)
+
+
+def read_until(proc: subprocess.Popen[str], text: str, timeout: float = 30.0) -> str:
+    """Read the run's output until ``text`` appears; return what was read (call before communicate)."""
+    assert proc.stdout is not None
+    fd = proc.stdout.fileno()
+    seen = b""
+    deadline = time.monotonic() + timeout
+    while text.encode() not in seen:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise AssertionError(f"{text!r} never appeared; the output so far:\n{seen.decode(errors='replace')}")
+        ready, _, _ = select.select([fd], [], [], min(left, 0.2))
+        if ready:
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                raise AssertionError(f"the run ended before {text!r}:\n{seen.decode(errors='replace')}")
+            seen += chunk
+    return seen.decode(errors="replace")

@@ -91,8 +91,11 @@ class TurnRunner:
         role: str,
         request: TurnRequest,
         on_markers: MarkerProgress | None = None,
+        plan_id: int | None = None,
     ) -> TurnResult:
         """Run ``request`` on ``engine`` and store the reply in ``conversation_id``.
+
+        ``plan_id`` is the plan the turn works for, recorded with its process group.
 
         Raises :class:`AgentStillRunning`, before anything is stored, when an agent that an earlier
         tunaflow started in this conversation still runs.
@@ -160,7 +163,7 @@ class TurnRunner:
                     identity = ProcessIdentity(event.pid, event.pgid, event.start_ticks)
                     processes.append(store.record_process(
                         "agent", identity, label=f"{role} agent ({engine.name})", conversation_id=conversation_id,
-                        message_id=message.id).id)
+                        message_id=message.id, plan_id=plan_id).id)
                 elif isinstance(event, Notice):
                     self._emit(NoticeRaised(event.message, event.level, conversation_id, message.id))
                 elif isinstance(event, FinalMessage):

@@ -94,13 +94,11 @@ def _target_plan(rt: WorkflowRuntime, plan_id: int | None) -> PlanRecord | None:
 
 async def _clear_leftovers(rt: WorkflowRuntime, stop: bool, out: TextIO) -> bool:
     """True when no agent an earlier tunaflow left running is in the way (stopping them if ``stop``)."""
+    stopped = await rt.stop_leftover_agents(agents=stop)
+    for leftover in stopped:
+        say(f"Stopped {leftover.what} that an earlier tunaflow left running "
+            f"(process group {leftover.record.identity.pgid}).", out)
     found = rt.leftover_agents()
-    if found and stop:
-        stopped = await rt.stop_leftover_agents()
-        for leftover in stopped:
-            say(f"Stopped {leftover.what} that an earlier tunaflow left running "
-                f"(process group {leftover.record.identity.pgid}).", out)
-        found = rt.leftover_agents()
     if found:
         say(f"tunaflow run: {describe(found)}", sys.stderr)
         return False

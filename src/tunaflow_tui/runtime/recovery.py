@@ -11,8 +11,7 @@ from tunaflow_tui.core.workflow import AggregateVerdict
 from tunaflow_tui.core.workflow.phases import Phase
 from tunaflow_tui.runtime import decisions, development, planning, prompts, review
 from tunaflow_tui.runtime.agent_turn import TurnResult
-from tunaflow_tui.runtime.events import NoticeRaised
-from tunaflow_tui.runtime.leftovers import AgentStillRunning, stop_leftovers
+from tunaflow_tui.runtime.leftovers import AgentStillRunning, find_leftovers
 
 if TYPE_CHECKING:
     from tunaflow_tui.runtime.runtime import WorkflowRuntime
@@ -89,7 +88,7 @@ async def resume_plan(rt: WorkflowRuntime, plan_id: int, *, how: str = "resume")
     detail = _open_step(rt, plan)
     if detail is None:
         raise ValueError(f"plan {plan_id} has no interrupted step")
-    await _no_leftovers(rt, plan_id)
+    await _no_leftovers(rt, plan, detail)
     rt.store.add_plan_event(plan.id, "agent_finished", "system", {**detail, "status": "interrupted", "how": how})
     if detail.get("role") == "review":
         round_no = detail.get("round")
@@ -125,18 +124,20 @@ async def resume_plan(rt: WorkflowRuntime, plan_id: int, *, how: str = "resume")
     return plan
 
 
-async def _no_leftovers(rt: WorkflowRuntime, plan_id: int) -> None:
-    """Refuse to run a step again while the agent an earlier tunaflow started for it still runs.
+async def _no_leftovers(rt: WorkflowRuntime, plan: PlanRecord, step: Mapping[str, object]) -> None:
+    """Refuse to run ``step`` again while the agent an earlier tunaflow started for it still runs.
 
-    A leftover test run is stopped instead: nobody can read its result any more, and a second run
-    beside it would share its worktree.
+    A leftover test run of the plan is stopped instead (see ``WorkflowRuntime.stop_leftover_agents``).
     """
-    found = rt.leftover_agents(plan_id)
-    tests = tuple(leftover for leftover in found if leftover.record.kind == "tests" and leftover.stoppable)
-    if tests:
-        await stop_leftovers(rt.store, tests)
-        rt.emit(NoticeRaised("Stopped the project's tests that an earlier tunaflow left running.", "warning"))
-        found = rt.leftover_agents(plan_id)
+    role = step.get("role")
+    if role == "architect":
+        conversations = ("main",)
+    elif role == "developer":
+        conversations = (f"branch:{plan.impl_branch_id}",)
+    else:
+        conversations = (f"branch:{plan.review_branch_id}",)
+    await rt.stop_leftover_agents(plan.id, agents=False)
+    found = find_leftovers(rt.store, conversations=conversations, plan_id=plan.id if role == "review" else None)
     if found:
         raise AgentStillRunning(found)
 

@@ -221,7 +221,7 @@ class WorkflowRuntime:
         self.progress(f"{role} ({engine.name}) is working…")
         return await self.runner.run(
             engine=engine, model=config.model, conversation_id=conversation_id, role=role, request=request,
-            on_markers=on_markers,
+            on_markers=on_markers, plan_id=plan.id if plan is not None else None,
         )
 
     # ----------------------------------------------------------------- public API
@@ -286,13 +286,26 @@ class WorkflowRuntime:
         return leftovers.find_leftovers(self.store, conversations=leftovers.plan_conversations(self.store, plan_id),
                                         plan_id=plan_id)
 
-    async def stop_leftover_agents(self, plan_id: int | None = None) -> tuple[leftovers.Leftover, ...]:
-        """End the leftover agents and test runs whose tunaflow is gone (SIGTERM, then SIGKILL); return them."""
-        stopped = await leftovers.stop_leftovers(self.store, self.leftover_agents(plan_id))
+    async def stop_leftover_agents(
+        self, plan_id: int | None = None, *, agents: bool = True
+    ) -> tuple[leftovers.Leftover, ...]:
+        """End the leftovers (for ``plan_id``, or all) whose tunaflow is gone; return the ones ended.
+
+        Leftover test runs are always ended (nobody can read their result any more, and a second run
+        would share their worktree); agents only with ``agents`` — that is the user's call.
+        """
+        found = self.leftover_agents(plan_id)
+        chosen = tuple(leftover for leftover in found if agents or leftover.record.kind == "tests")
+        stopped = await leftovers.stop_leftovers(self.store, chosen)
         for leftover in stopped:
             if leftover.record.plan_id is not None:
-                self.store.add_plan_event(leftover.record.plan_id, "leftover_stopped", "user",
-                                          {"kind": leftover.record.kind, "pgid": leftover.record.identity.pgid})
+                actor = "user" if leftover.record.kind == "agent" else "system"
+                self.store.add_plan_event(leftover.record.plan_id, "leftover_stopped", actor,
+                                          {"kind": leftover.record.kind, "pgid": leftover.record.identity.pgid,
+                                           "what": leftover.what})
+            if leftover.record.kind == "tests":
+                self.emit(NoticeRaised("Stopped the project's tests that an earlier tunaflow left running.",
+                                       "warning"))
         return stopped
 
     def merge(self, plan_id: int) -> gitops.MergeResult:

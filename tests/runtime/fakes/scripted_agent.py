@@ -97,8 +97,7 @@ def _stream_text(turn: dict, emit_delta) -> None:
         half = text[: len(text) // 2]
         for chunk in _chunks(half):
             emit_delta(chunk)
-        time.sleep(0.7)
-        emit_delta("\n\n")  # a finished block: the runtime persists it
+        emit_delta("\n\n")  # a finished block, then the pause: the runtime must store it now
         if turn.get("flood"):  # busy, not paused: progress lines as fast as it can, all the while
             until = time.monotonic() + float(hang)
             n = 0
