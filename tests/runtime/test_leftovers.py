@@ -3,14 +3,10 @@
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
-import textwrap
 import time
-from pathlib import Path
 
 import pytest
-from run_phases import group_alive, kill_groups
+from run_phases import group_alive, kill_groups, leave_agent_running
 from runtime_harness import PROPOSAL, Harness
 
 from tunaflow_tui.core.processes import ProcessIdentity, identify, start_ticks
@@ -18,34 +14,10 @@ from tunaflow_tui.core.storage import Store
 from tunaflow_tui.runtime.leftovers import AgentStillRunning
 from tunaflow_tui.runtime.runtime import WorkflowRuntime
 
-EARLIER_TUNAFLOW = textwrap.dedent("""
-    import subprocess, sys
-    from pathlib import Path
-    from tunaflow_tui.core.processes import identify
-    from tunaflow_tui.core.storage import Store
-
-    # an agent that ignores SIGTERM, in its own session, like every agent tunaflow starts
-    agent = subprocess.Popen([sys.executable, "-c",
-                              "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(120)"],
-                             start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    with Store.open(Path(sys.argv[1])) as store:
-        message = store.add_message(sys.argv[2], "assistant", "Working on it", persona="architect", status="streaming")
-        store.record_process("agent", identify(agent.pid), label="architect agent (fclaude)",
-                             conversation_id=sys.argv[2], message_id=message.id)
-    print(agent.pid)
-    # and then this tunaflow is gone, without stopping it
-""")
-
-
-def _crashed_tunaflow_left_an_agent(project: Path, conversation: str = "main") -> int:
-    out = subprocess.run([sys.executable, "-c", EARLIER_TUNAFLOW, str(project), conversation],
-                         capture_output=True, text=True, timeout=60, check=True)
-    return int(out.stdout.strip())
-
 
 async def test_no_second_agent_starts_in_a_conversation_where_one_still_runs(harness: Harness) -> None:
     harness.set_script(architect=[{"text": PROPOSAL}])
-    pid = _crashed_tunaflow_left_an_agent(harness.project)
+    pid = leave_agent_running(harness.project)
     rt = WorkflowRuntime(harness.project, harness.settings())
     try:
         [leftover] = rt.leftover_agents()
@@ -70,7 +42,7 @@ async def test_no_second_agent_starts_in_a_conversation_where_one_still_runs(har
 
 
 async def test_an_agent_that_ended_on_its_own_is_forgotten(harness: Harness) -> None:
-    pid = _crashed_tunaflow_left_an_agent(harness.project)
+    pid = leave_agent_running(harness.project)
     kill_groups([pid])
     deadline = time.monotonic() + 10
     while group_alive(pid) and time.monotonic() < deadline:

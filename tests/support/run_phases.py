@@ -202,3 +202,30 @@ def read_until(proc: subprocess.Popen[str], text: str, timeout: float = 30.0) ->
                 raise AssertionError(f"the run ended before {text!r}:\n{seen.decode(errors='replace')}")
             seen += chunk
     return seen.decode(errors="replace")
+
+
+_EARLIER_TUNAFLOW = """
+import subprocess, sys
+from pathlib import Path
+from tunaflow_tui.core.processes import identify
+from tunaflow_tui.core.storage import Store
+
+# an agent that ignores SIGTERM, in its own session, like every agent tunaflow starts
+agent = subprocess.Popen([sys.executable, "-c",
+                          "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(120)"],
+                         start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+with Store.open(Path(sys.argv[1])) as store:
+    message = store.add_message(sys.argv[2], "assistant", "Working on it", persona=sys.argv[3],
+                                status="streaming")
+    store.record_process("agent", identify(agent.pid), label=f"{sys.argv[3]} agent (fclaude)",
+                         conversation_id=sys.argv[2], message_id=message.id)
+print(agent.pid)
+# and then this tunaflow is gone, without stopping it
+"""
+
+
+def leave_agent_running(project: Path, conversation: str = "main", role: str = "architect") -> int:
+    """What a crashed tunaflow leaves: an agent (deaf to SIGTERM) recorded in ``conversation``; its pid."""
+    out = subprocess.run([sys.executable, "-c", _EARLIER_TUNAFLOW, str(project), conversation, role],
+                         capture_output=True, text=True, timeout=60, check=True)
+    return int(out.stdout.strip())

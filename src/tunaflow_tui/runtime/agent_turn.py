@@ -228,7 +228,7 @@ class TurnRunner:
                 message.id, content=content, status="done", usage=usage, native_session_id=session_id, tools=tools
             )
         content = streamed or error.partial_text
-        detail = error.message
+        detail = self.stop_reason if error.kind == ErrorKind.CANCELLED and self.stop_reason else error.message
         if error.stderr_tail:
             detail = f"{detail}\n\n{error.stderr_tail}"
         status = "interrupted" if error.kind == ErrorKind.CANCELLED else "error"
