@@ -33,13 +33,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Drive the cycle; exit 0 done, 3 decision pending, 1 error."""
     from tunaflow_tui.core.settings import SettingsError, load_settings
-    from tunaflow_tui.runtime.headless import (
-        EXIT_ERROR,
-        GatePolicy,
-        ProgressPrinter,
-        drive,
-        record_interruption,
-    )
+    from tunaflow_tui.runtime.headless import EXIT_ERROR, GatePolicy, ProgressPrinter, drive
+    from tunaflow_tui.runtime.recovery import record_interruption
     from tunaflow_tui.runtime.runtime import WorkflowRuntime
     from tunaflow_tui.runtime.signals import Outcome, run_until_signalled, stop_reason
 

@@ -63,4 +63,9 @@ async def _stop(app: App[Any], runtime: WorkflowRuntime | None, sig: signal.Sign
         async with asyncio.timeout(STOP_TIMEOUT_S):
             await app.workers.wait_for_complete(workers)
     await asyncio.to_thread(LIVE_GROUPS.terminate_all)
+    if runtime is not None:
+        from tunaflow_tui.runtime.recovery import record_interruption
+
+        with contextlib.suppress(Exception):  # a courtesy: the interrupted step is resumable without it
+            record_interruption(runtime, hangup_reason(sig))
     app.exit(return_code=128 + int(sig))

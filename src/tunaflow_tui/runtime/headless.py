@@ -105,13 +105,6 @@ async def _clear_leftovers(rt: WorkflowRuntime, stop: bool, out: TextIO) -> bool
     return True
 
 
-def record_interruption(rt: WorkflowRuntime, reason: str) -> None:
-    """Note on every plan whose step was running that ``tunaflow run`` was stopped (``--resume`` goes on)."""
-    for run in rt.interrupted_plans():
-        rt.store.add_plan_event(run.plan_id, "run_interrupted", "system",
-                                {"reason": reason, "role": run.role, "step": run.step})
-
-
 async def drive(rt: WorkflowRuntime, policy: GatePolicy, *, request: str | None, resume: bool,
                 out: TextIO = sys.stdout, stop_leftovers: bool = False) -> int:
     """Run until Done (0), a gate the flags don't cover (3), or an error (1).

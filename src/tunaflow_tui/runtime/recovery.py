@@ -62,6 +62,13 @@ def interrupted_runs(rt: WorkflowRuntime) -> tuple[InterruptedRun, ...]:
     return tuple(found)
 
 
+def record_interruption(rt: WorkflowRuntime, reason: str) -> None:
+    """Note on every plan whose step was running that tunaflow was stopped, and why (the step stays resumable)."""
+    for run in interrupted_runs(rt):
+        rt.store.add_plan_event(run.plan_id, "run_interrupted", "system",
+                                {"reason": reason, "role": run.role, "step": run.step})
+
+
 def _last_feedback(rt: WorkflowRuntime, plan_id: int) -> tuple[str, bool]:
     for event in reversed(rt.store.list_plan_events(plan_id)):
         if event.type in ("revision_requested", "redesign_requested"):
