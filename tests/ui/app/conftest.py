@@ -68,7 +68,7 @@ def steady_app(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., Tunafl
     import tempfile
 
     from tunaflow_tui.controllers import plan_views, tools
-    from tunaflow_tui.runtime import test_runs
+    from tunaflow_tui.runtime import review
 
     made: list[tuple[WorkflowRuntime, Path]] = []
 
@@ -83,13 +83,13 @@ def steady_app(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., Tunafl
             real_which = shutil.which
             monkeypatch.setattr(tools.shutil, "which", lambda name, *args, **kwargs:
                                 None if name in ENGINE_CLIS else real_which(name, *args, **kwargs))
-        real_run_tests = test_runs.run_tests
+        real_run_tests = review.run_tests
 
         def steady_run_tests(*args: object, **kwargs: object) -> object:
             result = real_run_tests(*args, **kwargs)  # type: ignore[arg-type]
             return dataclasses.replace(result, summary=re.sub(r" in [\d.]+s", " in 0.01s", result.summary))
 
-        monkeypatch.setattr(test_runs, "run_tests", steady_run_tests)
+        monkeypatch.setattr(review, "run_tests", steady_run_tests)
         project = copy_demo_project(root / "textstats")
         runtime = WorkflowRuntime(project, demo_settings(project))
         made.append((runtime, root))
