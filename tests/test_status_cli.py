@@ -125,3 +125,31 @@ def test_a_failed_worktree_setup_is_listed_as_waiting(git_repo: Path) -> None:
     assert short.stdout.strip() == 'tunaflow: 1 plan · 1 waiting (setup failed "Add OAuth")'
     listing = status(str(git_repo))
     assert listing.returncode == 0 and "waiting for you: setup failed" in listing.stdout
+
+
+HOSTILE = "Fix\x9b2J\x1b]0;pwned\x07 login\u202eevil\x85"
+
+
+def test_json_carries_no_control_or_bidi_characters_from_agent_text(git_repo: Path) -> None:
+    """Titles, subtasks, findings and labels come from agents; a JSON consumer printing them stays safe."""
+    with Store.open(git_repo) as store:
+        service = WorkflowService(store)
+        plan = service.create_plan_from_proposal(title=HOSTILE, slug="fix-login", subtasks=[(HOSTILE, "d")]).id
+        service.apply(plan, Approve(), actor="user")
+        service.apply(plan, ImplComplete(), actor="agent")
+        service.apply(plan, ReviewStarted(), actor="system")
+        verdict = aggregate([SeatResult(seat="reviewer", engine="demo", verdict="fail", findings=(HOSTILE,))])
+        service.apply(plan, ReviewFinished(verdict), actor="system")
+        store.create_branch(conversation_id="main", checkpoint_id=None, parent_branch_id=None,
+                           mode="chat", kind="general", label=HOSTILE)
+    out = status(str(git_repo), "--json")
+    assert out.returncode == 0, out.stderr
+    raw = out.stdout
+    for bad in ("\x1b", "\x07", "\x9b", "\x85", "\u202e", "\\u001b", "\\u0007"):
+        assert bad not in raw, f"{bad!r} reached the output"
+    doc = json.loads(raw)
+    [entry] = doc["plans"]
+    clean = "Fix loginevil"  # what every other output path shows for it
+    assert entry["title"] == clean and entry["subtasks"][0]["title"] == clean
+    assert entry["pending_decision"]["detail"]["aggregate"]["findings"] == [clean]
+    assert doc["branches"][0]["label"] == clean

@@ -76,6 +76,8 @@ COMMANDS: tuple[PaletteCommand, ...] = (
                    lambda s: s.project.resume_interrupted("resume")),
     PaletteCommand("Retry interrupted step", "Run an interrupted agent step again from a fresh session",
                    lambda s: s.project.resume_interrupted("retry")),
+    PaletteCommand("Stop leftover agents", "End agents a crashed tunaflow left running, so their steps can resume",
+                   lambda s: s.project.stop_leftover_agents()),
     PaletteCommand("Merge plan", "Merge a finished plan's branch into its base (never forced)",
                    lambda s: s.outcomes.merge_plan()),
     PaletteCommand("Remove plan worktree", "Remove a finished plan's worktree; its git branch stays",

@@ -114,6 +114,10 @@ class TmuxSession:
             time.sleep(POLL_S)
         return None
 
+    def kill_window(self) -> None:
+        """Close the window the command runs in, as a user closing a terminal does (its programs get SIGHUP)."""
+        self._tmux("kill-window", "-t", self.name, check=False)
+
     def close(self) -> None:
         """Kill the session and its server."""
         if self._started:

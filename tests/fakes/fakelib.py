@@ -3,13 +3,15 @@
 Environment:
 - FAKE_CLI_SCENARIO: which captured run (or synthetic behaviour) to replay;
 - FAKE_CLI_LOG: a file to which each invocation appends one JSON line {argv, stdin, cwd, env};
-- FAKE_CLI_PIDFILE: where the ``grandchild`` scenario writes its grandchild's pid.
+- FAKE_CLI_PIDFILE: where the ``grandchild`` scenario writes its grandchild's pid;
+- FAKE_CLI_PRELUDE: ``deep-nesting`` prints one line of 200,000 ``[`` before the scenario's stream.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -72,6 +74,8 @@ def print_help(name: str) -> None:
 
 def run_common(first_line: str) -> bool:
     """Synthetic scenarios shared by all fakes; returns False when the scenario is not one of them."""
+    if os.environ.get("FAKE_CLI_PRELUDE") == "deep-nesting":
+        emit("[" * 200_000)  # valid-looking JSON nested far deeper than any decoder recurses
     name = scenario()
     if name == "hang":  # one line, then silence: the idle watchdog must fire
         emit(first_line)
@@ -80,6 +84,18 @@ def run_common(first_line: str) -> bool:
         emit(first_line)
         while True:
             emit('{"type":"some_future_event","n":1}')
+            time.sleep(0.05)
+    elif name == "flood":  # valid lines as fast as the pipe takes them, for a minute; deaf to SIGTERM
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        emit(first_line)
+        until = time.monotonic() + 60
+        while time.monotonic() < until:
+            emit('{"type":"some_future_event","pad":"' + "." * 500 + '"}')
+    elif name == "stderr-hang":  # stuck, but chatty on stderr (retry logs): still idle
+        emit(first_line)
+        for _ in range(1200):
+            sys.stderr.write("retrying: waiting for the network\n")
+            sys.stderr.flush()
             time.sleep(0.05)
     elif name == "huge-line":  # 10 MB without a newline
         emit(first_line)

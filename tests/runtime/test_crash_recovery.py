@@ -1,114 +1,98 @@
-"""kill -9 at each phase of a real `tunaflow run` process, then `tunaflow run --resume` finishes the plan."""
+"""kill -9 at each phase of a real `tunaflow run` process, then `tunaflow run --resume` finishes the plan.
+
+The stand-in that hangs in the phase outlives tunaflow, as a real agent in a long tool call would:
+a plain ``--resume`` refuses to start a second agent beside it; ``--stop-leftovers`` ends it first.
+"""
 
 from __future__ import annotations
 
-import contextlib
 import os
 import signal
-import sqlite3
-import subprocess
-import sys
-import time
-from pathlib import Path
 
 import pytest
-from runtime_harness import PROPOSAL, Harness, dev_turn, verdict
+from run_phases import (
+    PHASES,
+    kill_groups,
+    pids,
+    query,
+    script_phase,
+    start_run,
+    wait_gone,
+    wait_until_hanging,
+)
+from runtime_harness import Harness
 
 from tunaflow_tui.core.storage import Store
 
 pytestmark = pytest.mark.e2e
 
 
-def _start_run(h: Harness, *args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "tunaflow_tui", "run", str(h.project), *args],
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
-    )
-
-
-def _wait_for_partial(db: Path, started: Path, proc: subprocess.Popen[str], timeout: float = 30.0) -> str:
-    """Wait until the hanging agent started and its first block reached the database."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        assert proc.poll() is None, f"tunaflow run ended early: {proc.stdout.read() if proc.stdout else ''}"
-        if started.exists() and db.exists():
-            with contextlib.closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as conn:
-                row = conn.execute(
-                    "SELECT content FROM messages WHERE status = 'streaming' AND content != '' ORDER BY id DESC"
-                ).fetchone()
-            if row:
-                return str(row[0])
-        time.sleep(0.1)
-    raise AssertionError("the agent never started streaming")
-
-
-@pytest.mark.parametrize("phase", ["architect", "developer", "reviewer", "rework"])
-def test_kill_9_then_resume_reaches_done(harness: Harness, phase: str) -> None:
-    started = harness.root / f"{phase}.started"
-    turns = {
-        "architect": [{"text": PROPOSAL}],
-        "developer": [dev_turn()],
-        "reviewer": [{"text": verdict("pass")}],
-        "verifier": [{"text": verdict("pass")}],
-    }
-    if phase == "rework":
-        # the first review fails; the Developer's rework is the step that gets killed
-        turns["reviewer"] = [{"text": verdict("fail", "mul() has no docstring")}, {"text": verdict("pass")}]
-        turns["developer"] = [dev_turn(), dict(dev_turn(), hang_after_partial=120, started_file=str(started)),
-                              dev_turn()]
-    else:
-        first = dict(turns[phase][0], hang_after_partial=120, started_file=str(started))
-        turns[phase] = [first, turns[phase][0]]
-    harness.set_script(**turns)
-    flags = ("--approve", "--accept", "--on-fail", "rework")
-    (harness.project / ".tunaflow").mkdir(exist_ok=True)
-    (harness.project / ".tunaflow" / "config.toml").write_text(harness.config_toml())
-    db = harness.project / ".tunaflow" / "state.db"
-
-    proc = _start_run(harness, "--request", "add mul", *flags)
+@pytest.mark.parametrize("phase", PHASES)
+def test_kill_9_then_resume_reaches_done_and_never_doubles_an_agent(harness: Harness, phase: str) -> None:
+    run = script_phase(harness, phase)
+    proc = start_run(harness, "--request", "add mul", *run.flags, env=run.env)
+    hanging: list[int] = []
     try:
-        partial = _wait_for_partial(db, started, proc)
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
+        partial = wait_until_hanging(harness, run, proc)
+        hanging = pids(run)
+        os.killpg(proc.pid, signal.SIGKILL)  # tunaflow dies at once; its agents live in their own groups
         proc.wait(timeout=10)
-        agent_pid = int(started.read_text()) if started.exists() else None
-        if agent_pid:  # the agent runs in its own session; a real crash would orphan it too
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(agent_pid, signal.SIGKILL)
-    assert proc.returncode == -signal.SIGKILL
+        assert proc.returncode == -signal.SIGKILL
+        assert wait_gone(hanging, timeout=0.5) == hanging, "a real crash leaves the stand-in running"
 
-    with Store.open(harness.project) as store:
-        interrupted = [store.get_message(i) for i in store.recovered_message_ids]
-        assert len(interrupted) == 1 and interrupted[0] is not None
-        assert interrupted[0].status == "interrupted"
-        assert interrupted[0].content.startswith(partial.strip()[:20])
-        plans = store.list_plans()
-        if phase == "architect":
-            assert plans == ()
+        with Store.open(harness.project) as store:
+            interrupted = [store.get_message(i) for i in store.recovered_message_ids]
+            if run.agent:
+                assert interrupted and all(m is not None and m.status == "interrupted" for m in interrupted), [
+                    (m.role, m.status, m.content[:40]) for m in interrupted if m is not None]
+                # the paragraph it had finished before its long pause is there, not 0 characters
+                assert any(m.content.startswith(partial.strip()[:20]) for m in interrupted if m is not None)
+            plans = store.list_plans()
+            if run.plan_phase is None:
+                assert plans == ()
+            else:
+                [plan] = plans
+                assert plan.phase == run.plan_phase
+
+        calls_before = len(harness.calls())
+        if run.agent:
+            # the earlier agent still works in the worktree: no second one beside it, and the user is told
+            refused = start_run(harness, "--resume", *run.flags, env=run.env)
+            out, _ = refused.communicate(timeout=120)
+            assert refused.returncode == 3, out
+            assert "Still running:" in out and "--stop-leftovers" in out and "agent" in out
+            assert len(harness.calls()) == calls_before
+            assert wait_gone(hanging, timeout=0.2) == hanging, "refusing must not stop it either"
+            resume_flags: tuple[str, ...] = ("--resume", "--stop-leftovers", *run.flags)
         else:
-            [plan] = plans
-            assert plan.phase == {"developer": "dev", "reviewer": "review", "rework": "rework"}[phase]
+            resume_flags = ("--resume", *run.flags)  # a leftover test run is stopped without asking
 
-    resumed = _start_run(harness, "--resume", *flags)
-    out, _ = resumed.communicate(timeout=120)
-    assert resumed.returncode == 0, out
-    assert "is done" in out
+        resumed = start_run(harness, *resume_flags, env=run.env)
+        out, _ = resumed.communicate(timeout=180)
+        assert resumed.returncode == 0, out
+        assert "is done" in out and "Stopped" in out and "earlier tunaflow left running" in out
+        assert wait_gone(hanging, timeout=5) == []
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        kill_groups(hanging)
+
+    assert query(harness, "SELECT * FROM running_processes") == []
     with Store.open(harness.project) as store:
         [plan] = store.list_plans()
         assert plan.phase == "done"
-        assert [s.status for s in plan.subtasks] == ["done", "done"]
-        # the interrupted message is still there, marked, next to the finished retry
-        statuses = [m.status for m in store.list_messages("main", limit=50)]
-        assert "interrupted" in statuses or phase != "architect"
-        if phase == "reviewer":
-            # the seat that had answered before the crash keeps its answer; the round is not counted twice
+        assert [s.status for s in plan.subtasks][:2] == ["done", "done"]  # the stand-in ticks two
+        if phase == "reviewers":
+            # the round is not counted twice
             assert plan.review_round == 1
-            assert [c["role"] for c in harness.calls()].count("verifier") == 1
             files = harness.git("ls-tree", "-r", "--name-only", f"tunaflow/{plan.slug}").split()
             assert f"docs/plans/{plan.slug}-review-r1.md" in files
-        if phase == "rework":
+        if phase in ("rework", "drafting"):
             assert plan.review_round == 2
+        stopped = [e.detail for e in store.list_plan_events(plan.id) if e.type == "leftover_stopped"]
+        if run.plan_phase is not None:
+            assert len(stopped) == len(hanging), stopped
 
 
 def test_status_while_the_app_streams_leaves_the_live_message_alone(harness) -> None:  # type: ignore[no-untyped-def]

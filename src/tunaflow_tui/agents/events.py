@@ -68,6 +68,15 @@ class Notice:
 
 
 @dataclass(frozen=True, slots=True)
+class ProcessStarted:
+    """The engine started a process group for the turn (recorded, so no crash can hide it)."""
+
+    pid: int
+    pgid: int
+    start_ticks: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class FinalMessage:
     """The turn finished successfully; ``text`` is the complete reply."""
 
@@ -85,6 +94,8 @@ class EngineError:
     partial_text: str = ""
 
 
-EngineEvent = TextDelta | ToolUse | Usage | SessionStarted | Notice | FinalMessage | EngineError
+EngineEvent = (
+    TextDelta | ToolUse | Usage | SessionStarted | Notice | ProcessStarted | FinalMessage | EngineError
+)
 
 TERMINAL_EVENTS = (FinalMessage, EngineError)

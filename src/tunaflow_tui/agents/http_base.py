@@ -1,7 +1,8 @@
 """Shared machinery for engines that stream a reply over HTTP (OpenAI-compatible SSE, Ollama NDJSON).
 
-A turn runs in its own asyncio task that reads the response line by line, with an idle watchdog, a
-total deadline and an output cap, and hands events to the consumer through a queue. Cancelling closes
+A turn runs in its own asyncio task that reads the response line by line, with an idle watchdog (from
+connecting to the last byte), a total deadline and an output cap that also bounds a single line and the
+bytes on the wire, and hands events to the consumer through a queue. Cancelling closes
 the stream and ends the turn with ``EngineError(CANCELLED)`` carrying the partial text.
 """
 
@@ -10,11 +11,10 @@ from __future__ import annotations
 import abc
 import asyncio
 import contextlib
-import json
 import os
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit
 
 from tunaflow_tui.agents.base import Turn, TurnRequest
@@ -27,12 +27,18 @@ from tunaflow_tui.agents.events import (
     TextDelta,
     Usage,
 )
+from tunaflow_tui.agents.jsonlines import decode_json_line
+from tunaflow_tui.agents.limits import line_limit, wire_limit
 from tunaflow_tui.core.settings.engines import EngineConfig
 
 if TYPE_CHECKING:
     import httpx
 
 _LOOPBACK = ("127.0.0.1", "localhost", "::1", "[::1]")
+_T = TypeVar("_T")
+
+#: how much of an error response is read for its message
+ERROR_BODY_MAX_BYTES = 64 * 1024
 
 
 class _IdleTimeout(Exception):
@@ -68,7 +74,7 @@ def server_message(raw: bytes) -> str:
     """The human message in an error body: ``{"error": {"message": …}}``, ``{"error": "…"}`` or text."""
     text = raw.decode("utf-8", errors="replace").strip()
     try:
-        data = json.loads(text)
+        data = decode_json_line(text)
     except ValueError:
         return text[:500]
     if isinstance(data, dict):
@@ -206,6 +212,9 @@ class HttpStreamTurn(Turn, abc.ABC):
                 f"reply took longer than {self.config.timeout_total_s:g}s",
                 partial_text=self.state.text,
             )
+        except Exception as exc:  # a parser bug must end the turn, not leave its consumer waiting forever
+            terminal = EngineError(ErrorKind.CRASHED, f"engine failed: {type(exc).__name__}: {exc}",
+                                   partial_text=self.state.text)
         if self._cancelled:
             terminal = EngineError(ErrorKind.CANCELLED, "cancelled", partial_text=self.state.text)
         self._finish(terminal)
@@ -218,15 +227,21 @@ class HttpStreamTurn(Turn, abc.ABC):
         import httpx
 
         timeout = httpx.Timeout(connect=10.0, read=None, write=30.0, pool=10.0)
+        # identity: a compressed body would be inflated before any cap could look at it
+        headers = {**call.headers, "Accept-Encoding": "identity"}
         try:
-            async with (
-                httpx.AsyncClient(timeout=timeout, trust_env=not is_loopback(call.url)) as client,
-                client.stream("POST", call.url, headers=call.headers, json=call.body) as response,
-            ):
-                if response.status_code >= 400:
-                    raw = await response.aread()
-                    return error_for_status(response.status_code, server_message(raw), self.base_url)
-                return await self._read_lines(response)
+            async with httpx.AsyncClient(timeout=timeout, trust_env=not is_loopback(call.url)) as client:
+                request = client.build_request("POST", call.url, headers=headers, json=call.body)
+                # connecting and waiting for the headers are watched like the body: a server that
+                # accepts and never answers is as idle as one that stops mid-reply
+                response = await self._within_idle(client.send(request, stream=True))
+                try:
+                    if response.status_code >= 400:
+                        raw = await self._error_body(response, (httpx.HTTPError,))
+                        return error_for_status(response.status_code, server_message(raw), self.base_url)
+                    return await self._read_lines(response)
+                finally:
+                    await response.aclose()
         except httpx.ConnectError:
             return EngineError(ErrorKind.CRASHED, f"cannot reach {self.base_url}: is the server running?")
         except httpx.ConnectTimeout:
@@ -241,26 +256,61 @@ class HttpStreamTurn(Turn, abc.ABC):
             return EngineError(ErrorKind.CRASHED, f"request to {self.base_url} failed: {exc}",
                                partial_text=self.state.text)
 
+    async def _within_idle(self, step: Awaitable[_T]) -> _T:
+        """Await ``step`` for at most ``timeout_idle_s``; raise :class:`_IdleTimeout` when it takes longer."""
+        try:
+            async with asyncio.timeout(self.config.timeout_idle_s) as idle:
+                return await step
+        except TimeoutError as exc:
+            if idle.expired():
+                raise _IdleTimeout from exc
+            raise
+
+    async def _error_body(self, response: httpx.Response, read_errors: tuple[type[Exception], ...]) -> bytes:
+        """The start of an error response: at most :data:`ERROR_BODY_MAX_BYTES`, within the idle window.
+
+        A server that sends an endless (or endlessly slow) error body gets its first bytes quoted,
+        not read to the end.
+        """
+        body = bytearray()
+        with contextlib.suppress(TimeoutError, *read_errors):
+            async with asyncio.timeout(self.config.timeout_idle_s):
+                async for chunk in response.aiter_raw():
+                    body.extend(chunk)
+                    if len(body) >= ERROR_BODY_MAX_BYTES:
+                        break
+        return bytes(body[:ERROR_BODY_MAX_BYTES])
+
     async def _read_lines(self, response: httpx.Response) -> EngineEvent:
-        lines = response.aiter_lines()
-        while True:
+        """Split the body into lines, each chunk within the idle window, the line and the wire bounded."""
+        chunks = response.aiter_raw()
+        max_line = line_limit(self.config.max_output_bytes)
+        max_wire = wire_limit(self.config.max_output_bytes)
+        pending = bytearray()
+        received = 0
+        while not self.state.finished:
             try:
-                async with asyncio.timeout(self.config.timeout_idle_s) as idle:
-                    line = await anext(lines)
+                chunk = await self._within_idle(anext(chunks))
             except StopAsyncIteration:
                 break
-            except TimeoutError as exc:
-                if idle.expired():
-                    raise _IdleTimeout from exc
-                raise
             if self._cancelled:
                 raise asyncio.CancelledError
-            for event in self.handle_line(line):
-                self._queue.put_nowait(event)
-            if self.state.error is not None:
-                return self.state.error
-            if self.state.finished:
-                break
+            received += len(chunk)
+            pending.extend(chunk)
+            if received > max_wire:
+                return self._too_large(f"sent more than {max_wire} bytes")
+            if len(pending) > max_line and b"\n" not in pending:
+                return self._too_large(f"sent a line longer than {max_line} bytes")
+            while not self.state.finished and (newline := pending.find(b"\n")) >= 0:
+                line = bytes(pending[:newline])
+                del pending[: newline + 1]
+                failure = self._take_line(line)
+                if failure is not None:
+                    return failure
+        if pending and not self.state.finished:
+            failure = self._take_line(bytes(pending))
+            if failure is not None:
+                return failure
         if not self.state.finished:
             return EngineError(
                 ErrorKind.CRASHED,
@@ -270,3 +320,14 @@ class HttpStreamTurn(Turn, abc.ABC):
         if self.state.usage is not None:
             self._queue.put_nowait(self.state.usage)
         return FinalMessage(self.state.text)
+
+    def _too_large(self, what: str) -> EngineError:
+        return EngineError(ErrorKind.OUTPUT_TOO_LARGE, f"{self.base_url} {what}; stopped reading",
+                           partial_text=self.state.text)
+
+    def _take_line(self, raw: bytes) -> EngineError | None:
+        """Hand one line to the format's parser; the error that ends the turn, if the line carried one."""
+        line = raw.decode("utf-8", errors="replace").rstrip("\r")
+        for event in self.handle_line(line):
+            self._queue.put_nowait(event)
+        return self.state.error

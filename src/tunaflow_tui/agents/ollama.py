@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from tunaflow_tui.agents.base import Engine, Turn, TurnRequest
 from tunaflow_tui.agents.events import EngineError, EngineEvent, ErrorKind, Notice, Usage
 from tunaflow_tui.agents.http_base import HttpCall, HttpStreamTurn
+from tunaflow_tui.agents.jsonlines import decode_json_line
 from tunaflow_tui.core.settings.engines import EngineConfig
 
 DEFAULT_OLLAMA_URL = "http://localhost:11434"
@@ -37,7 +37,7 @@ class OllamaTurn(HttpStreamTurn):
         if not line:
             return []
         try:
-            data = json.loads(line)
+            data = decode_json_line(line)
         except ValueError:
             return []
         if not isinstance(data, dict):

@@ -5,12 +5,12 @@ No native sessions: conversation continuity comes from the ContextPack in the pr
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from tunaflow_tui.agents.base import Engine, Turn, TurnRequest
 from tunaflow_tui.agents.events import EngineError, EngineEvent, ErrorKind, Notice, Usage
 from tunaflow_tui.agents.http_base import HttpCall, HttpStreamTurn
+from tunaflow_tui.agents.jsonlines import decode_json_line
 from tunaflow_tui.core.settings.engines import EngineConfig
 
 
@@ -49,7 +49,7 @@ class OpenAICompatTurn(HttpStreamTurn):
             self.state.finished = True
             return []
         try:
-            chunk = json.loads(payload)
+            chunk = decode_json_line(payload)
         except ValueError:
             return []
         if not isinstance(chunk, dict):

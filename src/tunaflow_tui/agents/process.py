@@ -11,7 +11,6 @@ from __future__ import annotations
 import abc
 import asyncio
 import contextlib
-import json
 import os
 import re
 import signal
@@ -23,7 +22,16 @@ from pathlib import Path
 from typing import Any
 
 from tunaflow_tui.agents.base import Turn
-from tunaflow_tui.agents.events import EngineError, EngineEvent, ErrorKind, FinalMessage, Notice
+from tunaflow_tui.agents.events import (
+    EngineError,
+    EngineEvent,
+    ErrorKind,
+    FinalMessage,
+    Notice,
+    ProcessStarted,
+)
+from tunaflow_tui.agents.jsonlines import decode_json_line
+from tunaflow_tui.core.processes import LIVE_GROUPS, identify
 
 #: how much of stderr is kept for error cards
 STDERR_TAIL_BYTES = 8192
@@ -199,6 +207,9 @@ class SubprocessTurn(Turn):
         except OSError as exc:
             yield EngineError(ErrorKind.CRASHED, f"Could not start {spec.argv[0]!r}: {exc}.")
             return
+        identity = identify(self._proc.pid)
+        LIVE_GROUPS.add(identity)
+        yield ProcessStarted(identity.pid, identity.pgid, identity.start_ticks)
         if self._cancelled:  # cancelled while the process was starting: stop it before it works
             await self._kill_group()
         async for event in self._pump(self._proc):
@@ -214,8 +225,8 @@ class SubprocessTurn(Turn):
 
         async def drain_stderr() -> None:
             assert proc.stderr is not None
+            # stderr is logs and retry chatter, not progress: only stdout resets the idle watchdog
             while chunk := await proc.stderr.read(READ_CHUNK):
-                last_activity[0] = time.monotonic()
                 stderr_buf.append(chunk)
                 stderr_size[0] += len(chunk)
                 while stderr_size[0] - len(stderr_buf[0]) >= STDERR_TAIL_BYTES:
@@ -254,7 +265,10 @@ class SubprocessTurn(Turn):
                                           f"No output for {spec.timeout_idle_s:g} s; the agent was stopped.")
                     break
                 try:
-                    chunk = await asyncio.wait_for(proc.stdout.read(READ_CHUNK), min(idle_left, total_left))
+                    # not asyncio.wait_for: on Python 3.11 it swallows a cancellation that arrives while a
+                    # read completes, and a flooding agent makes that near certain — the turn would go on
+                    async with asyncio.timeout(min(idle_left, total_left)):
+                        chunk = await proc.stdout.read(READ_CHUNK)
                 except TimeoutError:
                     continue
                 if not chunk:
@@ -312,7 +326,7 @@ class SubprocessTurn(Turn):
         if not line:
             return []
         try:
-            obj = json.loads(line)
+            obj = decode_json_line(line)
         except ValueError:
             return None
         if not isinstance(obj, dict):
@@ -324,14 +338,12 @@ class SubprocessTurn(Turn):
             return None
 
     async def _wait_exit(self, proc: asyncio.subprocess.Process, budget: float) -> int:
-        try:
-            return await asyncio.wait_for(proc.wait(), max(budget, 0.1))
-        except TimeoutError:
+        if not await _exited(proc, max(budget, 0.1)):
             await self._kill_group()
-            return await proc.wait()
+        return proc.returncode if proc.returncode is not None else -signal.SIGKILL
 
     async def _kill_group(self) -> None:
-        """SIGTERM the process group, SIGKILL it after the grace period, and reap the leader."""
+        """SIGTERM the process group, SIGKILL it after the grace period, and wait until the leader is reaped."""
         proc = self._proc
         if proc is None:
             return
@@ -339,13 +351,27 @@ class SubprocessTurn(Turn):
         if proc.returncode is None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(pgid, signal.SIGTERM)
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(proc.wait(), self._spec.kill_grace_s)
+            await _exited(proc, self._spec.kill_grace_s)
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(pgid, signal.SIGKILL)
-        if proc.returncode is None:
-            await proc.wait()
+        await _exited(proc, 10.0)
         await _wait_group_gone(pgid)
+        LIVE_GROUPS.discard(pgid)
+
+
+async def _exited(proc: asyncio.subprocess.Process, timeout: float) -> bool:
+    """Wait (bounded) until the process has exited and been reaped; True if it has.
+
+    Not ``proc.wait()``: on Python 3.11 that also waits until every pipe of the process is closed,
+    which never happens while a pipe that an agent flooded is full and nobody reads it — a
+    cancelled turn of a flooding agent would wait forever.
+    """
+    deadline = time.monotonic() + timeout
+    while proc.returncode is None:
+        if time.monotonic() >= deadline:
+            return False
+        await asyncio.sleep(0.01)
+    return True
 
 
 async def _wait_group_gone(pgid: int, timeout: float = 2.0) -> None:

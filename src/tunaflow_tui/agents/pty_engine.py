@@ -3,8 +3,9 @@
 pexpect blocks, so each turn runs the child in a worker thread and hands events to the asyncio loop
 with ``call_soon_threadsafe``. A turn spawns the command (its own session and process group), waits
 for ``prompt_pattern``, sends the prompt as one line, and streams the answer with terminal control
-sequences removed. The reply ends when the prompt comes back, after ``idle_end_s`` of silence, or
-when the program exits. No native session: continuity comes from the ContextPack in the prompt.
+sequences removed (the prompt is typed whole, however long: see :mod:`.pty_input`). The reply ends
+when the prompt comes back, after ``idle_end_s`` of silence, or when the program exits. Everything
+the program prints counts against the output cap. No native session: continuity comes from the ContextPack in the prompt.
 """
 
 from __future__ import annotations
@@ -28,9 +29,13 @@ from tunaflow_tui.agents.events import (
     EngineEvent,
     ErrorKind,
     FinalMessage,
+    ProcessStarted,
     TextDelta,
     Usage,
 )
+from tunaflow_tui.agents.limits import line_limit, wire_limit
+from tunaflow_tui.agents.pty_input import as_one_line, type_line
+from tunaflow_tui.core.processes import LIVE_GROUPS, identify
 from tunaflow_tui.core.settings.engines import EngineConfig
 
 _ANSI_RE = re.compile(
@@ -65,6 +70,7 @@ class PtyTurn(Turn):
         self._thread: threading.Thread | None = None
         self._parts: list[str] = []
         self._size = 0
+        self._wire = 0  # bytes read from the terminal, control sequences included
         self.child_pid: int | None = None
 
     async def __aiter__(self) -> AsyncIterator[EngineEvent]:
@@ -120,10 +126,14 @@ class PtyTurn(Turn):
         if isinstance(spawned, EngineError):
             return spawned
         child = spawned
+        identity = identify(child.pid)  # the child leads its own session (pty.fork calls setsid)
+        LIVE_GROUPS.add(identity)
         try:
+            emit(ProcessStarted(identity.pid, identity.pgid, identity.start_ticks))
             return self._dialogue(child, emit)
         finally:
             _kill_group(child)
+            LIVE_GROUPS.discard(identity.pgid)
 
     def _dialogue(self, child: pexpect.spawn, emit: Emit) -> EngineEvent:
         pattern = re.compile(self.config.prompt_pattern) if self.config.prompt_pattern else None
@@ -132,11 +142,19 @@ class PtyTurn(Turn):
         status = self._read_until(child, pattern, deadline, None)
         if isinstance(status, EngineError):
             return status
-        # 2. send the prompt as one line (interactive programs read a line at a time)
-        line = " ".join(self.request.prompt.split())
-        child.sendline(line)
+        # 2. type the prompt as one line (interactive programs read a line at a time), all of it
+        line = as_one_line(self.request.prompt)
+        typed = type_line(child, line, stall_s=self.config.timeout_idle_s, cancelled=self._cancel.is_set)
+        if self._cancel.is_set():
+            raise _Cancelled
+        if not typed.complete and not typed.exited:
+            return EngineError(
+                ErrorKind.BAD_REQUEST,
+                f"{self.config.command} stopped reading the prompt after {typed.sent_bytes} of "
+                f"{typed.total_bytes} bytes (nothing read for {self.config.timeout_idle_s:g}s); it was not sent whole",
+            )
         # 3. stream the answer
-        status = self._read_until(child, pattern, deadline, emit, echo=line)
+        status = self._read_until(child, pattern, deadline, emit, echo=line, initial=typed.output)
         if isinstance(status, EngineError):
             return status
         text = self._text()
@@ -144,11 +162,15 @@ class PtyTurn(Turn):
         return FinalMessage(text)
 
     def _read_until(self, child: pexpect.spawn, pattern: re.Pattern[str] | None, deadline: float,
-                    emit: Emit | None, echo: str | None = None) -> EngineError | None:
-        """Read until the prompt shows, silence, or exit; with ``emit``, stream complete lines."""
+                    emit: Emit | None, echo: str | None = None, initial: str = "") -> EngineError | None:
+        """Read until the prompt shows, silence, or exit; with ``emit``, stream complete lines.
+
+        ``initial`` is output already read (while the prompt was typed), handled first.
+        """
         pending = ""  # the current, unfinished line (a prompt appears there)
         started = time.monotonic()
         last_output: float | None = None
+        config = self.config
         while True:
             if self._cancel.is_set():
                 raise _Cancelled
@@ -157,7 +179,8 @@ class PtyTurn(Turn):
                 return EngineError(ErrorKind.TIMEOUT, f"no complete reply within {self.config.timeout_total_s:g}s",
                                    partial_text=self._text())
             try:
-                raw = child.read_nonblocking(4096, timeout=_POLL_S)
+                raw = initial or child.read_nonblocking(4096, timeout=_POLL_S)
+                initial = ""
             except pexpect.TIMEOUT:
                 quiet_since = last_output if emit is not None else (last_output or started)
                 ends_on_silence = emit is not None or pattern is None
@@ -172,6 +195,13 @@ class PtyTurn(Turn):
                 self._flush(pending, emit)
                 return self._exited(child, emit is not None)
             last_output = time.monotonic()
+            # everything the program prints counts, control sequences included, and so does a line
+            # that never ends: a flood is stopped at the cap whether or not any of it is visible
+            self._wire += len(raw.encode("utf-8", errors="replace"))
+            if self._wire > wire_limit(config.max_output_bytes):
+                return EngineError(ErrorKind.OUTPUT_TOO_LARGE,
+                                   f"{config.command} printed more than {wire_limit(config.max_output_bytes)} bytes",
+                                   partial_text=self._text())
             pending += strip_ansi(raw)
             *lines, pending = pending.split("\n")
             for done in lines:
@@ -183,6 +213,10 @@ class PtyTurn(Turn):
                     error = self._add(done + "\n", emit)
                     if error is not None:
                         return error
+            if len(pending) > line_limit(config.max_output_bytes):
+                return EngineError(ErrorKind.OUTPUT_TOO_LARGE,
+                                   f"{config.command} printed a line longer than "
+                                   f"{line_limit(config.max_output_bytes)} characters", partial_text=self._text())
             if pattern is not None and pattern.search(pending):
                 return None
 
@@ -218,9 +252,9 @@ def _kill_group(child: pexpect.spawn) -> None:
             if not child.isalive():
                 break
             time.sleep(0.02)
-        else:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(child.pid, signal.SIGKILL)
+    # whatever the program started and left behind in its group (and the program, if it ignored SIGTERM)
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(child.pid, signal.SIGKILL)
     with contextlib.suppress(Exception):
         child.close(force=True)
 

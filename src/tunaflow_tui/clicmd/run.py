@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import signal
 import sys
 from pathlib import Path
 
@@ -27,6 +29,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--initial-commit", action="store_true",
                         help="in a git repository with no commits yet, commit the current files first "
                              "(a plan's branch needs a commit to start from)")
+    parser.add_argument("--stop-leftovers", action="store_true",
+                        help="stop agents an earlier, crashed tunaflow left running (instead of waiting for them)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -34,7 +38,9 @@ def run(args: argparse.Namespace) -> int:
     from tunaflow_tui.core.settings import SettingsError, load_settings
     from tunaflow_tui.runtime.git_guard import create_initial_commit, needs_initial_commit
     from tunaflow_tui.runtime.headless import EXIT_ERROR, GatePolicy, ProgressPrinter, drive
+    from tunaflow_tui.runtime.recovery import record_interruption
     from tunaflow_tui.runtime.runtime import WorkflowRuntime
+    from tunaflow_tui.runtime.signals import Outcome, run_until_signalled, stop_reason
 
     project = Path(args.path).resolve()
     if not project.is_dir():
@@ -67,13 +73,34 @@ def run(args: argparse.Namespace) -> int:
     except Exception as exc:
         print(f"tunaflow run: cannot open the project: {exc}", file=sys.stderr)
         return EXIT_ERROR
+    work = drive(runtime, policy, request=args.request, resume=args.resume, stop_leftovers=args.stop_leftovers)
+    outcome: Outcome[int] | None = None
+
+    def stopping(sig: signal.Signals) -> None:
+        runtime.runner.stop_reason = stop_reason(sig)  # what the interrupted replies will say
+        _tell(f"tunaflow run: {stop_reason(sig)}: stopping the agents and the tests…")
+
     try:
-        return asyncio.run(drive(runtime, policy, request=args.request, resume=args.resume))
-    except KeyboardInterrupt:
-        print("tunaflow run: interrupted; run again with --resume to continue", file=sys.stderr)
-        return 130
+        outcome = asyncio.run(run_until_signalled(work, on_stop=stopping))
+    except KeyboardInterrupt:  # a ctrl+c before the work started or after it ended
+        outcome = Outcome(None, signal.SIGINT)
     except Exception as exc:
-        print(f"tunaflow run: {type(exc).__name__}: {exc}", file=sys.stderr)
+        _tell(f"tunaflow run: {type(exc).__name__}: {exc}")
         return EXIT_ERROR
     finally:
+        if outcome is not None and outcome.stopped_by is not None:
+            with contextlib.suppress(Exception):  # the record is a courtesy; the step stays resumable anyway
+                record_interruption(runtime, stop_reason(outcome.stopped_by))
         runtime.close()
+    if outcome.stopped_by is not None:
+        _tell(f"tunaflow run: {stop_reason(outcome.stopped_by)}; the running agent was stopped and what it "
+              "wrote is kept. Run again with --resume to continue.")
+        return outcome.exit_code or EXIT_ERROR
+    return outcome.result if outcome.result is not None else EXIT_ERROR
+
+
+def _tell(text: str) -> None:
+    """One line on stderr; a terminal that went away (SIGHUP) is no reason to fail."""
+    with contextlib.suppress(OSError, ValueError):
+        print(text, file=sys.stderr, flush=True)
+

@@ -61,6 +61,21 @@ def _branch_json(branch: BranchRecord) -> dict[str, Any]:
     return {"id": branch.id, "label": branch.label, "kind": branch.kind, "mode": branch.mode, "status": branch.status}
 
 
+def _inert(value: Any) -> Any:
+    """``value`` with every string in it neutralised (titles, findings and labels come from agents).
+
+    JSON escapes C0 controls but passes C1 controls and bidi overrides through as they are, and a
+    script that prints a title from this output would hand them to its terminal.
+    """
+    if isinstance(value, str):
+        return neutralize(value)
+    if isinstance(value, dict):
+        return {_inert(key): _inert(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_inert(item) for item in value]
+    return value
+
+
 def collect(project: Path) -> tuple[dict[str, Any], tuple[WaitingDecision, ...]]:
     """The status document of ``project`` and its pending decisions (empty when there is no database)."""
     document: dict[str, Any] = {"project": str(project), "plans": [], "branches": []}
@@ -68,8 +83,8 @@ def collect(project: Path) -> tuple[dict[str, Any], tuple[WaitingDecision, ...]]
         return document, ()
     with Store.open(project) as store:
         service = WorkflowService(store)
-        document["plans"] = [_plan_json(plan, service) for plan in store.list_plans()]
-        document["branches"] = [_branch_json(branch) for branch in store.list_branches()]
+        document["plans"] = _inert([_plan_json(plan, service) for plan in store.list_plans()])
+        document["branches"] = _inert([_branch_json(branch) for branch in store.list_branches()])
         return document, service.pending_decisions()
 
 

@@ -18,6 +18,7 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from tunaflow_tui.controllers.hangup import install_hangup_handlers
 from tunaflow_tui.core.terminal_text import neutralize
 from tunaflow_tui.views.chat import ListMessageSource, MessageSource
 
@@ -122,6 +123,7 @@ class ProjectOpener:
 
     # ------------------------------------------------------------------ opening
     async def ready(self) -> None:
+        install_hangup_handlers(self.app, lambda: self.runtime)
         self._show_opening()
         # after the first frame: the window is up before anything slow starts
         self.app.call_after_refresh(self._start_opening)

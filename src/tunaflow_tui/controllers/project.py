@@ -1,7 +1,8 @@
 """ProjectController: the project as a whole — git set-up, interrupted steps, cancelling agents.
 
-On open it says what was left waiting (a step a crash interrupted, a decision) and, for a folder
-without git, offers to set git up once; a git repository without a commit is offered its first one.
+On open it says what was left waiting (a step a crash interrupted, a decision, an agent a crash left
+running) and, for a folder without git, offers to set git up once; a git repository without a commit
+is offered its first one.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from tunaflow_tui.controllers.git_offer import (
 )
 from tunaflow_tui.core.terminal_text import neutralize
 from tunaflow_tui.keyhints import app_key
+from tunaflow_tui.runtime.leftovers import describe
 from tunaflow_tui.screens.git_init import git_init_screen, initial_commit_screen
 
 if TYPE_CHECKING:
@@ -61,6 +63,9 @@ class ProjectController:
         elif decisions_waiting:
             jump = app_key(app, "decision.jump", "f2")
             app.notify(f"A decision is waiting for you ({jump} jumps to it).", timeout=8)
+        leftovers = self._runtime.leftover_agents()
+        if leftovers:  # an agent a crashed tunaflow left running: resuming waits for it, or it is stopped
+            app.notify(neutralize(describe(leftovers)), severity="warning", timeout=30)
         if self._offer_git_init and not self._runtime.is_git and not git_declined(self._runtime.project_dir):
             app.push_screen(git_init_screen(neutralize(self._runtime.project_dir.name)), self._git_answered)
         elif self._offer_git_init and self._runtime.needs_initial_commit:
@@ -127,6 +132,23 @@ class ProjectController:
                 self._app.notify("No agent is running.")
 
         self._workers.run_ui(work(), "cancel the agents")
+
+    def stop_leftover_agents(self) -> None:
+        """End the agents (and test runs) a crashed tunaflow left running; they block resuming their steps."""
+
+        async def work() -> None:
+            if not self._runtime.leftover_agents():
+                self._app.notify("No agent from an earlier tunaflow is running.")
+                return
+            stopped = await self._runtime.stop_leftover_agents()
+            left = self._runtime.leftover_agents()
+            if stopped:
+                names = ", ".join(neutralize(leftover.what) for leftover in stopped)
+                self._app.notify(f"Stopped {names}. “Resume interrupted step” continues the work.", timeout=10)
+            if left:
+                self._app.notify(neutralize(describe(left)), severity="warning", timeout=20)
+
+        self._workers.run_agent(work(), "stop the leftover agents")
 
     def resume_interrupted(self, how: str = "resume") -> None:
         """Run the interrupted agent step again (``resume`` keeps the session, ``retry`` starts fresh)."""

@@ -15,10 +15,12 @@ import threading
 import time
 import tomllib
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Literal
+
+from tunaflow_tui.core.processes import LIVE_GROUPS, ProcessIdentity, identify
 
 TestStatus = Literal["passed", "failed", "timeout", "error"]
 """``error``: the tests could not start (interpreter, module or command missing) — not a failure of the code."""
@@ -298,11 +300,14 @@ def run_tests(
     timeout_s: float = DEFAULT_TIMEOUT_S,
     max_output_bytes: int = DEFAULT_MAX_OUTPUT_BYTES,
     env: Mapping[str, str] | None = None,
+    on_start: Callable[[ProcessIdentity], None] | None = None,
 ) -> TestResult:
     """Run ``command`` in ``root`` in its own process group; on timeout the whole group is killed.
 
     stdin is closed, the environment passes through (plus ``env``), stdout and stderr are merged and
     only their last ``max_output_bytes`` are kept. Never raises for a failing or missing command.
+    The group is listed in :data:`~tunaflow_tui.core.processes.LIVE_GROUPS` while it runs (so a
+    signal to tunaflow ends it too); ``on_start`` is told its identity as soon as it started.
     """
     started = time.monotonic()
     full_env = {**os.environ, **(env or {})}
@@ -327,6 +332,10 @@ def run_tests(
         return TestResult("error", None, 0.0, "", f"command not found: {binary or 'test command'} (is it installed and on PATH?)")
     except (PermissionError, OSError) as exc:
         return TestResult("error", None, 0.0, "", f"cannot start {command.label}: {exc}")
+    identity = identify(proc.pid)
+    LIVE_GROUPS.add(identity)
+    if on_start is not None:
+        on_start(identity)
     buffer = _TailBuffer(max_output_bytes)
     assert proc.stdout is not None
     reader = threading.Thread(target=buffer.feed, args=(proc.stdout,), daemon=True)
@@ -339,6 +348,7 @@ def run_tests(
     finally:
         # also reaps children a finished run left behind, which would otherwise hold the pipe open
         _kill_group(proc)
+        LIVE_GROUPS.discard(identity.pgid)
     reader.join(timeout=_KILL_GRACE_S)
     proc.stdout.close()
     duration = time.monotonic() - started

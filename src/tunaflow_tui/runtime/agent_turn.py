@@ -1,15 +1,14 @@
 """Run one agent turn into a conversation: stream it into the database and report it live.
 
 The reply is stored as a ``streaming`` message the moment the turn starts, its text is persisted
-on every finished block (throttled), and its final status is written when the engine ends the
-turn. A process killed mid-turn therefore leaves a message the next start marks ``interrupted``
+on a timer while it streams — a finished block within half a second, whatever comes next (see
+:mod:`.reply_persistence`) — and its final status is written when the engine ends the turn. A process killed mid-turn therefore leaves a message the next start marks ``interrupted``
 with its partial text.
 """
 
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -19,12 +18,14 @@ from tunaflow_tui.agents.events import (
     ErrorKind,
     FinalMessage,
     Notice,
+    ProcessStarted,
     SessionStarted,
     TextDelta,
     ToolUse,
     Usage,
 )
 from tunaflow_tui.core.markers import MarkerStream, ParseResult, parse_markers
+from tunaflow_tui.core.processes import ProcessIdentity
 from tunaflow_tui.core.storage import Store
 from tunaflow_tui.core.storage.records import MessageRecord, ToolLine
 from tunaflow_tui.core.storage.records import Usage as StoredUsage
@@ -36,12 +37,12 @@ from tunaflow_tui.runtime.events import (
     Observer,
     ToolActivity,
 )
+from tunaflow_tui.runtime.leftovers import AgentStillRunning, find_leftovers
+from tunaflow_tui.runtime.reply_persistence import ReplyPersister
 
 MarkerProgress = Callable[[ParseResult], None]
 """Told the reply so far, parsed, whenever a marker arrives while it streams."""
 
-FLUSH_INTERVAL_S = 0.5  # a finished block is stored at most this often
-STALE_FLUSH_S = 3.0  # a long block without a paragraph break is stored at least this often
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +67,8 @@ class TurnRunner:
         self._store = store
         self._emit = emit
         self._running: dict[int, tuple[str, Turn]] = {}  # message id -> (conversation, turn)
+        self.stop_reason: str | None = None
+        """Why every running turn is being stopped (set before cancelling them, e.g. ``stopped by SIGTERM``)."""
 
     @property
     def running_conversations(self) -> tuple[str, ...]:
@@ -88,13 +91,22 @@ class TurnRunner:
         role: str,
         request: TurnRequest,
         on_markers: MarkerProgress | None = None,
+        plan_id: int | None = None,
     ) -> TurnResult:
         """Run ``request`` on ``engine`` and store the reply in ``conversation_id``.
+
+        ``plan_id`` is the plan the turn works for, recorded with its process group.
+
+        Raises :class:`AgentStillRunning`, before anything is stored, when an agent that an earlier
+        tunaflow started in this conversation still runs.
 
         ``on_markers`` is called while the reply streams, each time a marker comment arrives, with
         the text so far parsed for ``role`` (so the markers' validity is the same as at the end).
         """
         store = self._store
+        leftovers = find_leftovers(store, conversations=(conversation_id,))
+        if leftovers:  # never a second agent beside one an earlier tunaflow left running here
+            raise AgentStillRunning(leftovers)
         before = store.get_conversation(conversation_id)
         previous_session = (before.native_engine, before.native_session_id) if before is not None else (None, None)
         message = store.add_message(
@@ -109,8 +121,17 @@ class TurnRunner:
         session_id: str | None = None
         final_text: str | None = None
         error: EngineError | None = None
-        last_flush = time.monotonic()
-        flushed_len = 0
+        saved = [0, 0]  # characters of text and tool lines stored so far
+
+        def save() -> None:
+            content = "".join(text_parts)
+            if (len(content), len(tools)) != (saved[0], saved[1]):
+                store.update_message(message.id, content=content, tools=tools)
+                saved[0], saved[1] = len(content), len(tools)
+
+        persister = ReplyPersister(save)
+        last_char = ""
+        processes: list[int] = []  # records of the process groups this turn started
         turn: Turn | None = None
         try:
             turn = engine.start(request)
@@ -124,38 +145,43 @@ class TurnRunner:
                         self._emit(MessageDelta(conversation_id, message.id, visible))
                     if on_markers is not None and display.markers_seen > seen:
                         self._report_markers(on_markers, "".join(text_parts), role, conversation_id, message.id)
-                    now = time.monotonic()
-                    block_done = "\n\n" in event.text and now - last_flush >= FLUSH_INTERVAL_S
-                    if block_done or now - last_flush >= STALE_FLUSH_S:
-                        content = "".join(text_parts)
-                        if len(content) != flushed_len:
-                            store.update_message(message.id, content=content, tools=tools)
-                            flushed_len = len(content)
-                        last_flush = now
+                    if event.text:
+                        persister.changed(block_done="\n\n" in last_char + event.text)
+                        last_char = event.text[-1]
                 elif isinstance(event, ToolUse):
                     line = ToolLine(event.name, event.summary)
                     if not tools or tools[-1] != line:
                         tools.append(line)
+                    persister.changed(block_done=True)  # the text before a tool call is a finished block
                     self._emit(ToolActivity(conversation_id, message.id, event.name, event.summary, event.status))
                 elif isinstance(event, Usage):
                     usage = StoredUsage(event.input_tokens, event.output_tokens, event.cached_tokens, event.cost_usd)
                 elif isinstance(event, SessionStarted):
                     session_id = event.session_id
                     store.set_native_session(conversation_id, engine.name, session_id)
+                elif isinstance(event, ProcessStarted):
+                    identity = ProcessIdentity(event.pid, event.pgid, event.start_ticks)
+                    processes.append(store.record_process(
+                        "agent", identity, label=f"{role} agent ({engine.name})", conversation_id=conversation_id,
+                        message_id=message.id, plan_id=plan_id).id)
                 elif isinstance(event, Notice):
                     self._emit(NoticeRaised(event.message, event.level, conversation_id, message.id))
                 elif isinstance(event, FinalMessage):
                     final_text = event.text
                 elif isinstance(event, EngineError):
                     error = event
-        except asyncio.CancelledError:
+        except asyncio.CancelledError as exc:
             if turn is not None:
-                await turn.cancel()
-            error = EngineError(ErrorKind.CANCELLED, "cancelled", partial_text="".join(text_parts))
+                await turn.cancel()  # ends the agent's process group before the reply is marked
+            reason = self.stop_reason or (exc.args[0] if exc.args and isinstance(exc.args[0], str) else "cancelled")
+            error = EngineError(ErrorKind.CANCELLED, reason, partial_text="".join(text_parts))
             raise
         except Exception as exc:  # an engine bug must not lose the message or hang the cycle
             error = EngineError(ErrorKind.CRASHED, f"engine failed: {exc}", partial_text="".join(text_parts))
         finally:
+            persister.close()
+            for record_id in processes:  # the engine has ended its process group by now
+                store.forget_process(record_id)
             self._running.pop(message.id, None)
             message = self._finish(message, text_parts, final_text, error, usage, session_id, tools)
             if session_id is not None and message.status == "error" and not message.content.strip():
@@ -202,7 +228,7 @@ class TurnRunner:
                 message.id, content=content, status="done", usage=usage, native_session_id=session_id, tools=tools
             )
         content = streamed or error.partial_text
-        detail = error.message
+        detail = self.stop_reason if error.kind == ErrorKind.CANCELLED and self.stop_reason else error.message
         if error.stderr_tail:
             detail = f"{detail}\n\n{error.stderr_tail}"
         status = "interrupted" if error.kind == ErrorKind.CANCELLED else "error"

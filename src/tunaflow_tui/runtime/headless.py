@@ -24,6 +24,7 @@ from tunaflow_tui.runtime.events import (
     RuntimeEvent,
     ToolActivity,
 )
+from tunaflow_tui.runtime.leftovers import describe
 from tunaflow_tui.runtime.runtime import WorkflowRuntime
 
 EXIT_DONE = 0
@@ -91,10 +92,29 @@ def _target_plan(rt: WorkflowRuntime, plan_id: int | None) -> PlanRecord | None:
     return planning.active_plan(rt)
 
 
+async def _clear_leftovers(rt: WorkflowRuntime, stop: bool, out: TextIO) -> bool:
+    """True when no agent an earlier tunaflow left running is in the way (stopping them if ``stop``)."""
+    stopped = await rt.stop_leftover_agents(agents=stop)
+    for leftover in stopped:
+        say(f"Stopped {leftover.what} that an earlier tunaflow left running "
+            f"(process group {leftover.record.identity.pgid}).", out)
+    found = rt.leftover_agents()
+    if found:
+        say(f"tunaflow run: {describe(found)}", sys.stderr)
+        return False
+    return True
+
+
 async def drive(rt: WorkflowRuntime, policy: GatePolicy, *, request: str | None, resume: bool,
-                out: TextIO = sys.stdout) -> int:
-    """Run until Done (0), a gate the flags don't cover (3), or an error (1)."""
+                out: TextIO = sys.stdout, stop_leftovers: bool = False) -> int:
+    """Run until Done (0), a gate the flags don't cover (3), or an error (1).
+
+    Nothing starts while an agent an earlier tunaflow left running is still at work (3, with what to
+    do), unless ``stop_leftovers``: then those agents are stopped first.
+    """
     plan_id: int | None = None
+    if not await _clear_leftovers(rt, stop_leftovers, out):
+        return EXIT_PENDING
     if request:
         before = {p.id: p.updated_at for p in rt.store.list_plans()}
         result = await rt.send_user_message(request)

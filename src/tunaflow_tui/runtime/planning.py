@@ -11,12 +11,14 @@ from tunaflow_tui.core.plandocs import make_slug
 from tunaflow_tui.core.storage.records import MessageRecord, PlanRecord
 from tunaflow_tui.core.workflow.phases import Phase
 from tunaflow_tui.runtime.agent_turn import TurnResult
-from tunaflow_tui.runtime.events import NoticeRaised
+from tunaflow_tui.runtime.events import MessageAdded, NoticeRaised
 
 if TYPE_CHECKING:
     from tunaflow_tui.runtime.runtime import WorkflowRuntime
 
 EXCERPT_CHARS = 200
+MAX_PLAN_SUBTASKS = 100
+"""The most subtasks a plan may have: each is a task document, a tracked step and a line of every prompt."""
 
 
 def active_plan(rt: WorkflowRuntime) -> PlanRecord | None:
@@ -55,6 +57,28 @@ def _subtasks(proposal: PlanProposal) -> list[tuple[str, str]]:
     return [(s.title, s.details) for s in proposal.subtasks]
 
 
+def refuse_oversized(rt: WorkflowRuntime, proposal: PlanProposal, revising: PlanRecord | None) -> None:
+    """Create no plan from a proposal with too many subtasks; say so to the user and to the Architect.
+
+    The note is a system message in the main conversation, so the user sees it where the proposal
+    is, and the Architect's next turn reads it among the recent turns.
+    """
+    count = len(proposal.subtasks)
+    kept = (f" Plan {revising.id} keeps its current version and waits for a proposal it can track."
+            if revising is not None else " No plan was created.")
+    note = (f"This proposal has {count:,} subtasks; a plan can have at most {MAX_PLAN_SUBTASKS}.{kept} "
+            f"Architect: propose a smaller plan — group the work into at most {MAX_PLAN_SUBTASKS} subtasks, "
+            "or propose the first part now and the rest as later plans.")
+    message = rt.store.add_message("main", "system", note, status="done")
+    rt.emit(MessageAdded("main", message.id, "system"))
+    if revising is not None:
+        rt.store.add_plan_event(revising.id, "proposal_refused", "system",
+                                {"subtasks": count, "limit": MAX_PLAN_SUBTASKS, "message_id": message.id})
+    rt.emit(NoticeRaised(f"The Architect proposed {count:,} subtasks; a plan can have at most "
+                         f"{MAX_PLAN_SUBTASKS}. No plan was created from it; the Architect is asked for a "
+                         "smaller one when you write to it next.", "warning"))
+
+
 async def handle_architect_reply(rt: WorkflowRuntime, result: TurnResult, *, revising: PlanRecord | None) -> None:
     """Create a plan (or update the one being revised) from the first accepted proposal."""
     target = revising or active_plan(rt)
@@ -63,6 +87,9 @@ async def handle_architect_reply(rt: WorkflowRuntime, result: TurnResult, *, rev
     if not proposals:
         return
     proposal = proposals[0]
+    if len(proposal.subtasks) > MAX_PLAN_SUBTASKS:
+        refuse_oversized(rt, proposal, revising)
+        return
     if len(proposals) > 1:
         rt.emit(NoticeRaised("The Architect proposed more than one plan; only the first is tracked.", "warning"))
     fields = rt.proposal_to_plan_fields(proposal)

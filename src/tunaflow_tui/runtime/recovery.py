@@ -11,6 +11,7 @@ from tunaflow_tui.core.workflow import AggregateVerdict
 from tunaflow_tui.core.workflow.phases import Phase
 from tunaflow_tui.runtime import decisions, development, planning, prompts, review
 from tunaflow_tui.runtime.agent_turn import TurnResult
+from tunaflow_tui.runtime.leftovers import AgentStillRunning, find_leftovers
 
 if TYPE_CHECKING:
     from tunaflow_tui.runtime.runtime import WorkflowRuntime
@@ -61,6 +62,13 @@ def interrupted_runs(rt: WorkflowRuntime) -> tuple[InterruptedRun, ...]:
     return tuple(found)
 
 
+def record_interruption(rt: WorkflowRuntime, reason: str) -> None:
+    """Note on every plan whose step was running that tunaflow was stopped, and why (the step stays resumable)."""
+    for run in interrupted_runs(rt):
+        rt.store.add_plan_event(run.plan_id, "run_interrupted", "system",
+                                {"reason": reason, "role": run.role, "step": run.step})
+
+
 def _last_feedback(rt: WorkflowRuntime, plan_id: int) -> tuple[str, bool]:
     for event in reversed(rt.store.list_plan_events(plan_id)):
         if event.type in ("revision_requested", "redesign_requested"):
@@ -79,11 +87,15 @@ def _last_review(rt: WorkflowRuntime, plan_id: int) -> tuple[AggregateVerdict | 
 
 
 async def resume_plan(rt: WorkflowRuntime, plan_id: int, *, how: str = "resume") -> PlanRecord:
-    """Run the interrupted step again: ``resume`` continues the stored session, ``retry`` starts afresh."""
+    """Run the interrupted step again: ``resume`` continues the stored session, ``retry`` starts afresh.
+
+    Raises :class:`AgentStillRunning` (and changes nothing) while the step's earlier agent still runs.
+    """
     plan = rt.get_plan(plan_id)
     detail = _open_step(rt, plan)
     if detail is None:
         raise ValueError(f"plan {plan_id} has no interrupted step")
+    await _no_leftovers(rt, plan, detail)
     rt.store.add_plan_event(plan.id, "agent_finished", "system", {**detail, "status": "interrupted", "how": how})
     if detail.get("role") == "review":
         round_no = detail.get("round")
@@ -117,6 +129,24 @@ async def resume_plan(rt: WorkflowRuntime, plan_id: int, *, how: str = "resume")
                   else prompts.revision_prompt(plan, feedback))
         return await decisions.architect_revision(rt, plan, prompt)
     return plan
+
+
+async def _no_leftovers(rt: WorkflowRuntime, plan: PlanRecord, step: Mapping[str, object]) -> None:
+    """Refuse to run ``step`` again while the agent an earlier tunaflow started for it still runs.
+
+    A leftover test run of the plan is stopped instead (see ``WorkflowRuntime.stop_leftover_agents``).
+    """
+    role = step.get("role")
+    if role == "architect":
+        conversations = ("main",)
+    elif role == "developer":
+        conversations = (f"branch:{plan.impl_branch_id}",)
+    else:
+        conversations = (f"branch:{plan.review_branch_id}",)
+    await rt.stop_leftover_agents(plan.id, agents=False)
+    found = find_leftovers(rt.store, conversations=conversations, plan_id=plan.id if role == "review" else None)
+    if found:
+        raise AgentStillRunning(found)
 
 
 def last_unanswered_user_message(rt: WorkflowRuntime) -> MessageRecord | None:

@@ -23,6 +23,7 @@ from tunaflow_tui.runtime import git_guard, prompts
 from tunaflow_tui.runtime.development import workdir
 from tunaflow_tui.runtime.events import NoticeRaised
 from tunaflow_tui.runtime.planning import record_rejections
+from tunaflow_tui.runtime.test_runs import OnStart, run_tests_for_plan
 
 if TYPE_CHECKING:
     from tunaflow_tui.runtime.runtime import WorkflowRuntime
@@ -63,9 +64,9 @@ def ensure_review_branch(rt: WorkflowRuntime, plan: PlanRecord) -> PlanRecord:
 
 
 def _run_in_environment(root: Path, command: TestCommand, environment: TestEnvironment,
-                        timeout_s: float) -> TestResult:
+                        timeout_s: float, on_start: OnStart | None = None) -> TestResult:
     with node_modules_for_run(environment, root):
-        return run_tests(root, command, timeout_s=timeout_s, env=environment.env)
+        return run_tests(root, command, timeout_s=timeout_s, env=environment.env, on_start=on_start)
 
 
 async def run_project_tests(
@@ -88,8 +89,10 @@ async def run_project_tests(
         return None
     rt.progress(f"Running the project's tests: {command.label} — environment: {environment.label}")
     try:
-        result = await asyncio.to_thread(_run_in_environment, root, command, environment,
-                                         rt.settings.workflow.test_timeout_s)
+        result = await run_tests_for_plan(
+            rt, plan.id, command.label,
+            lambda on_start: _run_in_environment(root, command, environment, rt.settings.workflow.test_timeout_s,
+                                                 on_start))
     finally:
         if before is not None:
             leftovers = await asyncio.to_thread(gitops.restore, root, before)

@@ -23,7 +23,7 @@ from tunaflow_tui.core.storage import Store
 from tunaflow_tui.core.storage.records import MessageRecord, PlanRecord
 from tunaflow_tui.core.workflow.phases import Actor
 from tunaflow_tui.core.workflow.service import WorkflowService
-from tunaflow_tui.runtime import decisions, development, git_guard, planning, recovery, review
+from tunaflow_tui.runtime import decisions, development, git_guard, leftovers, planning, recovery, review
 from tunaflow_tui.runtime.agent_turn import MarkerProgress, TurnResult, TurnRunner
 from tunaflow_tui.runtime.context_builder import ContextBuilder
 from tunaflow_tui.runtime.events import (
@@ -231,7 +231,7 @@ class WorkflowRuntime:
         self.progress(f"{role} ({engine.name}) is working…")
         return await self.runner.run(
             engine=engine, model=config.model, conversation_id=conversation_id, role=role, request=request,
-            on_markers=on_markers,
+            on_markers=on_markers, plan_id=plan.id if plan is not None else None,
         )
 
     # ----------------------------------------------------------------- public API
@@ -288,6 +288,35 @@ class WorkflowRuntime:
     def interrupted_plans(self) -> tuple[recovery.InterruptedRun, ...]:
         """Plans whose agent was running when the process stopped."""
         return recovery.interrupted_runs(self)
+
+    def leftover_agents(self, plan_id: int | None = None) -> tuple[leftovers.Leftover, ...]:
+        """Agents and test runs an earlier tunaflow started (for ``plan_id``, or anywhere) that still run."""
+        if plan_id is None:
+            return leftovers.find_leftovers(self.store)
+        return leftovers.find_leftovers(self.store, conversations=leftovers.plan_conversations(self.store, plan_id),
+                                        plan_id=plan_id)
+
+    async def stop_leftover_agents(
+        self, plan_id: int | None = None, *, agents: bool = True
+    ) -> tuple[leftovers.Leftover, ...]:
+        """End the leftovers (for ``plan_id``, or all) whose tunaflow is gone; return the ones ended.
+
+        Leftover test runs are always ended (nobody can read their result any more, and a second run
+        would share their worktree); agents only with ``agents`` — that is the user's call.
+        """
+        found = self.leftover_agents(plan_id)
+        chosen = tuple(leftover for leftover in found if agents or leftover.record.kind == "tests")
+        stopped = await leftovers.stop_leftovers(self.store, chosen)
+        for leftover in stopped:
+            if leftover.record.plan_id is not None:
+                actor = "user" if leftover.record.kind == "agent" else "system"
+                self.store.add_plan_event(leftover.record.plan_id, "leftover_stopped", actor,
+                                          {"kind": leftover.record.kind, "pgid": leftover.record.identity.pgid,
+                                           "what": leftover.what})
+            if leftover.record.kind == "tests":
+                self.emit(NoticeRaised("Stopped the project's tests that an earlier tunaflow left running.",
+                                       "warning"))
+        return stopped
 
     def merge(self, plan_id: int) -> gitops.MergeResult:
         """Merge a done plan's branch into its base (fast-forward or merge commit; never force)."""

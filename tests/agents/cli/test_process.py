@@ -13,7 +13,7 @@ import pytest
 
 from tunaflow_tui.agents.base import TurnRequest
 from tunaflow_tui.agents.claude import ClaudeEngine
-from tunaflow_tui.agents.events import EngineError, ErrorKind, FinalMessage, TextDelta
+from tunaflow_tui.agents.events import EngineError, ErrorKind, FinalMessage, SessionStarted, TextDelta
 from tunaflow_tui.agents.process import SubprocessTurn
 from tunaflow_tui.core.settings.engines import EngineConfig
 
@@ -78,7 +78,7 @@ async def test_cancel_mid_stream_kills_the_whole_group(fake_cli, tmp_path: Path)
     events = []
     async for event in turn:
         events.append(event)
-        if len(events) == 1:  # the init line arrived: the grandchild exists
+        if isinstance(event, SessionStarted):  # the init line arrived: the grandchild exists
             assert pidfile.exists()
             await turn.cancel()
     err = events[-1]

@@ -5,6 +5,7 @@ The scenario is chosen by the ``model`` in the request body, so one server cover
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
@@ -33,6 +34,10 @@ NDJSON_LINES: list[str] = [
     '{"model":"m","created_at":"2025-01-01T00:00:00Z","message":{"role":"assistant","content":"lo"},"done":false}',
     '{"model":"m","created_at":"2025-01-01T00:00:01Z","message":{"role":"assistant","content":""},"done":true,"done_reason":"stop","total_duration":1000,"load_duration":10,"prompt_eval_count":21,"prompt_eval_duration":5,"eval_count":2,"eval_duration":7}',
 ]
+
+
+# how much a hostile scenario sends before it gives up (a client that reads it all has lost already)
+HOSTILE_LIMIT = 64 * 1024 * 1024
 
 
 class FakeServer:
@@ -78,6 +83,22 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(b"0\r\n\r\n")
         self.wfile.flush()
 
+    def _wait_until_client_leaves(self, timeout: float = 60.0) -> None:
+        """Hold the connection open, saying nothing, until the client closes it."""
+        self.connection.settimeout(timeout)
+        with contextlib.suppress(OSError):
+            while self.connection.recv(4096):
+                pass
+
+    def _flood(self, text: str, limit: int) -> None:
+        """Send ``text`` as chunks, with no line break, until the client goes away or ``limit`` bytes."""
+        sent = 0
+        with contextlib.suppress(OSError):
+            while sent < limit:
+                self._chunk(text)
+                sent += len(text)
+            self._end_chunked()
+
     def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length", "0"))
         body = json.loads(self.rfile.read(length))
@@ -103,7 +124,22 @@ class _Handler(BaseHTTPRequestHandler):
         if model == "boom":
             self._json(500, {"error": "internal failure"})
             return
+        if model == "no-headers":  # accepts the request, then never answers
+            self._wait_until_client_leaves()
+            return
+        if model == "endless-error":  # a 500 whose body never ends
+            self.send_response(500)
+            self.send_header("Content-Type", "text/plain")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            self._flood("upstream exploded; " * 50, limit=HOSTILE_LIMIT)
+            return
         self._start_chunked(content_type)
+        if model == "huge-line":  # one line that never ends
+            self._flood("x" * 65536, limit=HOSTILE_LIMIT)
+            return
+        if model == "deep":  # a line nested past the JSON decoder's depth, then a normal reply
+            self._chunk(("data: " if sse else "") + "[" * 200_000 + sep)
         if model == "drop":
             self._chunk(lines[0] + sep)
             self._chunk(lines[2] + sep if sse else lines[0] + sep)

@@ -15,6 +15,10 @@ def say(*chunks: str, pause: float = 0.03) -> None:
 
 def main() -> int:
     say("\x1b]0;fake repl\x07Welcome to fake-repl\n")
+    if "--deaf" in sys.argv:  # shows its prompt, then never reads a thing
+        say("> ", pause=0)
+        time.sleep(60)
+        return 0
     while True:
         say("> ", pause=0)
         line = sys.stdin.readline()
@@ -31,6 +35,17 @@ def main() -> int:
             say("thinking aloud\n", "and never prompting again")
             time.sleep(30)
             return 0
+        if line == "flood":  # one visible line that never ends
+            while True:
+                sys.stdout.write("x" * 4096)
+                sys.stdout.flush()
+        if line == "redraw":  # a spinner repainting forever: nothing visible, ever
+            while True:
+                sys.stdout.write("\x1b[2K\x1b[1G" * 256)
+                sys.stdout.flush()
+        if line.startswith("count "):  # how much of the line arrived, and how it ended
+            say(f"received {len(line)} characters, ending with {line[-12:]!r}\n")
+            continue
         if line == "slow":
             for n in range(200):
                 say(f"line {n}\n", pause=0.05)

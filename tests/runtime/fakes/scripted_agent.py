@@ -6,9 +6,10 @@ It speaks the real stream formats (claude `-p --output-format stream-json --verb
 answers comes from a JSON script: per role (read from the persona it is given), a list of turns
 used in order (the last one repeats). A turn may write or delete files in its working directory,
 run commands (``"run": [[argv...], ...]``, after the writes — git checkout, commit, push, chmod: a
-hostile agent's shell), stream slowly, pause after a given piece of text, crash, or hang — whatever
-the test needs. Like the real claude, a command that matches a ``--disallowedTools "Bash(prefix:*)"``
-rule is refused, not run; other CLIs' mechanisms are not emulated (their commands run).
+hostile agent's shell), stream slowly, pause after a given piece of text, crash, hang (or flood while
+it "hangs"), or ignore SIGTERM — whatever the test needs. Like the real claude, a command that matches
+a ``--disallowedTools "Bash(prefix:*)"`` rule is refused, not run; other CLIs' mechanisms are not
+emulated (their commands run).
 
 Environment: TUNAFLOW_FAKE_SCRIPT (script path), TUNAFLOW_FAKE_STATE (turn counters),
 TUNAFLOW_FAKE_LOG (one JSON line per call: argv, role, cwd; commands go to ``<log>.commands``).
@@ -20,6 +21,7 @@ import fcntl
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import time
@@ -125,9 +127,15 @@ def _stream_text(turn: dict, emit_delta) -> None:
         half = text[: len(text) // 2]
         for chunk in _chunks(half):
             emit_delta(chunk)
-        time.sleep(0.7)
-        emit_delta("\n\n")  # a finished block: the runtime persists it
-        time.sleep(float(hang))
+        emit_delta("\n\n")  # a finished block, then the pause: the runtime must store it now
+        if turn.get("flood"):  # busy, not paused: progress lines as fast as it can, all the while
+            until = time.monotonic() + float(hang)
+            n = 0
+            while time.monotonic() < until:
+                _emit({"type": "tool_progress", "tool_use_id": "toolu_flood", "n": n, "pad": "." * 200})
+                n += 1
+        else:
+            time.sleep(float(hang))
         rest = text[len(half):]
         for chunk in _chunks(rest):
             emit_delta(chunk)
@@ -223,6 +231,8 @@ def main() -> int:
             fh.write(json.dumps({"tool": name, "argv": argv, "role": role, "cwd": str(cwd),
                                  "prompt": prompt[:4000]}) + "\n")
     turn = _next_turn(role)
+    if turn.get("ignore_sigterm"):  # only SIGKILL stops it
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
     if turn.get("started_file"):
         Path(turn["started_file"]).write_text(str(os.getpid()))
     _apply_files(turn, cwd)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from app_harness import demo_settings, screen_text, send, settle
+from run_phases import group_alive, kill_groups, leave_agent_running
 from runtime_harness import PROPOSAL, make_harness
 
 from tunaflow_tui.clicmd.open import NOT_GIT_NOTE, project_notes
@@ -189,3 +190,42 @@ async def test_interrupted_step_after_a_crash_is_offered_and_resumed(open_app) -
         await settle(pilot, app2)
         assert runtime2.store.list_plans()[0].pending_decision == "review"
         assert "Review waiting: a accept" in screen_text(app2)
+
+
+async def test_an_agent_a_crash_left_running_is_named_blocks_resume_and_can_be_stopped(
+        open_app, demo_project) -> None:
+    app, _controller, runtime = open_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await send(pilot, app, REQUEST)
+    # a crash during development: the step never finished, and its agent runs on in the branch
+    plan = runtime.store.list_plans()[0]
+    runtime.apply(plan.id, Approve(), Actor.USER)
+    branch = runtime.store.create_branch(conversation_id="main", checkpoint_id=None, parent_branch_id=None,
+                                         mode="chat", kind="implementation", label="Implement")
+    runtime.store.update_plan(plan.id, impl_branch_id=branch.id)
+    runtime.store.add_plan_event(plan.id, "agent_started", "system", {"role": "developer", "step": "dev"})
+    runtime.close()
+    pid = leave_agent_running(demo_project, f"branch:{branch.id}", "developer")
+    try:
+        app2, controller2, runtime2 = open_app()
+        async with app2.run_test(size=(120, 40)) as pilot:
+            await pilot.pause()
+            messages = [n.message for n in app2._notifications]
+            assert any("Still running: the developer agent" in m and "Stop leftover agents" in m for m in messages)
+
+            controller2.project.resume_interrupted("retry")
+            await settle(pilot, app2)
+            messages = [n.message for n in app2._notifications]
+            assert any(m.startswith("Could not retry the interrupted step: Still running") for m in messages)
+            assert runtime2.interrupted_plans() and group_alive(pid)  # nothing started, nothing lost
+
+            controller2.project.stop_leftover_agents()
+            await settle(pilot, app2)
+            assert any("Stopped the developer agent" in n.message for n in app2._notifications)
+            assert not group_alive(pid)  # it ignored SIGTERM: SIGKILL ended it
+
+            controller2.project.resume_interrupted("retry")
+            await settle(pilot, app2)
+            assert runtime2.store.list_plans()[0].pending_decision == "review"
+    finally:
+        kill_groups([pid])

@@ -46,7 +46,7 @@ class WorkflowConfig(BaseModel):
     auto_review: bool = True
     auto_rework: bool = False
     test_command: list[str] | None = None
-    test_timeout_s: float = Field(default=600.0, gt=0)
+    test_timeout_s: float = Field(default=600.0, gt=0, allow_inf_nan=False)
     use_worktree: bool = True
     #: run in each new worktree before the Developer starts: a string for ``/bin/sh -c``, or an argv
     worktree_setup: str | list[str] | None = None

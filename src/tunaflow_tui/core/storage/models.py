@@ -198,3 +198,23 @@ class SessionLinkRow(_Base):
 
     class Meta:
         table_name = "session_links"
+
+
+class RunningProcessRow(_Base):
+    """Row of ``running_processes``: a process group tunaflow started and has not seen end."""
+
+    id = AutoField()
+    kind = TextField()
+    label = TextField()
+    conversation_id = TextField(null=True)
+    message_id = IntegerField(null=True)
+    plan_id = IntegerField(null=True)
+    pid = IntegerField()
+    pgid = IntegerField()
+    start_ticks = IntegerField(null=True)
+    owner_pid = IntegerField()
+    owner_start_ticks = IntegerField(null=True)
+    created_at = TextField()
+
+    class Meta:
+        table_name = "running_processes"

@@ -170,7 +170,29 @@ _V4_TOOLS = Migration(
     ("ALTER TABLE messages ADD COLUMN tools TEXT NOT NULL DEFAULT '[]'",),
 )
 
-MIGRATIONS: tuple[Migration, ...] = (_V1_BASE, _V2_USAGE, _V3_LOOKUPS, _V4_TOOLS)
+# Agents and test runs live in their own process groups, which outlive a crashed tunaflow: the next
+# one must know which groups were running, to never start a second agent beside a live one.
+_V5_PROCESSES = Migration(
+    5,
+    "process groups started for agent turns and test runs, while they run",
+    (
+        """CREATE TABLE running_processes (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            kind TEXT NOT NULL CHECK (kind IN ('agent', 'tests')),
+            label TEXT NOT NULL DEFAULT '',
+            conversation_id TEXT,
+            message_id INTEGER REFERENCES messages(id) ON DELETE CASCADE,
+            plan_id INTEGER REFERENCES plans(id) ON DELETE CASCADE,
+            pid INTEGER NOT NULL,
+            pgid INTEGER NOT NULL,
+            start_ticks INTEGER,
+            owner_pid INTEGER NOT NULL,
+            owner_start_ticks INTEGER,
+            created_at TEXT NOT NULL)""",
+    ),
+)
+
+MIGRATIONS: tuple[Migration, ...] = (_V1_BASE, _V2_USAGE, _V3_LOOKUPS, _V4_TOOLS, _V5_PROCESSES)
 CURRENT_VERSION: int = MIGRATIONS[-1].version
 
 _VERSION_TABLE = """CREATE TABLE IF NOT EXISTS schema_version (

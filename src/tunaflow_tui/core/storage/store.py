@@ -16,6 +16,7 @@ from tunaflow_tui.core.storage.memos import MemoStore
 from tunaflow_tui.core.storage.models import MessageRow, ProjectRow
 from tunaflow_tui.core.storage.ownership import Ownership
 from tunaflow_tui.core.storage.plans import PlanStore
+from tunaflow_tui.core.storage.processes import ProcessStore
 from tunaflow_tui.core.storage.records import ProjectRecord
 from tunaflow_tui.core.storage.rows import now_text, project_record
 from tunaflow_tui.core.storage.schema import apply_migrations
@@ -30,7 +31,7 @@ def database_path(project_dir: Path) -> Path:
     return project_dir / STATE_DIR_NAME / DATABASE_NAME
 
 
-class Store(ConversationStore, BranchStore, PlanStore, MemoStore):
+class Store(ConversationStore, BranchStore, PlanStore, MemoStore, ProcessStore):
     """Everything tunaflow persists for one project; safe to call from several threads.
 
     Every writing method is one transaction; reads return immutable records. Use :meth:`open`.

@@ -1,0 +1,59 @@
+"""Closing the terminal window of the app (SIGHUP) ends the agent it runs and records the interruption."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from run_phases import group_alive, kill_groups, pids, query, script_phase
+from runtime_harness import make_harness
+
+pytestmark = pytest.mark.e2e
+
+
+def _parent_of(pid: int) -> int:
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return int(fields[1])
+
+
+def _wait(condition: Callable[[], bool], what: str, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.05)
+
+
+def test_closing_the_window_stops_an_agent_that_ignores_sigterm(
+        tmux: Callable[[int, int], Any], e2e_env: dict[str, str], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    harness = make_harness(tmp_path / "scripted", monkeypatch)
+    run = script_phase(harness, "architect", ignore_sigterm=True)
+    e2e_env.update(harness.env())
+    session = tmux(100, 30)
+    session.start([sys.executable, "-m", "tunaflow_tui", str(harness.project), "--no-mouse"], harness.project)
+    session.wait_for("→", timeout=30)  # the composer names who gets the message
+    session.send_text("Please add multiplication")
+    session.press("Enter")
+    agent: list[int] = []
+    try:
+        _wait(lambda: all(p.exists() and p.read_text().strip() for p in run.started), "the agent to start")
+        agent = pids(run)
+        app = _parent_of(agent[0])
+        _wait(lambda: bool(query(harness, "SELECT id FROM messages WHERE status = 'streaming' AND content != ''")),
+              "the agent's first paragraph to be stored")
+
+        session.kill_window()
+
+        _wait(lambda: not Path(f"/proc/{app}").exists(), "the app to end")
+        _wait(lambda: not group_alive(agent[0]), "the agent's process group to end", timeout=10)
+    finally:
+        kill_groups(agent)
+    rows = query(harness, "SELECT status, error_message, content FROM messages WHERE role = 'assistant'")
+    assert [(status, error) for status, error, _content in rows] == [
+        ("interrupted", "stopped: the terminal was closed (SIGHUP)")]
+    assert rows[0][2].strip(), "what the agent had written is kept"
+    assert query(harness, "SELECT * FROM running_processes") == []

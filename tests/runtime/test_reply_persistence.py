@@ -1,0 +1,83 @@
+"""A streaming reply is stored while it streams: a finished block within a second, whatever comes next."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Callable
+
+from runtime_harness import Harness
+
+from tunaflow_tui.core.storage import Store
+from tunaflow_tui.runtime.events import MessageStarted, RuntimeEvent
+from tunaflow_tui.runtime.runtime import WorkflowRuntime
+
+PARAGRAPH = "I read calc.py: it only adds. Next I run the test suite, which takes a while.\n\n"
+REST = "The suite passed; multiplication is missing.\n"
+
+
+async def _until(condition: Callable[[], bool], timeout: float = 10.0) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        await asyncio.sleep(0.05)
+    return False
+
+
+async def _stored_while_paused(harness: Harness, text: str, pause_after: str) -> str:
+    """Stream ``text``, pause 60 s after ``pause_after``; return what the database holds during the pause."""
+    harness.set_script(architect=[{"text": text, "pause_after": {pause_after: 60}}])
+    events: list[RuntimeEvent] = []
+    rt = WorkflowRuntime(harness.project, harness.settings(), observer=events.append)
+    turn = asyncio.create_task(rt.send_user_message("What does calc.py do?"))
+    try:
+        assert await _until(lambda: any(isinstance(e, MessageStarted) for e in events))
+        [started] = [e for e in events if isinstance(e, MessageStarted)]
+        # read the way a restarted tunaflow would: another connection to the database file
+        with Store.open(harness.project) as reader:
+            def stored() -> str:
+                message = reader.get_message(started.message_id)
+                return message.content if message is not None else ""
+
+            await _until(lambda: pause_after in stored(), timeout=10.0)
+            assert not turn.done(), "the agent is still in its pause"
+            return stored()
+    finally:
+        turn.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await turn
+        rt.close()
+
+
+async def test_a_finished_paragraph_is_stored_during_the_pause_that_follows_it(harness: Harness) -> None:
+    assert await _stored_while_paused(harness, PARAGRAPH + REST, PARAGRAPH) == PARAGRAPH
+
+
+async def test_even_half_a_sentence_is_stored_during_a_pause(harness: Harness) -> None:
+    half = "I read calc.py: it only"
+    assert await _stored_while_paused(harness, half + " adds.\n", half) == half
+
+
+async def test_a_fast_reply_of_many_paragraphs_is_not_written_per_chunk(harness: Harness) -> None:
+    text = "".join(f"Paragraph {i} of a long answer.\n\n" for i in range(300))  # 300 blocks, ~250 chunks
+    harness.set_script(architect=[{"text": text}])
+    rt = WorkflowRuntime(harness.project, harness.settings())
+    writes: list[float] = []
+    update = rt.store.update_message
+
+    def counting(message_id: int, **changes: object):  # type: ignore[no-untyped-def]
+        writes.append(time.monotonic())
+        return update(message_id, **changes)
+
+    rt.store.update_message = counting  # type: ignore[method-assign]
+    try:
+        started = time.monotonic()
+        result = await rt.send_user_message("Explain everything")
+        took = time.monotonic() - started
+        assert result is not None and result.ok and result.text == text
+        # at most one write per half second while it streamed, plus the final one
+        assert len(writes) <= took / 0.5 + 2, (len(writes), took)
+    finally:
+        rt.close()
