@@ -5,7 +5,8 @@ It speaks the real stream formats (claude `-p --output-format stream-json --verb
 --include-partial-messages`, codex `exec --json`), chosen by the name it is called as. What it
 answers comes from a JSON script: per role (read from the persona it is given), a list of turns
 used in order (the last one repeats). A turn may write or delete files in its working directory,
-run commands there (``run``: a list of argv lists), stream slowly, pause after a given piece of text, crash, or hang — whatever the test needs.
+run commands there (``run``: a list of argv lists), stream slowly, pause after a given piece of text, crash,
+hang, or (codex) answer 401 Unauthorized — whatever the test needs.
 
 Environment: TUNAFLOW_FAKE_SCRIPT (script path), TUNAFLOW_FAKE_STATE (turn counters),
 TUNAFLOW_FAKE_LOG (one JSON line per call: argv, role, cwd).
@@ -167,6 +168,14 @@ def run_codex(argv: list[str], turn: dict, cwd: Path) -> int:
     _emit({"type": "turn.started"})
     if turn.get("crash"):
         sys.stderr.write("fatal: the agent crashed\n")
+        return 1
+    if turn.get("auth_401"):  # a rejected key, as codex reports it: five reconnects, then turn.failed, exit 1
+        rejected = ("unexpected status 401 Unauthorized: Incorrect API key provided: sk-FAKE., "
+                    "url: http://127.0.0.1:18090/v1/responses")
+        for attempt in range(1, 6):
+            _emit({"type": "error", "message": f"Reconnecting... {attempt}/5 ({rejected})"})
+        _emit({"type": "error", "message": rejected})
+        _emit({"type": "turn.failed", "error": {"message": rejected}})
         return 1
     parts: list[str] = []
     _stream_text(turn, parts.append)
