@@ -146,6 +146,7 @@ async def test_a_plan_whose_step_never_started_is_started_again(harness: Harness
         rt.service.apply(plan_id, Approve(), actor="user")
         way = rt.way_on(plan_id)
         assert way.waiting is Waiting.INTERRUPTED and way.decisions == (Decision.RETRY_STEP, Decision.ABANDON)
+        assert [(run.plan_id, run.role) for run in rt.interrupted_plans()] == [(plan_id, "developer")]
         with pytest.raises(IllegalTransition, match="available: retry_step, abandon"):
             await rt.decide(plan_id, Decision.RESUME_STEP)
         plan = await rt.decide(plan_id, Decision.RETRY_STEP)

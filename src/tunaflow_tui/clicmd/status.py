@@ -29,6 +29,7 @@ _SHORT_KIND = {
     Waiting.SETUP_FAILED: "setup failed",
     Waiting.START_REVIEW: "start review",
     Waiting.INTERRUPTED: "interrupted",
+    Waiting.REVISION: "revision",
     Waiting.MERGE: "merge",
     Waiting.WORKING: "working",
     Waiting.NOTHING: "nothing",

@@ -45,16 +45,21 @@ def plan_conversations(plan: PlanRecord, role: str | None = None) -> set[str]:
 def interrupted_runs(rt: WorkflowRuntime) -> tuple[InterruptedRun, ...]:
     """Plans whose agent step was running when the process stopped (none run in this process).
 
-    None while another live process owns the project: its steps are running there, not stopped.
+    Also a plan in development whose Developer never started (the process stopped between the
+    decision and the agent). None while another live process owns the project: its steps are
+    running there, not stopped.
     """
     if not rt.store.is_owner:
         return ()
     running = set(rt.runner.running_conversations)
+    busy = rt.busy_plan_ids()
     found = []
     for plan in rt.store.list_plans():
-        if Phase(plan.phase).is_terminal or plan.pending_decision:
+        if Phase(plan.phase).is_terminal or plan.pending_decision or plan.id in busy:
             continue
         detail = _open_step(rt, plan)
+        if detail is None and Phase(plan.phase) in (Phase.DEV, Phase.REWORK):
+            detail = {"role": "developer", "step": plan.phase}
         if detail is None:
             continue
         if running & plan_conversations(plan, str(detail.get("role"))):

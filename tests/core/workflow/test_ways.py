@@ -219,3 +219,11 @@ def test_a_done_plan_offers_the_merge_until_it_is_merged() -> None:
     way = ways_on(done, PlanContext(git_branch="tunaflow/x", worktree=True))
     assert way.waiting is Waiting.MERGE and way.decisions == (Decision.MERGE, Decision.REMOVE_WORKTREE)
     assert ways_on(done, PlanContext(git_branch="tunaflow/x", merged=True)).decisions == ()
+
+
+def test_a_revision_the_architect_has_not_proposed_yet_can_be_asked_for_again() -> None:
+    drafting = PlanState(phase=Phase.DRAFTING, revision=1)
+    way = ways_on(drafting)
+    assert way.waiting is Waiting.REVISION and way.primary is Decision.RETRY_STEP
+    assert "write to the Architect" in way.summary
+    assert ways_on(drafting, PlanContext(open_step="architect")).waiting is Waiting.INTERRUPTED

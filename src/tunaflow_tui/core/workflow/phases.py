@@ -71,6 +71,7 @@ class Waiting(StrEnum):
     SETUP_FAILED = "setup_failed"
     START_REVIEW = "start_review"  # in review, no round running and none pending (automatic review off)
     INTERRUPTED = "interrupted"  # an agent step stopped (crash, cancel) and nothing runs it now
+    REVISION = "revision"  # in drafting, the Architect answered without the revised proposal
     MERGE = "merge"  # done; its branch is not merged yet
     WORKING = "working"  # an agent is at work on it: nothing for the user to do now
     NOTHING = "nothing"  # done or abandoned with nothing left to do (or only optional clean-up)

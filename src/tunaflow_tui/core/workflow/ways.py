@@ -257,6 +257,10 @@ def _no_question(state: PlanState, context: PlanContext) -> WayOn:
     who = _WHO.get(worker, f"the {worker}")
     if context.agent_running:
         return WayOn(Waiting.WORKING, (), f"{who} {'are' if worker == 'review' else 'is'} working")
+    if context.open_step is None and state.phase in (Phase.CHAT, Phase.DRAFTING):
+        again = (Decision.RETRY_STEP, Decision.ABANDON)
+        return WayOn(Waiting.REVISION, again, "waiting for the Architect's revised proposal: write to the "
+                     "Architect, or ask it again", confirm=_confirmations(state, again, context))
     if state.phase is Phase.REVIEW and context.open_step is None:
         start = (Decision.START_REVIEW, Decision.ABANDON)
         return WayOn(Waiting.START_REVIEW, start, "implementation complete: start the review",
