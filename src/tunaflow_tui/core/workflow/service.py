@@ -243,7 +243,9 @@ class WorkflowService:
             way = self._way(plan, events, running=plan.id in busy)
             if not way.asks_the_user:
                 continue
-            dated = [e.created_at for e in events if e.type in _DECISION_EVENTS or way.waiting not in _QUESTIONS]
+            # a question dates from the event that asked it; a derived way on from the plan's last event
+            asked = way.waiting in _QUESTIONS
+            dated = [e.created_at for e in events if e.type in _DECISION_EVENTS or not asked]
             since = dated[-1] if dated else plan.updated_at
             found.append(WaitingDecision(plan.id, plan.title, way.waiting, plan.pending_detail, since, way))
         found.sort(key=lambda d: (not d.held, d.since, d.plan_id), reverse=True)
