@@ -83,7 +83,10 @@ def test_json_lists_plans_with_subtasks_failures_decisions_and_branches(git_repo
     assert reviewed["pending_decision"]["detail"]["verdict"] == "fail"
     assert [s["status"] for s in reviewed["subtasks"]] == ["done", "pending"]
     assert reviewed["implementation_branch_id"] == ids["impl"] and reviewed["review_branch_id"] is None
-    assert held["phase"] == "held" and held["pending_decision"] is None
+    assert held["phase"] == "held" and held["pending_decision"]["kind"] == "approval"
+    assert held["pending_decision"]["held"] is True and waiting["pending_decision"]["held"] is False
+    assert held["waiting"]["for_you"] and held["waiting"]["held"]
+    assert held["waiting"]["decisions"][0] == "approve" and "resume" in held["waiting"]["decisions"]
     assert doc["branches"] == [{"id": ids["impl"], "label": "tunaflow/plan-2", "kind": "implementation",
                                 "mode": "chat", "status": "active"}]
 
@@ -92,8 +95,8 @@ def test_short_line_for_tmux_names_the_newest_waiting_decision(git_repo: Path) -
     seed(git_repo)
     out = status(str(git_repo), "--short")
     assert out.returncode == 0, out.stderr
-    # the failed review of the second plan is the newest decision; the held plan is not waiting
-    assert out.stdout.strip() == 'tunaflow: 3 plans · 2 waiting (review "로그인 수정", +1)'
+    # the failed review of the second plan is the newest decision; the held plan still waits, listed last
+    assert out.stdout.strip() == 'tunaflow: 3 plans · 3 waiting (review "로그인 수정", +2)'
 
 
 def test_readable_listing(git_repo: Path) -> None:
@@ -105,7 +108,7 @@ def test_readable_listing(git_repo: Path) -> None:
     assert "[x] 1. Repro" in text and "[ ] 2. Fix" in text
     assert "waiting for you: review (verdict: fail)" in text
     assert "failures since reset: 1" in text
-    assert "held (from approval)" in text
+    assert "held (from approval)" in text and "waiting for you: approve (on hold)" in text
     assert "tunaflow/plan-2" in text and "implementation" in text
 
 

@@ -241,7 +241,8 @@ async def test_revision_request_goes_to_the_architect(harness: Harness) -> None:
         assert plan.phase == "approval" and plan.revision == 1 and len(plan.subtasks) == 3
         plan = await rt.decide(plan.id, "hold")
         assert plan.phase == "held"
-        assert rt.service.pending_decisions() == ()
+        [held] = rt.waiting()
+        assert held.held and held.plan_id == plan.id, "a held plan is set aside, not hidden"
         plan = await rt.decide(plan.id, "resume")
         assert plan.pending_decision == "approval"
     finally:

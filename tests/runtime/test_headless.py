@@ -115,3 +115,53 @@ def test_agent_text_reaches_the_terminal_inert(harness: Harness) -> None:
     assert run.returncode == 3, run.stdout + run.stderr
     assert "Waiting for you" in run.stdout and "multiplication" in run.stdout
     assert "\x1b" not in run.stdout + run.stderr and "\x07" not in run.stdout
+
+
+def test_an_errored_review_seat_is_not_a_pass_and_accept_does_not_merge_it(harness: Harness) -> None:
+    harness.set_script(architect=[{"text": PROPOSAL}], developer=[dev_turn()],
+                       reviewer=[{"text": verdict("pass")}], verifier=[{"auth_401": True}])
+    _configure(harness)
+    first = _run(harness, "--request", "add mul", "--approve", "--accept", "--merge")
+    assert first.returncode == 3, first.stdout + first.stderr
+    assert "review incomplete: retry the seat" in first.stdout
+    assert "1 of 2 seats" in first.stdout and "--accept-partial" in first.stdout
+    assert "def mul" not in (harness.project / "calc.py").read_text(), "nothing was merged"
+    with Store.open(harness.project) as store:
+        [plan] = store.list_plans()
+        assert plan.phase == "review" and plan.pending_decision == "review"
+        assert "accepted" not in [e.type for e in store.list_plan_events(plan.id)]
+
+    second = _run(harness, "--resume", "--accept-partial", "--merge")
+    assert second.returncode == 0, second.stdout + second.stderr
+    assert "Merge: fast-forward" in second.stdout
+    with Store.open(harness.project) as store:
+        [plan] = store.list_plans()
+        [accepted] = [e for e in store.list_plan_events(plan.id) if e.type.startswith("accepted")]
+        assert accepted.type == "accepted_partial_review" and accepted.actor == "user"
+        assert (accepted.detail["answered"], accepted.detail["seats"], accepted.detail["errored"]) == (
+            1, 2, ("verifier",))
+
+
+def test_accept_never_accepts_a_failed_review(harness: Harness) -> None:
+    harness.set_script(architect=[{"text": PROPOSAL}], developer=[dev_turn()],
+                       reviewer=[{"text": verdict("fail")}], verifier=[{"text": verdict("pass")}])
+    _configure(harness)
+    result = _run(harness, "--request", "add mul", "--approve", "--accept", "--accept-partial", "--merge")
+    assert result.returncode == 3, result.stdout + result.stderr
+    assert "the review says fail" in result.stdout
+    with Store.open(harness.project) as store:
+        [plan] = store.list_plans()
+        assert plan.pending_decision == "review" and plan.pending_detail["verdict"] == "fail"
+
+
+def test_retry_seats_runs_the_errored_seat_again_and_a_full_pass_is_accepted(harness: Harness) -> None:
+    harness.set_script(architect=[{"text": PROPOSAL}], developer=[dev_turn()],
+                       reviewer=[{"text": verdict("pass")}], verifier=[{"auth_401": True}, {"text": verdict("pass")}])
+    _configure(harness)
+    result = _run(harness, "--request", "add mul", "--approve", "--accept", "--retry-seats")
+    assert result.returncode == 0, result.stdout + result.stderr
+    with Store.open(harness.project) as store:
+        [plan] = store.list_plans()
+        types = [e.type for e in store.list_plan_events(plan.id)]
+        assert "review_retry_requested" in types and types[-1] == "accepted"
+        assert plan.review_round == 1

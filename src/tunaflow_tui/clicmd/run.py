@@ -17,7 +17,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     what.add_argument("--request", metavar="TEXT", help="what you want built: sent to the Architect")
     what.add_argument("--resume", action="store_true", help="continue whatever is in progress")
     parser.add_argument("--approve", action="store_true", help="approve the Architect's proposal")
-    parser.add_argument("--accept", action="store_true", help="accept a passing review")
+    parser.add_argument("--accept", action="store_true",
+                        help="accept a complete, passing review (never a failed or incomplete one)")
+    parser.add_argument("--accept-partial", action="store_true",
+                        help="also accept a passing review that a seat gave no verdict on (an incomplete review; "
+                             "recorded as such)")
+    parser.add_argument("--retry-seats", action="store_true",
+                        help="run reviewer seats that errored (crash, timeout, rejected login) again, once per round")
     parser.add_argument("--on-fail", choices=("rework", "redesign", "stop"), default="stop",
                         help="what to do with a failed review (default: stop and leave the decision pending)")
     parser.add_argument("--max-rounds", type=int, default=5, metavar="N",
@@ -66,8 +72,9 @@ def run(args: argparse.Namespace) -> int:
             print(f"tunaflow run: could not create the initial commit: {exc}", file=sys.stderr)
             return EXIT_ERROR
         print(f"Created the initial commit {sha[:10]} with the project's current files.")
-    policy = GatePolicy(approve=args.approve, accept=args.accept, on_fail=args.on_fail,
-                        max_rounds=args.max_rounds, merge=args.merge, on_setup_fail=args.on_setup_fail)
+    policy = GatePolicy(approve=args.approve, accept=args.accept, accept_partial=args.accept_partial,
+                        retry_seats=args.retry_seats, on_fail=args.on_fail, max_rounds=args.max_rounds,
+                        merge=args.merge, on_setup_fail=args.on_setup_fail)
     try:
         runtime = WorkflowRuntime(project, settings, observer=ProgressPrinter(sys.stdout))
     except Exception as exc:

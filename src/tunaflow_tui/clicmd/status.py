@@ -15,17 +15,24 @@ from tunaflow_tui.core.storage import StorageError, Store
 from tunaflow_tui.core.storage.records import BranchRecord, PlanRecord
 from tunaflow_tui.core.storage.store import database_path
 from tunaflow_tui.core.terminal_text import neutralize
-from tunaflow_tui.core.workflow.phases import PendingDecision
+from tunaflow_tui.core.workflow.event_text import plan_outcome
+from tunaflow_tui.core.workflow.phases import Waiting
 from tunaflow_tui.core.workflow.service import WaitingDecision, WorkflowService, plain_json
 
 SHORT_TITLE = 30
 _SHORT_KIND = {
-    PendingDecision.APPROVAL: "approve",
-    PendingDecision.REVIEW: "review",
-    PendingDecision.DOOM_LOOP: "doom loop",
-    PendingDecision.DEV_STALLED: "dev stalled",
-    PendingDecision.REVIEW_ERROR: "review error",
-    PendingDecision.SETUP_FAILED: "setup failed",
+    Waiting.APPROVAL: "approve",
+    Waiting.REVIEW: "review",
+    Waiting.DOOM_LOOP: "doom loop",
+    Waiting.DEV_STALLED: "dev stalled",
+    Waiting.REVIEW_ERROR: "review error",
+    Waiting.SETUP_FAILED: "setup failed",
+    Waiting.START_REVIEW: "start review",
+    Waiting.INTERRUPTED: "interrupted",
+    Waiting.REVISION: "revision",
+    Waiting.MERGE: "merge",
+    Waiting.WORKING: "working",
+    Waiting.NOTHING: "nothing",
 }
 _TICK = {"done": "[x]", "failed": "[!]"}
 
@@ -41,8 +48,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _plan_json(plan: PlanRecord, service: WorkflowService) -> dict[str, Any]:
     held = plan.phase == "held"
     pending = None
-    if plan.pending_decision is not None and not held:
-        pending = {"kind": plan.pending_decision, "detail": plain_json(plan.pending_detail)}
+    if plan.pending_decision is not None:
+        pending = {"kind": plan.pending_decision, "held": held, "detail": plain_json(plan.pending_detail)}
+    way = service.way_on(plan.id)
+    outcome = plan_outcome(service.events(plan.id))
     return {
         "id": plan.id,
         "title": plan.title,
@@ -52,6 +61,16 @@ def _plan_json(plan: PlanRecord, service: WorkflowService) -> dict[str, Any]:
         "subtasks": [{"index": s.index, "title": s.title, "status": s.status} for s in plan.subtasks],
         "failures_since_reset": service.failures_since_reset(plan.id),
         "pending_decision": pending,
+        "waiting": {
+            "kind": way.waiting.value,
+            "for_you": way.asks_the_user,
+            "held": way.held,
+            "summary": way.summary,
+            "decisions": [decision.value for decision in way.decisions],
+            "confirm": {decision.value: text for decision, text in way.confirm.items()},
+        },
+        "outcome": None if outcome is None else {"kind": outcome.kind, "text": outcome.text,
+                                                 "reason": outcome.reason},
         "implementation_branch_id": plan.impl_branch_id,
         "review_branch_id": plan.review_branch_id,
     }
@@ -113,11 +132,18 @@ def render_text(document: dict[str, Any]) -> str:
     for plan in plans:
         phase = plan["phase"] + (f" (from {plan['held_from']})" if plan["held_from"] else "")
         lines.append(f"  #{plan['id']:<3} {_clip(plan['title'], 60)}  [{plan['slug']}]  {phase}")
+        waiting = plan["waiting"]
         pending = plan["pending_decision"]
-        if pending is not None:
-            verdict = pending["detail"].get("verdict")
+        if waiting["for_you"]:
+            verdict = pending["detail"].get("verdict") if pending else None
             suffix = f" (verdict: {verdict})" if verdict else ""
-            lines.append(f"       waiting for you: {_SHORT_KIND[PendingDecision(pending['kind'])]}{suffix}")
+            suffix += " (on hold)" if waiting["held"] else ""
+            lines.append(f"       waiting for you: {_SHORT_KIND[Waiting(waiting['kind'])]}{suffix}"
+                         f" — {_clip(waiting['summary'], 120)}")
+        elif waiting["kind"] in (Waiting.WORKING, Waiting.MERGE):
+            lines.append(f"       {_clip(waiting['summary'], 120)}")
+        if plan["outcome"] is not None:
+            lines.append(f"       outcome: {_clip(plan['outcome']['text'], 160)}")
         for sub in plan["subtasks"]:
             tick = _TICK.get(sub["status"], "[ ]")
             lines.append(f"       {tick} {sub['index']}. {_clip(sub['title'], 70)}")

@@ -75,7 +75,7 @@ class DecisionController:
     # ------------------------------------------------------------------ plans moving
     async def restore(self) -> None:
         """On open: every waiting decision's card (newest last), finished plans' merge offers, held plans."""
-        for waiting in reversed(self._runtime.service.pending_decisions()):
+        for waiting in reversed(self._runtime.waiting()):
             plan = self._store.get_plan(waiting.plan_id)
             if plan is not None:
                 self._known[plan.id] = self._state_key(plan)
@@ -132,7 +132,7 @@ class DecisionController:
     # ------------------------------------------------------------------ reaching a decision
     def jump_to_decision(self, plan_id: int | None = None) -> None:
         """Focus the newest decision waiting (or that plan's card)."""
-        pendings = self._runtime.service.pending_decisions()
+        pendings = self._runtime.waiting()
         if plan_id is not None:
             plan = self._store.get_plan(plan_id)
             if plan is None:

@@ -15,6 +15,7 @@ from tunaflow_tui.core.storage.records import BranchRecord, PlanEventRecord, Pla
 from tunaflow_tui.core.terminal_text import neutralize
 from tunaflow_tui.core.workflow import AggregateVerdict
 from tunaflow_tui.core.workflow.decisions import Decision
+from tunaflow_tui.core.workflow.event_text import event_text
 from tunaflow_tui.core.workflow.phases import PendingDecision, Phase
 from tunaflow_tui.views.plans import (
     PLAN_BRANCH_KINDS,
@@ -149,6 +150,9 @@ def event_time(event: PlanEventRecord) -> str:
 
 def _event_text(event: PlanEventRecord) -> str:
     detail = dict(event.detail)
+    sentence = event_text(event.type, detail)  # what an accept, an abandon or an edit was, said plainly
+    if sentence is not None:
+        return inert_line(sentence)
     for key in ("verdict", "role", "index", "to", "reason", "status", "summary", "answer"):
         if key in detail and detail[key] not in (None, ""):
             return inert_line(f"{key} {detail[key]}")

@@ -132,7 +132,7 @@ class ProjectSession:
         await self.panes.mount_sidebar()
         self.status.refresh()  # the notes stay on the status line (no toast repeating them)
         await self.decisions.restore()
-        self.project.greet(bool(self.runtime.service.pending_decisions()))
+        self.project.greet(bool(self.runtime.waiting()))
 
     # ------------------------------------------------------------------ what the app asks of a controller
     def message_source(self, conversation_id: str) -> StoreMessageSource:

@@ -21,6 +21,7 @@ from tunaflow_tui.core.storage.records import (
     Usage,
 )
 from tunaflow_tui.core.terminal_text import neutralize
+from tunaflow_tui.core.workflow.event_text import SETTLING_EVENTS, event_text, plan_outcome
 
 __all__ = ["ExportError", "export_conversation", "export_plan", "find_plan"]
 
@@ -166,8 +167,11 @@ def _bullets(items: Iterable[Any]) -> list[str]:
 
 
 def _event_summary(event: PlanEventRecord) -> str:
-    """One readable line for an event: its type and the details a reader cares about."""
+    """One readable line for an event: its own sentence, or its type and the details a reader cares about."""
     detail = event.detail
+    sentence = event_text(event.type, detail)
+    if sentence is not None:
+        return _one_line(sentence, 600)
     parts: list[str] = []
     for key, value in detail.items():
         if key in ("aggregate", "excerpt") or isinstance(value, Mapping):
@@ -243,8 +247,8 @@ def _review_round(event: PlanEventRecord, decisions: Sequence[PlanEventRecord]) 
     return lines
 
 
-_AFTER_REVIEW = frozenset({"accepted", "rework_requested", "redesign_requested", "doom_loop_escalated",
-                           "review_retry_requested", "abandoned"})
+_AFTER_REVIEW = SETTLING_EVENTS | {"rework_requested", "redesign_requested", "doom_loop_escalated",
+                                    "review_retry_requested"}
 
 
 def _review_rounds(events: Sequence[PlanEventRecord]) -> list[str]:
@@ -284,8 +288,12 @@ def export_plan(store: Store, plan_key: str) -> str:
         f"- Slug: `{plan.slug}`",
         f"- Revision: {plan.revision} · review rounds: {plan.review_round}",
     ]
-    if plan.pending_decision and plan.phase != "held":
-        lines.append(f"- Waiting for a decision: {plan.pending_decision}")
+    if plan.pending_decision:
+        held = " (on hold)" if plan.phase == "held" else ""
+        lines.append(f"- Waiting for a decision: {plan.pending_decision}{held}")
+    outcome = plan_outcome(events)
+    if outcome is not None:
+        lines.append(f"- Outcome: {_one_line(outcome.text, 600)}")
     if plan.git_branch:
         base = f" (base `{_one_line(plan.base_branch, 120)}`)" if plan.base_branch else ""
         lines.append(f"- Git branch: `{_one_line(plan.git_branch, 120)}`{base}")

@@ -3,40 +3,31 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING
 
 from tunaflow_tui.core import gitops
 from tunaflow_tui.core.plandocs import write_result_doc
+from tunaflow_tui.core.proposal_editing import EditedProposal
 from tunaflow_tui.core.storage.records import PlanRecord
 from tunaflow_tui.core.workflow import (
-    Abandon,
-    Accept,
     AggregateVerdict,
-    Approve,
     ContinueAfterEscalation,
-    ContinueDev,
-    Hold,
-    MarkComplete,
-    Redesign,
-    RequestRevision,
-    Resume,
-    RetryReview,
-    RetrySetup,
+    IllegalTransition,
     Rework,
-    SkipSetup,
 )
+from tunaflow_tui.core.workflow.decisions import Decision
+from tunaflow_tui.core.workflow.event_text import plan_outcome
 from tunaflow_tui.core.workflow.phases import Actor, Phase
-from tunaflow_tui.runtime import development, git_guard, planning, prompts, review, worktree_prep
+from tunaflow_tui.core.workflow.ways import DecisionInput, decision_command
+from tunaflow_tui.runtime import development, git_guard, planning, prompts, recovery, review, worktree_prep
 from tunaflow_tui.runtime.events import NoticeRaised
 
 if TYPE_CHECKING:
     from tunaflow_tui.runtime.runtime import WorkflowRuntime
 
-DECISIONS: tuple[str, ...] = (
-    "approve", "revise", "hold", "resume", "accept", "rework", "redesign", "retry",
-    "continue", "complete", "abandon", "retry_setup", "skip_setup",
-)
+DECISIONS: tuple[str, ...] = tuple(decision.value for decision in Decision)
+"""Every decision ``decide`` accepts, by name."""
 
 
 def pending_aggregate(plan: PlanRecord) -> AggregateVerdict | None:
@@ -90,18 +81,6 @@ async def _rework(rt: WorkflowRuntime, plan: PlanRecord, feedback: str, *, escal
     return await after_development(rt, plan)
 
 
-async def _after_setup_decision(rt: WorkflowRuntime, plan: PlanRecord, *, retry: bool) -> PlanRecord:
-    """Retry the worktree setup, or skip it; either way the Developer starts once the worktree is ready."""
-    plan = rt.apply(plan.id, RetrySetup() if retry else SkipSetup(), Actor.USER)
-    if not retry:
-        worktree_prep.mark_ready(rt, plan, setup="skipped")
-    if plan.phase == Phase.DEV:
-        plan = await development.run_developer(rt, plan, development.implementation_prompt_for, fresh=True)
-    else:
-        plan = await development.run_developer(rt, plan, lambda p, _root: prompts.continue_prompt(p))
-    return await after_development(rt, plan)
-
-
 async def architect_revision(rt: WorkflowRuntime, plan: PlanRecord, prompt: str) -> PlanRecord:
     """Ask the Architect for a revised proposal; a failed turn leaves the step open to retry."""
     rt.store.add_plan_event(plan.id, "agent_started", "system", {"role": "architect", "step": "drafting"})
@@ -119,7 +98,9 @@ async def architect_revision(rt: WorkflowRuntime, plan: PlanRecord, prompt: str)
 async def finish_done(rt: WorkflowRuntime, plan: PlanRecord, agg: AggregateVerdict | None) -> PlanRecord:
     """Write the result document, archive the plan's branches, and say the merge is on offer."""
     root = development.workdir(rt, plan)
-    await asyncio.to_thread(write_result_doc, root, plan.slug, prompts.result_document(plan, agg, plan.review_round))
+    outcome = plan_outcome(rt.store.list_plan_events(plan.id))
+    document = prompts.result_document(plan, agg, plan.review_round, outcome.text if outcome else None)
+    await asyncio.to_thread(write_result_doc, root, plan.slug, document)
     if plan.worktree_path:
         try:
             await git_guard.commit(rt, plan, root, f"Result: {plan.title}")
@@ -137,60 +118,195 @@ async def finish_done(rt: WorkflowRuntime, plan: PlanRecord, agg: AggregateVerdi
     return rt.get_plan(plan.id)
 
 
-async def apply_decision(
-    rt: WorkflowRuntime, plan_id: int, decision: str, *, feedback: str = "", seats: tuple[str, ...] = ()
-) -> PlanRecord:
-    """Apply ``decision`` (one of DECISIONS) to the plan and run what follows."""
-    plan = rt.get_plan(plan_id)
-    if decision not in DECISIONS:
-        raise ValueError(f"unknown decision {decision!r} (expected one of: {', '.join(DECISIONS)})")
-    if decision in ("accept", "rework", "redesign", "continue", "abandon") and plan.pending_decision in (
-        "review", "doom_loop", "review_error"
-    ):
-        # the round is settled: its document (held back while a seat could be retried) is written now
-        await review.write_review_document(rt, plan)
-    if decision == "approve":
-        await git_guard.require_commit(rt)  # an empty repository: said up front, the plan stays at approval
-        plan = rt.apply(plan_id, Approve(), Actor.USER)
-        plan = await development.start_dev(rt, plan)
-        return await after_development(rt, plan)
-    if decision == "revise":
-        plan = rt.apply(plan_id, RequestRevision(feedback=feedback), Actor.USER)
-        return await architect_revision(rt, plan, prompts.revision_prompt(plan, feedback))
-    if decision == "hold":
-        return rt.apply(plan_id, Hold(), Actor.USER)
-    if decision == "resume":
-        return rt.apply(plan_id, Resume(), Actor.USER)
-    if decision == "abandon":
-        return rt.apply(plan_id, Abandon(reason=feedback), Actor.USER)
-    if decision == "accept":
-        agg = pending_aggregate(plan)
-        plan = rt.apply(plan_id, Accept(), Actor.USER)
-        return await finish_done(rt, plan, agg)
-    if decision == "rework":
-        return await _rework(rt, plan, feedback)
-    if decision == "continue" and plan.phase == Phase.ESCALATED:
-        return await _rework(rt, plan, feedback, escalated=True)
-    if decision == "continue":
-        plan = rt.apply(plan_id, ContinueDev(), Actor.USER)
+def _phase_behind(plan: PlanRecord) -> Phase:
+    """The plan's phase, or for a held plan the phase it was held in."""
+    return Phase(plan.held_from) if plan.phase == Phase.HELD and plan.held_from else Phase(plan.phase)
+
+
+Action = Callable[["WorkflowRuntime", PlanRecord, DecisionInput], Awaitable[PlanRecord]]
+
+
+async def _approve(rt: WorkflowRuntime, plan: PlanRecord, given: DecisionInput) -> PlanRecord:
+    await git_guard.require_commit(rt)  # an empty repository: said up front, the plan stays at approval
+    plan = await development.start_dev(rt, _gate(rt, plan, Decision.APPROVE, given))
+    return await after_development(rt, plan)
+
+
+async def _edit(rt: WorkflowRuntime, plan: PlanRecord, given: DecisionInput) -> PlanRecord:
+    assert given.edit is not None
+    plan = rt.service.edit_proposal(plan.id, given.edit[1])
+    rt.plan_changed(plan)
+    return plan
+
+
+async def _revise(rt: WorkflowRuntime, plan: PlanRecord, given: DecisionInput) -> PlanRecord:
+    plan = _gate(rt, plan, Decision.REVISE, given)
+    return await architect_revision(rt, plan, prompts.revision_prompt(plan, given.feedback))
+
+
+def _gate(rt: WorkflowRuntime, plan: PlanRecord, decision: Decision, given: DecisionInput) -> PlanRecord:
+    """Apply the state-machine command of ``decision`` (a decision that starts no agent work)."""
+    command = decision_command(decision, rt.service.state(plan.id), given)
+    assert command is not None
+    return rt.apply(plan.id, command, Actor.USER)
+
+
+async def _only_gate(rt: WorkflowRuntime, plan: PlanRecord, given: DecisionInput, decision: Decision) -> PlanRecord:
+    return _gate(rt, plan, decision, given)
+
+
+async def _accept(rt: WorkflowRuntime, plan: PlanRecord, given: DecisionInput, decision: Decision) -> PlanRecord:
+    agg = pending_aggregate(plan)
+    plan = _gate(rt, plan, decision, given)
+    return await finish_done(rt, plan, agg)
+
+
+async def _continue(rt: WorkflowRuntime, plan: PlanRecord, given: DecisionInput) -> PlanRecord:
+    if _phase_behind(plan) is Phase.ESCALATED:
+        return await _rework(rt, plan, given.feedback, escalated=True)
+    plan = _gate(rt, plan, Decision.CONTINUE, given)
+    plan = await development.run_developer(rt, plan, lambda p, _root: prompts.continue_prompt(p))
+    return await after_development(rt, plan)
+
+
+async def _complete(rt: WorkflowRuntime, plan: PlanRecord, given: DecisionInput) -> PlanRecord:
+    return await after_development(rt, _gate(rt, plan, Decision.COMPLETE, given))
+
+
+async def _after_setup_decision(rt: WorkflowRuntime, plan: PlanRecord, given: DecisionInput,
+                                decision: Decision) -> PlanRecord:
+    """Retry the worktree setup, or skip it; either way the Developer starts once the worktree is ready."""
+    plan = _gate(rt, plan, decision, given)
+    if decision is Decision.SKIP_SETUP:
+        worktree_prep.mark_ready(rt, plan, setup="skipped")
+    if plan.phase == Phase.DEV:
+        plan = await development.run_developer(rt, plan, development.implementation_prompt_for, fresh=True)
+    else:
         plan = await development.run_developer(rt, plan, lambda p, _root: prompts.continue_prompt(p))
-        return await after_development(rt, plan)
-    if decision == "complete":
-        plan = rt.apply(plan_id, MarkComplete(), Actor.USER)
-        return await after_development(rt, plan)
-    if decision in ("retry_setup", "skip_setup"):
-        return await _after_setup_decision(rt, plan, retry=decision == "retry_setup")
-    if decision == "redesign":
-        agg = pending_aggregate(plan)
-        plan = rt.apply(plan_id, Redesign(feedback=feedback), Actor.USER)
-        findings = list(agg.findings) if agg else []
-        return await architect_revision(rt, plan, prompts.redesign_prompt(plan, findings, feedback))
-    # retry: only the errored seats run again; the others' answers stand
+    return await after_development(rt, plan)
+
+
+async def _redesign(rt: WorkflowRuntime, plan: PlanRecord, given: DecisionInput) -> PlanRecord:
+    agg = pending_aggregate(plan)
+    plan = _gate(rt, plan, Decision.REDESIGN, given)
+    findings = list(agg.findings) if agg else []
+    return await architect_revision(rt, plan, prompts.redesign_prompt(plan, findings, given.feedback))
+
+
+async def _retry(rt: WorkflowRuntime, plan: PlanRecord, given: DecisionInput) -> PlanRecord:
+    """Only the errored seats run again; the others' answers stand."""
     agg = pending_aggregate(plan)
     raw_offered = (plan.pending_detail or {}).get("retry_seats")
     offered = tuple(str(x) for x in raw_offered) if isinstance(raw_offered, list | tuple) else ()
-    retry_seats = seats or offered or review.SEATS
-    plan = rt.apply(plan_id, RetryReview(seats=seats), Actor.USER)
+    retry_seats = given.seats or offered or review.SEATS
+    plan = _gate(rt, plan, Decision.RETRY, given)
     previous = {s.seat: s for s in agg.seats} if agg else {}
-    plan = await review.run_review(rt, plan_id, seats=tuple(retry_seats), previous=previous)
+    plan = await review.run_review(rt, plan.id, seats=tuple(retry_seats), previous=previous)
     return await maybe_auto_rework(rt, plan)
+
+
+async def _start_review(rt: WorkflowRuntime, plan: PlanRecord, given: DecisionInput) -> PlanRecord:
+    plan = await review.run_review(rt, plan.id)
+    return await maybe_auto_rework(rt, plan)
+
+
+async def _step(rt: WorkflowRuntime, plan: PlanRecord, given: DecisionInput, how: str) -> PlanRecord:
+    return await recovery.resume_plan(rt, plan.id, how=how)
+
+
+async def _merge(rt: WorkflowRuntime, plan: PlanRecord, given: DecisionInput) -> PlanRecord:
+    result = await asyncio.to_thread(development.merge_plan, rt, plan.id)
+    level = "warning" if str(result.kind) == "conflict" else "info"
+    rt.emit(NoticeRaised(f"Merge: {result.kind} — {result.message}", level))
+    return rt.get_plan(plan.id)
+
+
+async def _remove_worktree(rt: WorkflowRuntime, plan: PlanRecord, given: DecisionInput) -> PlanRecord:
+    await asyncio.to_thread(development.remove_plan_worktree, rt, plan.id)
+    return rt.get_plan(plan.id)
+
+
+def _with(action: Callable[..., Awaitable[PlanRecord]], extra: object) -> Action:
+    async def run(rt: WorkflowRuntime, plan: PlanRecord, given: DecisionInput) -> PlanRecord:
+        return await action(rt, plan, given, extra)
+
+    return run
+
+
+async def _rework_decision(rt: WorkflowRuntime, plan: PlanRecord, given: DecisionInput) -> PlanRecord:
+    return await _rework(rt, plan, given.feedback)
+
+
+_ACTIONS: dict[Decision, Action] = {
+    Decision.APPROVE: _approve,
+    Decision.EDIT: _edit,
+    Decision.REVISE: _revise,
+    Decision.HOLD: _with(_only_gate, Decision.HOLD),
+    Decision.RESUME: _with(_only_gate, Decision.RESUME),
+    Decision.ABANDON: _with(_only_gate, Decision.ABANDON),
+    Decision.START_REVIEW: _start_review,
+    Decision.ACCEPT: _with(_accept, Decision.ACCEPT),
+    Decision.ACCEPT_PARTIAL: _with(_accept, Decision.ACCEPT_PARTIAL),
+    Decision.ACCEPT_OVERRIDE: _with(_accept, Decision.ACCEPT_OVERRIDE),
+    Decision.REWORK: _rework_decision,
+    Decision.REDESIGN: _redesign,
+    Decision.RETRY: _retry,
+    Decision.CONTINUE: _continue,
+    Decision.COMPLETE: _complete,
+    Decision.RETRY_SETUP: _with(_after_setup_decision, Decision.RETRY_SETUP),
+    Decision.SKIP_SETUP: _with(_after_setup_decision, Decision.SKIP_SETUP),
+    Decision.RESUME_STEP: _with(_step, "resume"),
+    Decision.RETRY_STEP: _with(_step, "retry"),
+    Decision.MERGE: _merge,
+    Decision.REMOVE_WORKTREE: _remove_worktree,
+}
+# Decisions that settle the review round waiting: its document (held back while a seat could be
+# retried) is written first.
+_SETTLE_ROUND = frozenset({Decision.ACCEPT, Decision.ACCEPT_PARTIAL, Decision.ACCEPT_OVERRIDE, Decision.REWORK,
+                           Decision.REDESIGN, Decision.CONTINUE, Decision.ABANDON})
+
+
+def parse_decision(name: str) -> Decision:
+    """The decision called ``name``; ValueError naming the known ones otherwise."""
+    try:
+        return Decision(name)
+    except ValueError:
+        raise ValueError(f"unknown decision {name!r} (expected one of: {', '.join(DECISIONS)})") from None
+
+
+async def apply_decision(
+    rt: WorkflowRuntime,
+    plan_id: int,
+    decision: str,
+    *,
+    feedback: str = "",
+    seats: tuple[str, ...] = (),
+    reason: str = "",
+    edited: EditedProposal | None = None,
+) -> PlanRecord:
+    """Apply ``decision`` (a :class:`Decision` or its name) to the plan and run what follows.
+
+    Nothing happens unless the decision is available now: a state-machine command the machine would
+    refuse raises :class:`IllegalTransition` before any work starts (so accepting a failed or
+    incomplete review needs its own, confirmed decision), and a runtime action (resume a step, merge)
+    that the plan does not offer raises it too.
+    """
+    chosen = parse_decision(str(decision))
+    plan = rt.get_plan(plan_id)
+    if chosen is Decision.EDIT and edited is None:
+        raise ValueError("an edit needs the edited proposal")
+    given = DecisionInput(feedback=feedback, reason=reason, seats=seats,
+                          edit=(EditedProposal.of(plan), edited) if edited is not None else None)
+    command = decision_command(chosen, rt.service.state(plan_id), given)
+    if command is not None:
+        rt.service.check(plan_id, command, actor=Actor.USER)
+    else:
+        way = rt.service.way_on(plan_id)
+        if chosen not in way.decisions:
+            offered = ", ".join(d.value for d in way.decisions) or "nothing"
+            raise IllegalTransition(f"cannot {chosen.label.lower()} for plan {plan_id}: {way.summary} "
+                                    f"(available: {offered})", phase=Phase(plan.phase), command=chosen.value,
+                                    allowed=tuple(d.value for d in way.decisions))
+    if chosen in _SETTLE_ROUND and plan.pending_decision in ("review", "doom_loop", "review_error"):
+        await review.write_review_document(rt, plan)
+    return await _ACTIONS[chosen](rt, plan, given)

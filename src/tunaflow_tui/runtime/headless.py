@@ -2,6 +2,11 @@
 
 Exit codes: 0 the plan reached Done; 3 a decision is pending (left for the app or a later run);
 1 an error (message on stderr).
+
+The flags are the only source of gate decisions, and they never stretch: ``--accept`` accepts a
+complete, passing review and nothing else; a review with an errored seat is incomplete and stops
+the run (``--retry-seats`` runs the seat again, ``--accept-partial`` accepts it as it is); a failed
+or conditional review is never accepted from here.
 """
 
 from __future__ import annotations
@@ -13,7 +18,10 @@ from typing import TextIO
 from tunaflow_tui.core.gitops import GitError
 from tunaflow_tui.core.storage.records import PlanRecord
 from tunaflow_tui.core.terminal_text import neutralize
-from tunaflow_tui.core.workflow.phases import Phase
+from tunaflow_tui.core.workflow.decisions import Decision
+from tunaflow_tui.core.workflow.phases import Phase, Waiting
+from tunaflow_tui.core.workflow.verdicts import ReviewStanding
+from tunaflow_tui.core.workflow.ways import WayOn
 from tunaflow_tui.runtime import planning, recovery
 from tunaflow_tui.runtime.events import (
     MessageFinished,
@@ -38,6 +46,8 @@ class GatePolicy:
 
     approve: bool = False
     accept: bool = False
+    accept_partial: bool = False  # also accept a passing review that a seat could not give a verdict on
+    retry_seats: bool = False  # run errored reviewer seats again (once per round)
     on_fail: str = "stop"  # rework | redesign | stop
     max_rounds: int = 5
     merge: bool = False
@@ -131,7 +141,7 @@ async def drive(rt: WorkflowRuntime, policy: GatePolicy, *, request: str | None,
         pending_reply = recovery.last_unanswered_user_message(rt)
         if pending_reply is not None and not rt.interrupted_plans():
             await recovery.answer_user_message(rt, pending_reply)
-    setup_retried: set[int] = set()
+    retried: set[tuple[int, int]] = set()
     for _ in range(1000):
         plan = _target_plan(rt, plan_id)
         if plan is None:
@@ -143,72 +153,111 @@ async def drive(rt: WorkflowRuntime, policy: GatePolicy, *, request: str | None,
         if plan.phase == Phase.ABANDONED:
             say(f"Plan {plan.id} was abandoned.", sys.stderr)
             return EXIT_ERROR
-        decision = _decision_for(plan, policy)
-        if decision == "retry_setup":
-            # one retry per run: a setup that fails again needs a person, not a loop
-            decision = None if plan.id in setup_retried else decision
-            setup_retried.add(plan.id)
+        way = rt.way_on(plan.id)
+        decision = _decision_for(plan, way, policy, retried)
         if decision is None:
-            interrupted = [r for r in rt.interrupted_plans() if r.plan_id == plan.id]
-            if interrupted and plan.pending_decision is None:
-                say(f"Resuming the interrupted {interrupted[0].role} step of plan {plan.id}.", out)
-                await rt.resume_interrupted(plan.id, how="resume")
-                continue
-            if plan.phase == Phase.REVIEW and plan.pending_decision is None:
-                await rt.start_review(plan.id)
-                continue
-            _explain_wait(plan, out)
+            _explain_wait(plan, way, out)
             return EXIT_PENDING
+        if decision is Decision.RETRY:
+            retried.add((plan.id, plan.review_round))
+        if decision is Decision.RETRY_SETUP:
+            # one retry per run: a setup that fails again needs a person, not a loop
+            retried.add((plan.id, -1))
+        if decision in (Decision.RESUME_STEP, Decision.RETRY_STEP):
+            run = next((r for r in rt.interrupted_plans() if r.plan_id == plan.id), None)
+            role = run.role if run and run.role else "agent"
+            say(f"{'Resuming' if decision is Decision.RESUME_STEP else 'Restarting'} the interrupted {role} "
+                f"step of plan {plan.id}.", out)
         await rt.decide(plan.id, decision)
     return EXIT_PENDING
 
 
+def _review_hint(plan: PlanRecord) -> str:
+    standing = ReviewStanding.of(plan.pending_detail or {})
+    if standing.verdict == "pass" and not standing.complete:
+        return (f"review incomplete: retry the seat ({standing.seats_text} answered; "
+                f"{', '.join(standing.errored)} gave no verdict): run again with --resume --retry-seats, "
+                f"or with --accept-partial to accept {standing.seats_text}, or decide in the app")
+    if standing.verdict == "pass":
+        return "run again with --resume --accept"
+    return (f"the review says {standing.verdict}: run again with --resume --on-fail rework|redesign "
+            "(--max-rounds raises the limit), or decide in the app")
+
+
 _HINTS = {
-    "approval": "run again with --resume --approve, or decide in the app (`tunaflow`)",
-    "doom_loop": "run again with --resume --on-fail redesign (or rework to let the Developer continue)",
-    "dev_stalled": "no flag decides this: open the app (`tunaflow`) to continue, mark it complete or abandon it",
-    "review_error": "no flag decides this: open the app (`tunaflow`) to retry the review seat",
-    "setup_failed": "fix it in the worktree, then run again with --resume --on-setup-fail retry "
-                    "(or skip to start the Developer without it), or open the app (`tunaflow`) to retry, "
-                    "skip or open a shell there",
+    Waiting.APPROVAL: "run again with --resume --approve, or decide in the app (`tunaflow`)",
+    Waiting.DOOM_LOOP: "run again with --resume --on-fail redesign (or rework to let the Developer continue)",
+    Waiting.DEV_STALLED: "no flag decides this: open the app (`tunaflow`) to continue, mark it complete or "
+                         "abandon it",
+    Waiting.REVIEW_ERROR: "run again with --resume --retry-seats, or open the app (`tunaflow`) to retry the "
+                          "review seats",
+    Waiting.SETUP_FAILED: "fix it in the worktree, then run again with --resume --on-setup-fail retry "
+                          "(or skip to start the Developer without it), or open the app (`tunaflow`) to retry, "
+                          "skip or open a shell there",
+    Waiting.WORKING: "another tunaflow process is working on it; wait for it, or close it and run with --resume",
 }
 
 
-def _explain_wait(plan: PlanRecord, out: TextIO) -> None:
+def _explain_wait(plan: PlanRecord, way: WayOn, out: TextIO) -> None:
     detail = dict(plan.pending_detail or {})
-    waiting = plan.pending_decision or plan.phase
-    if plan.pending_decision == "review":
-        verdict = detail.get("verdict")
-        hint = ("run again with --resume --accept" if verdict == "pass"
-                else f"the review says {verdict}: run again with --resume --on-fail rework|redesign "
-                     "(--max-rounds raises the limit), or decide in the app")
+    if way.waiting is Waiting.REVIEW:
+        hint = _review_hint(plan)
     else:
-        hint = _HINTS.get(str(plan.pending_decision), "decide in the app (`tunaflow`)")
-    say(f"Waiting for you: plan {plan.id} “{plan.title}” — {waiting}; {hint}.", out)
+        hint = f"{way.summary}; " + _HINTS.get(way.waiting, "decide in the app (`tunaflow`)")
+    held = " (on hold)" if way.held else ""
+    if way.waiting is Waiting.WORKING:
+        say(f"Plan {plan.id} “{plan.title}”: {hint}.", out)
+        return
+    say(f"Waiting for you: plan {plan.id} “{plan.title}” — {plan.pending_decision or plan.phase}{held}; {hint}.",
+        out)
     if plan.pending_decision == "setup_failed" and plan.worktree_path:
         say(f"  worktree: {plan.worktree_path}", out)
     reason = detail.get("reason")
     if plan.pending_decision in ("dev_stalled", "review_error", "setup_failed") and reason:
         say(f"tunaflow run: {reason}", sys.stderr)
+    raw = detail.get("aggregate")
+    seats = raw.get("seats") if isinstance(raw, dict) else None
+    for seat in seats if isinstance(seats, list) else ():
+        if isinstance(seat, dict) and seat.get("error"):
+            say(f"tunaflow run: {seat.get('seat')} ({seat.get('engine')}): {seat['error']}", sys.stderr)
 
 
-def _decision_for(plan: PlanRecord, policy: GatePolicy) -> str | None:
-    pending = plan.pending_decision
-    detail = dict(plan.pending_detail or {})
-    if pending == "approval":
-        return "approve" if policy.approve else None
-    if pending == "review":
-        verdict = detail.get("verdict")
-        if verdict == "pass":
-            return "accept" if policy.accept else None
-        if plan.review_round >= policy.max_rounds:
-            return None
-        return {"rework": "rework", "redesign": "redesign"}.get(policy.on_fail)
-    if pending == "doom_loop":
-        return {"rework": "continue", "redesign": "redesign"}.get(policy.on_fail)
-    if pending == "setup_failed":
-        return {"retry": "retry_setup", "skip": "skip_setup"}.get(policy.on_setup_fail)
-    return None
+def _review_decision(plan: PlanRecord, policy: GatePolicy, retry_first: bool) -> Decision | None:
+    standing = ReviewStanding.of(plan.pending_detail or {})
+    if retry_first:
+        return Decision.RETRY
+    if standing.verdict == "pass":
+        if not standing.complete:
+            return Decision.ACCEPT_PARTIAL if policy.accept_partial else None
+        return Decision.ACCEPT if policy.accept or policy.accept_partial else None
+    if plan.review_round >= policy.max_rounds:
+        return None
+    return {"rework": Decision.REWORK, "redesign": Decision.REDESIGN}.get(policy.on_fail)
+
+
+def _decision_for(plan: PlanRecord, way: WayOn, policy: GatePolicy,
+                  retried: set[tuple[int, int]]) -> Decision | None:
+    """The decision the flags take for what the plan waits on, if they take one (only from ``way``)."""
+    retry_first = policy.retry_seats and Decision.RETRY in way.decisions \
+        and (plan.id, plan.review_round) not in retried
+    choice: Decision | None = None
+    if way.waiting is Waiting.APPROVAL:
+        choice = Decision.APPROVE if policy.approve else None
+    elif way.waiting is Waiting.REVIEW:
+        choice = _review_decision(plan, policy, retry_first)
+    elif way.waiting is Waiting.REVIEW_ERROR:
+        choice = Decision.RETRY if retry_first else None
+    elif way.waiting is Waiting.DOOM_LOOP:
+        choice = {"rework": Decision.CONTINUE, "redesign": Decision.REDESIGN}.get(policy.on_fail)
+    elif way.waiting is Waiting.SETUP_FAILED and (plan.id, -1) not in retried:
+        choice = {"retry": Decision.RETRY_SETUP, "skip": Decision.SKIP_SETUP}.get(policy.on_setup_fail)
+    elif way.waiting is Waiting.SETUP_FAILED:
+        choice = Decision.SKIP_SETUP if policy.on_setup_fail == "skip" else None
+    elif way.waiting is Waiting.START_REVIEW:
+        choice = Decision.START_REVIEW
+    elif way.waiting is Waiting.INTERRUPTED:
+        choice = Decision.RESUME_STEP if Decision.RESUME_STEP in way.decisions else Decision.RETRY_STEP
+    return choice if choice in way.decisions else None
 
 
 def _done(rt: WorkflowRuntime, plan: PlanRecord, policy: GatePolicy, out: TextIO) -> int:

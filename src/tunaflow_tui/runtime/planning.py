@@ -53,6 +53,22 @@ def _plan_branches(rt: WorkflowRuntime) -> frozenset[str]:
     return gitops.local_branches(rt.project_dir, "tunaflow/") if rt.is_git else frozenset()
 
 
+async def retitle_slug(rt: WorkflowRuntime, plan: PlanRecord) -> PlanRecord:
+    """Give a plan whose title changed before development the slug of its new title.
+
+    Once development started, the slug names a git branch and documents, and it stays.
+    """
+    if plan.impl_branch_id is not None or plan.git_branch:
+        return plan
+    branches = await asyncio.to_thread(_plan_branches, rt)
+
+    def taken(candidate: str) -> bool:
+        return candidate != plan.slug and (rt.store.slug_taken(candidate) or f"tunaflow/{candidate}" in branches)
+
+    slug = make_slug(plan.title, plan_id=plan.id, taken=taken)
+    return plan if slug == plan.slug else rt.store.update_plan(plan.id, slug=slug)
+
+
 def _subtasks(proposal: PlanProposal) -> list[tuple[str, str]]:
     return [(s.title, s.details) for s in proposal.subtasks]
 

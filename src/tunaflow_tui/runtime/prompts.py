@@ -142,9 +142,12 @@ def review_prompt(
     )
 
 
-def result_document(plan: PlanRecord, verdict: AggregateVerdict | None, rounds: int) -> str:
-    """The Markdown of ``{slug}-result.md`` written when a plan is done."""
+def result_document(plan: PlanRecord, verdict: AggregateVerdict | None, rounds: int,
+                    decision: str | None = None) -> str:
+    """The Markdown of ``{slug}-result.md`` written when a plan is done (``decision``: how it was accepted)."""
     lines = [f"# Result: {plan.title}", "", f"Review rounds: {rounds}", ""]
+    if decision:
+        lines += [f"Decision: {decision}", ""]
     if verdict is not None:
         lines += [f"Final verdict: {verdict.verdict or 'none'}", ""]
         if verdict.findings:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from tunaflow_tui.core.storage.records import MessageRecord, PlanRecord
-from tunaflow_tui.core.workflow import AggregateVerdict
+from tunaflow_tui.core.workflow import AggregateVerdict, open_step
 from tunaflow_tui.core.workflow.phases import Phase
 from tunaflow_tui.runtime import decisions, development, planning, prompts, review
 from tunaflow_tui.runtime.agent_turn import TurnResult
@@ -15,6 +15,10 @@ from tunaflow_tui.runtime.leftovers import AgentStillRunning, find_leftovers
 
 if TYPE_CHECKING:
     from tunaflow_tui.runtime.runtime import WorkflowRuntime
+
+
+_RESTARTABLE = {Phase.CHAT: "architect", Phase.DRAFTING: "architect", Phase.DEV: "developer",
+                Phase.REWORK: "developer", Phase.REVIEW: "review"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,35 +32,38 @@ class InterruptedRun:
 
 
 def _open_step(rt: WorkflowRuntime, plan: PlanRecord) -> dict[str, object] | None:
-    open_detail: dict[str, object] | None = None
-    for event in rt.store.list_plan_events(plan.id):
-        if event.type == "agent_started":
-            open_detail = dict(event.detail)
-        elif event.type == "agent_finished":
-            open_detail = None
-    return open_detail
+    found = open_step(rt.store.list_plan_events(plan.id))
+    return None if found is None else dict(found)
+
+
+def plan_conversations(plan: PlanRecord, role: str | None = None) -> set[str]:
+    """The conversations an agent step of ``role`` on the plan runs in (by default, its phase's step)."""
+    if (role or _RESTARTABLE.get(Phase(plan.phase))) == "architect":
+        return {"main"}
+    return {f"branch:{plan.impl_branch_id}", f"branch:{plan.review_branch_id}"}
 
 
 def interrupted_runs(rt: WorkflowRuntime) -> tuple[InterruptedRun, ...]:
     """Plans whose agent step was running when the process stopped (none run in this process).
 
-    None while another live process owns the project: its steps are running there, not stopped.
+    Also a plan in development whose Developer never started (the process stopped between the
+    decision and the agent). None while another live process owns the project: its steps are
+    running there, not stopped.
     """
     if not rt.store.is_owner:
         return ()
     running = set(rt.runner.running_conversations)
+    busy = rt.busy_plan_ids()
     found = []
     for plan in rt.store.list_plans():
-        if Phase(plan.phase).is_terminal or plan.pending_decision:
+        if Phase(plan.phase).is_terminal or plan.pending_decision or plan.id in busy:
             continue
         detail = _open_step(rt, plan)
+        if detail is None and Phase(plan.phase) in (Phase.DEV, Phase.REWORK):
+            detail = {"role": "developer", "step": plan.phase}
         if detail is None:
             continue
-        if detail.get("role") == "architect":
-            conversations = {"main"}
-        else:
-            conversations = {f"branch:{plan.impl_branch_id}", f"branch:{plan.review_branch_id}"}
-        if running & conversations:
+        if running & plan_conversations(plan, str(detail.get("role"))):
             continue
         found.append(InterruptedRun(plan.id, plan.title, str(detail.get("role", "")), str(detail.get("step", ""))))
     return tuple(found)
@@ -90,13 +97,18 @@ async def resume_plan(rt: WorkflowRuntime, plan_id: int, *, how: str = "resume")
     """Run the interrupted step again: ``resume`` continues the stored session, ``retry`` starts afresh.
 
     Raises :class:`AgentStillRunning` (and changes nothing) while the step's earlier agent still runs.
+    A plan whose step never started (the process stopped between a decision and its agent) has no
+    session to resume: its step is started afresh. A plan waiting for the user has no step to run.
     """
     plan = rt.get_plan(plan_id)
     detail = _open_step(rt, plan)
     if detail is None:
-        raise ValueError(f"plan {plan_id} has no interrupted step")
-    await _no_leftovers(rt, plan, detail)
-    rt.store.add_plan_event(plan.id, "agent_finished", "system", {**detail, "status": "interrupted", "how": how})
+        if plan.pending_decision is not None or Phase(plan.phase) not in _RESTARTABLE:
+            raise ValueError(f"plan {plan_id} has no interrupted step")
+        detail, how = {"role": _RESTARTABLE[Phase(plan.phase)], "step": plan.phase}, "retry"
+    else:
+        await _no_leftovers(rt, plan, detail)
+        rt.store.add_plan_event(plan.id, "agent_finished", "system", {**detail, "status": "interrupted", "how": how})
     if detail.get("role") == "review":
         round_no = detail.get("round")
         if isinstance(round_no, int) and round_no == plan.review_round and round_no > 0:
@@ -122,7 +134,7 @@ async def resume_plan(rt: WorkflowRuntime, plan_id: int, *, how: str = "resume")
         else:
             plan = await development.run_developer(rt, plan, development.implementation_prompt_for, fresh=True)
         return await decisions.after_development(rt, plan)
-    if plan.phase == Phase.DRAFTING:
+    if plan.phase in (Phase.DRAFTING, Phase.CHAT):
         feedback, redesign = _last_feedback(rt, plan.id)
         agg, _round = _last_review(rt, plan.id)
         prompt = (prompts.redesign_prompt(plan, list(agg.findings) if agg else [], feedback) if redesign

@@ -18,11 +18,14 @@ from tunaflow_tui.agents.registry import create_engine
 from tunaflow_tui.core import gitops
 from tunaflow_tui.core.markers import PlanProposal
 from tunaflow_tui.core.personas import load_persona
+from tunaflow_tui.core.proposal_editing import EditedProposal
 from tunaflow_tui.core.settings import EngineConfig, Settings
 from tunaflow_tui.core.storage import Store
 from tunaflow_tui.core.storage.records import MessageRecord, PlanRecord
+from tunaflow_tui.core.workflow.decisions import Decision
 from tunaflow_tui.core.workflow.phases import Actor
-from tunaflow_tui.core.workflow.service import WorkflowService
+from tunaflow_tui.core.workflow.service import WaitingDecision, WorkflowService
+from tunaflow_tui.core.workflow.ways import WayOn
 from tunaflow_tui.runtime import decisions, development, git_guard, leftovers, planning, recovery, review
 from tunaflow_tui.runtime.agent_turn import MarkerProgress, TurnResult, TurnRunner
 from tunaflow_tui.runtime.context_builder import ContextBuilder
@@ -261,14 +264,55 @@ class WorkflowRuntime:
     async def decide(
         self,
         plan_id: int,
-        decision: str,
+        decision: Decision | str,
         *,
         feedback: str = "",
         seats: tuple[str, ...] = (),
+        reason: str = "",
+        edited: EditedProposal | None = None,
     ) -> PlanRecord:
-        """Apply the user's decision on a plan and run whatever it starts, until the next gate."""
+        """Apply the user's decision on a plan and run whatever it starts, until the next gate.
+
+        ``decision`` is one of :class:`Decision` (or its name). ``feedback`` goes to the agent (revise,
+        rework, redesign, continue); ``reason`` goes to the record (accept partial / override, abandon);
+        ``seats`` picks the errored seats to retry; ``edited`` is the proposal for ``edit``. A decision
+        that is not available now raises :class:`~tunaflow_tui.core.workflow.IllegalTransition` before
+        anything runs (see :meth:`way_on` for what is available).
+        """
         async with self.plan_lock(plan_id):
-            return await decisions.apply_decision(self, plan_id, decision, feedback=feedback, seats=seats)
+            return await decisions.apply_decision(self, plan_id, str(decision), feedback=feedback, seats=seats,
+                                                  reason=reason, edited=edited)
+
+    async def edit_proposal(self, plan_id: int, edited: EditedProposal) -> PlanRecord:
+        """Replace a proposal at the approval gate with the user's edit (recorded as ``plan_edited``).
+
+        The edited version is what approval starts from and what the plan documents are written from.
+        A new title also renames the plan's slug (and so its future git branch and documents).
+        """
+        async with self.plan_lock(plan_id):
+            before = self.get_plan(plan_id)
+            plan = await decisions.apply_decision(self, plan_id, Decision.EDIT, edited=edited)
+            if plan.title != before.title:
+                plan = await planning.retitle_slug(self, plan)
+                self.plan_changed(plan)
+            return plan
+
+    def way_on(self, plan_id: int) -> WayOn:
+        """What the plan waits on now and the decisions available (the first is the main one)."""
+        return self.service.way_on(plan_id, running=plan_id in self.busy_plan_ids())
+
+    def waiting(self) -> tuple[WaitingDecision, ...]:
+        """Everything waiting for the user, newest first, held plans last (what f2 walks through)."""
+        return self.service.pending_decisions(busy=self.busy_plan_ids())
+
+    def busy_plan_ids(self) -> frozenset[int]:
+        """Plans the runtime is working on now: a decision or step in progress, or an agent running."""
+        running = set(self.runner.running_conversations)
+        busy = {plan_id for plan_id, lock in self._plan_locks.items() if lock.locked()}
+        for plan in self.store.list_plans():
+            if running & recovery.plan_conversations(plan):
+                busy.add(plan.id)
+        return frozenset(busy)
 
     async def cancel(self, conversation_id: str | None = None) -> int:
         """Stop the running agent(s); the plan keeps its phase and offers resume or retry."""

@@ -7,6 +7,7 @@ import pytest
 from tunaflow_tui.core.workflow import (
     Abandon,
     Accept,
+    AcceptOverride,
     Approve,
     Command,
     ContinueAfterEscalation,
@@ -94,8 +95,8 @@ def test_illegal_command_names_plan_phase_and_allowed_actions_and_changes_nothin
         transition(state, Approve(), actor="user", plan_id=3)
     message = str(err.value)
     assert message.startswith("cannot approve plan 3: it is in review")
-    assert "accept, rework, redesign" in message
-    assert err.value.allowed == ("hold", "accept", "rework", "redesign", "abandon")
+    assert "accept override, rework, redesign" in message
+    assert err.value.allowed == ("hold", "accept override", "rework", "redesign", "abandon")
     assert state.phase is Phase.REVIEW and state.pending_decision is PendingDecision.REVIEW
 
 
@@ -109,7 +110,7 @@ def test_gate_decisions_only_from_the_user(command: Command, actor: str) -> None
 
 def test_review_decisions_only_from_the_user() -> None:
     state, _ = review_round(in_review(), "conditional")
-    for command in (Accept(), Rework(), Redesign()):
+    for command in (AcceptOverride(), Rework(), Redesign()):
         with pytest.raises(IllegalTransition, match="only the user may"):
             transition(state, command, actor="agent")
 
@@ -142,7 +143,7 @@ def test_hold_remembers_phase_and_decision_and_resume_restores_them() -> None:
     assert held.phase is Phase.HELD and held.held_from is Phase.REVIEW
     assert events[0].detail == {"from": "review", "decision": "review"}
     with pytest.raises(IllegalTransition, match="it is in held"):
-        transition(held, Accept(), actor="user")
+        transition(held, ImplComplete(), actor="agent")
     back, events = run(held, (Resume(), "user"))
     assert back.phase is Phase.REVIEW and back.held_from is None
     assert back.pending_decision is PendingDecision.REVIEW and back.pending_detail == state.pending_detail

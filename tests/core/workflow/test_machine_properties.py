@@ -7,15 +7,19 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tunaflow_tui.core.proposal_editing import EditedProposal
 from tunaflow_tui.core.workflow import (
     Abandon,
     Accept,
+    AcceptOverride,
+    AcceptPartial,
     Actor,
     Approve,
     Command,
     ContinueAfterEscalation,
     ContinueDev,
     DevStalled,
+    EditProposal,
     Hold,
     IllegalTransition,
     ImplComplete,
@@ -31,6 +35,7 @@ from tunaflow_tui.core.workflow import (
     RetryReview,
     RetrySetup,
     ReviewFinished,
+    ReviewStanding,
     ReviewStarted,
     Rework,
     SeatResult,
@@ -41,6 +46,7 @@ from tunaflow_tui.core.workflow import (
     allowed_commands,
     failures_since_reset,
     transition,
+    unheld,
 )
 from tunaflow_tui.core.workflow.machine import EventSpec
 
@@ -54,6 +60,7 @@ seat_results = st.builds(
 EXAMPLES: dict[type[Command], st.SearchStrategy[Command]] = {
     ProposalReceived: st.builds(ProposalReceived, subtask_count=st.integers(0, 5)),
     Approve: st.just(Approve()),
+    EditProposal: st.just(EditProposal(before=EditedProposal("Add OAuth"), after=EditedProposal("Add SSO"))),
     RequestRevision: st.builds(RequestRevision, feedback=st.text(max_size=5)),
     Hold: st.just(Hold()),
     Resume: st.just(Resume()),
@@ -69,6 +76,8 @@ EXAMPLES: dict[type[Command], st.SearchStrategy[Command]] = {
     ReviewFinished: st.builds(ReviewFinished, aggregate=st.lists(seat_results, min_size=1, max_size=2).map(aggregate)),
     RetryReview: st.just(RetryReview()),
     Accept: st.just(Accept()),
+    AcceptPartial: st.builds(AcceptPartial, reason=st.text(max_size=5)),
+    AcceptOverride: st.builds(AcceptOverride, reason=st.text(max_size=5)),
     Rework: st.just(Rework()),
     Redesign: st.just(Redesign()),
     ContinueAfterEscalation: st.just(ContinueAfterEscalation()),
@@ -76,7 +85,7 @@ EXAMPLES: dict[type[Command], st.SearchStrategy[Command]] = {
     MarkerRejected: st.builds(MarkerRejected, kind=st.just("impl-complete"), role=st.just("reviewer")),
 }
 # Terminal commands are drawn rarely so that sequences get deep into review and the doom loop.
-RARE: dict[type[Command], float] = {Abandon: 0.02, Accept: 0.3}
+RARE: dict[type[Command], float] = {Abandon: 0.02, Accept: 0.3, AcceptPartial: 0.3, AcceptOverride: 0.3}
 
 
 def draw_step(data: st.DataObject, rnd: random.Random, state: PlanState) -> tuple[Command, str]:
@@ -129,6 +138,12 @@ def test_random_sequences_keep_state_consistent(
             assert outcome.state == before, "done and abandoned are terminal"
         if type(command).actors == {Actor.USER}:
             assert actor == "user", "a gate decision slipped through from a non-user"
+        accepted = [e for e in outcome.events if e.type.startswith("accepted")]
+        if accepted:
+            standing = ReviewStanding.of(unheld(before).pending_detail)
+            kind = {"pass": "accepted" if standing.complete else "accepted_partial_review"}.get(
+                str(standing.verdict), "accepted_over_failed_review")
+            assert [e.type for e in accepted] == [kind], "an accept is recorded as what it was"
         state = outcome.state
         events.extend(outcome.events)
         check_invariants(state, events, threshold)

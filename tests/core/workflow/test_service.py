@@ -8,10 +8,13 @@ from pathlib import Path
 
 import pytest
 
+from tunaflow_tui.core.proposal_editing import EditedProposal, EditedSubtask
 from tunaflow_tui.core.storage import Store
 from tunaflow_tui.core.workflow import (
     Accept,
+    AcceptOverride,
     Approve,
+    Decision,
     Hold,
     IllegalTransition,
     ImplComplete,
@@ -20,6 +23,7 @@ from tunaflow_tui.core.workflow import (
     ReviewStarted,
     Rework,
     SeatResult,
+    Waiting,
     aggregate,
 )
 from tunaflow_tui.core.workflow.commands import ContinueAfterEscalation, RequestRevision, Resume
@@ -103,14 +107,15 @@ def test_state_survives_reopening_the_store(tmp_path: Path) -> None:
         service.apply(plan_id, Hold(), actor="user")
     with Store.open(project) as store:
         service = WorkflowService(store)
-        assert service.pending_decisions() == ()  # held: set aside
+        (held,) = service.pending_decisions()  # held: set aside, and still waiting for the user
+        assert held.held and held.kind is Waiting.REVIEW
         plan = service.apply(plan_id, Resume(), actor="user")
         assert plan.phase == "review" and plan.pending_decision == "review"
         assert plan.pending_detail["verdict"] == "fail"
         assert service.failures_since_reset(plan_id) == 1
         (pending,) = service.pending_decisions()
-        assert pending.kind is PendingDecision.REVIEW
-        assert service.apply(plan_id, Accept(), actor="user").phase == "done"
+        assert pending.kind is Waiting.REVIEW and not pending.held
+        assert service.apply(plan_id, AcceptOverride(), actor="user").phase == "done"
 
 
 def test_doom_loop_is_counted_from_stored_events(store: Store) -> None:
@@ -125,7 +130,7 @@ def test_doom_loop_is_counted_from_stored_events(store: Store) -> None:
             service.apply(plan_id, Rework("fix it"), actor="user")
             service.apply(plan_id, ImplComplete(), actor="agent")
     assert plan.pending_decision == "doom_loop" and service.failures_since_reset(plan_id) == 2
-    assert service.pending_decisions()[0].kind is PendingDecision.DOOM_LOOP
+    assert service.pending_decisions()[0].kind is Waiting.DOOM_LOOP
     plan = service.apply(plan_id, ContinueAfterEscalation(), actor="user")
     assert plan.phase == "rework" and service.failures_since_reset(plan_id) == 0
     answer = [e for e in store.list_plan_events(plan_id) if e.type == "doom_loop_escalated"]
@@ -183,3 +188,59 @@ def test_rejected_marker_with_and_without_a_plan(store: Store) -> None:
     service.record_marker_rejected(None, "plan-proposal", "user", "<!-- tunaflow:plan-proposal -->")
     (memo,) = store.list_memos(kind="marker_rejected")
     assert json.loads(memo.content)["role"] == "user"
+
+
+def test_nothing_that_waits_for_the_user_is_left_out_of_pending_decisions(store: Store) -> None:
+    service = WorkflowService(store)
+    held = new_plan(service, "Held", "held")
+    service.apply(held, Hold(), actor="user")
+    to_start = new_plan(service, "No automatic review", "no-auto-review")
+    to_review(service, to_start)  # implementation complete; automatic review is off, nothing started it
+    working = new_plan(service, "Developer at work", "at-work")
+    service.apply(working, Approve(), actor="user")
+    found = {d.plan_id: d for d in service.pending_decisions(busy={working})}
+    assert set(found) == {held, to_start}, "a plan an agent works on waits for the agent, not the user"
+    assert found[held].held and found[held].kind is Waiting.APPROVAL
+    assert found[held].decisions[0] is Decision.APPROVE and Decision.RESUME in found[held].decisions
+    assert found[to_start].kind is Waiting.START_REVIEW and found[to_start].decisions[0] is Decision.START_REVIEW
+    assert [d.plan_id for d in service.pending_decisions(busy={working})][-1] == held, "held plans come last"
+    stranded = {d.plan_id: d for d in service.pending_decisions()}[working]
+    assert stranded.kind is Waiting.INTERRUPTED and stranded.decisions[0] is Decision.RETRY_STEP
+
+
+EDITED = EditedProposal(
+    title="Add OAuth login",
+    subtasks=(EditedSubtask("Callback", "y"), EditedSubtask("Client id from the environment", "x"),
+              EditedSubtask("Tests")),
+    description="Sign in with Google.",
+    expected_outcome="A user logs in with Google.",
+    constraints=("No new dependency",),
+)
+
+
+def test_an_edit_replaces_the_proposal_and_is_recorded_as_the_users(store: Store) -> None:
+    service = WorkflowService(store)
+    plan_id = new_plan(service)
+    plan = service.edit_proposal(plan_id, EDITED)
+    assert plan.phase == "approval" and plan.pending_decision == "approval"
+    assert EditedProposal.of(plan) == EDITED
+    [event] = [e for e in store.list_plan_events(plan_id) if e.type == "plan_edited"]
+    assert event.actor == "user"
+    assert event.detail["before"] == {"title": "Add OAuth", "subtasks": ("Client", "Callback")}
+    assert "subtask 3 added: “Tests”" in event.detail["changes"] and "description changed" in event.detail["changes"]
+    assert store.get_plan(plan_id).pending_detail["subtask_count"] == 3  # type: ignore[union-attr]
+    events = len(store.list_plan_events(plan_id))
+    assert service.edit_proposal(plan_id, EDITED) == store.get_plan(plan_id), "an edit changing nothing"
+    assert len(store.list_plan_events(plan_id)) == events, "… writes nothing"
+
+
+def test_an_edit_after_approval_changes_nothing(store: Store) -> None:
+    service = WorkflowService(store)
+    plan_id = new_plan(service)
+    service.apply(plan_id, Approve(), actor="user")
+    before = (store.get_plan(plan_id), store.list_plan_events(plan_id))
+    with pytest.raises(IllegalTransition, match="cannot edit the proposal of plan"):
+        service.edit_proposal(plan_id, EDITED)
+    with pytest.raises(ValueError, match="needs a title"):
+        service.edit_proposal(plan_id, EditedProposal("  "))
+    assert (store.get_plan(plan_id), store.list_plan_events(plan_id)) == before

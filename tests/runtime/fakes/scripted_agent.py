@@ -7,7 +7,8 @@ answers comes from a JSON script: per role (read from the persona it is given), 
 used in order (the last one repeats). A turn may write or delete files in its working directory,
 run commands (``"run": [[argv...], ...]``, after the writes — git checkout, commit, push, chmod: a
 hostile agent's shell), stream slowly, pause after a given piece of text, crash, hang (or flood while
-it "hangs"), or ignore SIGTERM — whatever the test needs. Like the real claude, a command that matches
+it "hangs"), ignore SIGTERM, or (codex)
+answer 401 Unauthorized — whatever the test needs. Like the real claude, a command that matches
 a ``--disallowedTools "Bash(prefix:*)"`` rule is refused, not run; other CLIs' mechanisms are not
 emulated (their commands run).
 
@@ -205,6 +206,14 @@ def run_codex(argv: list[str], turn: dict, cwd: Path) -> int:
     _emit({"type": "turn.started"})
     if turn.get("crash"):
         sys.stderr.write("fatal: the agent crashed\n")
+        return 1
+    if turn.get("auth_401"):  # a rejected key, as codex reports it: five reconnects, then turn.failed, exit 1
+        rejected = ("unexpected status 401 Unauthorized: Incorrect API key provided: sk-FAKE., "
+                    "url: http://127.0.0.1:18090/v1/responses")
+        for attempt in range(1, 6):
+            _emit({"type": "error", "message": f"Reconnecting... {attempt}/5 ({rejected})"})
+        _emit({"type": "error", "message": rejected})
+        _emit({"type": "turn.failed", "error": {"message": rejected}})
         return 1
     parts: list[str] = []
     _stream_text(turn, parts.append)

@@ -8,11 +8,14 @@ from tunaflow_tui.core.workflow.commands import (
     ALL_COMMANDS,
     Abandon,
     Accept,
+    AcceptOverride,
+    AcceptPartial,
     Approve,
     Command,
     ContinueAfterEscalation,
     ContinueDev,
     DevStalled,
+    EditProposal,
     Hold,
     ImplComplete,
     MarkComplete,
@@ -41,15 +44,26 @@ from tunaflow_tui.core.workflow.machine import (
     allowed_names,
     failures_since_reset,
     transition,
+    unheld,
 )
-from tunaflow_tui.core.workflow.phases import Actor, PendingDecision, Phase
-from tunaflow_tui.core.workflow.verdicts import AggregateVerdict, ScoreSummary, SeatResult, Verdict, aggregate
+from tunaflow_tui.core.workflow.phases import Actor, PendingDecision, Phase, Waiting
+from tunaflow_tui.core.workflow.verdicts import (
+    AggregateVerdict,
+    ReviewStanding,
+    ScoreSummary,
+    SeatResult,
+    Verdict,
+    aggregate,
+)
+from tunaflow_tui.core.workflow.ways import PlanContext, WayOn, decision_command, open_step, ways_on
 
 __all__ = [
     "ALL_COMMANDS",
     "DEFAULT_DOOM_THRESHOLD",
     "Abandon",
     "Accept",
+    "AcceptOverride",
+    "AcceptPartial",
     "Actor",
     "AggregateVerdict",
     "Approve",
@@ -58,6 +72,7 @@ __all__ = [
     "ContinueDev",
     "Decision",
     "DevStalled",
+    "EditProposal",
     "EventSpec",
     "Hold",
     "IllegalTransition",
@@ -67,6 +82,7 @@ __all__ = [
     "Outcome",
     "PendingDecision",
     "Phase",
+    "PlanContext",
     "PlanState",
     "ProposalReceived",
     "Redesign",
@@ -75,6 +91,7 @@ __all__ = [
     "RetryReview",
     "RetrySetup",
     "ReviewFinished",
+    "ReviewStanding",
     "ReviewStarted",
     "Rework",
     "ScoreSummary",
@@ -83,9 +100,15 @@ __all__ = [
     "SkipSetup",
     "SubtaskDone",
     "Verdict",
+    "Waiting",
+    "WayOn",
     "aggregate",
     "allowed_commands",
     "allowed_names",
+    "decision_command",
     "failures_since_reset",
+    "open_step",
     "transition",
+    "unheld",
+    "ways_on",
 ]

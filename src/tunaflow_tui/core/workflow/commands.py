@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
+from tunaflow_tui.core.proposal_editing import EditedProposal
 from tunaflow_tui.core.workflow.phases import Actor
 from tunaflow_tui.core.workflow.verdicts import AggregateVerdict
 
@@ -55,6 +56,21 @@ class RequestRevision(Command):
     name: ClassVar[str] = "request revision"
     actors: ClassVar[frozenset[Actor]] = _USER
     feedback: str = ""
+
+
+@dataclass(frozen=True)
+class EditProposal(Command):
+    """Approval gate: the user edits the proposal (title, subtasks, description, outcome) before deciding.
+
+    ``before`` is the proposal as stored, ``after`` the edited one; the plan stays at its gate (a held
+    plan stays held) and the edit is recorded as ``plan_edited`` with what changed.
+    """
+
+    verb: ClassVar[str] = "edit the proposal of"
+    name: ClassVar[str] = "edit"
+    actors: ClassVar[frozenset[Actor]] = _USER
+    before: EditedProposal
+    after: EditedProposal
 
 
 @dataclass(frozen=True)
@@ -182,11 +198,31 @@ class RetryReview(Command):
 
 @dataclass(frozen=True)
 class Accept(Command):
-    """Review decision: accept the work; the plan is done."""
+    """Review decision: accept a complete, passing review (every seat answered, verdict pass); the plan is done."""
 
     verb: ClassVar[str] = "accept"
     name: ClassVar[str] = "accept"
     actors: ClassVar[frozenset[Actor]] = _USER
+
+
+@dataclass(frozen=True)
+class AcceptPartial(Command):
+    """Review decision, confirmed: accept a passing review although a seat errored (an incomplete review)."""
+
+    verb: ClassVar[str] = "accept with an incomplete review"
+    name: ClassVar[str] = "accept partial"
+    actors: ClassVar[frozenset[Actor]] = _USER
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class AcceptOverride(Command):
+    """Review decision, confirmed: accept over a failed or conditional review."""
+
+    verb: ClassVar[str] = "accept over the review of"
+    name: ClassVar[str] = "accept override"
+    actors: ClassVar[frozenset[Actor]] = _USER
+    reason: str = ""
 
 
 @dataclass(frozen=True)
@@ -245,6 +281,7 @@ class MarkerRejected(Command):
 ALL_COMMANDS: tuple[type[Command], ...] = (
     ProposalReceived,
     Approve,
+    EditProposal,
     RequestRevision,
     Hold,
     Resume,
@@ -260,6 +297,8 @@ ALL_COMMANDS: tuple[type[Command], ...] = (
     ReviewFinished,
     RetryReview,
     Accept,
+    AcceptPartial,
+    AcceptOverride,
     Rework,
     Redesign,
     ContinueAfterEscalation,

@@ -3,6 +3,12 @@
 :func:`transition` takes a plan's :class:`PlanState` and a command and returns the next state plus
 the events to record. A command that is not allowed in the current state raises
 :class:`IllegalTransition` and changes nothing.
+
+Gates are honest: a plain :class:`Accept` takes only a complete, passing review. Accepting a review
+with an errored seat (:class:`AcceptPartial`) or over a failed or conditional one
+(:class:`AcceptOverride`) are distinct decisions, recorded as ``accepted_partial_review`` and
+``accepted_over_failed_review``. A held plan keeps its question, and the user may answer it directly
+(recorded as ``resumed`` followed by the answer).
 """
 
 from __future__ import annotations
@@ -11,15 +17,19 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
+from tunaflow_tui.core.proposal_editing import proposal_changes
 from tunaflow_tui.core.workflow.commands import (
     ALL_COMMANDS,
     Abandon,
     Accept,
+    AcceptOverride,
+    AcceptPartial,
     Approve,
     Command,
     ContinueAfterEscalation,
     ContinueDev,
     DevStalled,
+    EditProposal,
     Hold,
     ImplComplete,
     MarkComplete,
@@ -38,6 +48,7 @@ from tunaflow_tui.core.workflow.commands import (
     SubtaskDone,
 )
 from tunaflow_tui.core.workflow.phases import Actor, PendingDecision, Phase
+from tunaflow_tui.core.workflow.verdicts import ReviewStanding
 
 DEFAULT_DOOM_THRESHOLD = 3
 RESET_EVENT_TYPES = frozenset({"doom_loop_escalated", "revision_requested", "redesign_requested"})
@@ -107,9 +118,34 @@ def _retry_seats(s: PlanState) -> tuple[str, ...]:
     return tuple(str(seat) for seat in s.pending_detail.get("retry_seats") or ())
 
 
+def _reviewed(s: PlanState) -> ReviewStanding | None:
+    """The standing of the review the plan waits on, if it waits on one."""
+    if s.phase is Phase.REVIEW and s.pending_decision is PendingDecision.REVIEW:
+        return ReviewStanding.of(s.pending_detail)
+    return None
+
+
+def _accepts(kind: type[Command], standing: ReviewStanding | None) -> bool:
+    """Which accept a review allows: a plain one only for a complete pass; the others are distinct decisions."""
+    if standing is None:
+        return False
+    if kind is AcceptOverride:
+        return standing.verdict in ("fail", "conditional")
+    if standing.verdict != "pass":
+        return False
+    return standing.complete if kind is Accept else not standing.complete
+
+
+def _at_approval(s: PlanState) -> bool:
+    return s.pending_decision is PendingDecision.APPROVAL and (
+        s.phase is Phase.APPROVAL or (s.phase is Phase.HELD and s.held_from is Phase.APPROVAL)
+    )
+
+
 _GUARDS: dict[type[Command], Callable[[PlanState], bool]] = {
     ProposalReceived: lambda s: s.phase in (Phase.CHAT, Phase.DRAFTING),
     Approve: lambda s: s.phase is Phase.APPROVAL and s.pending_decision is PendingDecision.APPROVAL,
+    EditProposal: _at_approval,
     RequestRevision: lambda s: s.phase is Phase.APPROVAL and s.pending_decision is PendingDecision.APPROVAL,
     Hold: lambda s: not s.phase.is_terminal and s.phase is not Phase.HELD and s.pending_decision is not None,
     Resume: lambda s: s.phase is Phase.HELD,
@@ -128,7 +164,9 @@ _GUARDS: dict[type[Command], Callable[[PlanState], bool]] = {
         s.pending_decision is PendingDecision.REVIEW_ERROR
         or (s.pending_decision is PendingDecision.REVIEW and bool(_retry_seats(s)))
     ),
-    Accept: lambda s: s.phase is Phase.REVIEW and s.pending_decision is PendingDecision.REVIEW,
+    Accept: lambda s: _accepts(Accept, _reviewed(s)),
+    AcceptPartial: lambda s: _accepts(AcceptPartial, _reviewed(s)),
+    AcceptOverride: lambda s: _accepts(AcceptOverride, _reviewed(s)),
     Rework: lambda s: s.phase is Phase.REVIEW and s.pending_decision is PendingDecision.REVIEW,
     Redesign: lambda s: (s.phase is Phase.REVIEW and s.pending_decision is PendingDecision.REVIEW)
     or (s.phase is Phase.ESCALATED and s.pending_decision is PendingDecision.DOOM_LOOP),
@@ -138,9 +176,29 @@ _GUARDS: dict[type[Command], Callable[[PlanState], bool]] = {
 }
 
 
+# A held plan keeps its question: the user may answer it straight away (the plan is resumed and the
+# answer applied in one step); what only moves the plan around its gate keeps its own rule.
+_FROM_HELD: frozenset[type[Command]] = frozenset(
+    cmd for cmd in ALL_COMMANDS if cmd.actors == {Actor.USER}
+) - {Hold, Resume, Abandon, EditProposal}
+
+
+def unheld(state: PlanState) -> PlanState:
+    """A held plan as it was before it was held (the state itself when it is not held)."""
+    if state.phase is not Phase.HELD or state.held_from is None:
+        return state
+    return replace(state, phase=state.held_from, held_from=None)
+
+
+def _allowed(kind: type[Command], state: PlanState) -> bool:
+    if state.phase is Phase.HELD and kind in _FROM_HELD:
+        return _GUARDS[kind](unheld(state))
+    return _GUARDS[kind](state)
+
+
 def allowed_commands(state: PlanState) -> tuple[type[Command], ...]:
     """The command types accepted in ``state`` (whoever the actor), in a stable order."""
-    return tuple(cmd for cmd in ALL_COMMANDS if _GUARDS[cmd](state))
+    return tuple(cmd for cmd in ALL_COMMANDS if _allowed(cmd, state))
 
 
 def allowed_names(state: PlanState) -> tuple[str, ...]:
@@ -157,10 +215,24 @@ def _describe(state: PlanState) -> str:
     return text
 
 
+def _accept_refusal(state: PlanState, command: Command) -> str | None:
+    """Why this kind of accept does not fit the review waiting (None when no review waits)."""
+    standing = _reviewed(unheld(state))
+    if standing is None or not isinstance(command, Accept | AcceptPartial | AcceptOverride):
+        return None
+    if standing.verdict in ("fail", "conditional"):
+        return (f"the review's verdict is {standing.verdict}: accepting over it is its own decision "
+                "(accept override), to be confirmed")
+    if not standing.complete:
+        return (f"the review is incomplete ({standing.seats_text} answered; {', '.join(standing.errored)} "
+                "errored): retry the seat, or accept with an incomplete review (accept partial), to be confirmed")
+    return "the review is complete and passed: there is nothing to override (accept)"
+
+
 def _refuse(state: PlanState, command: Command, plan_id: int | None, why: str | None = None) -> IllegalTransition:
     allowed = allowed_names(state)
     target = "this plan" if plan_id is None else f"plan {plan_id}"
-    reason = why or _describe(state)
+    reason = why or _accept_refusal(state, command) or _describe(state)
     listing = f"allowed: {', '.join(allowed)}" if allowed else "nothing more can happen to it"
     return IllegalTransition(
         f"cannot {command.verb} {target}: {reason} ({listing})",
@@ -193,11 +265,15 @@ def transition(
     kind = type(command)
     if kind not in _GUARDS:
         raise TypeError(f"not a workflow command: {command!r}")
-    if not _GUARDS[kind](state):
+    if not _allowed(kind, state):
         raise _refuse(state, command, plan_id)
     if who not in kind.actors:
         only = "only the user may" if kind.actors == {Actor.USER} else "only an agent or the system may"
         raise _refuse(state, command, plan_id, f"{only}, not the {who.value}")
+    if state.phase is Phase.HELD and kind in _FROM_HELD:
+        outcome = _HANDLERS[kind](unheld(state), command, who.value, doom_threshold)
+        resumed = _ev("resumed", who.value, to=unheld(state).phase.value)
+        return Outcome(outcome.state, (resumed, *outcome.events))
     return _HANDLERS[kind](state, command, who.value, doom_threshold)
 
 
@@ -224,6 +300,17 @@ def _approve(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
         _clear(s, Phase.DEV),
         (_ev("approved", actor, revision=s.revision), _ev("dev_started", "system", revision=s.revision)),
     )
+
+
+def _edit(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
+    assert isinstance(c, EditProposal)
+    changes = proposal_changes(c.before, c.after)
+    if not changes:
+        raise IllegalTransition("cannot edit the proposal: the edit changes nothing", phase=s.phase,
+                                command=c.name, allowed=allowed_names(s))
+    state = replace(s, pending_detail={**s.pending_detail, "subtask_count": len(c.after.subtasks)})
+    detail = {"changes": list(changes), "before": c.before.outline(), "after": c.after.outline()}
+    return Outcome(state, (_ev("plan_edited", actor, **detail),))
 
 
 def _request_revision(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
@@ -328,8 +415,14 @@ def _retry_review(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
 
 
 def _accept(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
-    verdict = s.pending_detail.get("verdict")
-    return Outcome(_clear(s, Phase.DONE), (_ev("accepted", actor, round=s.review_round, verdict=verdict),))
+    standing = ReviewStanding.of(s.pending_detail)
+    detail: dict[str, Any] = {"round": s.review_round, "verdict": standing.verdict}
+    if isinstance(c, AcceptPartial | AcceptOverride):
+        detail.update(answered=standing.answered, seats=standing.seats, errored=list(standing.errored),
+                      reason=c.reason)
+    kind = {AcceptPartial: "accepted_partial_review", AcceptOverride: "accepted_over_failed_review"}.get(
+        type(c), "accepted")
+    return Outcome(_clear(s, Phase.DONE), (_ev(kind, actor, **detail),))
 
 
 def _rework(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
@@ -356,7 +449,9 @@ def _redesign(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
 def _abandon(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
     assert isinstance(c, Abandon)
     origin = s.held_from if s.phase is Phase.HELD and s.held_from else s.phase
-    return Outcome(_clear(s, Phase.ABANDONED), (_ev("abandoned", actor, reason=c.reason, **{"from": origin.value}),))
+    waiting = s.pending_decision.value if s.pending_decision else None
+    detail = {"reason": c.reason.strip(), "from": origin.value, "decision": waiting}
+    return Outcome(_clear(s, Phase.ABANDONED), (_ev("abandoned", actor, **detail),))
 
 
 def _marker_rejected(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
@@ -368,6 +463,7 @@ def _marker_rejected(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
 _HANDLERS: dict[type[Command], Callable[[PlanState, Command, str, int], Outcome]] = {
     ProposalReceived: _proposal,
     Approve: _approve,
+    EditProposal: _edit,
     RequestRevision: _request_revision,
     Hold: _hold,
     Resume: _resume,
@@ -383,6 +479,8 @@ _HANDLERS: dict[type[Command], Callable[[PlanState, Command, str, int], Outcome]
     ReviewFinished: _review_finished,
     RetryReview: _retry_review,
     Accept: _accept,
+    AcceptPartial: _accept,
+    AcceptOverride: _accept,
     Rework: _rework,
     Redesign: _redesign,
     ContinueAfterEscalation: _rework,

@@ -1,4 +1,13 @@
-"""The phases a plan moves through, the decisions it can wait on, and who may act (spec §3)."""
+"""The workflow's vocabulary (spec §3): phases, the questions a plan stops at, what waits, who acts.
+
+- :class:`Phase`: where a plan is.
+- :class:`PendingDecision`: the question a plan stopped at, stored with the plan (its ``pending_decision``).
+- :class:`Waiting`: what a plan waits on as the user sees it — a stored question, or a way on that
+  is derived (a held plan, a review to start, an interrupted step, a branch to merge).
+- :class:`Actor`: who caused a transition.
+
+The user's answers are :class:`~tunaflow_tui.core.workflow.decisions.Decision`.
+"""
 
 from __future__ import annotations
 
@@ -26,10 +35,10 @@ class Phase(StrEnum):
 
 
 class PendingDecision(StrEnum):
-    """A question waiting for the user on a plan."""
+    """A gate a plan stopped at, waiting for the user (stored as the plan's ``pending_decision``)."""
 
-    APPROVAL = "approval"  # approve / request revision / hold
-    REVIEW = "review"  # accept / rework / redesign (retry seats when some errored)
+    APPROVAL = "approval"  # approve / edit / request revision / hold
+    REVIEW = "review"  # accept (of its kind) / rework / redesign (retry seats when some errored)
     DOOM_LOOP = "doom_loop"  # redesign / continue
     DEV_STALLED = "dev_stalled"  # continue / mark complete / abandon
     REVIEW_ERROR = "review_error"  # retry seats / abandon
@@ -37,7 +46,7 @@ class PendingDecision(StrEnum):
 
     @property
     def question(self) -> str:
-        """How the decision reads in a list of things waiting for the user."""
+        """How the question reads in a list of things waiting for the user."""
         return _QUESTIONS[self]
 
 
@@ -49,6 +58,28 @@ _QUESTIONS: dict[PendingDecision, str] = {
     PendingDecision.REVIEW_ERROR: "review error",
     PendingDecision.SETUP_FAILED: "worktree setup failed",
 }
+
+
+class Waiting(StrEnum):
+    """What a plan waits on, as the user sees it (a superset of :class:`PendingDecision`, same values)."""
+
+    APPROVAL = "approval"
+    REVIEW = "review"
+    REVIEW_ERROR = "review_error"
+    DOOM_LOOP = "doom_loop"
+    DEV_STALLED = "dev_stalled"
+    SETUP_FAILED = "setup_failed"
+    START_REVIEW = "start_review"  # in review, no round running and none pending (automatic review off)
+    INTERRUPTED = "interrupted"  # an agent step stopped (crash, cancel) and nothing runs it now
+    REVISION = "revision"  # in drafting, the Architect answered without the revised proposal
+    MERGE = "merge"  # done; its branch is not merged yet
+    WORKING = "working"  # an agent is at work on it: nothing for the user to do now
+    NOTHING = "nothing"  # done or abandoned with nothing left to do (or only optional clean-up)
+
+    @property
+    def asks_the_user(self) -> bool:
+        """True when the user is the one the plan waits for (what f2 and ``status`` list)."""
+        return self not in (Waiting.WORKING, Waiting.NOTHING, Waiting.MERGE)
 
 
 class Actor(StrEnum):

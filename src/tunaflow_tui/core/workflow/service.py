@@ -8,14 +8,22 @@ pending decision.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from tunaflow_tui.core.proposal_editing import EditedProposal
 from tunaflow_tui.core.storage import Store
 from tunaflow_tui.core.storage.records import MemoRecord, PlanEventRecord, PlanRecord
-from tunaflow_tui.core.workflow.commands import Command, MarkerRejected, ProposalReceived, SubtaskDone
+from tunaflow_tui.core.workflow.commands import (
+    Command,
+    EditProposal,
+    MarkerRejected,
+    ProposalReceived,
+    SubtaskDone,
+)
+from tunaflow_tui.core.workflow.decisions import Decision
 from tunaflow_tui.core.workflow.machine import (
     DEFAULT_DOOM_THRESHOLD,
     IllegalTransition,
@@ -24,25 +32,40 @@ from tunaflow_tui.core.workflow.machine import (
     failures_since_reset,
     transition,
 )
-from tunaflow_tui.core.workflow.phases import PendingDecision, Phase
+from tunaflow_tui.core.workflow.phases import PendingDecision, Phase, Waiting
+from tunaflow_tui.core.workflow.ways import PlanContext, WayOn, open_step, ways_on
 
 EXCERPT_LIMIT = 500
 MARKER_REJECTED_MEMO = "marker_rejected"
 # Events after which a plan waits for the user: the latest one dates its pending decision.
-_DECISION_EVENTS = frozenset({"proposal_received", "review_finished", "dev_stalled", "setup_failed", "resumed"})
+_DECISION_EVENTS = frozenset(
+    {"proposal_received", "review_finished", "dev_stalled", "setup_failed", "resumed", "held"}
+)
 _PHASES = frozenset(p.value for p in Phase)
-_DECISIONS = frozenset(d.value for d in PendingDecision)
+_QUESTIONS = frozenset(q.value for q in PendingDecision)
 
 
 @dataclass(frozen=True)
 class WaitingDecision:
-    """A question waiting for the user on one plan (held plans are set aside and not listed)."""
+    """Something waiting for the user on one plan: a question (also when held), a review to start, a
+    step to resume. ``way`` holds the decisions available now and the confirmations they need."""
 
     plan_id: int
     plan_title: str
-    kind: PendingDecision
+    kind: Waiting
     detail: Mapping[str, object]
     since: datetime
+    way: WayOn
+
+    @property
+    def held(self) -> bool:
+        """True when the user put the question aside (it is still answerable)."""
+        return self.way.held
+
+    @property
+    def decisions(self) -> tuple[Decision, ...]:
+        """The decisions available now, the main one first."""
+        return self.way.decisions
 
 
 def plain_json(value: Any) -> Any:
@@ -58,8 +81,8 @@ def _as_phase(text: str | None) -> Phase | None:
     return Phase(text) if text in _PHASES else None
 
 
-def _as_decision(text: str | None) -> PendingDecision | None:
-    return PendingDecision(text) if text in _DECISIONS else None
+def _as_question(text: str | None) -> PendingDecision | None:
+    return PendingDecision(text) if text in _QUESTIONS else None
 
 
 def plan_state(plan: PlanRecord, events: Sequence[PlanEventRecord]) -> PlanState:
@@ -67,11 +90,23 @@ def plan_state(plan: PlanRecord, events: Sequence[PlanEventRecord]) -> PlanState
     return PlanState(
         phase=Phase(plan.phase),
         held_from=_as_phase(plan.held_from),
-        pending_decision=_as_decision(plan.pending_decision),
+        pending_decision=_as_question(plan.pending_decision),
         pending_detail=plan.pending_detail,
         revision=plan.revision,
         review_round=plan.review_round,
         failures_since_reset=failures_since_reset(events),
+    )
+
+
+def plan_context(plan: PlanRecord, events: Sequence[PlanEventRecord], *, running: bool = False) -> PlanContext:
+    """What a plan's way on depends on besides its state: a running agent, an unfinished step, git leftovers."""
+    step = open_step(events)
+    return PlanContext(
+        agent_running=running,
+        open_step=None if step is None else str(step.get("role") or "agent"),
+        git_branch=plan.git_branch,
+        worktree=bool(plan.worktree_path),
+        merged=any(e.type == "merged" for e in events),
     )
 
 
@@ -102,6 +137,24 @@ class WorkflowService:
     def allowed(self, plan_id: int) -> tuple[str, ...]:
         """Names of the actions possible on a plan right now (e.g. for a footer)."""
         return allowed_names(self.state(plan_id))
+
+    def way_on(self, plan_id: int, *, running: bool = False) -> WayOn:
+        """What the plan waits on and the decisions available now.
+
+        ``running``: an agent works on the plan in this process. When another live process owns the
+        project, a plan without a question counts as worked on there.
+        """
+        plan = self._plan(plan_id)
+        events = self._store.list_plan_events(plan_id)
+        return self._way(plan, events, running=running)
+
+    def _way(self, plan: PlanRecord, events: Sequence[PlanEventRecord], *, running: bool) -> WayOn:
+        running = running or not self._store.is_owner
+        return ways_on(plan_state(plan, events), plan_context(plan, events, running=running))
+
+    def check(self, plan_id: int, command: Command, *, actor: str) -> None:
+        """Raise :class:`IllegalTransition` if ``command`` would be refused now; writes nothing."""
+        transition(self.state(plan_id), command, actor=actor, doom_threshold=self._threshold, plan_id=plan_id)
 
     def apply(self, plan_id: int, command: Command, *, actor: str) -> PlanRecord:
         """Apply ``command`` by ``actor`` to a plan in one transaction; returns the updated plan.
@@ -167,22 +220,64 @@ class WorkflowService:
                 self._store.update_plan(plan_id, **plan_fields)
             return self._store.replace_subtasks(plan_id, subtasks)
 
+    def events(self, plan_id: int) -> tuple[PlanEventRecord, ...]:
+        """The plan's events, oldest first."""
+        return tuple(self._store.list_plan_events(plan_id))
+
     def failures_since_reset(self, plan_id: int) -> int:
         """Failed reviews since the latest doom-loop answer or plan revision."""
         return failures_since_reset(self._store.list_plan_events(plan_id))
 
-    def pending_decisions(self) -> tuple[WaitingDecision, ...]:
-        """What is waiting for the user, newest first (held plans are set aside and not listed)."""
+    def pending_decisions(self, busy: Collection[int] = ()) -> tuple[WaitingDecision, ...]:
+        """Everything waiting for the user: newest first, plans on hold after the others.
+
+        A held plan is listed (its question is still answerable), and so is a plan with no question
+        that nothing moves on its own: a review to start, an interrupted step. ``busy``: plans an
+        agent works on in this process (they wait for that agent, not for the user).
+        """
         found: list[WaitingDecision] = []
         for plan in self._store.list_plans():
-            kind = _as_decision(plan.pending_decision)
-            if kind is None or plan.phase == Phase.HELD.value:
+            if Phase(plan.phase).is_terminal:
                 continue
             events = self._store.list_plan_events(plan.id)
-            since = next((e.created_at for e in reversed(events) if e.type in _DECISION_EVENTS), plan.updated_at)
-            found.append(WaitingDecision(plan.id, plan.title, kind, plan.pending_detail, since))
-        found.sort(key=lambda d: (d.since, d.plan_id), reverse=True)
+            way = self._way(plan, events, running=plan.id in busy)
+            if not way.asks_the_user:
+                continue
+            # a question dates from the event that asked it; a derived way on from the plan's last event
+            asked = way.waiting in _QUESTIONS
+            dated = [e.created_at for e in events if e.type in _DECISION_EVENTS or not asked]
+            since = dated[-1] if dated else plan.updated_at
+            found.append(WaitingDecision(plan.id, plan.title, way.waiting, plan.pending_detail, since, way))
+        found.sort(key=lambda d: (not d.held, d.since, d.plan_id), reverse=True)
         return tuple(found)
+
+    def edit_proposal(self, plan_id: int, edited: EditedProposal) -> PlanRecord:
+        """Replace the proposal of a plan at the approval gate (or held there) with the user's edit.
+
+        One transaction: the plan's title, description, expected outcome, constraints, non-goals and
+        subtasks, and a ``plan_edited`` event by the user listing what changed. An edit that changes
+        nothing writes nothing. Raises :class:`IllegalTransition` outside the approval gate and
+        ValueError for an edit without a title.
+        """
+        if not edited.title.strip():
+            raise ValueError("the plan needs a title")
+        if any(not subtask.title.strip() for subtask in edited.subtasks):
+            raise ValueError("every subtask needs a title")
+        with self._store.transaction():
+            plan = self._plan(plan_id)
+            before = EditedProposal.of(plan)
+            if before == edited:
+                return plan
+            self.apply(plan_id, EditProposal(before=before, after=edited), actor="user")
+            self._store.update_plan(
+                plan_id,
+                title=edited.title,
+                description=edited.description,
+                expected_outcome=edited.expected_outcome,
+                constraints=edited.constraints,
+                non_goals=edited.non_goals,
+            )
+            return self._store.replace_subtasks(plan_id, edited.subtask_pairs())
 
     def record_marker_rejected(
         self, plan_id: int | None, kind: str, role: str, excerpt: str, reason: str = ""

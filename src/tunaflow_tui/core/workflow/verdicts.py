@@ -168,3 +168,40 @@ def aggregate(seats: Sequence[SeatResult]) -> AggregateVerdict:
         failed_subtasks=tuple(sorted({i for s in answered for i in s.failed_subtasks})),
         errors=errors,
     )
+
+
+@dataclass(frozen=True)
+class ReviewStanding:
+    """Where a pending review stands: its verdict, the seats that errored, and how many seats sat.
+
+    A review is *complete* when every seat answered; only a complete ``pass`` is a plain accept.
+    """
+
+    verdict: Verdict | None
+    errored: tuple[str, ...]
+    seats: int
+
+    @property
+    def answered(self) -> int:
+        """How many seats gave a verdict."""
+        return max(self.seats - len(self.errored), 0)
+
+    @property
+    def complete(self) -> bool:
+        """True when no seat errored."""
+        return not self.errored
+
+    @property
+    def seats_text(self) -> str:
+        """``1 of 2 seats`` — how the incomplete review is named to the user."""
+        return f"{self.answered} of {self.seats} seat{'' if self.seats == 1 else 's'}"
+
+    @classmethod
+    def of(cls, detail: Mapping[str, Any]) -> ReviewStanding:
+        """Read from a pending review's detail (its ``verdict`` and ``aggregate``)."""
+        raw = detail.get("aggregate")
+        agg = raw if isinstance(raw, Mapping) else {}
+        verdict = detail.get("verdict", agg.get("verdict"))
+        errored = tuple(str(e) for e in agg.get("errors") or ())
+        seats = len(agg.get("seats") or ()) or len(errored)
+        return cls(cast(Verdict, verdict) if verdict in VERDICTS else None, errored, seats)
