@@ -6,8 +6,9 @@ from collections.abc import Sequence
 
 from tunaflow_tui.core.markers import parse_markers
 from tunaflow_tui.core.storage import Store
-from tunaflow_tui.core.storage.records import MessageRecord, Usage
-from tunaflow_tui.views.chat import ErrorView, MessageView, ToolLineView
+from tunaflow_tui.core.storage.records import MessageRecord
+from tunaflow_tui.core.turns import ToolLine, Usage
+from tunaflow_tui.views.chat import ErrorView, MessageView
 
 ROLE_TITLES = {
     "architect": "Architect",
@@ -48,7 +49,7 @@ def error_view(record: MessageRecord) -> ErrorView | None:
     return ErrorView(record.error_kind or "error", message, tail, retryable=record.role == "assistant")
 
 
-def message_view(record: MessageRecord, tools: tuple[ToolLineView, ...] = ()) -> MessageView:
+def message_view(record: MessageRecord, tools: tuple[ToolLine, ...] = ()) -> MessageView:
     """How the chat shows a stored message (markers hidden once the message is finished).
 
     ``tools`` are the tool lines seen live; without them, the ones stored with the message.
@@ -63,7 +64,7 @@ def message_view(record: MessageRecord, tools: tuple[ToolLineView, ...] = ()) ->
         content=content,
         status=record.status,
         usage_text=usage_text(record.usage),
-        tools=tools or tuple(ToolLineView(t.name, t.detail) for t in record.tools),
+        tools=tools or record.tools,
         error=error_view(record),
     )
 
@@ -76,7 +77,7 @@ class StoreMessageSource:
     """
 
     def __init__(self, store: Store, conversation_id: str,
-                 tools: dict[int, tuple[ToolLineView, ...]] | None = None) -> None:
+                 tools: dict[int, tuple[ToolLine, ...]] | None = None) -> None:
         self.store = store
         self.conversation_id = conversation_id
         self.tools = tools if tools is not None else {}
@@ -102,7 +103,7 @@ class MessageSources:
 
     def __init__(self, store: Store) -> None:
         self._store = store
-        self.tools: dict[int, tuple[ToolLineView, ...]] = {}
+        self.tools: dict[int, tuple[ToolLine, ...]] = {}
         """Tool lines seen live, by message id (shown while a turn still runs)."""
         self._sources: dict[str, StoreMessageSource] = {}
 

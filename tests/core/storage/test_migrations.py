@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 
 from tunaflow_tui.core.storage import StorageError, Store
-from tunaflow_tui.core.storage.records import ToolLine, Usage
 from tunaflow_tui.core.storage.schema import (
     CURRENT_VERSION,
     MIGRATIONS,
@@ -16,6 +15,7 @@ from tunaflow_tui.core.storage.schema import (
     apply_migrations,
     schema_version,
 )
+from tunaflow_tui.core.turns import ToolLine, Usage
 
 
 def _make_v1_database(project_dir: Path) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 from tunaflow_tui.core.storage.models import ConversationRow, MessageIndex, MessageRow
-from tunaflow_tui.core.storage.records import ConversationRecord, MessageRecord, SearchHit, ToolLine, Usage
+from tunaflow_tui.core.storage.records import ConversationRecord, MessageRecord, SearchHit
 from tunaflow_tui.core.storage.rows import conversation_record, message_record, now_text, tools_json
 from tunaflow_tui.core.storage.search_query import SNIPPET_END, SNIPPET_START, fts_match_expression
 from tunaflow_tui.core.storage.storebase import (
@@ -15,6 +15,7 @@ from tunaflow_tui.core.storage.storebase import (
     first_row,
     require_choice,
 )
+from tunaflow_tui.core.turns import ToolLine, Usage
 
 ROLES = frozenset({"user", "assistant", "system"})
 MESSAGE_STATUSES = frozenset({"streaming", "done", "interrupted", "error"})

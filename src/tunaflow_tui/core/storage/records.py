@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
+from tunaflow_tui.core.turns import ToolLine, Usage
+
 
 @dataclass(frozen=True, slots=True)
 class ProjectRecord:
@@ -27,24 +29,6 @@ class ConversationRecord:
     native_session_id: str | None
     native_engine: str | None
     created_at: datetime
-
-
-@dataclass(frozen=True, slots=True)
-class Usage:
-    """Token usage and cost reported by an engine for one message."""
-
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cached_tokens: int = 0
-    cost_usd: float | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class ToolLine:
-    """A tool an agent used during a turn: its name and what it worked on (e.g. ``Edit``, ``src/app.py``)."""
-
-    name: str
-    detail: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,9 +18,8 @@ from tunaflow_tui.core.storage.records import (
     ProjectRecord,
     SessionLinkRecord,
     SubtaskRecord,
-    ToolLine,
-    Usage,
 )
+from tunaflow_tui.core.turns import ToolLine, Usage
 
 Row = Mapping[str, Any]
 
