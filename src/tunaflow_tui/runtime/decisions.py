@@ -26,7 +26,7 @@ from tunaflow_tui.core.workflow import (
     Rework,
     SkipSetup,
 )
-from tunaflow_tui.core.workflow.phases import Actor, Phase
+from tunaflow_tui.core.workflow.phases import Actor, Phase, PlanEventType
 from tunaflow_tui.runtime import development, planning, prompts, review, worktree_prep
 from tunaflow_tui.runtime.events import NoticeRaised
 
@@ -104,13 +104,13 @@ async def _after_setup_decision(rt: WorkflowRuntime, plan: PlanRecord, *, retry:
 
 async def architect_revision(rt: WorkflowRuntime, plan: PlanRecord, prompt: str) -> PlanRecord:
     """Ask the Architect for a revised proposal; a failed turn leaves the step open to retry."""
-    rt.store.add_plan_event(plan.id, "agent_started", "system", {"role": "architect", "step": "drafting"})
+    rt.store.add_plan_event(plan.id, PlanEventType.AGENT_STARTED, "system", {"role": "architect", "step": "drafting"})
     result = await rt.run_role_turn("architect", "main", prompt, plan=plan)
     if not result.ok:
         rt.emit(NoticeRaised(f"The Architect's revision failed ({result.message.error_message or 'no reply'}); "
                              "retry it, or write to the Architect.", "error"))
         return rt.get_plan(plan.id)
-    rt.store.add_plan_event(plan.id, "agent_finished", "system",
+    rt.store.add_plan_event(plan.id, PlanEventType.AGENT_FINISHED, "system",
                             {"role": "architect", "step": "drafting", "status": result.message.status})
     await planning.handle_architect_reply(rt, result, revising=rt.get_plan(plan.id))
     return rt.get_plan(plan.id)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from tunaflow_tui.core.storage.records import MessageRecord, PlanRecord
 from tunaflow_tui.core.workflow import AggregateVerdict
-from tunaflow_tui.core.workflow.phases import Phase
+from tunaflow_tui.core.workflow.phases import Phase, PlanEventType
 from tunaflow_tui.runtime import decisions, development, planning, prompts, review
 from tunaflow_tui.runtime.agent_turn import TurnResult
 
@@ -84,7 +84,7 @@ async def resume_plan(rt: WorkflowRuntime, plan_id: int, *, how: str = "resume")
     detail = _open_step(rt, plan)
     if detail is None:
         raise ValueError(f"plan {plan_id} has no interrupted step")
-    rt.store.add_plan_event(plan.id, "agent_finished", "system", {**detail, "status": "interrupted", "how": how})
+    rt.store.add_plan_event(plan.id, PlanEventType.AGENT_FINISHED, "system", {**detail, "status": "interrupted", "how": how})
     if detail.get("role") == "review":
         round_no = detail.get("round")
         if isinstance(round_no, int) and round_no == plan.review_round and round_no > 0:

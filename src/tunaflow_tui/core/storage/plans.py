@@ -17,12 +17,13 @@ from tunaflow_tui.core.storage.rows import (
     plan_record,
 )
 from tunaflow_tui.core.storage.storebase import StoreBase, all_rows, first_row, require_choice
+from tunaflow_tui.core.workflow.phases import Actor, PendingDecision, Phase, PlanEventType
 
-PLAN_PHASES = frozenset(
-    {"chat", "drafting", "approval", "dev", "review", "rework", "done", "held", "escalated", "abandoned"}
-)
+PLAN_PHASES = frozenset(Phase)
+PENDING_DECISIONS = frozenset(PendingDecision)
 SUBTASK_STATUSES = frozenset({"pending", "done", "failed"})
-EVENT_ACTORS = frozenset({"user", "agent", "system"})
+EVENT_ACTORS = frozenset(Actor)
+PLAN_EVENT_TYPES = frozenset(PlanEventType)
 _PLAIN_FIELDS = frozenset(
     {
         "title", "description", "expected_outcome", "phase", "held_from", "pending_decision",
@@ -138,6 +139,8 @@ class PlanStore(StoreBase):
         for name in ("phase", "held_from"):
             if fields.get(name) is not None:
                 require_choice(name, fields[name], PLAN_PHASES)
+        if fields.get("pending_decision") is not None:
+            require_choice("pending_decision", fields["pending_decision"], PENDING_DECISIONS)
         values: dict[str, object] = {}
         for name, value in fields.items():
             if name in _LIST_FIELDS:
@@ -188,16 +191,21 @@ class PlanStore(StoreBase):
             return first_row(PlanRow.select(PlanRow.id).where(PlanRow.slug == slug), db) is not None
 
     def add_plan_event(
-        self, plan_id: int, type: str, actor: str, detail: Mapping[str, object] | None = None
+        self, plan_id: int, type: PlanEventType, actor: str, detail: Mapping[str, object] | None = None
     ) -> PlanEventRecord:
-        """Append an event (actor user/agent/system, JSON-serialisable detail) to a plan's history."""
+        """Append an event (actor user/agent/system, JSON-serialisable detail) to a plan's history.
+
+        ``type`` must be a :class:`PlanEventType`: ValueError for any other text, so a misspelt
+        event never lands in a history that the workflow reads back.
+        """
         require_choice("actor", actor, EVENT_ACTORS)
+        require_choice("type", type, PLAN_EVENT_TYPES)
         encoded = dump_mapping(detail)
         with self._db.writing() as db:
             if first_row(PlanRow.select(PlanRow.id).where(PlanRow.id == plan_id), db) is None:
                 raise ValueError(f"unknown plan {plan_id}")
             event_id = PlanEventRow.insert(
-                plan_id=plan_id, type=type, actor=actor, detail=encoded, created_at=now_text()
+                plan_id=plan_id, type=PlanEventType(type).value, actor=actor, detail=encoded, created_at=now_text()
             ).execute(db)
             row = first_row(PlanEventRow.select().where(PlanEventRow.id == event_id), db)
         assert row is not None

@@ -42,7 +42,7 @@ from tunaflow_tui.core.workflow.machine import (
     failures_since_reset,
     transition,
 )
-from tunaflow_tui.core.workflow.phases import Actor, PendingDecision, Phase
+from tunaflow_tui.core.workflow.phases import Actor, PendingDecision, Phase, PlanEventType
 from tunaflow_tui.core.workflow.verdicts import AggregateVerdict, ScoreSummary, SeatResult, Verdict, aggregate
 
 __all__ = [
@@ -67,6 +67,7 @@ __all__ = [
     "Outcome",
     "PendingDecision",
     "Phase",
+    "PlanEventType",
     "PlanState",
     "ProposalReceived",
     "Redesign",
