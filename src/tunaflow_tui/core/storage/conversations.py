@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from tunaflow_tui.core.storage.models import ConversationRow, MessageIndex, MessageRow
+from tunaflow_tui.core.storage.models import (
+    MESSAGE_STATUSES,
+    ROLES,
+    ConversationRow,
+    MessageIndex,
+    MessageRow,
+)
 from tunaflow_tui.core.storage.records import ConversationRecord, MessageRecord, SearchHit
 from tunaflow_tui.core.storage.rows import conversation_record, message_record, now_text, tools_json
 from tunaflow_tui.core.storage.search_query import SNIPPET_END, SNIPPET_START, fts_match_expression
@@ -17,8 +23,6 @@ from tunaflow_tui.core.storage.storebase import (
 )
 from tunaflow_tui.core.turns import ToolLine, Usage
 
-ROLES = frozenset({"user", "assistant", "system"})
-MESSAGE_STATUSES = frozenset({"streaming", "done", "interrupted", "error"})
 _ROWS_PER_INSERT = 500  # SQLite limits the variables of one statement
 
 

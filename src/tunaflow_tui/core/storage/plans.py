@@ -7,7 +7,7 @@ from typing import Any
 
 import peewee
 
-from tunaflow_tui.core.storage.models import PlanEventRow, PlanRow, SubtaskRow
+from tunaflow_tui.core.storage.models import EVENT_ACTORS, SUBTASK_STATUSES, PlanEventRow, PlanRow, SubtaskRow
 from tunaflow_tui.core.storage.records import PlanEventRecord, PlanRecord
 from tunaflow_tui.core.storage.rows import (
     dump_list,
@@ -17,12 +17,10 @@ from tunaflow_tui.core.storage.rows import (
     plan_record,
 )
 from tunaflow_tui.core.storage.storebase import StoreBase, all_rows, first_row, require_choice
-from tunaflow_tui.core.workflow.phases import Actor, PendingDecision, Phase, PlanEventType
+from tunaflow_tui.core.workflow.phases import PendingDecision, Phase, PlanEventType
 
 PLAN_PHASES = frozenset(Phase)
 PENDING_DECISIONS = frozenset(PendingDecision)
-SUBTASK_STATUSES = frozenset({"pending", "done", "failed"})
-EVENT_ACTORS = frozenset(Actor)
 PLAN_EVENT_TYPES = frozenset(PlanEventType)
 _PLAIN_FIELDS = frozenset(
     {

@@ -1,7 +1,10 @@
-"""The database schema as numbered forward migrations.
+"""How a database reaches the current schema: created from the models, or upgraded by migrations.
 
-Each step is frozen once released: a later change is a new step, never an edit of an old one.
-Opening a database applies the missing steps, in order, inside one transaction.
+The models (``models.py``) define the current schema; an empty database is created from them in
+one step. A database made by an older tunaflow is brought forward by the numbered migrations
+below, in order, inside one transaction. Each step is frozen once released: a later change is a
+new step (and the matching change to the models), never an edit of an old one. A test checks that
+a database migrated from version 1 and one created from the models are exactly the same.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from tunaflow_tui.core.storage.errors import StorageError
+from tunaflow_tui.core.storage.models import create_statements
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,6 +202,19 @@ def apply_migrations(
     ``conn`` must be in autocommit mode (``isolation_level=None``) so that this function owns the
     transaction. A failure rolls everything back and leaves the database at its previous version.
     """
+    return _upgrade(conn, migrations, create_empty=False)
+
+
+def prepare_schema(conn: sqlite3.Connection) -> tuple[int, ...]:
+    """Bring the database to the current schema; return the versions this made it pass.
+
+    An empty database is created from the models in one step (and records every version as
+    applied); an older one is migrated step by step. Same transaction rules as :func:`apply_migrations`.
+    """
+    return _upgrade(conn, MIGRATIONS, create_empty=True)
+
+
+def _upgrade(conn: sqlite3.Connection, migrations: Sequence[Migration], *, create_empty: bool) -> tuple[int, ...]:
     if schema_version(conn) == migrations[-1].version:
         return ()  # up to date: take no write lock, so opening never waits for another writer
     conn.execute("BEGIN IMMEDIATE")
@@ -209,12 +226,17 @@ def apply_migrations(
                 f"the database has schema version {current}, newer than this tunaflow "
                 f"(which knows up to {migrations[-1].version}); upgrade tunaflow to open it"
             )
+        fresh = create_empty and current == 0
+        if fresh:
+            for statement in create_statements():
+                conn.execute(statement)
         applied: list[int] = []
         for step in migrations:
             if step.version <= current:
                 continue
-            for statement in step.statements:
-                conn.execute(statement)
+            if not fresh:
+                for statement in step.statements:
+                    conn.execute(statement)
             conn.execute(
                 "INSERT INTO schema_version(version, description, applied_at) VALUES (?, ?, ?)",
                 (step.version, step.description, datetime.now(UTC).isoformat()),

@@ -18,7 +18,7 @@ from tunaflow_tui.core.storage.ownership import Ownership
 from tunaflow_tui.core.storage.plans import PlanStore
 from tunaflow_tui.core.storage.records import ProjectRecord
 from tunaflow_tui.core.storage.rows import now_text, project_record
-from tunaflow_tui.core.storage.schema import apply_migrations
+from tunaflow_tui.core.storage.schema import prepare_schema
 from tunaflow_tui.core.storage.storebase import all_rows, first_row
 
 STATE_DIR_NAME = ".tunaflow"
@@ -67,7 +67,7 @@ class Store(ConversationStore, BranchStore, PlanStore, MemoStore):
         try:
             conn = access.connect()
             with translated_errors():
-                apply_migrations(conn)
+                prepare_schema(conn)
             project = cls._ensure_project(access, project_dir)
             recovered = cls._recover_streaming(access) if ownership.owner else ()
         except BaseException:
