@@ -110,7 +110,11 @@ MessageRow.add_index(MessageRow.conversation_id, MessageRow.id, name="messages_c
 
 
 class MessageIndex(FTS5Model):  # type: ignore[misc]  # playhouse ships no type information
-    """The external-content FTS5 index over ``messages.content``, kept in sync by :data:`TRIGGERS`."""
+    """The FTS5 index over the content of finished messages (external content: :data:`VIEWS`).
+
+    A message is indexed once, when it stops streaming, and again only if its text changes after
+    that; :data:`TRIGGERS` keep the index in step. Streaming flushes never touch it.
+    """
 
     rowid = RowIDField()
     content = SearchField()
@@ -119,7 +123,7 @@ class MessageIndex(FTS5Model):  # type: ignore[misc]  # playhouse ships no type 
         database = None
         table_name = "messages_fts"
         options: ClassVar[dict[str, str]] = {
-            "content": "'messages'", "content_rowid": "'id'", "tokenize": "unicode61"
+            "content": "'finished_messages'", "content_rowid": "'id'", "tokenize": "unicode61"
         }
 
 
@@ -248,23 +252,32 @@ MODELS: tuple[type[Model], ...] = (
     MemoRow, SessionLinkRow,
 )
 
+VIEWS: tuple[str, ...] = (
+    "CREATE VIEW finished_messages AS SELECT id, content FROM messages WHERE status != 'streaming'",
+)
+"""The rows ``messages_fts`` indexes and reads its snippets from: every message but a streaming one."""
+
 TRIGGERS: tuple[str, ...] = (
-    """CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN
+    """CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages WHEN new.status != 'streaming' BEGIN
         INSERT INTO messages_fts(rowid, content) VALUES (new.id, new.content);
     END""",
-    """CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages BEGIN
+    """CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages WHEN old.status != 'streaming' BEGIN
         INSERT INTO messages_fts(messages_fts, rowid, content) VALUES ('delete', old.id, old.content);
     END""",
-    """CREATE TRIGGER messages_fts_update AFTER UPDATE OF content ON messages BEGIN
-        INSERT INTO messages_fts(messages_fts, rowid, content) VALUES ('delete', old.id, old.content);
-        INSERT INTO messages_fts(rowid, content) VALUES (new.id, new.content);
+    """CREATE TRIGGER messages_fts_update AFTER UPDATE OF content, status ON messages
+    WHEN (old.status = 'streaming') != (new.status = 'streaming')
+        OR (new.status != 'streaming' AND new.content IS NOT old.content)
+    BEGIN
+        INSERT INTO messages_fts(messages_fts, rowid, content)
+            SELECT 'delete', old.id, old.content WHERE old.status != 'streaming';
+        INSERT INTO messages_fts(rowid, content) SELECT new.id, new.content WHERE new.status != 'streaming';
     END""",
 )
-"""What keeps ``messages_fts`` in step with ``messages`` (peewee has no notion of triggers)."""
+"""What keeps ``messages_fts`` equal to :data:`VIEWS` (peewee has no notion of views or triggers)."""
 
 
 def create_statements() -> tuple[str, ...]:
-    """The SQL that creates the current schema in an empty database: tables, indexes, FTS, triggers."""
+    """The SQL that creates the current schema in an empty database: tables, indexes, FTS, views, triggers."""
     ddl_database = peewee.SqliteDatabase(None)  # renders SQL only; never connected
     statements: list[str] = []
     model: Any
@@ -272,6 +285,7 @@ def create_statements() -> tuple[str, ...]:
         manager = type(model._schema)(model, database=ddl_database)  # the model's own kind (virtual or not)
         statements.append(_sql(manager._create_table(safe=False)))
         statements.extend(_sql(index) for index in manager._create_indexes(safe=False))
+    statements.extend(VIEWS)
     statements.extend(TRIGGERS)
     return tuple(statements)
 

@@ -174,7 +174,38 @@ _V4_TOOLS = Migration(
     ("ALTER TABLE messages ADD COLUMN tools TEXT NOT NULL DEFAULT '[]'",),
 )
 
-MIGRATIONS: tuple[Migration, ...] = (_V1_BASE, _V2_USAGE, _V3_LOOKUPS, _V4_TOOLS)
+# The index was rewritten on every streaming flush of a reply (the text so far, again and again);
+# it now holds finished messages only, written once when a message stops streaming.
+_V5_FINISHED_INDEX = Migration(
+    5,
+    "full-text index over finished messages only",
+    (
+        "DROP TRIGGER messages_fts_insert",
+        "DROP TRIGGER messages_fts_delete",
+        "DROP TRIGGER messages_fts_update",
+        "DROP TABLE messages_fts",
+        "CREATE VIEW finished_messages AS SELECT id, content FROM messages WHERE status != 'streaming'",
+        """CREATE VIRTUAL TABLE "messages_fts" USING fts5 ("content", content='finished_messages',
+            content_rowid='id', tokenize="unicode61")""",
+        "INSERT INTO messages_fts(messages_fts) VALUES ('rebuild')",
+        """CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages WHEN new.status != 'streaming' BEGIN
+            INSERT INTO messages_fts(rowid, content) VALUES (new.id, new.content);
+        END""",
+        """CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages WHEN old.status != 'streaming' BEGIN
+            INSERT INTO messages_fts(messages_fts, rowid, content) VALUES ('delete', old.id, old.content);
+        END""",
+        """CREATE TRIGGER messages_fts_update AFTER UPDATE OF content, status ON messages
+        WHEN (old.status = 'streaming') != (new.status = 'streaming')
+            OR (new.status != 'streaming' AND new.content IS NOT old.content)
+        BEGIN
+            INSERT INTO messages_fts(messages_fts, rowid, content)
+                SELECT 'delete', old.id, old.content WHERE old.status != 'streaming';
+            INSERT INTO messages_fts(rowid, content) SELECT new.id, new.content WHERE new.status != 'streaming';
+        END""",
+    ),
+)
+
+MIGRATIONS: tuple[Migration, ...] = (_V1_BASE, _V2_USAGE, _V3_LOOKUPS, _V4_TOOLS, _V5_FINISHED_INDEX)
 CURRENT_VERSION: int = MIGRATIONS[-1].version
 
 _VERSION_TABLE = """CREATE TABLE IF NOT EXISTS schema_version (
