@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tunaflow_tui.core.storage.columns import now_text
 from tunaflow_tui.core.storage.models import (
     BRANCH_KINDS,
     BRANCH_MODES,
@@ -13,7 +14,7 @@ from tunaflow_tui.core.storage.models import (
     MessageRow,
 )
 from tunaflow_tui.core.storage.records import BranchRecord
-from tunaflow_tui.core.storage.rows import branch_record, now_text
+from tunaflow_tui.core.storage.rows import branch_record
 from tunaflow_tui.core.storage.storebase import StoreBase, all_rows, first_row, require_choice
 
 _UPDATABLE = frozenset({"status", "label", "git_branch", "worktree_path", "engine_session_id"})

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
+from tunaflow_tui.core.storage.columns import now_text
 from tunaflow_tui.core.storage.models import (
     MESSAGE_STATUSES,
     ROLES,
@@ -12,7 +13,7 @@ from tunaflow_tui.core.storage.models import (
     MessageRow,
 )
 from tunaflow_tui.core.storage.records import ConversationRecord, MessageRecord, SearchHit
-from tunaflow_tui.core.storage.rows import conversation_record, message_record, now_text, tools_json
+from tunaflow_tui.core.storage.rows import conversation_record, message_record
 from tunaflow_tui.core.storage.search_query import SNIPPET_END, SNIPPET_START, fts_match_expression
 from tunaflow_tui.core.storage.storebase import (
     MAIN_CONVERSATION_ID,
@@ -143,7 +144,7 @@ class ConversationStore(StoreBase):
         if error_message is not None:
             changes["error_message"] = error_message
         if tools is not None:
-            changes["tools"] = tools_json(tools)
+            changes["tools"] = tools
         with self._db.writing() as db:
             updated = MessageRow.update(**changes).where(MessageRow.id == message_id).execute(db)
             if not updated:

@@ -19,6 +19,7 @@ import peewee
 from peewee import SQL, Check, CompositeKey, FloatField, IntegerField, Model, TextField
 from playhouse.sqlite_ext import AutoIncrementField, FTS5Model, RowIDField, SearchField
 
+from tunaflow_tui.core.storage.columns import JSONListField, JSONMappingField, TimestampField, ToolLinesField
 from tunaflow_tui.core.workflow.phases import Actor
 
 ROLES = ("user", "assistant", "system")
@@ -59,7 +60,7 @@ class ProjectRow(_Base):
     id = IntegerField(primary_key=True, null=True)  # the rowid alias, numbered by SQLite (no AUTOINCREMENT)
     path = TextField(constraints=[SQL("UNIQUE")])
     name = TextField()
-    created_at = TextField()
+    created_at = TimestampField()
 
     class Meta:
         table_name = "projects"
@@ -73,7 +74,7 @@ class ConversationRow(_Base):
     branch_id = IntegerField(null=True, constraints=[_references("branches", "SET NULL")])
     native_session_id = TextField(null=True)
     native_engine = TextField(null=True)
-    created_at = TextField()
+    created_at = TimestampField()
 
     class Meta:
         table_name = "conversations"
@@ -93,13 +94,13 @@ class MessageRow(_Base):
     native_session_id = TextField(null=True)
     error_kind = TextField(null=True)
     error_message = TextField(null=True)
-    created_at = TextField()
-    updated_at = TextField()
+    created_at = TimestampField()
+    updated_at = TimestampField()
     input_tokens = IntegerField(constraints=[_default("0")])
     output_tokens = IntegerField(constraints=[_default("0")])
     cached_tokens = IntegerField(constraints=[_default("0")])
     cost_usd = FloatField(null=True)
-    tools = TextField(constraints=[_default("'[]'")])
+    tools = ToolLinesField(constraints=[_default("'[]'")])
 
     class Meta:
         table_name = "messages"
@@ -141,8 +142,8 @@ class BranchRow(_Base):
     git_branch = TextField(null=True)
     worktree_path = TextField(null=True)
     engine_session_id = TextField(null=True)
-    created_at = TextField()
-    updated_at = TextField()
+    created_at = TimestampField()
+    updated_at = TimestampField()
 
     class Meta:
         table_name = "branches"
@@ -152,7 +153,7 @@ BranchRow.add_index(BranchRow.status, BranchRow.id, name="branches_by_status")
 
 
 class PlanRow(_Base):
-    """Row of ``plans``; list and mapping columns hold JSON text."""
+    """Row of ``plans``."""
 
     id = _serial()
     project_id = IntegerField(constraints=[_references("projects", "CASCADE")])
@@ -160,12 +161,12 @@ class PlanRow(_Base):
     slug = TextField(constraints=[SQL("UNIQUE")])
     description = TextField(constraints=[_default("''")])
     expected_outcome = TextField(null=True)
-    constraints = TextField(constraints=[_default("'[]'")])
-    non_goals = TextField(constraints=[_default("'[]'")])
+    constraints = JSONListField(constraints=[_default("'[]'")])
+    non_goals = JSONListField(constraints=[_default("'[]'")])
     phase = TextField()
     held_from = TextField(null=True)
     pending_decision = TextField(null=True)
-    pending_detail = TextField(constraints=[_default("'{}'")])
+    pending_detail = JSONMappingField(constraints=[_default("'{}'")])
     revision = IntegerField(constraints=[_default("0")])
     review_round = IntegerField(constraints=[_default("0")])
     source_message_id = IntegerField(null=True, constraints=[_references("messages", "SET NULL")])
@@ -174,8 +175,8 @@ class PlanRow(_Base):
     base_branch = TextField(null=True)
     git_branch = TextField(null=True)
     worktree_path = TextField(null=True)
-    created_at = TextField()
-    updated_at = TextField()
+    created_at = TimestampField()
+    updated_at = TimestampField()
 
     class Meta:
         table_name = "plans"
@@ -202,8 +203,8 @@ class PlanEventRow(_Base):
     plan_id = IntegerField(constraints=[_references("plans", "CASCADE")])
     type = TextField()
     actor = TextField(constraints=[_one_of("actor", EVENT_ACTORS)])
-    detail = TextField(constraints=[_default("'{}'")])
-    created_at = TextField()
+    detail = JSONMappingField(constraints=[_default("'{}'")])
+    created_at = TimestampField()
 
     class Meta:
         table_name = "plan_events"
@@ -221,7 +222,7 @@ class MemoRow(_Base):
     conversation_id = TextField(null=True, constraints=[_references("conversations", "SET NULL")])
     branch_id = IntegerField(null=True, constraints=[_references("branches", "SET NULL")])
     plan_id = IntegerField(null=True, constraints=[_references("plans", "SET NULL")])
-    created_at = TextField()
+    created_at = TimestampField()
 
     class Meta:
         table_name = "memos"
@@ -238,7 +239,7 @@ class SessionLinkRow(_Base):
     to_conversation_id = TextField(constraints=[_references("conversations", "CASCADE")])
     kind = TextField()
     note = TextField(constraints=[_default("''")])
-    created_at = TextField()
+    created_at = TimestampField()
 
     class Meta:
         table_name = "session_links"

@@ -9,6 +9,7 @@ from types import TracebackType
 
 from tunaflow_tui.core.storage.access import DatabaseAccess, translated_errors
 from tunaflow_tui.core.storage.branches import BranchStore
+from tunaflow_tui.core.storage.columns import now_text
 from tunaflow_tui.core.storage.conversations import ConversationStore
 from tunaflow_tui.core.storage.errors import StorageError
 from tunaflow_tui.core.storage.gitexclude import exclude_from_git
@@ -17,7 +18,7 @@ from tunaflow_tui.core.storage.models import MessageRow, ProjectRow
 from tunaflow_tui.core.storage.ownership import Ownership
 from tunaflow_tui.core.storage.plans import PlanStore
 from tunaflow_tui.core.storage.records import ProjectRecord
-from tunaflow_tui.core.storage.rows import now_text, project_record
+from tunaflow_tui.core.storage.rows import project_record
 from tunaflow_tui.core.storage.schema import prepare_schema
 from tunaflow_tui.core.storage.storebase import all_rows, first_row
 
