@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tunaflow_tui.core.markers import parse_markers
 from tunaflow_tui.core.storage import Store
 from tunaflow_tui.core.storage.records import MessageRecord
 from tunaflow_tui.core.turns import ToolLine, Usage
@@ -54,14 +53,11 @@ def message_view(record: MessageRecord, tools: tuple[ToolLine, ...] = ()) -> Mes
 
     ``tools`` are the tool lines seen live; without them, the ones stored with the message.
     """
-    content = record.content
-    if record.status != "streaming" and record.role != "system":
-        content = parse_markers(content, record.persona or record.role).display_text
     return MessageView(
         id=record.id,
         role=record.role,
         label=speaker_label(record.role, record.persona, record.engine, record.model),
-        content=content,
+        content=record.display_text,
         status=record.status,
         usage_text=usage_text(record.usage),
         tools=tools or record.tools,

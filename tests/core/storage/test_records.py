@@ -12,8 +12,10 @@ from typing import Any
 import pytest
 from peewee import FloatField, IntegerField, Model, TextField
 
+from tunaflow_tui.core.markers import MarkerSummary
 from tunaflow_tui.core.storage import Store, rows
 from tunaflow_tui.core.storage.columns import JSONListField, JSONMappingField, TimestampField, ToolLinesField
+from tunaflow_tui.core.storage.message_parse import ParsedField, StoredParse
 from tunaflow_tui.core.storage.models import (
     BranchRow,
     ConversationRow,
@@ -43,7 +45,8 @@ from tunaflow_tui.core.turns import ToolLine, Usage
 PAIRS: list[tuple[type[Model], type, set[str], set[str]]] = [
     (ProjectRow, ProjectRecord, set(), set()),
     (ConversationRow, ConversationRecord, set(), set()),
-    (MessageRow, MessageRecord, {"usage"}, {"input_tokens", "output_tokens", "cached_tokens", "cost_usd"}),
+    (MessageRow, MessageRecord, {"usage", "display_text", "markers"},
+     {"input_tokens", "output_tokens", "cached_tokens", "cost_usd", "parsed"}),
     (BranchRow, BranchRecord, set(), set()),
     (SubtaskRow, SubtaskRecord, {"index"}, {"position"}),
     (PlanRow, PlanRecord, {"subtasks"}, set()),
@@ -53,6 +56,7 @@ PAIRS: list[tuple[type[Model], type, set[str], set[str]]] = [
 ]
 
 _PYTHON_TYPE: dict[type, Any] = {
+    ParsedField: StoredParse,
     TimestampField: datetime,
     JSONListField: tuple[str, ...],
     JSONMappingField: Mapping[str, object],
@@ -94,7 +98,9 @@ def _seed(store: Store) -> None:
     statements = [
         ("INSERT INTO conversations VALUES ('main', 1, NULL, 'sess', 'claude', ?)", (STAMP,)),
         ("INSERT INTO messages VALUES (7, 'main', 'assistant', 'developer', 'codex', 'gpt-5', 'error', 'text',"
-         " 'thread', 'crashed', 'boom', ?, ?, 10, 20, 5, 0.25, '[[\"Edit\", \"a.py\"], [\"Bash\"]]')", (STAMP, STAMP)),
+         " 'thread', 'crashed', 'boom', ?, ?, 10, 20, 5, 0.25, '[[\"Edit\", \"a.py\"], [\"Bash\"]]',"
+         " '{\"display_text\": \"shown\", \"markers\": [{\"kind\": \"impl-complete\", \"accepted\": false,"
+         " \"text\": \"Implementation complete\"}]}')", (STAMP, STAMP)),
         ("INSERT INTO branches VALUES (3, 'main', 7, NULL, 'roundtable', 'review', 'lbl', 'adopted', 'gb', 'wt',"
          " 'es', ?, ?)", (STAMP, STAMP)),
         ("INSERT INTO plans VALUES (4, 1, 'T', 's', 'd', 'o', '[\"c\"]', '[\"n\", \"m\"]', 'review', 'dev', 'review',"
@@ -118,7 +124,8 @@ CASES: list[tuple[Any, Any, Callable[..., Any], object]] = [
      ConversationRecord("main", 1, None, "sess", "claude", MOMENT)),
     (MessageRow, MessageRow.id == 7, rows.message_record, MessageRecord(
         7, "main", "assistant", "developer", "codex", "gpt-5", "error", "text", Usage(10, 20, 5, 0.25),
-        "thread", "crashed", "boom", MOMENT, MOMENT, (ToolLine("Edit", "a.py"), ToolLine("Bash", "")))),
+        "thread", "crashed", "boom", MOMENT, MOMENT, (ToolLine("Edit", "a.py"), ToolLine("Bash", "")),
+        "shown", (MarkerSummary("impl-complete", False, "Implementation complete"),))),
     (BranchRow, BranchRow.id == 3, rows.branch_record, BranchRecord(
         3, "main", 7, None, "roundtable", "review", "lbl", "adopted", "gb", "wt", "es", MOMENT, MOMENT)),
     (SubtaskRow, SubtaskRow.position == 2, rows.subtask_record, SubtaskRecord(4, 2, "second", "more", "done")),

@@ -20,6 +20,7 @@ from peewee import SQL, Check, CompositeKey, FloatField, IntegerField, Model, Te
 from playhouse.sqlite_ext import AutoIncrementField, FTS5Model, RowIDField, SearchField
 
 from tunaflow_tui.core.storage.columns import JSONListField, JSONMappingField, TimestampField, ToolLinesField
+from tunaflow_tui.core.storage.message_parse import ParsedField
 from tunaflow_tui.core.workflow.phases import Actor
 
 ROLES = ("user", "assistant", "system")
@@ -101,6 +102,7 @@ class MessageRow(_Base):
     cached_tokens = IntegerField(constraints=[_default("0")])
     cost_usd = FloatField(null=True)
     tools = ToolLinesField(constraints=[_default("'[]'")])
+    parsed = ParsedField(null=True)
 
     class Meta:
         table_name = "messages"

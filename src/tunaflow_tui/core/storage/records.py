@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
+from tunaflow_tui.core.markers import MarkerSummary
 from tunaflow_tui.core.turns import ToolLine, Usage
 
 
@@ -49,8 +50,13 @@ class MessageRecord:
     error_message: str | None
     created_at: datetime
     updated_at: datetime
-    tools: tuple[ToolLine, ...] = ()
+    tools: tuple[ToolLine, ...]
     """The tools the agent used during the turn, in order (consecutive repeats folded)."""
+    display_text: str
+    """What the chat shows: a finished message without its accepted markers (rejected ones inert);
+    the content as it is while it streams, and for a system message."""
+    markers: tuple[MarkerSummary, ...]
+    """The markers of a finished message, in order (none while it streams)."""
 
 
 @dataclass(frozen=True, slots=True)

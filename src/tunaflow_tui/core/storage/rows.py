@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import cache
 from typing import Any, TypeVar
 
+from tunaflow_tui.core.storage.message_parse import StoredParse, parse_message
 from tunaflow_tui.core.storage.records import (
     BranchRecord,
     ConversationRecord,
@@ -53,9 +54,17 @@ def conversation_record(row: Row) -> ConversationRecord:
 
 
 def message_record(row: Row) -> MessageRecord:
-    """A ``messages`` row as a record; the four usage columns become one :class:`Usage`."""
+    """A ``messages`` row as a record: the four usage columns become one :class:`Usage`, and the
+    stored parse (``parsed``) the display text and marker summaries."""
     usage = Usage(row["input_tokens"], row["output_tokens"], row["cached_tokens"], row["cost_usd"])
-    return from_row(MessageRecord, row, usage=usage)
+    content: str = row["content"]
+    parse: StoredParse | None = row["parsed"]
+    if row["status"] == "streaming":
+        parse = StoredParse(None)
+    elif parse is None:  # only a row written around the store lacks it: parse it now, without storing
+        parse = parse_message(row["role"], row["persona"], content)
+    display_text = content if parse.display_text is None else parse.display_text
+    return from_row(MessageRecord, row, usage=usage, display_text=display_text, markers=parse.markers)
 
 
 def branch_record(row: Row) -> BranchRecord:

@@ -10,21 +10,27 @@ a database migrated from version 1 and one created from the models are exactly t
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from tunaflow_tui.core.storage.errors import StorageError
+from tunaflow_tui.core.storage.message_parse import encode_parse, parse_message
 from tunaflow_tui.core.storage.models import create_statements
 
 
 @dataclass(frozen=True, slots=True)
 class Migration:
-    """One forward schema step: its version number, a short description and its SQL statements."""
+    """One forward schema step: its version number, a short description and its SQL statements.
+
+    ``backfill``, if any, runs after the statements, in the same transaction, to fill what SQL
+    alone cannot (a new database has nothing to fill and skips it).
+    """
 
     version: int
     description: str
     statements: tuple[str, ...]
+    backfill: Callable[[sqlite3.Connection], None] | None = None
 
 
 _V1_BASE = Migration(
@@ -205,7 +211,37 @@ _V5_FINISHED_INDEX = Migration(
     ),
 )
 
-MIGRATIONS: tuple[Migration, ...] = (_V1_BASE, _V2_USAGE, _V3_LOOKUPS, _V4_TOOLS, _V5_FINISHED_INDEX)
+_BACKFILL_BATCH = 500
+
+
+def _parse_finished_messages(conn: sqlite3.Connection) -> None:
+    """Parse every finished message once, as the store does when a message finishes."""
+    ids = [row[0] for row in conn.execute("SELECT id FROM messages WHERE status != 'streaming' AND parsed IS NULL")]
+    for start in range(0, len(ids), _BACKFILL_BATCH):
+        batch = ids[start:start + _BACKFILL_BATCH]
+        rows = conn.execute(
+            f"SELECT id, role, persona, content FROM messages WHERE id IN ({', '.join('?' * len(batch))})", batch
+        ).fetchall()
+        conn.executemany(
+            "UPDATE messages SET parsed = ? WHERE id = ?",
+            [(encode_parse(parse_message(role, persona, content)), message_id)
+             for message_id, role, persona, content in rows],
+        )
+
+
+# The chat parsed every finished reply for markers again each time it loaded a window of the
+# conversation; the parse is now kept with the message when it finishes. Messages finished
+# before this version are parsed here, once (with the parser of the tunaflow that upgrades).
+_V6_PARSED = Migration(
+    6,
+    "finished messages keep their parse: display text and marker summaries",
+    ("ALTER TABLE messages ADD COLUMN parsed TEXT",),
+    backfill=_parse_finished_messages,
+)
+
+MIGRATIONS: tuple[Migration, ...] = (
+    _V1_BASE, _V2_USAGE, _V3_LOOKUPS, _V4_TOOLS, _V5_FINISHED_INDEX, _V6_PARSED
+)
 CURRENT_VERSION: int = MIGRATIONS[-1].version
 
 _VERSION_TABLE = """CREATE TABLE IF NOT EXISTS schema_version (
@@ -268,6 +304,8 @@ def _upgrade(conn: sqlite3.Connection, migrations: Sequence[Migration], *, creat
             if not fresh:
                 for statement in step.statements:
                     conn.execute(statement)
+                if step.backfill is not None:
+                    step.backfill(conn)
             conn.execute(
                 "INSERT INTO schema_version(version, description, applied_at) VALUES (?, ?, ?)",
                 (step.version, step.description, datetime.now(UTC).isoformat()),

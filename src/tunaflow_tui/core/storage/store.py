@@ -14,6 +14,7 @@ from tunaflow_tui.core.storage.conversations import ConversationStore
 from tunaflow_tui.core.storage.errors import StorageError
 from tunaflow_tui.core.storage.gitexclude import exclude_from_git
 from tunaflow_tui.core.storage.memos import MemoStore
+from tunaflow_tui.core.storage.message_parse import parse_message
 from tunaflow_tui.core.storage.models import MessageRow, ProjectRow
 from tunaflow_tui.core.storage.ownership import Ownership
 from tunaflow_tui.core.storage.plans import PlanStore
@@ -103,15 +104,17 @@ class Store(ConversationStore, BranchStore, PlanStore, MemoStore):
                 return ()
         with access.writing() as db:
             rows = all_rows(
-                MessageRow.select(MessageRow.id).where(MessageRow.status == "streaming").order_by(MessageRow.id),
+                MessageRow.select(MessageRow.id, MessageRow.role, MessageRow.persona, MessageRow.content)
+                .where(MessageRow.status == "streaming").order_by(MessageRow.id),
                 db,
             )
-            ids = tuple(int(row["id"]) for row in rows)
-            if ids:
-                MessageRow.update(status="interrupted", updated_at=now_text()).where(
-                    MessageRow.id.in_(ids)
-                ).execute(db)
-        return ids
+            stamp = now_text()
+            for row in rows:  # the partial text is final now: parse it once, like any finished message
+                MessageRow.update(
+                    status="interrupted", updated_at=stamp,
+                    parsed=parse_message(row["role"], row["persona"], row["content"]),
+                ).where(MessageRow.id == row["id"]).execute(db)
+        return tuple(int(row["id"]) for row in rows)
 
     @property
     def project(self) -> ProjectRecord:
