@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from tunaflow_tui.core.storage import Store
-from tunaflow_tui.core.storage.records import Usage
+from tunaflow_tui.core.turns import Usage
 
 
 def _timed(fn: Callable[[], object], repeat: int) -> float:

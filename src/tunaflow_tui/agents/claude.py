@@ -27,9 +27,11 @@ from tunaflow_tui.agents.events import (
     Notice,
     SessionStarted,
     TextDelta,
+    ToolLine,
     ToolUse,
     Usage,
 )
+from tunaflow_tui.agents.json_fields import token_count
 from tunaflow_tui.agents.process import (
     ProcessSpec,
     StreamParser,
@@ -43,9 +45,6 @@ from tunaflow_tui.core.settings.engines import EngineConfig
 
 READ_ONLY_TOOLS = "Read,Grep,Glob"
 
-
-def _as_int(value: object) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 class ClaudeStreamParser(StreamParser):
@@ -145,7 +144,7 @@ class ClaudeStreamParser(StreamParser):
                 summary = tool_summary(block.get("input"))
                 if isinstance(block.get("id"), str):
                     self._tool_names[block["id"]] = (name, summary)
-                events.append(ToolUse(name, summary, "started"))
+                events.append(ToolUse(ToolLine(name, summary), "started"))
         return events
 
     def _on_tool_results(self, obj: dict[str, Any]) -> list[EngineEvent]:
@@ -154,16 +153,18 @@ class ClaudeStreamParser(StreamParser):
         for block in content if isinstance(content, list) else []:
             if isinstance(block, dict) and block.get("type") == "tool_result":
                 name, summary = self._tool_names.get(str(block.get("tool_use_id")), ("tool", ""))
-                events.append(ToolUse(name, summary, "failed" if block.get("is_error") else "completed"))
+                status = "failed" if block.get("is_error") else "completed"
+                events.append(ToolUse(ToolLine(name, summary), status))
         return events
 
     def _usage_events(self, result: dict[str, Any]) -> list[EngineEvent]:
         usage = result.get("usage") or {}
         cost = result.get("total_cost_usd")
         return [Usage(
-            input_tokens=_as_int(usage.get("input_tokens")) + _as_int(usage.get("cache_creation_input_tokens")),
-            output_tokens=_as_int(usage.get("output_tokens")),
-            cached_tokens=_as_int(usage.get("cache_read_input_tokens")),
+            input_tokens=token_count(usage.get("input_tokens"))
+            + token_count(usage.get("cache_creation_input_tokens")),
+            output_tokens=token_count(usage.get("output_tokens")),
+            cached_tokens=token_count(usage.get("cache_read_input_tokens")),
             cost_usd=float(cost) if isinstance(cost, int | float) else None,
         )]
 

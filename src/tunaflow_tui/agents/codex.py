@@ -29,9 +29,11 @@ from tunaflow_tui.agents.events import (
     Notice,
     SessionStarted,
     TextDelta,
+    ToolLine,
     ToolUse,
     Usage,
 )
+from tunaflow_tui.agents.json_fields import as_int, token_count
 from tunaflow_tui.agents.process import (
     ProcessSpec,
     StreamParser,
@@ -61,9 +63,6 @@ def toml_string(value: str) -> str:
             out.append(ch)
     return '"' + "".join(out) + '"'
 
-
-def _as_int(value: object) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 class CodexStreamParser(StreamParser):
@@ -107,7 +106,7 @@ class CodexStreamParser(StreamParser):
         done = kind == "item.completed"
         status = "started"
         if done:
-            failed = item.get("status") == "failed" or _as_int(item.get("exit_code")) != 0 or item.get("error")
+            failed = item.get("status") == "failed" or as_int(item.get("exit_code")) != 0 or item.get("error")
             status = "failed" if failed else "completed"
         if kind == "item.updated":
             return []
@@ -117,22 +116,22 @@ class CodexStreamParser(StreamParser):
             self._messages.append(text)
             return [*events, TextDelta(text)]
         if itype == "command_execution":
-            return [ToolUse("shell", shorten(str(item.get("command") or "")), status)]
+            return [ToolUse(ToolLine("shell", shorten(str(item.get("command") or ""))), status)]
         if itype == "file_change":
             paths = " ".join(str(c.get("path")) for c in item.get("changes") or [] if isinstance(c, dict))
-            return [ToolUse("edit", shorten(paths), status)]
+            return [ToolUse(ToolLine("edit", shorten(paths)), status)]
         if itype == "mcp_tool_call":
             name = f"{item.get('server', 'mcp')}.{item.get('tool', 'tool')}"
-            return [ToolUse(name, tool_summary(item.get("arguments")), status)]
+            return [ToolUse(ToolLine(name, tool_summary(item.get("arguments"))), status)]
         if itype == "web_search":
-            return [ToolUse("web_search", shorten(str(item.get("query") or "")), status)]
+            return [ToolUse(ToolLine("web_search", shorten(str(item.get("query") or ""))), status)]
         if itype == "error" and done:
             return [Notice(shorten(str(item.get("message") or ""), 300), "info")]
         return []
 
     def _usage(self, usage: dict[str, Any]) -> Usage:
-        now = (_as_int(usage.get("input_tokens")), _as_int(usage.get("output_tokens")),
-               _as_int(usage.get("cached_input_tokens")))
+        now = (token_count(usage.get("input_tokens")), token_count(usage.get("output_tokens")),
+               token_count(usage.get("cached_input_tokens")))
         before = self._engine.thread_usage.get(self._thread or "")
         if self._thread:
             self._engine.thread_usage[self._thread] = now

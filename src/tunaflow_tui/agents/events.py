@@ -9,6 +9,22 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from tunaflow_tui.core.turns import ToolLine, Usage
+
+__all__ = [
+    "TERMINAL_EVENTS",
+    "EngineError",
+    "EngineEvent",
+    "ErrorKind",
+    "FinalMessage",
+    "Notice",
+    "SessionStarted",
+    "TextDelta",
+    "ToolLine",
+    "ToolUse",
+    "Usage",
+]
+
 
 class ErrorKind(StrEnum):
     """Why a turn failed; the UI turns each kind into an actionable error card."""
@@ -37,19 +53,8 @@ class TextDelta:
 class ToolUse:
     """The agent used a tool (read a file, ran a command, edited a file)."""
 
-    name: str
-    summary: str
+    tool: ToolLine
     status: str = "started"  # started | completed | failed | denied
-
-
-@dataclass(frozen=True, slots=True)
-class Usage:
-    """Token usage for the turn (and cost in USD when the engine reports it)."""
-
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cached_tokens: int = 0
-    cost_usd: float | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -30,9 +30,11 @@ from tunaflow_tui.agents.events import (
     Notice,
     SessionStarted,
     TextDelta,
+    ToolLine,
     ToolUse,
     Usage,
 )
+from tunaflow_tui.agents.json_fields import token_count
 from tunaflow_tui.agents.process import (
     ProcessSpec,
     StreamParser,
@@ -60,9 +62,6 @@ def http_status_from_exit(code: int) -> int | None:
             return status
     return None
 
-
-def _as_int(value: object) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 class GeminiStreamParser(StreamParser):
@@ -93,19 +92,20 @@ class GeminiStreamParser(StreamParser):
             name = str(obj.get("tool_name") or "tool")
             summary = tool_summary(obj.get("parameters"))
             self._tools[str(obj.get("tool_id"))] = (name, summary)
-            return [ToolUse(name, summary, "started")]
+            return [ToolUse(ToolLine(name, summary), "started")]
         if kind == "tool_result":
             name, summary = self._tools.get(str(obj.get("tool_id")), ("tool", ""))
-            return [ToolUse(name, summary, "completed" if obj.get("status") == "success" else "failed")]
+            status = "completed" if obj.get("status") == "success" else "failed"
+            return [ToolUse(ToolLine(name, summary), status)]
         if kind == "error":
             level = "warning" if obj.get("severity") != "info" else "info"
             return [Notice(shorten(f"Gemini: {obj.get('message', '')}", 300), level)]
         if kind == "result":
             self._result = obj
             stats = obj.get("stats") or {}
-            return [Usage(input_tokens=_as_int(stats.get("input_tokens")),
-                          output_tokens=_as_int(stats.get("output_tokens")),
-                          cached_tokens=_as_int(stats.get("cached")), cost_usd=None)]
+            return [Usage(input_tokens=token_count(stats.get("input_tokens")),
+                          output_tokens=token_count(stats.get("output_tokens")),
+                          cached_tokens=token_count(stats.get("cached")), cost_usd=None)]
         return []
 
     def finish(self, exit_code: int, stderr_tail: str, malformed_lines: int) -> FinalMessage | EngineError:

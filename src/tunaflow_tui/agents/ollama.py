@@ -7,6 +7,7 @@ from typing import Any
 from tunaflow_tui.agents.base import Engine, Turn, TurnRequest
 from tunaflow_tui.agents.events import EngineError, EngineEvent, ErrorKind, Notice, Usage
 from tunaflow_tui.agents.http_base import HttpCall, HttpStreamTurn
+from tunaflow_tui.agents.json_fields import token_count
 from tunaflow_tui.agents.jsonlines import decode_json_line
 from tunaflow_tui.core.settings.engines import EngineConfig
 
@@ -54,15 +55,13 @@ class OllamaTurn(HttpStreamTurn):
         if data.get("done") is True:
             self.state.finished = True
             self.state.usage = Usage(
-                input_tokens=_int(data.get("prompt_eval_count")), output_tokens=_int(data.get("eval_count"))
+                input_tokens=token_count(data.get("prompt_eval_count")),
+                output_tokens=token_count(data.get("eval_count")),
             )
             if data.get("done_reason") == "length":
                 events.append(Notice("the reply was cut at the model's length limit", "warning"))
         return events
 
-
-def _int(value: object) -> int:
-    return value if isinstance(value, int) and value >= 0 else 0
 
 
 class OllamaEngine(Engine):

@@ -10,6 +10,7 @@ from typing import Any
 from tunaflow_tui.agents.base import Engine, Turn, TurnRequest
 from tunaflow_tui.agents.events import EngineError, EngineEvent, ErrorKind, Notice, Usage
 from tunaflow_tui.agents.http_base import HttpCall, HttpStreamTurn
+from tunaflow_tui.agents.json_fields import token_count
 from tunaflow_tui.agents.jsonlines import decode_json_line
 from tunaflow_tui.core.settings.engines import EngineConfig
 
@@ -75,15 +76,12 @@ class OpenAICompatTurn(HttpStreamTurn):
         usage = chunk.get("usage")
         if isinstance(usage, dict):
             self.state.usage = Usage(
-                input_tokens=_int(usage.get("prompt_tokens")),
-                output_tokens=_int(usage.get("completion_tokens")),
-                cached_tokens=_int((usage.get("prompt_tokens_details") or {}).get("cached_tokens")),
+                input_tokens=token_count(usage.get("prompt_tokens")),
+                output_tokens=token_count(usage.get("completion_tokens")),
+                cached_tokens=token_count((usage.get("prompt_tokens_details") or {}).get("cached_tokens")),
             )
         return events
 
-
-def _int(value: object) -> int:
-    return value if isinstance(value, int) and value >= 0 else 0
 
 
 class OpenAICompatEngine(Engine):

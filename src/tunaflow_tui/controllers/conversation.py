@@ -11,7 +11,7 @@ import asyncio
 from typing import TYPE_CHECKING
 
 from tunaflow_tui.controllers.sources import message_view, speaker_label
-from tunaflow_tui.views.chat import MessageView, ToolLineView
+from tunaflow_tui.views.chat import MessageView
 from tunaflow_tui.widgets import arming
 
 if TYPE_CHECKING:
@@ -124,7 +124,7 @@ class ConversationController:
     async def tool_used(self, event: ToolActivity) -> None:
         """The agent used a tool: the reply's tool lines grow (a repeat of the last line is not shown)."""
         tools = self._sources.tools.get(event.message_id, ())
-        line = ToolLineView(event.name, event.summary)
+        line = event.tool
         if tools and tools[-1] == line:
             return
         self._sources.tools[event.message_id] = (*tools, line)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tunaflow_tui.core.markers import parse_markers
 from tunaflow_tui.core.storage import Store
-from tunaflow_tui.core.storage.records import MessageRecord, Usage
-from tunaflow_tui.views.chat import ErrorView, MessageView, ToolLineView
+from tunaflow_tui.core.storage.records import MessageRecord
+from tunaflow_tui.core.turns import ToolLine, Usage
+from tunaflow_tui.views.chat import ErrorView, MessageView
 
 ROLE_TITLES = {
     "architect": "Architect",
@@ -48,22 +48,19 @@ def error_view(record: MessageRecord) -> ErrorView | None:
     return ErrorView(record.error_kind or "error", message, tail, retryable=record.role == "assistant")
 
 
-def message_view(record: MessageRecord, tools: tuple[ToolLineView, ...] = ()) -> MessageView:
+def message_view(record: MessageRecord, tools: tuple[ToolLine, ...] = ()) -> MessageView:
     """How the chat shows a stored message (markers hidden once the message is finished).
 
     ``tools`` are the tool lines seen live; without them, the ones stored with the message.
     """
-    content = record.content
-    if record.status != "streaming" and record.role != "system":
-        content = parse_markers(content, record.persona or record.role).display_text
     return MessageView(
         id=record.id,
         role=record.role,
         label=speaker_label(record.role, record.persona, record.engine, record.model),
-        content=content,
+        content=record.display_text,
         status=record.status,
         usage_text=usage_text(record.usage),
-        tools=tools or tuple(ToolLineView(t.name, t.detail) for t in record.tools),
+        tools=tools or record.tools,
         error=error_view(record),
     )
 
@@ -76,7 +73,7 @@ class StoreMessageSource:
     """
 
     def __init__(self, store: Store, conversation_id: str,
-                 tools: dict[int, tuple[ToolLineView, ...]] | None = None) -> None:
+                 tools: dict[int, tuple[ToolLine, ...]] | None = None) -> None:
         self.store = store
         self.conversation_id = conversation_id
         self.tools = tools if tools is not None else {}
@@ -102,7 +99,7 @@ class MessageSources:
 
     def __init__(self, store: Store) -> None:
         self._store = store
-        self.tools: dict[int, tuple[ToolLineView, ...]] = {}
+        self.tools: dict[int, tuple[ToolLine, ...]] = {}
         """Tool lines seen live, by message id (shown while a turn still runs)."""
         self._sources: dict[str, StoreMessageSource] = {}
 

@@ -18,9 +18,9 @@ from tunaflow_tui.core.storage.records import (
     MessageRecord,
     PlanEventRecord,
     PlanRecord,
-    Usage,
 )
 from tunaflow_tui.core.terminal_text import neutralize
+from tunaflow_tui.core.turns import Usage
 from tunaflow_tui.core.workflow.event_text import SETTLING_EVENTS, event_text, plan_outcome
 
 __all__ = ["ExportError", "export_conversation", "export_plan", "find_plan"]

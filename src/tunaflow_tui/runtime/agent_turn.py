@@ -22,13 +22,12 @@ from tunaflow_tui.agents.events import (
     SessionStarted,
     TextDelta,
     ToolUse,
-    Usage,
 )
 from tunaflow_tui.core.markers import MarkerStream, ParseResult, parse_markers
 from tunaflow_tui.core.processes import ProcessIdentity
 from tunaflow_tui.core.storage import Store
-from tunaflow_tui.core.storage.records import MessageRecord, ToolLine
-from tunaflow_tui.core.storage.records import Usage as StoredUsage
+from tunaflow_tui.core.storage.records import MessageRecord
+from tunaflow_tui.core.turns import ToolLine, Usage
 from tunaflow_tui.runtime.events import (
     MessageDelta,
     MessageFinished,
@@ -117,7 +116,7 @@ class TurnRunner:
         text_parts: list[str] = []
         tools: list[ToolLine] = []
         display = MarkerStream()
-        usage: StoredUsage | None = None
+        usage: Usage | None = None
         session_id: str | None = None
         final_text: str | None = None
         error: EngineError | None = None
@@ -149,13 +148,12 @@ class TurnRunner:
                         persister.changed(block_done="\n\n" in last_char + event.text)
                         last_char = event.text[-1]
                 elif isinstance(event, ToolUse):
-                    line = ToolLine(event.name, event.summary)
-                    if not tools or tools[-1] != line:
-                        tools.append(line)
+                    if not tools or tools[-1] != event.tool:
+                        tools.append(event.tool)
                     persister.changed(block_done=True)  # the text before a tool call is a finished block
-                    self._emit(ToolActivity(conversation_id, message.id, event.name, event.summary, event.status))
+                    self._emit(ToolActivity(conversation_id, message.id, event.tool, event.status))
                 elif isinstance(event, Usage):
-                    usage = StoredUsage(event.input_tokens, event.output_tokens, event.cached_tokens, event.cost_usd)
+                    usage = event
                 elif isinstance(event, SessionStarted):
                     session_id = event.session_id
                     store.set_native_session(conversation_id, engine.name, session_id)
@@ -215,7 +213,7 @@ class TurnRunner:
         text_parts: list[str],
         final_text: str | None,
         error: EngineError | None,
-        usage: StoredUsage | None,
+        usage: Usage | None,
         session_id: str | None,
         tools: list[ToolLine],
     ) -> MessageRecord:

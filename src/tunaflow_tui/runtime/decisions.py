@@ -18,7 +18,7 @@ from tunaflow_tui.core.workflow import (
 )
 from tunaflow_tui.core.workflow.decisions import Decision
 from tunaflow_tui.core.workflow.event_text import plan_outcome
-from tunaflow_tui.core.workflow.phases import Actor, Phase
+from tunaflow_tui.core.workflow.phases import Actor, Phase, PlanEventType
 from tunaflow_tui.core.workflow.ways import DecisionInput, decision_command
 from tunaflow_tui.runtime import development, git_guard, planning, prompts, recovery, review, worktree_prep
 from tunaflow_tui.runtime.events import NoticeRaised
@@ -83,13 +83,13 @@ async def _rework(rt: WorkflowRuntime, plan: PlanRecord, feedback: str, *, escal
 
 async def architect_revision(rt: WorkflowRuntime, plan: PlanRecord, prompt: str) -> PlanRecord:
     """Ask the Architect for a revised proposal; a failed turn leaves the step open to retry."""
-    rt.store.add_plan_event(plan.id, "agent_started", "system", {"role": "architect", "step": "drafting"})
+    rt.store.add_plan_event(plan.id, PlanEventType.AGENT_STARTED, "system", {"role": "architect", "step": "drafting"})
     result = await rt.run_role_turn("architect", "main", prompt, plan=plan)
     if not result.ok:
         rt.emit(NoticeRaised(f"The Architect's revision failed ({result.message.error_message or 'no reply'}); "
                              "retry it, or write to the Architect.", "error"))
         return rt.get_plan(plan.id)
-    rt.store.add_plan_event(plan.id, "agent_finished", "system",
+    rt.store.add_plan_event(plan.id, PlanEventType.AGENT_FINISHED, "system",
                             {"role": "architect", "step": "drafting", "status": result.message.status})
     await planning.handle_architect_reply(rt, result, revising=rt.get_plan(plan.id))
     return rt.get_plan(plan.id)
@@ -105,7 +105,7 @@ async def finish_done(rt: WorkflowRuntime, plan: PlanRecord, agg: AggregateVerdi
         try:
             await git_guard.commit(rt, plan, root, f"Result: {plan.title}")
         except gitops.GitError as exc:  # the plan is done either way; the document stays in the worktree
-            rt.store.add_plan_event(plan.id, "commit_failed", "system", {"error": str(exc)[:2000]})
+            rt.store.add_plan_event(plan.id, PlanEventType.COMMIT_FAILED, "system", {"error": str(exc)[:2000]})
             rt.emit(NoticeRaised(f"Could not commit the result document (it stays in the worktree): {exc}",
                                  "warning"))
     for branch_id in (plan.impl_branch_id, plan.review_branch_id):

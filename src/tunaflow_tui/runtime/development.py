@@ -15,7 +15,7 @@ from tunaflow_tui.core.markers import SubtaskDone as SubtaskDoneMarker
 from tunaflow_tui.core.plandocs import PlanDocument, PlanSubtask, plan_path, task_path, write_plan_docs
 from tunaflow_tui.core.storage.records import PlanRecord
 from tunaflow_tui.core.workflow import DevStalled, ImplComplete
-from tunaflow_tui.core.workflow.phases import Actor, Phase
+from tunaflow_tui.core.workflow.phases import Actor, Phase, PlanEventType
 from tunaflow_tui.runtime import git_guard, prompts, worktree_prep
 from tunaflow_tui.runtime.events import NoticeRaised
 from tunaflow_tui.runtime.planning import record_rejections
@@ -62,7 +62,7 @@ async def prepare_implementation(rt: WorkflowRuntime, plan: PlanRecord) -> PlanR
     # git and file work runs off the event loop so the terminal app stays responsive
     plan, commit_error = await asyncio.to_thread(_prepare_sync, rt, plan, is_git)
     if commit_error:
-        rt.store.add_plan_event(plan.id, "commit_failed", "system", {"error": commit_error[:2000]})
+        rt.store.add_plan_event(plan.id, PlanEventType.COMMIT_FAILED, "system", {"error": commit_error[:2000]})
         rt.emit(NoticeRaised(f"Could not commit the plan documents (they stay in the worktree): {commit_error}",
                              "warning"))
     return plan
@@ -131,7 +131,7 @@ async def run_developer(
     pending ``dev_stalled`` decision that carries the reason, never in a plan nobody can move.
     """
     step = {"role": "developer", "step": str(plan.phase)}
-    rt.store.add_plan_event(plan.id, "agent_started", "system", step)
+    rt.store.add_plan_event(plan.id, PlanEventType.AGENT_STARTED, "system", step)
     ticked: set[int] = set()
     guard = None
 
@@ -150,7 +150,7 @@ async def run_developer(
         preparing = worktree_prep.needs_preparation(rt, plan)
         waiting = await worktree_prep.ensure_ready(rt, plan)
         if waiting is not None:  # the setup failed: the user decides (retry / skip) before the Developer runs
-            rt.store.add_plan_event(plan.id, "agent_finished", "system", {**step, "status": "setup_failed"})
+            rt.store.add_plan_event(plan.id, PlanEventType.AGENT_FINISHED, "system", {**step, "status": "setup_failed"})
             return waiting
         if preparing and plan.worktree_path:  # the user's own setup may install hooks (pre-commit install)
             await asyncio.to_thread(git_guard.refresh_baseline, rt, plan, Path(plan.worktree_path))
@@ -165,13 +165,13 @@ async def run_developer(
         raise
     except Exception as exc:
         reason = f"the Developer could not start: {type(exc).__name__}: {exc}"
-        rt.store.add_plan_event(plan.id, "agent_finished", "system", {**step, "status": "error", "error": reason})
+        rt.store.add_plan_event(plan.id, PlanEventType.AGENT_FINISHED, "system", {**step, "status": "error", "error": reason})
         rt.emit(NoticeRaised(reason, "error"))
         if guard is not None:
             await git_guard.after_turn(rt, plan, guard, actor=git_guard.DEVELOPER)
         return rt.apply(plan.id, DevStalled(reason=reason[:500]), Actor.SYSTEM)
     rt.store.add_plan_event(
-        plan.id, "agent_finished", "system",
+        plan.id, PlanEventType.AGENT_FINISHED, "system",
         {**step, "status": result.message.status, "message_id": result.message.id},
     )
     record_rejections(rt, result.parse, "developer", plan.id)
@@ -184,7 +184,7 @@ async def run_developer(
         try:
             await git_guard.commit(rt, plan, root, f"tunaflow: {plan.title} (developer)")
         except gitops.GitError as exc:  # e.g. a pre-commit hook: the work stays in the worktree, uncommitted
-            rt.store.add_plan_event(plan.id, "commit_failed", "system", {"error": str(exc)[:2000]})
+            rt.store.add_plan_event(plan.id, PlanEventType.COMMIT_FAILED, "system", {"error": str(exc)[:2000]})
             rt.emit(NoticeRaised(f"Could not commit the Developer's work (it stays in the worktree): {exc}",
                                  "warning"))
     if integrity.needs_decision:
@@ -222,7 +222,7 @@ def merge_plan(rt: WorkflowRuntime, plan_id: int) -> gitops.MergeResult:
         )
     result = git_guard.merge_plan_branch(rt, plan)
     rt.store.add_plan_event(
-        plan.id, "merged" if result.kind != "conflict" else "merge_conflict", "user",
+        plan.id, PlanEventType.MERGED if result.kind != "conflict" else PlanEventType.MERGE_CONFLICT, "user",
         {"kind": str(result.kind), "sha": result.sha, "conflicted_files": list(result.conflicted_files)},
     )
     if result.kind != "conflict" and plan.worktree_path:
@@ -242,4 +242,4 @@ def remove_plan_worktree(rt: WorkflowRuntime, plan_id: int) -> None:
     if path.exists():
         gitops.remove_worktree(rt.project_dir, path, force=False)
     rt.store.update_plan(plan.id, worktree_path=None)
-    rt.store.add_plan_event(plan.id, "worktree_removed", "user", {"path": str(path)})
+    rt.store.add_plan_event(plan.id, PlanEventType.WORKTREE_REMOVED, "user", {"path": str(path)})

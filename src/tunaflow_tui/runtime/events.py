@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from tunaflow_tui.core.turns import ToolLine
+
 
 @dataclass(frozen=True, slots=True)
 class MessageStarted:
@@ -32,8 +34,7 @@ class ToolActivity:
 
     conversation_id: str
     message_id: int
-    name: str
-    summary: str
+    tool: ToolLine
     status: str
 
 

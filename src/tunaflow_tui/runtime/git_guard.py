@@ -18,14 +18,15 @@ from tunaflow_tui.core.gitops import refguard
 from tunaflow_tui.core.gitops.hooks import HookBaseline, hook_fingerprint, hooks_dir, trusted_hooks
 from tunaflow_tui.core.storage.gitexclude import EXCLUDE_PATTERN
 from tunaflow_tui.core.storage.records import PlanRecord
+from tunaflow_tui.core.workflow.phases import PlanEventType
 from tunaflow_tui.runtime.events import NoticeRaised
 
 if TYPE_CHECKING:
     from tunaflow_tui.runtime.runtime import WorkflowRuntime
 
-BASELINE_EVENT = "git_baseline"
-INTEGRITY_EVENT = "git_integrity"
-HOOKS_SKIPPED_EVENT = "hooks_skipped"
+BASELINE_EVENT = PlanEventType.GIT_BASELINE
+INTEGRITY_EVENT = PlanEventType.GIT_INTEGRITY
+HOOKS_SKIPPED_EVENT = PlanEventType.HOOKS_SKIPPED
 DEVELOPER = "the Developer"
 REVIEWER = "a reviewer"
 

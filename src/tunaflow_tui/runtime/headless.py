@@ -88,7 +88,7 @@ class ProgressPrinter:
         if isinstance(event, MessageStarted):
             return f"  {event.role} ({event.engine}) started"
         if isinstance(event, ToolActivity) and event.status != "started":
-            return f"    {event.name}: {event.summary}"
+            return f"    {event.tool.name}: {event.tool.detail}"
         if isinstance(event, MessageFinished) and event.status != "done":
             return f"  ! reply {event.status}: {event.error_message or ''}".rstrip()
         if isinstance(event, NoticeRaised) and event.level == "warning":

@@ -17,7 +17,7 @@ from tunaflow_tui.core.projectenv import TestEnvironment, detect_environment, no
 from tunaflow_tui.core.storage.records import PlanRecord
 from tunaflow_tui.core.testrunner import TestCommand, TestResult, detect_test_command, run_tests
 from tunaflow_tui.core.workflow import AggregateVerdict, ReviewFinished, ReviewStarted, SeatResult, aggregate
-from tunaflow_tui.core.workflow.phases import Actor
+from tunaflow_tui.core.workflow.phases import Actor, PlanEventType
 from tunaflow_tui.core.workflow.service import plain_json
 from tunaflow_tui.runtime import git_guard, prompts
 from tunaflow_tui.runtime.development import workdir
@@ -84,7 +84,7 @@ async def run_project_tests(
     configured = rt.settings.workflow.test_command
     command = detect_test_command(root, configured, python=environment.python)
     if command is None:
-        rt.store.add_plan_event(plan.id, "tests_ran", "system", {"status": "not_detected"})
+        rt.store.add_plan_event(plan.id, PlanEventType.TESTS_RAN, "system", {"status": "not_detected"})
         rt.progress("No test command detected; the reviewers are told so.")
         return None
     rt.progress(f"Running the project's tests: {command.label} — environment: {environment.label}")
@@ -97,11 +97,11 @@ async def run_project_tests(
         if before is not None:
             leftovers = await asyncio.to_thread(gitops.restore, root, before)
             if leftovers:
-                rt.store.add_plan_event(plan.id, "test_byproducts_removed", "system", {"paths": leftovers[:50]})
+                rt.store.add_plan_event(plan.id, PlanEventType.TEST_BYPRODUCTS_REMOVED, "system", {"paths": leftovers[:50]})
     result = replace(result, environment=environment.label)
     rt.store.add_plan_event(
         plan.id,
-        "tests_ran",
+        PlanEventType.TESTS_RAN,
         "system",
         {
             "command": command.label,
@@ -126,7 +126,7 @@ def _check_private_files(rt: WorkflowRuntime, plan: PlanRecord, root: Path) -> N
         return
     leaked = committed_private_paths(root, plan.base_branch)
     if leaked:
-        rt.store.add_plan_event(plan.id, "private_files_committed", "system", {"paths": leaked[:50]})
+        rt.store.add_plan_event(plan.id, PlanEventType.PRIVATE_FILES_COMMITTED, "system", {"paths": leaked[:50]})
         rt.emit(NoticeRaised(
             f"The Developer committed {len(leaked)} file(s) copied by .worktreeinclude on {plan.git_branch}: "
             f"{', '.join(leaked[:5])}. tunaflow keeps them out of the branch's files, but they stay in its "
@@ -191,7 +191,7 @@ async def _seat_and_record(
 ) -> SeatResult:
     result = await _run_seat(rt, plan, seat, round_no, diff, tests)
     # each seat's answer is kept as it arrives, so a crash mid-review loses only the seats still running
-    rt.store.add_plan_event(plan.id, "seat_finished", "system", {"round": round_no, "seat": result.to_json()})
+    rt.store.add_plan_event(plan.id, PlanEventType.SEAT_FINISHED, "system", {"round": round_no, "seat": result.to_json()})
     return result
 
 
@@ -226,7 +226,7 @@ async def run_review(
     previous = dict(previous or {})
     plan = ensure_review_branch(rt, plan)
     round_no = plan.review_round
-    rt.store.add_plan_event(plan.id, "agent_started", "system",
+    rt.store.add_plan_event(plan.id, PlanEventType.AGENT_STARTED, "system",
                             {"role": "review", "step": "review", "seats": list(seats), "round": round_no})
     try:
         if seats:
@@ -245,7 +245,7 @@ async def run_review(
         rt.emit(NoticeRaised(reason, "error"))
         results = [SeatResult(seat=s, engine=rt.engine_for(s)[0].name, verdict=None, error=reason) for s in seats]
         tests, modified = None, []
-    rt.store.add_plan_event(plan.id, "agent_finished", "system", {"role": "review", "step": "review",
+    rt.store.add_plan_event(plan.id, PlanEventType.AGENT_FINISHED, "system", {"role": "review", "step": "review",
                                                                   "round": round_no})
     combined = dict(previous)
     combined.update({r.seat: r for r in results})
@@ -329,7 +329,7 @@ async def _review_round(
             folder.discard()
     modified += [p for p in report.shared_paths if p not in modified]
     if modified:
-        rt.store.add_plan_event(plan.id, "reviewer_modified_code", "system",
+        rt.store.add_plan_event(plan.id, PlanEventType.REVIEWER_MODIFIED_CODE, "system",
                                 {"paths": modified, "round": round_no, "reverted": True})
         rt.emit(NoticeRaised(
             f"A reviewer modified {len(modified)} file(s); the changes were reverted: "

@@ -23,7 +23,7 @@ from tunaflow_tui.core.settings import EngineConfig, Settings
 from tunaflow_tui.core.storage import Store
 from tunaflow_tui.core.storage.records import MessageRecord, PlanRecord
 from tunaflow_tui.core.workflow.decisions import Decision
-from tunaflow_tui.core.workflow.phases import Actor
+from tunaflow_tui.core.workflow.phases import Actor, PlanEventType
 from tunaflow_tui.core.workflow.service import WaitingDecision, WorkflowService
 from tunaflow_tui.core.workflow.ways import WayOn
 from tunaflow_tui.runtime import decisions, development, git_guard, leftovers, planning, recovery, review
@@ -354,7 +354,7 @@ class WorkflowRuntime:
         for leftover in stopped:
             if leftover.record.plan_id is not None:
                 actor = "user" if leftover.record.kind == "agent" else "system"
-                self.store.add_plan_event(leftover.record.plan_id, "leftover_stopped", actor,
+                self.store.add_plan_event(leftover.record.plan_id, PlanEventType.LEFTOVER_STOPPED, actor,
                                           {"kind": leftover.record.kind, "pgid": leftover.record.identity.pgid,
                                            "what": leftover.what})
             if leftover.record.kind == "tests":

@@ -15,15 +15,15 @@ from typing import TYPE_CHECKING
 from tunaflow_tui.core.gitops.worktree_include import INCLUDE_FILE, IncludeResult, copy_included
 from tunaflow_tui.core.storage.records import PlanRecord
 from tunaflow_tui.core.workflow import SetupFailed
-from tunaflow_tui.core.workflow.phases import Actor
+from tunaflow_tui.core.workflow.phases import Actor, PlanEventType
 from tunaflow_tui.core.worktree_setup import SetupResult, run_setup
 from tunaflow_tui.runtime.events import MessageAdded, NoticeRaised
 
 if TYPE_CHECKING:
     from tunaflow_tui.runtime.runtime import WorkflowRuntime
 
-CREATED_EVENT = "worktree_created"
-READY_EVENT = "worktree_ready"
+CREATED_EVENT = PlanEventType.WORKTREE_CREATED
+READY_EVENT = PlanEventType.WORKTREE_READY
 MESSAGE_OUTPUT_CHARS = 6_000
 _FENCE_RUN = re.compile(r"`{3,}")
 
@@ -89,10 +89,10 @@ async def _run_setup(rt: WorkflowRuntime, plan: PlanRecord, root: Path) -> Setup
     configured = workflow.worktree_setup or ""
     shown = configured if isinstance(configured, str) else " ".join(configured)
     rt.progress(f"Setting up the worktree: {shown}")
-    rt.store.add_plan_event(plan.id, "setup_started", "system", {"command": shown, "path": str(root)})
+    rt.store.add_plan_event(plan.id, PlanEventType.SETUP_STARTED, "system", {"command": shown, "path": str(root)})
     result = await asyncio.to_thread(run_setup, configured, root, project=rt.project_dir,
                                      branch=plan.git_branch or "", timeout_s=workflow.worktree_setup_timeout_s)
-    rt.store.add_plan_event(plan.id, "setup_finished", "system", {
+    rt.store.add_plan_event(plan.id, PlanEventType.SETUP_FINISHED, "system", {
         "command": result.command, "ok": result.ok, "exit_code": result.exit_code,
         "duration_s": round(result.duration_s, 3), "reason": result.reason, "output_tail": result.output[-8000:],
     })
@@ -111,7 +111,7 @@ async def ensure_ready(rt: WorkflowRuntime, plan: PlanRecord) -> PlanRecord | No
     root = Path(plan.worktree_path or "")
     included = await asyncio.to_thread(copy_included, rt.project_dir, root)
     if included.copied or included.skipped:
-        rt.store.add_plan_event(plan.id, "worktree_included", "system", {
+        rt.store.add_plan_event(plan.id, PlanEventType.WORKTREE_INCLUDED, "system", {
             "copied": list(included.copied[:200]), "skipped": [list(s) for s in included.skipped[:50]],
         })
         if included.copied:

@@ -12,16 +12,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, Protocol
 
+from tunaflow_tui.core.turns import ToolLine
+
 Role = Literal["user", "assistant", "system"]
 Status = Literal["streaming", "done", "interrupted", "error"]
-
-
-@dataclass(frozen=True, slots=True)
-class ToolLineView:
-    """One tool the agent used during a turn, e.g. ``Edit`` with ``src/app.py``."""
-
-    name: str
-    detail: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +48,8 @@ class MessageView:
     """``streaming``, ``done``, ``interrupted`` or ``error``."""
     usage_text: str = ""
     """e.g. ``1,234 in · 210 out · $0.0123`` (tokens only when no price is known)."""
-    tools: tuple[ToolLineView, ...] = ()
+    tools: tuple[ToolLine, ...] = ()
+    """The tools the agent used during the turn, in order."""
     error: ErrorView | None = None
 
 

@@ -32,7 +32,8 @@ from textual.widget import Widget
 from textual.widgets import Collapsible, Static
 
 from tunaflow_tui.core.terminal_text import StreamNeutralizer, neutralize
-from tunaflow_tui.views.chat import MessageView, ToolLineView
+from tunaflow_tui.core.turns import ToolLine
+from tunaflow_tui.views.chat import MessageView
 
 if TYPE_CHECKING:
     from rich.markdown import Markdown as RichMarkdown
@@ -45,7 +46,7 @@ def _plain(text: str) -> Content:
     return Content(neutralize(text))
 
 
-def tools_summary(tools: tuple[ToolLineView, ...]) -> str:
+def tools_summary(tools: tuple[ToolLine, ...]) -> str:
     """``1 tool used`` / ``3 tools used``."""
     return f"{len(tools)} tool{'s' if len(tools) != 1 else ''} used"
 
@@ -412,7 +413,7 @@ class MessageBlock(Vertical, can_focus=True):
         self.set_class(view.status == "interrupted", "-interrupted")
         self.set_class(view.status == "streaming", "-streaming")
 
-    async def show_tools(self, tools: tuple[ToolLineView, ...]) -> None:
+    async def show_tools(self, tools: tuple[ToolLine, ...]) -> None:
         """Show the tools used so far (while the answer is still streaming)."""
         if tools != self.view.tools:
             self.view = replace(self.view, tools=tools)

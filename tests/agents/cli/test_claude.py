@@ -14,6 +14,7 @@ from tunaflow_tui.agents.events import (
     Notice,
     SessionStarted,
     TextDelta,
+    ToolLine,
     ToolUse,
     Usage,
 )
@@ -68,8 +69,8 @@ async def test_without_partial_messages_text_comes_from_assistant_blocks(fake_cl
 async def test_tool_use_is_reported_with_the_file_path(fake_cli, collect) -> None:
     events = await collect(engine(fake_cli, "read").start(request(fake_cli)))
     tools = [e for e in events if isinstance(e, ToolUse)]
-    assert tools == [ToolUse("Read", "/home/dev/project/README.md", "started"),
-                     ToolUse("Read", "/home/dev/project/README.md", "completed")]
+    assert tools == [ToolUse(ToolLine("Read", "/home/dev/project/README.md"), "started"),
+                     ToolUse(ToolLine("Read", "/home/dev/project/README.md"), "completed")]
     final = events[-1]
     assert isinstance(final, FinalMessage)
     assert final.text == "Let me read the file.\n\nHello from the fake model."
@@ -80,7 +81,7 @@ async def test_permission_denial_becomes_a_warning(fake_cli, collect) -> None:
     warnings = [e for e in events if isinstance(e, Notice) and e.level == "warning"]
     assert len(warnings) == 1
     assert "Write" in warnings[0].message and "/home/dev/project/new.txt" in warnings[0].message
-    assert ToolUse("Write", "/home/dev/project/new.txt", "failed") in events
+    assert ToolUse(ToolLine("Write", "/home/dev/project/new.txt"), "failed") in events
     assert isinstance(events[-1], FinalMessage)
 
 

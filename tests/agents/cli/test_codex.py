@@ -14,6 +14,7 @@ from tunaflow_tui.agents.events import (
     Notice,
     SessionStarted,
     TextDelta,
+    ToolLine,
     ToolUse,
     Usage,
 )
@@ -57,8 +58,8 @@ async def test_success_with_session_usage_and_text(fake_cli, collect, flags_of) 
 async def test_tool_items_are_reported_live(fake_cli, collect) -> None:
     events = await collect(engine(fake_cli, "tool").start(request(fake_cli)))
     tools = [e for e in events if isinstance(e, ToolUse)]
-    assert tools == [ToolUse("shell", "/bin/bash -lc 'ls -la'", "started"),
-                     ToolUse("shell", "/bin/bash -lc 'ls -la'", "completed")]
+    assert tools == [ToolUse(ToolLine("shell", "/bin/bash -lc 'ls -la'"), "started"),
+                     ToolUse(ToolLine("shell", "/bin/bash -lc 'ls -la'"), "completed")]
     assert isinstance(events[-1], FinalMessage)
 
 

@@ -15,6 +15,7 @@ from tunaflow_tui.agents.events import (
     FinalMessage,
     SessionStarted,
     TextDelta,
+    ToolLine,
     ToolUse,
     Usage,
 )
@@ -51,7 +52,7 @@ async def test_success_stream(fake_cli, collect, flags_of) -> None:
 async def test_tool_use_and_result(fake_cli, collect) -> None:
     events = await collect(engine(fake_cli, "read").start(request(fake_cli)))
     assert [e for e in events if isinstance(e, ToolUse)] == [
-        ToolUse("read_file", "README.md", "started"), ToolUse("read_file", "README.md", "completed")]
+        ToolUse(ToolLine("read_file", "README.md"), "started"), ToolUse(ToolLine("read_file", "README.md"), "completed")]
     assert events[-1] == FinalMessage("Reading.Hello from the fake model.")
 
 
@@ -60,7 +61,7 @@ async def test_read_only_never_uses_plan_mode(fake_cli, collect) -> None:
         request(fake_cli, profile=PermissionProfile.READ_ONLY)))
     argv = fake_cli.last_argv()
     assert argv[argv.index("--approval-mode") + 1] == "default"
-    assert ToolUse("write_file", "new.txt", "failed") in events
+    assert ToolUse(ToolLine("write_file", "new.txt"), "failed") in events
     await collect(engine(fake_cli).start(request(fake_cli, profile=PermissionProfile.EDIT)))
     argv = fake_cli.last_argv()
     assert argv[argv.index("--approval-mode") + 1] == "auto_edit"

@@ -106,7 +106,7 @@ async def test_full_cycle_architect_developer_reviewer(tmp_path: Path) -> None:
     dev_kinds = [m["kind"] for m in parse_markers(dev, "developer").to_json()["markers"]]
     assert dev_kinds.count("impl-complete") == 1 and len(dev_kinds) == 4
     assert dev.index("subtask-done:1") < dev.index("subtask-done:2") < dev.index("subtask-done:3")
-    writes = [e.summary for e in dev_events if isinstance(e, ToolUse) and e.name in ("Write", "Edit")]
+    writes = [e.tool.detail for e in dev_events if isinstance(e, ToolUse) and e.tool.name in ("Write", "Edit")]
     assert "textstats/frequency.py" in writes and "tests/test_frequency.py" in writes
     result = _pytest(project)
     assert result.returncode == 0, result.stdout

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tunaflow_tui.core.storage import Store
+from tunaflow_tui.core.workflow import PlanEventType
 
 
 def test_writes_from_many_threads_lose_nothing(store: Store) -> None:
@@ -50,7 +51,7 @@ def test_nested_transactions_and_reads_inside_see_own_writes(store: Store) -> No
         plan = store.create_plan(title="P", slug="p")
         assert store.get_plan(plan.id) == plan  # a read inside the group sees the uncommitted plan
         with store.transaction():
-            store.add_plan_event(plan.id, "created", "system")
+            store.add_plan_event(plan.id, PlanEventType.DEV_STARTED, "system")
         assert len(store.list_plan_events(plan.id)) == 1
     assert len(store.list_plan_events(plan.id)) == 1
 

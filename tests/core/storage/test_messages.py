@@ -8,7 +8,7 @@ from datetime import UTC
 import pytest
 
 from tunaflow_tui.core.storage import Store
-from tunaflow_tui.core.storage.records import Usage
+from tunaflow_tui.core.turns import Usage
 
 
 def test_main_conversation_is_created_once(store: Store) -> None:
@@ -134,8 +134,8 @@ def test_list_messages_pages_backwards_and_forwards_by_id(store: Store) -> None:
 
 
 def test_tools_are_stored_with_the_message_bounded_and_readable(store: Store) -> None:
-    from tunaflow_tui.core.storage.records import ToolLine
-    from tunaflow_tui.core.storage.rows import MAX_STORED_TOOLS, MAX_TOOL_DETAIL, parse_tools
+    from tunaflow_tui.core.storage.columns import MAX_STORED_TOOLS, MAX_TOOL_DETAIL, load_tools
+    from tunaflow_tui.core.turns import ToolLine
 
     message = store.add_message("main", "assistant", "", persona="developer", status="streaming")
     assert message.tools == ()
@@ -145,7 +145,7 @@ def test_tools_are_stored_with_the_message_bounded_and_readable(store: Store) ->
     assert stored.tools[-1].detail.startswith(f"step {MAX_STORED_TOOLS + 19} ")  # the latest are kept
     assert all(len(t.detail) <= MAX_TOOL_DETAIL for t in stored.tools)
     assert store.get_message(message.id).tools == stored.tools
-    assert parse_tools("not json") == () and parse_tools('{"a": 1}') == () and parse_tools('[["Read"]]') == (
+    assert load_tools("not json") == () and load_tools('{"a": 1}') == () and load_tools('[["Read"]]') == (
         ToolLine("Read", ""),)
 
 

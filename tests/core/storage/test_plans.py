@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tunaflow_tui.core.storage import StorageError, Store
+from tunaflow_tui.core.workflow import PendingDecision, Phase, PlanEventType
 
 
 def _plan(store: Store, slug: str = "login-fix") -> int:
@@ -36,11 +37,11 @@ def test_update_plan_fields(store: Store) -> None:
     branch = store.create_branch(conversation_id="main", checkpoint_id=None, parent_branch_id=None,
                                  mode="chat", kind="implementation", label="impl")
     plan = store.update_plan(
-        plan_id, phase="held", held_from="approval", pending_decision="approve",
+        plan_id, phase="held", held_from="approval", pending_decision="approval",
         pending_detail={"findings": [{"severity": "high", "text": "x"}], "round": 2},
         revision=1, review_round=2, impl_branch_id=branch.id, base_branch="main",
         git_branch="tunaflow/login-fix", worktree_path="/tmp/wt", constraints=["a", "b"], title="Fix login v2")
-    assert (plan.phase, plan.held_from, plan.pending_decision) == ("held", "approval", "approve")
+    assert (plan.phase, plan.held_from, plan.pending_decision) == ("held", "approval", "approval")
     assert plan.pending_detail["round"] == 2
     assert plan.pending_detail["findings"][0]["severity"] == "high"  # type: ignore[index]
     assert (plan.revision, plan.review_round, plan.impl_branch_id) == (1, 2, branch.id)
@@ -94,17 +95,39 @@ def test_subtasks_tick_and_are_replaced_on_revision(store: Store) -> None:
 
 def test_plan_events_in_order(store: Store) -> None:
     plan_id = _plan(store)
-    a = store.add_plan_event(plan_id, "approved", "user")
-    b = store.add_plan_event(plan_id, "review_failed", "system", {"round": 1, "seats": ["claude", "codex"]})
+    a = store.add_plan_event(plan_id, PlanEventType.APPROVED, "user")
+    b = store.add_plan_event(plan_id, PlanEventType.REVIEW_FAILED, "system", {"round": 1, "seats": ["claude", "codex"]})
     assert a.detail == {} and a.actor == "user"
+    assert a.type == "approved"
     assert b.detail["seats"] == ("claude", "codex")
     assert store.list_plan_events(plan_id) == (a, b)
     assert b.created_at >= a.created_at
     with pytest.raises(ValueError, match="actor"):
-        store.add_plan_event(plan_id, "x", "robot")
+        store.add_plan_event(plan_id, PlanEventType.APPROVED, "robot")
     with pytest.raises(ValueError, match="unknown plan"):
-        store.add_plan_event(777, "x", "user")
+        store.add_plan_event(777, PlanEventType.APPROVED, "user")
     assert store.list_plan_events(777) == ()
+
+
+def test_only_known_event_types_reach_a_plan_history(store: Store) -> None:
+    plan_id = _plan(store)
+    for typo in ("aproved", "created", "APPROVED", "", "approved "):
+        with pytest.raises(ValueError, match="type must be one of"):
+            store.add_plan_event(plan_id, typo, "user")  # type: ignore[arg-type]
+    assert store.list_plan_events(plan_id) == ()
+    # the text of a member is that member (a history read back compares equal to the enum)
+    event = store.add_plan_event(plan_id, "held", "user")  # type: ignore[arg-type]
+    assert event.type == PlanEventType.HELD
+
+
+def test_phases_and_pending_decisions_are_their_enums(store: Store) -> None:
+    plan_id = _plan(store)
+    with pytest.raises(ValueError, match="phase"):
+        store.update_plan(plan_id, phase="finished")
+    with pytest.raises(ValueError, match="pending_decision"):
+        store.update_plan(plan_id, pending_decision="approve")
+    plan = store.update_plan(plan_id, phase=Phase.REVIEW, pending_decision=PendingDecision.REVIEW)
+    assert (plan.phase, plan.pending_decision) == ("review", "review")
 
 
 def test_subtasks_and_events_are_written_with_the_plan_or_not_at_all(store: Store) -> None:

@@ -9,7 +9,8 @@ import pytest
 from textual.app import App
 
 from tunaflow_tui.app import TunaflowApp
-from tunaflow_tui.views.chat import ErrorView, ListMessageSource, MessageSource, MessageView, ToolLineView
+from tunaflow_tui.core.turns import ToolLine
+from tunaflow_tui.views.chat import ErrorView, ListMessageSource, MessageSource, MessageView
 
 
 @dataclass
@@ -61,7 +62,7 @@ def conversation() -> list[MessageView]:
             "Architect · claude · sonnet",
             "Here is the idea:\n\n1. Add a `/login` route\n2. Add the form\n\n```python\ndef login():\n    ...\n```",
             usage_text="1,234 in · 210 out · $0.0123",
-            tools=(ToolLineView("Read", "src/app.py"), ToolLineView("Grep", "login"), ToolLineView("Edit", "src/routes.py")),
+            tools=(ToolLine("Read", "src/app.py"), ToolLine("Grep", "login"), ToolLine("Edit", "src/routes.py")),
         ),
         MessageView(3, "user", "You", "Sounds good."),
     ]

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from tunaflow_tui.app import TunaflowApp
-from tunaflow_tui.views.chat import ErrorView, ListMessageSource, MessageView, ToolLineView
+from tunaflow_tui.core.turns import ToolLine
+from tunaflow_tui.views.chat import ErrorView, ListMessageSource, MessageView
 from tunaflow_tui.widgets.message_block import FLUSH_INTERVAL
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
@@ -43,7 +44,7 @@ CONVERSATION = [
         "Architect · claude · sonnet",
         "Here is the idea:\n\n1. Add a `/login` route\n2. Add the form\n\n```python\ndef login():\n    ...\n```",
         usage_text="1,234 in · 210 out · $0.0123",
-        tools=(ToolLineView("Read", "src/app.py"), ToolLineView("Grep", "login"), ToolLineView("Edit", "src/routes.py")),
+        tools=(ToolLine("Read", "src/app.py"), ToolLine("Grep", "login"), ToolLine("Edit", "src/routes.py")),
     ),
     MessageView(3, "user", "You", "Sounds good."),
     MessageView(4, "assistant", "Architect · claude · sonnet", "Then I will write it up as a plan.",

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from tunaflow_tui.controllers.sources import StoreMessageSource
 from tunaflow_tui.core.storage import Store
-from tunaflow_tui.views.chat import ToolLineView
+from tunaflow_tui.core.turns import ToolLine
 
 
 def _filled(tmp_path: Path, count: int) -> tuple[Store, list[int]]:
@@ -45,12 +45,12 @@ def test_window_and_after_page_a_long_conversation_in_order(tmp_path: Path) -> N
 def test_views_show_labels_without_markers_and_keep_tools_seen_live(tmp_path: Path) -> None:
     store, ids = _filled(tmp_path, 4)
     try:
-        tools = {ids[1]: (ToolLineView("Edit", "calc.py"),)}
+        tools = {ids[1]: (ToolLine("Edit", "calc.py"),)}
         source = StoreMessageSource(store, "main", tools)
         question, answer = source.window(ids[2], 2)
         assert question.label == "You" and question.content == "question 1"
         assert answer.label == "Developer · claude · sonnet"
         assert "<!--" not in answer.content and answer.content.strip() == "answer 2"
-        assert answer.tools == (ToolLineView("Edit", "calc.py"),)
+        assert answer.tools == (ToolLine("Edit", "calc.py"),)
     finally:
         store.close()

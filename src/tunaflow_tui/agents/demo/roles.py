@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from tunaflow_tui.agents.demo import sample
-from tunaflow_tui.agents.events import EngineEvent, TextDelta, ToolUse
+from tunaflow_tui.agents.events import EngineEvent, TextDelta, ToolLine, ToolUse
 
 Step = EngineEvent | str
 """A script step: an event, or reply text to stream."""
@@ -66,7 +66,7 @@ def architect(prompt: str) -> Iterator[Step]:
             "*\"plan a word-frequency report\"*."
         )
         return
-    yield ToolUse("Read", "textstats/core.py", "completed")
+    yield ToolUse(ToolLine("Read", "textstats/core.py"), "completed")
     intro = "Here is a plan for the sample project."
     constraints = ["- No new dependencies; reuse `textstats.core.words`.",
                    "- Keep every existing test passing."]
@@ -95,11 +95,11 @@ def architect(prompt: str) -> Iterator[Step]:
 
 
 def _write(root: Path, relative: str, content: str, tool: str = "Write") -> Iterator[Step]:
-    yield ToolUse(tool, relative, "started")
+    yield ToolUse(ToolLine(tool, relative), "started")
     target = sample.safe_path(root, relative)
     target.parent.mkdir(parents=True, exist_ok=True)
     target.write_text(content, encoding="utf-8")
-    yield ToolUse(tool, relative, "completed")
+    yield ToolUse(ToolLine(tool, relative), "completed")
 
 
 def developer(prompt: str, root: Path, fail_reviews: int) -> Iterator[Step]:
@@ -118,7 +118,7 @@ def developer(prompt: str, root: Path, fail_reviews: int) -> Iterator[Step]:
             yield from _write(root, tests_path, existing + sample.EDGE_CASE_TESTS, "Edit")
         else:
             yield "The edge-case test is already in place; I re-ran the suite to confirm.\n\n"
-        yield ToolUse("Bash", sample.TEST_COMMAND, "completed")
+        yield ToolUse(ToolLine("Bash", sample.TEST_COMMAND), "completed")
         yield "All tests pass.\n\n<!-- tunaflow:impl-complete -->\n"
         return
     yield "Starting with subtask 1: the frequency counter.\n\n"
@@ -138,7 +138,7 @@ def developer(prompt: str, root: Path, fail_reviews: int) -> Iterator[Step]:
     text = readme.read_text(encoding="utf-8") if readme.is_file() else "# textstats\n"
     if "Word-frequency report" not in text:
         yield from _write(root, "README.md", text + sample.README_SECTION, "Edit")
-    yield ToolUse("Bash", sample.TEST_COMMAND, "completed")
+    yield ToolUse(ToolLine("Bash", sample.TEST_COMMAND), "completed")
     yield "<!-- tunaflow:subtask-done:3 -->\n\nAll three subtasks are done and the tests pass.\n\n"
     yield "<!-- tunaflow:impl-complete -->\n"
 
@@ -171,7 +171,7 @@ def inspect(root: Path) -> tuple[list[int], list[str], list[str]]:
 def reviewer(prompt: str, root: Path, fail_reviews: int, seat: str) -> Iterator[Step]:
     """A read-only review of ``root`` ending in a verdict block that reflects the files' real state."""
     for relative in ("textstats/frequency.py", "tests/test_frequency.py"):
-        yield ToolUse("Read", relative, "completed")
+        yield ToolUse(ToolLine("Read", relative), "completed")
     failed, findings, recommendations = inspect(root)
     round_number = review_round(prompt)
     if seat == "reviewer" and round_number <= fail_reviews and not findings:

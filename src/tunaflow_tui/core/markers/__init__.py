@@ -18,6 +18,7 @@ from tunaflow_tui.core.markers.parser import parse_markers
 from tunaflow_tui.core.markers.roles import ROLE_PERMISSIONS, ROLES, may_emit
 from tunaflow_tui.core.markers.scanner import scrub_markers
 from tunaflow_tui.core.markers.stream import MarkerStream
+from tunaflow_tui.core.markers.summary import MarkerSummary, summarize
 
 __all__ = [
     "ROLES",
@@ -27,6 +28,7 @@ __all__ = [
     "Marker",
     "MarkerKind",
     "MarkerStream",
+    "MarkerSummary",
     "ParseResult",
     "PlanProposal",
     "ReviewVerdict",
@@ -37,4 +39,5 @@ __all__ = [
     "may_emit",
     "parse_markers",
     "scrub_markers",
+    "summarize",
 ]

@@ -4,14 +4,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from tunaflow_tui.core.storage.models import BranchRow, ConversationRow, MessageRow
+from tunaflow_tui.core.storage.columns import now_text
+from tunaflow_tui.core.storage.models import (
+    BRANCH_KINDS,
+    BRANCH_MODES,
+    BRANCH_STATUSES,
+    BranchRow,
+    ConversationRow,
+    MessageRow,
+)
 from tunaflow_tui.core.storage.records import BranchRecord
-from tunaflow_tui.core.storage.rows import branch_record, now_text
+from tunaflow_tui.core.storage.rows import branch_record
 from tunaflow_tui.core.storage.storebase import StoreBase, all_rows, first_row, require_choice
 
-BRANCH_MODES = frozenset({"chat", "roundtable"})
-BRANCH_KINDS = frozenset({"general", "implementation", "review"})
-BRANCH_STATUSES = frozenset({"active", "adopted", "archived"})
 _UPDATABLE = frozenset({"status", "label", "git_branch", "worktree_path", "engine_session_id"})
 
 

@@ -4,9 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from tunaflow_tui.core.storage.models import ConversationRow, MessageIndex, MessageRow
-from tunaflow_tui.core.storage.records import ConversationRecord, MessageRecord, SearchHit, ToolLine, Usage
-from tunaflow_tui.core.storage.rows import conversation_record, message_record, now_text, tools_json
+import peewee
+
+from tunaflow_tui.core.storage.columns import now_text
+from tunaflow_tui.core.storage.message_parse import parse_message
+from tunaflow_tui.core.storage.models import (
+    MESSAGE_STATUSES,
+    ROLES,
+    ConversationRow,
+    MessageIndex,
+    MessageRow,
+)
+from tunaflow_tui.core.storage.records import ConversationRecord, MessageRecord, SearchHit
+from tunaflow_tui.core.storage.rows import conversation_record, message_record
 from tunaflow_tui.core.storage.search_query import SNIPPET_END, SNIPPET_START, fts_match_expression
 from tunaflow_tui.core.storage.storebase import (
     MAIN_CONVERSATION_ID,
@@ -15,9 +25,8 @@ from tunaflow_tui.core.storage.storebase import (
     first_row,
     require_choice,
 )
+from tunaflow_tui.core.turns import ToolLine, Usage
 
-ROLES = frozenset({"user", "assistant", "system"})
-MESSAGE_STATUSES = frozenset({"streaming", "done", "interrupted", "error"})
 _ROWS_PER_INSERT = 500  # SQLite limits the variables of one statement
 
 
@@ -76,6 +85,7 @@ class ConversationStore(StoreBase):
                 content=content,
                 created_at=stamp,
                 updated_at=stamp,
+                parsed=None if status == "streaming" else parse_message(role, persona, content),
             ).execute(db)
             row = first_row(MessageRow.select().where(MessageRow.id == message_id), db)
         assert row is not None
@@ -93,11 +103,13 @@ class ConversationStore(StoreBase):
             role, status = str(message.get("role")), str(message.get("status") or "done")
             require_choice("role", role, ROLES)
             require_choice("status", status, MESSAGE_STATUSES)
+            content, persona = message.get("content") or "", message.get("persona")
             rows.append({
                 "conversation_id": conversation_id, "role": role, "status": status,
-                "content": message.get("content") or "", "persona": message.get("persona"),
+                "content": content, "persona": persona,
                 "engine": message.get("engine"), "model": message.get("model"),
                 "created_at": stamp, "updated_at": stamp,
+                "parsed": None if status == "streaming" else parse_message(role, persona, content),
             })  # fmt: skip
         with self._db.writing() as db:
             self._ensure_conversation(db, conversation_id)
@@ -117,7 +129,11 @@ class ConversationStore(StoreBase):
         error_message: str | None = None,
         tools: Sequence[ToolLine] | None = None,
     ) -> MessageRecord:
-        """Change a message (None leaves a field as it is); ValueError if there is no such message."""
+        """Change a message (None leaves a field as it is); ValueError if there is no such message.
+
+        A message that finishes (leaves ``streaming``), or whose text changes once finished, is parsed
+        for markers here, once, and the result is kept with it (see ``message_parse``).
+        """
         changes: dict[str, object] = {"updated_at": now_text()}
         if content is not None:
             changes["content"] = content
@@ -138,14 +154,36 @@ class ConversationStore(StoreBase):
         if error_message is not None:
             changes["error_message"] = error_message
         if tools is not None:
-            changes["tools"] = tools_json(tools)
+            changes["tools"] = tools
         with self._db.writing() as db:
-            updated = MessageRow.update(**changes).where(MessageRow.id == message_id).execute(db)
-            if not updated:
-                raise ValueError(f"unknown message {message_id}")
+            self._reparse(db, message_id, changes)
+            MessageRow.update(**changes).where(MessageRow.id == message_id).execute(db)
             row = first_row(MessageRow.select().where(MessageRow.id == message_id), db)
         assert row is not None
         return message_record(row)
+
+    @staticmethod
+    def _reparse(db: peewee.Database, message_id: int, changes: dict[str, object]) -> None:
+        """Add the stored parse to ``changes`` when they finish the message or change a finished one's text."""
+        unparsed = MessageRow.parsed.is_null().alias("unparsed")
+        now = first_row(
+            MessageRow.select(MessageRow.role, MessageRow.persona, MessageRow.status, unparsed)
+            .where(MessageRow.id == message_id), db
+        )
+        if now is None:
+            raise ValueError(f"unknown message {message_id}")
+        status = changes.get("status", now["status"])
+        if status == "streaming":
+            if now["status"] != "streaming":  # taken back to streaming: its markers are not final any more
+                changes["parsed"] = None
+            return
+        content = changes.get("content")
+        if content is None and (now["status"] == "streaming" or now["unparsed"]):
+            row = first_row(MessageRow.select(MessageRow.content).where(MessageRow.id == message_id), db)
+            assert row is not None
+            content = row["content"]
+        if isinstance(content, str):
+            changes["parsed"] = parse_message(now["role"], now["persona"], content)
 
     def get_message(self, message_id: int) -> MessageRecord | None:
         """A message by id, or None."""

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from tunaflow_tui.core.storage.columns import now_text
 from tunaflow_tui.core.storage.models import MemoRow, SessionLinkRow
 from tunaflow_tui.core.storage.records import MemoRecord, SessionLinkRecord
-from tunaflow_tui.core.storage.rows import memo_record, now_text, session_link_record
+from tunaflow_tui.core.storage.rows import memo_record, session_link_record
 from tunaflow_tui.core.storage.storebase import StoreBase, all_rows, first_row
 
 

@@ -1,23 +1,53 @@
-"""Peewee models mirroring the current schema; private to the storage package.
+"""The database schema: peewee models, their indexes and the SQL peewee cannot express; private to storage.
+
+These classes are the one definition of the current schema. A new database is created from them
+(:func:`create_statements`); an existing one reaches the same schema through the numbered
+migrations in ``schema.py``, and a test checks that both ways end in exactly the same database.
+Columns are declared in the order the migrations added them, with their constraints written as
+SQL so that a fresh table is the same table an upgraded one is.
 
 The models are never bound to a database: every query is executed against the connection the store
-chooses (the single writer or a reader), so several stores can live in one process. The schema itself
-is created by the numbered migrations in ``schema.py``, not from these classes.
+chooses (the single writer or a reader), so several stores can live in one process.
 """
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Iterable
+from typing import Any, ClassVar
 
-from peewee import (
-    AutoField,
-    CompositeKey,
-    FloatField,
-    IntegerField,
-    Model,
-    TextField,
-)
-from playhouse.sqlite_ext import FTS5Model, RowIDField, SearchField
+import peewee
+from peewee import SQL, Check, CompositeKey, FloatField, IntegerField, Model, TextField
+from playhouse.sqlite_ext import AutoIncrementField, FTS5Model, RowIDField, SearchField
+
+from tunaflow_tui.core.storage.columns import JSONListField, JSONMappingField, TimestampField, ToolLinesField
+from tunaflow_tui.core.storage.message_parse import ParsedField
+from tunaflow_tui.core.workflow.phases import Actor
+
+ROLES = ("user", "assistant", "system")
+MESSAGE_STATUSES = ("streaming", "done", "interrupted", "error")
+BRANCH_MODES = ("chat", "roundtable")
+BRANCH_KINDS = ("general", "implementation", "review")
+BRANCH_STATUSES = ("active", "adopted", "archived")
+SUBTASK_STATUSES = ("pending", "done", "failed")
+PROCESS_KINDS = ("agent", "tests")
+EVENT_ACTORS = tuple(actor.value for actor in Actor)
+
+
+def _references(table: str, on_delete: str) -> SQL:
+    return SQL(f"REFERENCES {table}(id) ON DELETE {on_delete}")
+
+
+def _default(literal: str) -> SQL:
+    return SQL(f"DEFAULT {literal}")
+
+
+def _one_of(column: str, values: Iterable[str]) -> Any:
+    return Check(f"{column} IN ({', '.join(repr(v) for v in values)})")
+
+
+def _serial() -> AutoIncrementField:
+    """``INTEGER PRIMARY KEY AUTOINCREMENT``: ids are never reused, even after a delete."""
+    return AutoIncrementField(null=True)  # null=True: declared without NOT NULL, as the first schema did
 
 
 class _Base(Model):
@@ -27,26 +57,26 @@ class _Base(Model):
 
 
 class ProjectRow(_Base):
-    """Row of ``projects``."""
+    """Row of ``projects``: the one project the database belongs to."""
 
-    id = AutoField()
-    path = TextField()
+    id = IntegerField(primary_key=True, null=True)  # the rowid alias, numbered by SQLite (no AUTOINCREMENT)
+    path = TextField(constraints=[SQL("UNIQUE")])
     name = TextField()
-    created_at = TextField()
+    created_at = TimestampField()
 
     class Meta:
         table_name = "projects"
 
 
 class ConversationRow(_Base):
-    """Row of ``conversations``."""
+    """Row of ``conversations``: ``main`` or a branch's shadow ``branch:{id}``."""
 
-    id = TextField(primary_key=True)
-    project_id = IntegerField()
-    branch_id = IntegerField(null=True)
+    id = TextField(primary_key=True, null=True)
+    project_id = IntegerField(constraints=[_references("projects", "CASCADE")])
+    branch_id = IntegerField(null=True, constraints=[_references("branches", "SET NULL")])
     native_session_id = TextField(null=True)
     native_engine = TextField(null=True)
-    created_at = TextField()
+    created_at = TimestampField()
 
     class Meta:
         table_name = "conversations"
@@ -55,31 +85,40 @@ class ConversationRow(_Base):
 class MessageRow(_Base):
     """Row of ``messages``."""
 
-    id = AutoField()
-    conversation_id = TextField()
-    role = TextField()
+    id = _serial()
+    conversation_id = TextField(constraints=[_references("conversations", "CASCADE")])
+    role = TextField(constraints=[_one_of("role", ROLES)])
     persona = TextField(null=True)
     engine = TextField(null=True)
     model = TextField(null=True)
-    status = TextField()
-    content = TextField()
+    status = TextField(constraints=[_default("'done'"), _one_of("status", MESSAGE_STATUSES)])
+    content = TextField(constraints=[_default("''")])
     native_session_id = TextField(null=True)
     error_kind = TextField(null=True)
     error_message = TextField(null=True)
-    input_tokens = IntegerField()
-    output_tokens = IntegerField()
-    cached_tokens = IntegerField()
+    created_at = TimestampField()
+    updated_at = TimestampField()
+    input_tokens = IntegerField(constraints=[_default("0")])
+    output_tokens = IntegerField(constraints=[_default("0")])
+    cached_tokens = IntegerField(constraints=[_default("0")])
     cost_usd = FloatField(null=True)
-    tools = TextField(default="[]")
-    created_at = TextField()
-    updated_at = TextField()
+    tools = ToolLinesField(constraints=[_default("'[]'")])
+    parsed = ParsedField(null=True)
 
     class Meta:
         table_name = "messages"
 
 
+MessageRow.add_index(MessageRow.status, name="messages_status")
+MessageRow.add_index(MessageRow.conversation_id, MessageRow.id, name="messages_conversation_window")
+
+
 class MessageIndex(FTS5Model):  # type: ignore[misc]  # playhouse ships no type information
-    """The external-content FTS5 index over ``messages.content``, kept in sync by triggers."""
+    """The FTS5 index over the content of finished messages (external content: :data:`VIEWS`).
+
+    A message is indexed once, when it stops streaming, and again only if its text changes after
+    that; :data:`TRIGGERS` keep the index in step. Streaming flushes never touch it.
+    """
 
     rowid = RowIDField()
     content = SearchField()
@@ -88,56 +127,59 @@ class MessageIndex(FTS5Model):  # type: ignore[misc]  # playhouse ships no type 
         database = None
         table_name = "messages_fts"
         options: ClassVar[dict[str, str]] = {
-            "content": "messages", "content_rowid": "id", "tokenize": "unicode61"
+            "content": "'finished_messages'", "content_rowid": "'id'", "tokenize": "unicode61"
         }
 
 
 class BranchRow(_Base):
     """Row of ``branches``."""
 
-    id = AutoField()
-    conversation_id = TextField()
-    checkpoint_id = IntegerField(null=True)
-    parent_branch_id = IntegerField(null=True)
-    mode = TextField()
-    kind = TextField()
-    label = TextField()
-    status = TextField()
+    id = _serial()
+    conversation_id = TextField(constraints=[_references("conversations", "CASCADE")])
+    checkpoint_id = IntegerField(null=True, constraints=[_references("messages", "SET NULL")])
+    parent_branch_id = IntegerField(null=True, constraints=[_references("branches", "SET NULL")])
+    mode = TextField(constraints=[_one_of("mode", BRANCH_MODES)])
+    kind = TextField(constraints=[_one_of("kind", BRANCH_KINDS)])
+    label = TextField(constraints=[_default("''")])
+    status = TextField(constraints=[_default("'active'"), _one_of("status", BRANCH_STATUSES)])
     git_branch = TextField(null=True)
     worktree_path = TextField(null=True)
     engine_session_id = TextField(null=True)
-    created_at = TextField()
-    updated_at = TextField()
+    created_at = TimestampField()
+    updated_at = TimestampField()
 
     class Meta:
         table_name = "branches"
 
 
-class PlanRow(_Base):
-    """Row of ``plans``; list and mapping columns hold JSON text."""
+BranchRow.add_index(BranchRow.status, BranchRow.id, name="branches_by_status")
 
-    id = AutoField()
-    project_id = IntegerField()
+
+class PlanRow(_Base):
+    """Row of ``plans``."""
+
+    id = _serial()
+    project_id = IntegerField(constraints=[_references("projects", "CASCADE")])
     title = TextField()
-    slug = TextField()
-    description = TextField()
+    slug = TextField(constraints=[SQL("UNIQUE")])
+    description = TextField(constraints=[_default("''")])
     expected_outcome = TextField(null=True)
-    constraints = TextField()
-    non_goals = TextField()
+    constraints = JSONListField(constraints=[_default("'[]'")])
+    non_goals = JSONListField(constraints=[_default("'[]'")])
     phase = TextField()
     held_from = TextField(null=True)
     pending_decision = TextField(null=True)
-    pending_detail = TextField()
-    revision = IntegerField()
-    review_round = IntegerField()
-    source_message_id = IntegerField(null=True)
-    impl_branch_id = IntegerField(null=True)
-    review_branch_id = IntegerField(null=True)
+    pending_detail = JSONMappingField(constraints=[_default("'{}'")])
+    revision = IntegerField(constraints=[_default("0")])
+    review_round = IntegerField(constraints=[_default("0")])
+    source_message_id = IntegerField(null=True, constraints=[_references("messages", "SET NULL")])
+    impl_branch_id = IntegerField(null=True, constraints=[_references("branches", "SET NULL")])
+    review_branch_id = IntegerField(null=True, constraints=[_references("branches", "SET NULL")])
     base_branch = TextField(null=True)
     git_branch = TextField(null=True)
     worktree_path = TextField(null=True)
-    created_at = TextField()
-    updated_at = TextField()
+    created_at = TimestampField()
+    updated_at = TimestampField()
 
     class Meta:
         table_name = "plans"
@@ -146,11 +188,11 @@ class PlanRow(_Base):
 class SubtaskRow(_Base):
     """Row of ``plan_subtasks``; ``position`` is the 1-based subtask number."""
 
-    plan_id = IntegerField()
+    plan_id = IntegerField(constraints=[_references("plans", "CASCADE")])
     position = IntegerField()
     title = TextField()
-    details = TextField()
-    status = TextField()
+    details = TextField(constraints=[_default("''")])
+    status = TextField(constraints=[_default("'pending'"), _one_of("status", SUBTASK_STATUSES)])
 
     class Meta:
         table_name = "plan_subtasks"
@@ -160,41 +202,47 @@ class SubtaskRow(_Base):
 class PlanEventRow(_Base):
     """Row of ``plan_events``."""
 
-    id = AutoField()
-    plan_id = IntegerField()
+    id = _serial()
+    plan_id = IntegerField(constraints=[_references("plans", "CASCADE")])
     type = TextField()
-    actor = TextField()
-    detail = TextField()
-    created_at = TextField()
+    actor = TextField(constraints=[_one_of("actor", EVENT_ACTORS)])
+    detail = JSONMappingField(constraints=[_default("'{}'")])
+    created_at = TimestampField()
 
     class Meta:
         table_name = "plan_events"
 
 
+PlanEventRow.add_index(PlanEventRow.plan_id, PlanEventRow.id, name="plan_events_by_plan")
+
+
 class MemoRow(_Base):
     """Row of ``memos``."""
 
-    id = AutoField()
+    id = _serial()
     kind = TextField()
     content = TextField()
-    conversation_id = TextField(null=True)
-    branch_id = IntegerField(null=True)
-    plan_id = IntegerField(null=True)
-    created_at = TextField()
+    conversation_id = TextField(null=True, constraints=[_references("conversations", "SET NULL")])
+    branch_id = IntegerField(null=True, constraints=[_references("branches", "SET NULL")])
+    plan_id = IntegerField(null=True, constraints=[_references("plans", "SET NULL")])
+    created_at = TimestampField()
 
     class Meta:
         table_name = "memos"
 
 
+MemoRow.add_index(MemoRow.kind, MemoRow.id, name="memos_by_kind")
+
+
 class SessionLinkRow(_Base):
     """Row of ``session_links``."""
 
-    id = AutoField()
-    from_conversation_id = TextField()
-    to_conversation_id = TextField()
+    id = _serial()
+    from_conversation_id = TextField(constraints=[_references("conversations", "CASCADE")])
+    to_conversation_id = TextField(constraints=[_references("conversations", "CASCADE")])
     kind = TextField()
-    note = TextField()
-    created_at = TextField()
+    note = TextField(constraints=[_default("''")])
+    created_at = TimestampField()
 
     class Meta:
         table_name = "session_links"
@@ -203,12 +251,12 @@ class SessionLinkRow(_Base):
 class RunningProcessRow(_Base):
     """Row of ``running_processes``: a process group tunaflow started and has not seen end."""
 
-    id = AutoField()
-    kind = TextField()
-    label = TextField()
+    id = _serial()
+    kind = TextField(constraints=[_one_of("kind", PROCESS_KINDS)])
+    label = TextField(constraints=[_default("''")])
     conversation_id = TextField(null=True)
-    message_id = IntegerField(null=True)
-    plan_id = IntegerField(null=True)
+    message_id = IntegerField(null=True, constraints=[_references("messages", "CASCADE")])
+    plan_id = IntegerField(null=True, constraints=[_references("plans", "CASCADE")])
     pid = IntegerField()
     pgid = IntegerField()
     start_ticks = IntegerField(null=True)
@@ -218,3 +266,56 @@ class RunningProcessRow(_Base):
 
     class Meta:
         table_name = "running_processes"
+
+
+SessionLinkRow.add_index(SessionLinkRow.from_conversation_id, name="session_links_from")
+SessionLinkRow.add_index(SessionLinkRow.to_conversation_id, name="session_links_to")
+
+MODELS: tuple[type[Model], ...] = (
+    ProjectRow, ConversationRow, MessageRow, MessageIndex, BranchRow, PlanRow, SubtaskRow, PlanEventRow,
+    MemoRow, SessionLinkRow, RunningProcessRow,
+)
+
+VIEWS: tuple[str, ...] = (
+    "CREATE VIEW finished_messages AS SELECT id, content FROM messages WHERE status != 'streaming'",
+)
+"""The rows ``messages_fts`` indexes and reads its snippets from: every message but a streaming one."""
+
+TRIGGERS: tuple[str, ...] = (
+    """CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages WHEN new.status != 'streaming' BEGIN
+        INSERT INTO messages_fts(rowid, content) VALUES (new.id, new.content);
+    END""",
+    """CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages WHEN old.status != 'streaming' BEGIN
+        INSERT INTO messages_fts(messages_fts, rowid, content) VALUES ('delete', old.id, old.content);
+    END""",
+    """CREATE TRIGGER messages_fts_update AFTER UPDATE OF content, status ON messages
+    WHEN (old.status = 'streaming') != (new.status = 'streaming')
+        OR (new.status != 'streaming' AND new.content IS NOT old.content)
+    BEGIN
+        INSERT INTO messages_fts(messages_fts, rowid, content)
+            SELECT 'delete', old.id, old.content WHERE old.status != 'streaming';
+        INSERT INTO messages_fts(rowid, content) SELECT new.id, new.content WHERE new.status != 'streaming';
+    END""",
+)
+"""What keeps ``messages_fts`` equal to :data:`VIEWS` (peewee has no notion of views or triggers)."""
+
+
+def create_statements() -> tuple[str, ...]:
+    """The SQL that creates the current schema in an empty database: tables, indexes, FTS, views, triggers."""
+    ddl_database = peewee.SqliteDatabase(None)  # renders SQL only; never connected
+    statements: list[str] = []
+    model: Any
+    for model in MODELS:
+        manager = type(model._schema)(model, database=ddl_database)  # the model's own kind (virtual or not)
+        statements.append(_sql(manager._create_table(safe=False)))
+        statements.extend(_sql(index) for index in manager._create_indexes(safe=False))
+    statements.extend(VIEWS)
+    statements.extend(TRIGGERS)
+    return tuple(statements)
+
+
+def _sql(context: Any) -> str:
+    sql, params = context.query()
+    if params:  # DDL has no parameters; a default or check written as one would be lost here
+        raise ValueError(f"schema statement with parameters: {sql}")
+    return str(sql)

@@ -7,31 +7,23 @@ from typing import Any
 
 import peewee
 
-from tunaflow_tui.core.storage.models import PlanEventRow, PlanRow, SubtaskRow
+from tunaflow_tui.core.storage.columns import now_text
+from tunaflow_tui.core.storage.models import EVENT_ACTORS, SUBTASK_STATUSES, PlanEventRow, PlanRow, SubtaskRow
 from tunaflow_tui.core.storage.records import PlanEventRecord, PlanRecord
-from tunaflow_tui.core.storage.rows import (
-    dump_list,
-    dump_mapping,
-    now_text,
-    plan_event_record,
-    plan_record,
-)
+from tunaflow_tui.core.storage.rows import plan_event_record, plan_record
 from tunaflow_tui.core.storage.storebase import StoreBase, all_rows, first_row, require_choice
+from tunaflow_tui.core.workflow.phases import PendingDecision, Phase, PlanEventType
 
-PLAN_PHASES = frozenset(
-    {"chat", "drafting", "approval", "dev", "review", "rework", "done", "held", "escalated", "abandoned"}
-)
-SUBTASK_STATUSES = frozenset({"pending", "done", "failed"})
-EVENT_ACTORS = frozenset({"user", "agent", "system"})
-_PLAIN_FIELDS = frozenset(
+PLAN_PHASES = frozenset(Phase)
+PENDING_DECISIONS = frozenset(PendingDecision)
+PLAN_EVENT_TYPES = frozenset(PlanEventType)
+_UPDATABLE = frozenset(
     {
         "title", "description", "expected_outcome", "phase", "held_from", "pending_decision",
         "revision", "review_round", "impl_branch_id", "review_branch_id", "base_branch",
-        "git_branch", "worktree_path", "slug",
+        "git_branch", "worktree_path", "slug", "constraints", "non_goals", "pending_detail",
     }
 )
-_LIST_FIELDS = frozenset({"constraints", "non_goals"})
-_UPDATABLE = _PLAIN_FIELDS | _LIST_FIELDS | {"pending_detail"}
 
 
 class PlanStore(StoreBase):
@@ -86,10 +78,10 @@ class PlanStore(StoreBase):
                 slug=slug,
                 description=description,
                 expected_outcome=expected_outcome,
-                constraints=dump_list(constraints),
-                non_goals=dump_list(non_goals),
+                constraints=constraints,
+                non_goals=non_goals,
                 phase=phase,
-                pending_detail="{}",
+                pending_detail={},
                 revision=0,
                 review_round=0,
                 source_message_id=source_message_id,
@@ -138,14 +130,9 @@ class PlanStore(StoreBase):
         for name in ("phase", "held_from"):
             if fields.get(name) is not None:
                 require_choice(name, fields[name], PLAN_PHASES)
-        values: dict[str, object] = {}
-        for name, value in fields.items():
-            if name in _LIST_FIELDS:
-                values[name] = dump_list(value)
-            elif name == "pending_detail":
-                values[name] = dump_mapping(value)
-            else:
-                values[name] = value
+        if fields.get("pending_decision") is not None:
+            require_choice("pending_decision", fields["pending_decision"], PENDING_DECISIONS)
+        values: dict[str, object] = dict(fields)
         with self._db.writing() as db:
             if "slug" in values:
                 clash = first_row(
@@ -188,16 +175,20 @@ class PlanStore(StoreBase):
             return first_row(PlanRow.select(PlanRow.id).where(PlanRow.slug == slug), db) is not None
 
     def add_plan_event(
-        self, plan_id: int, type: str, actor: str, detail: Mapping[str, object] | None = None
+        self, plan_id: int, type: PlanEventType, actor: str, detail: Mapping[str, object] | None = None
     ) -> PlanEventRecord:
-        """Append an event (actor user/agent/system, JSON-serialisable detail) to a plan's history."""
+        """Append an event (actor user/agent/system, JSON-serialisable detail) to a plan's history.
+
+        ``type`` must be a :class:`PlanEventType`: ValueError for any other text, so a misspelt
+        event never lands in a history that the workflow reads back.
+        """
         require_choice("actor", actor, EVENT_ACTORS)
-        encoded = dump_mapping(detail)
+        require_choice("type", type, PLAN_EVENT_TYPES)
         with self._db.writing() as db:
             if first_row(PlanRow.select(PlanRow.id).where(PlanRow.id == plan_id), db) is None:
                 raise ValueError(f"unknown plan {plan_id}")
             event_id = PlanEventRow.insert(
-                plan_id=plan_id, type=type, actor=actor, detail=encoded, created_at=now_text()
+                plan_id=plan_id, type=PlanEventType(type).value, actor=actor, detail=detail, created_at=now_text()
             ).execute(db)
             row = first_row(PlanEventRow.select().where(PlanEventRow.id == event_id), db)
         assert row is not None

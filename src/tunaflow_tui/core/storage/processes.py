@@ -11,8 +11,9 @@ import os
 from dataclasses import dataclass
 
 from tunaflow_tui.core.processes import ProcessIdentity, start_ticks
+from tunaflow_tui.core.storage.columns import now_text
 from tunaflow_tui.core.storage.models import RunningProcessRow
-from tunaflow_tui.core.storage.rows import Row, now_text
+from tunaflow_tui.core.storage.rows import Row
 from tunaflow_tui.core.storage.storebase import StoreBase, all_rows, first_row, require_choice
 
 PROCESS_KINDS = frozenset({"agent", "tests"})

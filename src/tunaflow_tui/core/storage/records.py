@@ -6,6 +6,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
+from tunaflow_tui.core.markers import MarkerSummary
+from tunaflow_tui.core.turns import ToolLine, Usage
+
 
 @dataclass(frozen=True, slots=True)
 class ProjectRecord:
@@ -30,24 +33,6 @@ class ConversationRecord:
 
 
 @dataclass(frozen=True, slots=True)
-class Usage:
-    """Token usage and cost reported by an engine for one message."""
-
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cached_tokens: int = 0
-    cost_usd: float | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class ToolLine:
-    """A tool an agent used during a turn: its name and what it worked on (e.g. ``Edit``, ``src/app.py``)."""
-
-    name: str
-    detail: str = ""
-
-
-@dataclass(frozen=True, slots=True)
 class MessageRecord:
     """One message of a conversation (role user/assistant/system; status streaming/done/interrupted/error)."""
 
@@ -65,8 +50,13 @@ class MessageRecord:
     error_message: str | None
     created_at: datetime
     updated_at: datetime
-    tools: tuple[ToolLine, ...] = ()
+    tools: tuple[ToolLine, ...]
     """The tools the agent used during the turn, in order (consecutive repeats folded)."""
+    display_text: str
+    """What the chat shows: a finished message without its accepted markers (rejected ones inert);
+    the content as it is while it streams, and for a system message."""
+    markers: tuple[MarkerSummary, ...]
+    """The markers of a finished message, in order (none while it streams)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,13 +1,19 @@
-"""Conversion between database rows (dicts) and the immutable records; timestamps and JSON columns."""
+"""Database rows as the immutable records: one converter per record, built from the record's fields.
+
+Rows are read through the models, whose fields already turn stored text into the values the
+records hold (see ``columns.py``), so a record is filled field by field from the row of the same
+name; a converter names only what a record computes (``MessageRecord.usage``, a plan's subtasks).
+A test checks that every record field has its column.
+"""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping, Sequence
-from datetime import UTC, datetime
-from types import MappingProxyType
-from typing import Any
+import dataclasses
+from collections.abc import Callable, Mapping, Sequence
+from functools import cache
+from typing import Any, TypeVar
 
+from tunaflow_tui.core.storage.message_parse import StoredParse, parse_message
 from tunaflow_tui.core.storage.records import (
     BranchRecord,
     ConversationRecord,
@@ -18,222 +24,74 @@ from tunaflow_tui.core.storage.records import (
     ProjectRecord,
     SessionLinkRecord,
     SubtaskRecord,
-    ToolLine,
-    Usage,
 )
+from tunaflow_tui.core.turns import Usage
 
 Row = Mapping[str, Any]
+_R = TypeVar("_R")
 
 
-def now_text() -> str:
-    """The current UTC time as stored in the database (ISO 8601 with offset)."""
-    return datetime.now(UTC).isoformat(timespec="microseconds")
+@cache
+def record_fields(record_type: type) -> tuple[str, ...]:
+    """The field names of a record dataclass, in order."""
+    return tuple(field.name for field in dataclasses.fields(record_type))
 
 
-def parse_time(text: str) -> datetime:
-    """A stored timestamp as a timezone-aware UTC datetime."""
-    value = datetime.fromisoformat(text)
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
-
-
-def dump_list(values: Sequence[str]) -> str:
-    """Encode a list of strings for a JSON column."""
-    return json.dumps([str(v) for v in values], ensure_ascii=False)
-
-
-def dump_mapping(values: Mapping[str, object] | None) -> str:
-    """Encode a mapping for a JSON column (ValueError if it is not JSON-serialisable)."""
-    try:
-        return json.dumps(dict(values or {}), ensure_ascii=False, sort_keys=True)
-    except TypeError as exc:
-        raise ValueError(f"detail must be JSON-serialisable: {exc}") from exc
-
-
-def _frozen(value: Any) -> Any:
-    if isinstance(value, dict):
-        return MappingProxyType({k: _frozen(v) for k, v in value.items()})
-    if isinstance(value, list):
-        return tuple(_frozen(v) for v in value)
-    return value
-
-
-def load_mapping(text: str | None) -> Mapping[str, object]:
-    """Decode a JSON column into a read-only mapping (nested lists become tuples)."""
-    data = json.loads(text) if text else {}
-    frozen: Mapping[str, object] = _frozen(data if isinstance(data, dict) else {})
-    return frozen
-
-
-def load_list(text: str | None) -> tuple[str, ...]:
-    """Decode a JSON list column into a tuple of strings."""
-    data = json.loads(text) if text else []
-    return tuple(str(v) for v in data) if isinstance(data, list) else ()
+def from_row(record_type: Callable[..., _R], row: Row, **computed: object) -> _R:
+    """A ``record_type`` whose fields are the row's values of the same name, except those in ``computed``."""
+    names = record_fields(record_type)
+    return record_type(**{name: row[name] for name in names if name not in computed}, **computed)
 
 
 def project_record(row: Row) -> ProjectRecord:
     """A ``projects`` row as a record."""
-    return ProjectRecord(
-        id=row["id"], path=row["path"], name=row["name"], created_at=parse_time(row["created_at"])
-    )
+    return from_row(ProjectRecord, row)
 
 
 def conversation_record(row: Row) -> ConversationRecord:
     """A ``conversations`` row as a record."""
-    return ConversationRecord(
-        id=row["id"],
-        project_id=row["project_id"],
-        branch_id=row["branch_id"],
-        native_session_id=row["native_session_id"],
-        native_engine=row["native_engine"],
-        created_at=parse_time(row["created_at"]),
-    )
+    return from_row(ConversationRecord, row)
 
 
 def message_record(row: Row) -> MessageRecord:
-    """A ``messages`` row as a record."""
-    return MessageRecord(
-        id=row["id"],
-        conversation_id=row["conversation_id"],
-        role=row["role"],
-        persona=row["persona"],
-        engine=row["engine"],
-        model=row["model"],
-        status=row["status"],
-        content=row["content"],
-        usage=Usage(
-            input_tokens=row["input_tokens"],
-            output_tokens=row["output_tokens"],
-            cached_tokens=row["cached_tokens"],
-            cost_usd=row["cost_usd"],
-        ),
-        native_session_id=row["native_session_id"],
-        error_kind=row["error_kind"],
-        error_message=row["error_message"],
-        created_at=parse_time(row["created_at"]),
-        updated_at=parse_time(row["updated_at"]),
-        tools=parse_tools(row["tools"]),
-    )
-
-
-def parse_tools(text: str | None) -> tuple[ToolLine, ...]:
-    """The ``messages.tools`` JSON (``[[name, detail], ...]``) as records; anything unreadable is skipped."""
-    try:
-        items = json.loads(text or "[]")
-    except ValueError:
-        return ()
-    if not isinstance(items, list):
-        return ()
-    return tuple(
-        ToolLine(str(item[0]), str(item[1]) if len(item) > 1 else "")
-        for item in items
-        if isinstance(item, list) and item
-    )
-
-
-def tools_json(tools: Sequence[ToolLine]) -> str:
-    """Tool lines as stored: at most :data:`MAX_STORED_TOOLS`, each detail cut to :data:`MAX_TOOL_DETAIL`."""
-    kept = list(tools)[-MAX_STORED_TOOLS:]
-    return json.dumps([[t.name[:MAX_TOOL_DETAIL], t.detail[:MAX_TOOL_DETAIL]] for t in kept], ensure_ascii=False)
-
-
-MAX_STORED_TOOLS = 500
-"""A turn that used more tools keeps its latest ones."""
-MAX_TOOL_DETAIL = 300
+    """A ``messages`` row as a record: the four usage columns become one :class:`Usage`, and the
+    stored parse (``parsed``) the display text and marker summaries."""
+    usage = Usage(row["input_tokens"], row["output_tokens"], row["cached_tokens"], row["cost_usd"])
+    content: str = row["content"]
+    parse: StoredParse | None = row["parsed"]
+    if row["status"] == "streaming":
+        parse = StoredParse(None)
+    elif parse is None:  # only a row written around the store lacks it: parse it now, without storing
+        parse = parse_message(row["role"], row["persona"], content)
+    display_text = content if parse.display_text is None else parse.display_text
+    return from_row(MessageRecord, row, usage=usage, display_text=display_text, markers=parse.markers)
 
 
 def branch_record(row: Row) -> BranchRecord:
     """A ``branches`` row as a record."""
-    return BranchRecord(
-        id=row["id"],
-        conversation_id=row["conversation_id"],
-        checkpoint_id=row["checkpoint_id"],
-        parent_branch_id=row["parent_branch_id"],
-        mode=row["mode"],
-        kind=row["kind"],
-        label=row["label"],
-        status=row["status"],
-        git_branch=row["git_branch"],
-        worktree_path=row["worktree_path"],
-        engine_session_id=row["engine_session_id"],
-        created_at=parse_time(row["created_at"]),
-        updated_at=parse_time(row["updated_at"]),
-    )
-
+    return from_row(BranchRecord, row)
 
 
 def subtask_record(row: Row) -> SubtaskRecord:
-    """A ``plan_subtasks`` row as a record."""
-    return SubtaskRecord(
-        plan_id=row["plan_id"],
-        index=row["position"],
-        title=row["title"],
-        details=row["details"],
-        status=row["status"],
-    )
+    """A ``plan_subtasks`` row as a record (the ``position`` column is the subtask's ``index``)."""
+    return from_row(SubtaskRecord, row, index=row["position"])
 
 
 def plan_record(row: Row, subtasks: Sequence[Row]) -> PlanRecord:
     """A ``plans`` row and its subtask rows as a record."""
-    return PlanRecord(
-        id=row["id"],
-        project_id=row["project_id"],
-        title=row["title"],
-        slug=row["slug"],
-        description=row["description"],
-        expected_outcome=row["expected_outcome"],
-        constraints=load_list(row["constraints"]),
-        non_goals=load_list(row["non_goals"]),
-        phase=row["phase"],
-        held_from=row["held_from"],
-        pending_decision=row["pending_decision"],
-        pending_detail=load_mapping(row["pending_detail"]),
-        revision=row["revision"],
-        review_round=row["review_round"],
-        source_message_id=row["source_message_id"],
-        impl_branch_id=row["impl_branch_id"],
-        review_branch_id=row["review_branch_id"],
-        base_branch=row["base_branch"],
-        git_branch=row["git_branch"],
-        worktree_path=row["worktree_path"],
-        subtasks=tuple(subtask_record(s) for s in subtasks),
-        created_at=parse_time(row["created_at"]),
-        updated_at=parse_time(row["updated_at"]),
-    )
-
+    return from_row(PlanRecord, row, subtasks=tuple(subtask_record(s) for s in subtasks))
 
 
 def plan_event_record(row: Row) -> PlanEventRecord:
     """A ``plan_events`` row as a record."""
-    return PlanEventRecord(
-        id=row["id"],
-        plan_id=row["plan_id"],
-        type=row["type"],
-        actor=row["actor"],
-        detail=load_mapping(row["detail"]),
-        created_at=parse_time(row["created_at"]),
-    )
+    return from_row(PlanEventRecord, row)
 
 
 def memo_record(row: Row) -> MemoRecord:
     """A ``memos`` row as a record."""
-    return MemoRecord(
-        id=row["id"],
-        kind=row["kind"],
-        content=row["content"],
-        conversation_id=row["conversation_id"],
-        branch_id=row["branch_id"],
-        plan_id=row["plan_id"],
-        created_at=parse_time(row["created_at"]),
-    )
+    return from_row(MemoRecord, row)
 
 
 def session_link_record(row: Row) -> SessionLinkRecord:
     """A ``session_links`` row as a record."""
-    return SessionLinkRecord(
-        id=row["id"],
-        from_conversation_id=row["from_conversation_id"],
-        to_conversation_id=row["to_conversation_id"],
-        kind=row["kind"],
-        note=row["note"],
-        created_at=parse_time(row["created_at"]),
-    )
+    return from_row(SessionLinkRecord, row)

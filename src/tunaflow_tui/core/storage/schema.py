@@ -1,26 +1,36 @@
-"""The database schema as numbered forward migrations.
+"""How a database reaches the current schema: created from the models, or upgraded by migrations.
 
-Each step is frozen once released: a later change is a new step, never an edit of an old one.
-Opening a database applies the missing steps, in order, inside one transaction.
+The models (``models.py``) define the current schema; an empty database is created from them in
+one step. A database made by an older tunaflow is brought forward by the numbered migrations
+below, in order, inside one transaction. Each step is frozen once released: a later change is a
+new step (and the matching change to the models), never an edit of an old one. A test checks that
+a database migrated from version 1 and one created from the models are exactly the same.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from tunaflow_tui.core.storage.errors import StorageError
+from tunaflow_tui.core.storage.message_parse import encode_parse, parse_message
+from tunaflow_tui.core.storage.models import create_statements
 
 
 @dataclass(frozen=True, slots=True)
 class Migration:
-    """One forward schema step: its version number, a short description and its SQL statements."""
+    """One forward schema step: its version number, a short description and its SQL statements.
+
+    ``backfill``, if any, runs after the statements, in the same transaction, to fill what SQL
+    alone cannot (a new database has nothing to fill and skips it).
+    """
 
     version: int
     description: str
     statements: tuple[str, ...]
+    backfill: Callable[[sqlite3.Connection], None] | None = None
 
 
 _V1_BASE = Migration(
@@ -170,10 +180,69 @@ _V4_TOOLS = Migration(
     ("ALTER TABLE messages ADD COLUMN tools TEXT NOT NULL DEFAULT '[]'",),
 )
 
+# The index was rewritten on every streaming flush of a reply (the text so far, again and again);
+# it now holds finished messages only, written once when a message stops streaming.
+_V5_FINISHED_INDEX = Migration(
+    5,
+    "full-text index over finished messages only",
+    (
+        "DROP TRIGGER messages_fts_insert",
+        "DROP TRIGGER messages_fts_delete",
+        "DROP TRIGGER messages_fts_update",
+        "DROP TABLE messages_fts",
+        "CREATE VIEW finished_messages AS SELECT id, content FROM messages WHERE status != 'streaming'",
+        """CREATE VIRTUAL TABLE "messages_fts" USING fts5 ("content", content='finished_messages',
+            content_rowid='id', tokenize="unicode61")""",
+        "INSERT INTO messages_fts(messages_fts) VALUES ('rebuild')",
+        """CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages WHEN new.status != 'streaming' BEGIN
+            INSERT INTO messages_fts(rowid, content) VALUES (new.id, new.content);
+        END""",
+        """CREATE TRIGGER messages_fts_delete AFTER DELETE ON messages WHEN old.status != 'streaming' BEGIN
+            INSERT INTO messages_fts(messages_fts, rowid, content) VALUES ('delete', old.id, old.content);
+        END""",
+        """CREATE TRIGGER messages_fts_update AFTER UPDATE OF content, status ON messages
+        WHEN (old.status = 'streaming') != (new.status = 'streaming')
+            OR (new.status != 'streaming' AND new.content IS NOT old.content)
+        BEGIN
+            INSERT INTO messages_fts(messages_fts, rowid, content)
+                SELECT 'delete', old.id, old.content WHERE old.status != 'streaming';
+            INSERT INTO messages_fts(rowid, content) SELECT new.id, new.content WHERE new.status != 'streaming';
+        END""",
+    ),
+)
+
+_BACKFILL_BATCH = 500
+
+
+def _parse_finished_messages(conn: sqlite3.Connection) -> None:
+    """Parse every finished message once, as the store does when a message finishes."""
+    ids = [row[0] for row in conn.execute("SELECT id FROM messages WHERE status != 'streaming' AND parsed IS NULL")]
+    for start in range(0, len(ids), _BACKFILL_BATCH):
+        batch = ids[start:start + _BACKFILL_BATCH]
+        rows = conn.execute(
+            f"SELECT id, role, persona, content FROM messages WHERE id IN ({', '.join('?' * len(batch))})", batch
+        ).fetchall()
+        conn.executemany(
+            "UPDATE messages SET parsed = ? WHERE id = ?",
+            [(encode_parse(parse_message(role, persona, content)), message_id)
+             for message_id, role, persona, content in rows],
+        )
+
+
+# The chat parsed every finished reply for markers again each time it loaded a window of the
+# conversation; the parse is now kept with the message when it finishes. Messages finished
+# before this version are parsed here, once (with the parser of the tunaflow that upgrades).
+_V6_PARSED = Migration(
+    6,
+    "finished messages keep their parse: display text and marker summaries",
+    ("ALTER TABLE messages ADD COLUMN parsed TEXT",),
+    backfill=_parse_finished_messages,
+)
+
 # Agents and test runs live in their own process groups, which outlive a crashed tunaflow: the next
 # one must know which groups were running, to never start a second agent beside a live one.
-_V5_PROCESSES = Migration(
-    5,
+_V7_PROCESSES = Migration(
+    7,
     "process groups started for agent turns and test runs, while they run",
     (
         """CREATE TABLE running_processes (
@@ -192,7 +261,9 @@ _V5_PROCESSES = Migration(
     ),
 )
 
-MIGRATIONS: tuple[Migration, ...] = (_V1_BASE, _V2_USAGE, _V3_LOOKUPS, _V4_TOOLS, _V5_PROCESSES)
+MIGRATIONS: tuple[Migration, ...] = (
+    _V1_BASE, _V2_USAGE, _V3_LOOKUPS, _V4_TOOLS, _V5_FINISHED_INDEX, _V6_PARSED, _V7_PROCESSES
+)
 CURRENT_VERSION: int = MIGRATIONS[-1].version
 
 _VERSION_TABLE = """CREATE TABLE IF NOT EXISTS schema_version (
@@ -220,6 +291,19 @@ def apply_migrations(
     ``conn`` must be in autocommit mode (``isolation_level=None``) so that this function owns the
     transaction. A failure rolls everything back and leaves the database at its previous version.
     """
+    return _upgrade(conn, migrations, create_empty=False)
+
+
+def prepare_schema(conn: sqlite3.Connection) -> tuple[int, ...]:
+    """Bring the database to the current schema; return the versions this made it pass.
+
+    An empty database is created from the models in one step (and records every version as
+    applied); an older one is migrated step by step. Same transaction rules as :func:`apply_migrations`.
+    """
+    return _upgrade(conn, MIGRATIONS, create_empty=True)
+
+
+def _upgrade(conn: sqlite3.Connection, migrations: Sequence[Migration], *, create_empty: bool) -> tuple[int, ...]:
     if schema_version(conn) == migrations[-1].version:
         return ()  # up to date: take no write lock, so opening never waits for another writer
     conn.execute("BEGIN IMMEDIATE")
@@ -231,12 +315,19 @@ def apply_migrations(
                 f"the database has schema version {current}, newer than this tunaflow "
                 f"(which knows up to {migrations[-1].version}); upgrade tunaflow to open it"
             )
+        fresh = create_empty and current == 0
+        if fresh:
+            for statement in create_statements():
+                conn.execute(statement)
         applied: list[int] = []
         for step in migrations:
             if step.version <= current:
                 continue
-            for statement in step.statements:
-                conn.execute(statement)
+            if not fresh:
+                for statement in step.statements:
+                    conn.execute(statement)
+                if step.backfill is not None:
+                    step.backfill(conn)
             conn.execute(
                 "INSERT INTO schema_version(version, description, applied_at) VALUES (?, ?, ?)",
                 (step.version, step.description, datetime.now(UTC).isoformat()),

@@ -9,17 +9,19 @@ from types import TracebackType
 
 from tunaflow_tui.core.storage.access import DatabaseAccess, translated_errors
 from tunaflow_tui.core.storage.branches import BranchStore
+from tunaflow_tui.core.storage.columns import now_text
 from tunaflow_tui.core.storage.conversations import ConversationStore
 from tunaflow_tui.core.storage.errors import StorageError
 from tunaflow_tui.core.storage.gitexclude import exclude_from_git
 from tunaflow_tui.core.storage.memos import MemoStore
+from tunaflow_tui.core.storage.message_parse import parse_message
 from tunaflow_tui.core.storage.models import MessageRow, ProjectRow
 from tunaflow_tui.core.storage.ownership import Ownership
 from tunaflow_tui.core.storage.plans import PlanStore
 from tunaflow_tui.core.storage.processes import ProcessStore
 from tunaflow_tui.core.storage.records import ProjectRecord
-from tunaflow_tui.core.storage.rows import now_text, project_record
-from tunaflow_tui.core.storage.schema import apply_migrations
+from tunaflow_tui.core.storage.rows import project_record
+from tunaflow_tui.core.storage.schema import prepare_schema
 from tunaflow_tui.core.storage.storebase import all_rows, first_row
 
 STATE_DIR_NAME = ".tunaflow"
@@ -68,7 +70,7 @@ class Store(ConversationStore, BranchStore, PlanStore, MemoStore, ProcessStore):
         try:
             conn = access.connect()
             with translated_errors():
-                apply_migrations(conn)
+                prepare_schema(conn)
             project = cls._ensure_project(access, project_dir)
             recovered = cls._recover_streaming(access) if ownership.owner else ()
         except BaseException:
@@ -103,15 +105,17 @@ class Store(ConversationStore, BranchStore, PlanStore, MemoStore, ProcessStore):
                 return ()
         with access.writing() as db:
             rows = all_rows(
-                MessageRow.select(MessageRow.id).where(MessageRow.status == "streaming").order_by(MessageRow.id),
+                MessageRow.select(MessageRow.id, MessageRow.role, MessageRow.persona, MessageRow.content)
+                .where(MessageRow.status == "streaming").order_by(MessageRow.id),
                 db,
             )
-            ids = tuple(int(row["id"]) for row in rows)
-            if ids:
-                MessageRow.update(status="interrupted", updated_at=now_text()).where(
-                    MessageRow.id.in_(ids)
-                ).execute(db)
-        return ids
+            stamp = now_text()
+            for row in rows:  # the partial text is final now: parse it once, like any finished message
+                MessageRow.update(
+                    status="interrupted", updated_at=stamp,
+                    parsed=parse_message(row["role"], row["persona"], row["content"]),
+                ).where(MessageRow.id == row["id"]).execute(db)
+        return tuple(int(row["id"]) for row in rows)
 
     @property
     def project(self) -> ProjectRecord:

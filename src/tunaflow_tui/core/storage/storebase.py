@@ -8,8 +8,9 @@ from typing import Any
 import peewee
 
 from tunaflow_tui.core.storage.access import DatabaseAccess
+from tunaflow_tui.core.storage.columns import now_text
 from tunaflow_tui.core.storage.models import ConversationRow
-from tunaflow_tui.core.storage.rows import Row, now_text
+from tunaflow_tui.core.storage.rows import Row
 
 MAIN_CONVERSATION_ID = "main"
 

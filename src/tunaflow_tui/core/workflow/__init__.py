@@ -46,7 +46,7 @@ from tunaflow_tui.core.workflow.machine import (
     transition,
     unheld,
 )
-from tunaflow_tui.core.workflow.phases import Actor, PendingDecision, Phase, Waiting
+from tunaflow_tui.core.workflow.phases import Actor, PendingDecision, Phase, PlanEventType, Waiting
 from tunaflow_tui.core.workflow.verdicts import (
     AggregateVerdict,
     ReviewStanding,
@@ -83,6 +83,7 @@ __all__ = [
     "PendingDecision",
     "Phase",
     "PlanContext",
+    "PlanEventType",
     "PlanState",
     "ProposalReceived",
     "Redesign",

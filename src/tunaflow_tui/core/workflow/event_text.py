@@ -11,11 +11,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-ACCEPTED = "accepted"
-ACCEPTED_OVER_FAILED = "accepted_over_failed_review"
-ACCEPTED_PARTIAL = "accepted_partial_review"
-ABANDONED = "abandoned"
-PLAN_EDITED = "plan_edited"
+from tunaflow_tui.core.workflow.phases import PlanEventType
+
+ACCEPTED = PlanEventType.ACCEPTED
+ACCEPTED_OVER_FAILED = PlanEventType.ACCEPTED_OVER_FAILED_REVIEW
+ACCEPTED_PARTIAL = PlanEventType.ACCEPTED_PARTIAL_REVIEW
+ABANDONED = PlanEventType.ABANDONED
+PLAN_EDITED = PlanEventType.PLAN_EDITED
 SETTLING_EVENTS = frozenset({ACCEPTED, ACCEPTED_OVER_FAILED, ACCEPTED_PARTIAL, ABANDONED})
 """The events that end a plan: what ``status`` and ``export`` give as its outcome."""
 

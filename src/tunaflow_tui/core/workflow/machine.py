@@ -47,11 +47,13 @@ from tunaflow_tui.core.workflow.commands import (
     SkipSetup,
     SubtaskDone,
 )
-from tunaflow_tui.core.workflow.phases import Actor, PendingDecision, Phase
+from tunaflow_tui.core.workflow.phases import Actor, PendingDecision, Phase, PlanEventType
 from tunaflow_tui.core.workflow.verdicts import ReviewStanding
 
 DEFAULT_DOOM_THRESHOLD = 3
-RESET_EVENT_TYPES = frozenset({"doom_loop_escalated", "revision_requested", "redesign_requested"})
+RESET_EVENT_TYPES = frozenset(
+    {PlanEventType.DOOM_LOOP_ESCALATED, PlanEventType.REVISION_REQUESTED, PlanEventType.REDESIGN_REQUESTED}
+)
 
 
 @dataclass(frozen=True)
@@ -71,7 +73,7 @@ class PlanState:
 class EventSpec:
     """A plan event to record: its type, who caused it and a JSON-ready detail."""
 
-    type: str
+    type: PlanEventType
     actor: str
     detail: Mapping[str, Any] = field(default_factory=dict)
 
@@ -105,7 +107,7 @@ def failures_since_reset(events: Iterable[_HasType]) -> int:
     for event in events:
         if event.type in RESET_EVENT_TYPES:
             count = 0
-        elif event.type == "review_failed":
+        elif event.type == PlanEventType.REVIEW_FAILED:
             count += 1
     return count
 
@@ -272,7 +274,7 @@ def transition(
         raise _refuse(state, command, plan_id, f"{only}, not the {who.value}")
     if state.phase is Phase.HELD and kind in _FROM_HELD:
         outcome = _HANDLERS[kind](unheld(state), command, who.value, doom_threshold)
-        resumed = _ev("resumed", who.value, to=unheld(state).phase.value)
+        resumed = _ev(PlanEventType.RESUMED, who.value, to=unheld(state).phase.value)
         return Outcome(outcome.state, (resumed, *outcome.events))
     return _HANDLERS[kind](state, command, who.value, doom_threshold)
 
@@ -280,7 +282,7 @@ def transition(
 # --- handlers: each returns the next state and its events -------------------------------------------------
 
 
-def _ev(type_: str, actor: str, **detail: Any) -> EventSpec:
+def _ev(type_: PlanEventType, actor: str, **detail: Any) -> EventSpec:
     return EventSpec(type=type_, actor=actor, detail=detail)
 
 
@@ -292,13 +294,13 @@ def _proposal(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
     assert isinstance(c, ProposalReceived)
     detail = {"revision": s.revision, "subtask_count": c.subtask_count}
     state = replace(s, phase=Phase.APPROVAL, pending_decision=PendingDecision.APPROVAL, pending_detail=detail)
-    return Outcome(state, (_ev("proposal_received", actor, **detail),))
+    return Outcome(state, (_ev(PlanEventType.PROPOSAL_RECEIVED, actor, **detail),))
 
 
 def _approve(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
     return Outcome(
         _clear(s, Phase.DEV),
-        (_ev("approved", actor, revision=s.revision), _ev("dev_started", "system", revision=s.revision)),
+        (_ev(PlanEventType.APPROVED, actor, revision=s.revision), _ev(PlanEventType.DEV_STARTED, "system", revision=s.revision)),
     )
 
 
@@ -310,77 +312,77 @@ def _edit(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
                                 command=c.name, allowed=allowed_names(s))
     state = replace(s, pending_detail={**s.pending_detail, "subtask_count": len(c.after.subtasks)})
     detail = {"changes": list(changes), "before": c.before.outline(), "after": c.after.outline()}
-    return Outcome(state, (_ev("plan_edited", actor, **detail),))
+    return Outcome(state, (_ev(PlanEventType.PLAN_EDITED, actor, **detail),))
 
 
 def _request_revision(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
     assert isinstance(c, RequestRevision)
     state = _clear(s, Phase.DRAFTING, revision=s.revision + 1, failures_since_reset=0)
-    return Outcome(state, (_ev("revision_requested", actor, feedback=c.feedback, revision=state.revision),))
+    return Outcome(state, (_ev(PlanEventType.REVISION_REQUESTED, actor, feedback=c.feedback, revision=state.revision),))
 
 
 def _hold(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
     decision = s.pending_decision.value if s.pending_decision else None
     state = replace(s, phase=Phase.HELD, held_from=s.phase)
-    return Outcome(state, (_ev("held", actor, **{"from": s.phase.value, "decision": decision}),))
+    return Outcome(state, (_ev(PlanEventType.HELD, actor, **{"from": s.phase.value, "decision": decision}),))
 
 
 def _resume(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
     back = s.held_from or Phase.APPROVAL
-    return Outcome(replace(s, phase=back, held_from=None), (_ev("resumed", actor, to=back.value),))
+    return Outcome(replace(s, phase=back, held_from=None), (_ev(PlanEventType.RESUMED, actor, to=back.value),))
 
 
 def _subtask_done(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
     assert isinstance(c, SubtaskDone)
-    return Outcome(s, (_ev("subtask_done", actor, index=c.index),))
+    return Outcome(s, (_ev(PlanEventType.SUBTASK_DONE, actor, index=c.index),))
 
 
 def _impl_complete(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
     detail = {"marked_by_user": True} if isinstance(c, MarkComplete) else {}
-    return Outcome(_clear(s, Phase.REVIEW), (_ev("impl_complete", actor, **{"from": s.phase.value, **detail}),))
+    return Outcome(_clear(s, Phase.REVIEW), (_ev(PlanEventType.IMPL_COMPLETE, actor, **{"from": s.phase.value, **detail}),))
 
 
 def _dev_stalled(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
     assert isinstance(c, DevStalled)
     state = replace(s, pending_decision=PendingDecision.DEV_STALLED, pending_detail={"reason": c.reason})
-    return Outcome(state, (_ev("dev_stalled", actor, reason=c.reason),))
+    return Outcome(state, (_ev(PlanEventType.DEV_STALLED, actor, reason=c.reason),))
 
 
 def _continue_dev(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
-    return Outcome(_clear(s, s.phase), (_ev("dev_continued", actor),))
+    return Outcome(_clear(s, s.phase), (_ev(PlanEventType.DEV_CONTINUED, actor),))
 
 
 def _setup_failed(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
     assert isinstance(c, SetupFailed)
     detail = {"reason": c.reason, "command": c.command}
     state = replace(s, pending_decision=PendingDecision.SETUP_FAILED, pending_detail=detail)
-    return Outcome(state, (_ev("setup_failed", actor, **detail),))
+    return Outcome(state, (_ev(PlanEventType.SETUP_FAILED, actor, **detail),))
 
 
 def _setup_answered(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
-    kind = "setup_retry_requested" if isinstance(c, RetrySetup) else "setup_skipped"
+    kind = PlanEventType.SETUP_RETRY_REQUESTED if isinstance(c, RetrySetup) else PlanEventType.SETUP_SKIPPED
     return Outcome(_clear(s, s.phase), (_ev(kind, actor, reason=s.pending_detail.get("reason", "")),))
 
 
 def _review_started(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
     state = replace(s, review_round=s.review_round + 1)
-    return Outcome(state, (_ev("review_started", actor, round=state.review_round),))
+    return Outcome(state, (_ev(PlanEventType.REVIEW_STARTED, actor, round=state.review_round),))
 
 
 def _review_finished(s: PlanState, c: Command, actor: str, threshold: int) -> Outcome:
     assert isinstance(c, ReviewFinished)
     agg = c.aggregate
     rnd = s.review_round
-    events = [_ev("review_finished", actor, round=rnd, verdict=agg.verdict, aggregate=agg.to_json())]
+    events = [_ev(PlanEventType.REVIEW_FINISHED, actor, round=rnd, verdict=agg.verdict, aggregate=agg.to_json())]
     if agg.errors or agg.verdict is None:
-        events.append(_ev("review_error", "system", round=rnd, seats=list(agg.errors)))
+        events.append(_ev(PlanEventType.REVIEW_ERROR, "system", round=rnd, seats=list(agg.errors)))
     if agg.verdict is None:
         detail = {"round": rnd, "aggregate": agg.to_json(), "retry_seats": list(agg.errors)}
         return Outcome(replace(s, pending_decision=PendingDecision.REVIEW_ERROR, pending_detail=detail), tuple(events))
     failures = s.failures_since_reset
     if agg.verdict == "fail":
         failures += 1
-        events.append(_ev("review_failed", "system", round=rnd, failures_since_reset=failures))
+        events.append(_ev(PlanEventType.REVIEW_FAILED, "system", round=rnd, failures_since_reset=failures))
     if failures >= threshold and agg.verdict == "fail":
         detail = {"round": rnd, "aggregate": agg.to_json(), "failures": failures, "threshold": threshold}
         state = replace(
@@ -411,7 +413,7 @@ def _retry_review(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
             allowed=offered,
         )
     seats = list(c.seats or offered)
-    return Outcome(_clear(s, Phase.REVIEW), (_ev("review_retry_requested", actor, round=s.review_round, seats=seats),))
+    return Outcome(_clear(s, Phase.REVIEW), (_ev(PlanEventType.REVIEW_RETRY_REQUESTED, actor, round=s.review_round, seats=seats),))
 
 
 def _accept(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
@@ -420,8 +422,8 @@ def _accept(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
     if isinstance(c, AcceptPartial | AcceptOverride):
         detail.update(answered=standing.answered, seats=standing.seats, errored=list(standing.errored),
                       reason=c.reason)
-    kind = {AcceptPartial: "accepted_partial_review", AcceptOverride: "accepted_over_failed_review"}.get(
-        type(c), "accepted")
+    kind = {AcceptPartial: PlanEventType.ACCEPTED_PARTIAL_REVIEW,
+            AcceptOverride: PlanEventType.ACCEPTED_OVER_FAILED_REVIEW}.get(type(c), PlanEventType.ACCEPTED)
     return Outcome(_clear(s, Phase.DONE), (_ev(kind, actor, **detail),))
 
 
@@ -430,9 +432,9 @@ def _rework(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
     events: list[EventSpec] = []
     failures = s.failures_since_reset
     if isinstance(c, ContinueAfterEscalation):
-        events.append(_ev("doom_loop_escalated", actor, answer="continue", failures=failures))
+        events.append(_ev(PlanEventType.DOOM_LOOP_ESCALATED, actor, answer="continue", failures=failures))
         failures = 0
-    events.append(_ev("rework_requested", actor, round=s.review_round, feedback=c.feedback))
+    events.append(_ev(PlanEventType.REWORK_REQUESTED, actor, round=s.review_round, feedback=c.feedback))
     return Outcome(_clear(s, Phase.REWORK, failures_since_reset=failures), tuple(events))
 
 
@@ -440,9 +442,9 @@ def _redesign(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
     assert isinstance(c, Redesign)
     events: list[EventSpec] = []
     if s.phase is Phase.ESCALATED:
-        events.append(_ev("doom_loop_escalated", actor, answer="redesign", failures=s.failures_since_reset))
+        events.append(_ev(PlanEventType.DOOM_LOOP_ESCALATED, actor, answer="redesign", failures=s.failures_since_reset))
     state = _clear(s, Phase.DRAFTING, revision=s.revision + 1, failures_since_reset=0)
-    events.append(_ev("redesign_requested", actor, feedback=c.feedback, revision=state.revision))
+    events.append(_ev(PlanEventType.REDESIGN_REQUESTED, actor, feedback=c.feedback, revision=state.revision))
     return Outcome(state, tuple(events))
 
 
@@ -451,12 +453,12 @@ def _abandon(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
     origin = s.held_from if s.phase is Phase.HELD and s.held_from else s.phase
     waiting = s.pending_decision.value if s.pending_decision else None
     detail = {"reason": c.reason.strip(), "from": origin.value, "decision": waiting}
-    return Outcome(_clear(s, Phase.ABANDONED), (_ev("abandoned", actor, **detail),))
+    return Outcome(_clear(s, Phase.ABANDONED), (_ev(PlanEventType.ABANDONED, actor, **detail),))
 
 
 def _marker_rejected(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
     assert isinstance(c, MarkerRejected)
-    event = _ev("marker_rejected", actor, kind=c.kind, role=c.role, excerpt=c.excerpt, reason=c.reason)
+    event = _ev(PlanEventType.MARKER_REJECTED, actor, kind=c.kind, role=c.role, excerpt=c.excerpt, reason=c.reason)
     return Outcome(s, (event,))
 
 

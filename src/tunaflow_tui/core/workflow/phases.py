@@ -5,6 +5,7 @@
 - :class:`Waiting`: what a plan waits on as the user sees it — a stored question, or a way on that
   is derived (a held plan, a review to start, an interrupted step, a branch to merge).
 - :class:`Actor`: who caused a transition.
+- :class:`PlanEventType`: the events a plan's history records.
 
 The user's answers are :class:`~tunaflow_tui.core.workflow.decisions.Decision`.
 """
@@ -88,3 +89,63 @@ class Actor(StrEnum):
     USER = "user"
     AGENT = "agent"
     SYSTEM = "system"
+
+
+class PlanEventType(StrEnum):
+    """Every kind of row a plan's history holds; the store refuses any other.
+
+    Transitions are written by the state machine; the rest are occurrences the runtime records
+    around them (an agent starting, the tests running, a merge).
+    """
+
+    # transitions (core.workflow.machine)
+    PROPOSAL_RECEIVED = "proposal_received"
+    APPROVED = "approved"
+    DEV_STARTED = "dev_started"
+    REVISION_REQUESTED = "revision_requested"
+    HELD = "held"
+    RESUMED = "resumed"
+    SUBTASK_DONE = "subtask_done"
+    IMPL_COMPLETE = "impl_complete"
+    DEV_STALLED = "dev_stalled"
+    DEV_CONTINUED = "dev_continued"
+    REVIEW_STARTED = "review_started"
+    REVIEW_FINISHED = "review_finished"
+    REVIEW_ERROR = "review_error"
+    REVIEW_FAILED = "review_failed"
+    REVIEW_RETRY_REQUESTED = "review_retry_requested"
+    ACCEPTED = "accepted"
+    ACCEPTED_PARTIAL_REVIEW = "accepted_partial_review"
+    ACCEPTED_OVER_FAILED_REVIEW = "accepted_over_failed_review"
+    PLAN_EDITED = "plan_edited"
+    REWORK_REQUESTED = "rework_requested"
+    REDESIGN_REQUESTED = "redesign_requested"
+    DOOM_LOOP_ESCALATED = "doom_loop_escalated"
+    ABANDONED = "abandoned"
+    MARKER_REJECTED = "marker_rejected"
+    SETUP_FAILED = "setup_failed"
+    SETUP_RETRY_REQUESTED = "setup_retry_requested"
+    SETUP_SKIPPED = "setup_skipped"
+    # occurrences (runtime)
+    AGENT_STARTED = "agent_started"
+    AGENT_FINISHED = "agent_finished"
+    TESTS_RAN = "tests_ran"
+    TEST_BYPRODUCTS_REMOVED = "test_byproducts_removed"
+    SEAT_FINISHED = "seat_finished"
+    REVIEWER_MODIFIED_CODE = "reviewer_modified_code"
+    COMMIT_FAILED = "commit_failed"
+    MERGED = "merged"
+    MERGE_CONFLICT = "merge_conflict"
+    WORKTREE_REMOVED = "worktree_removed"
+    WORKTREE_CREATED = "worktree_created"
+    WORKTREE_READY = "worktree_ready"
+    WORKTREE_INCLUDED = "worktree_included"
+    SETUP_STARTED = "setup_started"
+    SETUP_FINISHED = "setup_finished"
+    PRIVATE_FILES_COMMITTED = "private_files_committed"
+    PROPOSAL_REFUSED = "proposal_refused"
+    GIT_BASELINE = "git_baseline"
+    GIT_INTEGRITY = "git_integrity"
+    HOOKS_SKIPPED = "hooks_skipped"
+    LEFTOVER_STOPPED = "leftover_stopped"
+    RUN_INTERRUPTED = "run_interrupted"
