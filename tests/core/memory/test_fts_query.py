@@ -9,7 +9,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tunaflow_tui.core.memory.fts_query import MAX_TERMS, natural_language_match, query_terms
+from tunaflow_tui.core.memory.fts_query import (
+    MAX_TERMS,
+    all_words_match,
+    match_tiers,
+    natural_language_match,
+    query_terms,
+)
 from tunaflow_tui.core.storage.search_query import fts_match_expression
 
 MESSAGES = {
@@ -40,6 +46,15 @@ def search(conn: sqlite3.Connection, query: str) -> list[int]:
     rows = conn.execute("SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? ORDER BY bm25(messages_fts)",
                         (expression,)).fetchall()
     return [row[0] for row in rows]
+
+
+def tiered_search(conn: sqlite3.Connection, query: str) -> list[int]:
+    found: list[int] = []
+    for expression in match_tiers(query):
+        rows = conn.execute("SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? "
+                            "ORDER BY bm25(messages_fts)", (expression,)).fetchall()
+        found += [row[0] for row in rows if row[0] not in found]
+    return found
 
 
 def test_a_question_finds_the_message_that_shares_only_some_words(db: sqlite3.Connection) -> None:
@@ -88,11 +103,32 @@ HOSTILE = [
 
 @pytest.mark.parametrize("query", HOSTILE)
 def test_fts_syntax_typed_by_the_user_is_searched_as_text(db: sqlite3.Connection, query: str) -> None:
-    search(db, query)  # must not raise sqlite3.OperationalError
+    tiered_search(db, query)  # must not raise sqlite3.OperationalError
 
 
 def test_quoted_syntax_words_find_the_message_containing_them(db: sqlite3.Connection) -> None:
     assert search(db, 'star* "NEAR" -flag')[0] == 8
+
+
+def test_messages_with_every_word_come_first_in_the_tiers() -> None:
+    conn = sqlite3.connect(":memory:")
+    conn.execute("CREATE VIRTUAL TABLE messages_fts USING fts5(content, tokenize='unicode61')")
+    long_match = ("We agreed to keep the retry budget per client and log every attempt. " * 12
+                  + "The breaker opens after five failures.")
+    rows = [(1, "Is the breaker configured?"), (2, long_match)]
+    rows += [(10 + i, f"The job opens a file after {i} failures, five at most.") for i in range(20)]
+    conn.executemany("INSERT INTO messages_fts(rowid, content) VALUES (?, ?)", rows)
+    query = "breaker opens after five failures"
+    assert search(conn, query)[:2] == [1, 2]  # bm25 over OR: a short message with the rare word wins
+    found = tiered_search(conn, query)
+    assert found[:2] == [2, 1] and len(found) == len(rows)  # every word first, nothing lost
+    conn.close()
+
+
+def test_all_words_groups_the_forms_of_a_short_word() -> None:
+    assert all_words_match("logs of accounts") == '("log" OR "logs") AND "account"*'
+    assert all_words_match("cache") is None and match_tiers("cache") == ['"cach"*']
+    assert match_tiers("?!") == []
 
 
 def test_a_megabyte_query_is_bounded(db: sqlite3.Connection) -> None:
@@ -101,9 +137,9 @@ def test_a_megabyte_query_is_bounded(db: sqlite3.Connection) -> None:
     expression = natural_language_match(huge)
     assert expression is not None and expression.count(" OR ") == MAX_TERMS - 1
     assert len(expression) < 1_000
-    search(db, huge)
-    search(db, '"' * 1_000_000)
-    search(db, "(" * 1_000_000)
+    tiered_search(db, huge)
+    tiered_search(db, '"' * 1_000_000)
+    tiered_search(db, "(" * 1_000_000)
 
 
 def test_terms_are_deduplicated_and_keep_their_order() -> None:
@@ -121,8 +157,7 @@ def test_any_input_is_a_valid_expression(query: str) -> None:
     try:
         conn.execute("CREATE VIRTUAL TABLE t USING fts5(content, tokenize='unicode61')")
         conn.execute("INSERT INTO t(content) VALUES ('a b near and or not 한국어 e')")
-        expression = natural_language_match(query)
-        if expression is not None:
+        for expression in match_tiers(query):
             conn.execute("SELECT rowid FROM t WHERE t MATCH ? ORDER BY bm25(t)", (expression,)).fetchall()
     finally:
         conn.close()

@@ -7,7 +7,9 @@ are cut to a light stem and matched as prefixes ("dependencies" → ``"dependenc
 finds "dependency"), Korean particles are cut from their nouns ("데이터베이스를" → ``"데이터베이스"*``),
 and every term is quoted, so FTS5 syntax typed by the user (quotes, ``NEAR``, ``AND``, ``*``,
 ``-``, ``^``, ``:``, parentheses) is searched for as text, never parsed. bm25 ranks messages
-that match more (and rarer) words first.
+that match more (and rarer) words first. :func:`match_tiers` adds a first pass requiring every
+word, so that a remembered phrase finds its message at the top (bm25 alone can rank a long
+message with every word below a short one with one rare word).
 
 The all-words builder in ``core/storage/search_query.py`` stays the right tool for a search box
 where the user expects every word to match.
@@ -37,6 +39,14 @@ way we were weren what whatever when where whether which while who whom whose wh
 without won would wouldn yes yet you your yours yourself yourselves
 anyone anything anybody everyone everything someone talk talked talking discuss discussed discussing
 mention mentioned remember recall tell told know knew think thought want wanted need needed
+able across actually almost along already although always among another anyhow anyway anywhere around
+away back became become becomes behind beside besides better beyond came come comes certain certainly
+clearly currently definitely done enough especially etc even eventually exactly far find first following
+getting give given go goes going gone gotten happen happens happened hardly hence however instead keep
+keeps kept last later least less likely little look looking looks lot lots mainly maybe mean meanwhile
+merely mostly nearly never nevertheless new next nobody none nothing nowhere often ok okay perhaps
+possible probably put quite rather seem seemed seems several sometimes somewhat soon sure take takes
+taken took tried tries try trying two three whenever wherever whole
 """
 #: Words too common to tell messages apart, plus words about the conversation itself ("discussed").
 STOP_WORDS = frozenset(_STOP_WORDS_TEXT.split())
@@ -50,7 +60,10 @@ _KOREAN_ENDINGS = tuple(sorted((
     "보다", "라는", "이랑", "하고", "하는", "하다", "했다", "해서", "하면", "했던", "하기", "되는", "된다",
     "됐다", "을", "를", "이", "가", "은", "는", "에", "의", "로", "와", "과", "도", "만", "랑"),
     key=len, reverse=True))
-_WORD = re.compile(r"\w+")
+# A word, with hyphenated or apostrophised parts kept together ("on-call", "don't") and searched as
+# the phrase the tokenizer makes of them.
+_WORD = re.compile(r"\w+(?:[-'’]\w+)*")
+_POSSESSIVE = re.compile(r"['’]s$")
 
 
 def _is_hangul(ch: str) -> bool:
@@ -70,20 +83,52 @@ def _english_stem(word: str) -> str:
     return word
 
 
-def _stem(word: str) -> tuple[str, bool]:
-    """A word's searchable form and whether to match it as a prefix."""
+def _stem(word: str) -> list[tuple[str, bool]]:
+    """A word's searchable forms, each with whether to match it as a prefix.
+
+    English stems of four letters or more are matched as prefixes ("cach"* finds cache, cached,
+    caching). Shorter stems would match too much as prefixes ("log"* finds login), so they are
+    matched exactly, together with the word as typed ("logs" → log, logs).
+    """
     if word.isdigit():
-        return word, False
+        return [(word, False)]
     if word.isascii():
-        if not word.isalpha():
-            return word, len(word) >= _MIN_PREFIX
-        return _english_stem(word), len(word) >= _MIN_PREFIX
+        head, sep, last = word.rpartition("-")
+        if not last.isalpha():
+            return [(word, len(word) >= _MIN_PREFIX + 1)]
+        stem = head + sep + _english_stem(last)
+        if len(stem) - len(head + sep) > _MIN_PREFIX:
+            return [(stem, True)]
+        return [(stem, False)] if stem == word else [(stem, False), (word, False)]
     if _is_hangul(word[-1]):
         for particle in _KOREAN_ENDINGS:
             if word.endswith(particle) and len(word) - len(particle) >= 2:
-                return word[: -len(particle)], True
-        return word, len(word) >= 2
-    return word, len(word) >= _MIN_PREFIX
+                return [(word[: -len(particle)], True)]
+        return [(word, len(word) >= 2)]
+    return [(word, len(word) >= _MIN_PREFIX)]
+
+
+def _word_groups(text: str) -> list[tuple[tuple[str, bool], ...]]:
+    """Per meaningful word of ``text``, its searchable forms (term, as_prefix); at most MAX_TERMS words."""
+    head = text[:MAX_QUERY_CHARS]
+    # Control, format and lone-surrogate characters cannot be indexed and some cannot reach SQLite.
+    head = "".join(" " if unicodedata.category(ch) in ("Cc", "Cf", "Cs") else ch for ch in head)
+    words = [_POSSESSIVE.sub("", word.lower()) for word in _WORD.findall(unicodedata.normalize("NFC", head))]
+    # Single Latin letters ("s" of "it's", "a") match nearly everything and mean nothing.
+    words = [word for word in words if any(ch.isalnum() for ch in word) and not (len(word) == 1 and word.isascii())]
+    meaningful = [word for word in words if word not in STOP_WORDS]
+    groups: list[tuple[tuple[str, bool], ...]] = []
+    seen: set[str] = set()
+    for word in meaningful or words:
+        forms = tuple(form for form in _stem(word) if form[0] not in seen)
+        seen.update(form for form, _prefix in forms)
+        if forms:
+            groups.append(forms)
+    if len(groups) > MAX_TERMS:
+        # Keep the longest words, which tend to be the specific ones, in their original order.
+        keep = set(sorted(range(len(groups)), key=lambda i: (-len(groups[i][0][0]), i))[:MAX_TERMS])
+        groups = [group for i, group in enumerate(groups) if i in keep]
+    return groups
 
 
 def query_terms(text: str) -> list[tuple[str, bool]]:
@@ -91,24 +136,11 @@ def query_terms(text: str) -> list[tuple[str, bool]]:
 
     Stop words are dropped unless the query has nothing else ("to be or not to be" still searches).
     """
-    head = text[:MAX_QUERY_CHARS]
-    # Control, format and lone-surrogate characters cannot be indexed and some cannot reach SQLite.
-    head = "".join(" " if unicodedata.category(ch) in ("Cc", "Cf", "Cs") else ch for ch in head)
-    words = [word.lower() for word in _WORD.findall(unicodedata.normalize("NFC", head))]
-    words = [word for word in words if any(ch.isalnum() for ch in word)]
-    meaningful = [word for word in words if word not in STOP_WORDS]
-    terms: list[tuple[str, bool]] = []
-    seen: set[str] = set()
-    for word in meaningful or words:
-        term = _stem(word)
-        if term[0] not in seen:
-            seen.add(term[0])
-            terms.append(term)
-    if len(terms) > MAX_TERMS:
-        # Keep the longest words, which tend to be the specific ones, in their original order.
-        keep = set(sorted(range(len(terms)), key=lambda i: (-len(terms[i][0]), i))[:MAX_TERMS])
-        terms = [term for i, term in enumerate(terms) if i in keep]
-    return terms
+    return [form for group in _word_groups(text) for form in group]
+
+
+def _quoted(term: str, prefix: bool) -> str:
+    return '"' + term.replace('"', '""') + '"' + ("*" if prefix else "")
 
 
 def natural_language_match(text: str) -> str | None:
@@ -120,4 +152,26 @@ def natural_language_match(text: str) -> str | None:
     terms = query_terms(text)
     if not terms:
         return None
-    return " OR ".join('"' + term.replace('"', '""') + '"' + ("*" if prefix else "") for term, prefix in terms)
+    return " OR ".join(_quoted(term, prefix) for term, prefix in terms)
+
+
+def all_words_match(text: str) -> str | None:
+    """The same words as :func:`natural_language_match`, all required; None for fewer than two words.
+
+    Run it first and the OR expression after, appending the hits not already found: messages with
+    every word then come first, as users expect when they type a phrase they remember (see
+    :func:`match_tiers`).
+    """
+    groups = _word_groups(text)
+    if len(groups) < 2:
+        return None
+    return " AND ".join(_quoted(*group[0]) if len(group) == 1
+                        else "(" + " OR ".join(_quoted(*form) for form in group) + ")" for group in groups)
+
+
+def match_tiers(text: str) -> list[str]:
+    """The expressions to run in order, concatenating their hits without repeats: all words, then any.
+
+    Empty when there is nothing to search. Each tier is ranked by bm25 on its own.
+    """
+    return [expression for expression in (all_words_match(text), natural_language_match(text)) if expression]
