@@ -133,11 +133,38 @@ NUMBERS = ["3", "5", "12", "40", "250", "1,200", "9", "30", "99.9", "15", "64", 
 UNITS = ["ms", "seconds", "minutes", "percent", "MB", "requests per second", "rows", "retries", "pods"]
 
 
+def _labelled_sentences() -> list[str]:
+    """Sentences of the hand-written set, for the generator's vocabulary."""
+    sentences: list[str] = []
+    for message in load_conversations():
+        for line in message.text.splitlines():
+            sentences += [part.strip() + "." for part in line.split(". ") if len(part.strip()) > 20]
+    return sentences
+
+
 class ConversationGenerator:
-    """Deterministic, varied engineering messages: bug reports, findings, plans, reviews, decisions."""
+    """Deterministic, varied engineering messages: bug reports, findings, plans, reviews, decisions.
+
+    Template sentences over a large vocabulary are mixed with sentences of the hand-written set
+    and with identifiers (files, functions, tickets, versions), so that term frequencies resemble
+    a real project's rather than a small word list's.
+    """
 
     def __init__(self, seed: int = 1) -> None:
         self._rng = random.Random(seed)
+        self._borrowed = _labelled_sentences()
+
+    def _identifier(self) -> str:
+        kind = self._rng.randrange(4)
+        stem = self._pick(["retry", "cache", "token", "export", "sync", "quota", "ledger", "tenant", "render",
+                           "webhook", "cursor", "schema", "index", "budget", "session", "payload"])
+        if kind == 0:
+            return f"`{stem}_{self._pick(['policy', 'state', 'window', 'limit', 'key', 'queue'])}_{self._rng.randint(1, 99)}()`"
+        if kind == 1:
+            return f"#{self._rng.randint(1000, 9999)}"
+        if kind == 2:
+            return f"v{self._rng.randint(1, 9)}.{self._rng.randint(0, 40)}.{self._rng.randint(0, 9)}"
+        return f"`{stem}/{self._pick(FILES).split('/')[-1]}`"
 
     def _pick(self, items: list[str]) -> str:
         return self._rng.choice(items)
@@ -147,7 +174,10 @@ class ConversationGenerator:
 
     def sentence(self) -> str:
         """One sentence in one of several registers."""
-        kind = self._rng.randrange(8)
+        kind = self._rng.randrange(12)
+        if kind >= 8:  # a third of the sentences come from the hand-written conversations
+            borrowed = self._pick(self._borrowed)
+            return borrowed if kind < 11 else f"{borrowed[:-1]} (see {self._identifier()})."
         c, s = self._pick(COMPONENTS), self._pick(SYMPTOMS)
         if kind == 0:
             return f"The {c} {s} since the last release, about {self._number()} worse than before."

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Callable
 
 #: Characters of a query that are looked at; the rest of a pasted megabyte is ignored.
 MAX_QUERY_CHARS = 2_000
@@ -143,16 +144,43 @@ def _quoted(term: str, prefix: bool) -> str:
     return '"' + term.replace('"', '""') + '"' + ("*" if prefix else "")
 
 
-def natural_language_match(text: str) -> str | None:
+#: Rows above which a word is too common to be worth scoring in the any-word tier (see ``doc_frequency``).
+COMMON_TERM_ROWS = 5_000
+
+#: The number of rows containing a term (``prefix``: any term starting with it), e.g. from fts5vocab.
+DocFrequency = Callable[[str, bool], int]
+
+
+def _rare_groups(groups: list[tuple[tuple[str, bool], ...]], doc_frequency: DocFrequency | None,
+                 max_rows: int) -> list[tuple[tuple[str, bool], ...]]:
+    """``groups`` without the words found in more than ``max_rows`` rows; the rarest word always stays."""
+    if doc_frequency is None or len(groups) < 2:
+        return groups
+    counts = [sum(doc_frequency(term, prefix) for term, prefix in group) for group in groups]
+    kept = [group for group, count in zip(groups, counts, strict=True) if count <= max_rows]
+    return kept or [groups[counts.index(min(counts))]]
+
+
+def natural_language_match(text: str, *, doc_frequency: DocFrequency | None = None,
+                           max_rows: int = COMMON_TERM_ROWS) -> str | None:
     """An FTS5 MATCH expression OR-ing the meaningful words of ``text``; None if nothing to search.
 
     Safe for any input: every term is a quoted FTS5 string, so nothing the user typed is parsed
     as syntax. Use it with ``ORDER BY bm25(<table>)`` (or ``rank``).
+
+    bm25 scores every row that matches any term, so a word found in tens of thousands of messages
+    ("test", "error") costs tens of milliseconds while barely changing the order. Given
+    ``doc_frequency``, words in more than ``max_rows`` rows are left out (the rarest word always
+    stays). A temporary fts5vocab table answers it without a schema change::
+
+        CREATE VIRTUAL TABLE temp.messages_vocab USING fts5vocab(main, messages_fts, row);
+        -- exact: WHERE term = ?; prefix: WHERE term >= ? AND term < ? with (term, term + "\U0010ffff")
+        SELECT coalesce(sum(doc), 0) FROM temp.messages_vocab WHERE term >= ? AND term < ?;
     """
-    terms = query_terms(text)
-    if not terms:
+    groups = _rare_groups(_word_groups(text), doc_frequency, max_rows)
+    if not groups:
         return None
-    return " OR ".join(_quoted(term, prefix) for term, prefix in terms)
+    return " OR ".join(_quoted(term, prefix) for group in groups for term, prefix in group)
 
 
 def all_words_match(text: str) -> str | None:
@@ -169,9 +197,13 @@ def all_words_match(text: str) -> str | None:
                         else "(" + " OR ".join(_quoted(*form) for form in group) + ")" for group in groups)
 
 
-def match_tiers(text: str) -> list[str]:
+def match_tiers(text: str, *, doc_frequency: DocFrequency | None = None,
+                max_rows: int = COMMON_TERM_ROWS) -> list[str]:
     """The expressions to run in order, concatenating their hits without repeats: all words, then any.
 
-    Empty when there is nothing to search. Each tier is ranked by bm25 on its own.
+    Empty when there is nothing to search. Each tier is ranked by bm25 on its own; when the first
+    tier already gives as many hits as wanted, the second need not run (see
+    :func:`~tunaflow_tui.core.memory.fts_search.tiered_search`).
     """
-    return [expression for expression in (all_words_match(text), natural_language_match(text)) if expression]
+    tiers = (all_words_match(text), natural_language_match(text, doc_frequency=doc_frequency, max_rows=max_rows))
+    return [expression for expression in tiers if expression]

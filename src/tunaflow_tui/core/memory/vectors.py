@@ -5,8 +5,8 @@ Callers keep the blobs wherever they like (a SQLite BLOB column, a file) next to
 :data:`~tunaflow_tui.core.memory.model_files.MODEL_ID`, and rebuild a :class:`VectorIndex` from
 ``(id, blob)`` pairs at start-up (about 0.35 s for 100,000 rows read from SQLite).
 
-Search is brute force: one matrix–vector product and a partial sort, about 8 ms for 100,000
-vectors on two cores, which is below the cost of embedding the query itself.
+Search is brute force: one single-threaded matrix–vector product and a partial sort, about 8 ms
+for 100,000 vectors, which is below the cost of embedding the query itself.
 """
 
 from __future__ import annotations
@@ -215,7 +215,10 @@ class VectorIndex(Generic[K]):
             size = self._size
             if size == 0:
                 return []
-            scores = self._matrix[:size] @ q
+            # einsum runs on this thread only. The BLAS product would split even this small
+            # matrix–vector product across threads and then wait for a core the UI or the model
+            # is using: on a busy 2-core machine, 18 ms instead of 0.9 ms at 10k rows.
+            scores = np.einsum("ij,j->i", self._matrix[:size], q)
             candidates = np.argpartition(-scores, k - 1)[:k] if k < size else np.arange(size)
             # Sort by score descending, then by row, so equal scores come out in a stable order.
             order = candidates[np.lexsort((candidates, -scores[candidates]))]
