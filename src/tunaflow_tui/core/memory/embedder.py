@@ -207,8 +207,11 @@ class Embedder:
         if isinstance(texts, str):
             raise TypeError("embed() takes a sequence of texts; use embed_one() for a single text")
         prepared = [_prepared(text) for text in texts]
-        self.load()
         import numpy as np
+
+        if not prepared:
+            return np.empty((0, EMBEDDING_DIM), dtype=np.float32)
+        self.load()
 
         result = np.empty((len(prepared), EMBEDDING_DIM), dtype=np.float32)
         order = sorted(range(len(prepared)), key=lambda i: len(prepared[i]), reverse=True)

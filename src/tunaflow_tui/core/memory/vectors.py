@@ -106,7 +106,7 @@ class VectorIndex(Generic[K]):
         for key, blob in rows:
             if len(blob) != expected:
                 raise InvalidVector(f"the stored vector of {key!r} is {len(blob)} bytes, not {expected}")
-            data = bytes(blob)
+            data = blob if isinstance(blob, bytes) else bytes(blob)
             if key in positions:
                 blobs[positions[key]] = data
                 continue
@@ -115,14 +115,20 @@ class VectorIndex(Generic[K]):
             blobs.append(data)
         if not ids:
             return index
-        matrix = np.frombuffer(b"".join(blobs), dtype=VECTOR_DTYPE).reshape(len(ids), dim).astype(np.float32)
+        joined = b"".join(blobs)
+        del blobs
+        # One writable copy, normalised in place: 100k rows are 146 MiB, so no second copy.
+        matrix = np.frombuffer(joined, dtype=VECTOR_DTYPE).reshape(len(ids), dim).astype(np.float32, copy=True)
+        del joined
         finite = np.isfinite(matrix).all(axis=1)
         if not finite.all():
             raise InvalidVector(f"the stored vector of {ids[int(np.argmin(finite))]!r} has NaN or infinite values")
-        zero = np.linalg.norm(matrix, axis=1) == 0
+        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+        zero = norms[:, 0] == 0
         if zero.any():
             raise InvalidVector(f"the stored vector of {ids[int(np.argmax(zero))]!r} is all zeros")
-        index._matrix = _normalised_rows(matrix)
+        matrix /= norms
+        index._matrix = matrix
         index._size = len(ids)
         index._ids = ids
         index._rows = positions
