@@ -15,10 +15,11 @@ embeddings of generated and hand-written questions.
 Per size it prints, as median/p95 over interleaved rounds (wall time, and process CPU time, which
 the load of other processes on the machine inflates less):
   * hybrid: FTS tiers (all words, then any, common words left out) + vector top 50 chunks →
-    messages + reciprocal rank fusion, without the query embedding; and its parts;
-  * baseline: FTS only (the same tiers), and FTS tiers without leaving common words out;
+    messages + reciprocal rank fusion (``hybrid_search``), without the query embedding; run one
+    after the other, and with the vector search on a worker thread beside the FTS query;
+  * baseline: FTS only (the same tiers); also vectors only, and FTS without leaving common words out;
   * the query embedding time, index build throughput (FTS rows/s, blob rows/s, load rows/s), RSS.
-Goal: hybrid p95 ≤ 15 ms at 100k chunks (exit code 1 otherwise).
+Goal: hybrid p95 ≤ 15 ms at 100k chunks, for the faster variant (exit code 1 otherwise).
 
 Run:  .venv/bin/python bench/search_hybrid.py [--sizes 10000 100000] [--queries 60] [--rounds 3]
 """
@@ -32,6 +33,7 @@ import sqlite3
 import tempfile
 import time
 from collections.abc import Callable
+from concurrent.futures import Executor, ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -40,7 +42,8 @@ from memory_corpus import ConversationGenerator, load_queries
 from tunaflow_tui.core.memory.chunks import split_into_chunks
 from tunaflow_tui.core.memory.embedder import Embedder
 from tunaflow_tui.core.memory.fts_search import tiered_search
-from tunaflow_tui.core.memory.fusion import rank_owners, reciprocal_rank_fusion
+from tunaflow_tui.core.memory.fusion import rank_owners
+from tunaflow_tui.core.memory.hybrid import hybrid_search
 from tunaflow_tui.core.memory.vectors import VectorIndex, vector_to_blob
 
 GOAL_P95_MS = 15.0
@@ -120,19 +123,14 @@ class Corpus:
         """Message ids from the FTS tiers."""
         return tiered_search(self.run, text, CANDIDATES, doc_frequency=self.doc_frequency if prune else None)
 
-    def hybrid(self, text: str, vector: np.ndarray, parts: dict[str, list[float]]) -> list[int]:
-        """The fused top 10 messages; the time of each part is appended to ``parts``."""
-        t0 = time.perf_counter()
-        fts = self.fts(text)
-        t1 = time.perf_counter()
-        hits = self.index.top_k(vector, CANDIDATES)
-        vector_ranked = rank_owners((hit.id for hit in hits), self.owners.__getitem__)
-        t2 = time.perf_counter()
-        fused = [hit.id for hit in reciprocal_rank_fusion({"fts": fts, "vector": vector_ranked}, limit=10)]
-        t3 = time.perf_counter()
-        for name, seconds in (("fts part", t1 - t0), ("vector part", t2 - t1), ("fusion part", t3 - t2)):
-            parts.setdefault(name, []).append(seconds * 1000)
-        return fused
+    def vector_ranking(self, vector: np.ndarray) -> list[int]:
+        """Message ids of the top chunks, each message at its best chunk's rank."""
+        return rank_owners((hit.id for hit in self.index.top_k(vector, CANDIDATES)), self.owners.__getitem__)
+
+    def hybrid(self, text: str, vector: np.ndarray, executor: Executor | None = None) -> list[int]:
+        """The fused top 10 messages (the vector search on ``executor`` beside the FTS query, if given)."""
+        hits = hybrid_search(lambda: self.fts(text), lambda: self.vector_ranking(vector), executor=executor)
+        return [hit.id for hit in hits]
 
 
 def _timed(fn: Callable[[], object]) -> tuple[float, float]:
@@ -155,35 +153,39 @@ def _measure_size(folder: Path, size: int, pool: np.ndarray, questions: list[str
     print(f"\n{size:,} chunks from {len(corpus.messages):,} messages; build: FTS {corpus.fts_rate:,.0f} rows/s, "
           f"vector blobs {corpus.blob_rate:,.0f} rows/s, VectorIndex.from_blobs {corpus.load_rate:,.0f} rows/s; "
           f"RSS {_rss_mb():.0f} MB")
-    timings: dict[str, tuple[list[float], list[float]]] = {
-        name: ([], []) for name in ("hybrid", "fts only", "fts only, no pruning")}
-    parts: dict[str, list[float]] = {}
-    for round_no in range(rounds):
-        for qi, question in enumerate(questions):
-            runs: list[tuple[str, Callable[[], object]]] = [
-                ("hybrid", lambda q=question, v=query_vectors[qi]: corpus.hybrid(q, v, parts)),
-                ("fts only", lambda q=question: corpus.fts(q)),
-                ("fts only, no pruning", lambda q=question: corpus.fts(q, prune=False)),
-            ]
-            if (round_no + qi) % 2:
-                runs.reverse()
-            for name, fn in runs:
-                wall, cpu = _timed(fn)
-                timings[name][0].append(wall)
-                timings[name][1].append(cpu)
+    names = ("hybrid", "hybrid, parallel", "fts only", "vector only", "fts only, no pruning")
+    timings: dict[str, tuple[list[float], list[float]]] = {name: ([], []) for name in names}
+    with ThreadPoolExecutor(max_workers=1) as executor:
+        for round_no in range(rounds):
+            for qi, question in enumerate(questions):
+                vector = query_vectors[qi]
+                runs: list[tuple[str, Callable[[], object]]] = [
+                    ("hybrid", lambda q=question, v=vector: corpus.hybrid(q, v)),
+                    ("hybrid, parallel", lambda q=question, v=vector: corpus.hybrid(q, v, executor)),
+                    ("fts only", lambda q=question: corpus.fts(q)),
+                    ("vector only", lambda v=vector: corpus.vector_ranking(v)),
+                    ("fts only, no pruning", lambda q=question: corpus.fts(q, prune=False)),
+                ]
+                if (round_no + qi) % 2:
+                    runs.reverse()
+                for name, fn in runs:
+                    wall, cpu = _timed(fn)
+                    timings[name][0].append(wall)
+                    timings[name][1].append(cpu)
     for name, (wall, cpu) in timings.items():
         print(_line(name, wall, cpu))
-    for name, values in parts.items():
-        print(_line(f"  {name}", values))
-    hybrid_p95 = _pct(timings["hybrid"][0], 0.95)
     fts_wall = timings["fts only"][0]
-    print(f"  hybrid / fts only: p50 {_pct(timings['hybrid'][0], 0.5) / _pct(fts_wall, 0.5):.2f}×, "
-          f"p95 {hybrid_p95 / _pct(fts_wall, 0.95):.2f}×")
+    for name in ("hybrid", "hybrid, parallel"):
+        wall = timings[name][0]
+        print(f"  {name} / fts only: p50 {_pct(wall, 0.5) / _pct(fts_wall, 0.5):.2f}×, "
+              f"p95 {_pct(wall, 0.95) / _pct(fts_wall, 0.95):.2f}×")
+    hybrid_p95 = min(_pct(timings["hybrid"][0], 0.95), _pct(timings["hybrid, parallel"][0], 0.95))
     corpus.conn.close()
     if size < 100_000:
         return True
     ok = hybrid_p95 <= GOAL_P95_MS
-    print(f"  {'PASS' if ok else 'FAIL'}: hybrid p95 {hybrid_p95:.1f} ms against the {GOAL_P95_MS:g} ms goal")
+    print(f"  {'PASS' if ok else 'FAIL'}: hybrid p95 {hybrid_p95:.1f} ms (the faster variant) "
+          f"against the {GOAL_P95_MS:g} ms goal")
     return ok
 
 
