@@ -215,6 +215,7 @@ def test_importing_the_engine_loads_neither_numpy_nor_onnxruntime() -> None:
     script = ("import sys\n"
               "import tunaflow_tui.core.memory.embedder, tunaflow_tui.core.memory.chunks\n"
               "import tunaflow_tui.core.memory.fts_query, tunaflow_tui.core.memory.fusion\n"
+              "import tunaflow_tui.core.memory.fts_search, tunaflow_tui.core.memory.hybrid\n"
               "print(sorted(m for m in ('numpy', 'onnxruntime', 'tokenizers') if m in sys.modules))\n")
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True)
     assert out.stdout.strip() == "[]"
