@@ -34,7 +34,7 @@ from memory_corpus import Message, Query, load_conversations, load_queries
 
 from tunaflow_tui.core.memory.chunks import split_into_chunks
 from tunaflow_tui.core.memory.embedder import Embedder
-from tunaflow_tui.core.memory.fts_query import match_tiers
+from tunaflow_tui.core.memory.fts_search import tiered_search
 from tunaflow_tui.core.memory.fusion import rank_owners, reciprocal_rank_fusion
 from tunaflow_tui.core.memory.vectors import VectorIndex
 from tunaflow_tui.core.storage.search_query import fts_match_expression
@@ -61,10 +61,7 @@ def _fts(conn: sqlite3.Connection, expression: str | None) -> list[int]:
 
 def _fts_tiered(conn: sqlite3.Connection, text: str) -> list[int]:
     """Messages with every word first, then those with some, as project memory searches."""
-    found: list[int] = []
-    for expression in match_tiers(text):
-        found += [rowid for rowid in _fts(conn, expression) if rowid not in found]
-    return found[:CANDIDATES]
+    return tiered_search(lambda expression, limit: _fts(conn, expression)[:limit], text, CANDIDATES)
 
 
 def _metrics(ranked: list[int], relevant: set[int]) -> tuple[float, float, float]:
