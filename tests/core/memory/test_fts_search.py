@@ -73,6 +73,8 @@ def test_common_words_are_left_out_of_the_any_word_tier(conn: sqlite3.Connection
     assert count("test", True) == 41
     expression = natural_language_match("flaky test teardown", doc_frequency=count, max_rows=10)
     assert expression == '"flaky"* OR "teardown"*'
+    # the budget counts the rows of all kept words together: 1 + 2 rows exceed a budget of 2
+    assert natural_language_match("teardown flaky", doc_frequency=count, max_rows=2) == '"flaky"*'
     # nothing but common words: the rarest stays, so the search still finds something
     assert natural_language_match("test suite", doc_frequency=count, max_rows=10) == '"suit"*'
     runner = Runner(conn)

@@ -144,8 +144,8 @@ def _quoted(term: str, prefix: bool) -> str:
     return '"' + term.replace('"', '""') + '"' + ("*" if prefix else "")
 
 
-#: Rows above which a word is too common to be worth scoring in the any-word tier (see ``doc_frequency``).
-COMMON_TERM_ROWS = 5_000
+#: Rows the any-word tier may score, summed over its words (see ``doc_frequency``).
+COMMON_TERM_ROWS = 4_000
 
 #: The number of rows containing a term (``prefix``: any term starting with it), e.g. from fts5vocab.
 DocFrequency = Callable[[str, bool], int]
@@ -153,12 +153,21 @@ DocFrequency = Callable[[str, bool], int]
 
 def _rare_groups(groups: list[tuple[tuple[str, bool], ...]], doc_frequency: DocFrequency | None,
                  max_rows: int) -> list[tuple[tuple[str, bool], ...]]:
-    """``groups`` without the words found in more than ``max_rows`` rows; the rarest word always stays."""
+    """The rarest words of ``groups`` whose rows add up to at most ``max_rows``, in query order.
+
+    The rarest word always stays, so there is always something to search.
+    """
     if doc_frequency is None or len(groups) < 2:
         return groups
     counts = [sum(doc_frequency(term, prefix) for term, prefix in group) for group in groups]
-    kept = [group for group, count in zip(groups, counts, strict=True) if count <= max_rows]
-    return kept or [groups[counts.index(min(counts))]]
+    keep: set[int] = set()
+    total = 0
+    for i in sorted(range(len(groups)), key=lambda i: (counts[i], i)):
+        if keep and total + counts[i] > max_rows:
+            break
+        keep.add(i)
+        total += counts[i]
+    return [group for i, group in enumerate(groups) if i in keep]
 
 
 def natural_language_match(text: str, *, doc_frequency: DocFrequency | None = None,
@@ -168,10 +177,12 @@ def natural_language_match(text: str, *, doc_frequency: DocFrequency | None = No
     Safe for any input: every term is a quoted FTS5 string, so nothing the user typed is parsed
     as syntax. Use it with ``ORDER BY bm25(<table>)`` (or ``rank``).
 
-    bm25 scores every row that matches any term, so a word found in tens of thousands of messages
-    ("test", "error") costs tens of milliseconds while barely changing the order. Given
-    ``doc_frequency``, words in more than ``max_rows`` rows are left out (the rarest word always
-    stays). A temporary fts5vocab table answers it without a schema change::
+    bm25 scores every row that matches any term, so words found in tens of thousands of messages
+    ("test", "error") cost tens of milliseconds while barely changing the order. Given
+    ``doc_frequency``, the rarest words are kept while the rows they match add up to at most
+    ``max_rows``, and the commoner ones are left out (the rarest word always stays): a bound on
+    the work, whatever the user typed. A temporary fts5vocab table answers it without a schema
+    change::
 
         CREATE VIRTUAL TABLE temp.messages_vocab USING fts5vocab(main, messages_fts, row);
         -- exact: WHERE term = ?; prefix: WHERE term >= ? AND term < ? with (term, term + "\U0010ffff")
