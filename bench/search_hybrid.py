@@ -1,0 +1,228 @@
+"""Benchmark: hybrid search (FTS5 bm25 + vectors, fused by rank) over 10k and 100k chunks.
+
+For each size it generates engineering conversations (bench/memory_corpus.py: template sentences
+over a large vocabulary mixed with the hand-written set's sentences and identifiers), chunks the
+messages (≤ 800 characters) and stores them the way a caller of the memory engine would, in a
+temporary SQLite file: the messages in an FTS5 table (unicode61, as the message index) and one
+1,536-byte vector blob per chunk in a plain table. The index is then loaded with
+``VectorIndex.from_blobs``.
+
+Vectors: embedding 100k chunks would take hours, so the model embeds a pool of generated chunks
+and every stored vector is a random mix of two pool vectors plus noise (realistic norms and
+neighbourhoods; search cost does not depend on what the vectors mean). Queries are real
+embeddings of generated and hand-written questions.
+
+Per size it prints, as median/p95 over interleaved rounds (wall time, and process CPU time, which
+the load of other processes on the machine inflates less):
+  * hybrid: FTS tiers (all words, then any, common words left out) + vector top 50 chunks →
+    messages + reciprocal rank fusion (``hybrid_search``), without the query embedding; run one
+    after the other, and with the vector search on a worker thread beside the FTS query;
+  * baseline: FTS only (the same tiers); also vectors only, and FTS without leaving common words out;
+  * the query embedding time, index build throughput (FTS rows/s, blob rows/s, load rows/s), RSS.
+Goal: hybrid p95 ≤ 15 ms at 100k chunks, for the faster variant (exit code 1 otherwise).
+
+Run:  .venv/bin/python bench/search_hybrid.py [--sizes 10000 100000] [--queries 60] [--rounds 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import sqlite3
+import tempfile
+import time
+from collections.abc import Callable
+from concurrent.futures import Executor, ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+from memory_corpus import ConversationGenerator, load_queries
+
+from tunaflow_tui.core.memory.chunks import split_into_chunks
+from tunaflow_tui.core.memory.embedder import Embedder
+from tunaflow_tui.core.memory.fts_search import tiered_search
+from tunaflow_tui.core.memory.fusion import rank_owners
+from tunaflow_tui.core.memory.hybrid import hybrid_search
+from tunaflow_tui.core.memory.vectors import VectorIndex, vector_to_blob
+
+GOAL_P95_MS = 15.0
+CANDIDATES = 50
+POOL = 160
+
+
+def _rss_mb() -> float:
+    pages = int(Path("/proc/self/statm").read_text().split()[1])
+    return pages * resource.getpagesize() / 2**20
+
+
+def _pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+class Corpus:
+    """Generated messages in a temporary SQLite file, and their chunks' vectors in a VectorIndex."""
+
+    def __init__(self, folder: Path, chunk_target: int, pool: np.ndarray, seed: int) -> None:
+        generator = ConversationGenerator(seed)
+        rng = np.random.default_rng(seed)
+        self.messages: list[str] = []
+        owners: list[int] = []
+        while len(owners) < chunk_target:
+            text = generator.message()
+            owners += [len(self.messages)] * len(split_into_chunks(text))
+            self.messages.append(text)
+        owners = owners[:chunk_target]
+        self.conn = sqlite3.connect(folder / f"memory-{chunk_target}.db")
+        self.conn.execute("PRAGMA journal_mode=WAL")
+        self.conn.execute("CREATE VIRTUAL TABLE messages_fts USING fts5(content, tokenize='unicode61')")
+        self.conn.execute("CREATE TABLE chunk_vectors (id INTEGER PRIMARY KEY, message_id INTEGER, vector BLOB)")
+        started = time.perf_counter()
+        with self.conn:
+            self.conn.executemany("INSERT INTO messages_fts(rowid, content) VALUES (?, ?)", enumerate(self.messages))
+        self.fts_rate = len(self.messages) / (time.perf_counter() - started)
+        vectors = self._synthetic_vectors(pool, len(owners), rng)
+        started = time.perf_counter()
+        with self.conn:
+            self.conn.executemany("INSERT INTO chunk_vectors VALUES (?, ?, ?)",
+                                  ((i, owner, vector_to_blob(vectors[i])) for i, owner in enumerate(owners)))
+        self.blob_rate = len(owners) / (time.perf_counter() - started)
+        del vectors
+        started = time.perf_counter()
+        self.index: VectorIndex[int] = VectorIndex.from_blobs(self.conn.execute("SELECT id, vector FROM chunk_vectors"))
+        self.owners = [row[0] for row in self.conn.execute("SELECT message_id FROM chunk_vectors ORDER BY id")]
+        self.load_rate = len(owners) / (time.perf_counter() - started)
+        self.conn.execute("CREATE VIRTUAL TABLE temp.vocab USING fts5vocab(main, messages_fts, row)")
+
+    @staticmethod
+    def _synthetic_vectors(pool: np.ndarray, count: int, rng: np.random.Generator) -> np.ndarray:
+        first, second = rng.integers(len(pool), size=count), rng.integers(len(pool), size=count)
+        weight = rng.uniform(0.2, 0.8, size=(count, 1)).astype(np.float32)
+        vectors = pool[first] * weight + pool[second] * (1 - weight)
+        vectors += rng.standard_normal(vectors.shape, dtype=np.float32) * 0.03
+        vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+        return vectors
+
+    def run(self, expression: str, limit: int) -> list[int]:
+        """One FTS expression, bm25 order."""
+        rows = self.conn.execute("SELECT rowid FROM messages_fts WHERE messages_fts MATCH ? "
+                                 "ORDER BY bm25(messages_fts) LIMIT ?", (expression, limit)).fetchall()
+        return [row[0] for row in rows]
+
+    def doc_frequency(self, term: str, prefix: bool) -> int:
+        """Rows containing ``term`` (or a term starting with it), from the fts5vocab table."""
+        if prefix:
+            row = self.conn.execute("SELECT coalesce(sum(doc), 0) FROM temp.vocab WHERE term >= ? AND term < ?",
+                                    (term, term + "\U0010ffff")).fetchone()
+        else:
+            row = self.conn.execute("SELECT coalesce(sum(doc), 0) FROM temp.vocab WHERE term = ?", (term,)).fetchone()
+        return int(row[0])
+
+    def fts(self, text: str, prune: bool = True) -> list[int]:
+        """Message ids from the FTS tiers."""
+        return tiered_search(self.run, text, CANDIDATES, doc_frequency=self.doc_frequency if prune else None)
+
+    def vector_ranking(self, vector: np.ndarray) -> list[int]:
+        """Message ids of the top chunks, each message at its best chunk's rank."""
+        return rank_owners((hit.id for hit in self.index.top_k(vector, CANDIDATES)), self.owners.__getitem__)
+
+    def hybrid(self, text: str, vector: np.ndarray, executor: Executor | None = None) -> list[int]:
+        """The fused top 10 messages (the vector search on ``executor`` beside the FTS query, if given)."""
+        hits = hybrid_search(lambda: self.fts(text), lambda: self.vector_ranking(vector), executor=executor)
+        return [hit.id for hit in hits]
+
+
+def _timed(fn: Callable[[], object]) -> tuple[float, float]:
+    wall, cpu = time.perf_counter(), time.process_time()
+    fn()
+    return (time.perf_counter() - wall) * 1000, (time.process_time() - cpu) * 1000
+
+
+def _line(name: str, wall: list[float], cpu: list[float] | None = None) -> str:
+    text = f"  {name:<28} p50 {_pct(wall, 0.5):7.2f} ms  p95 {_pct(wall, 0.95):7.2f} ms"
+    if cpu is not None:
+        text += f"   (CPU p50 {_pct(cpu, 0.5):6.2f}, p95 {_pct(cpu, 0.95):6.2f})"
+    return text
+
+
+def _measure_size(folder: Path, size: int, pool: np.ndarray, questions: list[str],
+                  query_vectors: list[np.ndarray], rounds: int) -> bool:
+    """Build a corpus of ``size`` chunks, time the searches, print; False when the goal applies and fails."""
+    corpus = Corpus(folder, size, pool, seed=size)
+    print(f"\n{size:,} chunks from {len(corpus.messages):,} messages; build: FTS {corpus.fts_rate:,.0f} rows/s, "
+          f"vector blobs {corpus.blob_rate:,.0f} rows/s, VectorIndex.from_blobs {corpus.load_rate:,.0f} rows/s; "
+          f"RSS {_rss_mb():.0f} MB")
+    names = ("hybrid", "hybrid, parallel", "fts only", "vector only", "fts only, no pruning")
+    timings: dict[str, tuple[list[float], list[float]]] = {name: ([], []) for name in names}
+    with ThreadPoolExecutor(max_workers=1) as executor:
+        for round_no in range(rounds):
+            for qi, question in enumerate(questions):
+                vector = query_vectors[qi]
+                runs: list[tuple[str, Callable[[], object]]] = [
+                    ("hybrid", lambda q=question, v=vector: corpus.hybrid(q, v)),
+                    ("hybrid, parallel", lambda q=question, v=vector: corpus.hybrid(q, v, executor)),
+                    ("fts only", lambda q=question: corpus.fts(q)),
+                    ("vector only", lambda v=vector: corpus.vector_ranking(v)),
+                    ("fts only, no pruning", lambda q=question: corpus.fts(q, prune=False)),
+                ]
+                if (round_no + qi) % 2:
+                    runs.reverse()
+                for name, fn in runs:
+                    wall, cpu = _timed(fn)
+                    timings[name][0].append(wall)
+                    timings[name][1].append(cpu)
+    for name, (wall, cpu) in timings.items():
+        print(_line(name, wall, cpu))
+    fts_wall = timings["fts only"][0]
+    for name in ("hybrid", "hybrid, parallel"):
+        wall = timings[name][0]
+        print(f"  {name} / fts only: p50 {_pct(wall, 0.5) / _pct(fts_wall, 0.5):.2f}×, "
+              f"p95 {_pct(wall, 0.95) / _pct(fts_wall, 0.95):.2f}×")
+    hybrid_p95 = min(_pct(timings["hybrid"][0], 0.95), _pct(timings["hybrid, parallel"][0], 0.95))
+    corpus.conn.close()
+    if size < 100_000:
+        return True
+    ok = hybrid_p95 <= GOAL_P95_MS
+    print(f"  {'PASS' if ok else 'FAIL'}: hybrid p95 {hybrid_p95:.1f} ms (the faster variant) "
+          f"against the {GOAL_P95_MS:g} ms goal")
+    return ok
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
+    parser.add_argument("--queries", type=int, default=60)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    print(f"load average at start: {', '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs")
+
+    embedder = Embedder()
+    embedder.load()
+    pool_gen = ConversationGenerator(99)
+    pool_texts = [chunk.text for _ in range(POOL) for chunk in split_into_chunks(pool_gen.message())][:POOL]
+    pool = embedder.embed(pool_texts)
+    question_gen = ConversationGenerator(7)
+    questions = [q.text for q in load_queries()][: args.queries // 2]
+    questions += [question_gen.question() for _ in range(args.queries - len(questions))]
+    embed_ms: list[float] = []
+    query_vectors = []
+    for question in questions:
+        started = time.perf_counter()
+        query_vectors.append(embedder.embed_one(question))
+        embed_ms.append((time.perf_counter() - started) * 1000)
+    print(f"query embedding: p50 {_pct(embed_ms, 0.5):.1f} ms, p95 {_pct(embed_ms, 0.95):.1f} ms "
+          f"({len(questions)} questions)")
+
+    verdict = True
+    with tempfile.TemporaryDirectory() as tmp:
+        for size in args.sizes:
+            verdict = _measure_size(Path(tmp), size, pool, questions, query_vectors, args.rounds) and verdict
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(f"\npeak RSS {peak:.0f} MB (model loaded: ~230 MB of it); load average at end: "
+          f"{', '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    return 0 if verdict else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
