@@ -262,11 +262,21 @@ async def test_the_footer_follows_a_change_of_style() -> None:
         footer_widget = app.query_one(KeyFooter)
         app.query_one(_Pane).focus()
         await _footer_shows(pilot, footer_widget, "Pane key")
-        keys = [key for key in footer_widget.query(FooterKey) if not key.has_class("-command-palette")]
-        assert keys
+
+        def styled(compact: bool) -> bool:  # the keys shown now (a recompose may have replaced them)
+            keys = [key for key in footer_widget.query(FooterKey) if not key.has_class("-command-palette")]
+            return bool(keys) and all(key.compact is compact and key.has_class("-compact") is compact
+                                      for key in keys)
+
+        async def until_styled(compact: bool) -> None:
+            for _ in range(500):
+                if styled(compact):
+                    return
+                await pilot.pause(0.002)
+            raise AssertionError(f"the footer keys never became compact={compact}")
+
+        assert styled(False)
         footer_widget.compact = True
-        await pilot.pause()
-        assert all(key.compact and key.has_class("-compact") for key in keys)
+        await until_styled(True)
         footer_widget.compact = False
-        await pilot.pause()
-        assert not any(key.compact or key.has_class("-compact") for key in keys)
+        await until_styled(False)
