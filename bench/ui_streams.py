@@ -42,7 +42,7 @@ RUN = 40  # keys per line before it is cleared
 APP = r'''
 import asyncio, json, sys, time
 from tunaflow_tui.app import DemoChatController, TunaflowApp
-from tunaflow_tui.views.chat import MessageView
+from tunaflow_tui.viewmodels.chat import MessageView
 
 STREAMS, RATE, STATS = int(sys.argv[1]), float(sys.argv[2]), sys.argv[3]
 ANSWER = """I looked at `textstats/cli.py` and the tests before changing anything. The command line \

@@ -18,7 +18,7 @@ from tunaflow_tui.core.workflow import (
     AcceptPartial,
     Approve,
     DevStalled,
-    ImplComplete,
+    ImplementationReported,
     ReviewFinished,
     ReviewStarted,
     SeatResult,
@@ -37,7 +37,7 @@ def reviewed(service: WorkflowService, title: str, *verdicts: str | None) -> int
     plan_id = service.create_plan_from_proposal(title=title, slug=title.lower().replace(" ", "-"),
                                                 subtasks=[("Do it", "")]).id
     service.apply(plan_id, Approve(), actor="user")
-    service.apply(plan_id, ImplComplete(), actor="agent")
+    service.apply(plan_id, ImplementationReported(), actor="agent")
     service.apply(plan_id, ReviewStarted(), actor="system")
     seats = [SeatResult(seat=name, engine="demo", verdict=v, error=None if v else "401 Unauthorized")  # type: ignore[arg-type]
              for name, v in zip(("reviewer", "verifier"), verdicts, strict=False)]

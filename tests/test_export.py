@@ -10,7 +10,7 @@ from pathlib import Path
 from tunaflow_tui.core.storage import Store
 from tunaflow_tui.core.workflow import (
     Approve,
-    ImplComplete,
+    ImplementationReported,
     ReviewFinished,
     ReviewStarted,
     Rework,
@@ -64,7 +64,7 @@ def seed_plan(project: Path) -> int:
                           persona="developer", engine="demo")
         service.apply(plan.id, Approve(), actor="user")
         service.mark_subtask_done(plan.id, 1)
-        service.apply(plan.id, ImplComplete(), actor="agent")
+        service.apply(plan.id, ImplementationReported(), actor="agent")
         service.apply(plan.id, ReviewStarted(), actor="system")
         failed = aggregate([
             SeatResult(seat="reviewer", engine="claude", verdict="fail", scores={"code_quality": 2},

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tunaflow_tui.clicmd.serve import app_command, is_loopback
+from tunaflow_tui.subcommands.serve import app_command, is_loopback
 
 
 def free_port() -> int:

@@ -12,7 +12,7 @@ from tunaflow_tui.core.storage import Store
 from tunaflow_tui.core.workflow import (
     Approve,
     Hold,
-    ImplComplete,
+    ImplementationReported,
     ReviewFinished,
     ReviewStarted,
     SeatResult,
@@ -45,7 +45,7 @@ def seed(project: Path) -> dict[str, int]:
         store.update_plan(reviewed, impl_branch_id=impl.id)
         service.apply(reviewed, Approve(), actor="user")
         service.mark_subtask_done(reviewed, 1)
-        service.apply(reviewed, ImplComplete(), actor="agent")
+        service.apply(reviewed, ImplementationReported(), actor="agent")
         service.apply(reviewed, ReviewStarted(), actor="system")
         failed = aggregate([SeatResult(seat="reviewer", engine="demo", verdict="fail", findings=("No test",))])
         service.apply(reviewed, ReviewFinished(failed), actor="system")
@@ -139,7 +139,7 @@ def test_json_carries_no_control_or_bidi_characters_from_agent_text(git_repo: Pa
         service = WorkflowService(store)
         plan = service.create_plan_from_proposal(title=HOSTILE, slug="fix-login", subtasks=[(HOSTILE, "d")]).id
         service.apply(plan, Approve(), actor="user")
-        service.apply(plan, ImplComplete(), actor="agent")
+        service.apply(plan, ImplementationReported(), actor="agent")
         service.apply(plan, ReviewStarted(), actor="system")
         verdict = aggregate([SeatResult(seat="reviewer", engine="demo", verdict="fail", findings=(HOSTILE,))])
         service.apply(plan, ReviewFinished(verdict), actor="system")

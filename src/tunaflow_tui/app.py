@@ -25,7 +25,7 @@ from textual.notifications import SeverityLevel
 from textual.widgets import Header, Static
 
 from tunaflow_tui.palette import TunaflowCommands
-from tunaflow_tui.views.chat import ListMessageSource, MessageSource, MessageView
+from tunaflow_tui.viewmodels.chat import ListMessageSource, MessageSource, MessageView
 from tunaflow_tui.widgets.chat_view import ChatView
 from tunaflow_tui.widgets.composer import Composer
 from tunaflow_tui.widgets.decision_dock import DecisionDock
@@ -140,7 +140,7 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         ("Review verdict card", "tunaflow_tui.widgets.verdict_card:ReviewVerdictCard"),
         ("Done card", "tunaflow_tui.widgets.done_card:DoneCard"),
         ("Workflow view", "tunaflow_tui.screens.workflow:WorkflowScreen"),
-        ("Document viewer", "tunaflow_tui.widgets.workflow_view:DocumentScreen"),
+        ("Document viewer", "tunaflow_tui.screens.documents:DocumentScreen"),
         ("Decisions", "tunaflow_tui.screens.decision:DecisionScreen"),
         ("The Developer stopped", "tunaflow_tui.screens.decision:DevStalledScreen"),
         ("Review keeps failing", "tunaflow_tui.screens.doom_loop:DoomLoopScreen"),
@@ -157,7 +157,7 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
 
     viewer_screens: ClassVar[tuple[tuple[str, str], ...]] = (
         ("tunaflow_tui.screens.workflow", "WorkflowScreen"),
-        ("tunaflow_tui.widgets.workflow_view", "DocumentScreen"),
+        ("tunaflow_tui.screens.documents", "DocumentScreen"),
         ("tunaflow_tui.screens.help", "HelpScreen"),
         ("tunaflow_tui.screens.pickers", "ContextPackScreen"),
     )

@@ -1,6 +1,6 @@
 """Command line entry point: ``tunaflow [PATH]`` and its subcommands.
 
-Each subcommand lives in ``tunaflow_tui.clicmd.<name>`` and is imported only when used, so
+Each subcommand lives in ``tunaflow_tui.subcommands.<name>`` and is imported only when used, so
 ``tunaflow parse`` never pays for Textual and nothing happens at import time.  The parser is built
 the same way: every subcommand is listed, but only the one being run (or asked for ``--help``)
 imports its module for its arguments, so ``tunaflow PATH`` does not load the storage, workflow and
@@ -43,7 +43,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     for name, help_text in SUBCOMMANDS.items():
         sub = subs.add_parser(name, help=help_text, description=help_text)
         if command is None or command == name:
-            module = importlib.import_module(f"tunaflow_tui.clicmd.{name}")
+            module = importlib.import_module(f"tunaflow_tui.subcommands.{name}")
             module.add_arguments(sub)
     return parser
 
@@ -57,7 +57,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     chosen = args_list[0] if args_list[0] in SUBCOMMANDS else ""  # "": only the top-level options
     parser = build_parser(chosen)
     args = parser.parse_args(args_list)
-    module = importlib.import_module(f"tunaflow_tui.clicmd.{args.command}")
+    module = importlib.import_module(f"tunaflow_tui.subcommands.{args.command}")
     try:
         return int(module.run(args))
     except KeyboardInterrupt:

@@ -20,7 +20,7 @@ from tunaflow_tui.core.workflow.phases import PendingDecision, Phase
 from tunaflow_tui.screens.decision import dev_stalled_screen
 from tunaflow_tui.screens.doom_loop import DoomLoopScreen
 from tunaflow_tui.screens.worktree_setup import WorktreeSetupScreen
-from tunaflow_tui.views.plans import DoneView
+from tunaflow_tui.viewmodels.plans import DoneView
 from tunaflow_tui.widgets.decision_dock import PROPOSAL, card_is_pending, card_kind
 
 if TYPE_CHECKING:

@@ -11,7 +11,7 @@ import asyncio
 from typing import TYPE_CHECKING
 
 from tunaflow_tui.controllers.sources import message_view, speaker_label
-from tunaflow_tui.views.chat import MessageView
+from tunaflow_tui.viewmodels.chat import MessageView
 from tunaflow_tui.widgets import arming
 
 if TYPE_CHECKING:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 
 from tunaflow_tui.controllers.hangup import install_hangup_handlers
 from tunaflow_tui.core.terminal_text import neutralize
-from tunaflow_tui.views.chat import ListMessageSource, MessageSource
+from tunaflow_tui.viewmodels.chat import ListMessageSource, MessageSource
 
 if TYPE_CHECKING:
     from tunaflow_tui.app import TunaflowApp

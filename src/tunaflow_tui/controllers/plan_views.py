@@ -17,7 +17,7 @@ from tunaflow_tui.core.workflow import AggregateVerdict
 from tunaflow_tui.core.workflow.decisions import Decision
 from tunaflow_tui.core.workflow.event_text import event_text
 from tunaflow_tui.core.workflow.phases import PendingDecision, Phase
-from tunaflow_tui.views.plans import (
+from tunaflow_tui.viewmodels.plans import (
     PLAN_BRANCH_KINDS,
     BranchView,
     EventView,

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from tunaflow_tui.core.storage import Store
 from tunaflow_tui.core.storage.records import MessageRecord
 from tunaflow_tui.core.turns import ToolLine, Usage
-from tunaflow_tui.views.chat import ErrorView, MessageView
+from tunaflow_tui.viewmodels.chat import ErrorView, MessageView
 
 ROLE_TITLES = {
     "architect": "Architect",

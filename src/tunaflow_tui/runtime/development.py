@@ -14,7 +14,7 @@ from tunaflow_tui.core.markers import ParseResult
 from tunaflow_tui.core.markers import SubtaskDone as SubtaskDoneMarker
 from tunaflow_tui.core.plandocs import PlanDocument, PlanSubtask, plan_path, task_path, write_plan_docs
 from tunaflow_tui.core.storage.records import PlanRecord
-from tunaflow_tui.core.workflow import DevStalled, ImplComplete
+from tunaflow_tui.core.workflow import DevStalled, ImplementationReported
 from tunaflow_tui.core.workflow.phases import Actor, Phase, PlanEventType
 from tunaflow_tui.runtime import git_guard, prompts, worktree_prep
 from tunaflow_tui.runtime.events import NoticeRaised
@@ -193,7 +193,7 @@ async def run_developer(
         reason = f"the Developer's turn ended with an error: {result.message.error_message or result.message.status}"
         return rt.apply(plan.id, DevStalled(reason=reason[:500]), Actor.SYSTEM)
     if any(isinstance(m, ImplCompleteMarker) and m.accepted for m in result.parse.markers):
-        return rt.apply(plan.id, ImplComplete(), Actor.AGENT)
+        return rt.apply(plan.id, ImplementationReported(), Actor.AGENT)
     return rt.apply(plan.id, DevStalled(reason="the Developer stopped without reporting impl-complete"), Actor.SYSTEM)
 
 

@@ -10,7 +10,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from tunaflow_tui.screens.decision import DecisionScreen
-from tunaflow_tui.views.plans import FailureView
+from tunaflow_tui.viewmodels.plans import FailureView
 
 REDESIGN = "redesign"
 CONTINUE = "continue"

@@ -9,7 +9,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import Footer, Header, OptionList
 
-from tunaflow_tui.views.plans import PlanSummaryView
+from tunaflow_tui.viewmodels.plans import PlanSummaryView
 from tunaflow_tui.widgets.workflow_view import WorkflowView
 
 

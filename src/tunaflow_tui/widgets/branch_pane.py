@@ -10,7 +10,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 if TYPE_CHECKING:
-    from tunaflow_tui.views.plans import BranchView
+    from tunaflow_tui.viewmodels.plans import BranchView
 
 EMPTY_TEXT = "No branch open. Fork from a message, or pick a branch in the sidebar."
 

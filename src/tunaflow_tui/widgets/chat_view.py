@@ -22,7 +22,7 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 if TYPE_CHECKING:
-    from tunaflow_tui.views.chat import MessageSource, MessageView
+    from tunaflow_tui.viewmodels.chat import MessageSource, MessageView
     from tunaflow_tui.widgets.message_block import MessageBlock
 
 

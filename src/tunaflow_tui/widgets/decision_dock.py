@@ -18,7 +18,7 @@ from textual.widgets import Static
 from tunaflow_tui.widgets.decision_card import DecisionCard
 
 if TYPE_CHECKING:
-    from tunaflow_tui.views.plans import ProposalView, VerdictView
+    from tunaflow_tui.viewmodels.plans import ProposalView, VerdictView
     from tunaflow_tui.widgets.done_card import DoneCard, DoneView
     from tunaflow_tui.widgets.plan_card import PlanProposalCard
     from tunaflow_tui.widgets.verdict_card import ReviewVerdictCard

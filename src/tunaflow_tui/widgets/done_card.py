@@ -12,7 +12,7 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from tunaflow_tui.views.plans import DoneView
+from tunaflow_tui.viewmodels.plans import DoneView
 from tunaflow_tui.widgets.decision_card import DecisionCard
 
 DONE = Binding.Group("Done")

@@ -33,7 +33,7 @@ from textual.widgets import Collapsible, Static
 
 from tunaflow_tui.core.terminal_text import StreamNeutralizer, neutralize
 from tunaflow_tui.core.turns import ToolLine
-from tunaflow_tui.views.chat import MessageView
+from tunaflow_tui.viewmodels.chat import MessageView
 
 if TYPE_CHECKING:
     from rich.markdown import Markdown as RichMarkdown

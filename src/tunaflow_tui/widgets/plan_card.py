@@ -14,7 +14,7 @@ from textual.widgets import Label, Static
 
 from tunaflow_tui.core.workflow.decisions import Decision
 from tunaflow_tui.screens.feedback import FeedbackScreen
-from tunaflow_tui.views.plans import ProposalView
+from tunaflow_tui.viewmodels.plans import ProposalView
 from tunaflow_tui.widgets.decision_card import DecisionCard, DecisionRequested
 from tunaflow_tui.widgets.inline import hanging_list, inline_text
 

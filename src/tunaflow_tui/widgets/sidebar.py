@@ -12,7 +12,7 @@ from textual.message import Message
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
-from tunaflow_tui.views.plans import SidebarItem, SidebarSections
+from tunaflow_tui.viewmodels.plans import SidebarItem, SidebarSections
 
 SECTIONS: tuple[tuple[str, str], ...] = (
     ("conversations", "Conversations"),

@@ -12,7 +12,7 @@ from textual.reactive import reactive
 from textual.widgets import Label, Static
 
 from tunaflow_tui.core.workflow.decisions import Decision
-from tunaflow_tui.views.plans import SeatView, VerdictView
+from tunaflow_tui.viewmodels.plans import SeatView, VerdictView
 from tunaflow_tui.widgets.decision_card import DecisionCard, DecisionRequested
 
 DECIDE = Binding.Group("Decide")

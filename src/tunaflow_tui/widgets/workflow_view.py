@@ -3,43 +3,21 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
-from typing import ClassVar
 
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
-from textual.content import Content
 from textual.message import Message
-from textual.screen import ModalScreen
-from textual.widgets import Label, Markdown, OptionList, Static
+from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
-from tunaflow_tui.core.terminal_text import neutralize
-from tunaflow_tui.views.plans import SUBTASK_DONE, SUBTASK_FAILED, PlanSummaryView, SubtaskView
+from tunaflow_tui.screens.documents import DocumentScreen
+from tunaflow_tui.viewmodels.plans import SUBTASK_DONE, SUBTASK_FAILED, PlanSummaryView, SubtaskView
 from tunaflow_tui.widgets.inline import inline_text
 from tunaflow_tui.widgets.sidebar import PHASE_STYLES
 
-DOCUMENT_MAX_BYTES = 512 * 1024
 SUBTASK_GLYPHS = {SUBTASK_DONE: ("✓", "bold green"), SUBTASK_FAILED: ("✗", "bold red")}
-
-
-def read_document(path: str, limit: int = DOCUMENT_MAX_BYTES) -> str:
-    """The text of a plan document, cut at `limit` bytes; an unreadable file yields an explanation.
-
-    Agents write these files, so terminal control sequences in them are removed.
-    """
-    try:
-        with Path(path).open("rb") as file:
-            data = file.read(limit + 1)
-    except OSError as error:
-        return neutralize(f"*Cannot open `{path}`: {error.strerror or error}*")
-    text = neutralize(data[:limit].decode("utf-8", errors="replace"))
-    if len(data) > limit:
-        text += f"\n\n*… cut at {limit // 1024} KiB. Open the file in an editor to see the rest.*"
-    return text
 
 
 def subtask_table(tasks: tuple[SubtaskView, ...]) -> Table:
@@ -68,37 +46,6 @@ def plan_prompt(plan: PlanSummaryView) -> Text:
         text.append("  ● ", style="bold yellow")
         text.append(plan.pending, style="yellow")
     return text
-
-
-class DocumentScreen(ModalScreen[None]):
-    """A read-only Markdown viewer for a plan document."""
-
-    DEFAULT_CSS = """
-    DocumentScreen { align: center middle; }
-    DocumentScreen > #document-frame {
-        width: 90%; height: 90%; border: thick $primary; background: $surface;
-        border-subtitle-color: $text-muted;
-    }
-    """
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,q", "dismiss", "Close", id="document.close"),
-    ]
-
-    def __init__(self, name: str, path: str) -> None:
-        super().__init__()
-        self.doc_name = name
-        self.path = path
-
-    def compose(self) -> ComposeResult:
-        with VerticalScroll(id="document-frame") as frame:
-            frame.border_title = Content(self.doc_name)  # a file name, not markup
-            from tunaflow_tui.keyhints import key_for
-
-            frame.border_subtitle = f"{key_for(self.app, type(self), 'document.close', words=True)} close"
-            yield Markdown(read_document(self.path), id="document")
-
-    def on_mount(self) -> None:
-        self.query_one("#document-frame").focus()
 
 
 class WorkflowView(Horizontal):

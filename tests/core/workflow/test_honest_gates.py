@@ -18,7 +18,7 @@ from tunaflow_tui.core.workflow import (
     EditProposal,
     Hold,
     IllegalTransition,
-    ImplComplete,
+    ImplementationReported,
     PendingDecision,
     Phase,
     PlanState,
@@ -46,7 +46,7 @@ def reviewed(*verdicts: str | None) -> PlanState:
     """A plan whose review round came back with one seat per verdict (None: the seat errored)."""
     seats = [SeatResult(seat=name, engine="demo", verdict=v, error=None if v else "401 Unauthorized")  # type: ignore[arg-type]
              for name, v in zip(("reviewer", "verifier"), verdicts, strict=False)]
-    state, _ = run(PlanState(), (ProposalReceived(2), "agent"), (Approve(), "user"), (ImplComplete(), "agent"),
+    state, _ = run(PlanState(), (ProposalReceived(2), "agent"), (Approve(), "user"), (ImplementationReported(), "agent"),
                    (ReviewStarted(), "system"), (ReviewFinished(aggregate(seats)), "system"))
     return state
 

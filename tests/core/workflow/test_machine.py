@@ -15,7 +15,7 @@ from tunaflow_tui.core.workflow import (
     DevStalled,
     Hold,
     IllegalTransition,
-    ImplComplete,
+    ImplementationReported,
     MarkComplete,
     MarkerRejected,
     Outcome,
@@ -34,7 +34,7 @@ from tunaflow_tui.core.workflow import (
     SeatResult,
     SetupFailed,
     SkipSetup,
-    SubtaskDone,
+    SubtaskReported,
     aggregate,
     failures_since_reset,
     transition,
@@ -61,7 +61,7 @@ def finished(*verdicts: str | None) -> ReviewFinished:
 
 
 def in_review() -> PlanState:
-    state, _ = run(PlanState(), (ProposalReceived(2), "agent"), (Approve(), "user"), (ImplComplete(), "agent"))
+    state, _ = run(PlanState(), (ProposalReceived(2), "agent"), (Approve(), "user"), (ImplementationReported(), "agent"))
     return state
 
 
@@ -76,7 +76,7 @@ def types(events: list[EventSpec]) -> list[str]:
 def test_happy_path_proposal_to_done() -> None:
     state, events = run(PlanState(), (ProposalReceived(3), "agent"))
     assert state.phase is Phase.APPROVAL and state.pending_decision is PendingDecision.APPROVAL
-    state, more = run(state, (Approve(), "user"), (SubtaskDone(1), "agent"), (ImplComplete(), "agent"))
+    state, more = run(state, (Approve(), "user"), (SubtaskReported(1), "agent"), (ImplementationReported(), "agent"))
     assert state.phase is Phase.REVIEW and state.pending_decision is None
     state, review = review_round(state, "pass", "pass")
     assert state.review_round == 1
@@ -119,7 +119,7 @@ def test_user_cannot_fake_agent_markers() -> None:
     with pytest.raises(IllegalTransition, match="only an agent or the system may"):
         transition(PlanState(), ProposalReceived(), actor="user")
     with pytest.raises(IllegalTransition):
-        transition(PlanState(phase=Phase.DEV), ImplComplete(), actor="user")
+        transition(PlanState(phase=Phase.DEV), ImplementationReported(), actor="user")
 
 
 def test_unknown_actor_is_refused() -> None:
@@ -143,7 +143,7 @@ def test_hold_remembers_phase_and_decision_and_resume_restores_them() -> None:
     assert held.phase is Phase.HELD and held.held_from is Phase.REVIEW
     assert events[0].detail == {"from": "review", "decision": "review"}
     with pytest.raises(IllegalTransition, match="it is in held"):
-        transition(held, ImplComplete(), actor="agent")
+        transition(held, ImplementationReported(), actor="agent")
     back, events = run(held, (Resume(), "user"))
     assert back.phase is Phase.REVIEW and back.held_from is None
     assert back.pending_decision is PendingDecision.REVIEW and back.pending_detail == state.pending_detail
@@ -159,7 +159,7 @@ def test_rework_then_review_again_increments_round() -> None:
     state, _ = review_round(in_review(), "fail")
     state, events = run(state, (Rework("fix the tests"), "user"))
     assert state.phase is Phase.REWORK and types(events) == ["rework_requested"]
-    state, _ = run(state, (ImplComplete(), "agent"))
+    state, _ = run(state, (ImplementationReported(), "agent"))
     state, _ = review_round(state, "pass")
     assert state.review_round == 2 and state.pending_detail["verdict"] == "pass"
 
@@ -176,7 +176,7 @@ def test_doom_loop_escalates_at_threshold_and_either_answer_resets() -> None:
     for _ in range(2):
         state, ev = review_round(state, "fail")
         all_events += ev
-        state, ev = run(state, (Rework(), "user"), (ImplComplete(), "agent"))
+        state, ev = run(state, (Rework(), "user"), (ImplementationReported(), "agent"))
         all_events += ev
     state, ev = review_round(state, "fail")
     all_events += ev
@@ -233,7 +233,7 @@ def test_stalled_developer_continue_mark_complete_or_abandon() -> None:
     stalled, ev = run(dev, (DevStalled("exited without impl-complete"), "system"))
     assert stalled.pending_decision is PendingDecision.DEV_STALLED and types(ev) == ["dev_stalled"]
     with pytest.raises(IllegalTransition):
-        transition(stalled, ImplComplete(), actor="agent")
+        transition(stalled, ImplementationReported(), actor="agent")
     resumed, _ = run(stalled, (ContinueDev(), "user"))
     assert resumed.phase is Phase.DEV and resumed.pending_decision is None
     marked, ev = run(stalled, (MarkComplete(), "user"))
@@ -250,7 +250,7 @@ def test_failed_worktree_setup_waits_for_retry_or_skip_from_the_user() -> None:
     assert failed.phase is Phase.DEV and failed.pending_decision is PendingDecision.SETUP_FAILED
     assert failed.pending_detail == {"reason": "exited with code 3", "command": "npm ci"}
     assert types(ev) == ["setup_failed"]
-    for command in (ImplComplete(), DevStalled("x"), SetupFailed("again")):
+    for command in (ImplementationReported(), DevStalled("x"), SetupFailed("again")):
         with pytest.raises(IllegalTransition):
             transition(failed, command, actor="system")
     for command in (RetrySetup(), SkipSetup()):

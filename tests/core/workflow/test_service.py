@@ -17,7 +17,7 @@ from tunaflow_tui.core.workflow import (
     Decision,
     Hold,
     IllegalTransition,
-    ImplComplete,
+    ImplementationReported,
     PendingDecision,
     ReviewFinished,
     ReviewStarted,
@@ -56,7 +56,7 @@ def verdict(*verdicts: str | None) -> ReviewFinished:
 
 def to_review(service: WorkflowService, plan_id: int) -> None:
     service.apply(plan_id, Approve(), actor="user")
-    service.apply(plan_id, ImplComplete(), actor="agent")
+    service.apply(plan_id, ImplementationReported(), actor="agent")
 
 
 def test_new_proposal_waits_at_the_approval_gate(store: Store) -> None:
@@ -128,7 +128,7 @@ def test_doom_loop_is_counted_from_stored_events(store: Store) -> None:
         assert plan.phase == expected
         if expected == "review":
             service.apply(plan_id, Rework("fix it"), actor="user")
-            service.apply(plan_id, ImplComplete(), actor="agent")
+            service.apply(plan_id, ImplementationReported(), actor="agent")
     assert plan.pending_decision == "doom_loop" and service.failures_since_reset(plan_id) == 2
     assert service.pending_decisions()[0].kind is Waiting.DOOM_LOOP
     plan = service.apply(plan_id, ContinueAfterEscalation(), actor="user")

@@ -11,10 +11,10 @@ from app_harness import demo_settings
 
 from tunaflow_tui.agents.demo.sample import copy_demo_project
 from tunaflow_tui.app import TunaflowApp
-from tunaflow_tui.clicmd.open import build_app
 from tunaflow_tui.controllers import ProjectSession
 from tunaflow_tui.core.settings import Settings
 from tunaflow_tui.runtime.runtime import WorkflowRuntime
+from tunaflow_tui.subcommands.open import build_app
 
 AppFactory = Callable[..., tuple[TunaflowApp, ProjectSession, WorkflowRuntime]]
 

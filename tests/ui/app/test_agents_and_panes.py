@@ -6,10 +6,10 @@ from app_harness import demo_settings, screen_text, send, settle
 from run_phases import group_alive, kill_groups, leave_agent_running
 from runtime_harness import PROPOSAL, make_harness
 
-from tunaflow_tui.clicmd.open import NOT_GIT_NOTE, project_notes
 from tunaflow_tui.core.workflow import Approve
 from tunaflow_tui.core.workflow.phases import Actor
 from tunaflow_tui.screens.decision import DecisionScreen
+from tunaflow_tui.subcommands.open import NOT_GIT_NOTE, project_notes
 from tunaflow_tui.widgets.chat_view import ChatView
 from tunaflow_tui.widgets.plan_card import PlanProposalCard
 
@@ -45,8 +45,8 @@ async def test_cancel_agent_leaves_the_message_interrupted(open_app, demo_projec
 async def test_error_card_retry_runs_the_turn_again(tmp_path, monkeypatch) -> None:
     harness = make_harness(tmp_path, monkeypatch)
     harness.set_script(architect=[{"crash": True}, {"text": PROPOSAL}])
-    from tunaflow_tui.clicmd.open import build_app
     from tunaflow_tui.runtime.runtime import WorkflowRuntime
+    from tunaflow_tui.subcommands.open import build_app
 
     runtime = WorkflowRuntime(harness.project, harness.settings())
     app = build_app(runtime, notes=(), cursor_blink=False)

@@ -14,7 +14,7 @@ from textual.widgets import TextArea
 from tunaflow_tui.controllers import conversation as conversation_module
 from tunaflow_tui.screens.decision import DecisionScreen, DevStalledScreen, dev_stalled_screen
 from tunaflow_tui.screens.doom_loop import DoomLoopScreen
-from tunaflow_tui.views.plans import FailureView, SeatView, VerdictView
+from tunaflow_tui.viewmodels.plans import FailureView, SeatView, VerdictView
 from tunaflow_tui.widgets.arming import PRESS_AGAIN
 from tunaflow_tui.widgets.composer import ComposerInput
 from tunaflow_tui.widgets.done_card import DoneCard

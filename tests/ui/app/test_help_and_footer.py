@@ -17,13 +17,13 @@ from textual.widgets._footer import FooterKey
 import tunaflow_tui
 from tunaflow_tui.app import DemoChatController, TunaflowApp
 from tunaflow_tui.core.workflow.decisions import Decision
+from tunaflow_tui.screens.documents import DocumentScreen
 from tunaflow_tui.screens.feedback import FeedbackScreen
 from tunaflow_tui.screens.help import HelpScreen
 from tunaflow_tui.screens.workflow import WorkflowScreen
 from tunaflow_tui.widgets.key_footer import KeyFooter
 from tunaflow_tui.widgets.plan_card import PlanProposalCard
 from tunaflow_tui.widgets.verdict_card import ReviewVerdictCard
-from tunaflow_tui.widgets.workflow_view import DocumentScreen
 
 SOURCE = Path(tunaflow_tui.__file__).parent
 

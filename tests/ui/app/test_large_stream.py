@@ -9,8 +9,8 @@ from app_harness import demo_settings, screen_text
 
 from tunaflow_tui.agents.base import Engine, Turn, TurnRequest
 from tunaflow_tui.agents.events import EngineError, EngineEvent, ErrorKind, FinalMessage, TextDelta, Usage
-from tunaflow_tui.clicmd.open import build_app
 from tunaflow_tui.runtime.runtime import WorkflowRuntime
+from tunaflow_tui.subcommands.open import build_app
 
 CHUNK = "The quick brown fox jumps over the lazy dog; " * 100 + "\n\n"  # ~4.5 KB
 CHUNKS = 10 * 1024 * 1024 // len(CHUNK) + 1  # just over 10 MB

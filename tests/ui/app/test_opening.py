@@ -11,10 +11,10 @@ from textual.app import App
 from textual.command import CommandPalette
 
 from tunaflow_tui.app import TunaflowApp
-from tunaflow_tui.clicmd.open import NOT_GIT_NOTE, open_project_app, run_app
 from tunaflow_tui.controllers import ProjectOpener
 from tunaflow_tui.core.gitops import is_git_repo
 from tunaflow_tui.screens.decision import DecisionScreen
+from tunaflow_tui.subcommands.open import NOT_GIT_NOTE, open_project_app, run_app
 from tunaflow_tui.widgets.message_block import tools_summary
 from tunaflow_tui.widgets.plan_card import PlanProposalCard
 from tunaflow_tui.widgets.verdict_card import ReviewVerdictCard

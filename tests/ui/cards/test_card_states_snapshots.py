@@ -20,7 +20,7 @@ from textual.widget import Widget
 from textual.widgets import Label
 
 from tunaflow_tui.screens.git_init import git_init_screen, initial_commit_screen
-from tunaflow_tui.views.plans import ProposalView, SeatView, VerdictView
+from tunaflow_tui.viewmodels.plans import ProposalView, SeatView, VerdictView
 from tunaflow_tui.widgets.done_card import DoneCard, DoneView
 from tunaflow_tui.widgets.plan_card import PlanProposalCard
 from tunaflow_tui.widgets.verdict_card import ReviewVerdictCard

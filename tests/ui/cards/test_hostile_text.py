@@ -25,12 +25,13 @@ from tunaflow_tui.core.storage import Store
 from tunaflow_tui.core.storage.records import PlanRecord
 from tunaflow_tui.core.workflow import AggregateVerdict
 from tunaflow_tui.core.workflow.verdicts import ScoreSummary, SeatResult
+from tunaflow_tui.screens.documents import DocumentScreen
 from tunaflow_tui.screens.doom_loop import DoomLoopScreen
 from tunaflow_tui.widgets.branch_pane import BranchPane
 from tunaflow_tui.widgets.plan_card import PlanProposalCard
 from tunaflow_tui.widgets.sidebar import Sidebar
 from tunaflow_tui.widgets.verdict_card import ReviewVerdictCard
-from tunaflow_tui.widgets.workflow_view import DocumentScreen, WorkflowView
+from tunaflow_tui.widgets.workflow_view import WorkflowView
 
 # Clipboard write (OSC 52), clear screen (CSI 2 J), 8-bit CSI, window title (OSC 0), full reset.
 ATTACKS = ("\x1b]52;c;cHduZWQ=\x07", "\x1b[2J", "\x9b31m", "\x1b]0;pwned\x07", "\x1bc", "\x9d8;;http://x\x9c")

@@ -8,7 +8,7 @@ from textual.widgets import Button, Label
 
 from tunaflow_tui.screens.decision import DecisionScreen, dev_stalled_screen
 from tunaflow_tui.screens.doom_loop import DoomLoopScreen
-from tunaflow_tui.views.plans import FailureView
+from tunaflow_tui.viewmodels.plans import FailureView
 
 FAILURES = (
     FailureView(1, "fail", ("Retry-After header missing",)),

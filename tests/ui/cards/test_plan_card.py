@@ -13,7 +13,7 @@ from textual.message import Message
 from textual.widgets import TextArea
 
 from tunaflow_tui.screens.feedback import FeedbackScreen, edit_text_externally, editor_argv
-from tunaflow_tui.views.plans import ProposalView, SubtaskView
+from tunaflow_tui.viewmodels.plans import ProposalView, SubtaskView
 from tunaflow_tui.widgets.decision_card import DecisionRequested
 from tunaflow_tui.widgets.plan_card import NO_SUBTASKS, PlanProposalCard
 

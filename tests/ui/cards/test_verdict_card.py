@@ -9,7 +9,7 @@ from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 from textual.message import Message
 
-from tunaflow_tui.views.plans import SeatView, VerdictView
+from tunaflow_tui.viewmodels.plans import SeatView, VerdictView
 from tunaflow_tui.widgets.decision_card import DecisionRequested
 from tunaflow_tui.widgets.verdict_card import ReviewVerdictCard
 

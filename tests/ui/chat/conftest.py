@@ -10,7 +10,7 @@ from textual.app import App
 
 from tunaflow_tui.app import TunaflowApp
 from tunaflow_tui.core.turns import ToolLine
-from tunaflow_tui.views.chat import ErrorView, ListMessageSource, MessageSource, MessageView
+from tunaflow_tui.viewmodels.chat import ErrorView, ListMessageSource, MessageSource, MessageView
 
 
 @dataclass

@@ -6,7 +6,7 @@ import asyncio
 import itertools
 import time
 
-from tunaflow_tui.views.chat import MessageView
+from tunaflow_tui.viewmodels.chat import MessageView
 from tunaflow_tui.widgets.chat_view import ChatView
 from tunaflow_tui.widgets.message_block import MAX_RENDERED_CHARS, MarkdownBody, MessageBlock
 
@@ -171,7 +171,7 @@ async def test_ui_stays_responsive_while_ten_megabytes_stream(make_app, read_scr
 async def test_chat_view_is_usable_alone() -> None:
     from textual.app import App, ComposeResult
 
-    from tunaflow_tui.views.chat import ListMessageSource
+    from tunaflow_tui.viewmodels.chat import ListMessageSource
 
     class Host(App[None]):
         def compose(self) -> ComposeResult:

@@ -15,7 +15,7 @@ from textual.widget import Widget
 from tunaflow_tui.app import TunaflowApp
 from tunaflow_tui.controllers.sources import StoreMessageSource
 from tunaflow_tui.core.storage import Store
-from tunaflow_tui.views.chat import MessageSource
+from tunaflow_tui.viewmodels.chat import MessageSource
 from tunaflow_tui.widgets.message_block import MessageBlock
 
 COUNT = 10_000

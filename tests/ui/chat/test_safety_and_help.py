@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.widgets import Markdown
 
 from tunaflow_tui.screens.help import HelpScreen
-from tunaflow_tui.views.chat import ErrorView, MessageView
+from tunaflow_tui.viewmodels.chat import ErrorView, MessageView
 from tunaflow_tui.widgets.message_block import MarkdownBody, MessageBlock
 
 HOSTILE = (

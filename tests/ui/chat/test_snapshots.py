@@ -6,7 +6,7 @@ import pytest
 
 from tunaflow_tui.app import TunaflowApp
 from tunaflow_tui.core.turns import ToolLine
-from tunaflow_tui.views.chat import ErrorView, ListMessageSource, MessageView
+from tunaflow_tui.viewmodels.chat import ErrorView, ListMessageSource, MessageView
 from tunaflow_tui.widgets.message_block import FLUSH_INTERVAL
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]

@@ -7,7 +7,7 @@ import asyncio
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal
 
-from tunaflow_tui.views.chat import ListMessageSource, MessageView
+from tunaflow_tui.viewmodels.chat import ListMessageSource, MessageView
 from tunaflow_tui.widgets.chat_view import ChatView
 from tunaflow_tui.widgets.composer import Composer
 from tunaflow_tui.widgets.message_block import MessageBlock

@@ -8,7 +8,7 @@ import pytest
 from textual.app import App, ComposeResult
 from textual.message import Message
 
-from tunaflow_tui.views.plans import SidebarItem, SidebarSections
+from tunaflow_tui.viewmodels.plans import SidebarItem, SidebarSections
 from tunaflow_tui.widgets.sidebar import Sidebar, SidebarTree
 
 SECTIONS = SidebarSections(

@@ -10,8 +10,9 @@ from textual.app import App, ComposeResult
 from textual.message import Message
 from textual.widgets import Markdown, OptionList
 
-from tunaflow_tui.views.plans import EventView, PlanSummaryView, SubtaskView
-from tunaflow_tui.widgets.workflow_view import DocumentScreen, WorkflowView, read_document
+from tunaflow_tui.screens.documents import DocumentScreen, read_document
+from tunaflow_tui.viewmodels.plans import EventView, PlanSummaryView, SubtaskView
+from tunaflow_tui.widgets.workflow_view import WorkflowView
 
 RATE = PlanSummaryView(
     plan_id=7, title="Add rate limiting", slug="add-rate-limiting", phase="dev",

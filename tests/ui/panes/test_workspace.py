@@ -8,7 +8,7 @@ from textual.containers import Vertical
 from textual.message import Message
 from textual.widgets import Input, Static
 
-from tunaflow_tui.views.plans import BranchView
+from tunaflow_tui.viewmodels.plans import BranchView
 from tunaflow_tui.widgets.branch_pane import BranchPane
 from tunaflow_tui.widgets.workspace import Workspace
 

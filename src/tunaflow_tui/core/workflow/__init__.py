@@ -17,7 +17,7 @@ from tunaflow_tui.core.workflow.commands import (
     DevStalled,
     EditProposal,
     Hold,
-    ImplComplete,
+    ImplementationReported,
     MarkComplete,
     MarkerRejected,
     ProposalReceived,
@@ -31,7 +31,7 @@ from tunaflow_tui.core.workflow.commands import (
     Rework,
     SetupFailed,
     SkipSetup,
-    SubtaskDone,
+    SubtaskReported,
 )
 from tunaflow_tui.core.workflow.decisions import Decision
 from tunaflow_tui.core.workflow.machine import (
@@ -76,7 +76,7 @@ __all__ = [
     "EventSpec",
     "Hold",
     "IllegalTransition",
-    "ImplComplete",
+    "ImplementationReported",
     "MarkComplete",
     "MarkerRejected",
     "Outcome",
@@ -99,7 +99,7 @@ __all__ = [
     "SeatResult",
     "SetupFailed",
     "SkipSetup",
-    "SubtaskDone",
+    "SubtaskReported",
     "Verdict",
     "Waiting",
     "WayOn",

@@ -92,7 +92,7 @@ class Resume(Command):
 
 
 @dataclass(frozen=True)
-class SubtaskDone(Command):
+class SubtaskReported(Command):
     """Subtask ``index`` (1-based) finished: reported by the Developer, or ticked by the user."""
 
     verb: ClassVar[str] = "mark a subtask done on"
@@ -102,7 +102,7 @@ class SubtaskDone(Command):
 
 
 @dataclass(frozen=True)
-class ImplComplete(Command):
+class ImplementationReported(Command):
     """The Developer reported the implementation finished; the plan goes to review."""
 
     verb: ClassVar[str] = "complete the implementation of"
@@ -285,8 +285,8 @@ ALL_COMMANDS: tuple[type[Command], ...] = (
     RequestRevision,
     Hold,
     Resume,
-    SubtaskDone,
-    ImplComplete,
+    SubtaskReported,
+    ImplementationReported,
     DevStalled,
     ContinueDev,
     MarkComplete,

@@ -31,7 +31,7 @@ from tunaflow_tui.core.workflow.commands import (
     DevStalled,
     EditProposal,
     Hold,
-    ImplComplete,
+    ImplementationReported,
     MarkComplete,
     MarkerRejected,
     ProposalReceived,
@@ -45,7 +45,7 @@ from tunaflow_tui.core.workflow.commands import (
     Rework,
     SetupFailed,
     SkipSetup,
-    SubtaskDone,
+    SubtaskReported,
 )
 from tunaflow_tui.core.workflow.phases import Actor, PendingDecision, Phase, PlanEventType
 from tunaflow_tui.core.workflow.verdicts import ReviewStanding
@@ -151,8 +151,8 @@ _GUARDS: dict[type[Command], Callable[[PlanState], bool]] = {
     RequestRevision: lambda s: s.phase is Phase.APPROVAL and s.pending_decision is PendingDecision.APPROVAL,
     Hold: lambda s: not s.phase.is_terminal and s.phase is not Phase.HELD and s.pending_decision is not None,
     Resume: lambda s: s.phase is Phase.HELD,
-    SubtaskDone: lambda s: s.phase in (Phase.DEV, Phase.REWORK),
-    ImplComplete: _working,
+    SubtaskReported: lambda s: s.phase in (Phase.DEV, Phase.REWORK),
+    ImplementationReported: _working,
     DevStalled: _working,
     ContinueDev: lambda s: s.phase in (Phase.DEV, Phase.REWORK) and s.pending_decision is PendingDecision.DEV_STALLED,
     MarkComplete: lambda s: s.phase in (Phase.DEV, Phase.REWORK) and s.pending_decision is PendingDecision.DEV_STALLED,
@@ -333,7 +333,7 @@ def _resume(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
 
 
 def _subtask_done(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
-    assert isinstance(c, SubtaskDone)
+    assert isinstance(c, SubtaskReported)
     return Outcome(s, (_ev(PlanEventType.SUBTASK_DONE, actor, index=c.index),))
 
 
@@ -469,8 +469,8 @@ _HANDLERS: dict[type[Command], Callable[[PlanState, Command, str, int], Outcome]
     RequestRevision: _request_revision,
     Hold: _hold,
     Resume: _resume,
-    SubtaskDone: _subtask_done,
-    ImplComplete: _impl_complete,
+    SubtaskReported: _subtask_done,
+    ImplementationReported: _impl_complete,
     DevStalled: _dev_stalled,
     ContinueDev: _continue_dev,
     MarkComplete: _impl_complete,

@@ -21,7 +21,7 @@ from tunaflow_tui.core.workflow.commands import (
     EditProposal,
     MarkerRejected,
     ProposalReceived,
-    SubtaskDone,
+    SubtaskReported,
 )
 from tunaflow_tui.core.workflow.decisions import Decision
 from tunaflow_tui.core.workflow.machine import (
@@ -313,7 +313,7 @@ class WorkflowService:
                 )
                 return self._plan(plan_id)
             try:
-                self.apply(plan_id, SubtaskDone(index=index), actor=actor)
+                self.apply(plan_id, SubtaskReported(index=index), actor=actor)
             except IllegalTransition as exc:
                 self.record_marker_rejected(plan_id, "subtask-done", actor, excerpt, str(exc))
                 return self._plan(plan_id)

@@ -24,7 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Copy the sample project, open it with the demo engine, say where the copy is on exit."""
     from tunaflow_tui.agents.demo.sample import copy_demo_project
-    from tunaflow_tui.clicmd.open import run_app
+    from tunaflow_tui.subcommands.open import run_app
 
     root = Path(tempfile.mkdtemp(prefix="tunaflow-demo-"))
     project = copy_demo_project(root / "textstats")
