@@ -64,24 +64,27 @@ async def test_ten_megabytes_stream_while_timers_fire_and_keys_reach_the_compose
             def tick() -> None:
                 ticks.append((engine.turns[0].sent if engine.turns else 0, app.composer.text))
 
-            app.set_interval(0.02, tick)
-            controller.send("main", "Tell me everything")
-            while not engine.turns or engine.turns[0].sent < CHUNKS // 4:
-                await pilot.pause(0.01)
-            app.composer.focus_input()
-            await pilot.press("o", "k")
-            assert app.composer.text == "ok"
-            assert "ok" in screen_text(app)
-            # the timer kept firing during the stream, and saw the typed text before the stream ended
-            during = [sent for sent, _text in ticks if CHUNKS // 4 <= sent < CHUNKS]
-            assert len(during) >= 5
-            assert any(text == "ok" and sent < CHUNKS for sent, text in ticks)
-            await controller.wait_idle(timeout=120)
-            await pilot.pause()
-            [answer] = [m for m in runtime.store.list_messages("main") if m.role == "assistant"]
-            assert answer.status == "done" and len(answer.content) == CHUNKS * len(CHUNK) > 10 * 1024 * 1024
-            block = app.chat_view.block_for(answer.id)
-            assert block is not None and not block.is_streaming
-            assert "The quick brown fox" in screen_text(app)
+            timer = app.set_interval(0.02, tick)  # stopped before the app closes its screens
+            try:
+                controller.send("main", "Tell me everything")
+                while not engine.turns or engine.turns[0].sent < CHUNKS // 4:
+                    await pilot.pause(0.01)
+                app.composer.focus_input()
+                await pilot.press("o", "k")
+                assert app.composer.text == "ok"
+                assert "ok" in screen_text(app)
+                # the timer kept firing during the stream, and saw the typed text before the stream ended
+                during = [sent for sent, _text in ticks if CHUNKS // 4 <= sent < CHUNKS]
+                assert len(during) >= 5
+                assert any(text == "ok" and sent < CHUNKS for sent, text in ticks)
+                await controller.wait_idle(timeout=120)
+                await pilot.pause()
+                [answer] = [m for m in runtime.store.list_messages("main") if m.role == "assistant"]
+                assert answer.status == "done" and len(answer.content) == CHUNKS * len(CHUNK) > 10 * 1024 * 1024
+                block = app.chat_view.block_for(answer.id)
+                assert block is not None and not block.is_streaming
+                assert "The quick brown fox" in screen_text(app)
+            finally:
+                timer.stop()
     finally:
         runtime.close()
