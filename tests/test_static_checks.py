@@ -1,10 +1,11 @@
-"""ruff over the project and mypy --strict over core/, agents/ and runtime/ are part of the test run."""
+"""ruff over the project and mypy --strict over the whole tunaflow_tui package are part of the test run."""
 
 from __future__ import annotations
 
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,14 @@ def test_ruff_clean() -> None:
     assert out.returncode == 0, out.stdout + out.stderr
 
 
-def test_mypy_strict_on_core_and_agents() -> None:
+def test_mypy_config_covers_the_whole_package_strictly() -> None:
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["mypy"]
+    assert config["packages"] == ["tunaflow_tui"]
+    strict = [o for o in config.get("overrides", []) if o.get("strict")]
+    assert any(set(o["module"]) >= {"tunaflow_tui", "tunaflow_tui.*"} for o in strict), strict
+
+
+def test_mypy_strict_on_the_whole_package() -> None:
     out = subprocess.run(
         [sys.executable, "-m", "mypy", "--no-error-summary"], cwd=ROOT, capture_output=True, text=True
     )

@@ -276,7 +276,7 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
 
     # -- keymap and help ---------------------------------------------------------------------------
 
-    def set_keymap(self, keymap: dict[str, str]) -> None:  # type: ignore[override]
+    def set_keymap(self, keymap: Mapping[str, str]) -> None:
         """Remap bindings by id (and remember the map, so help shows the keys actually in use)."""
         self._keymap_overrides = dict(keymap)
         super().set_keymap(keymap)

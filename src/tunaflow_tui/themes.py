@@ -64,7 +64,12 @@ def theme_from_mapping(data: dict[str, Any]) -> Theme:
     dark = data.get("dark", True)
     if not isinstance(dark, bool):
         raise ThemeFileError("'dark' must be true or false")
-    return Theme(name=name.strip(), dark=dark, **colors)
+    return Theme(
+        name=name.strip(), dark=dark, primary=colors["primary"], secondary=colors.get("secondary"),
+        accent=colors.get("accent"), background=colors.get("background"), surface=colors.get("surface"),
+        panel=colors.get("panel"), foreground=colors.get("foreground"), warning=colors.get("warning"),
+        error=colors.get("error"), success=colors.get("success"),
+    )
 
 
 def load_theme_file(path: Path) -> Theme:

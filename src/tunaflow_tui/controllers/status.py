@@ -13,9 +13,11 @@ from tunaflow_tui.core.terminal_text import neutralize
 from tunaflow_tui.runtime.events import NoticeRaised, Progress
 
 if TYPE_CHECKING:
+    from textual.notifications import SeverityLevel
+
     from tunaflow_tui.app import TunaflowApp
 
-SEVERITY = {"info": "information", "warning": "warning", "error": "error"}
+SEVERITY: dict[str, SeverityLevel] = {"info": "information", "warning": "warning", "error": "error"}
 
 
 class StatusController:
@@ -45,7 +47,7 @@ class StatusController:
 
     def notice(self, event: NoticeRaised) -> None:
         """A notice from the runtime: a toast, as plain text."""
-        self._app.notify(neutralize(event.text), severity=SEVERITY.get(event.level, "information"),  # type: ignore[arg-type]
+        self._app.notify(neutralize(event.text), severity=SEVERITY.get(event.level, "information"),
                          timeout=10 if event.level != "info" else 5)
 
     def refresh(self) -> None:

@@ -48,7 +48,7 @@ class PickerScreen(ModalScreen[str | None]):
         options = self.query_one(OptionList)
         values = [value for value, _ in self.choices]
         if self._current in values:
-            options.highlighted = values.index(self._current)  # type: ignore[arg-type]
+            options.highlighted = values.index(self._current)
         options.focus()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:

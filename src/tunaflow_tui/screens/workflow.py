@@ -49,7 +49,7 @@ class WorkflowScreen(Screen[None]):
         plan_list = view.query_one("#plan-list", OptionList)
         ids = [p.plan_id for p in self.plans]
         if self._focus_plan in ids:
-            plan_list.highlighted = ids.index(self._focus_plan)  # type: ignore[arg-type]
+            plan_list.highlighted = ids.index(self._focus_plan)
         target = view.query_one("#documents", OptionList) if self._focus_documents and self.plans else plan_list
         target.focus()
 

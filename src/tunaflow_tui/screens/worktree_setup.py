@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import subprocess
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
@@ -61,7 +61,7 @@ class WorktreeSetupScreen(DecisionScreen):
         yield Static(f"command: {self.command}\nworktree: {self.worktree}", id="setup-where", markup=False)
 
 
-def open_shell(app: App[object], worktree: Path, *, project: Path, branch: str) -> str | None:
+def open_shell(app: App[Any], worktree: Path, *, project: Path, branch: str) -> str | None:
     """Hand the terminal to the user's shell in ``worktree`` until it exits; an error text when it cannot."""
     if not worktree.is_dir():
         return f"The worktree {worktree} does not exist any more."

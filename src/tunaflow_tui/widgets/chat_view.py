@@ -141,7 +141,7 @@ class ChatView(VerticalScroll):
 
     # -- lifecycle -------------------------------------------------------------------------------
 
-    def compose(self) -> list[Widget]:  # type: ignore[override]
+    def compose(self) -> list[Widget]:
         return [self._empty_hint, self._older_hint, self._newer_hint]
 
     async def on_mount(self) -> None:
@@ -370,7 +370,7 @@ class ChatView(VerticalScroll):
         blocks = self.blocks()
         while node is not None and node is not self:
             if node in blocks:
-                return cast("MessageBlock", node)
+                return node
             node = node.parent if isinstance(node.parent, Widget) else None
         return None
 

@@ -108,7 +108,7 @@ class Sidebar(Vertical):
         yield tree
 
     @property
-    def tree(self) -> SidebarTree:
+    def sidebar_tree(self) -> SidebarTree:
         """The tree widget."""
         return self.query_one(SidebarTree)
 
@@ -116,7 +116,7 @@ class Sidebar(Vertical):
         self._build(self.sections)
 
     def _build(self, sections: SidebarSections) -> None:
-        tree = self.tree
+        tree = self.sidebar_tree
         tree.clear()
         for attr, title in SECTIONS:
             items: tuple[SidebarItem, ...] = getattr(sections, attr)
@@ -133,7 +133,7 @@ class Sidebar(Vertical):
 
     def update(self, sections: SidebarSections) -> None:
         """Replace the content, keeping the cursor on the same item when it still exists."""
-        tree = self.tree
+        tree = self.sidebar_tree
         current = tree.cursor_node
         wanted = _key(current.data) if current is not None else None
         line = tree.cursor_line
@@ -151,7 +151,7 @@ class Sidebar(Vertical):
 
     def _all_nodes(self) -> list[TreeNode[NodeData]]:
         nodes: list[TreeNode[NodeData]] = []
-        stack = list(self.tree.root.children)
+        stack = list(self.sidebar_tree.root.children)
         while stack:
             node = stack.pop(0)
             nodes.append(node)

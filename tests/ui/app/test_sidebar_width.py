@@ -24,7 +24,7 @@ async def test_sidebar_width_follows_the_terminal(open_app, columns: int, width:
         [row] = [line for line in rows if "Implement: add" in line]
         assert row.rstrip(" ▕▎▏│").endswith("…")
         assert not any("textstats" in line for line in rows)
-        assert app.query_one(Sidebar).tree.virtual_size.width <= app.query_one(Sidebar).tree.size.width
+        assert app.query_one(Sidebar).sidebar_tree.virtual_size.width <= app.query_one(Sidebar).sidebar_tree.size.width
 
 
 async def test_a_wide_terminal_shows_more_of_each_label(open_app) -> None:

@@ -82,7 +82,7 @@ async def test_update_keeps_the_cursor_on_the_same_item() -> None:
     app = SidebarApp()
     async with app.run_test(size=(80, 24)) as pilot:
         sidebar = app.query_one(Sidebar)
-        tree = sidebar.tree
+        tree = sidebar.sidebar_tree
         await pilot.press("down", "down", "down", "down")  # the Korean branch
         assert tree.cursor_node is not None and tree.cursor_node.data == SECTIONS.branches[1]
         new_branch = SidebarItem("branch", 2, "an older branch")
