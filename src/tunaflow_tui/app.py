@@ -36,6 +36,11 @@ if TYPE_CHECKING:  # cards, messages, help and workflow load on first use: the f
     from textual.screen import Screen
 
     from tunaflow_tui.controllers.bridge import RuntimeUpdate
+    from tunaflow_tui.controllers.decisions import DecisionController
+    from tunaflow_tui.controllers.outcomes import OutcomeController
+    from tunaflow_tui.controllers.panes import PaneController
+    from tunaflow_tui.controllers.project import ProjectController
+    from tunaflow_tui.controllers.workers import Workers
     from tunaflow_tui.screens.help import BindingSection
     from tunaflow_tui.widgets.decision_card import DecisionRequested
     from tunaflow_tui.widgets.done_card import DoneCard
@@ -80,13 +85,13 @@ class ChatController(Protocol):
 class SessionControls(Protocol):
     """What the app asks of an open project's session (see ``controllers/session.py``)."""
 
-    decisions: Any
-    outcomes: Any
-    panes: Any
-    project: Any
-    workers: Any
+    decisions: DecisionController
+    outcomes: OutcomeController
+    panes: PaneController
+    project: ProjectController
+    workers: Workers
 
-    async def route(self, update: Any) -> None:
+    async def route(self, update: RuntimeUpdate) -> None:
         """Hand a runtime update to the controller that owns it."""
         ...
 

@@ -11,24 +11,23 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from tunaflow_tui.controllers import plan_views
 from tunaflow_tui.core.terminal_text import neutralize
 from tunaflow_tui.core.workflow.decisions import Decision
 from tunaflow_tui.core.workflow.phases import PendingDecision, Phase
-from tunaflow_tui.screens.decision import dev_stalled_screen
+from tunaflow_tui.screens.decision import DecisionScreen, dev_stalled_screen
 from tunaflow_tui.screens.doom_loop import DoomLoopScreen
 from tunaflow_tui.screens.worktree_setup import WorktreeSetupScreen
 from tunaflow_tui.viewmodels.plans import DoneView
 from tunaflow_tui.widgets.decision_dock import PROPOSAL, card_is_pending, card_kind
 
 if TYPE_CHECKING:
-    from textual.widget import Widget
-
     from tunaflow_tui.app import TunaflowApp
     from tunaflow_tui.core.storage.records import PlanRecord
     from tunaflow_tui.runtime.runtime import WorkflowRuntime
+    from tunaflow_tui.widgets.decision_card import DecisionCard
 
 CARD_QUESTIONS = frozenset({PendingDecision.APPROVAL, PendingDecision.REVIEW, PendingDecision.REVIEW_ERROR})
 """Pending decisions answered on a card in the dock."""
@@ -78,7 +77,7 @@ class CardPresenter:
         self._answered = answered
         self._asking: set[int] = set()
 
-    async def show(self, plan: PlanRecord) -> Widget | None:
+    async def show(self, plan: PlanRecord) -> DecisionCard | None:
         """Bring the plan's card in line with its state; returns the card that asks something now.
 
         A card whose plan moved on without it (decided in the palette or another process) is
@@ -118,7 +117,7 @@ class CardPresenter:
             self._asking.discard(plan.id)
             self._answered(plan, choice)
 
-        screen: Any
+        screen: DecisionScreen
         if plan.pending_decision == PendingDecision.DOOM_LOOP:
             failures = plan_views.failure_history(self._runtime.store.list_plan_events(plan.id))
             screen = DoomLoopScreen(failures, self._runtime.service.doom_threshold, arming=arming)

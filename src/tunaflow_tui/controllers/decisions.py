@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from tunaflow_tui.controllers.cards import DIALOG_QUESTIONS, CardPresenter
 from tunaflow_tui.core.terminal_text import neutralize
@@ -20,17 +20,15 @@ from tunaflow_tui.keyhints import app_key
 from tunaflow_tui.screens.workflow import WorkflowScreen
 from tunaflow_tui.screens.worktree_setup import OPEN_SHELL, open_shell
 from tunaflow_tui.widgets.arming import ARMING_SECONDS
-from tunaflow_tui.widgets.decision_dock import PROPOSAL, VERDICT, card_kind
+from tunaflow_tui.widgets.decision_dock import is_proposal_card, is_verdict_card
 
 if TYPE_CHECKING:
-    from textual.widget import Widget
-
     from tunaflow_tui.app import TunaflowApp
     from tunaflow_tui.controllers.attention import AttentionController
     from tunaflow_tui.controllers.workers import Workers
     from tunaflow_tui.core.storage.records import PlanRecord
     from tunaflow_tui.runtime.runtime import WorkflowRuntime
-    from tunaflow_tui.widgets.decision_card import DecisionRequested
+    from tunaflow_tui.widgets.decision_card import DecisionCard, DecisionRequested
 
 WAITING_TEXT: dict[str, str] = {
     PendingDecision.APPROVAL: "waits for your approval",
@@ -105,7 +103,7 @@ class DecisionController:
             if card is not None:
                 self._app.call_after_refresh(self._offer_focus, card)
 
-    def _offer_focus(self, card: Any) -> None:
+    def _offer_focus(self, card: DecisionCard) -> None:
         """Focus a card that just arrived, unless the user is typing: then the dock's hint points to f2.
 
         A card focused this way ignores its keys for a moment (see widgets/arming.py), so a key the
@@ -122,7 +120,7 @@ class DecisionController:
         card.scroll_visible(animate=False)
 
     @staticmethod
-    def _focus_card(card: Any) -> None:
+    def _focus_card(card: DecisionCard) -> None:
         """Focus a card the user asked for: its keys act at once."""
         if card.is_attached:
             card.arm()
@@ -160,7 +158,7 @@ class DecisionController:
             return
         self._app.call_after_refresh(self._focus_card, card)
 
-    async def card_for(self, questions: frozenset[str], *, held_too: bool = False) -> Widget | None:
+    async def card_for(self, questions: frozenset[str], *, held_too: bool = False) -> DecisionCard | None:
         """The newest card waiting on one of ``questions``, shown, armed and focused (for the palette)."""
         plans = [p for p in self._store.list_plans() if p.pending_decision in questions
                  and (held_too or p.phase != Phase.HELD)]
@@ -180,26 +178,26 @@ class DecisionController:
 
         async def work() -> None:
             if decision in (Decision.APPROVE, Decision.REVISE, Decision.HOLD):
-                card: Any = await self.card_for(frozenset({PendingDecision.APPROVAL}), held_too=True)
-                if card is None or card_kind(card) != PROPOSAL:
+                proposal = await self.card_for(frozenset({PendingDecision.APPROVAL}), held_too=True)
+                if not is_proposal_card(proposal):
                     return
                 if decision == Decision.REVISE:
-                    card.action_request_revision()
-                elif decision == Decision.HOLD and card.view.decision == Decision.HOLD:
+                    proposal.action_request_revision()
+                elif decision == Decision.HOLD and proposal.view.decision == Decision.HOLD:
                     self._app.notify("That plan is already on hold.")
                 else:
-                    card.action_decide(decision)
+                    proposal.action_decide(decision)
                 return
-            card = await self.card_for(frozenset({PendingDecision.REVIEW, PendingDecision.REVIEW_ERROR}))
-            if card is None or card_kind(card) != VERDICT:
+            verdict = await self.card_for(frozenset({PendingDecision.REVIEW, PendingDecision.REVIEW_ERROR}))
+            if not is_verdict_card(verdict):
                 return
             if decision == Decision.RETRY:
-                if not card.view.has_errored_seat:
+                if not verdict.view.has_errored_seat:
                     self._app.notify("No reviewer seat failed; there is nothing to retry.", severity="warning")
                     return
-                card.action_retry()
+                verdict.action_retry()
             else:
-                card.action_decide(decision)
+                verdict.action_decide(decision)
 
         self._workers.run_ui(work(), f"{decision.label.lower()}")
 

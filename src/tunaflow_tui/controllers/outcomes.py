@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from tunaflow_tui.controllers.cards import done_view
 from tunaflow_tui.core.terminal_text import neutralize
 from tunaflow_tui.core.workflow.phases import Phase
-from tunaflow_tui.widgets.decision_dock import DONE, card_kind
+from tunaflow_tui.widgets.decision_dock import is_done_card
 
 if TYPE_CHECKING:
     from tunaflow_tui.app import TunaflowApp
@@ -95,7 +95,7 @@ class OutcomeController:
     async def _refresh_card(self, plan_id: int, *, merged: str | None = None) -> None:
         card = self._app.decision_dock.card_for(plan_id)
         fresh = self._store.get_plan(plan_id)
-        if card is None or card_kind(card) != DONE or fresh is None:
+        if not is_done_card(card) or fresh is None:
             return
         view = done_view(fresh)
         current = card.view

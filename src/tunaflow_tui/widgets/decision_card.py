@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar, Protocol
 
 from textual.content import Content
 from textual.message import Message
@@ -17,6 +17,15 @@ from textual.message import Message
 from tunaflow_tui.core.workflow.decisions import Decision
 from tunaflow_tui.keyhints import hint_line, key_for
 from tunaflow_tui.widgets.arming import ArmedCard
+
+
+class CardView(Protocol):
+    """What every dock card's view has: the plan it belongs to (a frozen dataclass in practice)."""
+
+    @property
+    def plan_id(self) -> int | None:
+        """The plan the card is about (None for a proposal not yet stored as a plan)."""
+        ...
 
 
 @dataclass
@@ -50,8 +59,8 @@ class DecisionCard(ArmedCard):
     """(binding id, words) of the keys the card's hint line names, in order."""
 
     if TYPE_CHECKING:
-        view: Any
-        """The card's view (a frozen dataclass with at least ``plan_id``; decision cards a ``decision``)."""
+        view: CardView
+        """The card's view; each card class declares its own, more precise, reactive ``view``."""
 
     def hint_items(self) -> Iterable[tuple[str, str]]:
         """The (binding id, words) pairs that act now (a subclass drops the ones that do not)."""

@@ -8,7 +8,7 @@ until the plan's next card replaces it. The dock is hidden while it is empty.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeGuard
 
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
@@ -29,8 +29,22 @@ PROPOSAL, VERDICT, DONE = "proposal", "verdict", "done"
 
 def card_kind(card: Widget) -> str | None:
     """``proposal``, ``verdict`` or ``done`` for a dock card; None for anything else."""
-    kind = getattr(type(card), "DOCK_KIND", None)
-    return kind if isinstance(kind, str) else None
+    return card.DOCK_KIND if isinstance(card, DecisionCard) else None
+
+
+def is_proposal_card(card: Widget | None) -> TypeGuard[PlanProposalCard]:
+    """True for a plan proposal card (told apart by its ``DOCK_KIND``, without loading its class)."""
+    return card is not None and card_kind(card) == PROPOSAL
+
+
+def is_verdict_card(card: Widget | None) -> TypeGuard[ReviewVerdictCard]:
+    """True for a review verdict card."""
+    return card is not None and card_kind(card) == VERDICT
+
+
+def is_done_card(card: Widget | None) -> TypeGuard[DoneCard]:
+    """True for a finished plan's merge offer."""
+    return card is not None and card_kind(card) == DONE
 
 
 def card_plan_id(card: Widget) -> int | None:
@@ -43,7 +57,7 @@ def card_plan_id(card: Widget) -> int | None:
 
 def card_is_pending(card: Widget) -> bool:
     """True while a card waits for a decision."""
-    if isinstance(card, DecisionCard) and card_kind(card) in (PROPOSAL, VERDICT):
+    if is_proposal_card(card) or is_verdict_card(card):
         return card.view.decision is None
     return False
 
@@ -188,7 +202,7 @@ class DecisionDock(VerticalScroll, can_focus=False):
     def mark_decided(self, plan_id: int, decision: str | None) -> None:
         """Show ``decision`` on a plan's card (None: back to pending, e.g. when the decision failed)."""
         card = self.card_for(plan_id)
-        if card is not None and card_kind(card) in (PROPOSAL, VERDICT):
+        if is_proposal_card(card) or is_verdict_card(card):
             card.view = replace(card.view, decision=decision)
             card.refresh_bindings()
             self.refresh_hint()
