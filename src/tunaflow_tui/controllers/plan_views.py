@@ -16,7 +16,7 @@ from tunaflow_tui.core.terminal_text import neutralize
 from tunaflow_tui.core.workflow import AggregateVerdict
 from tunaflow_tui.core.workflow.decisions import Decision
 from tunaflow_tui.core.workflow.event_text import event_text
-from tunaflow_tui.core.workflow.phases import PendingDecision, Phase
+from tunaflow_tui.core.workflow.phases import PendingDecision, Phase, PlanEventType
 from tunaflow_tui.viewmodels.plans import (
     PLAN_BRANCH_KINDS,
     BranchView,
@@ -30,9 +30,6 @@ from tunaflow_tui.viewmodels.plans import (
     SubtaskView,
     VerdictView,
 )
-
-CARD_DECISIONS = ("approval", "review", "review_error")
-"""Pending decisions answered on a card; the others (doom loop, dev stalled) are asked in a modal."""
 
 _WHITESPACE_RUN = re.compile(r"\s+")
 
@@ -132,9 +129,10 @@ def failure_history(events: tuple[PlanEventRecord, ...]) -> tuple[FailureView, .
     """The failed review rounds since the last doom-loop answer or plan revision."""
     failures: list[FailureView] = []
     for event in events:
-        if event.type in ("doom_loop_escalated", "revision_requested", "redesign_requested"):
+        if event.type in (PlanEventType.DOOM_LOOP_ESCALATED, PlanEventType.REVISION_REQUESTED,
+                          PlanEventType.REDESIGN_REQUESTED):
             failures = []
-        elif event.type == "review_finished" and event.detail.get("verdict") == "fail":
+        elif event.type == PlanEventType.REVIEW_FINISHED and event.detail.get("verdict") == "fail":
             raw = event.detail.get("aggregate")
             findings = AggregateVerdict.from_json(raw).findings if isinstance(raw, Mapping) else ()
             round_no = event.detail.get("round")

@@ -22,6 +22,7 @@ from tunaflow_tui.core.storage.records import (
 from tunaflow_tui.core.terminal_text import neutralize
 from tunaflow_tui.core.turns import Usage
 from tunaflow_tui.core.workflow.event_text import SETTLING_EVENTS, event_text, plan_outcome
+from tunaflow_tui.core.workflow.phases import Phase, PlanEventType
 
 __all__ = ["ExportError", "export_conversation", "export_plan", "find_plan"]
 
@@ -247,18 +248,18 @@ def _review_round(event: PlanEventRecord, decisions: Sequence[PlanEventRecord]) 
     return lines
 
 
-_AFTER_REVIEW = SETTLING_EVENTS | {"rework_requested", "redesign_requested", "doom_loop_escalated",
-                                    "review_retry_requested"}
+_AFTER_REVIEW = SETTLING_EVENTS | {PlanEventType.REWORK_REQUESTED, PlanEventType.REDESIGN_REQUESTED,
+                                    PlanEventType.DOOM_LOOP_ESCALATED, PlanEventType.REVIEW_RETRY_REQUESTED}
 
 
 def _review_rounds(events: Sequence[PlanEventRecord]) -> list[str]:
     lines: list[str] = []
     for position, event in enumerate(events):
-        if event.type != "review_finished":
+        if event.type != PlanEventType.REVIEW_FINISHED:
             continue
         decisions: list[PlanEventRecord] = []
         for later in events[position + 1 :]:
-            if later.type == "review_finished":
+            if later.type == PlanEventType.REVIEW_FINISHED:
                 break
             if later.type in _AFTER_REVIEW:
                 decisions.append(later)
@@ -289,7 +290,7 @@ def export_plan(store: Store, plan_key: str) -> str:
         f"- Revision: {plan.revision} · review rounds: {plan.review_round}",
     ]
     if plan.pending_decision:
-        held = " (on hold)" if plan.phase == "held" else ""
+        held = " (on hold)" if plan.phase == Phase.HELD else ""
         lines.append(f"- Waiting for a decision: {plan.pending_decision}{held}")
     outcome = plan_outcome(events)
     if outcome is not None:

@@ -18,7 +18,7 @@ from tunaflow_tui.core.workflow import (
 )
 from tunaflow_tui.core.workflow.decisions import Decision
 from tunaflow_tui.core.workflow.event_text import plan_outcome
-from tunaflow_tui.core.workflow.phases import Actor, Phase, PlanEventType
+from tunaflow_tui.core.workflow.phases import Actor, PendingDecision, Phase, PlanEventType
 from tunaflow_tui.core.workflow.ways import DecisionInput, decision_command
 from tunaflow_tui.runtime import development, git_guard, planning, prompts, recovery, review, worktree_prep
 from tunaflow_tui.runtime.events import NoticeRaised
@@ -40,7 +40,7 @@ def earlier_failures(rt: WorkflowRuntime, plan_id: int, *, exclude_round: int | 
     """One line per failed review round of this plan other than ``exclude_round`` (for the rework prompt)."""
     lines: list[str] = []
     for event in rt.store.list_plan_events(plan_id):
-        if event.type != "review_finished" or event.detail.get("verdict") != "fail":
+        if event.type != PlanEventType.REVIEW_FINISHED or event.detail.get("verdict") != "fail":
             continue
         if event.detail.get("round") == exclude_round:
             continue
@@ -63,7 +63,7 @@ async def maybe_auto_rework(rt: WorkflowRuntime, plan: PlanRecord) -> PlanRecord
     if not rt.settings.workflow.auto_rework:
         return plan
     detail = dict(plan.pending_detail or {})
-    if plan.pending_decision == "review" and detail.get("verdict") == "fail":
+    if plan.pending_decision == PendingDecision.REVIEW and detail.get("verdict") == "fail":
         rt.emit(NoticeRaised("Review failed; reworking automatically (auto_rework is on).", "info"))
         return await _rework(rt, plan, "")
     return plan
@@ -307,6 +307,7 @@ async def apply_decision(
             raise IllegalTransition(f"cannot {chosen.label.lower()} for plan {plan_id}: {way.summary} "
                                     f"(available: {offered})", phase=Phase(plan.phase), command=chosen.value,
                                     allowed=tuple(d.value for d in way.decisions))
-    if chosen in _SETTLE_ROUND and plan.pending_decision in ("review", "doom_loop", "review_error"):
+    if chosen in _SETTLE_ROUND and plan.pending_decision in (
+            PendingDecision.REVIEW, PendingDecision.DOOM_LOOP, PendingDecision.REVIEW_ERROR):
         await review.write_review_document(rt, plan)
     return await _ACTIONS[chosen](rt, plan, given)

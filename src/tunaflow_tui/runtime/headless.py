@@ -19,7 +19,7 @@ from tunaflow_tui.core.gitops import GitError
 from tunaflow_tui.core.storage.records import PlanRecord
 from tunaflow_tui.core.terminal_text import neutralize
 from tunaflow_tui.core.workflow.decisions import Decision
-from tunaflow_tui.core.workflow.phases import Phase, Waiting
+from tunaflow_tui.core.workflow.phases import PendingDecision, Phase, Waiting
 from tunaflow_tui.core.workflow.verdicts import ReviewStanding
 from tunaflow_tui.core.workflow.ways import WayOn
 from tunaflow_tui.runtime import planning, recovery
@@ -210,10 +210,11 @@ def _explain_wait(plan: PlanRecord, way: WayOn, out: TextIO) -> None:
         return
     say(f"Waiting for you: plan {plan.id} “{plan.title}” — {plan.pending_decision or plan.phase}{held}; {hint}.",
         out)
-    if plan.pending_decision == "setup_failed" and plan.worktree_path:
+    if plan.pending_decision == PendingDecision.SETUP_FAILED and plan.worktree_path:
         say(f"  worktree: {plan.worktree_path}", out)
     reason = detail.get("reason")
-    if plan.pending_decision in ("dev_stalled", "review_error", "setup_failed") and reason:
+    if plan.pending_decision in (PendingDecision.DEV_STALLED, PendingDecision.REVIEW_ERROR,
+                                 PendingDecision.SETUP_FAILED) and reason:
         say(f"tunaflow run: {reason}", sys.stderr)
     raw = detail.get("aggregate")
     seats = raw.get("seats") if isinstance(raw, dict) else None

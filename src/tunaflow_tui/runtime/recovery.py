@@ -78,14 +78,14 @@ def record_interruption(rt: WorkflowRuntime, reason: str) -> None:
 
 def _last_feedback(rt: WorkflowRuntime, plan_id: int) -> tuple[str, bool]:
     for event in reversed(rt.store.list_plan_events(plan_id)):
-        if event.type in ("revision_requested", "redesign_requested"):
-            return str(event.detail.get("feedback", "")), event.type == "redesign_requested"
+        if event.type in (PlanEventType.REVISION_REQUESTED, PlanEventType.REDESIGN_REQUESTED):
+            return str(event.detail.get("feedback", "")), event.type == PlanEventType.REDESIGN_REQUESTED
     return "", False
 
 
 def _last_review(rt: WorkflowRuntime, plan_id: int) -> tuple[AggregateVerdict | None, int | None]:
     for event in reversed(rt.store.list_plan_events(plan_id)):
-        if event.type == "review_finished":
+        if event.type == PlanEventType.REVIEW_FINISHED:
             raw = event.detail.get("aggregate")
             round_no = event.detail.get("round")
             agg = AggregateVerdict.from_json(raw) if isinstance(raw, Mapping) else None

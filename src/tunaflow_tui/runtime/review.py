@@ -199,7 +199,7 @@ def finished_seats(rt: WorkflowRuntime, plan_id: int, round_no: int) -> dict[str
     """The seats of review round ``round_no`` that already answered (or errored)."""
     found: dict[str, SeatResult] = {}
     for event in rt.store.list_plan_events(plan_id):
-        if event.type == "seat_finished" and event.detail.get("round") == round_no:
+        if event.type == PlanEventType.SEAT_FINISHED and event.detail.get("round") == round_no:
             raw = event.detail.get("seat")
             if isinstance(raw, Mapping):
                 seat = SeatResult.from_json(raw)

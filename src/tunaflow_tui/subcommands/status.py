@@ -16,7 +16,7 @@ from tunaflow_tui.core.storage.records import BranchRecord, PlanRecord
 from tunaflow_tui.core.storage.store import database_path
 from tunaflow_tui.core.terminal_text import neutralize
 from tunaflow_tui.core.workflow.event_text import plan_outcome
-from tunaflow_tui.core.workflow.phases import Waiting
+from tunaflow_tui.core.workflow.phases import Phase, Waiting
 from tunaflow_tui.core.workflow.service import WaitingDecision, WorkflowService, plain_json
 
 SHORT_TITLE = 30
@@ -46,7 +46,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _plan_json(plan: PlanRecord, service: WorkflowService) -> dict[str, Any]:
-    held = plan.phase == "held"
+    held = plan.phase == Phase.HELD
     pending = None
     if plan.pending_decision is not None:
         pending = {"kind": plan.pending_decision, "held": held, "detail": plain_json(plan.pending_detail)}

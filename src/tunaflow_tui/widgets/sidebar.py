@@ -12,6 +12,7 @@ from textual.message import Message
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
+from tunaflow_tui.core.workflow.phases import Phase
 from tunaflow_tui.viewmodels.plans import SidebarItem, SidebarSections
 
 SECTIONS: tuple[tuple[str, str], ...] = (
@@ -23,15 +24,15 @@ SECTIONS: tuple[tuple[str, str], ...] = (
 )
 
 # Phases that wait for the user are drawn in the warning colour, finished ones dimmed.
-PHASE_STYLES = {
-    "approval": "bold yellow",
-    "review": "bold cyan",
-    "dev": "bold green",
-    "rework": "bold magenta",
-    "escalated": "bold red",
-    "done": "dim",
-    "abandoned": "dim strike",
-    "held": "yellow",
+PHASE_STYLES: dict[str, str] = {
+    Phase.APPROVAL: "bold yellow",
+    Phase.REVIEW: "bold cyan",
+    Phase.DEV: "bold green",
+    Phase.REWORK: "bold magenta",
+    Phase.ESCALATED: "bold red",
+    Phase.DONE: "dim",
+    Phase.ABANDONED: "dim strike",
+    Phase.HELD: "yellow",
 }
 
 NodeData = SidebarItem | str | None

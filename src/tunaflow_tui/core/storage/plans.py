@@ -64,7 +64,7 @@ class PlanStore(StoreBase):
         non_goals: Sequence[str] = (),
         subtasks: Sequence[tuple[str, str]] = (),
         source_message_id: int | None = None,
-        phase: str = "approval",
+        phase: str = Phase.APPROVAL,
     ) -> PlanRecord:
         """Create a plan with its subtasks ((title, details) pairs, numbered from 1); ValueError if the slug is taken."""
         require_choice("phase", phase, PLAN_PHASES)

@@ -32,15 +32,16 @@ from tunaflow_tui.core.workflow.machine import (
     failures_since_reset,
     transition,
 )
-from tunaflow_tui.core.workflow.phases import PendingDecision, Phase, Waiting
+from tunaflow_tui.core.workflow.phases import PendingDecision, Phase, PlanEventType, Waiting
 from tunaflow_tui.core.workflow.ways import PlanContext, WayOn, open_step, ways_on
 
 EXCERPT_LIMIT = 500
 MARKER_REJECTED_MEMO = "marker_rejected"
 # Events after which a plan waits for the user: the latest one dates its pending decision.
-_DECISION_EVENTS = frozenset(
-    {"proposal_received", "review_finished", "dev_stalled", "setup_failed", "resumed", "held"}
-)
+_DECISION_EVENTS = frozenset({
+    PlanEventType.PROPOSAL_RECEIVED, PlanEventType.REVIEW_FINISHED, PlanEventType.DEV_STALLED,
+    PlanEventType.SETUP_FAILED, PlanEventType.RESUMED, PlanEventType.HELD,
+})
 _PHASES = frozenset(p.value for p in Phase)
 _QUESTIONS = frozenset(q.value for q in PendingDecision)
 
@@ -106,7 +107,7 @@ def plan_context(plan: PlanRecord, events: Sequence[PlanEventRecord], *, running
         open_step=None if step is None else str(step.get("role") or "agent"),
         git_branch=plan.git_branch,
         worktree=bool(plan.worktree_path),
-        merged=any(e.type == "merged" for e in events),
+        merged=any(e.type == PlanEventType.MERGED for e in events),
     )
 
 

@@ -38,11 +38,11 @@ from tunaflow_tui.core.workflow.commands import (
 )
 from tunaflow_tui.core.workflow.decisions import Decision
 from tunaflow_tui.core.workflow.machine import PlanState, allowed_commands, unheld
-from tunaflow_tui.core.workflow.phases import PendingDecision, Phase, Waiting
+from tunaflow_tui.core.workflow.phases import PendingDecision, Phase, PlanEventType, Waiting
 from tunaflow_tui.core.workflow.verdicts import ReviewStanding
 
-STEP_STARTED = "agent_started"
-STEP_FINISHED = "agent_finished"
+STEP_STARTED = PlanEventType.AGENT_STARTED
+STEP_FINISHED = PlanEventType.AGENT_FINISHED
 _WORKER = {Phase.CHAT: "architect", Phase.DRAFTING: "architect", Phase.DEV: "developer",
            Phase.REWORK: "developer", Phase.REVIEW: "review"}
 _WHO = {"architect": "the Architect", "developer": "the Developer", "review": "the reviewers"}
