@@ -1,7 +1,8 @@
-"""ruff over the project and mypy --strict over the whole tunaflow_tui package are part of the test run."""
+"""Static checks in the test run: ruff, mypy --strict over the whole package, docstrings on public UI classes."""
 
 from __future__ import annotations
 
+import ast
 import shutil
 import subprocess
 import sys
@@ -33,3 +34,42 @@ def test_mypy_strict_on_the_whole_package() -> None:
         [sys.executable, "-m", "mypy", "--no-error-summary"], cwd=ROOT, capture_output=True, text=True
     )
     assert out.returncode == 0, out.stdout + out.stderr
+
+
+UI_PACKAGES = ("widgets", "screens", "controllers", "viewmodels")
+PACKAGE = ROOT / "src" / "tunaflow_tui"
+
+
+def classes_without_docstring(source: str) -> list[str]:
+    """Public classes (nested ones by dotted name, those under ``if TYPE_CHECKING`` too) lacking a docstring."""
+    missing: list[str] = []
+
+    def visit(node: ast.AST, prefix: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.ClassDef):
+                name = prefix + child.name
+                if not child.name.startswith("_") and not ast.get_docstring(child):
+                    missing.append(f"{name} (line {child.lineno})")
+                visit(child, name + ".")
+            elif isinstance(child, ast.If | ast.Try | ast.With):
+                visit(child, prefix)
+
+    visit(ast.parse(source), "")
+    return missing
+
+
+def test_the_docstring_check_sees_a_missing_docstring() -> None:
+    source = (
+        "class Card:\n    '''A card.'''\n\n    class Requested:\n        pass\n\n"
+        "class Bare:\n    pass\n\nclass _Private:\n    pass\n"
+    )
+    assert classes_without_docstring(source) == ["Card.Requested (line 4)", "Bare (line 7)"]
+
+
+def test_public_ui_classes_have_docstrings() -> None:
+    files = [path for package in UI_PACKAGES for path in sorted((PACKAGE / package).rglob("*.py"))]
+    files.append(PACKAGE / "app.py")
+    assert len(files) > 30
+    missing = [f"{path.relative_to(PACKAGE)}: {name}" for path in files
+               for name in classes_without_docstring(path.read_text(encoding="utf-8"))]
+    assert missing == []

@@ -105,6 +105,7 @@ class ProjectOpener:
         return self.session.recipient(conversation_id) if self.session is not None else OPENING_RECIPIENT
 
     def send(self, conversation_id: str, text: str) -> None:
+        """Send through the session; while the project opens the message is queued, sent once it is open."""
         if self.session is not None:
             self.session.send(conversation_id, text)
             return
@@ -116,6 +117,7 @@ class ProjectOpener:
         self._show_opening()
 
     def retry(self, conversation_id: str, message_id: int) -> None:
+        """Rerun a failed turn (there is none to rerun while the project opens)."""
         if self.session is not None:
             self.session.retry(conversation_id, message_id)
         else:
@@ -123,6 +125,7 @@ class ProjectOpener:
 
     # ------------------------------------------------------------------ opening
     async def ready(self) -> None:
+        """The first frame is up: install the hang-up handlers and start opening the project."""
         install_hangup_handlers(self.app, lambda: self.runtime)
         self._show_opening()
         # after the first frame: the window is up before anything slow starts

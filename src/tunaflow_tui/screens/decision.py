@@ -109,6 +109,7 @@ class DecisionScreen(ModalScreen[str | None]):
             self._typing_in = below.focused if below is not None else None
 
     def on_key(self, event: Key) -> None:
+        """While arming, typed keys go back to where the user was typing; then a choice's key answers."""
         if not self.is_armed and (event.is_printable or event.key == "enter"):
             event.stop()
             event.prevent_default()
@@ -155,6 +156,7 @@ class DecisionScreen(ModalScreen[str | None]):
             self.dismiss(value)
 
     def action_later(self) -> None:
+        """Close without an answer: the question waits (the decision key brings it back)."""
         self.dismiss(None)
 
 

@@ -49,6 +49,7 @@ class DoomLoopScreen(DecisionScreen):
         self.threshold = threshold
 
     def compose_details(self) -> ComposeResult:
+        """The failed review rounds, each with its findings."""
         with VerticalScroll(id="history"):
             for failure in self.failures:
                 yield Static(f"Round {failure.round_no} · {failure.verdict.upper()}", classes="round", markup=False)

@@ -107,6 +107,7 @@ class FeedbackScreen(ModalScreen[str | None]):
         return self.query_one(TextArea).text
 
     def action_submit(self) -> None:
+        """Send the feedback; empty feedback is refused with a hint."""
         text = self.text.strip()
         if not text:
             self.query_one("#empty-hint", Static).update("Write some feedback first, or press escape to cancel.")
@@ -114,9 +115,11 @@ class FeedbackScreen(ModalScreen[str | None]):
         self.dismiss(text)
 
     def action_cancel(self) -> None:
+        """Close without sending anything."""
         self.dismiss(None)
 
     def action_external_editor(self) -> None:
+        """Edit the feedback in ``$VISUAL`` / ``$EDITOR`` (the terminal is handed over meanwhile)."""
         area = self.query_one(TextArea)
         try:
             with self.app.suspend():

@@ -56,6 +56,7 @@ class PickerScreen(ModalScreen[str | None]):
         self.dismiss(event.option.id)
 
     def action_cancel(self) -> None:
+        """Close without choosing."""
         self.dismiss(None)
 
 

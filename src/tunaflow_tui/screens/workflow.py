@@ -60,4 +60,5 @@ class WorkflowScreen(Screen[None]):
             self.query_one(WorkflowView).update_plans(plans)
 
     def action_close(self) -> None:
+        """Back to the chat."""
         self.dismiss()

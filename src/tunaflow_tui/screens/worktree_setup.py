@@ -57,6 +57,7 @@ class WorktreeSetupScreen(DecisionScreen):
         self.worktree = worktree
 
     def compose_details(self) -> ComposeResult:
+        """Why the setup failed, the command that ran and the worktree it ran in."""
         yield Static(self.reason, id="setup-reason", markup=False)
         yield Static(f"command: {self.command}\nworktree: {self.worktree}", id="setup-where", markup=False)
 

@@ -354,6 +354,7 @@ class ChatView(VerticalScroll):
         self._empty_hint.display = not self.blocks() and not self.has_older
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        """Load the previous page at the top and the next one at the bottom."""
         super().watch_scroll_y(old_value, new_value)
         if not self._ready or self._busy:
             return

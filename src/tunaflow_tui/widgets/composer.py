@@ -117,6 +117,7 @@ class Composer(Vertical):
 
         @property
         def control(self) -> Composer:
+            """The composer that sent the text."""
             return self.composer
 
     @dataclass
@@ -128,6 +129,7 @@ class Composer(Vertical):
 
         @property
         def control(self) -> Composer:
+            """The composer the key was pressed in."""
             return self.composer
 
     def __init__(

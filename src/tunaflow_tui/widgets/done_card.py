@@ -90,6 +90,7 @@ class DoneCard(DecisionCard, Vertical, can_focus=True):
         return tuple(item for item in self.HINTS if wanted[item[0]])
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Merge only while there is an unmerged branch; remove only while the worktree exists."""
         if action == "done":
             if parameters and parameters[0] == "merge":
                 return bool(self.view.git_branch) and not self.view.merged
@@ -97,6 +98,7 @@ class DoneCard(DecisionCard, Vertical, can_focus=True):
         return True
 
     def action_done(self, action: str) -> None:
+        """Ask to ``merge`` or ``remove_worktree`` (once the keys are armed)."""
         if self.check_action("done", (action,)) and self.keys_armed():
             self.post_message(self.Requested(self.view.plan_id, action))
 

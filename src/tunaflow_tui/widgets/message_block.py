@@ -508,6 +508,7 @@ class MessageBlock(Vertical, can_focus=True):
         self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Retry only a retryable failed turn; toggle tools only when there are tool lines."""
         if action == "retry":
             return self.view.error is not None and self.view.error.retryable
         if action == "toggle_tools":

@@ -155,6 +155,7 @@ class PlanProposalCard(DecisionCard, Vertical, can_focus=True):
         return self.HINTS
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Decision keys act while the proposal is pending; a held card is not held again."""
         if action == "decide":
             if not self.is_pending:
                 return False
@@ -172,12 +173,14 @@ class PlanProposalCard(DecisionCard, Vertical, can_focus=True):
         self.refresh_bindings()
 
     def action_decide(self, decision: str) -> None:
+        """Approve or hold (``decision`` is the Decision's value), once the keys are armed."""
         if decision not in (Decision.APPROVE, Decision.HOLD) or not self.check_action("decide", (decision,)):
             return
         if self.keys_armed():
             self._record(Decision(decision))
 
     def action_request_revision(self) -> None:
+        """Ask for feedback in a dialog; the revision is requested only if some is sent."""
         if not self.is_pending or not self.keys_armed():
             return
 

@@ -199,6 +199,7 @@ class ReviewVerdictCard(DecisionCard, Vertical, can_focus=True):
         return tuple(items)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Decisions need a verdict and no decision yet; retry only when a seat errored."""
         if action == "decide":
             return self.view.decision is None and self.view.verdict is not None
         if action == "retry":
@@ -207,6 +208,7 @@ class ReviewVerdictCard(DecisionCard, Vertical, can_focus=True):
         return True
 
     def action_decide(self, decision: str) -> None:
+        """Accept, rework or redesign (``decision`` is the Decision's value), once the keys are armed."""
         view = self.view
         if view.decision is not None or view.verdict is None or decision not in DECISION_TEXT \
                 or not self.keys_armed():
@@ -218,6 +220,7 @@ class ReviewVerdictCard(DecisionCard, Vertical, can_focus=True):
         self.refresh_bindings()
 
     def action_retry(self) -> None:
+        """Run the errored reviewer seat(s) again (one seat by name, several together)."""
         view = self.view
         errored = [seat.seat for seat in view.seats if seat.error]
         if view.decision is not None or not errored or not self.keys_armed():

@@ -128,6 +128,7 @@ class Workspace(Container):
         self.set_classes([*keep, *(name for name, on in wanted.items() if on)])
 
     def watch_mode(self, old: PaneMode, new: PaneMode) -> None:
+        """Lay out the new mode; a pane that closes hands its focus back to the chat column."""
         self.set_reactive(Workspace.showing_pane, True)
         self._apply_classes()
         pane = self.query_children(BranchPane).first() if self.children else None
@@ -157,16 +158,20 @@ class Workspace(Container):
         self.narrow = self._terminal_is_narrow()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Switching sides only applies to the narrow pinned layout."""
         if action == "switch_pane":
             return self.mode == PINNED and self.narrow
         return True
 
     def action_toggle_pane(self) -> None:
+        """Open the branch pane as a drawer, or hide it."""
         self.mode = HIDDEN if self.mode != HIDDEN else DRAWER
 
     def action_pin_pane(self) -> None:
+        """Pin the branch pane beside the chat (50:50), or back to a drawer."""
         self.mode = DRAWER if self.mode == PINNED else PINNED
 
     def action_switch_pane(self) -> None:
+        """In the narrow pinned layout, show the other side."""
         if self.mode == PINNED and self.narrow:
             self.showing_pane = not self.showing_pane
