@@ -21,6 +21,9 @@ from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static
 
+from tunaflow_tui.keyhints import key_for
+from tunaflow_tui.widgets.composer import ComposerInput
+
 if TYPE_CHECKING:
     from tunaflow_tui.viewmodels.chat import MessageSource, MessageView
     from tunaflow_tui.widgets.message_block import MessageBlock
@@ -97,9 +100,10 @@ class ChatView(VerticalScroll):
         """True when the newest messages were pruned (the user is reading far back)."""
         self._busy = False
         self._ready = False
-        self._older_hint = Static("↑ older messages: scroll up or press home", id="older-hint")
-        self._newer_hint = Static("↓ newer messages: press end", id="newer-hint")
-        self._empty_hint = Static("No messages yet. Type below and press enter to send.", id="empty-hint")
+        # Their keys are named on mount, as the keymap has them (see _name_keys).
+        self._older_hint = Static("", id="older-hint", markup=False)
+        self._newer_hint = Static("", id="newer-hint", markup=False)
+        self._empty_hint = Static("", id="empty-hint", markup=False)
 
     # -- queries ---------------------------------------------------------------------------------
 
@@ -145,7 +149,17 @@ class ChatView(VerticalScroll):
         return [self._empty_hint, self._older_hint, self._newer_hint]
 
     async def on_mount(self) -> None:
+        self._name_keys()
         await self.reload()
+
+    def _name_keys(self) -> None:
+        """Write the hints with the keys in force: a key remapped in ``[ui.keymap]`` shows as remapped."""
+        send = key_for(self.app, ComposerInput, "composer.send", "enter", words=True)
+        first = key_for(self.app, type(self), "chat.first", "home", words=True)
+        latest = key_for(self.app, type(self), "chat.latest", "end", words=True)
+        self._empty_hint.update(f"No messages yet. Type below and press {send} to send.")
+        self._older_hint.update(f"↑ older messages: scroll up or press {first}")
+        self._newer_hint.update(f"↓ newer messages: press {latest}")
 
     async def reload(self, source: MessageSource | None = None) -> None:
         """Show the newest window again (of ``source`` if given) and follow the tail."""

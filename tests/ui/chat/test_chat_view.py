@@ -6,6 +6,8 @@ import asyncio
 import itertools
 import time
 
+from textual.widgets import Static
+
 from tunaflow_tui.viewmodels.chat import MessageView
 from tunaflow_tui.widgets.chat_view import ChatView
 from tunaflow_tui.widgets.message_block import MAX_RENDERED_CHARS, MarkdownBody, MessageBlock
@@ -135,7 +137,32 @@ async def test_adding_messages_keeps_the_window_bounded(make_app) -> None:
 async def test_empty_chat_says_so(make_app, read_screen) -> None:
     app, _ = make_app()
     async with app.run_test(size=(80, 24)):
-        assert "No messages yet" in read_screen(app)
+        assert "No messages yet. Type below and press enter to send." in read_screen(app)
+
+
+async def test_empty_chat_names_the_send_key_as_remapped(make_app, read_screen) -> None:
+    app, controller = make_app(keymap={"composer.send": "ctrl+s"})
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = read_screen(app)
+        assert "press ctrl+s to send" in screen
+        assert "press enter" not in screen
+        await pilot.press("h", "i", "ctrl+s")  # the key named is the key that sends
+        await pilot.pause()
+        assert controller.sent == [("main", "hi")]
+
+
+async def test_paging_hints_name_the_keys_as_remapped(make_app) -> None:
+    app, _ = make_app(_numbered(200), keymap={"chat.first": "g", "chat.latest": "shift+g"})
+    async with app.run_test(size=(80, 24)) as pilot:
+        chat = app.chat_view
+        older = chat.query_one("#older-hint", Static)
+        assert older.display
+        assert str(older.content) == "↑ older messages: scroll up or press g"
+        await pilot.press("escape", "g")  # to the chat, then the remapped "first" key
+        await pilot.pause()
+        newer = chat.query_one("#newer-hint", Static)
+        assert newer.display
+        assert str(newer.content) == "↓ newer messages: press shift+g"
 
 
 async def test_ui_stays_responsive_while_ten_megabytes_stream(make_app, read_screen) -> None:
