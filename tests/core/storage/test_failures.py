@@ -30,6 +30,16 @@ READ_ONLY_SCRIPT = textwrap.dedent("""
 """)
 
 
+def _skip_unless_python_runs_as(setpriv: list[str], env: dict[str, str], cwd: Path) -> None:
+    """Skip when the unprivileged user cannot run this Python with tunaflow (e.g. a venv under /root)."""
+    probe = subprocess.run([*setpriv, sys.executable, "-c", "import tunaflow_tui.core.storage"],
+                           capture_output=True, text=True, timeout=60, env=env, cwd=cwd)
+    if probe.returncode != 0:
+        reason = (probe.stderr.strip().splitlines() or [f"exit status {probe.returncode}"])[-1]
+        pytest.skip(f"the Python environment ({sys.prefix}) is not readable by the unprivileged user "
+                    f"(uid 65534) the check runs as: {reason}")
+
+
 def test_a_read_only_database_file_gives_a_storage_error() -> None:
     # Permissions do not bind root, so as root the check runs in a process of an unprivileged user.
     base = Path(tempfile.mkdtemp(prefix="tunaflow-ro-"))
@@ -49,6 +59,7 @@ def test_a_read_only_database_file_gives_a_storage_error() -> None:
             if setpriv is None:
                 pytest.skip("running as root without setpriv: file permissions cannot be exercised")
             command = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", *command]
+            _skip_unless_python_runs_as(command[:4], env, base)
         out = subprocess.run(command, capture_output=True, text=True, timeout=60, env=env, cwd=base)
         assert out.returncode == 0, out.stderr
         lines = out.stdout.splitlines()

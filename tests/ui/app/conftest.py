@@ -13,7 +13,7 @@ from tunaflow_tui.agents.demo.sample import copy_demo_project
 from tunaflow_tui.app import TunaflowApp
 from tunaflow_tui.controllers import ProjectSession
 from tunaflow_tui.core.settings import Settings
-from tunaflow_tui.runtime.runtime import WorkflowRuntime
+from tunaflow_tui.runtime.runtime import EngineFactory, WorkflowRuntime
 from tunaflow_tui.subcommands.open import build_app
 
 AppFactory = Callable[..., tuple[TunaflowApp, ProjectSession, WorkflowRuntime]]
@@ -37,10 +37,12 @@ def open_app(demo_project: Path) -> Iterator[AppFactory]:
     runtimes: list[WorkflowRuntime] = []
 
     def factory(*, fail_reviews: int = 0, settings: Settings | None = None, project: Path | None = None,
-                notes: tuple[str, ...] | None = (), **workflow: object
-                ) -> tuple[TunaflowApp, ProjectSession, WorkflowRuntime]:
+                notes: tuple[str, ...] | None = (), engine_factory: EngineFactory | None = None,
+                **workflow: object) -> tuple[TunaflowApp, ProjectSession, WorkflowRuntime]:
         where = project or demo_project
-        runtime = WorkflowRuntime(where, settings or demo_settings(where, fail_reviews=fail_reviews, **workflow))
+        chosen = settings or demo_settings(where, fail_reviews=fail_reviews, **workflow)
+        runtime = (WorkflowRuntime(where, chosen) if engine_factory is None
+                   else WorkflowRuntime(where, chosen, engine_factory=engine_factory))
         runtimes.append(runtime)
         app = build_app(runtime, notes=notes, cursor_blink=False)
         assert isinstance(app.controller, ProjectSession)
@@ -52,15 +54,19 @@ def open_app(demo_project: Path) -> Iterator[AppFactory]:
 
 
 ENGINE_CLIS = frozenset({"claude", "codex", "gemini"})
+RANDOM_TAIL = 8
+"""How many random characters :func:`tempfile.mkdtemp` puts after the prefix."""
 
 
 @pytest.fixture
 def steady_app(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., TunaflowApp]]:
     """The app on the demo project for snapshots: ``steady_app(folder, hide_engine_clis=False)``.
 
-    The project lives at a fixed path under the temp folder (prompt sizes and token counts derive
-    from it), timeline clocks are frozen, the test run's duration is pinned and, with
-    ``hide_engine_clis``, the claude/codex/gemini CLIs count as not installed on any machine.
+    The project lives in a folder of its own under the temp folder whose path is exactly as long as
+    ``<temp>/<folder>`` (prompt sizes and token counts derive from its length; a random tail keeps
+    two runs, or two xdist workers, out of each other's folders), timeline clocks are frozen, the
+    test run's duration is pinned and, with ``hide_engine_clis``, the claude/codex/gemini CLIs count
+    as not installed on any machine.
     """
     import dataclasses
     import re
@@ -73,8 +79,8 @@ def steady_app(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., Tunafl
     made: list[tuple[WorkflowRuntime, Path]] = []
 
     def factory(folder: str, *, hide_engine_clis: bool = False) -> TunaflowApp:
-        root = Path(tempfile.gettempdir()) / folder
-        shutil.rmtree(root, ignore_errors=True)
+        root = Path(tempfile.mkdtemp(prefix=folder[:-RANDOM_TAIL], dir=tempfile.gettempdir()))
+        assert len(root.name) == len(folder), root
         monkeypatch.setenv("XDG_CONFIG_HOME", str(root / "config"))
         monkeypatch.setenv("XDG_DATA_HOME", str(root / "data"))
         monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from app_harness import demo_settings, screen_text, send, settle
+from holding_engine import holding_factory
 from run_phases import group_alive, kill_groups, leave_agent_running
 from runtime_harness import PROPOSAL, make_harness
+from waiting import until
 
 from tunaflow_tui.core.workflow import Approve
 from tunaflow_tui.core.workflow.phases import Actor
@@ -16,20 +18,15 @@ from tunaflow_tui.widgets.plan_card import PlanProposalCard
 REQUEST = "Add a word frequency report"
 
 
-async def _wait_for(pilot, predicate, timeout: float = 10.0) -> None:
-    for _ in range(int(timeout / 0.05)):
-        if predicate():
-            return
-        await pilot.pause(0.05)
-    raise AssertionError("timed out waiting")
-
-
 async def test_cancel_agent_leaves_the_message_interrupted(open_app, demo_project) -> None:
-    app, _controller, runtime = open_app(settings=demo_settings(demo_project, delay=0.2))
+    factory, engine = holding_factory("architect")  # the Architect stops mid-answer until cancelled
+    app, _controller, runtime = open_app(engine_factory=factory)
     async with app.run_test(size=(120, 40)) as pilot:
         app.composer.input.load_text(REQUEST)
         await pilot.press("enter")
-        await _wait_for(pilot, lambda: any(b.is_streaming and b.text for b in app.chat_view.blocks()))
+        await until(pilot, lambda: any(b.is_streaming and b.text for b in app.chat_view.blocks())
+                    and "writing…" in screen_text(app), "the Architect's answer streaming on screen")
+        assert engine().holding("architect")
         assert "writing…" in screen_text(app)
         # the main chat stays usable while the agent streams
         app.composer.input.load_text("still typing")
@@ -159,11 +156,13 @@ def test_project_notes_say_demo_and_no_git(tmp_path, demo_project) -> None:
 
 
 async def test_cancelling_the_developer_asks_whether_to_continue(open_app, demo_project) -> None:
-    app, _controller, runtime = open_app(settings=demo_settings(demo_project, delay=0.2))
+    factory, engine = holding_factory("developer")  # the Developer stops mid-answer until cancelled
+    app, _controller, runtime = open_app(engine_factory=factory)
     async with app.run_test(size=(120, 40)) as pilot:
         await send(pilot, app, REQUEST)
         await pilot.press("a")
-        await _wait_for(pilot, lambda: "branch:1" in runtime.runner.running_conversations)
+        await until(pilot, lambda: engine().holding("developer"), "the Developer writing")
+        assert "branch:1" in runtime.runner.running_conversations
         await pilot.press("f4")
         await settle(pilot, app)
         assert isinstance(app.screen, DecisionScreen)

@@ -7,9 +7,11 @@ key just as a card takes the focus, or answers a question that popped up on its 
 from __future__ import annotations
 
 import pytest
-from app_harness import ARMING_WAIT, demo_settings, screen_text
+from app_harness import ARMING_WAIT, screen_text
+from holding_engine import holding_factory
 from textual.app import App, ComposeResult
 from textual.widgets import TextArea
+from waiting import until
 
 from tunaflow_tui.controllers import conversation as conversation_module
 from tunaflow_tui.screens.decision import DecisionScreen, DevStalledScreen, dev_stalled_screen
@@ -30,14 +32,6 @@ async def idle(pilot, app) -> None:
     await app.controller.wait_idle()
     await pilot.pause()
     await pilot.pause()
-
-
-async def until(pilot, predicate, timeout: float = 15.0) -> None:
-    for _ in range(int(timeout / 0.02)):
-        if predicate():
-            return
-        await pilot.pause(0.02)
-    raise AssertionError("timed out waiting")
 
 
 async def armed(pilot, target, clock) -> None:
@@ -71,15 +65,18 @@ async def proposal_in_focus(pilot, app) -> PlanProposalCard:
 
 
 async def test_typing_on_while_the_proposal_arrives_never_approves_it(open_app, demo_project) -> None:
-    # the Architect takes a moment (the demo engine paces its chunks), as a real one does
-    app, _controller, runtime = open_app(settings=demo_settings(demo_project, delay=0.02))
+    # the Architect takes a moment, as a real one does: it is held mid-answer while the user types
+    factory, engine = holding_factory("architect")
+    app, _controller, runtime = open_app(engine_factory=factory)
     async with app.run_test(size=(80, 24)) as pilot:
         app.composer.focus_input()
         app.composer.input.load_text(REQUEST)
         await pilot.press("enter")
+        await until(pilot, lambda: engine().holding("architect"), "the Architect writing")
         await pilot.press(*"thanks ")
         assert not list(app.query(PlanProposalCard)), "the proposal came before the typing"
-        await until(pilot, lambda: bool(list(app.query(PlanProposalCard))))
+        engine().release()
+        await until(pilot, lambda: bool(list(app.query(PlanProposalCard))), "the proposal card")
         await idle(pilot, app)
         await pilot.press(*"also here")
         await idle(pilot, app)
@@ -215,7 +212,7 @@ async def test_doom_loop_question_arms_and_its_choices_are_remappable(open_app, 
             assert isinstance(verdict, ReviewVerdictCard)
             await armed(pilot, verdict, arming_clock)
             await pilot.press("w")
-        await until(pilot, lambda: isinstance(app.screen, DoomLoopScreen))
+        await until(pilot, lambda: isinstance(app.screen, DoomLoopScreen), "the doom-loop question")
         screen = app.screen
         assert isinstance(screen, DoomLoopScreen) and not screen.is_armed
         await pilot.pause()  # drawn

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
 import re
-import time
 
 from app_harness import screen_text, send, settle
+from holding_engine import holding_factory
+from waiting import until
 
 from tunaflow_tui.screens.workflow import WorkflowScreen
 
@@ -19,7 +19,9 @@ def _ticks(text: str) -> list[str]:
 
 
 async def test_open_workflow_view_ticks_subtasks_live(open_app) -> None:
-    app, _controller, runtime = open_app(delay=0.02)
+    # the Developer reports its first subtask done, then is still writing until released
+    factory, engine = holding_factory("developer", after="<!-- tunaflow:subtask-done:1 -->\n\n")
+    app, _controller, runtime = open_app(engine_factory=factory)
     async with app.run_test(size=(120, 40)) as pilot:
         await send(pilot, app, REQUEST)
         [plan] = runtime.store.list_plans()
@@ -28,14 +30,14 @@ async def test_open_workflow_view_ticks_subtasks_live(open_app) -> None:
         await pilot.pause()
         assert isinstance(app.screen, WorkflowScreen)
 
-        seen: list[list[str]] = []
-        deadline = time.monotonic() + 30
-        while not approving.is_finished and time.monotonic() < deadline:
+        def partly_ticked() -> bool:
             ticks = _ticks(screen_text(app))
-            if ticks and (not seen or ticks != seen[-1]):
-                seen.append(ticks)
-            await asyncio.sleep(0.01)
+            return ticks.count("✓") not in (0, len(ticks))
+
+        await until(pilot, partly_ticked, "a partly ticked subtask list on screen")
+        assert engine().holding("developer") and not approving.is_finished
+        assert _ticks(screen_text(app)) == ["✓", "·", "·"]
+        engine().release()
+        await approving.wait()
         await settle(pilot, app)
-        assert any(t.count("✓") not in (0, len(t)) for t in seen), (
-            f"no partly ticked state was ever on screen: {seen}")
         assert _ticks(screen_text(app)) == ["✓", "✓", "✓"]
