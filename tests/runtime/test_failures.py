@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 from runtime_harness import MUL, MUL_DOC, PROPOSAL, Harness, dev_turn, verdict
+from waiting import until
 
 from tunaflow_tui.runtime.events import NoticeRaised, RuntimeEvent
 from tunaflow_tui.runtime.runtime import WorkflowRuntime
@@ -194,10 +195,8 @@ async def test_cancel_stops_every_turn_of_a_conversation(harness: Harness) -> No
         await rt.send_user_message("add mul")
         [plan] = rt.store.list_plans()
         task = asyncio.create_task(rt.decide(plan.id, "approve"))
-        for _ in range(200):
-            await asyncio.sleep(0.05)
-            if len(rt.runner.running_conversations) == 1 and len(rt.runner._running) == 2:
-                break
+        await until(None, lambda: len(rt.runner.running_conversations) == 1 and len(rt.runner._running) == 2,
+                    "both review seats running")
         review_conv = rt.runner.running_conversations[0]
         assert await rt.cancel(review_conv) == 2
         plan = await asyncio.wait_for(task, 30)
@@ -241,11 +240,13 @@ async def test_retrying_an_interrupted_rework_sends_the_findings_again(harness: 
     try:
         plan_id = await _to_review(rt)
         task = asyncio.create_task(rt.decide(plan_id, "rework"))
-        for _ in range(200):
-            await asyncio.sleep(0.05)
-            if rt.runner.running_conversations:
-                break
-        await asyncio.sleep(0.3)
+
+        def reworking() -> bool:  # the Developer is mid-answer: a part of its reply is stored
+            return any(m.role == "assistant" and m.status == "streaming" and m.content
+                       for conversation in rt.runner.running_conversations
+                       for m in rt.store.list_messages(conversation))
+
+        await until(None, reworking, "the Developer writing its rework")
         task.cancel()  # what quitting the app mid-turn does
         with contextlib.suppress(asyncio.CancelledError):
             await task

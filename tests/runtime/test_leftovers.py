@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import os
-import time
 
 import pytest
 from run_phases import group_alive, kill_groups, leave_agent_running
 from runtime_harness import PROPOSAL, Harness
+from waiting import until_sync
 
 from tunaflow_tui.core.processes import ProcessIdentity, identify, start_ticks
 from tunaflow_tui.core.storage import Store
@@ -44,9 +44,7 @@ async def test_no_second_agent_starts_in_a_conversation_where_one_still_runs(har
 async def test_an_agent_that_ended_on_its_own_is_forgotten(harness: Harness) -> None:
     pid = leave_agent_running(harness.project)
     kill_groups([pid])
-    deadline = time.monotonic() + 10
-    while group_alive(pid) and time.monotonic() < deadline:
-        time.sleep(0.05)
+    until_sync(lambda: not group_alive(pid), "the agent's process group to end")
     with Store.open(harness.project) as store:
         assert len(store.list_processes()) == 1
         rt = WorkflowRuntime(harness.project, harness.settings(), store=store)

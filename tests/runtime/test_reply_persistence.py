@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Callable
 
 from runtime_harness import Harness
+from waiting import until
 
 from tunaflow_tui.core.storage import Store
 from tunaflow_tui.runtime.events import MessageStarted, RuntimeEvent
@@ -17,15 +17,6 @@ PARAGRAPH = "I read calc.py: it only adds. Next I run the test suite, which take
 REST = "The suite passed; multiplication is missing.\n"
 
 
-async def _until(condition: Callable[[], bool], timeout: float = 10.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        await asyncio.sleep(0.05)
-    return False
-
-
 async def _stored_while_paused(harness: Harness, text: str, pause_after: str) -> str:
     """Stream ``text``, pause 60 s after ``pause_after``; return what the database holds during the pause."""
     harness.set_script(architect=[{"text": text, "pause_after": {pause_after: 60}}])
@@ -33,7 +24,7 @@ async def _stored_while_paused(harness: Harness, text: str, pause_after: str) ->
     rt = WorkflowRuntime(harness.project, harness.settings(), observer=events.append)
     turn = asyncio.create_task(rt.send_user_message("What does calc.py do?"))
     try:
-        assert await _until(lambda: any(isinstance(e, MessageStarted) for e in events))
+        await until(None, lambda: any(isinstance(e, MessageStarted) for e in events), "the reply starting")
         [started] = [e for e in events if isinstance(e, MessageStarted)]
         # read the way a restarted tunaflow would: another connection to the database file
         with Store.open(harness.project) as reader:
@@ -41,7 +32,8 @@ async def _stored_while_paused(harness: Harness, text: str, pause_after: str) ->
                 message = reader.get_message(started.message_id)
                 return message.content if message is not None else ""
 
-            await _until(lambda: pause_after in stored(), timeout=10.0)
+            # well within the agent's 60 s pause, however loaded the machine
+            await until(None, lambda: pause_after in stored(), "the text before the pause stored", limit=40)
             assert not turn.done(), "the agent is still in its pause"
             return stored()
     finally:

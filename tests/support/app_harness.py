@@ -19,6 +19,15 @@ def demo_settings(project: Path, *, fail_reviews: int = 0, delay: float = 0.0, *
     return settings.model_copy(update={"engines": {**settings.engines, "demo": demo}, "workflow": flow, "ui": ui})
 
 
+def posted(app: App[Any]) -> list[Any]:
+    """Every notification the app posted in this test, in order, toasts that timed out included.
+
+    Kept by the ``notification_history`` fixture of the UI tests (``tests/ui/conftest.py``).
+    """
+    history: list[Any] = app._notifications.__dict__.get("history", [])
+    return history
+
+
 def screen_text(app: App[Any]) -> str:
     """What the terminal shows right now, as plain text."""
     return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
@@ -73,3 +82,35 @@ async def quiet(pilot: Any) -> None:
     await settle(pilot, pilot.app)
     pilot.app.clear_notifications()
     await pilot.pause()
+
+
+async def palette_offers(pilot: Any, app: Any, name: str) -> None:
+    """Wait until the open command palette has searched and highlights a command starting with ``name``."""
+    from textual.command import CommandPalette
+    from textual.widgets import OptionList
+    from waiting import until
+
+    def offered() -> bool:
+        screen = app.screen
+        if not isinstance(screen, CommandPalette):
+            return False
+        listed = screen.query_one("CommandList", OptionList)
+        index = listed.highlighted
+        return index is not None and index < listed.option_count and \
+            str(listed.get_option_at_index(index).prompt).startswith(name)
+
+    await until(pilot, offered, f"the command palette offering {name!r}")
+
+
+async def run_from_palette(pilot: Any, app: Any, name: str) -> None:
+    """Open the command palette, type ``name``, wait for it to be offered and run it with enter."""
+    from textual.command import CommandPalette
+    from waiting import until
+
+    await pilot.press("ctrl+p")
+    await until(pilot, lambda: isinstance(app.screen, CommandPalette), "the command palette")
+    await pilot.press(*name)
+    await palette_offers(pilot, app, name)
+    palette = app.screen
+    await pilot.press("enter")
+    await until(pilot, lambda: palette not in app.screen_stack, "the command palette closing")

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
+import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -19,16 +21,59 @@ from tunaflow_tui.subcommands.open import build_app
 AppFactory = Callable[..., tuple[TunaflowApp, ProjectSession, WorkflowRuntime]]
 
 
-@pytest.fixture
-def demo_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A fresh copy of the sample project (a git repo with a pytest suite); user dirs point into tmp."""
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg-config"))
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
+REQUEST = "Add a word frequency report"
+"""What the user asks for in the app tests; the demo Architect proposes a plan for it."""
+
+
+def _user_dirs_in(monkeypatch: pytest.MonkeyPatch, where: Path) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(where / "xdg-config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(where / "xdg-data"))
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
     for name in list(os.environ):
         if name.upper().startswith("TUNAFLOW_"):
             monkeypatch.delenv(name)
-    return copy_demo_project(tmp_path / "textstats")
+
+
+@pytest.fixture(scope="session")
+def demo_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sample project made a git repo once per test process; each test works on a copy."""
+    return copy_demo_project(tmp_path_factory.mktemp("template") / "textstats")
+
+
+@pytest.fixture(scope="session")
+def approval_template(tmp_path_factory: pytest.TempPathFactory, demo_template: Path) -> Path:
+    """The sample project with the Architect's proposal for :data:`REQUEST` waiting for approval.
+
+    The demo Architect's turn runs once per test process, headless, through the real runtime; tests
+    about what the user sees and does at the approval gate open the app on a copy.
+    """
+    root = tmp_path_factory.mktemp("approval-template")
+    project = root / "textstats"
+    shutil.copytree(demo_template, project, symlinks=True)
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        _user_dirs_in(monkeypatch, root)
+        runtime = WorkflowRuntime(project, demo_settings(project))
+        try:
+            asyncio.run(runtime.send_user_message(REQUEST))
+            [plan] = runtime.store.list_plans()
+            assert plan.pending_decision == "approval", plan
+        finally:
+            runtime.close()
+    return project
+
+
+@pytest.fixture
+def demo_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, demo_template: Path) -> Path:
+    """A fresh copy of the sample project (a git repo with a pytest suite); user dirs point into tmp."""
+    _user_dirs_in(monkeypatch, tmp_path)
+    return Path(shutil.copytree(demo_template, tmp_path / "textstats", symlinks=True))
+
+
+@pytest.fixture
+def at_approval(demo_project: Path, approval_template: Path) -> Path:
+    """The demo project with the proposal for :data:`REQUEST` waiting for the user's approval."""
+    shutil.rmtree(demo_project)
+    return Path(shutil.copytree(approval_template, demo_project, symlinks=True))
 
 
 @pytest.fixture

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app_harness import demo_settings, screen_text, send, settle
+from app_harness import demo_settings, posted, screen_text, send, settle
 from holding_engine import holding_factory
 from run_phases import group_alive, kill_groups, leave_agent_running
 from runtime_harness import PROPOSAL, make_harness
@@ -184,7 +184,7 @@ async def test_interrupted_step_after_a_crash_is_offered_and_resumed(open_app) -
     app2, controller2, runtime2 = open_app()
     async with app2.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
-        assert any("Resume interrupted step" in n.message for n in app2._notifications)
+        assert any("Resume interrupted step" in n.message for n in posted(app2))
         controller2.project.resume_interrupted("retry")
         await settle(pilot, app2)
         assert runtime2.store.list_plans()[0].pending_decision == "review"
@@ -209,18 +209,18 @@ async def test_an_agent_a_crash_left_running_is_named_blocks_resume_and_can_be_s
         app2, controller2, runtime2 = open_app()
         async with app2.run_test(size=(120, 40)) as pilot:
             await pilot.pause()
-            messages = [n.message for n in app2._notifications]
+            messages = [n.message for n in posted(app2)]
             assert any("Still running: the developer agent" in m and "Stop leftover agents" in m for m in messages)
 
             controller2.project.resume_interrupted("retry")
             await settle(pilot, app2)
-            messages = [n.message for n in app2._notifications]
+            messages = [n.message for n in posted(app2)]
             assert any(m.startswith("Could not retry the interrupted step: Still running") for m in messages)
             assert runtime2.interrupted_plans() and group_alive(pid)  # nothing started, nothing lost
 
             controller2.project.stop_leftover_agents()
             await settle(pilot, app2)
-            assert any("Stopped the developer agent" in n.message for n in app2._notifications)
+            assert any("Stopped the developer agent" in n.message for n in posted(app2))
             assert not group_alive(pid)  # it ignored SIGTERM: SIGKILL ended it
 
             controller2.project.resume_interrupted("retry")

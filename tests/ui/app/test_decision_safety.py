@@ -7,7 +7,7 @@ key just as a card takes the focus, or answers a question that popped up on its 
 from __future__ import annotations
 
 import pytest
-from app_harness import ARMING_WAIT, screen_text
+from app_harness import ARMING_WAIT, posted, screen_text
 from holding_engine import holding_factory
 from textual.app import App, ComposeResult
 from textual.widgets import TextArea
@@ -42,7 +42,7 @@ async def armed(pilot, target, clock) -> None:
 
 
 def notes(app) -> list[str]:
-    return [n.message for n in app._notifications]
+    return [n.message for n in posted(app)]
 
 
 def phase_and_pending(runtime) -> tuple[str, str | None]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from app_harness import armed as harness_armed
-from app_harness import screen_text, send, settle
+from app_harness import posted, screen_text, send, settle
 
 from tunaflow_tui.screens.decision import DecisionScreen
 from tunaflow_tui.screens.doom_loop import DoomLoopScreen
@@ -171,7 +171,7 @@ async def test_jump_key_focuses_the_pending_card_from_the_composer(open_app) -> 
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.press("f2")
         await pilot.pause()
-        assert "Nothing is waiting for you." in [n.message for n in app._notifications]
+        assert "Nothing is waiting for you." in [n.message for n in posted(app)]
         await send(pilot, app, REQUEST)
         app.composer.focus_input()
         await pilot.press("ctrl+g")

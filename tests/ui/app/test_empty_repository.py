@@ -5,7 +5,8 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from app_harness import demo_settings, screen_text
+from app_harness import demo_settings, posted, screen_text
+from waiting import until
 
 from tunaflow_tui.core.gitops import has_commits
 from tunaflow_tui.screens.decision import DecisionScreen
@@ -20,7 +21,7 @@ def _empty_repo(tmp_path: Path) -> Path:
 
 
 def _notes(app) -> list[str]:  # type: ignore[no-untyped-def]
-    return [n.message for n in app._notifications]
+    return [n.message for n in posted(app)]
 
 
 async def test_an_empty_repository_is_offered_an_initial_commit_of_its_files(open_app, tmp_path) -> None:
@@ -31,10 +32,8 @@ async def test_an_empty_repository_is_offered_an_initial_commit_of_its_files(ope
         assert isinstance(app.screen, DecisionScreen)
         assert "no commits yet" in screen_text(app)
         await pilot.press("c")
-        for _ in range(200):
-            if any("Created the initial commit" in n for n in _notes(app)):
-                break
-            await pilot.pause(0.05)
+        await until(pilot, lambda: any("Created the initial commit" in n for n in _notes(app)),
+                    "the initial commit")
         assert any("Created the initial commit" in n for n in _notes(app))
         assert not runtime.needs_initial_commit
     assert has_commits(project)

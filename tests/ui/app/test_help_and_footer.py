@@ -8,11 +8,13 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
-from app_harness import screen_text, send, settle
+from app_harness import palette_offers, screen_text, send, settle
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
+from textual.command import CommandPalette
 from textual.widgets import Markdown, OptionList, Static
 from textual.widgets._footer import FooterKey
+from waiting import until
 
 import tunaflow_tui
 from tunaflow_tui.app import DemoChatController, TunaflowApp
@@ -99,19 +101,26 @@ def footer(app: TunaflowApp) -> str:
     return screen_text(app).splitlines()[-1]
 
 
+async def footer_showing(pilot: Any, app: TunaflowApp, *hints: str) -> str:
+    """The footer line once it is drawn with every one of ``hints`` (it is recomposed after a focus change)."""
+    await until(pilot, lambda: all(hint in footer(app) for hint in hints),
+                f"the footer showing {hints}; it shows {footer(app)!r}")
+    return footer(app)
+
+
 async def test_footer_at_80_columns_shows_decision_workflow_and_cancel(open_app) -> None:
     app, _controller, _runtime = open_app()
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
         for where in ("composer", "chat"):
-            line = footer(app)
+            focused = app.focused
+            line = await footer_showing(pilot, app, "f1 Help", "f2 Decision", "f3 Workflow", "f4 Cancel agent")
             for hint in ("f1 Help", "f2 Decision", "f3 Workflow", "f4 Cancel agent"):
                 assert hint in line, (where, line)
             await pilot.press("escape")
-            await pilot.pause()
+            await until(pilot, lambda focused=focused: app.focused is not focused, "escape moving the focus")
         await send(pilot, app, "Add a word frequency report")
         assert isinstance(app.focused, PlanProposalCard)
-        line = footer(app)
+        line = await footer_showing(pilot, app, "f2 Decision", "f4 Cancel agent", "a r h Decide")
         assert "f2 Decision" in line and "f4 Cancel agent" in line and "a r h Decide" in line
 
 
@@ -121,7 +130,7 @@ async def test_workflow_screen_hides_and_ignores_the_chat_column_keys(open_app) 
         await pilot.press("f3")
         await pilot.pause()
         assert isinstance(app.screen, WorkflowScreen)
-        line = footer(app)
+        line = await footer_showing(pilot, app, "f2 Decision")
         assert "Write" not in line and "Sidebar" not in line and "f2 Decision" in line
         sidebar_hidden = app.has_class("-sidebar-hidden")
         await pilot.press("i", "h", "e", "y", "ctrl+b")
@@ -163,9 +172,9 @@ async def test_jump_to_decision_from_the_palette_closes_the_document_viewer(open
     async with app.run_test(size=(80, 24)) as pilot:
         await _document_viewer_over_workflow(pilot, app)
         await pilot.press("ctrl+p")
-        await pilot.pause(0.1)
+        await until(pilot, lambda: isinstance(app.screen, CommandPalette), "the command palette")
         await pilot.press(*"Jump to decision")
-        await pilot.pause(0.3)
+        await palette_offers(pilot, app, "Jump to decision")
         await pilot.press("enter")
         await settle(pilot, app)
         assert len(app.screen_stack) == 1
@@ -227,11 +236,8 @@ def _live_footer_keys() -> int:
 
 async def _footer_shows(pilot: Any, footer_widget: KeyFooter, description: str) -> None:
     """Wait until the footer has been composed again with the key described so."""
-    for _ in range(1000):
-        if any(key.description == description for key in footer_widget.query(FooterKey)):
-            return
-        await pilot.pause(0.002)
-    raise AssertionError(f"the footer never showed {description!r}")
+    await until(pilot, lambda: any(key.description == description for key in footer_widget.query(FooterKey)),
+                f"the footer showing {description!r}")
 
 
 async def test_moving_the_focus_leaves_no_footer_keys_behind() -> None:
@@ -269,11 +275,7 @@ async def test_the_footer_follows_a_change_of_style() -> None:
                                       for key in keys)
 
         async def until_styled(compact: bool) -> None:
-            for _ in range(500):
-                if styled(compact):
-                    return
-                await pilot.pause(0.002)
-            raise AssertionError(f"the footer keys never became compact={compact}")
+            await until(pilot, lambda: styled(compact), f"the footer keys becoming compact={compact}")
 
         assert styled(False)
         footer_widget.compact = True

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import subprocess
 
-from app_harness import screen_text, send, settle
+from app_harness import posted, screen_text, send, settle
+from waiting import until
 
 from tunaflow_tui.widgets.done_card import DoneCard
 
@@ -31,13 +32,11 @@ async def test_m_merges_the_plan_into_its_base(open_app, demo_project) -> None:
     async with app.run_test(size=(120, 40)) as pilot:
         card = await _to_done(pilot, app)
         await pilot.press("m")
-        for _ in range(100):  # until the user can see it: the card's view changes before the screen does
-            if card.view.merged and "Merged into main" in screen_text(app):
-                break
-            await pilot.pause(0.05)
+        # until the user can see it: the card's view changes before the screen does
+        await until(pilot, lambda: card.view.merged and "Merged into main" in screen_text(app), "the merge shown")
         assert card.view.merged == "fast-forward"
         assert "Merged into main: fast-forward" in screen_text(app)
-        assert any(n.message.startswith("Merged: fast-forwarded main") for n in app._notifications)
+        assert any(n.message.startswith("Merged: fast-forwarded main") for n in posted(app))
     assert (demo_project / "textstats" / "frequency.py").exists()
     assert _git(demo_project, "status", "--porcelain") == ""
 
@@ -54,11 +53,9 @@ async def test_a_conflicting_merge_changes_nothing_and_says_so(open_app, demo_pr
         _git(demo_project, "commit", "-qam", "a change on main")
         head = _git(demo_project, "rev-parse", "HEAD")
         await pilot.press("m")
-        for _ in range(100):
-            if any(n.message.startswith("Not merged") for n in app._notifications):
-                break
-            await pilot.pause(0.05)
-        [note] = [n.message for n in app._notifications if n.message.startswith("Not merged")]
+        await until(pilot, lambda: any(n.message.startswith("Not merged") for n in posted(app)),
+                    "the refusal to merge")
+        [note] = [n.message for n in posted(app) if n.message.startswith("Not merged")]
         assert target in note and "Nothing was changed" in note
         assert card.view.merged is None and "m merge" in screen_text(app)  # still offered
     assert _git(demo_project, "rev-parse", "HEAD") == head

@@ -7,8 +7,9 @@ import stat
 from pathlib import Path
 
 import pytest
-from app_harness import demo_settings
+from app_harness import demo_settings, posted, run_from_palette
 from textual.drivers.headless_driver import HeadlessDriver
+from waiting import until
 
 from tunaflow_tui.core.settings import EngineConfig
 
@@ -40,12 +41,7 @@ def _with_claude(project: Path):
 
 
 async def _palette(pilot, name: str) -> None:
-    await pilot.press("ctrl+p")
-    await pilot.pause(0.1)
-    await pilot.press(*name)
-    await pilot.pause(0.3)
-    await pilot.press("enter")
-    await pilot.pause(0.2)
+    await run_from_palette(pilot, pilot.app, name)
 
 
 async def test_open_native_cli_suspends_the_app_and_resumes_the_session(open_app, demo_project, fake_claude,
@@ -59,7 +55,8 @@ async def test_open_native_cli_suspends_the_app_and_resumes_the_session(open_app
         app.app_suspend_signal.subscribe(app, lambda _app: events.append("suspended"))
         app.app_resume_signal.subscribe(app, lambda _app: events.append("resumed"))
         await _palette(pilot, "Open native CLI")
-        assert fake_claude.exists(), [n.message for n in app._notifications]
+        await until(pilot, lambda: "resumed" in events or posted(app), "the app back from the CLI")
+        assert fake_claude.exists(), [n.message for n in posted(app)]
         cwd, *argv = fake_claude.read_text(encoding="utf-8").splitlines()
         assert argv == ["--resume", "sess-42", "--model", "sonnet"]
         assert Path(cwd).resolve() == demo_project.resolve()
@@ -73,9 +70,10 @@ async def test_open_native_cli_without_a_session_says_to_send_first(open_app, de
     app, _controller, _runtime = open_app(settings=_with_claude(demo_project))
     async with app.run_test(size=(120, 40)) as pilot:
         await _palette(pilot, "Open native CLI")
+        await until(pilot, lambda: posted(app), "a notification")
         assert not fake_claude.exists()
         assert "This conversation has no native session yet: send a message first." in [
-            n.message for n in app._notifications]
+            n.message for n in posted(app)]
 
 
 async def test_open_native_cli_where_the_terminal_cannot_be_handed_over(open_app, demo_project,
@@ -84,7 +82,8 @@ async def test_open_native_cli_where_the_terminal_cannot_be_handed_over(open_app
     runtime.store.set_native_session("main", "claude", "sess-42")
     async with app.run_test(size=(120, 40)) as pilot:
         await _palette(pilot, "Open native CLI")
+        await until(pilot, lambda: posted(app), "a notification")
         assert not fake_claude.exists()
         assert "This terminal cannot be handed over to another program." in [
-            n.message for n in app._notifications]
+            n.message for n in posted(app)]
 

@@ -6,9 +6,10 @@ import subprocess
 import threading
 from pathlib import Path
 
-from app_harness import demo_settings, screen_text, send, settle
+from app_harness import demo_settings, posted, run_from_palette, screen_text, send, settle
 from textual.app import App
 from textual.command import CommandPalette
+from waiting import until
 
 from tunaflow_tui.app import TunaflowApp
 from tunaflow_tui.controllers import ProjectOpener
@@ -23,7 +24,7 @@ REQUEST = "Add a word frequency report"
 
 
 def _notes(app) -> list[str]:
-    return [n.message for n in app._notifications]
+    return [n.message for n in posted(app)]
 
 
 def _gated_app(project: Path, **settings_kw):
@@ -55,12 +56,9 @@ async def test_window_shows_before_the_project_and_a_message_sent_meanwhile_is_k
             assert any("sent as soon as it is ready" in n for n in _notes(app))
 
             await pilot.press("f2")  # keys that need the project say so instead of doing nothing
-            await pilot.press("ctrl+p")
-            await pilot.pause(0.1)
-            await pilot.press(*"Approve plan")
-            await pilot.pause(0.3)
-            await pilot.press("enter")
-            await pilot.pause()
+            await run_from_palette(pilot, app, "Approve plan")
+            await until(pilot, lambda: _notes(app).count("The project is still opening; try again in a moment.") >= 2,
+                        "both refusals said")
             assert not isinstance(app.screen, CommandPalette)
             assert _notes(app).count("The project is still opening; try again in a moment.") >= 2
 
@@ -162,11 +160,9 @@ async def test_without_git_the_app_offers_to_initialise_and_commits_the_files(op
         assert isinstance(app.screen, DecisionScreen)
         assert "is not a git repository" in screen_text(app)
         await pilot.press("i")
-        for _ in range(200):
-            if any("Initialised a git repository" in n for n in _notes(app)):
-                break
-            await pilot.pause(0.05)
-        await pilot.pause()
+        await until(pilot, lambda: any("Initialised a git repository" in n for n in _notes(app)),
+                    "the git repository initialised")
+        await until(pilot, lambda: NOT_GIT_NOTE not in screen_text(app), "the no-git note gone from the screen")
         assert runtime.is_git
         assert NOT_GIT_NOTE not in screen_text(app)
         assert any("Initialised a git repository" in n for n in _notes(app))
@@ -200,10 +196,7 @@ async def test_without_git_declining_keeps_the_no_isolation_note(open_app, tmp_p
         assert not isinstance(again.screen, DecisionScreen)
         assert "no isolation and no merge step" in screen_text(again)
         controller.project.initialise_git()
-        for _ in range(200):
-            if runtime.is_git:
-                break
-            await pilot.pause(0.05)
+        await until(pilot, lambda: runtime.is_git, "the git repository initialised")
         assert runtime.is_git
     assert is_git_repo(plain) and not (plain / ".tunaflow" / "git-declined").exists()
 

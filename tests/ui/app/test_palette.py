@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import pytest
-from app_harness import send, settle
+from app_harness import posted, run_from_palette, settle
 from textual.command import CommandPalette
 from textual.widgets import OptionList
+from waiting import until
 
 from tunaflow_tui.palette import COMMAND_NAMES
 from tunaflow_tui.screens.feedback import FeedbackScreen
 from tunaflow_tui.screens.pickers import ContextPackScreen, PickerScreen
 from tunaflow_tui.screens.workflow import WorkflowScreen
+from tunaflow_tui.widgets.plan_card import PlanProposalCard
 
 REQUIRED = (
     "Approve plan", "Request plan revision", "Hold plan", "Accept review", "Rework", "Redesign",
@@ -24,38 +26,35 @@ async def test_palette_lists_every_required_name(open_app) -> None:
     app, _controller, _runtime = open_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.press("ctrl+p")
-        await pilot.pause(0.3)
-        assert isinstance(app.screen, CommandPalette)
+        await until(pilot, lambda: isinstance(app.screen, CommandPalette), "the command palette")
         listed = app.screen.query_one("CommandList", OptionList)
+        await until(pilot, lambda: listed.option_count >= len(REQUIRED), "the palette listing its commands")
         prompts = {str(listed.get_option_at_index(i).prompt) for i in range(listed.option_count)}
         missing = [name for name in REQUIRED if not any(p.startswith(name) for p in prompts)]
         assert missing == []
 
 
 async def _run_from_palette(pilot, app, name: str) -> None:
-    await pilot.press("ctrl+p")
-    await pilot.pause(0.1)
-    await pilot.press(*name)
-    await pilot.pause(0.3)
-    await pilot.press("enter")
-    await pilot.pause(0.2)
+    await run_from_palette(pilot, app, name)
     await settle(pilot, app)
 
 
 def _notes(app) -> list[str]:
-    return [n.message for n in app._notifications]
+    return [n.message for n in posted(app)]
 
 
 @pytest.mark.parametrize("name", REQUIRED)
-async def test_each_palette_command_runs(open_app, name: str) -> None:
+async def test_each_palette_command_runs(open_app, at_approval, name: str) -> None:
+    # the Architect's proposal waits for approval (seeded: its turn ran once, headless)
     app, _controller, runtime = open_app()
     async with app.run_test(size=(120, 40)) as pilot:
-        await send(pilot, app, "Add a word frequency report")
-        before = len(app._notifications)
+        await settle(pilot, app)
+        assert [card.view.title for card in app.query(PlanProposalCard)] == ["Add a word-frequency report to textstats"]
+        before = len(posted(app))
         await _run_from_palette(pilot, app, name)
         plan = runtime.store.list_plans()[0]
         new_notes = _notes(app)[before:]
-        assert not [n for n in app._notifications if n.severity == "error"]
+        assert not [n for n in posted(app) if n.severity == "error"]
         if name == "Approve plan":
             assert plan.pending_decision == "review"
         elif name == "Request plan revision":

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from app_harness import screen_text, send, settle
+from app_harness import posted, screen_text, send, settle
+from waiting import until
 
 from tunaflow_tui.screens.worktree_setup import WorktreeSetupScreen
 from tunaflow_tui.widgets.plan_card import PlanProposalCard
@@ -13,11 +14,7 @@ FAILING_SETUP = "echo 'npm ERR! missing token' >&2; exit 3"
 
 
 async def _armed(pilot, target) -> None:
-    for _ in range(60):
-        if target.is_armed:
-            return
-        await pilot.pause(0.05)
-    raise AssertionError("the decision keys never armed")
+    await until(pilot, lambda: target.is_armed, "the decision keys arming")
 
 
 async def _setup_failed(pilot, app):
@@ -69,6 +66,6 @@ async def test_open_a_shell_where_there_is_no_terminal_to_hand_over_says_so_and_
         first = await _setup_failed(pilot, app)
         await pilot.press("o")
         await settle(pilot, app)
-        assert any("Cannot open a shell here" in n.message for n in app._notifications)
+        assert any("Cannot open a shell here" in n.message for n in posted(app))
         assert isinstance(app.screen, WorktreeSetupScreen) and app.screen is not first
         assert runtime.store.list_plans()[0].pending_decision == "setup_failed", "nothing was decided"

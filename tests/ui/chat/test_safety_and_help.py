@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from app_harness import posted
 from textual.widgets import Markdown
 
 from tunaflow_tui.screens.help import HelpScreen
@@ -126,6 +127,6 @@ async def test_notifications_are_plain_text_so_square_brackets_stay_as_written(m
     async with app.run_test(size=(100, 24)) as pilot:
         app.notify("pytest said: [b]x[/b] and [/oops]")
         await pilot.pause()
-        [note] = list(app._notifications)
+        [note] = posted(app)
         assert note.message == "pytest said: [b]x[/b] and [/oops]"
         assert note.markup is False  # the toast shows the text as it is, never as markup

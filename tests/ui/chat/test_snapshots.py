@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from waiting import until
 
 from tunaflow_tui.app import TunaflowApp
 from tunaflow_tui.core.turns import ToolLine
 from tunaflow_tui.viewmodels.chat import ErrorView, ListMessageSource, MessageView
-from tunaflow_tui.widgets.message_block import FLUSH_INTERVAL
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
 
@@ -73,7 +73,7 @@ def test_streaming_message(snap_compare, size) -> None:
         for chunk in ("I am looking at ", "`src/routes.py`.\n\n", "- first step\n", "- second st"):
             await block.append(chunk)
         # streamed text reaches the screen on the next stream tick: wait for it, not for luck
-        await pilot.pause(FLUSH_INTERVAL * 2)
+        await until(pilot, lambda: not block._pending, "the stream flushed")
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=size, run_before=stream)

@@ -6,6 +6,7 @@ import asyncio
 
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal
+from waiting import until
 
 from tunaflow_tui.viewmodels.chat import ListMessageSource, MessageView
 from tunaflow_tui.widgets.chat_view import ChatView
@@ -58,16 +59,14 @@ async def test_keys_reach_the_composer_within_a_few_frames_while_three_answers_s
         stop = asyncio.Event()
         sent: list[int] = []
         tasks = [asyncio.create_task(_stream(block, stop, sent)) for block in blocks]
-        await asyncio.sleep(0.3)
+        await until(None, lambda: len(frames) >= 3 and all(block.text for block in blocks), "all three streaming on screen")
         typed = ""
         for char in "hello":
             before_frames, before_sent = len(frames), len(sent)
             await pilot.press(char)
             typed += char
-            for _ in range(500):  # a safety net only: the assertion below counts frames, not time
-                if any(text == typed for text in frames[before_frames:]):
-                    break
-                await asyncio.sleep(0.01)
+            await until(None, lambda typed=typed, before_frames=before_frames: any(
+                text == typed for text in frames[before_frames:]), f"{typed!r} drawn")
             shown_at = next(i for i, text in enumerate(frames[before_frames:]) if text == typed)
             assert shown_at <= 2, f"{char!r} appeared only in the {shown_at + 1}th frame after the key"
             assert len(sent) > before_sent, "the streams stalled while the key was handled"
@@ -75,5 +74,6 @@ async def test_keys_reach_the_composer_within_a_few_frames_while_three_answers_s
         await asyncio.gather(*tasks)
         assert composer.input.text == "hello"
         assert all(len(block.text) > 500 for block in blocks)
-        await pilot.pause(0.2)
+        await until(pilot, lambda: all(not block._pending for block in blocks), "the streams flushed")
+        await pilot.pause()
         assert all("streamed text" in block.query_one(".message-body").source for block in blocks)
