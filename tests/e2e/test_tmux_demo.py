@@ -9,11 +9,20 @@ from typing import Any
 
 import pytest
 
+from tunaflow_tui.widgets.arming import ARMING_SECONDS
+
 pytestmark = pytest.mark.e2e
 
 # Sessions come from the `demo` fixture (tests/e2e/conftest.py: start_demo, TmuxSession).
 FOOTER = re.compile(r"\bf1 Help\b|\^q Quit")
 COMPOSER = re.compile(r"→ .*\(demo\)")
+
+
+def read_the_card(session: Any, keys: str) -> None:
+    """The user reads the card that came up on its own: its keys arm :data:`ARMING_SECONDS` after it
+    took the focus (real seconds in a real terminal; the footer shows its keys once it has it)."""
+    session.wait_for(lambda screen: re.search(keys, screen) is not None, timeout=60)
+    time.sleep(ARMING_SECONDS)
 
 
 def test_first_screen_fits_80x24(demo: Callable[[int, int], Any], quit_demo: Callable[[Any], None]) -> None:
@@ -36,12 +45,12 @@ def test_demo_plan_to_done_with_the_keyboard(demo: Callable[[int, int], Any],
     proposal = session.wait_for("Plan proposal", timeout=60)
     assert "a approve" in proposal and "Add a word-frequency report" in proposal
     # The gate holds: nothing is developed until the user approves.
-    time.sleep(1.0)
+    read_the_card(session, r"a r h Decide")
     assert "Review verdict" not in session.screen()
     session.press("a")
     verdict = session.wait_for("Review verdict", timeout=120)
     assert re.search(r"\bPASS\b", verdict, re.IGNORECASE), verdict
-    time.sleep(1.0)  # reading the verdict (a card that came up on its own takes keys after a moment)
+    read_the_card(session, r"a w d( t)? Decide")
     assert "Plan done" not in session.screen()
     session.press("a")
     done = session.wait_for("Plan done", timeout=60)
