@@ -10,48 +10,48 @@ from typing import Any
 
 import pytest
 
+from tunaflow_tui.widgets.arming import ARMING_SECONDS
+
 pytestmark = pytest.mark.e2e
 
 SETUP = 'test -f "$TUNAFLOW_PROJECT/../setup-fixed" || { echo "setup needs a token" >&2; exit 3; }'
 QUESTION = "Worktree setup failed"
 
 
+def _refused(screen: str) -> bool:
+    """The card or question said its keys are not armed yet (PRESS_AGAIN or TYPED_BACK, as a toast)."""
+    return "armed in a moment" in screen or "appeared while" in screen
+
+
 def _press_until(session: Any, key: str, done: Callable[[str], bool], timeout: float = 60.0) -> str:
-    """Press ``key`` until ``done(screen)``: a card or question that came up on its own takes its keys
-    only after a moment, and a user presses again then."""
-    deadline = time.monotonic() + timeout
-    screen = ""
-    while time.monotonic() < deadline:
-        session.press(key)
-        again = time.monotonic() + 2.0
-        while time.monotonic() < again:
-            screen = session.screen()
-            if done(screen):
-                return screen
-            time.sleep(0.1)
-    pytest.fail(f"pressing {key!r} never got there; the screen:\n{screen}")
-
-
-def _poll(session: Any, done: Callable[[str], bool], seconds: float) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if done(session.screen()):
-            return True
-        time.sleep(0.1)
-    return False
+    """Press ``key`` until ``done(screen)``. A card or question that came up on its own refuses keys
+    for a moment and says so; the user waits that moment (:data:`ARMING_SECONDS` from the refusal,
+    real seconds in a real terminal) and presses again, which then acts."""
+    session.press(key)
+    screen = session.wait_for(lambda s: done(s) or _refused(s), timeout=timeout)
+    if done(screen):
+        return screen
+    time.sleep(ARMING_SECONDS)
+    session.press(key)
+    return session.wait_for(done, timeout=timeout)
 
 
 def _approve(session: Any) -> None:
     """f2 then a, as a user does; an a that reached the composer while the card was arming is erased."""
-    for _ in range(10):
-        session.press("F2")
-        session.wait_for("a r h Decide", timeout=30)
-        session.press("a")
-        if _poll(session, lambda s: QUESTION in s or "[dev] Add a wor" in s, 3.0):
-            return
-        if "⏎ Send" in session.screen():
-            session.press("BSpace")
-    pytest.fail(f"the proposal was never approved; the screen:\n{session.screen()}")
+    session.press("F2")
+    session.wait_for("a r h Decide", timeout=30)
+    session.press("a")
+    approved = lambda s: QUESTION in s or "[dev] Add a wor" in s  # noqa: E731
+    screen = session.wait_for(lambda s: approved(s) or "⏎ Send" in s or _refused(s), timeout=60)
+    if approved(screen):
+        return
+    if "⏎ Send" in screen:
+        session.press("BSpace")
+    time.sleep(ARMING_SECONDS)
+    session.press("F2")
+    session.wait_for("a r h Decide", timeout=30)
+    session.press("a")
+    session.wait_for(approved, timeout=60)
 
 
 def test_open_a_shell_fix_the_setup_and_retry(demo: Callable[[int, int], Any], e2e_env: dict[str, str],
