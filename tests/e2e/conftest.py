@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 import pytest
+from waiting import HANG_LIMIT
 
 POLL_S = 0.1
 
@@ -89,8 +90,11 @@ class TmuxSession:
         """True once the command has exited (or the pane is gone)."""
         return self.exit_status() is not None or self._pane("#{pane_dead}") in ("1", "")
 
-    def wait_for(self, what: str | Callable[[str], bool], timeout: float = 20.0) -> str:
-        """Poll the screen until it contains ``what`` (or ``what(screen)`` is true); fail with the screen."""
+    def wait_for(self, what: str | Callable[[str], bool], timeout: float = HANG_LIMIT) -> str:
+        """Poll the screen until it contains ``what`` (or ``what(screen)`` is true); fail with the screen.
+
+        ``timeout`` only turns a hang into a failure: the wait ends as soon as the screen shows it.
+        """
         test = (lambda screen: what in screen) if isinstance(what, str) else what
         deadline = time.monotonic() + timeout
         screen = ""
@@ -181,7 +185,7 @@ def start_demo(make: Callable[[int, int], TmuxSession], size: tuple[int, int], c
     """Start `tunaflow demo --no-mouse` and wait for its first screen (the composer and the footer)."""
     session = make(*size)
     session.start(DEMO_ARGV, cwd)
-    session.wait_for(lambda s: bool(FOOTER.search(s)) and bool(COMPOSER.search(s)), timeout=30)
+    session.wait_for(lambda s: bool(FOOTER.search(s)) and bool(COMPOSER.search(s)))
     return session
 
 

@@ -50,7 +50,7 @@ def test_ctrl_j_in_a_burst_starts_the_second_line_and_enter_sends_both(
     assert PLACEHOLDER not in typed
 
     session.press("Enter")
-    sent = session.wait_for(lambda s: PLACEHOLDER in s and "demo Architect" in s, timeout=30)
+    sent = session.wait_for(lambda s: PLACEHOLDER in s and "demo Architect" in s)
     # The composer is empty again and the chat shows the message as typed: two lines, in order.
     assert lines_in_order(sent), f"the sent message should show both lines in order:\n{sent}"
     assert "Traceback" not in sent

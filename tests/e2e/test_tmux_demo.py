@@ -21,7 +21,7 @@ COMPOSER = re.compile(r"→ .*\(demo\)")
 def read_the_card(session: Any, keys: str) -> None:
     """The user reads the card that came up on its own: its keys arm :data:`ARMING_SECONDS` after it
     took the focus (real seconds in a real terminal; the footer shows its keys once it has it)."""
-    session.wait_for(lambda screen: re.search(keys, screen) is not None, timeout=60)
+    session.wait_for(lambda screen: re.search(keys, screen) is not None)
     time.sleep(ARMING_SECONDS)
 
 
@@ -42,18 +42,18 @@ def test_demo_plan_to_done_with_the_keyboard(demo: Callable[[int, int], Any],
     session = demo(120, 40)
     session.send_text("add a word frequency report")
     session.press("Enter")
-    proposal = session.wait_for("Plan proposal", timeout=60)
+    proposal = session.wait_for("Plan proposal")
     assert "a approve" in proposal and "Add a word-frequency report" in proposal
     # The gate holds: nothing is developed until the user approves.
     read_the_card(session, r"a r h Decide")
     assert "Review verdict" not in session.screen()
     session.press("a")
-    verdict = session.wait_for("Review verdict", timeout=120)
+    verdict = session.wait_for("Review verdict")
     assert re.search(r"\bPASS\b", verdict, re.IGNORECASE), verdict
     read_the_card(session, r"a w d( t)? Decide")
     assert "Plan done" not in session.screen()
     session.press("a")
-    done = session.wait_for("Plan done", timeout=60)
+    done = session.wait_for("Plan done")
     # The plan is listed as done in the sidebar, and nothing crashed on the way.
     assert re.search(r"\[done\] Add a word", done), done
     assert "Traceback" not in done

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from run_phases import group_alive, kill_groups, pids, query, script_phase
 from runtime_harness import make_harness
+from waiting import HANG_LIMIT
 
 pytestmark = pytest.mark.e2e
 
@@ -20,7 +21,7 @@ def _parent_of(pid: int) -> int:
     return int(fields[1])
 
 
-def _wait(condition: Callable[[], bool], what: str, timeout: float = 30.0) -> None:
+def _wait(condition: Callable[[], bool], what: str, timeout: float = HANG_LIMIT) -> None:
     deadline = time.monotonic() + timeout
     while not condition():
         assert time.monotonic() < deadline, f"timed out waiting for {what}"
@@ -35,7 +36,7 @@ def test_closing_the_window_stops_an_agent_that_ignores_sigterm(
     e2e_env.update(harness.env())
     session = tmux(100, 30)
     session.start([sys.executable, "-m", "tunaflow_tui", str(harness.project), "--no-mouse"], harness.project)
-    session.wait_for("→", timeout=30)  # the composer names who gets the message
+    session.wait_for("→")  # the composer names who gets the message
     session.send_text("Please add multiplication")
     session.press("Enter")
     agent: list[int] = []
@@ -49,7 +50,7 @@ def test_closing_the_window_stops_an_agent_that_ignores_sigterm(
         session.kill_window()
 
         _wait(lambda: not Path(f"/proc/{app}").exists(), "the app to end")
-        _wait(lambda: not group_alive(agent[0]), "the agent's process group to end", timeout=10)
+        _wait(lambda: not group_alive(agent[0]), "the agent's process group to end")
     finally:
         kill_groups(agent)
     rows = query(harness, "SELECT status, error_message, content FROM messages WHERE role = 'assistant'")

@@ -39,19 +39,19 @@ def _press_until(session: Any, key: str, done: Callable[[str], bool], timeout: f
 def _approve(session: Any) -> None:
     """f2 then a, as a user does; an a that reached the composer while the card was arming is erased."""
     session.press("F2")
-    session.wait_for("a r h Decide", timeout=30)
+    session.wait_for("a r h Decide")
     session.press("a")
     approved = lambda s: QUESTION in s or "[dev] Add a wor" in s  # noqa: E731
-    screen = session.wait_for(lambda s: approved(s) or "⏎ Send" in s or _refused(s), timeout=60)
+    screen = session.wait_for(lambda s: approved(s) or "⏎ Send" in s or _refused(s))
     if approved(screen):
         return
     if "⏎ Send" in screen:
         session.press("BSpace")
     time.sleep(ARMING_SECONDS)
     session.press("F2")
-    session.wait_for("a r h Decide", timeout=30)
+    session.wait_for("a r h Decide")
     session.press("a")
-    session.wait_for(approved, timeout=60)
+    session.wait_for(approved)
 
 
 def test_open_a_shell_fix_the_setup_and_retry(demo: Callable[[int, int], Any], e2e_env: dict[str, str],
@@ -60,21 +60,21 @@ def test_open_a_shell_fix_the_setup_and_retry(demo: Callable[[int, int], Any], e
     session = demo(120, 40)  # the terminal takes the environment above
     session.send_text("add a word frequency report")
     session.press("Enter")
-    session.wait_for("a approve", timeout=60)
+    session.wait_for("a approve")
     _approve(session)
-    screen = session.wait_for(lambda s: QUESTION in s and "setup needs a token" in s, timeout=60)
+    screen = session.wait_for(lambda s: QUESTION in s and "setup needs a token" in s)
     assert "Open a shell (o)" in screen and "Retry (r)" in screen and "Skip setup (s)" in screen
 
     _press_until(session, "o", lambda s: "fix-it$" in s)
     [demo_root] = tmp_path.glob("tunaflow-demo-*")
     session.send_text(f'pwd > "{demo_root}/shell-cwd"; touch "$TUNAFLOW_PROJECT/../setup-fixed"; exit')
     session.press("Enter")
-    session.wait_for(QUESTION, timeout=30)  # back in the app, the question is asked again
+    session.wait_for(QUESTION)  # back in the app, the question is asked again
     shell_cwd = (demo_root / "shell-cwd").read_text().strip()
     assert re.search(r"/worktrees/.+/add-a-word-frequency-report", shell_cwd), shell_cwd
 
     _press_until(session, "r", lambda s: QUESTION not in s)
-    verdict = session.wait_for("Review verdict", timeout=120)
+    verdict = session.wait_for("Review verdict")
     assert re.search(r"\bPASS\b", verdict), verdict
     assert "Traceback" not in verdict
     quit_demo(session)

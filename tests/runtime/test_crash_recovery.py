@@ -21,6 +21,7 @@ from run_phases import (
     wait_until_hanging,
 )
 from runtime_harness import Harness
+from waiting import HANG_LIMIT
 
 from tunaflow_tui.core.storage import Store
 
@@ -71,7 +72,7 @@ def test_kill_9_then_resume_reaches_done_and_never_doubles_an_agent(harness: Har
         out, _ = resumed.communicate(timeout=180)
         assert resumed.returncode == 0, out
         assert "is done" in out and "Stopped" in out and "earlier tunaflow left running" in out
-        assert wait_gone(hanging, timeout=5) == []
+        assert wait_gone(hanging, timeout=HANG_LIMIT) == []
     finally:
         if proc.poll() is None:
             proc.kill()

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from runtime_harness import MUL, MUL_DOC, PROPOSAL, Harness, dev_turn, verdict
-from waiting import until
+from waiting import HANG_LIMIT, until
 
 from tunaflow_tui.runtime.events import NoticeRaised, RuntimeEvent
 from tunaflow_tui.runtime.runtime import WorkflowRuntime
@@ -199,7 +199,7 @@ async def test_cancel_stops_every_turn_of_a_conversation(harness: Harness) -> No
                     "both review seats running")
         review_conv = rt.runner.running_conversations[0]
         assert await rt.cancel(review_conv) == 2
-        plan = await asyncio.wait_for(task, 30)
+        plan = await asyncio.wait_for(task, HANG_LIMIT)
         assert plan.pending_decision == "review_error"
         assert sorted(plan.pending_detail["retry_seats"]) == ["reviewer", "verifier"]
         statuses = [m.status for m in rt.store.list_messages(review_conv)]

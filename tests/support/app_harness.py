@@ -47,8 +47,10 @@ async def settle(pilot: Any, app: Any) -> None:
     A card or question that takes the focus on its own ignores its keys for a moment (so keys typed
     for something else cannot decide); a test, like a user, presses them once they are armed.
     """
+    from waiting import HANG_LIMIT
+
     await pilot.pause()
-    await app.controller.wait_idle()
+    await app.controller.wait_idle(HANG_LIMIT)
     await pilot.pause()
     await pilot.pause()
     await armed(pilot, app)

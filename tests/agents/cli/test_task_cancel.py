@@ -9,6 +9,8 @@ import sys
 import time
 from pathlib import Path
 
+from waiting import HANG_LIMIT
+
 from tunaflow_tui.agents.base import TurnRequest
 from tunaflow_tui.agents.claude import ClaudeEngine
 from tunaflow_tui.core.settings import EngineConfig
@@ -65,6 +67,6 @@ async def test_cancel_before_the_process_has_started_still_stops_it(tmp_path: Pa
     await asyncio.sleep(0)  # the turn is starting its process
     await turn.cancel()
     t0 = time.monotonic()
-    await asyncio.wait_for(task, 15)
+    await asyncio.wait_for(task, HANG_LIMIT)
     assert time.monotonic() - t0 < 10
     assert type(events[-1]).__name__ == "EngineError" and events[-1].kind == "cancelled"

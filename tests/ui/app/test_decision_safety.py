@@ -11,7 +11,7 @@ from app_harness import ARMING_WAIT, posted, screen_text
 from holding_engine import holding_factory
 from textual.app import App, ComposeResult
 from textual.widgets import TextArea
-from waiting import until
+from waiting import HANG_LIMIT, until
 
 from tunaflow_tui.controllers import conversation as conversation_module
 from tunaflow_tui.screens.decision import DecisionScreen, DevStalledScreen, dev_stalled_screen
@@ -29,7 +29,7 @@ REQUEST = "Add a word frequency report"
 async def idle(pilot, app) -> None:
     """Wait for the agents and the screen, without waiting for any card's keys to arm."""
     await pilot.pause()
-    await app.controller.wait_idle()
+    await app.controller.wait_idle(HANG_LIMIT)
     await pilot.pause()
     await pilot.pause()
 

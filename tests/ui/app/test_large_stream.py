@@ -6,6 +6,7 @@ import asyncio
 from collections.abc import AsyncIterator
 
 from app_harness import demo_settings, screen_text
+from waiting import HANG_LIMIT
 
 from tunaflow_tui.agents.base import Engine, Turn, TurnRequest
 from tunaflow_tui.agents.events import EngineError, EngineEvent, ErrorKind, FinalMessage, TextDelta, Usage
@@ -73,7 +74,7 @@ async def test_ten_megabytes_stream_while_timers_fire_and_keys_reach_the_compose
                 await pilot.press("o", "k")
                 assert app.composer.text == "ok"
                 assert "ok" in screen_text(app)
-                await controller.wait_idle(timeout=120)
+                await controller.wait_idle(HANG_LIMIT)
                 await pilot.pause()
                 # the timer kept firing during the stream, and saw the typed text before the stream ended
                 during = [sent for sent, _text in ticks if CHUNKS // 4 <= sent < CHUNKS]

@@ -9,7 +9,7 @@ from pathlib import Path
 from app_harness import demo_settings, posted, run_from_palette, screen_text, send, settle
 from textual.app import App
 from textual.command import CommandPalette
-from waiting import until
+from waiting import HANG_LIMIT, until
 
 from tunaflow_tui.app import TunaflowApp
 from tunaflow_tui.controllers import ProjectOpener
@@ -88,7 +88,7 @@ async def test_history_appears_once_the_project_is_open(open_app, demo_project) 
             await pilot.pause()
             assert "First question about textstats" not in screen_text(reopened)
             gate.set()
-            await opener.wait_idle()
+            await opener.wait_idle(HANG_LIMIT)
             await pilot.pause()
             assert "First question about textstats" in screen_text(reopened)
             assert "Main" in screen_text(reopened)  # the sidebar arrived with the project
