@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from textual._xterm_parser import XTermParser
 from textual.app import App
+from waiting import until
 
 from tunaflow_tui.widgets.composer import Composer
 
@@ -64,7 +65,7 @@ async def test_keys_typed_right_after_enter_start_the_next_message(make_app) -> 
     app, controller = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
         type_bytes(app, "first message\rsec")
-        await pilot.pause()
+        await until(pilot, lambda: app.composer.text == "sec", "the whole burst handled")
         assert controller.sent == [("main", "first message")]
         assert app.composer.text == "sec"
 
@@ -75,7 +76,7 @@ async def test_alt_enter_from_a_terminal_arrives_as_enter_and_sends(make_app) ->
     app, controller = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
         type_bytes(app, "ab\x1b\r")
-        await pilot.pause()
+        await until(pilot, lambda: controller.sent, "the burst handled")
         assert controller.sent == [("main", "ab")]
         assert "alt+enter" not in Composer.HELP
 
