@@ -65,7 +65,7 @@ async def test_keys_typed_right_after_enter_start_the_next_message(make_app) -> 
     app, controller = make_app()
     async with app.run_test(size=(80, 24)) as pilot:
         type_bytes(app, "first message\rsec")
-        await until(pilot, lambda: app.composer.text == "sec", "the whole burst handled")
+        await until(pilot, lambda: controller.sent and app.composer.text == "sec", "the whole burst handled")
         assert controller.sent == [("main", "first message")]
         assert app.composer.text == "sec"
 
