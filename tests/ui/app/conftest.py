@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import os
 import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import IO
 
 import pytest
 from app_harness import demo_settings
@@ -99,19 +101,17 @@ def open_app(demo_project: Path) -> Iterator[AppFactory]:
 
 
 ENGINE_CLIS = frozenset({"claude", "codex", "gemini"})
-RANDOM_TAIL = 8
-"""How many random characters :func:`tempfile.mkdtemp` puts after the prefix."""
 
 
 @pytest.fixture
 def steady_app(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., TunaflowApp]]:
     """The app on the demo project for snapshots: ``steady_app(folder, hide_engine_clis=False)``.
 
-    The project lives in a folder of its own under the temp folder whose path is exactly as long as
-    ``<temp>/<folder>`` (prompt sizes and token counts derive from its length; a random tail keeps
-    two runs, or two xdist workers, out of each other's folders), timeline clocks are frozen, the
-    test run's duration is pinned and, with ``hide_engine_clis``, the claude/codex/gemini CLIs count
-    as not installed on any machine.
+    The project lives at ``<temp>/<folder>`` (prompt sizes and token counts derive from its path, so
+    it is the same path on every run); a lock file beside it, held until the test ends, keeps two
+    runs or two xdist workers out of each other's folder. Timeline clocks are frozen, the test run's
+    duration is pinned and, with ``hide_engine_clis``, the claude/codex/gemini CLIs count as not
+    installed on any machine.
     """
     import dataclasses
     import re
@@ -122,10 +122,14 @@ def steady_app(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., Tunafl
     from tunaflow_tui.runtime import review
 
     made: list[tuple[WorkflowRuntime, Path]] = []
+    locks: dict[str, IO[str]] = {}
 
     def factory(folder: str, *, hide_engine_clis: bool = False) -> TunaflowApp:
-        root = Path(tempfile.mkdtemp(prefix=folder[:-RANDOM_TAIL], dir=tempfile.gettempdir()))
-        assert len(root.name) == len(folder), root
+        root = Path(tempfile.gettempdir()) / folder
+        if folder not in locks:
+            locks[folder] = (root.parent / f"{folder}.lock").open("w")
+            fcntl.flock(locks[folder], fcntl.LOCK_EX)  # another run using this folder finishes first
+        shutil.rmtree(root, ignore_errors=True)
         monkeypatch.setenv("XDG_CONFIG_HOME", str(root / "config"))
         monkeypatch.setenv("XDG_DATA_HOME", str(root / "data"))
         monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
@@ -152,3 +156,5 @@ def steady_app(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., Tunafl
     for runtime, root in made:
         runtime.close()
         shutil.rmtree(root, ignore_errors=True)
+    for lock in locks.values():
+        lock.close()  # releases the folder
