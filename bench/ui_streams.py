@@ -40,7 +40,7 @@ from tmux_term import Terminal, env_for
 RUN = 40  # keys per line before it is cleared
 
 APP = r'''
-import asyncio, json, sys, time
+import asyncio, json, os, sys, time
 from tunaflow_tui.app import DemoChatController, TunaflowApp
 from tunaflow_tui.viewmodels.chat import MessageView
 
@@ -84,8 +84,9 @@ class Streaming(DemoChatController):
 
     def report(self):
         elapsed = time.perf_counter() - self.started
-        with open(STATS, "w") as out:
+        with open(STATS + ".part", "w") as out:  # written aside, then renamed: never read half-written
             json.dump([n / elapsed for n in self.sent], out)
+        os.replace(STATS + ".part", STATS)
 
     async def stream(self, index):
         chat = self.app.chat_view

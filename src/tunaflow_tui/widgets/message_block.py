@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import re
 import time
-import weakref
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, ClassVar
 
@@ -34,11 +33,11 @@ from textual.widgets import Collapsible, Static
 from tunaflow_tui.core.terminal_text import StreamNeutralizer, neutralize
 from tunaflow_tui.core.turns import ToolLine
 from tunaflow_tui.viewmodels.chat import MessageView
+from tunaflow_tui.widgets.stream_clock import FLUSH_INTERVAL, GROW_INTERVAL, StreamClock
 
 if TYPE_CHECKING:
     from rich.markdown import Markdown as RichMarkdown
-    from textual.app import App
-    from textual.timer import Timer
+    from textual.geometry import Size
 
 
 def _plain(text: str) -> Content:
@@ -54,20 +53,7 @@ def tools_summary(tools: tuple[ToolLine, ...]) -> str:
 MAX_RENDERED_CHARS = 40_000
 """Beyond this many characters a message's text is saved but not rendered (a note says so)."""
 
-FLUSH_INTERVAL = 1 / 6
-"""Streamed text reaches the screen at most this often (seconds).
-
-Every write into a Markdown document that grows a paragraph changes its height, and a height
-change lays out the whole screen.  Streams deliver hundreds of chunks a second; text that moves
-six times a second still reads as live.  Chunks are collected and written together, for all
-streaming blocks of the app in the same tick, so several parallel streams cost one layout per
-tick, not one per chunk.  At twelve ticks a second, three parallel streams kept the screen busy
-often enough that a key typed meanwhile waited ~150 ms (p95) to show; at six it shows within
-~35 ms (`bench/ui_streams.py`).
-"""
-
-
-SEAL_INTERVAL = 0.75
+SEAL_INTERVAL = 0.4
 """A streaming answer's finished blocks move from the tail into the body at most this often (seconds)."""
 
 TAIL_MAX_CHARS = 2_000
@@ -238,52 +224,70 @@ class MarkdownBody(Widget):
         self.refresh(layout=True)
 
 
-class _StreamClock:
-    """One timer per app that writes the collected text of every streaming block at once."""
+class StreamTail(Widget):
+    """The part of a streaming answer still being written: Rich Markdown in a number of rows it is granted.
 
-    _clocks: ClassVar[weakref.WeakKeyDictionary[App[object], _StreamClock]] = weakref.WeakKeyDictionary()
+    Redrawing it in the rows it has repaints only them; adding rows lays out the chat (see
+    :mod:`~tunaflow_tui.widgets.stream_clock`).  So :meth:`show` adds rows only when asked to, and
+    otherwise draws the text in the rows it has: the lines that do not fit yet wait for the next
+    growth beat, while the last line shown keeps filling.
+    """
 
-    def __init__(self, app: App[object]) -> None:
-        self.app = app
-        self.waiting: dict[MessageBlock, None] = {}
-        self.timer: Timer | None = None
+    DEFAULT_CSS = """
+    StreamTail {
+        height: auto;
+    }
+    """
 
-    @classmethod
-    def of(cls, app: App[object]) -> _StreamClock:
-        """The clock of ``app`` (created on first use)."""
-        clock = cls._clocks.get(app)
-        if clock is None:
-            clock = cls._clocks[app] = cls(app)
-        return clock
+    def __init__(self, *, classes: str | None = None) -> None:
+        super().__init__(classes=classes)
+        self._chunks = MarkdownChunks()
+        self._rows = 0
+        self._rows_width = 0
+        self.out_of_step = False
+        """True while the text needs another number of rows than it has (until a growth beat)."""
 
-    def schedule(self, block: MessageBlock) -> None:
-        """Write ``block``'s collected text on the next tick."""
-        self.waiting[block] = None
-        if self.timer is None:
-            self.timer = self.app.set_interval(FLUSH_INTERVAL, self._tick, name="stream-flush")
-        else:
-            self.timer.resume()
+    @property
+    def rows(self) -> int:
+        """The rows granted (the widget's content height)."""
+        return self._rows
 
-    def forget(self, block: MessageBlock) -> None:
-        """``block`` wrote its text itself (or went away)."""
-        self.waiting.pop(block, None)
+    def render(self) -> MarkdownChunks:
+        return self._chunks
 
-    async def _tick(self) -> None:
-        blocks = list(self.waiting)
-        self.waiting.clear()
-        if not blocks:
-            if self.timer is not None:
-                self.timer.pause()
+    def _rows_needed(self, width: int) -> int:
+        """Rows the text takes at ``width`` (as Textual counts a renderable's height)."""
+        app = self.app
+        options = app.console_options.update_width(width).update(highlight=False)
+        return sum(text.count("\n") for text, _, _ in app.console.render(self._chunks, options))
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        if width != self._rows_width:  # first layout or a new width: take the rows the text needs
+            self._rows, self._rows_width, self.out_of_step = self._rows_needed(width), width, False
+        return self._rows
+
+    def show(self, source: str, *, grow: bool) -> None:
+        """Draw ``source`` (already neutralised Markdown); take the rows it needs only if ``grow``."""
+        self._chunks = MarkdownChunks([source])
+        width = self._rows_width
+        if not width:  # not laid out yet: the first layout sizes it
+            self.refresh(layout=True)
             return
-        for block in blocks:
-            await block._flush()
+        needed = self._rows_needed(width)
+        if grow and needed != self._rows:
+            self._rows = needed
+            self.refresh(layout=True)
+        else:
+            self.refresh()
+        self.out_of_step = needed != self._rows
 
 
 class MessageBlock(Vertical, can_focus=True):
     """A focusable message in the chat.
 
-    Its children: the label line, a :class:`MarkdownBody`, while streaming a tail ``Static`` (Rich
-    Markdown of the blocks still being written, redrawn at most :data:`FLUSH_INTERVAL` apart), and
+    Its children: the label line, a :class:`MarkdownBody`, while streaming a :class:`StreamTail` (the
+    blocks still being written, redrawn at most :data:`FLUSH_INTERVAL` apart, growing at most
+    :data:`GROW_INTERVAL` apart), and
     when there are any, one container of extras (tools, notes, error card, usage).
 
     Args:
@@ -353,7 +357,7 @@ class MessageBlock(Vertical, can_focus=True):
         body = keep_line_breaks(self._shown) if self.view.role == "user" else self._shown
         yield MarkdownBody(body, classes="message-body")
         if self.is_streaming:
-            yield Static("", classes="message-tail")
+            yield StreamTail(classes="message-tail")
         # Most messages have no extras: no empty container to style and lay out for them.
         extras = self._extras()
         if extras:
@@ -424,7 +428,8 @@ class MessageBlock(Vertical, can_focus=True):
         """Append a chunk of a streaming answer (neutralised, split sequences handled).
 
         The text counts as shown at once (:attr:`text`); it reaches the screen within
-        :data:`FLUSH_INTERVAL`, together with the other chunks that arrived meanwhile.
+        :data:`FLUSH_INTERVAL` (new lines within :data:`GROW_INTERVAL`), together with the other
+        chunks that arrived meanwhile.
         """
         safe = self._neutralizer.feed(text)
         if not safe:
@@ -443,33 +448,37 @@ class MessageBlock(Vertical, can_focus=True):
         self._pending.append(safe)
         if not self.is_attached:
             return
-        clock = _StreamClock.of(self.app)
+        clock = StreamClock.of(self.app)
         if time.monotonic() - self._flushed_at >= FLUSH_INTERVAL and self not in clock.waiting:
             # The first chunk after a quiet spell shows at once; the rest of a burst waits for the tick.
-            await self._flush()
+            await self.flush_pending(grow=clock.may_grow())
         else:
             clock.schedule(self)
 
-    async def _flush(self) -> None:
-        """Draw the collected chunks: the tail is redrawn, finished blocks are sealed into the body."""
-        if not self._pending:
+    async def flush_pending(self, *, grow: bool) -> None:
+        """Draw the collected chunks: the tail is redrawn; on a growth beat (``grow``) it may take
+        more rows, and finished blocks are sealed into the body."""
+        tails = self.query_children(StreamTail) if self.is_mounted else None
+        tail = tails.first() if tails else None
+        if not self._pending and (tail is None or not tail.out_of_step):
             return
         if self.is_attached:
-            _StreamClock.of(self.app).forget(self)
+            StreamClock.of(self.app).forget(self)
         if not self.is_mounted:
             return
-        text = "".join(self._pending)
+        self._live += "".join(self._pending)
         self._pending.clear()
         self._flushed_at = now = time.monotonic()
-        self._live += text
         too_long = len(self._live) >= TAIL_MAX_CHARS
-        if too_long or now - self._sealed_at >= SEAL_INTERVAL:
+        if grow and (too_long or now - self._sealed_at >= SEAL_INTERVAL):
+            # Sealing moves rows from the tail into the body: a layout, so only on a growth beat.
             self._seal(find_seal(self._live, self._live_fence, in_code=too_long))
             self._sealed_at = now
-        tails = self.query_children(".message-tail")
-        if tails:
+        if tail is not None:
             opener = f"{self._live_fence}\n" if self._live_fence else ""
-            tails.first(Static).update(MarkdownChunks([opener + self._live]))
+            tail.show(opener + self._live, grow=grow)
+            if tail.out_of_step:  # lines wait for the next growth beat, even if no more text comes
+                StreamClock.of(self.app).schedule(self)
 
     def _seal(self, cut: tuple[int, str | None]) -> None:
         """Move the tail's text up to ``cut`` into the body."""
@@ -490,7 +499,7 @@ class MessageBlock(Vertical, can_focus=True):
         tail = self._neutralizer.flush()
         if tail:
             await self.append(tail)
-        await self._flush()
+        await self.flush_pending(grow=True)
         final = self._capped(neutralize(view.content))
         body = self.query_one(".message-body", MarkdownBody)
         if final != self._shown and (final or view.status == "done"):

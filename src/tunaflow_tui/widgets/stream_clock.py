@@ -1,0 +1,92 @@
+"""The app's stream clock: when streamed text reaches the screen, and when the chat may grow.
+
+Two costs differ by an order of magnitude.  Redrawing the last lines of a streaming answer in place
+repaints a few rows.  Adding rows to it changes the height of the chat's content: Textual lays out
+the whole chat, the view follows the new bottom, and every visible row is drawn again — tens of
+milliseconds on a busy machine, during which a key the user types waits to show.  So text reaches
+the screen on two beats: every :data:`FLUSH_INTERVAL` the rows already on screen are redrawn (a
+line being written fills word by word), and at most every :data:`GROW_INTERVAL` the streaming
+answers may add rows (the lines written meanwhile appear together).  Every streaming block of the
+app is written in the same tick, so several parallel streams cost one layout per growth beat, not
+one per block or per chunk.
+"""
+
+from __future__ import annotations
+
+import time
+import weakref
+from typing import TYPE_CHECKING, ClassVar, Protocol
+
+if TYPE_CHECKING:
+    from textual.app import App
+    from textual.timer import Timer
+
+FLUSH_INTERVAL = 1 / 6
+"""Streamed text is redrawn at most this often (seconds), in the rows it already has."""
+
+GROW_INTERVAL = 0.5
+"""Streaming answers add rows to the chat at most this often (seconds).
+
+Measured with ``bench/ui_streams.py`` (three answers at 200 chunks/s, a key every 30 ms): growing
+on every flush (six layouts a second) kept a key waiting behind a layout often enough that its p95
+reached hundreds of milliseconds on a loaded two-core machine; two growth beats a second leave the
+composer's repaints free most of the time, and new lines still arrive twice a second.
+"""
+
+
+class Flushable(Protocol):
+    """A streaming block the clock writes to."""
+
+    async def flush_pending(self, *, grow: bool) -> None:
+        """Draw the collected text; add rows only if ``grow``."""
+
+
+class StreamClock:
+    """One timer per app that writes the collected text of every streaming block at once."""
+
+    _clocks: ClassVar[weakref.WeakKeyDictionary[App[object], StreamClock]] = weakref.WeakKeyDictionary()
+
+    def __init__(self, app: App[object]) -> None:
+        self.app = app
+        self.waiting: dict[Flushable, None] = {}
+        self.timer: Timer | None = None
+        self._grown_at = 0.0
+
+    @classmethod
+    def of(cls, app: App[object]) -> StreamClock:
+        """The clock of ``app`` (created on first use)."""
+        clock = cls._clocks.get(app)
+        if clock is None:
+            clock = cls._clocks[app] = cls(app)
+        return clock
+
+    def may_grow(self) -> bool:
+        """True if a growth beat is due: streaming blocks may add rows now (the beat is taken)."""
+        now = time.monotonic()
+        if now - self._grown_at < GROW_INTERVAL:
+            return False
+        self._grown_at = now
+        return True
+
+    def schedule(self, block: Flushable) -> None:
+        """Write ``block``'s collected text on the next tick."""
+        self.waiting[block] = None
+        if self.timer is None:
+            self.timer = self.app.set_interval(FLUSH_INTERVAL, self._tick, name="stream-flush")
+        else:
+            self.timer.resume()
+
+    def forget(self, block: Flushable) -> None:
+        """``block`` wrote its text itself (or went away)."""
+        self.waiting.pop(block, None)
+
+    async def _tick(self) -> None:
+        blocks = list(self.waiting)
+        self.waiting.clear()
+        if not blocks:
+            if self.timer is not None:
+                self.timer.pause()
+            return
+        grow = self.may_grow()  # one beat for every block: one layout for all of them
+        for block in blocks:
+            await block.flush_pending(grow=grow)
