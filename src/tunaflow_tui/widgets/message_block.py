@@ -8,8 +8,10 @@ messages while several answers stream.  So a message's Markdown is not a tree of
 ``Markdown`` makes one per paragraph, list and code block): it is drawn by a single
 :class:`MarkdownBody` (one widget drawing :class:`rich.markdown.Markdown` renderables).  While an
 answer streams, the body holds the *sealed* part — the blocks that are complete — and a second
-``Static``, the *tail*, holds the paragraph(s) still being written.  When the tail has grown for a
-while it is sealed into the body, where it is parsed once and its rendered lines are kept per width.
+widget, the *tail* (:class:`StreamTail`), holds the paragraph(s) still being written, in the rows it
+was granted on the last growth beat (:mod:`~tunaflow_tui.widgets.stream_clock`).  On a growth beat
+the tail's finished blocks are sealed into the body, where they are parsed once and their rendered
+lines are kept per width.
 A message therefore holds a small, fixed number of widgets however long it gets.
 """
 
@@ -33,7 +35,7 @@ from textual.widgets import Collapsible, Static
 from tunaflow_tui.core.terminal_text import StreamNeutralizer, neutralize
 from tunaflow_tui.core.turns import ToolLine
 from tunaflow_tui.viewmodels.chat import MessageView
-from tunaflow_tui.widgets.stream_clock import FLUSH_INTERVAL, GROW_INTERVAL, StreamClock
+from tunaflow_tui.widgets.stream_clock import FLUSH_INTERVAL, StreamClock
 
 if TYPE_CHECKING:
     from rich.markdown import Markdown as RichMarkdown
@@ -347,6 +349,14 @@ class MessageBlock(Vertical, can_focus=True):
         return self._shown
 
     @property
+    def shows_all(self) -> bool:
+        """True when every chunk appended so far is on screen (none waits for a tick or a growth beat)."""
+        if self._pending:
+            return False
+        tails = self.query_children(StreamTail) if self.is_mounted else None
+        return not (tails and tails.first().out_of_step)
+
+    @property
     def is_streaming(self) -> bool:
         """True until :meth:`finish` is called on a streaming message."""
         return self.view.status == "streaming"
@@ -451,7 +461,7 @@ class MessageBlock(Vertical, can_focus=True):
         clock = StreamClock.of(self.app)
         if time.monotonic() - self._flushed_at >= FLUSH_INTERVAL and self not in clock.waiting:
             # The first chunk after a quiet spell shows at once; the rest of a burst waits for the tick.
-            await self.flush_pending(grow=clock.may_grow())
+            await self.flush_pending(grow=clock.may_grow(FLUSH_INTERVAL))
         else:
             clock.schedule(self)
 

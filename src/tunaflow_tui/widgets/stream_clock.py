@@ -60,10 +60,16 @@ class StreamClock:
             clock = cls._clocks[app] = cls(app)
         return clock
 
-    def may_grow(self) -> bool:
-        """True if a growth beat is due: streaming blocks may add rows now (the beat is taken)."""
+    def may_grow(self, interval: float = GROW_INTERVAL) -> bool:
+        """True if a growth beat is due: streaming blocks may add rows now (the beat is taken).
+
+        Args:
+            interval: The least time since the last beat.  The first chunk after a quiet spell passes
+                :data:`FLUSH_INTERVAL`: a slow stream shows each of its lines at once, and several
+                slow streams still lay out the chat at most that often.
+        """
         now = time.monotonic()
-        if now - self._grown_at < GROW_INTERVAL:
+        if now - self._grown_at < interval:
             return False
         self._grown_at = now
         return True

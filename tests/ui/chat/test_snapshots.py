@@ -72,8 +72,9 @@ def test_streaming_message(snap_compare, size) -> None:
         )
         for chunk in ("I am looking at ", "`src/routes.py`.\n\n", "- first step\n", "- second st"):
             await block.append(chunk)
-        # streamed text reaches the screen on the next stream tick: wait for it, not for luck
-        await until(pilot, lambda: not block._pending, "the stream flushed")
+        # streamed text reaches the screen on a stream tick, new lines on a growth beat: wait until
+        # every chunk is drawn, not for luck
+        await until(pilot, lambda: block.shows_all, "every chunk drawn")
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=size, run_before=stream)

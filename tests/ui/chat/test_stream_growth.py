@@ -1,0 +1,79 @@
+"""A streaming answer adds rows to the chat on growth beats; in between it fills the rows it has."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from tunaflow_tui.viewmodels.chat import MessageView
+from tunaflow_tui.widgets import message_block, stream_clock
+from tunaflow_tui.widgets.message_block import StreamTail
+from tunaflow_tui.widgets.stream_clock import GROW_INTERVAL, StreamClock
+
+
+def _streaming(message_id: int) -> MessageView:
+    return MessageView(message_id, "assistant", "Architect · claude", "", status="streaming")
+
+
+async def test_between_growth_beats_the_written_line_fills_in_place_and_the_chat_does_not_move(
+    make_app, read_screen, monkeypatch
+) -> None:
+    # the stream's clock stands still: no beat comes but the ones this test gives
+    frozen = SimpleNamespace(monotonic=lambda: 100.0)
+    monkeypatch.setattr(message_block, "time", frozen)
+    monkeypatch.setattr(stream_clock, "time", frozen)
+    app, _ = make_app([MessageView(1, "user", "You", "Explain the cache, please.")])
+    async with app.run_test(size=(80, 24)) as pilot:
+        chat = app.chat_view
+        block = await chat.start_stream(_streaming(2))
+        await block.append("The cache keeps tokens per fi")
+        await block.flush_pending(grow=True)
+        await pilot.pause()
+        tail = block.query_one(StreamTail)
+        rows, height = tail.rows, block.size.height
+        assert "The cache keeps tokens per fi" in read_screen(app)
+
+        # more of the line being written, then two new paragraphs: only the line fills in
+        await block.append("le, cleared on save.\n\nSECOND-PARAGRAPH\n\nTHIRD-PARAGRAPH")
+        await block.flush_pending(grow=False)
+        await pilot.pause()
+        screen = read_screen(app)
+        assert "The cache keeps tokens per file, cleared on save." in screen
+        assert "SECOND-PARAGRAPH" not in screen and "THIRD-PARAGRAPH" not in screen
+        assert (tail.rows, block.size.height) == (rows, height)
+        assert not block.shows_all  # the new lines wait for a beat
+
+        await block.flush_pending(grow=True)
+        await pilot.pause()
+        screen = read_screen(app)
+        assert "SECOND-PARAGRAPH" in screen and "THIRD-PARAGRAPH" in screen
+        assert tail.rows > rows and block.size.height > height
+        assert block.shows_all
+
+
+async def test_held_back_lines_show_on_the_next_beat_even_when_the_stream_goes_quiet(
+    make_app, read_screen
+) -> None:
+    app, _ = make_app([MessageView(1, "user", "You", "Go on.")])
+    async with app.run_test(size=(80, 24)) as pilot:
+        block = await app.chat_view.start_stream(_streaming(2))
+        await block.append("first line\n\n")  # after a quiet spell: shown at once, the beat taken
+        for i in range(5):
+            await block.append(f"QUIET-LINE-{i}\n\n")  # a burst: waits for the clock
+        for _ in range(int(10 * GROW_INTERVAL / stream_clock.FLUSH_INTERVAL)):  # counted in ticks
+            if block.shows_all:
+                break
+            await pilot.pause(stream_clock.FLUSH_INTERVAL)
+        assert block.shows_all
+        assert "QUIET-LINE-4" in read_screen(app)
+
+
+def test_the_clock_grants_one_growth_beat_per_interval(monkeypatch) -> None:
+    now = [100.0]
+    monkeypatch.setattr(stream_clock, "time", SimpleNamespace(monotonic=lambda: now[0]))
+    clock = StreamClock(app=None)  # type: ignore[arg-type]  # no timer is started here
+    assert clock.may_grow()
+    now[0] += GROW_INTERVAL / 2
+    assert not clock.may_grow()
+    assert clock.may_grow(GROW_INTERVAL / 4)  # after a quiet spell the shorter interval applies
+    now[0] += GROW_INTERVAL
+    assert clock.may_grow() and not clock.may_grow()
