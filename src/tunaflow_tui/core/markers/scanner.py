@@ -78,7 +78,9 @@ def classify(compact: str) -> tuple[str, bool, int] | None:
     return None
 
 
-_SHAPES: Final[dict[str, tuple[str, bool, int]]] = {
+_UNSEEN: Final[tuple[str, bool, int]] = ("", False, -1)
+
+_SHAPES: Final[dict[str, tuple[str, bool, int] | None]] = {
     f"{slash}tunaflow:{kind}": (kind, bool(slash), 0)
     for kind in (*BLOCK_KINDS, "impl-complete")
     for slash in ("", "/")
@@ -86,17 +88,40 @@ _SHAPES: Final[dict[str, tuple[str, bool, int]]] = {
 }
 
 
+#: Every character whose case-folded form starts with ``t`` or ``/`` (U+1E97 folds to ``t`` + a
+#: combining mark): the first character of a comment body that can name tunaflow.
+BODY_STARTS: Final = frozenset({"/", "T", "t", "\u1e97"})
+
+
 def find_marker_comments(text: str) -> list[MarkerComment]:
-    """Every well-formed marker comment in ``text``, in order (quoted ones included)."""
+    """Every well-formed marker comment in ``text``, in order (quoted ones included).
+
+    The same comments as :func:`iter_tunaflow_comments` finds, in one loop: a comment whose body
+    cannot start with ``tunaflow`` is passed over without compacting it, and each distinct body is
+    classified once.
+    """
     found: list[MarkerComment] = []
     append = found.append
-    for start, end, compact in iter_tunaflow_comments(text):
-        shape = _SHAPES.get(compact)  # the usual spellings, decided once
-        if shape is None:
-            shape = classify(compact)
-            if shape is None:
-                continue
-        append(MarkerComment(start, end, *shape))
+    shapes: dict[str, tuple[str, bool, int] | None] = dict(_SHAPES)
+    search = _COMMENT.search
+    starts = BODY_STARTS
+    match = search(text)
+    while match is not None:
+        body = match.group(1)
+        first = body.lstrip()[:1]
+        if first not in starts:
+            match = search(text, match.start() + 1)  # a comment may start inside this one
+            continue
+        compact = "".join(body.split()).casefold()
+        if not compact.startswith(_PREFIXES):
+            match = search(text, match.start() + 1)
+            continue
+        shape = shapes.get(compact, _UNSEEN)
+        if shape is _UNSEEN:
+            shape = shapes[compact] = classify(compact)
+        if shape is not None:
+            append(MarkerComment(match.start(), match.end(), *shape))
+        match = search(text, match.end())
     return found
 
 

@@ -51,6 +51,10 @@ SECTION_ALIASES: Final[dict[str, str]] = {
 }  # fmt: skip
 
 _MAX_NAME = 40
+#: What may precede a section name on its line: blanks, heading marks, emphasis, hyphens.
+_LEAD: Final = re.compile(r"[\s#*_`\-]*")
+#: The first character of every section name, case-folded: a line whose name starts otherwise is no heading.
+_NAME_STARTS: Final = frozenset(alias[0] for alias in SECTION_ALIASES)
 _UNESCAPED_PIPE: Final = re.compile(r"(?<!\\)\|")
 BULLETS: Final = ("- ", "* ", "+ ", "• ", "· ")
 
@@ -73,6 +77,11 @@ def _unbold(text: str) -> str:
 
 def split_heading(line: str, allowed: frozenset[str] | None = None) -> tuple[str, str] | None:
     """``(section, rest_of_line)`` if ``line`` heads a section (one of ``allowed``, if given)."""
+    # Most lines are prose: reject them on the first character their name could start with, before
+    # any cutting (the name, once normalized, starts with the first character past the decoration).
+    lead = _LEAD.match(line).end()  # type: ignore[union-attr]  # matches the empty string at least
+    if lead == len(line) or line[lead].casefold()[:1] not in _NAME_STARTS:
+        return None
     text = line.strip()
     if not text or len(text) > 2000:
         return None

@@ -64,6 +64,8 @@ _FILLERS: Final = frozenset({
 })  # fmt: skip
 _VERDICT_LABELS: Final = frozenset(name for name, section in SECTION_ALIASES.items() if section == "verdict")
 _LABEL_WORD: Final = re.compile("|".join(sorted(_VERDICT_LABELS)))
+_LABEL_IN_LINE = _LABEL_WORD
+"""Looked for in a whole (case-folded) line first: a line without a label word states no verdict."""
 _VERDICT_SEPARATORS: Final = (":", "：", "—", "–", " - ", "=")
 _ITEM_SECTIONS: Final = frozenset({"findings", "recommendations"})
 
@@ -143,8 +145,8 @@ def _verdict_line(text: str) -> tuple[str, bool] | None:
 
     ``bare`` is true for a label line that heads a section (not a bullet, quote or table row).
     """
-    if not text or len(text) > 2000:
-        return None
+    if not text or len(text) > 2000 or _LABEL_IN_LINE.search(text.casefold()) is None:
+        return None  # the label is part of the line: a line without a label word states no verdict
     bare = True
     quoted = _QUOTE_MARKS.match(text)  # `> > >` at once: one cut, however deep the quote
     if quoted is not None:
