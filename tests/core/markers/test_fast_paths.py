@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tunaflow_tui.core.markers import parse_markers, sections, verdict
+from tunaflow_tui.core.markers import parse_markers, scanner, sections, verdict
 from tunaflow_tui.core.markers.scanner import (
     BODY_STARTS,
     MarkerComment,
@@ -85,9 +85,23 @@ def test_verdict_lines_without_a_label_word_are_passed_over_as_before(body: str)
     assert fast == full
 
 
+def _reference_scan(text: str) -> list[tuple[int, int, str]]:
+    """Every comment the plain comment pattern finds, compacted and checked one by one."""
+    found = []
+    match = scanner._COMMENT.search(text)
+    while match is not None:
+        compact = "".join(match.group(1).split()).casefold()
+        if compact.startswith(("tunaflow:", "/tunaflow:")):
+            found.append((match.start(), match.end(), compact))
+            match = scanner._COMMENT.search(text, match.end())
+        else:
+            match = scanner._COMMENT.search(text, match.start() + 1)
+    return found
+
+
 def _reference_comments(text: str) -> list[MarkerComment]:
     found = []
-    for start, end, compact in iter_tunaflow_comments(text):
+    for start, end, compact in _reference_scan(text):
         shape = classify(compact)
         if shape is not None:
             found.append(MarkerComment(start, end, *shape))
@@ -105,6 +119,7 @@ comment_texts = st.lists(st.one_of(st.sampled_from(COMMENT_PIECES), st.text(max_
 @settings(max_examples=400, deadline=None)
 @given(comment_texts)
 def test_find_marker_comments_finds_what_the_comment_scanner_and_classify_find(text: str) -> None:
+    assert list(iter_tunaflow_comments(text)) == _reference_scan(text)
     assert find_marker_comments(text) == _reference_comments(text)
 
 
@@ -114,9 +129,12 @@ def test_body_starts_are_every_character_that_folds_to_t_or_slash() -> None:
 
 
 def test_spaced_and_cased_markers_still_count() -> None:
-    text = "<!--  TunaFlow : subtask-done : 3 -->\n<!-- t u n a f l o w : impl-complete -->\n"
+    text = (
+        "<!--  TunaFlow : subtask-done : 3 -->\n<!-- t u n a f l o w : impl-complete -->\n"
+        "<!--\u2003\u3000tunaflow:subtask-done:4-->\n<!--\n\tTUNAFLOW:impl-complete-->\n"
+    )
     kinds = [(m.__class__.__name__, getattr(m, "index", None)) for m in parse_markers(text).markers]
-    assert kinds == [("SubtaskDone", 3), ("ImplComplete", None)]
+    assert kinds == [("SubtaskDone", 3), ("ImplComplete", None), ("SubtaskDone", 4), ("ImplComplete", None)]
 
 
 def test_every_section_alias_starts_with_a_listed_character() -> None:

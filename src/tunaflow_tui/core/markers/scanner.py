@@ -18,6 +18,12 @@ SINGLE_KINDS: Final = frozenset({"subtask-done", "impl-complete"})
 _PREFIXES: Final = ("tunaflow:", "/tunaflow:")
 #: ``<!--``, the shortest body up to MAX_COMMENT_BODY characters, ``-->``: the next comment that can be one.
 _COMMENT: Final = re.compile(rf"<!--(.{{0,{MAX_COMMENT_BODY}}}?)-->", re.DOTALL)
+#: Every character whose case-folded form starts with ``t`` or ``/`` (U+1E97 folds to ``t`` + a
+#: combining mark): the first character of a comment body that can name tunaflow.
+BODY_STARTS: Final = frozenset({"/", "T", "t", "\u1e97"})
+#: A comment as :data:`_COMMENT` finds it, whose body starts (past blanks) with one of BODY_STARTS:
+#: the others are passed over inside the regular expression engine.
+_CANDIDATE: Final = re.compile(rf"<!--(?=\s*[/Tt\u1e97])(.{{0,{MAX_COMMENT_BODY}}}?)-->", re.DOTALL)
 _SCRUB_PASSES: Final = 4
 
 
@@ -49,7 +55,7 @@ def iter_tunaflow_comments(text: str) -> Iterator[tuple[int, int, str]]:
     ``compact_body`` is the body with all whitespace removed and case folded, so
     ``<!--  TunaFlow : subtask-done : 3 -->`` gives ``"tunaflow:subtask-done:3"``. Well-formed or not.
     """
-    search = _COMMENT.search
+    search = _CANDIDATE.search  # the other comments cannot name tunaflow
     found = search(text)
     while found is not None:
         compact = "".join(found.group(1).split()).casefold()
@@ -88,31 +94,20 @@ _SHAPES: Final[dict[str, tuple[str, bool, int] | None]] = {
 }
 
 
-#: Every character whose case-folded form starts with ``t`` or ``/`` (U+1E97 folds to ``t`` + a
-#: combining mark): the first character of a comment body that can name tunaflow.
-BODY_STARTS: Final = frozenset({"/", "T", "t", "\u1e97"})
-
-
 def find_marker_comments(text: str) -> list[MarkerComment]:
     """Every well-formed marker comment in ``text``, in order (quoted ones included).
 
     The same comments as :func:`iter_tunaflow_comments` finds, in one loop: a comment whose body
-    cannot start with ``tunaflow`` is passed over without compacting it, and each distinct body is
-    classified once.
+    cannot start with ``tunaflow`` is passed over by the regular expression, and each distinct body
+    is classified once.
     """
     found: list[MarkerComment] = []
     append = found.append
     shapes: dict[str, tuple[str, bool, int] | None] = dict(_SHAPES)
-    search = _COMMENT.search
-    starts = BODY_STARTS
+    search = _CANDIDATE.search
     match = search(text)
     while match is not None:
-        body = match.group(1)
-        first = body.lstrip()[:1]
-        if first not in starts:
-            match = search(text, match.start() + 1)  # a comment may start inside this one
-            continue
-        compact = "".join(body.split()).casefold()
+        compact = "".join(match.group(1).split()).casefold()
         if not compact.startswith(_PREFIXES):
             match = search(text, match.start() + 1)
             continue

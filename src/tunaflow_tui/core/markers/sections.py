@@ -51,6 +51,7 @@ SECTION_ALIASES: Final[dict[str, str]] = {
 }  # fmt: skip
 
 _MAX_NAME = 40
+_PLAIN_NAME: Final = re.compile(r"[^\W\d_]+(?:[ _-][^\W\d_]+)*")
 #: What may precede a section name on its line: blanks, heading marks, emphasis, hyphens.
 _LEAD: Final = re.compile(r"[\s#*_`\-]*")
 #: The first character of every section name, case-folded: a line whose name starts otherwise is no heading.
@@ -63,6 +64,8 @@ def normalize_name(name: str) -> str:
     """Case-fold a section/key name and turn ``_``/``-`` runs and spaces into single spaces."""
     if name.isalpha():  # the common case (``Findings``, ``verdict``): nothing to strip or join
         return name.casefold()
+    if _PLAIN_NAME.fullmatch(name):  # words joined by single separators (``Plan coverage``, ``code_quality``)
+        return name.casefold().replace("_", " ").replace("-", " ")
     cleaned = name.strip().strip("*_`").strip().rstrip(":：").strip().strip("*_`").casefold()
     return " ".join(cleaned.replace("_", " ").replace("-", " ").split())
 
