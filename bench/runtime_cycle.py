@@ -109,8 +109,14 @@ def seed_past_plans(project: Path, count: int) -> None:
             subtasks = [(f"Step {k} of plan {n}", f"Change module_{n}_{k}.py and test it.") for k in range(1, 5)]
             plan = store.create_plan(title=f"Past plan {n}", slug=slug, description=f"Plan {n} of the past.",
                                      subtasks=subtasks, phase="done")
-            for event in ("approved", "dev_started", "review_passed", "accepted", "merged"):
-                store.add_plan_event(plan.id, event, "system", {"round": 1})
+            for names in (("approved",), ("dev_started",), ("review_finished", "review_passed"), ("accepted",),
+                          ("merged",)):
+                for event in names:  # a passed review's event under the name this checkout gives it
+                    try:
+                        store.add_plan_event(plan.id, event, "system", {"round": 1, "verdict": "pass"})
+                        break
+                    except ValueError:
+                        continue
             body = "\n".join(f"{k}. {title}\n   {details}" for k, (title, details) in enumerate(subtasks, 1))
             (docs / f"{slug}.md").write_text(f"# Past plan {n}\n\n## Subtasks\n{body}\n\n" + "Notes. " * 200)
             for k in range(1, 5):
