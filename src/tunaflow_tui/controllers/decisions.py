@@ -137,7 +137,8 @@ class DecisionController:
         if card.is_attached:
             card.arm()
             card.focus()
-            card.scroll_visible(animate=False)
+            # after the refresh: a held card opens on focus, and its top (the title) comes into view
+            card.app.call_after_refresh(card.scroll_visible, animate=False, top=True)
 
     # ------------------------------------------------------------------ reaching a decision
     def jump_to_decision(self, plan_id: int | None = None) -> None:
