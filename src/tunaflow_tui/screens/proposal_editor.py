@@ -15,7 +15,7 @@ from textual.app import ComposeResult, SuspendNotSupported
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Button, Label, Static, TextArea
+from textual.widgets import Button, Static, TextArea
 
 from tunaflow_tui.core.proposal_editing import EditedProposal, ProposalTextError, parse_edited_proposal
 from tunaflow_tui.keyhints import key_for
@@ -56,9 +56,9 @@ class ProposalEditorScreen(ModalScreen[EditedProposal | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog") as dialog:
             dialog.border_title = "Edit plan" + (f" · revision {self._revision}" if self._revision > 1 else "")
-            yield Label(f"Subtasks are numbered by position: add, remove or move lines. "
-                        f"{self._key('edit.save')} saves; the plan card then waits for your approval.",
-                        id="editor-help")
+            yield Static(f"Subtasks are numbered by position: add, remove or move lines. "
+                         f"{self._key('edit.save')} saves; the plan card then waits for your approval.",
+                         id="editor-help", markup=False)
             area = TextArea(self._text, id="proposal-text", soft_wrap=True)
             area.cursor_blink = False
             yield area

@@ -79,7 +79,8 @@ class DoneCard(DecisionCard, Vertical, can_focus=True):
         self.set_class(bool(view.outcome), "-overridden")
         yield Static(view.title, markup=False)
         if view.outcome:
-            yield Static(f"Accepted by you: {view.outcome}.", classes="outcome", markup=False)
+            yield Static(f"You accepted it {view.outcome.removeprefix('accepted ')}.", classes="outcome",
+                         markup=False)
         if view.merged:
             yield Static(f"Merged into {view.base_branch}: {view.merged}", markup=False)
         elif view.git_branch:

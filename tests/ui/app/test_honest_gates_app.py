@@ -182,7 +182,7 @@ textstats prints the top ten words.
 
 
 async def test_the_edited_plan_is_approved_and_written_to_the_plan_documents(open_app) -> None:
-    app, session, runtime = open_app()
+    app, _session, runtime = open_app()
     plan_id = seed(runtime, ProposalReceived(2))
     async with app.run_test(size=(120, 40)) as pilot:
         await _f2(pilot, app)
