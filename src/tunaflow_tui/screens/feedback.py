@@ -64,7 +64,9 @@ class FeedbackScreen(ModalScreen[str | None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "submit", "Send feedback", id="feedback.submit"),
-        Binding("ctrl+e", "external_editor", "Edit in $EDITOR", id="feedback.editor"),
+        Binding("ctrl+e", "external_editor", "Edit in $EDITOR", id="feedback.editor",
+                # priority: the text area's own ctrl+e (end of line) would take the key first
+                priority=True),
         Binding("escape", "cancel", "Cancel", id="feedback.cancel"),
     ]
 

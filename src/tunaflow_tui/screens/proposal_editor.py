@@ -40,7 +40,9 @@ class ProposalEditorScreen(ModalScreen[EditedProposal | None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "save", "Save the plan", id="edit.save"),
-        Binding("ctrl+e", "external_editor", "Edit in $EDITOR", id="edit.editor"),
+        Binding("ctrl+e", "external_editor", "Edit in $EDITOR", id="edit.editor",
+                # priority: the text area's own ctrl+e (end of line) would take the key first
+                priority=True),
         Binding("escape", "cancel", "Cancel", id="edit.cancel"),
     ]
 
