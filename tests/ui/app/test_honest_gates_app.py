@@ -230,3 +230,22 @@ async def test_help_and_panes_promise_only_what_works(open_app) -> None:
     from tunaflow_tui.widgets.branch_pane import EMPTY_TEXT
 
     assert "Fork" not in EMPTY_TEXT
+
+
+async def test_the_palette_takes_the_same_deliberate_acts_with_the_same_confirmation(open_app) -> None:
+    from tunaflow_tui.core.workflow import Decision
+
+    app, session, runtime = open_app()
+    plan_id = seed(runtime, *REVIEWED, ReviewFinished(aggregate([_seat("reviewer", "fail"), _seat("verifier", "pass")])))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        session.decisions.decide_by_name(Decision.ACCEPT)  # a plain accept: no plan offers it
+        await settle(pilot, app)
+        assert any("No plan waits for “Accept”" in n.message for n in app._notifications)
+        session.decisions.decide_by_name(Decision.ACCEPT_OVERRIDE)
+        await settle(pilot, app)
+        assert isinstance(app.screen, ConfirmDecisionScreen)
+        await pilot.press("escape")
+        await settle(pilot, app)
+        assert runtime.get_plan(plan_id).phase == "review" and "accepted_over_failed_review" not in _events(
+            runtime, plan_id)
