@@ -98,7 +98,8 @@ class PlanProposalCard(DecisionCard, Vertical, can_focus=True):
         Binding("e", "edit", "Edit plan", id="plan.edit", group=DECIDE,
                 tooltip="Edit the proposal before approving it"),
         Binding("x", "decide('abandon')", "Abandon", id="plan.abandon", group=DECIDE,
-                tooltip="End the plan for good (asks you to confirm)"),
+                tooltip="End the plan for good (asks you to confirm)",
+                show=False),  # on the card's hint line: the footer keeps room for the everyday keys
     ]
 
     view: reactive[ProposalView] = reactive(ProposalView(plan_id=None, message_id=0, title=""), recompose=True)

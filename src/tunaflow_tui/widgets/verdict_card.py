@@ -161,7 +161,8 @@ class ReviewVerdictCard(DecisionCard, Vertical, can_focus=True):
         Binding("h", "decide('hold')", "Hold", id="review.hold", group=DECIDE,
                 tooltip="Decide later; f2 brings the verdict back"),
         Binding("x", "decide('abandon')", "Abandon", id="review.abandon", group=DECIDE,
-                tooltip="End the plan for good (asks you to confirm)"),
+                tooltip="End the plan for good (asks you to confirm)",
+                show=False),  # on the card's hint line: the footer keeps room for the everyday keys
     ]
 
     view: reactive[VerdictView] = reactive(VerdictView(plan_id=0, round_no=0, verdict=None), recompose=True)

@@ -97,7 +97,8 @@ resume or retry an interrupted step, take a held question back, abandon the plan
         Binding("t", "decide('retry')", "Retry review", id="way.retry", group=DECIDE,
                 tooltip="Run the reviewer seats that gave no verdict again"),
         Binding("x", "decide('abandon')", "Abandon", id="way.abandon", group=DECIDE,
-                tooltip="End the plan for good (asks you to confirm)"),
+                tooltip="End the plan for good (asks you to confirm)",
+                show=False),  # on the card's hint line: the footer keeps room for the everyday keys
     ]
 
     view: reactive[WayView] = reactive(WayView(plan_id=0, title="", summary=""), recompose=True)
