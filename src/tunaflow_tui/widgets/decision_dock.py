@@ -43,6 +43,11 @@ def is_verdict_card(card: Widget | None) -> TypeGuard[ReviewVerdictCard]:
     return card is not None and card_kind(card) == VERDICT
 
 
+def is_way_card(card: Widget | None) -> TypeGuard[WayCard]:
+    """True for the card of a plan waiting without a proposal or verdict to show."""
+    return card is not None and card_kind(card) == WAY
+
+
 def is_done_card(card: Widget | None) -> TypeGuard[DoneCard]:
     """True for a finished plan's merge offer."""
     return card is not None and card_kind(card) == DONE
@@ -58,7 +63,7 @@ def card_plan_id(card: Widget) -> int | None:
 
 def card_is_pending(card: Widget) -> bool:
     """True while a card waits for a decision."""
-    if isinstance(card, DecisionCard) and card_kind(card) in (PROPOSAL, VERDICT, WAY):
+    if is_proposal_card(card) or is_verdict_card(card) or is_way_card(card):
         return card.view.decision is None
     return False
 
@@ -221,10 +226,16 @@ class DecisionDock(VerticalScroll, can_focus=False):
     def mark_decided(self, plan_id: int, decision: str | None) -> None:
         """Show ``decision`` on a plan's card (None: back to pending, e.g. when the decision failed)."""
         card = self.card_for(plan_id)
-        if card is not None and card_kind(card) in (PROPOSAL, VERDICT, WAY):
+        if is_proposal_card(card):  # noqa: SIM114 (each branch narrows the view type for replace)
             card.view = replace(card.view, decision=decision)
-            card.refresh_bindings()
-            self.refresh_hint()
+        elif is_verdict_card(card):  # noqa: SIM114
+            card.view = replace(card.view, decision=decision)
+        elif is_way_card(card):
+            card.view = replace(card.view, decision=decision)
+        else:
+            return
+        card.refresh_bindings()
+        self.refresh_hint()
 
     async def drop(self, plan_id: int) -> None:
         """Remove a plan's card."""
