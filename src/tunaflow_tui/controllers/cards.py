@@ -15,17 +15,18 @@ from typing import TYPE_CHECKING
 
 from tunaflow_tui.controllers import plan_views
 from tunaflow_tui.core.terminal_text import neutralize
+from tunaflow_tui.core.workflow import event_text as record
 from tunaflow_tui.core.workflow.decisions import Decision
 from tunaflow_tui.core.workflow.phases import PendingDecision, Phase
 from tunaflow_tui.screens.decision import DecisionScreen, dev_stalled_screen
 from tunaflow_tui.screens.doom_loop import DoomLoopScreen
 from tunaflow_tui.screens.worktree_setup import WorktreeSetupScreen
 from tunaflow_tui.viewmodels.plans import DoneView
-from tunaflow_tui.widgets.decision_dock import PROPOSAL, card_is_pending, card_kind
+from tunaflow_tui.widgets.decision_dock import PROPOSAL, WAY, card_is_pending, card_kind
 
 if TYPE_CHECKING:
     from tunaflow_tui.app import TunaflowApp
-    from tunaflow_tui.core.storage.records import PlanRecord
+    from tunaflow_tui.core.storage.records import PlanEventRecord, PlanRecord
     from tunaflow_tui.runtime.runtime import WorkflowRuntime
     from tunaflow_tui.widgets.decision_card import DecisionCard
 
@@ -56,10 +57,24 @@ Answered = Callable[["PlanRecord", str | None], None]
 """Told the plan and the user's answer to a dialog (None: left for later)."""
 
 
-def done_view(plan: PlanRecord) -> DoneView:
-    """A finished plan's merge offer."""
+_OVERRIDDEN = frozenset({record.ACCEPTED_OVER_FAILED, record.ACCEPTED_PARTIAL})
+
+
+def accepted_how(events: tuple[PlanEventRecord, ...]) -> str:
+    """How a done plan was accepted when it was not over a complete pass (``accepted over a failed
+    review``), the record's words without the reason; empty for a plain accept."""
+    settling = [e for e in events if e.type in record.SETTLING_EVENTS]
+    if not settling or settling[-1].type not in _OVERRIDDEN:
+        return ""
+    last = settling[-1]
+    return neutralize(record.event_text(last.type, {**dict(last.detail), "reason": ""}) or "")
+
+
+def done_view(plan: PlanRecord, events: tuple[PlanEventRecord, ...] = ()) -> DoneView:
+    """A finished plan's merge offer, saying how it was accepted when that was an override."""
     has_tree = bool(plan.worktree_path) and Path(plan.worktree_path or "").exists()
-    return DoneView(plan.id, neutralize(plan.title), plan.git_branch, plan.base_branch, has_tree, None)
+    return DoneView(plan.id, neutralize(plan.title), plan.git_branch, plan.base_branch, has_tree, None,
+                    outcome=accepted_how(events))
 
 
 class CardPresenter:
@@ -85,19 +100,31 @@ class CardPresenter:
         """
         dock = self._app.decision_dock
         pending = plan.pending_decision
+        try:
+            way = self._runtime.way_on(plan.id)
+        except LookupError:
+            return None
         if pending == PendingDecision.APPROVAL:
             return await dock.show_proposal(plan_views.proposal_view(plan))
         if pending in (PendingDecision.REVIEW, PendingDecision.REVIEW_ERROR):
-            return await dock.show_verdict(plan_views.verdict_view(plan))
+            return await dock.show_verdict(plan_views.verdict_view(plan, way=way))
         if plan.phase == Phase.DONE:
-            return await dock.show_done(done_view(plan))
+            return await dock.show_done(done_view(plan, self._runtime.store.list_plan_events(plan.id)))
         card = dock.card_for(plan.id)
+        if plan.phase == Phase.ABANDONED:
+            if card is not None:  # whatever the card said before (approved, a verdict), the plan ended here
+                dock.mark_decided(plan.id, Decision.ABANDON)
+            return None
+        if way.asks_the_user and (pending is None or plan.phase == Phase.HELD):
+            # a review to start, a step to resume, a held question: a card with the ways on
+            return await dock.show_way(plan_views.way_view(plan, way))
         if card is not None and card_is_pending(card):
-            if card_kind(card) == PROPOSAL:
-                decided = SETTLED_PROPOSAL.get(plan.phase, Decision.APPROVE)
+            if card_kind(card) == WAY:
+                await dock.drop(plan.id)  # the plan moved on (or an agent works on it): nothing to take
+            elif card_kind(card) == PROPOSAL:
+                dock.mark_decided(plan.id, SETTLED_PROPOSAL.get(plan.phase, Decision.APPROVE))
             else:
-                decided = SETTLED_VERDICT.get(plan.phase, Decision.ACCEPT)
-            dock.mark_decided(plan.id, decided)
+                dock.mark_decided(plan.id, SETTLED_VERDICT.get(plan.phase, Decision.ACCEPT))
         return None
 
     def is_asking(self, plan_id: int) -> bool:

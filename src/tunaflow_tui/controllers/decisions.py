@@ -10,17 +10,20 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tunaflow_tui.controllers.cards import DIALOG_QUESTIONS, CardPresenter
+from tunaflow_tui.core.proposal_editing import EditedProposal, proposal_to_editable_text
 from tunaflow_tui.core.terminal_text import neutralize
 from tunaflow_tui.core.workflow.decisions import Decision
-from tunaflow_tui.core.workflow.phases import PendingDecision, Phase
+from tunaflow_tui.core.workflow.phases import PendingDecision, Phase, Waiting
 from tunaflow_tui.keyhints import app_key
+from tunaflow_tui.screens.confirm import ConfirmDecisionScreen
+from tunaflow_tui.screens.proposal_editor import ProposalEditorScreen
 from tunaflow_tui.screens.workflow import WorkflowScreen
 from tunaflow_tui.screens.worktree_setup import OPEN_SHELL, open_shell
 from tunaflow_tui.widgets.arming import ARMING_SECONDS
-from tunaflow_tui.widgets.decision_dock import is_proposal_card, is_verdict_card
+from tunaflow_tui.widgets.decision_dock import PROPOSAL, card_kind
 
 if TYPE_CHECKING:
     from tunaflow_tui.app import TunaflowApp
@@ -37,6 +40,7 @@ WAITING_TEXT: dict[str, str] = {
     PendingDecision.DOOM_LOOP: "keeps failing review",
     PendingDecision.DEV_STALLED: "has a Developer that stopped",
     PendingDecision.SETUP_FAILED: "has a worktree setup that failed",
+    Waiting.START_REVIEW: "is implemented and waits for you to start the review",
 }
 
 
@@ -44,6 +48,8 @@ def decision_text(plan: PlanRecord) -> str:
     """What a desktop notification says about a pending decision (the title is made inert later)."""
     if plan.pending_decision is None and plan.phase == Phase.DONE:
         return f"Plan “{plan.title}” is done: merge it when you are ready."
+    if plan.pending_decision is None and plan.phase == Phase.REVIEW:
+        return f"Plan “{plan.title}” {WAITING_TEXT[Waiting.START_REVIEW]}."
     what = WAITING_TEXT.get(plan.pending_decision or "", "needs a decision")
     return f"Plan “{plan.title}” {what}."
 
@@ -85,15 +91,21 @@ class DecisionController:
                 # held proposals come back as held cards: still approvable, never focused
                 await self.cards.show(plan)
 
-    @staticmethod
-    def _state_key(plan: PlanRecord) -> tuple[object, ...]:
-        return (plan.pending_decision, plan.review_round, plan.revision, plan.phase)
+    def _waiting(self, plan: PlanRecord) -> Waiting | None:
+        try:
+            return self._runtime.way_on(plan.id).waiting
+        except LookupError:
+            return None
+
+    def _state_key(self, plan: PlanRecord) -> tuple[object, ...]:
+        return (plan.pending_decision, plan.review_round, plan.revision, plan.phase, self._waiting(plan))
 
     async def plan_changed(self, plan: PlanRecord) -> None:
-        """A plan moved: its card follows, and a decision that just became pending is announced."""
+        """A plan moved: its card follows, and a decision that just became pending is announced
+        (a review waiting to be started too: nothing else will start it)."""
         key = self._state_key(plan)
         is_new = self._known.get(plan.id) != key and plan.phase != Phase.HELD and (
-            plan.pending_decision is not None or plan.phase == Phase.DONE)
+            plan.pending_decision is not None or plan.phase == Phase.DONE or key[-1] == Waiting.START_REVIEW)
         self._known[plan.id] = key
         card = await self.cards.show(plan)
         if plan.pending_decision in DIALOG_QUESTIONS and is_new:
@@ -125,7 +137,8 @@ class DecisionController:
         if card.is_attached:
             card.arm()
             card.focus()
-            card.scroll_visible(animate=False)
+            # after the refresh: a held card opens on focus, and its top (the title) comes into view
+            card.app.call_after_refresh(card.scroll_visible, animate=False, top=True)
 
     # ------------------------------------------------------------------ reaching a decision
     def jump_to_decision(self, plan_id: int | None = None) -> None:
@@ -173,31 +186,31 @@ class DecisionController:
             self._focus_card(card)  # chosen in the palette: the user means this card
         return card
 
+    def _plan_offering(self, decision: Decision) -> PlanRecord | None:
+        """The newest plan waiting for the user that offers ``decision`` now (held ones last)."""
+        for waiting in self._runtime.waiting():
+            if decision in waiting.decisions:
+                return self._store.get_plan(waiting.plan_id)
+        return None
+
     def decide_by_name(self, decision: Decision) -> None:
-        """A palette command: the newest card that takes ``decision`` acts as if its key was pressed."""
+        """A palette command: the newest plan that offers ``decision`` shows its card and takes it,
+        as if its key was pressed (a deliberate act is confirmed first, as on the card)."""
 
         async def work() -> None:
-            if decision in (Decision.APPROVE, Decision.REVISE, Decision.HOLD):
-                proposal = await self.card_for(frozenset({PendingDecision.APPROVAL}), held_too=True)
-                if not is_proposal_card(proposal):
-                    return
-                if decision == Decision.REVISE:
-                    proposal.action_request_revision()
-                elif decision == Decision.HOLD and proposal.view.decision == Decision.HOLD:
-                    self._app.notify("That plan is already on hold.")
-                else:
-                    proposal.action_decide(decision)
+            plan = self._plan_offering(decision)
+            if plan is None:
+                self._app.notify(f"No plan waits for “{decision.label}” now.", severity="warning")
                 return
-            verdict = await self.card_for(frozenset({PendingDecision.REVIEW, PendingDecision.REVIEW_ERROR}))
-            if not is_verdict_card(verdict):
-                return
-            if decision == Decision.RETRY:
-                if not verdict.view.has_errored_seat:
-                    self._app.notify("No reviewer seat failed; there is nothing to retry.", severity="warning")
-                    return
-                verdict.action_retry()
+            card: Any = await self.cards.show(plan)
+            if card is not None:
+                self._focus_card(card)  # chosen in the palette: the user means this card
+            if decision is Decision.REVISE and card is not None and card_kind(card) == PROPOSAL:
+                card.action_request_revision()
+            elif decision is Decision.EDIT:
+                self.edit_plan(plan.id)
             else:
-                verdict.action_decide(decision)
+                self.decide(plan.id, decision)
 
         self._workers.run_ui(work(), f"{decision.label.lower()}")
 
@@ -217,10 +230,71 @@ class DecisionController:
                              severity="warning")
             self._workers.run_ui(self.cards.show(plan), "show the plan")
             return
+        if event.decision is Decision.EDIT:
+            self.edit_plan(event.plan_id)
+            return
         seats = (event.seat.lower(),) if event.seat else ()
         self.decide(event.plan_id, event.decision, feedback=event.feedback, seats=seats)
 
+    def edit_plan(self, plan_id: int) -> None:
+        """Open the plan's proposal in the editor; the saved edit replaces it (recorded as the user's edit),
+        and the card waits for the approval of the edited plan."""
+        plan = self._store.get_plan(plan_id)
+        if plan is None or plan.pending_decision != PendingDecision.APPROVAL:
+            self._app.notify("Only a plan waiting for approval can be edited.", severity="warning")
+            return
+
+        def saved(edited: EditedProposal | None) -> None:
+            if edited is None or edited == EditedProposal.of(plan):
+                self._app.notify("The plan was not changed.")
+                return
+            self._workers.run_ui(self._save_edit(plan_id, edited), "save the edited plan")
+
+        self._app.push_screen(ProposalEditorScreen(proposal_to_editable_text(plan), revision=plan.revision + 1), saved)
+
+    async def _save_edit(self, plan_id: int, edited: EditedProposal) -> None:
+        try:
+            plan = await self._runtime.edit_proposal(plan_id, edited)
+        except ValueError as exc:  # e.g. a subtask without a title: said, and the plan stays as it was
+            self._app.notify(f"The plan was not changed: {neutralize(str(exc))}", severity="error")
+            return
+        card = await self.cards.show(plan)
+        if card is not None:
+            self._focus_card(card)
+        jump = app_key(self._app, "decision.jump", "f2")
+        self._app.notify(f"Plan edited. Approve it on its card ({jump} reaches it).")
+
     def decide(self, plan_id: int, decision: Decision, *, feedback: str = "", seats: tuple[str, ...] = ()) -> None:
+        """Apply a gate decision; a deliberate act (accepting over a failed or incomplete review,
+        abandoning) first asks for a confirmation in the words of the plan's way on."""
+        try:
+            way = self._runtime.way_on(plan_id)
+        except LookupError:
+            self._app.notify("That plan no longer exists.", severity="warning")
+            return
+        text = way.confirm.get(decision)
+        if text is None:
+            self._apply(plan_id, decision, feedback=feedback, seats=seats)
+            return
+
+        def confirmed(reason: str | None) -> None:
+            if reason is None:
+                self._app.notify(f"Nothing was decided: {decision.label.lower()} was cancelled.")
+                self._ask_again(plan_id)
+                return
+            self._apply(plan_id, decision, feedback=feedback, seats=seats, reason=reason)
+
+        self._app.push_screen(ConfirmDecisionScreen(f"{decision.label}?", neutralize(text), decision.label),
+                              confirmed)
+
+    def _ask_again(self, plan_id: int) -> None:
+        """A dialog question whose answer was not confirmed comes back."""
+        plan = self._store.get_plan(plan_id)
+        if plan is not None and plan.pending_decision in DIALOG_QUESTIONS and plan.phase != Phase.HELD:
+            self.cards.ask(plan)
+
+    def _apply(self, plan_id: int, decision: Decision, *, feedback: str = "", seats: tuple[str, ...] = (),
+               reason: str = "") -> None:
         """Apply a gate decision in a worker; if it is refused the card goes back to pending."""
 
         async def work() -> None:
@@ -228,7 +302,7 @@ class DecisionController:
             try:
                 if plan is not None and plan.phase == Phase.HELD and decision in (Decision.APPROVE, Decision.REVISE):
                     await self._runtime.decide(plan_id, Decision.RESUME)
-                await self._runtime.decide(plan_id, decision, feedback=feedback, seats=seats)
+                await self._runtime.decide(plan_id, decision, feedback=feedback, seats=seats, reason=reason)
             except Exception:
                 current = self._store.get_plan(plan_id)
                 if current is not None and current.pending_decision is not None:

@@ -17,6 +17,8 @@ from tunaflow_tui.core.workflow import AggregateVerdict
 from tunaflow_tui.core.workflow.decisions import Decision
 from tunaflow_tui.core.workflow.event_text import event_text
 from tunaflow_tui.core.workflow.phases import PendingDecision, Phase, PlanEventType
+from tunaflow_tui.core.workflow.verdicts import ReviewStanding
+from tunaflow_tui.core.workflow.ways import WayOn
 from tunaflow_tui.viewmodels.plans import (
     PLAN_BRANCH_KINDS,
     BranchView,
@@ -29,6 +31,7 @@ from tunaflow_tui.viewmodels.plans import (
     SidebarSections,
     SubtaskView,
     VerdictView,
+    WayView,
 )
 
 _WHITESPACE_RUN = re.compile(r"\s+")
@@ -79,9 +82,21 @@ def aggregate_of(detail: Mapping[str, object]) -> AggregateVerdict | None:
     return AggregateVerdict.from_json(raw) if isinstance(raw, Mapping) else None
 
 
-def verdict_view(plan: PlanRecord, decision: str | None = None) -> VerdictView:
-    """The pending review (or review error) of a plan as a verdict card."""
+def way_view(plan: PlanRecord, way: WayOn) -> WayView:
+    """A plan waiting for the user without a proposal or verdict to show, as a card with its ways on."""
+    return WayView(plan.id, inert_line(plan.title), inert_line(way.summary),
+                   tuple(str(d) for d in way.decisions), tuple(str(d) for d in way.confirm), way.held)
+
+
+def verdict_view(plan: PlanRecord, decision: str | None = None, way: WayOn | None = None) -> VerdictView:
+    """The pending review (or review error) of a plan as a verdict card; ``way`` says which decisions
+    are available now (an incomplete or failed review is accepted only with a confirmation)."""
     detail = dict(plan.pending_detail or {})
+    standing = ReviewStanding.of(detail)
+    answered = "" if standing.complete or not standing.seats else standing.seats_text
+    decisions = None if way is None else tuple(str(d) for d in way.decisions)
+    confirm = () if way is None else tuple(str(d) for d in way.confirm)
+    held = way is not None and way.held
     agg = aggregate_of(detail)
     tests = detail.get("tests")
     test_status = test_summary = test_environment = ""
@@ -94,7 +109,8 @@ def verdict_view(plan: PlanRecord, decision: str | None = None) -> VerdictView:
     if agg is None:
         return VerdictView(plan.id, plan.review_round, None, test_summary=test_summary,
                            test_status=test_status, test_environment=test_environment,
-                           reviewer_modified=modified, decision=decision)
+                           reviewer_modified=modified, decision=decision, decisions=decisions, confirm=confirm,
+                           answered=answered, held=held)
     seats = tuple(
         SeatView(
             seat=inert_line(s.seat.title()),
@@ -122,6 +138,10 @@ def verdict_view(plan: PlanRecord, decision: str | None = None) -> VerdictView:
         test_environment=test_environment,
         reviewer_modified=modified,
         decision=decision,
+        decisions=decisions,
+        confirm=confirm,
+        answered=answered,
+        held=held,
     )
 
 

@@ -29,10 +29,11 @@ def editor_argv(environ: Mapping[str, str] | None = None) -> list[str]:
     return shlex.split(command) or ["vi"]
 
 
-def edit_text_externally(text: str, argv: list[str], run: Runner | None = None) -> str:
+def edit_text_externally(text: str, argv: list[str], run: Runner | None = None, *,
+                         prefix: str = "tunaflow-feedback-") -> str:
     """Write `text` to a temporary file, run `argv + [file]`, and return the file's new content."""
     runner: Runner = run or (lambda args: subprocess.run(args, check=False))
-    handle, name = tempfile.mkstemp(prefix="tunaflow-feedback-", suffix=".md")
+    handle, name = tempfile.mkstemp(prefix=prefix, suffix=".md")
     path = Path(name)
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as file:
@@ -63,7 +64,9 @@ class FeedbackScreen(ModalScreen[str | None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "submit", "Send feedback", id="feedback.submit"),
-        Binding("ctrl+e", "external_editor", "Edit in $EDITOR", id="feedback.editor"),
+        Binding("ctrl+e", "external_editor", "Edit in $EDITOR", id="feedback.editor",
+                # priority: the text area's own ctrl+e (end of line) would take the key first
+                priority=True),
         Binding("escape", "cancel", "Cancel", id="feedback.cancel"),
     ]
 

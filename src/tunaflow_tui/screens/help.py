@@ -21,9 +21,13 @@ CONCEPTS = """\
 appears. A plan becomes a tracked unit of work with subtasks, a phase and a history of events.
 
 **Gates.** Nothing happens behind your back. On a plan card: **{plan.approve}** approve,
-**{plan.revise}** request a revision (your feedback goes back to the Architect), **{plan.hold}** hold.
-After review you decide again: accept, rework (the findings go to the Developer), or redesign (back
-to the Architect).
+**{plan.edit}** edit the plan first (title, subtasks, description, expected outcome; what you approve
+is your edited version), **{plan.revise}** request a revision (your feedback goes back to the
+Architect), **{plan.hold}** hold (**{decision.jump}** brings a held plan back). After review you decide
+again: accept, rework (the findings go to the Developer), or redesign (back to the Architect).
+Accepting over a failed review, accepting a review a seat gave no verdict on, and abandoning a plan
+each ask you to confirm, and the plan's record says which one happened. Whatever a plan waits on —
+a review to start, an interrupted step — it has a card with its keys, and **{decision.jump}** reaches it.
 
 **Phases.** Chat → Drafting → Approval → Dev → Review → Rework → Done. Approving starts *Dev*: the
 Developer works on its own git branch and worktree, so your working tree is untouched until merge.
@@ -31,13 +35,9 @@ When it reports the implementation complete, *Review* runs your tests and asks a
 Verifier (blind to each other, read-only) for a verdict. Three failed reviews in a row ask you
 whether to redesign or carry on.
 
-**Branches.** Fork the conversation from any message to explore an idea without disturbing the
-main chat. A branch opens in a drawer on the right; pin it for a 50:50 split. *Adopt* brings a
-summary of the branch back into its parent.
-
-**Roundtable.** Several agents, from different vendors if you like, discuss one topic in a branch,
-one after another or all at once. A synthesizer states the consensus, what is contested and who
-dissents.
+**Branches.** An approved plan's implementation and its review each run in a branch of the
+conversation, listed in the sidebar: pick one to follow it in the pane on the right, and pin the pane
+for a 50:50 split.
 
 **Markers.** Agents structure their answers with HTML comments such as
 `<!-- tunaflow:plan-proposal -->` or `<!-- tunaflow:review-verdict -->`. tunaflow turns them into

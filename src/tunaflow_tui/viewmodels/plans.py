@@ -71,6 +71,13 @@ class VerdictView:
     test_environment: str = ""
     reviewer_modified: tuple[str, ...] = ()
     decision: str | None = None
+    decisions: tuple[str, ...] | None = None
+    """The decisions available now (from the plan's way on); None: the verdict alone decides."""
+    confirm: tuple[str, ...] = ()
+    """Decisions that ask for an explicit confirmation first (accepting over a review, abandoning)."""
+    answered: str = ""
+    """``1 of 2 seats`` when a seat gave no verdict (empty for a complete review)."""
+    held: bool = False
 
     @property
     def has_errored_seat(self) -> bool:
@@ -167,3 +174,19 @@ class DoneView:
     has_worktree: bool = False
     merged: str | None = None
     """The merge outcome once merged (e.g. ``fast-forward``)."""
+    outcome: str = ""
+    """How the plan ended when that was not a complete, passing review (``accepted over a failed review``)."""
+
+
+@dataclass(frozen=True)
+class WayView:
+    """A plan waiting for the user without a proposal or verdict to show: a review to start, a step to
+    resume, a held question. ``decisions`` are the ways on (the first is the main one)."""
+
+    plan_id: int
+    title: str
+    summary: str
+    decisions: tuple[str, ...] = ()
+    confirm: tuple[str, ...] = ()
+    held: bool = False
+    decision: str | None = None

@@ -12,7 +12,7 @@ from textual.widgets import Static
 if TYPE_CHECKING:
     from tunaflow_tui.viewmodels.plans import BranchView
 
-EMPTY_TEXT = "No branch open. Fork from a message, or pick a branch in the sidebar."
+EMPTY_TEXT = "No branch open. An approved plan's implementation and review branches are listed in the sidebar: pick one."
 
 
 class BranchHeader(Static):

@@ -18,13 +18,14 @@ from textual.widgets import Static
 from tunaflow_tui.widgets.decision_card import DecisionCard
 
 if TYPE_CHECKING:
-    from tunaflow_tui.viewmodels.plans import ProposalView, VerdictView
+    from tunaflow_tui.viewmodels.plans import ProposalView, VerdictView, WayView
     from tunaflow_tui.widgets.done_card import DoneCard, DoneView
     from tunaflow_tui.widgets.plan_card import PlanProposalCard
     from tunaflow_tui.widgets.verdict_card import ReviewVerdictCard
+    from tunaflow_tui.widgets.way_card import WayCard
 
-PROPOSAL, VERDICT, DONE = "proposal", "verdict", "done"
-"""The ``DOCK_KIND`` of the three card classes (they load with the first card, not with the dock)."""
+PROPOSAL, VERDICT, DONE, WAY = "proposal", "verdict", "done", "way"
+"""The ``DOCK_KIND`` of the card classes (they load with the first card, not with the dock)."""
 
 
 def card_kind(card: Widget) -> str | None:
@@ -42,6 +43,11 @@ def is_verdict_card(card: Widget | None) -> TypeGuard[ReviewVerdictCard]:
     return card is not None and card_kind(card) == VERDICT
 
 
+def is_way_card(card: Widget | None) -> TypeGuard[WayCard]:
+    """True for the card of a plan waiting without a proposal or verdict to show."""
+    return card is not None and card_kind(card) == WAY
+
+
 def is_done_card(card: Widget | None) -> TypeGuard[DoneCard]:
     """True for a finished plan's merge offer."""
     return card is not None and card_kind(card) == DONE
@@ -57,7 +63,7 @@ def card_plan_id(card: Widget) -> int | None:
 
 def card_is_pending(card: Widget) -> bool:
     """True while a card waits for a decision."""
-    if is_proposal_card(card) or is_verdict_card(card):
+    if is_proposal_card(card) or is_verdict_card(card) or is_way_card(card):
         return card.view.decision is None
     return False
 
@@ -72,9 +78,12 @@ class DecisionDock(VerticalScroll, can_focus=False):
     }
     DecisionDock > #dock-hint.-quiet { background: $panel; text-style: none; }
     DecisionDock.-has-cards { display: block; }
-    DecisionDock > PlanProposalCard.-decided, DecisionDock > ReviewVerdictCard.-decided {
+    DecisionDock > PlanProposalCard.-decided, DecisionDock > ReviewVerdictCard.-decided,
+    DecisionDock > WayCard.-decided {
         max-height: 3; overflow: hidden hidden; margin: 0;
     }
+    /* a held proposal folds while the user is elsewhere, and opens whole when they move to it (f2) */
+    DecisionDock > PlanProposalCard.-held:blur { max-height: 3; overflow: hidden hidden; margin: 0; }
     """
 
     def compose(self) -> ComposeResult:
@@ -91,8 +100,8 @@ class DecisionDock(VerticalScroll, can_focus=False):
 
         pending = self.newest_pending()
         kind = card_kind(pending) if pending is not None else None
-        if pending is not None and kind in (PROPOSAL, VERDICT):
-            what = "Plan" if kind == PROPOSAL else "Review"
+        if pending is not None and kind in (PROPOSAL, VERDICT, WAY):
+            what = "Review" if kind == VERDICT else "Plan"
             keys = pending.key_hint()
             jump = app_key(self.app, "decision.jump", "f2")
             if pending.has_focus:
@@ -199,13 +208,34 @@ class DecisionDock(VerticalScroll, can_focus=False):
         assert isinstance(card, DoneCard)
         return card
 
+    async def show_way(self, view: WayView) -> WayCard:
+        """Show (or refresh) the card of a plan that waits without a proposal or verdict to show."""
+        from tunaflow_tui.widgets.way_card import WayCard
+
+        old = self.card_for(view.plan_id)
+        if isinstance(old, WayCard) and old.view.decision is None:
+            if old.view != view:
+                old.view = view
+                old.refresh_bindings()
+                self.refresh_hint()
+            return old
+        card = await self._put(view.plan_id, WayCard(view))
+        assert isinstance(card, WayCard)
+        return card
+
     def mark_decided(self, plan_id: int, decision: str | None) -> None:
         """Show ``decision`` on a plan's card (None: back to pending, e.g. when the decision failed)."""
         card = self.card_for(plan_id)
-        if is_proposal_card(card) or is_verdict_card(card):
+        if is_proposal_card(card):  # noqa: SIM114 (each branch narrows the view type for replace)
             card.view = replace(card.view, decision=decision)
-            card.refresh_bindings()
-            self.refresh_hint()
+        elif is_verdict_card(card):  # noqa: SIM114
+            card.view = replace(card.view, decision=decision)
+        elif is_way_card(card):
+            card.view = replace(card.view, decision=decision)
+        else:
+            return
+        card.refresh_bindings()
+        self.refresh_hint()
 
     async def drop(self, plan_id: int) -> None:
         """Remove a plan's card."""

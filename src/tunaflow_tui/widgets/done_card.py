@@ -46,6 +46,9 @@ class DoneCard(DecisionCard, Vertical, can_focus=True):
     DEFAULT_CSS = """
     DoneCard { height: auto; border: round $success; padding: 0 1; margin: 1 0 0 0; border-title-style: bold; }
     DoneCard:focus { border: double $success; }
+    DoneCard.-overridden { border: round $warning; }
+    DoneCard.-overridden:focus { border: double $warning; }
+    DoneCard .outcome { color: $text-warning; }
     DoneCard .keys { color: $text-muted; }
     """
 
@@ -71,8 +74,13 @@ class DoneCard(DecisionCard, Vertical, can_focus=True):
 
     def compose(self) -> ComposeResult:
         view = self.view
-        self.border_title = "✔ Plan done"
+        # accepted over a failed or incomplete review: the card says so, never a plain "done"
+        self.border_title = f"⚠ Plan done — {view.outcome}" if view.outcome else "✔ Plan done"
+        self.set_class(bool(view.outcome), "-overridden")
         yield Static(view.title, markup=False)
+        if view.outcome:
+            yield Static(f"You accepted it {view.outcome.removeprefix('accepted ')}.", classes="outcome",
+                         markup=False)
         if view.merged:
             yield Static(f"Merged into {view.base_branch}: {view.merged}", markup=False)
         elif view.git_branch:

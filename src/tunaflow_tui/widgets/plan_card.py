@@ -26,6 +26,7 @@ DECIDED_WORDS: dict[str, str] = {
     Decision.APPROVE: "approved",
     Decision.REVISE: "revision requested",
     Decision.HOLD: "held",
+    Decision.ABANDON: "abandoned",
 }
 """How a decided card names its decision (border and footer)."""
 
@@ -48,16 +49,21 @@ class PlanProposalCard(DecisionCard, Vertical, can_focus=True):
 
     HINTS: ClassVar[tuple[tuple[str, str], ...]] = (
         ("plan.approve", "approve"),
+        ("plan.edit", "edit"),
         ("plan.revise", "request revision"),
         ("plan.hold", "hold"),
+        ("plan.abandon", "abandon…"),
     )
 
     HELP = """
 ## Plan proposal
 
 - **a** approve the plan: development starts.
+- **e** edit the plan before approving it (title, subtasks, description, expected outcome);
+  ctrl+e in the editor opens your `$EDITOR`.
 - **r** request a revision: write feedback for the Architect.
-- **h** hold: decide later (the plan stays in the Workflow view).
+- **h** hold: decide later (f2 brings it back).
+- **x** abandon the plan (asks you to confirm).
 """
 
     DEFAULT_CSS = """
@@ -79,6 +85,7 @@ class PlanProposalCard(DecisionCard, Vertical, can_focus=True):
     PlanProposalCard .decision.-approved { color: $text-success; }
     PlanProposalCard .decision.-revision { color: $text-warning; }
     PlanProposalCard .decision.-held { color: $text-secondary; }
+    PlanProposalCard .decision.-abandoned { color: $text-error; }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -87,7 +94,12 @@ class PlanProposalCard(DecisionCard, Vertical, can_focus=True):
         Binding("r", "request_revision", "Request revision", id="plan.revise", group=DECIDE,
                 tooltip="Send feedback to the Architect for a new revision"),
         Binding("h", "decide('hold')", "Hold", id="plan.hold", group=DECIDE,
-                tooltip="Decide later; the plan stays in the Workflow view"),
+                tooltip="Decide later; f2 brings the plan back"),
+        Binding("e", "edit", "Edit plan", id="plan.edit", group=DECIDE,
+                tooltip="Edit the proposal before approving it"),
+        Binding("x", "decide('abandon')", "Abandon", id="plan.abandon", group=DECIDE,
+                tooltip="End the plan for good (asks you to confirm)",
+                show=False),  # on the card's hint line: the footer keeps room for the everyday keys
     ]
 
     view: reactive[ProposalView] = reactive(ProposalView(plan_id=None, message_id=0, title=""), recompose=True)
@@ -105,7 +117,7 @@ class PlanProposalCard(DecisionCard, Vertical, can_focus=True):
     def compose(self) -> ComposeResult:
         view = self.view
         self.set_class(view.decision is None, "-pending")
-        self.set_class(view.decision is not None, "-decided")
+        self.set_class(view.decision not in (None, Decision.HOLD), "-decided")
         self.set_class(view.decision == Decision.HOLD, "-held")
         rev = f" · revision {view.revision}" if view.revision > 1 else ""
         self.border_title = f"Plan proposal{rev}"
@@ -138,12 +150,13 @@ class PlanProposalCard(DecisionCard, Vertical, can_focus=True):
             yield Static(self.key_content(), classes="keys")
             return
         styles: dict[str, str] = {Decision.APPROVE: "-approved", Decision.REVISE: "-revision",
-                                  Decision.HOLD: "-held"}
+                                  Decision.HOLD: "-held", Decision.ABANDON: "-abandoned"}
         style = styles.get(view.decision, "")
         texts: dict[str, str] = {
             Decision.APPROVE: "✔ Approved",
             Decision.REVISE: "↺ Revision requested",
             Decision.HOLD: "⏸ Held — " + self.key_hint(),
+            Decision.ABANDON: "✘ Abandoned",
         }
         text = texts.get(view.decision, view.decision)
         yield Static(text, classes=f"decision {style}", markup=False)
@@ -160,7 +173,7 @@ class PlanProposalCard(DecisionCard, Vertical, can_focus=True):
             if not self.is_pending:
                 return False
             return not (parameters and parameters[0] == Decision.HOLD and self.view.decision == Decision.HOLD)
-        if action == "request_revision":
+        if action in ("request_revision", "edit"):
             return self.is_pending
         return True
 
@@ -173,11 +186,24 @@ class PlanProposalCard(DecisionCard, Vertical, can_focus=True):
         self.refresh_bindings()
 
     def action_decide(self, decision: str) -> None:
-        """Approve or hold (``decision`` is the Decision's value), once the keys are armed."""
-        if decision not in (Decision.APPROVE, Decision.HOLD) or not self.check_action("decide", (decision,)):
+        if decision not in (Decision.APPROVE, Decision.HOLD, Decision.ABANDON) \
+                or not self.check_action("decide", (decision,)):
             return
-        if self.keys_armed():
-            self._record(Decision(decision))
+        if not self.keys_armed():
+            return
+        if decision == Decision.ABANDON:  # shown once confirmed: the owner asks first
+            view = self.view
+            self.post_message(DecisionRequested(view.plan_id, Decision.ABANDON, revision=view.revision,
+                                                message_id=view.message_id))
+            return
+        self._record(Decision(decision))
+
+    def action_edit(self) -> None:
+        """Open the proposal in the editor; what is saved replaces it, and the card stays to approve."""
+        view = self.view
+        if self.is_pending and self.keys_armed():
+            self.post_message(DecisionRequested(view.plan_id, Decision.EDIT, revision=view.revision,
+                                                message_id=view.message_id))
 
     def action_request_revision(self) -> None:
         """Ask for feedback in a dialog; the revision is requested only if some is sent."""

@@ -1,4 +1,8 @@
-"""Sidebar: conversations, branches, roundtables, archive and plans in one keyboard-navigable tree."""
+"""Sidebar: conversations, branches, archive and plans in one keyboard-navigable tree.
+
+Roundtables get their section only when there is one to list: the sidebar offers nothing that does
+not work.
+"""
 
 from __future__ import annotations
 
@@ -22,6 +26,9 @@ SECTIONS: tuple[tuple[str, str], ...] = (
     ("archive", "Archive"),
     ("plans", "Plans"),
 )
+
+OPTIONAL_SECTIONS = frozenset({"roundtables"})
+"""Sections shown only when they have items (nothing in the app starts a roundtable)."""
 
 # Phases that wait for the user are drawn in the warning colour, finished ones dimmed.
 PHASE_STYLES: dict[str, str] = {
@@ -121,6 +128,8 @@ class Sidebar(Vertical):
         tree.clear()
         for attr, title in SECTIONS:
             items: tuple[SidebarItem, ...] = getattr(sections, attr)
+            if attr in OPTIONAL_SECTIONS and not items:
+                continue
             heading = Text(title, style="bold")
             if items:
                 heading.append(f" {len(items)}", style="dim")

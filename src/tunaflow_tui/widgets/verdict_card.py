@@ -25,10 +25,27 @@ VERDICT_LABELS = {
 }
 DECISION_TEXT: dict[str, str] = {
     Decision.ACCEPT: "✔ Accepted — the plan is done",
+    Decision.ACCEPT_PARTIAL: "⚠ Accepted with an incomplete review — the plan is done",
+    Decision.ACCEPT_OVERRIDE: "⚠ Accepted over a failed review — the plan is done",
     Decision.REWORK: "↺ Sent back to the Developer for rework",
     Decision.REDESIGN: "✎ Sent back to the Architect for a redesign",
+    Decision.HOLD: "⏸ Held",
     Decision.ABANDON: "✘ The plan was abandoned",
 }
+DECIDED_WORDS: dict[str, str] = {
+    Decision.ACCEPT: "accepted",
+    Decision.ACCEPT_PARTIAL: "accepted with an incomplete review",
+    Decision.ACCEPT_OVERRIDE: "accepted over a failed review",
+    Decision.REWORK: "rework",
+    Decision.REDESIGN: "redesign",
+    Decision.HOLD: "held",
+    Decision.ABANDON: "abandoned",
+}
+"""How the card's border names a decision."""
+CONFIRMED = frozenset({Decision.ACCEPT_PARTIAL, Decision.ACCEPT_OVERRIDE, Decision.ABANDON})
+"""Decisions the card never shows as taken before the owner asked for (and got) a confirmation."""
+ACCEPTS = (Decision.ACCEPT, Decision.ACCEPT_PARTIAL, Decision.ACCEPT_OVERRIDE)
+"""What the accept key does, the first the review allows: a plain accept only for a complete pass."""
 REVIEW_ERROR_NOTE = "review error — not counted as a failure"
 
 
@@ -89,15 +106,20 @@ class ReviewVerdictCard(DecisionCard, Vertical, can_focus=True):
         ("review.rework", "rework"),
         ("review.redesign", "redesign"),
         ("review.retry", "retry seat"),
+        ("review.hold", "hold"),
+        ("review.abandon", "abandon"),
     )
 
     HELP = """
 ## Review verdict
 
-- **a** accept: the plan is done.
+- **a** accept: the plan is done. Over a failed review, or with a seat that gave no verdict, it asks
+  you to confirm first, and the record says so.
 - **w** rework: the findings go to the Developer.
 - **d** redesign: the findings go back to the Architect.
 - **t** retry the seat(s) that produced a review error.
+- **h** hold: decide later (f2 brings it back).
+- **x** abandon the plan (asks you to confirm).
 """
 
     DEFAULT_CSS = """
@@ -123,18 +145,24 @@ class ReviewVerdictCard(DecisionCard, Vertical, can_focus=True):
     ReviewVerdictCard .tests.-error { color: $text-warning; }
     ReviewVerdictCard .test-env { color: $text-muted; }
     ReviewVerdictCard .keys { margin-top: 1; color: $text-muted; }
+    ReviewVerdictCard .incomplete { color: $text-warning; text-style: bold; }
     ReviewVerdictCard .decision { margin-top: 1; text-style: bold; color: $text-success; }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("a", "decide('accept')", "Accept", id="review.accept", group=DECIDE,
-                tooltip="Accept the work: the plan is done"),
+        Binding("a", "accept", "Accept", id="review.accept", group=DECIDE,
+                tooltip="Accept the work: the plan is done (over a failed or incomplete review: confirmed)"),
         Binding("w", "decide('rework')", "Rework", id="review.rework", group=DECIDE,
                 tooltip="Send the findings to the Developer"),
         Binding("d", "decide('redesign')", "Redesign", id="review.redesign", group=DECIDE,
                 tooltip="Send the findings back to the Architect"),
         Binding("t", "retry", "Retry seat", id="review.retry", group=DECIDE,
                 tooltip="Run the seat that produced a review error again"),
+        Binding("h", "decide('hold')", "Hold", id="review.hold", group=DECIDE,
+                tooltip="Decide later; f2 brings the verdict back"),
+        Binding("x", "decide('abandon')", "Abandon", id="review.abandon", group=DECIDE,
+                tooltip="End the plan for good (asks you to confirm)",
+                show=False),  # on the card's hint line: the footer keeps room for the everyday keys
     ]
 
     view: reactive[VerdictView] = reactive(VerdictView(plan_id=0, round_no=0, verdict=None), recompose=True)
@@ -149,9 +177,15 @@ class ReviewVerdictCard(DecisionCard, Vertical, can_focus=True):
         self.set_class(view.decision is None, "-pending")
         self.set_class(view.decision is not None, "-decided")
         self.border_title = f"Review verdict · round {view.round_no}"
-        self.border_subtitle = "waiting for you" if view.decision is None else view.decision
+        if view.decision is None:
+            self.border_subtitle = "on hold — waiting for you" if view.held else "waiting for you"
+        else:
+            self.border_subtitle = DECIDED_WORDS.get(view.decision, view.decision)
         text, css = verdict_label(view.verdict)
         yield Label(text, classes=f"badge {css}")
+        if view.answered:
+            yield Static(f"⚠ Incomplete review: {view.answered} gave a verdict. Retry the seat that errored; "
+                         "accepting without it asks you to confirm.", classes="incomplete", markup=False)
         if view.reviewer_modified:
             paths = "\n".join(f"  {path}" for path in view.reviewer_modified)
             yield Static(
@@ -188,42 +222,98 @@ class ReviewVerdictCard(DecisionCard, Vertical, can_focus=True):
         else:
             yield Static(DECISION_TEXT.get(view.decision, view.decision), classes="decision", markup=False)
 
-    def hint_items(self) -> tuple[tuple[str, str], ...]:
-        """Without a verdict (every seat errored) nothing can be accepted or reworked yet; retry only
-        when a seat errored."""
+    def offers(self, decision: Decision) -> bool:
+        """True when ``decision`` is available on this card now."""
         view = self.view
-        items = list(self.HINTS[:3]) if view.verdict is not None else []
-        if view.has_errored_seat:
-            errored = sum(1 for seat in view.seats if seat.error)
-            items.append(("review.retry", f"retry errored seat{'s' if errored != 1 else ''}"))
+        if view.decision is not None:
+            return False
+        if view.decisions is not None:
+            return decision in view.decisions
+        # a view without its plan's way on (a bare card): the verdict alone says what can be done
+        if decision is Decision.RETRY:
+            return view.has_errored_seat
+        if view.verdict is None:
+            return False
+        if decision is Decision.ACCEPT:
+            return view.verdict == "pass" and not view.has_errored_seat
+        if decision is Decision.ACCEPT_PARTIAL:
+            return view.verdict == "pass" and view.has_errored_seat
+        if decision is Decision.ACCEPT_OVERRIDE:
+            return view.verdict != "pass"
+        return decision in (Decision.REWORK, Decision.REDESIGN)
+
+    def accept_choice(self) -> Decision | None:
+        """What the accept key decides now: a plain accept, or one of the accepts that need confirming."""
+        return next((d for d in ACCEPTS if self.offers(d)), None)
+
+    def _accept_words(self) -> str:
+        choice = self.accept_choice()
+        if choice is Decision.ACCEPT_PARTIAL:
+            return f"accept with {self.view.answered or 'an incomplete review'}…"
+        if choice is Decision.ACCEPT_OVERRIDE:
+            return f"accept over the {self.view.verdict or 'failed'} review…"
+        return "accept"
+
+    def hint_items(self) -> tuple[tuple[str, str], ...]:
+        """The keys that act now: the accept the review allows, rework, redesign, retry (when a seat
+        errored), hold and abandon, as the plan's way on offers them."""
+        offered = {"review.accept": self.accept_choice() is not None,
+                   "review.rework": self.offers(Decision.REWORK),
+                   "review.redesign": self.offers(Decision.REDESIGN),
+                   "review.retry": self.offers(Decision.RETRY),
+                   "review.hold": self.offers(Decision.HOLD),
+                   "review.abandon": self.offers(Decision.ABANDON)}
+        items: list[tuple[str, str]] = []
+        for binding_id, words in self.HINTS:
+            if not offered[binding_id]:
+                continue
+            if binding_id == "review.accept":
+                words = self._accept_words()
+            elif binding_id == "review.retry":
+                errored = sum(1 for seat in self.view.seats if seat.error)
+                words = f"retry errored seat{'s' if errored != 1 else ''}"
+            elif binding_id == "review.abandon":
+                words = "abandon…"
+            items.append((binding_id, words))
         return tuple(items)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Decisions need a verdict and no decision yet; retry only when a seat errored."""
+        """Each key acts only when the plan offers its decision now; retry only when a seat errored."""
+        if action == "accept":
+            return self.accept_choice() is not None
         if action == "decide":
-            return self.view.decision is None and self.view.verdict is not None
+            return bool(parameters) and str(parameters[0]) in set(Decision) and self.offers(Decision(str(parameters[0])))
         if action == "retry":
             # no seat failed: the key is hidden, not dimmed (there is nothing to retry)
-            return self.view.has_errored_seat and self.view.decision is None
+            return self.offers(Decision.RETRY)
         return True
 
-    def action_decide(self, decision: str) -> None:
-        """Accept, rework or redesign (``decision`` is the Decision's value), once the keys are armed."""
+    def _post(self, decision: Decision, seat: str | None = None) -> None:
         view = self.view
-        if view.decision is not None or view.verdict is None or decision not in DECISION_TEXT \
-                or not self.keys_armed():
+        self.post_message(DecisionRequested(view.plan_id, decision, seat=seat, round_no=view.round_no))
+        if decision not in view.confirm and decision not in CONFIRMED and decision is not Decision.RETRY:
+            # Shown immediately; the owner may replace `view` once the decision is stored. A decision
+            # that asks for a confirmation is shown once it is confirmed.
+            self.view = replace(view, decision=decision)
+            self.refresh_bindings()
+
+    def action_accept(self) -> None:
+        choice = self.accept_choice()
+        if choice is not None and self.keys_armed():
+            self._post(choice)
+
+    def action_decide(self, decision: str) -> None:
+        if decision not in set(Decision) or not self.offers(Decision(decision)) or not self.keys_armed():
             return
-        chosen = Decision(decision)
-        self.post_message(DecisionRequested(view.plan_id, chosen, round_no=view.round_no))
-        # Shown immediately; the owner may replace `view` once the decision is stored.
-        self.view = replace(view, decision=chosen)
-        self.refresh_bindings()
+        if Decision(decision) in ACCEPTS:
+            self.action_accept()
+            return
+        self._post(Decision(decision))
 
     def action_retry(self) -> None:
         """Run the errored reviewer seat(s) again (one seat by name, several together)."""
         view = self.view
         errored = [seat.seat for seat in view.seats if seat.error]
-        if view.decision is not None or not errored or not self.keys_armed():
+        if not self.offers(Decision.RETRY) or not errored or not self.keys_armed():
             return
-        self.post_message(DecisionRequested(view.plan_id, Decision.RETRY, seat=errored[0] if len(errored) == 1 else None,
-                                            round_no=view.round_no))
+        self._post(Decision.RETRY, seat=errored[0] if len(errored) == 1 else None)

@@ -120,8 +120,8 @@ async def test_footer_at_80_columns_shows_decision_workflow_and_cancel(open_app)
             await until(pilot, lambda focused=focused: app.focused is not focused, "escape moving the focus")
         await send(pilot, app, "Add a word frequency report")
         assert isinstance(app.focused, PlanProposalCard)
-        line = await footer_showing(pilot, app, "f2 Decision", "f4 Cancel agent", "a r h Decide")
-        assert "f2 Decision" in line and "f4 Cancel agent" in line and "a r h Decide" in line
+        line = await footer_showing(pilot, app, "f2 Decision", "f4 Cancel agent", "a r h e Decide")
+        assert "f2 Decision" in line and "f4 Cancel agent" in line and "a r h e Decide" in line
 
 
 async def test_workflow_screen_hides_and_ignores_the_chat_column_keys(open_app) -> None:

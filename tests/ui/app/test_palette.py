@@ -62,7 +62,7 @@ async def test_each_palette_command_runs(open_app, at_approval, name: str) -> No
         elif name == "Hold plan":
             assert plan.phase == "held"
         elif name in ("Accept review", "Rework", "Redesign", "Retry review seat"):
-            assert any("no review waiting" in n for n in new_notes)
+            assert any("No plan waits for" in n for n in new_notes)
         elif name == "Toggle branch pane":
             assert app.workspace.mode == "drawer"
         elif name == "Pin branch pane":

@@ -67,7 +67,20 @@ def screen_text(app: App[None]) -> str:
     return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
 
 
-@pytest.mark.parametrize(("key", "decision"), [("a", "accept"), ("w", "rework"), ("d", "redesign")])
+async def test_accept_on_a_failed_review_asks_for_the_override_and_is_not_shown_as_taken() -> None:
+    seen: list[Message] = []
+    app = CardApp(FAIL)
+    async with app.run_test(size=(100, 50), message_hook=seen.append) as pilot:
+        assert "a accept over the fail review…" in screen_text(app)
+        await pilot.press("a")
+        await pilot.pause()
+        assert [m.decision for m in decided(seen)] == ["accept_override"]
+        # a deliberate act is shown once its owner confirmed it, never before
+        assert app.query_one(ReviewVerdictCard).view.decision is None
+        assert "Plan done" not in screen_text(app) and "Accepted" not in screen_text(app)
+
+
+@pytest.mark.parametrize(("key", "decision"), [("w", "rework"), ("d", "redesign")])
 async def test_decision_keys_post_decided(key: str, decision: str) -> None:
     seen: list[Message] = []
     app = CardApp(FAIL)
@@ -96,9 +109,9 @@ async def test_retry_only_with_an_errored_seat() -> None:
         await pilot.press("t")
         await pilot.pause()
         assert [(m.decision, m.seat) for m in decided(seen)] == [("retry", "Verifier")]
-        # a retry is not a decision: the card still accepts one
+        # a retry is not a decision: the card still takes one (over the conditional review: confirmed)
         await pilot.press("a")
-        assert [m.decision for m in decided(seen)] == ["retry", "accept"]
+        assert [m.decision for m in decided(seen)] == ["retry", "accept_override"]
 
 
 async def test_decided_card_ignores_keys_and_shows_the_decision() -> None:

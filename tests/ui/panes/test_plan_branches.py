@@ -45,15 +45,15 @@ class SidebarApp(App[None]):
         yield Sidebar(plan_views.sidebar_sections(self.store))
 
 
-async def test_review_branch_is_listed_under_branches_and_roundtables_say_none_yet(store: Store) -> None:
+async def test_review_branch_is_listed_under_branches_and_no_empty_roundtables_section(store: Store) -> None:
     app = SidebarApp(store)
     async with app.run_test(size=(80, 24)):
         text = screen_text(app)
-        branches = "\n".join(section_lines(text, "Branches", "Roundtables"))
+        branches = "\n".join(section_lines(text, "Branches", "Archive"))
         assert "[implementation] Implement: rate limiting" in branches
         assert "[review] Review: rate limiting" in branches
-        roundtables = section_lines(text, "Roundtables", "Archive")
-        assert len(roundtables) == 1 and "none yet" in roundtables[0]
+        # nothing in the app convenes a roundtable: the sidebar does not offer an empty section for one
+        assert "Roundtables" not in text
 
 
 async def test_a_convened_roundtable_is_still_listed_under_roundtables(store: Store) -> None:
