@@ -21,12 +21,14 @@ from tunaflow_tui.core.personas import load_persona
 from tunaflow_tui.core.proposal_editing import EditedProposal
 from tunaflow_tui.core.settings import EngineConfig, Settings
 from tunaflow_tui.core.storage import Store
+from tunaflow_tui.core.storage.branches import Adoption
 from tunaflow_tui.core.storage.records import BranchRecord, MessageRecord, PlanRecord
 from tunaflow_tui.core.workflow.decisions import Decision
 from tunaflow_tui.core.workflow.phases import Actor, PlanEventType
 from tunaflow_tui.core.workflow.service import WaitingDecision, WorkflowService
 from tunaflow_tui.core.workflow.ways import WayOn
 from tunaflow_tui.runtime import (
+    adoption,
     branching,
     decisions,
     development,
@@ -322,6 +324,14 @@ class WorkflowRuntime:
     def delete_branch(self, branch_id: int) -> BranchRecord:
         """Delete a branch (an active one with its messages); the caller has confirmed."""
         return branching.delete(self, branch_id)
+
+    async def summarize_branch(self, branch_id: int) -> adoption.BranchSummary:
+        """A summary of the branch for adopting it (the summarizer's turn, or the cut last reply)."""
+        return await adoption.summarize(self, branch_id)
+
+    async def adopt_branch(self, branch_id: int, *, summary: str | None = None) -> Adoption:
+        """Adopt a branch into its parent with ``summary`` (None: the summarizer writes one)."""
+        return await adoption.adopt(self, branch_id, summary=summary)
 
     async def retry_message(self, message: MessageRecord) -> TurnResult | None:
         """Re-run the turn that produced a failed or interrupted message (the UI's retry action)."""
