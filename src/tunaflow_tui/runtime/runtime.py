@@ -272,21 +272,29 @@ class WorkflowRuntime:
         )
 
     # ----------------------------------------------------------------- public API
-    async def send_user_message(self, text: str, conversation_id: str = "main") -> TurnResult | None:
+    async def send_user_message(self, text: str, conversation_id: str = "main", *,
+                                engine: str | None = None) -> TurnResult | None:
         """Store the user's message and let the Architect answer; a proposal opens the approval gate.
 
         In a branch (``branch:{id}``) the branch's engine answers, continuing the parent's native
         session on its first turn where the branch was forked natively. An adopted or archived branch
         refuses the message (:class:`~tunaflow_tui.runtime.branching.BranchReadOnly`) and stores nothing.
+        ``engine`` names another configured engine than the Architect's for this turn in main; a branch
+        keeps the engine it was forked with.
         """
         text = text.strip()
         if not text:
             return None
         branch = None
+        if engine is not None and engine not in self.settings.engines:
+            raise branching.BranchError(f"there is no engine named {engine!r}")
         if conversation_id == "main":
             self.store.main_conversation()
         else:
             branch = branching.writable_branch(self, conversation_id)
+            if engine is not None and engine != branch.engine:
+                raise branching.BranchError(f"branch {branch.id} runs on {branch.engine}; a branch keeps the "
+                                            "engine it was forked with (fork it again to use another)")
         forked_from = branching.fork_session(self, branch) if branch is not None else None
         user_msg = self.store.add_message(conversation_id, "user", text, status="done")
         self.emit(MessageAdded(conversation_id, user_msg.id, "user"))
@@ -294,7 +302,7 @@ class WorkflowRuntime:
         drafting = planning.plan_in_drafting(self)
         result = await self.run_role_turn(
             "architect", conversation_id, text, plan=drafting or planning.active_plan(self),
-            exclude_message_id=user_msg.id, engine_name=branch.engine if branch is not None else None,
+            exclude_message_id=user_msg.id, engine_name=branch.engine if branch is not None else engine,
             fork_session=forked_from,
         )
         if branch is not None:
@@ -309,27 +317,27 @@ class WorkflowRuntime:
         """Fork ``conversation_id`` at its message ``message_id`` (see :func:`.branching.fork`)."""
         return branching.fork(self, conversation_id, message_id, engine=engine, label=label)
 
-    def rename_branch(self, branch_id: int, label: str) -> BranchRecord:
+    def rename_branch(self, branch_id: int | str, label: str) -> BranchRecord:
         """Give a branch a new label."""
         return branching.rename(self, branch_id, label)
 
-    def archive_branch(self, branch_id: int) -> BranchRecord:
+    def archive_branch(self, branch_id: int | str) -> BranchRecord:
         """Move an active branch to the archive (read-only, messages kept)."""
         return branching.archive(self, branch_id)
 
-    def restore_branch(self, branch_id: int) -> BranchRecord:
+    def restore_branch(self, branch_id: int | str) -> BranchRecord:
         """Make an archived or adopted branch active again."""
         return branching.restore(self, branch_id)
 
-    def delete_branch(self, branch_id: int) -> BranchRecord:
+    def delete_branch(self, branch_id: int | str) -> BranchRecord:
         """Delete a branch (an active one with its messages); the caller has confirmed."""
         return branching.delete(self, branch_id)
 
-    async def summarize_branch(self, branch_id: int) -> adoption.BranchSummary:
+    async def summarize_branch(self, branch_id: int | str) -> adoption.BranchSummary:
         """A summary of the branch for adopting it (the summarizer's turn, or the cut last reply)."""
         return await adoption.summarize(self, branch_id)
 
-    async def adopt_branch(self, branch_id: int, *, summary: str | None = None) -> Adoption:
+    async def adopt_branch(self, branch_id: int | str, *, summary: str | None = None) -> Adoption:
         """Adopt a branch into its parent with ``summary`` (None: the summarizer writes one)."""
         return await adoption.adopt(self, branch_id, summary=summary)
 
