@@ -244,3 +244,18 @@ async def test_a_branch_with_commits_carries_its_diff_stat(harness: Harness, tmp
     assert "auth.py" in diff_stat and "1 file changed" in diff_stat
     assert diff_stat in adoption.record.content
 
+
+
+async def test_a_roundtable_is_adopted_with_its_briefs_key_positions(harness: Harness) -> None:
+    rt = _runtime(harness)
+    table = rt.store.create_branch(conversation_id="main", checkpoint_id=None, parent_branch_id=None,
+                                   mode="roundtable", kind="general", label="auth roundtable")
+    rt.store.add_message(table.shadow_conversation_id, "assistant", "PKCE.", persona="proposer")
+    rt.store.add_memo("roundtable_brief", "Key Positions\n- proposer: PKCE.\n- critic: add refresh tokens.",
+                      conversation_id=table.shadow_conversation_id, branch_id=table.id)
+    adoption = await rt.adopt_branch(table.id)
+    assert adoption.record.meta["summary_source"] == "roundtable_brief"
+    assert str(adoption.record.meta["summary"]).startswith("Key Positions\n- proposer: PKCE.")
+    assert not [c for c in harness.calls() if c["role"] == "summarizer"], "a brief needs no LLM call"
+    stored = rt.store.get_message(adoption.record.id)
+    assert stored is not None and stored.display_text == stored.content and stored.markers == ()

@@ -1,8 +1,8 @@
 """Adopting a branch (spec §4): its summary goes into the parent conversation, the branch to the archive.
 
-Adopt is not a merge: only a summary travels. The summary is written by the summarizer role's
-engine (a turn in the branch, streamed and cancellable like any other), or given by the caller (the
-user may edit it first); with no summarizer available it is the branch's last reply cut at
+Adopt is not a merge: only a summary travels. A roundtable's summary is its brief's Key Positions;
+any other branch's is written by the summarizer role's engine (a turn in the branch, streamed and
+cancellable like any other), or given by the caller (the user may edit it first); with no summarizer available it is the branch's last reply cut at
 :data:`FALLBACK_CHARS` characters, marked as such. Everything adopting writes — the adopt record in
 the parent, the branch's status, its archived descendants, the session link the parent's next
 ContextPack cites — is one database transaction.
@@ -50,7 +50,8 @@ class BranchSummary:
 
     text: str
     source: str
-    """``summarizer`` (an engine wrote it), ``given`` (the caller's text) or ``last_reply_cut`` (fallback)."""
+    """``summarizer`` (an engine wrote it), ``roundtable_brief`` (a roundtable's Key Positions), ``given``
+    (the caller's text) or ``last_reply_cut`` (fallback)."""
     engine: str | None = None
     note: str = ""
 
@@ -91,14 +92,29 @@ def _fallback(messages: tuple[MessageRecord, ...], branch: BranchRecord, why: st
                          f"No summary: {why}. This is the branch's last reply, cut at {FALLBACK_CHARS} characters.")
 
 
+BRIEF_MEMO_KIND = "roundtable_brief"
+
+
+def roundtable_brief(rt: WorkflowRuntime, branch: BranchRecord) -> str | None:
+    """A roundtable branch's latest brief (its Key Positions), if one was written."""
+    if branch.mode != "roundtable":
+        return None
+    briefs = rt.store.list_memos(kind=BRIEF_MEMO_KIND, branch_id=branch.id)
+    text = briefs[-1].content.strip() if briefs else ""
+    return text or None
+
+
 async def summarize(rt: WorkflowRuntime, ref: str | int) -> BranchSummary:
-    """Have the summarizer role's engine summarize the whole branch (a turn in the branch).
+    """Summarize the whole branch: a roundtable's brief, else the summarizer's turn in the branch.
 
     The turn streams like any other and can be cancelled (then :class:`AdoptCancelled`). An engine
     that cannot answer (missing, not logged in, failing) gives way to the last reply, cut and marked.
     The branch's own native session is left as it was.
     """
     branch, messages = _adoptable(rt, ref)
+    brief = roundtable_brief(rt, branch)
+    if brief is not None:
+        return BranchSummary(brief, "roundtable_brief")
     try:
         engine, _config = rt.engine_for("summarizer")
     except KeyError:

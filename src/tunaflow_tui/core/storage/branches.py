@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tunaflow_tui.core.storage.columns import now_text
+from tunaflow_tui.core.storage.message_parse import parse_message
 from tunaflow_tui.core.storage.models import (
     BRANCH_CONTEXT_SOURCES,
     BRANCH_KINDS,
@@ -171,7 +172,8 @@ class BranchStore(StoreBase):
             stamp = now_text()
             record_id = MessageRow.insert(
                 conversation_id=parent, role="system", persona=ADOPT_RECORD_PERSONA, status="done",
-                content=content, created_at=stamp, updated_at=stamp, parsed=None, meta=dict(meta),
+                content=content, created_at=stamp, updated_at=stamp, meta=dict(meta),
+                parsed=parse_message("system", ADOPT_RECORD_PERSONA, content),
             ).execute(db)
             BranchRow.update(status="adopted", updated_at=stamp).where(BranchRow.id == branch_id).execute(db)
             archived: list[int] = []
