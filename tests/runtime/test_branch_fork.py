@@ -218,3 +218,17 @@ def test_fork_outside_git_has_no_git_branch(harness: Harness, tmp_path: Path) ->
     rt = WorkflowRuntime(plain, harness.settings())
     message = rt.store.add_message("main", "user", "hi")
     assert rt.fork("main", message.id).git_branch is None
+
+
+async def test_retrying_a_failed_reply_in_a_branch_answers_there_on_the_branchs_engine(harness: Harness) -> None:
+    harness.set_script(architect=[{"text": "", "crash": True}, {"text": "the second try"}])
+    rt = _runtime(harness)
+    msgs = _seed_main(rt, harness)
+    branch = rt.fork("main", msgs[1].id, engine="fcodex")
+    failed = await rt.send_user_message("branch question", branch.shadow_conversation_id)
+    assert failed is not None and not failed.ok
+    retried = await rt.retry_message(failed.message)
+    assert retried is not None and retried.ok and retried.message.conversation_id == branch.shadow_conversation_id
+    assert retried.text == "the second try" and retried.message.engine == "fcodex"
+    assert [c["tool"] for c in harness.calls()] == ["codex", "codex"]
+    assert "Thread inheritance" in harness.calls()[-1]["prompt"]

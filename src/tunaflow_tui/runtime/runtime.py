@@ -295,20 +295,32 @@ class WorkflowRuntime:
             if engine is not None and engine != branch.engine:
                 raise branching.BranchError(f"branch {branch.id} runs on {branch.engine}; a branch keeps the "
                                             "engine it was forked with (fork it again to use another)")
-        forked_from = branching.fork_session(self, branch) if branch is not None else None
         user_msg = self.store.add_message(conversation_id, "user", text, status="done")
         self.emit(MessageAdded(conversation_id, user_msg.id, "user"))
         planning.record_user_markers(self, user_msg)
+        if branch is not None:
+            return await self.answer_in_branch(user_msg)
         drafting = planning.plan_in_drafting(self)
         result = await self.run_role_turn(
             "architect", conversation_id, text, plan=drafting or planning.active_plan(self),
-            exclude_message_id=user_msg.id, engine_name=branch.engine if branch is not None else engine,
-            fork_session=forked_from,
+            exclude_message_id=user_msg.id, engine_name=engine,
         )
-        if branch is not None:
-            branching.settle_turn(self, branch, forked_from, result)
         if result.ok and conversation_id == "main":
             await planning.handle_architect_reply(self, result, revising=drafting)
+        return result
+
+    async def answer_in_branch(self, user_message: MessageRecord) -> TurnResult:
+        """Let the branch's engine answer a user message stored in a branch (sent, or retried).
+
+        The branch's first turn forks the parent's native session where the branch was forked natively.
+        """
+        branch = branching.writable_branch(self, user_message.conversation_id)
+        forked_from = branching.fork_session(self, branch)
+        result = await self.run_role_turn(
+            "architect", user_message.conversation_id, user_message.content, plan=planning.active_plan(self),
+            exclude_message_id=user_message.id, engine_name=branch.engine, fork_session=forked_from,
+        )
+        branching.settle_turn(self, branch, forked_from, result)
         return result
 
     # ----------------------------------------------------------------- branches
