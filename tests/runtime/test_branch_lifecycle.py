@@ -77,8 +77,9 @@ def test_deleting_main_or_an_unknown_branch_is_refused(rt: WorkflowRuntime) -> N
         rt.delete_branch("main")  # type: ignore[arg-type]
     with pytest.raises(BranchError, match="there is no branch 42"):
         rt.delete_branch(42)
-    with pytest.raises(BranchError, match="not a conversation"):
-        rt.archive_branch("x1")  # type: ignore[arg-type]
+    for bad in ("x1", "²", "-1", ""):
+        with pytest.raises(BranchError, match="not a conversation"):
+            rt.archive_branch(bad)
     assert [b.id for b in rt.store.list_branches()] == [branch.id]
 
 

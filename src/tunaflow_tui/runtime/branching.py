@@ -48,7 +48,7 @@ def parse_ref(ref: str | int) -> str:
     if text == "main":
         return "main"
     number = text.removeprefix("branch:").removeprefix("#")
-    if not number.isdigit():
+    if not (number.isascii() and number.isdigit()):
         raise BranchError(f"{neutralize(text)!r} is not a conversation: use main, a branch id (3) or branch:3")
     return f"branch:{int(number)}"
 
