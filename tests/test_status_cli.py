@@ -57,7 +57,8 @@ def seed(project: Path) -> dict[str, int]:
 def test_no_project_state_prints_empty_lists_and_creates_nothing(tmp_path: Path) -> None:
     out = status("--json", cwd=tmp_path)
     assert out.returncode == 0, out.stderr
-    assert json.loads(out.stdout) == {"project": str(tmp_path.resolve()), "plans": [], "branches": []}
+    assert json.loads(out.stdout) == {"project": str(tmp_path.resolve()), "plans": [], "branches": [],
+                                      "session_links": []}
     assert not (tmp_path / ".tunaflow").exists()
     short = status("--short", str(tmp_path))
     assert short.returncode == 0 and short.stdout.strip() == "tunaflow: 0 plans"
@@ -87,8 +88,10 @@ def test_json_lists_plans_with_subtasks_failures_decisions_and_branches(git_repo
     assert held["pending_decision"]["held"] is True and waiting["pending_decision"]["held"] is False
     assert held["waiting"]["for_you"] and held["waiting"]["held"]
     assert held["waiting"]["decisions"][0] == "approve" and "resume" in held["waiting"]["decisions"]
-    assert doc["branches"] == [{"id": ids["impl"], "label": "tunaflow/plan-2", "kind": "implementation",
-                                "mode": "chat", "status": "active"}]
+    [branch] = doc["branches"]
+    assert {k: branch[k] for k in ("id", "label", "kind", "mode", "status", "parent_branch_id", "context_source")} \
+        == {"id": ids["impl"], "label": "tunaflow/plan-2", "kind": "implementation", "mode": "chat",
+            "status": "active", "parent_branch_id": None, "context_source": None}
 
 
 def test_short_line_for_tmux_names_the_newest_waiting_decision(git_repo: Path) -> None:

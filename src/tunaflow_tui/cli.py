@@ -24,6 +24,8 @@ SUBCOMMANDS: dict[str, str] = {
     "doctor": "check engines, credentials, SQLite/FTS5, embedding model and terminal",
     "parse": "print the markers found in an agent reply as JSON",
     "export": "export a conversation or plan as Markdown",
+    "ask": "one turn with the Architect in main, a branch, or a new branch forked at a message",
+    "branch": "list, show, rename, adopt, archive, restore or delete conversation branches",
     "serve": "serve the app to a browser on localhost",
 }
 

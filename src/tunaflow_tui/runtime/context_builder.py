@@ -73,7 +73,12 @@ class ContextBuilder:
         return "\n\n".join(turns[-keep:])
 
     def inheritance(self, conversation_id: str) -> str:
-        """For a branch: its checkpoint message and the parent's last turns before it."""
+        """For a branch: the parent's last turns before the checkpoint, then the checkpoint message.
+
+        When the parent holds fewer than :data:`INHERITED_TURNS` messages before the checkpoint and is
+        itself a branch, the rest comes from its own parent (its checkpoint and the turns before it),
+        so a branch of a branch still sees where the thread came from.
+        """
         store = self._rt.store
         conversation = store.get_conversation(conversation_id)
         if conversation is None or conversation.branch_id is None:
@@ -81,21 +86,43 @@ class ContextBuilder:
         branch = store.get_branch(conversation.branch_id)
         if branch is None or branch.checkpoint_id is None:
             return ""
-        before = store.list_messages(branch.conversation_id, before_id=branch.checkpoint_id, limit=INHERITED_TURNS)
         checkpoint = store.get_message(branch.checkpoint_id)
-        parts = [format_turn(m) for m in before]
+        earlier: list[MessageRecord] = []
+        parent_conversation, before_id = branch.conversation_id, branch.checkpoint_id
+        for _depth in range(100):  # a tree, but never trust a loop to a database row
+            needed = INHERITED_TURNS - len(earlier)
+            if needed <= 0:
+                break
+            earlier[:0] = store.list_messages(parent_conversation, before_id=before_id, limit=needed)
+            if len(earlier) >= INHERITED_TURNS:
+                break
+            parent = store.get_conversation(parent_conversation)
+            grand = store.get_branch(parent.branch_id) if parent is not None and parent.branch_id else None
+            if grand is None or grand.checkpoint_id is None:
+                break
+            grand_checkpoint = store.get_message(grand.checkpoint_id)
+            if grand_checkpoint is not None:
+                earlier.insert(0, grand_checkpoint)
+            parent_conversation, before_id = grand.conversation_id, grand.checkpoint_id
+        parts = [format_turn(m) for m in earlier[-INHERITED_TURNS:]]
         if checkpoint is not None:
             parts.append("Checkpoint — " + format_turn(checkpoint))
         return "\n\n".join(parts)
 
     def links(self, conversation_id: str) -> str:
-        """Branches adopted into this conversation, cited by their summaries."""
+        """Branches adopted into this conversation (and other linked sessions), cited by their summaries."""
         store = self._rt.store
         lines = []
         for link in store.list_session_links(conversation_id):
-            note = link.note.strip()
-            if note:
-                lines.append(f"- {link.kind} {link.to_conversation_id}: {note}")
+            note = scrub_markers(link.note).strip()
+            if link.from_conversation_id != conversation_id or not note:
+                continue
+            target = link.to_conversation_id
+            branch_id = target.removeprefix("branch:")
+            branch = store.get_branch(int(branch_id)) if branch_id.isdigit() else None
+            if branch is not None:
+                target = f"branch {branch.id} “{branch.label}”"
+            lines.append(f"- {link.kind.capitalize()} {target}: {note}")
         return "\n".join(lines)
 
     def build(

@@ -183,7 +183,13 @@ async def retry_message(rt: WorkflowRuntime, message: MessageRecord) -> TurnResu
                     async with rt.plan_lock(plan.id):
                         await resume_plan(rt, plan.id, how="retry")
                 return None
-        return None
+        conversation = rt.store.get_conversation(message.conversation_id)
+        branch = rt.store.get_branch(conversation.branch_id) if conversation and conversation.branch_id else None
+        if branch is None or branch.kind != "general" or branch.mode != "chat":
+            return None
+        asked = [m for m in rt.store.list_messages(message.conversation_id, before_id=message.id, limit=20)
+                 if m.role == "user"]
+        return await rt.answer_in_branch(asked[-1]) if asked else None
     earlier = rt.store.list_messages("main", before_id=message.id, limit=20)
     users = [m for m in earlier if m.role == "user"]
     if not users:

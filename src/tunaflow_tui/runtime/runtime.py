@@ -21,12 +21,23 @@ from tunaflow_tui.core.personas import load_persona
 from tunaflow_tui.core.proposal_editing import EditedProposal
 from tunaflow_tui.core.settings import EngineConfig, Settings
 from tunaflow_tui.core.storage import Store
-from tunaflow_tui.core.storage.records import MessageRecord, PlanRecord
+from tunaflow_tui.core.storage.branches import Adoption
+from tunaflow_tui.core.storage.records import BranchRecord, MessageRecord, PlanRecord
 from tunaflow_tui.core.workflow.decisions import Decision
 from tunaflow_tui.core.workflow.phases import Actor, PlanEventType
 from tunaflow_tui.core.workflow.service import WaitingDecision, WorkflowService
 from tunaflow_tui.core.workflow.ways import WayOn
-from tunaflow_tui.runtime import decisions, development, git_guard, leftovers, planning, recovery, review
+from tunaflow_tui.runtime import (
+    adoption,
+    branching,
+    decisions,
+    development,
+    git_guard,
+    leftovers,
+    planning,
+    recovery,
+    review,
+)
 from tunaflow_tui.runtime.agent_turn import MarkerProgress, TurnResult, TurnRunner
 from tunaflow_tui.runtime.context_builder import ContextBuilder
 from tunaflow_tui.runtime.events import (
@@ -117,6 +128,15 @@ class WorkflowRuntime:
             self._engines[name] = engine
         return engine, config
 
+    def engine_named(self, name: str) -> tuple[Engine, EngineConfig]:
+        """The engine configured under ``name`` (one instance per name, reused); KeyError if none."""
+        config = self.settings.engines[name]
+        engine = self._engines.get(name)
+        if engine is None:
+            engine = self._engine_factory(config)
+            self._engines[name] = engine
+        return engine, config
+
     def plan_lock(self, plan_id: int) -> asyncio.Lock:
         """One step at a time per plan."""
         return self._plan_locks.setdefault(plan_id, asyncio.Lock())
@@ -155,8 +175,15 @@ class WorkflowRuntime:
         fresh_session: bool = False,
         blind: bool = False,
         on_markers: MarkerProgress | None = None,
+        engine_name: str | None = None,
+        fork_session: str | None = None,
     ) -> TurnResult:
         """Send ``request_text`` to ``role``'s engine in ``conversation_id`` with a ContextPack.
+
+        ``engine_name`` picks another configured engine than the role's (a branch runs on its own).
+        ``fork_session``: the conversation has no session yet and continues this one of its parent as
+        a fork (the engine's own resume + fork; nothing of the history is sent again); an engine that
+        no longer knows it gets the ContextPack instead.
 
         Turns of one role in one conversation run one after another. ``blind`` turns (reviewers) get
         no conversation history, so they never see another seat's answer. A resumed native session
@@ -165,7 +192,7 @@ class WorkflowRuntime:
         """
         lock = self._turn_locks.setdefault((conversation_id, role), asyncio.Lock())
         async with lock:
-            engine, config = self.engine_for(role)
+            engine, config = self.engine_named(engine_name) if engine_name else self.engine_for(role)
             conversation = self.store.get_conversation(conversation_id)
             resume: str | None = None
             if (
@@ -176,14 +203,19 @@ class WorkflowRuntime:
                 and conversation.native_engine == engine.name
             ):
                 resume = conversation.native_session_id
+            fork = False
+            if resume is None and fork_session and not fresh_session and not blind:
+                resume, fork = fork_session, True
             result = await self._send(role, engine, config, conversation_id, request_text, cwd=cwd, plan=plan,
                                       findings=findings, exclude_message_id=exclude_message_id, resume=resume,
-                                      blind=blind, on_markers=on_markers)
+                                      blind=blind, on_markers=on_markers, fork=fork)
             if resume and result.error is not None and result.error.kind in _STALE_SESSION_ERRORS \
                     and not result.text.strip():
                 self.emit(NoticeRaised(f"{engine.name} could not resume its session; starting a new one with "
                                        "the conversation's context.", "warning", conversation_id))
                 self.store.set_native_session(conversation_id, engine.name, None)
+                if fork:
+                    branching.fork_refused(self, conversation_id)
                 result = await self._send(role, engine, config, conversation_id, request_text, cwd=cwd,
                                           plan=plan, findings=findings, exclude_message_id=exclude_message_id,
                                           resume=None, blind=blind, on_markers=on_markers)
@@ -204,6 +236,7 @@ class WorkflowRuntime:
         resume: str | None,
         blind: bool,
         on_markers: MarkerProgress | None = None,
+        fork: bool = False,
     ) -> TurnResult:
         persona = load_persona(role, self.project_dir)
         if resume:
@@ -229,6 +262,7 @@ class WorkflowRuntime:
             role=role,
             profile=ROLE_PROFILES.get(role, PermissionProfile.CHAT),
             resume_session_id=resume,
+            fork=fork,
             allow_push=self.settings.workflow.allow_push,
         )
         self.progress(f"{role} ({engine.name}) is working…")
@@ -238,24 +272,86 @@ class WorkflowRuntime:
         )
 
     # ----------------------------------------------------------------- public API
-    async def send_user_message(self, text: str, conversation_id: str = "main") -> TurnResult | None:
-        """Store the user's message and let the Architect answer; a proposal opens the approval gate."""
+    async def send_user_message(self, text: str, conversation_id: str = "main", *,
+                                engine: str | None = None) -> TurnResult | None:
+        """Store the user's message and let the Architect answer; a proposal opens the approval gate.
+
+        In a branch (``branch:{id}``) the branch's engine answers, continuing the parent's native
+        session on its first turn where the branch was forked natively. An adopted or archived branch
+        refuses the message (:class:`~tunaflow_tui.runtime.branching.BranchReadOnly`) and stores nothing.
+        ``engine`` names another configured engine than the Architect's for this turn in main; a branch
+        keeps the engine it was forked with.
+        """
         text = text.strip()
         if not text:
             return None
+        branch = None
+        if engine is not None and engine not in self.settings.engines:
+            raise branching.BranchError(f"there is no engine named {engine!r}")
         if conversation_id == "main":
             self.store.main_conversation()
+        else:
+            branch = branching.writable_branch(self, conversation_id)
+            if engine is not None and engine != branch.engine:
+                raise branching.BranchError(f"branch {branch.id} runs on {branch.engine}; a branch keeps the "
+                                            "engine it was forked with (fork it again to use another)")
         user_msg = self.store.add_message(conversation_id, "user", text, status="done")
         self.emit(MessageAdded(conversation_id, user_msg.id, "user"))
         planning.record_user_markers(self, user_msg)
+        if branch is not None:
+            return await self.answer_in_branch(user_msg)
         drafting = planning.plan_in_drafting(self)
         result = await self.run_role_turn(
             "architect", conversation_id, text, plan=drafting or planning.active_plan(self),
-            exclude_message_id=user_msg.id,
+            exclude_message_id=user_msg.id, engine_name=engine,
         )
         if result.ok and conversation_id == "main":
             await planning.handle_architect_reply(self, result, revising=drafting)
         return result
+
+    async def answer_in_branch(self, user_message: MessageRecord) -> TurnResult:
+        """Let the branch's engine answer a user message stored in a branch (sent, or retried).
+
+        The branch's first turn forks the parent's native session where the branch was forked natively.
+        """
+        branch = branching.writable_branch(self, user_message.conversation_id)
+        forked_from = branching.fork_session(self, branch)
+        result = await self.run_role_turn(
+            "architect", user_message.conversation_id, user_message.content, plan=planning.active_plan(self),
+            exclude_message_id=user_message.id, engine_name=branch.engine, fork_session=forked_from,
+        )
+        branching.settle_turn(self, branch, forked_from, result)
+        return result
+
+    # ----------------------------------------------------------------- branches
+    def fork(self, conversation_id: str, message_id: int, *, engine: str | None = None,
+             label: str | None = None) -> BranchRecord:
+        """Fork ``conversation_id`` at its message ``message_id`` (see :func:`.branching.fork`)."""
+        return branching.fork(self, conversation_id, message_id, engine=engine, label=label)
+
+    def rename_branch(self, branch_id: int | str, label: str) -> BranchRecord:
+        """Give a branch a new label."""
+        return branching.rename(self, branch_id, label)
+
+    def archive_branch(self, branch_id: int | str) -> BranchRecord:
+        """Move an active branch to the archive (read-only, messages kept)."""
+        return branching.archive(self, branch_id)
+
+    def restore_branch(self, branch_id: int | str) -> BranchRecord:
+        """Make an archived or adopted branch active again."""
+        return branching.restore(self, branch_id)
+
+    def delete_branch(self, branch_id: int | str) -> BranchRecord:
+        """Delete a branch (an active one with its messages); the caller has confirmed."""
+        return branching.delete(self, branch_id)
+
+    async def summarize_branch(self, branch_id: int | str) -> adoption.BranchSummary:
+        """A summary of the branch for adopting it (the summarizer's turn, or the cut last reply)."""
+        return await adoption.summarize(self, branch_id)
+
+    async def adopt_branch(self, branch_id: int | str, *, summary: str | None = None) -> Adoption:
+        """Adopt a branch into its parent with ``summary`` (None: the summarizer writes one)."""
+        return await adoption.adopt(self, branch_id, summary=summary)
 
     async def retry_message(self, message: MessageRecord) -> TurnResult | None:
         """Re-run the turn that produced a failed or interrupted message (the UI's retry action)."""

@@ -1,4 +1,4 @@
-"""`tunaflow status [PATH] [--json] [--short]`: print the project's plans and branches.
+"""`tunaflow status [PATH] [--json] [--short]`: print the project's plans, branch tree and session links.
 
 Read-only: a project without ``.tunaflow/`` has nothing to show, and status never creates it.
 """
@@ -12,12 +12,13 @@ from pathlib import Path
 from typing import Any
 
 from tunaflow_tui.core.storage import StorageError, Store
-from tunaflow_tui.core.storage.records import BranchRecord, PlanRecord
+from tunaflow_tui.core.storage.records import PlanRecord
 from tunaflow_tui.core.storage.store import database_path
 from tunaflow_tui.core.terminal_text import neutralize
 from tunaflow_tui.core.workflow.event_text import plan_outcome
 from tunaflow_tui.core.workflow.phases import Phase, Waiting
 from tunaflow_tui.core.workflow.service import WaitingDecision, WorkflowService, plain_json
+from tunaflow_tui.subcommands.branch_json import branch_line, branch_tree_json, link_json
 
 SHORT_TITLE = 30
 _SHORT_KIND = {
@@ -76,10 +77,6 @@ def _plan_json(plan: PlanRecord, service: WorkflowService) -> dict[str, Any]:
     }
 
 
-def _branch_json(branch: BranchRecord) -> dict[str, Any]:
-    return {"id": branch.id, "label": branch.label, "kind": branch.kind, "mode": branch.mode, "status": branch.status}
-
-
 def _inert(value: Any) -> Any:
     """``value`` with every string in it neutralised (titles, findings and labels come from agents).
 
@@ -97,13 +94,14 @@ def _inert(value: Any) -> Any:
 
 def collect(project: Path) -> tuple[dict[str, Any], tuple[WaitingDecision, ...]]:
     """The status document of ``project`` and its pending decisions (empty when there is no database)."""
-    document: dict[str, Any] = {"project": str(project), "plans": [], "branches": []}
+    document: dict[str, Any] = {"project": str(project), "plans": [], "branches": [], "session_links": []}
     if not database_path(project).is_file():
         return document, ()
     with Store.open(project) as store:
         service = WorkflowService(store)
         document["plans"] = _inert([_plan_json(plan, service) for plan in store.list_plans()])
-        document["branches"] = _inert([_branch_json(branch) for branch in store.list_branches()])
+        document["branches"] = branch_tree_json(store)
+        document["session_links"] = [link_json(link) for link in store.all_session_links()]
         return document, service.pending_decisions()
 
 
@@ -158,10 +156,13 @@ def render_text(document: dict[str, Any]) -> str:
     branches = document["branches"]
     lines.append(f"Branches ({len(branches)})" if branches else "Branches: none")
     for branch in branches:
-        lines.append(
-            f"  #{branch['id']:<3} {_clip(branch['label'], 40):<40} {branch['kind']:<14} "
-            f"{branch['mode']:<10} {branch['status']}"
-        )
+        lines.append("  " + branch_line(branch))
+    links = document.get("session_links") or []
+    if links:
+        lines += ["", f"Session links ({len(links)})"]
+    for link in links:
+        lines.append(f"  {link['from_conversation_id']} ← {link['to_conversation_id']} ({link['kind']}): "
+                     f"{_clip(link['note'], 100)}")
     return "\n".join(lines)
 
 

@@ -100,9 +100,10 @@ def _seed(store: Store) -> None:
         ("INSERT INTO messages VALUES (7, 'main', 'assistant', 'developer', 'codex', 'gpt-5', 'error', 'text',"
          " 'thread', 'crashed', 'boom', ?, ?, 10, 20, 5, 0.25, '[[\"Edit\", \"a.py\"], [\"Bash\"]]',"
          " '{\"display_text\": \"shown\", \"markers\": [{\"kind\": \"impl-complete\", \"accepted\": false,"
-         " \"text\": \"Implementation complete\"}]}')", (STAMP, STAMP)),
+         " \"text\": \"Implementation complete\"}]}', '{\"kind\": \"branch_adopt\", \"ids\": [1]}')",
+         (STAMP, STAMP)),
         ("INSERT INTO branches VALUES (3, 'main', 7, NULL, 'roundtable', 'review', 'lbl', 'adopted', 'gb', 'wt',"
-         " 'es', ?, ?)", (STAMP, STAMP)),
+         " 'es', ?, ?, 'fclaude', 'native_fork')", (STAMP, STAMP)),
         ("INSERT INTO plans VALUES (4, 1, 'T', 's', 'd', 'o', '[\"c\"]', '[\"n\", \"m\"]', 'review', 'dev', 'review',"
          " '{\"round\": 2, \"seats\": [\"a\"]}', 1, 2, 7, 3, NULL, 'main', 'g', 'w', ?, ?)", (STAMP, STAMP)),
         ("INSERT INTO plan_subtasks VALUES (4, 2, 'second', 'more', 'done')", ()),
@@ -125,9 +126,11 @@ CASES: list[tuple[Any, Any, Callable[..., Any], object]] = [
     (MessageRow, MessageRow.id == 7, rows.message_record, MessageRecord(
         7, "main", "assistant", "developer", "codex", "gpt-5", "error", "text", Usage(10, 20, 5, 0.25),
         "thread", "crashed", "boom", MOMENT, MOMENT, (ToolLine("Edit", "a.py"), ToolLine("Bash", "")),
-        "shown", (MarkerSummary("impl-complete", False, "Implementation complete"),))),
+        "shown", (MarkerSummary("impl-complete", False, "Implementation complete"),),
+        {"kind": "branch_adopt", "ids": (1,)})),
     (BranchRow, BranchRow.id == 3, rows.branch_record, BranchRecord(
-        3, "main", 7, None, "roundtable", "review", "lbl", "adopted", "gb", "wt", "es", MOMENT, MOMENT)),
+        3, "main", 7, None, "roundtable", "review", "lbl", "adopted", "gb", "wt", "es", MOMENT, MOMENT,
+        "fclaude", "native_fork")),
     (SubtaskRow, SubtaskRow.position == 2, rows.subtask_record, SubtaskRecord(4, 2, "second", "more", "done")),
     (PlanEventRow, PlanEventRow.id == 5, rows.plan_event_record,
      PlanEventRecord(5, 4, "approved", "user", {"k": (1, {"x": None})}, MOMENT)),

@@ -168,6 +168,8 @@ def run_claude(argv: list[str], turn: dict, cwd: Path) -> int:
         sys.stderr.write(f"No conversation found with session ID: {resumed}\n")
         return 1
     session = resumed or _arg_after(argv, "--session-id") or str(uuid.uuid4())
+    if resumed and "--fork-session" in argv:  # like claude: the resumed history under a new session id
+        session = str(uuid.uuid4())
     _emit({"type": "system", "subtype": "init", "cwd": str(cwd), "session_id": session, "tools": ["Read"],
            "model": "claude-sonnet-4-5", "permissionMode": "default", "apiKeySource": "ANTHROPIC_API_KEY"})
     if turn.get("crash"):

@@ -68,8 +68,9 @@ class ConversationStore(StoreBase):
         engine: str | None = None,
         model: str | None = None,
         status: str = "done",
+        meta: Mapping[str, object] | None = None,
     ) -> MessageRecord:
-        """Append a message to a conversation and return it."""
+        """Append a message to a conversation and return it (``meta``: structured data for a record card)."""
         require_choice("role", role, ROLES)
         require_choice("status", status, MESSAGE_STATUSES)
         with self._db.writing() as db:
@@ -86,6 +87,7 @@ class ConversationStore(StoreBase):
                 created_at=stamp,
                 updated_at=stamp,
                 parsed=None if status == "streaming" else parse_message(role, persona, content),
+                meta=meta or {},
             ).execute(db)
             row = first_row(MessageRow.select().where(MessageRow.id == message_id), db)
         assert row is not None

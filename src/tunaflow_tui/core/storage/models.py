@@ -28,6 +28,7 @@ MESSAGE_STATUSES = ("streaming", "done", "interrupted", "error")
 BRANCH_MODES = ("chat", "roundtable")
 BRANCH_KINDS = ("general", "implementation", "review")
 BRANCH_STATUSES = ("active", "adopted", "archived")
+BRANCH_CONTEXT_SOURCES = ("native_fork", "inheritance")
 SUBTASK_STATUSES = ("pending", "done", "failed")
 PROCESS_KINDS = ("agent", "tests")
 EVENT_ACTORS = tuple(actor.value for actor in Actor)
@@ -104,6 +105,7 @@ class MessageRow(_Base):
     cost_usd = FloatField(null=True)
     tools = ToolLinesField(constraints=[_default("'[]'")])
     parsed = ParsedField(null=True)
+    meta = JSONMappingField(constraints=[_default("'{}'")])
 
     class Meta:
         table_name = "messages"
@@ -147,6 +149,8 @@ class BranchRow(_Base):
     engine_session_id = TextField(null=True)
     created_at = TimestampField()
     updated_at = TimestampField()
+    engine = TextField(null=True)
+    context_source = TextField(null=True, constraints=[_one_of("context_source", BRANCH_CONTEXT_SOURCES)])
 
     class Meta:
         table_name = "branches"

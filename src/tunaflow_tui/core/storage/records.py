@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from tunaflow_tui.core.markers import MarkerSummary
@@ -57,6 +57,8 @@ class MessageRecord:
     the content as it is while it streams, and for a system message."""
     markers: tuple[MarkerSummary, ...]
     """The markers of a finished message, in order (none while it streams)."""
+    meta: Mapping[str, object] = field(default_factory=dict)
+    """Structured data of a record tunaflow wrote (e.g. ``{"kind": "branch_adopt", ...}``); empty otherwise."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +87,16 @@ class BranchRecord:
     engine_session_id: str | None
     created_at: datetime
     updated_at: datetime
+    engine: str | None = None
+    """The engine the branch's turns run on (None: the Architect's engine)."""
+    context_source: str | None = None
+    """How the branch knows its parent: ``native_fork`` (the engine's own forked session) or
+    ``inheritance`` (the ContextPack's thread-inheritance section); None for workflow branches."""
+
+    @property
+    def is_read_only(self) -> bool:
+        """Adopted and archived branches keep their messages but take no new ones until restored."""
+        return self.status != "active"
 
     @property
     def shadow_conversation_id(self) -> str:

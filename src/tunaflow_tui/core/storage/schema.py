@@ -261,8 +261,22 @@ _V7_PROCESSES = Migration(
     ),
 )
 
+# A forked branch runs on one engine and continues its parent either in the engine's own forked
+# session or through the inheritance section of its ContextPack: the UI shows which. An adopted
+# branch leaves a record in its parent that a card renders from structured data, not from text.
+_V8_BRANCH_CONTEXT = Migration(
+    8,
+    "branch engine and context source; structured data on messages",
+    (
+        "ALTER TABLE branches ADD COLUMN engine TEXT",
+        "ALTER TABLE branches ADD COLUMN context_source TEXT"
+        " CHECK (context_source IN ('native_fork', 'inheritance'))",
+        "ALTER TABLE messages ADD COLUMN meta TEXT NOT NULL DEFAULT '{}'",
+    ),
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
-    _V1_BASE, _V2_USAGE, _V3_LOOKUPS, _V4_TOOLS, _V5_FINISHED_INDEX, _V6_PARSED, _V7_PROCESSES
+    _V1_BASE, _V2_USAGE, _V3_LOOKUPS, _V4_TOOLS, _V5_FINISHED_INDEX, _V6_PARSED, _V7_PROCESSES, _V8_BRANCH_CONTEXT
 )
 CURRENT_VERSION: int = MIGRATIONS[-1].version
 
