@@ -127,7 +127,7 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         Binding("f3", "open_workflow", "Workflow", id="workflow.open",
                 tooltip="Plans, subtasks, timeline, documents and usage"),
         Binding("f4", "cancel_agent", "Cancel agent", id="agent.cancel",
-                tooltip="Stop the running agent(s); the plan keeps its phase"),
+                tooltip="Stop the running agents; the plan keeps its phase"),
     ]
 
     help_sources: ClassVar[list[tuple[str, str]]] = [
@@ -371,7 +371,7 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
             session.workers.run_ui(session.panes.open_workflow(), "open the workflow view")
 
     def action_cancel_agent(self) -> None:
-        """Stop the running agent(s)."""
+        """Stop the running agents."""
         if (session := self._session_or_say()) is not None:
             session.project.cancel_agent()
 

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tunaflow_tui.core import gitops
+from tunaflow_tui.core.counting import counted
 from tunaflow_tui.core.folderguard import FolderSnapshot, FolderTooLargeError, restore_folder, snapshot_folder
 from tunaflow_tui.core.gitops.worktree_include import committed_private_paths
 from tunaflow_tui.core.markers import ReviewVerdict
@@ -128,7 +129,7 @@ def _check_private_files(rt: WorkflowRuntime, plan: PlanRecord, root: Path) -> N
     if leaked:
         rt.store.add_plan_event(plan.id, PlanEventType.PRIVATE_FILES_COMMITTED, "system", {"paths": leaked[:50]})
         rt.emit(NoticeRaised(
-            f"The Developer committed {len(leaked)} file(s) copied by .worktreeinclude on {plan.git_branch}: "
+            f"The Developer committed {counted(len(leaked), 'file')} copied by .worktreeinclude on {plan.git_branch}: "
             f"{', '.join(leaked[:5])}. tunaflow keeps them out of the branch's files, but they stay in its "
             "history: rewrite it before you push the branch.", "error"))
 
@@ -332,7 +333,7 @@ async def _review_round(
         rt.store.add_plan_event(plan.id, PlanEventType.REVIEWER_MODIFIED_CODE, "system",
                                 {"paths": modified, "round": round_no, "reverted": True})
         rt.emit(NoticeRaised(
-            f"A reviewer modified {len(modified)} file(s); the changes were reverted: "
+            f"A reviewer modified {counted(len(modified), 'file')}; the changes were reverted: "
             + ", ".join(modified[:5]), "warning"))
     if report.needs_decision:
         void = f"the review round is void: {report.reason}"

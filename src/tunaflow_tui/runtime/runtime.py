@@ -315,7 +315,7 @@ class WorkflowRuntime:
         return frozenset(busy)
 
     async def cancel(self, conversation_id: str | None = None) -> int:
-        """Stop the running agent(s); the plan keeps its phase and offers resume or retry."""
+        """Stop the running agents; the plan keeps its phase and offers resume or retry."""
         return await self.runner.cancel(conversation_id)
 
     async def start_review(self, plan_id: int) -> PlanRecord:

@@ -8,7 +8,7 @@ messages while several answers stream.  So a message's Markdown is not a tree of
 ``Markdown`` makes one per paragraph, list and code block): it is drawn by a single
 :class:`MarkdownBody` (one widget drawing :class:`rich.markdown.Markdown` renderables).  While an
 answer streams, the body holds the *sealed* part — the blocks that are complete — and a second
-``Static``, the *tail*, holds the paragraph(s) still being written.  When the tail has grown for a
+``Static``, the *tail*, holds the paragraphs still being written.  When the tail has grown for a
 while it is sealed into the body, where it is parsed once and its rendered lines are kept per width.
 A message therefore holds a small, fixed number of widgets however long it gets.
 """

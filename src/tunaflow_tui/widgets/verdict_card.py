@@ -97,7 +97,7 @@ class ReviewVerdictCard(DecisionCard, Vertical, can_focus=True):
 - **a** accept: the plan is done.
 - **w** rework: the findings go to the Developer.
 - **d** redesign: the findings go back to the Architect.
-- **t** retry the seat(s) that produced a review error.
+- **t** retry the seats that produced a review error.
 """
 
     DEFAULT_CSS = """

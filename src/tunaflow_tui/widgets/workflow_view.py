@@ -12,6 +12,7 @@ from textual.message import Message
 from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
+from tunaflow_tui.core.counting import counted
 from tunaflow_tui.screens.documents import DocumentScreen
 from tunaflow_tui.viewmodels.plans import SUBTASK_DONE, SUBTASK_FAILED, PlanSummaryView, SubtaskView
 from tunaflow_tui.widgets.inline import inline_text
@@ -145,7 +146,7 @@ class WorkflowView(Horizontal):
         meta.append(plan.phase, style=PHASE_STYLES.get(plan.phase, "bold"))
         meta.append(f" · {plan.slug} · plan #{plan.plan_id}")
         if plan.failures:
-            meta.append(f" · {plan.failures} failed review(s)", style="red")
+            meta.append(f" · {counted(plan.failures, 'failed review')}", style="red")
         if plan.pending:
             meta.append(f"\n● waiting for you: {plan.pending}", style="bold yellow")
         self.query_one("#plan-meta", Static).update(meta)

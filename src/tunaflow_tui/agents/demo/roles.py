@@ -16,6 +16,7 @@ from pathlib import Path
 
 from tunaflow_tui.agents.demo import sample
 from tunaflow_tui.agents.events import EngineEvent, TextDelta, ToolLine, ToolUse
+from tunaflow_tui.core.counting import counted
 
 Step = EngineEvent | str
 """A script step: an event, or reply text to stream."""
@@ -176,7 +177,7 @@ def reviewer(prompt: str, root: Path, fail_reviews: int, seat: str) -> Iterator[
     round_number = review_round(prompt)
     if seat == "reviewer" and round_number <= fail_reviews and not findings:
         findings.append(f"Review round {round_number}: the demo reviewer is set to fail the first "
-                        f"{fail_reviews} round(s) (demo_fail_reviews)")
+                        f"{counted(fail_reviews, 'round')} (demo_fail_reviews)")
         recommendations.append("Rework and submit again")
     # like a real reviewer, it reads the test result: failing tests fail the work; tests that could
     # not run leave the verdict conditional at best

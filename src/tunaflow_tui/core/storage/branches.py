@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tunaflow_tui.core.counting import plural
 from tunaflow_tui.core.storage.columns import now_text
 from tunaflow_tui.core.storage.models import (
     BRANCH_KINDS,
@@ -78,7 +79,7 @@ class BranchStore(StoreBase):
         """Change status, label, git_branch, worktree_path or engine_session_id; ValueError otherwise."""
         unknown = set(fields) - _UPDATABLE
         if unknown:
-            raise ValueError(f"cannot update branch field(s): {', '.join(sorted(unknown))}")
+            raise ValueError(f"cannot update branch {plural(len(unknown), 'field')}: {', '.join(sorted(unknown))}")
         if "status" in fields:
             require_choice("status", fields["status"], BRANCH_STATUSES)
         with self._db.writing() as db:
