@@ -14,7 +14,13 @@ from textual.widgets.option_list import Option
 
 from tunaflow_tui.core.counting import counted
 from tunaflow_tui.screens.documents import DocumentScreen
-from tunaflow_tui.viewmodels.plans import SUBTASK_DONE, SUBTASK_FAILED, EventView, PlanSummaryView, SubtaskView
+from tunaflow_tui.viewmodels.plans import (
+    SUBTASK_DONE,
+    SUBTASK_FAILED,
+    EventView,
+    PlanSummaryView,
+    SubtaskView,
+)
 from tunaflow_tui.widgets.inline import inline_text
 from tunaflow_tui.widgets.sidebar import PHASE_STYLES
 
