@@ -9,14 +9,14 @@ merge offer; the doom loop, a stalled Developer and a failed worktree setup are 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tunaflow_tui.controllers import plan_views
 from tunaflow_tui.core.terminal_text import neutralize
 from tunaflow_tui.core.workflow.decisions import Decision
-from tunaflow_tui.core.workflow.phases import PendingDecision, Phase
+from tunaflow_tui.core.workflow.phases import PendingDecision, Phase, PlanEventType
 from tunaflow_tui.screens.decision import dev_stalled_screen
 from tunaflow_tui.screens.doom_loop import DoomLoopScreen
 from tunaflow_tui.screens.worktree_setup import WorktreeSetupScreen
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from textual.widget import Widget
 
     from tunaflow_tui.app import TunaflowApp
-    from tunaflow_tui.core.storage.records import PlanRecord
+    from tunaflow_tui.core.storage.records import PlanEventRecord, PlanRecord
     from tunaflow_tui.runtime.runtime import WorkflowRuntime
 
 CARD_QUESTIONS = frozenset({PendingDecision.APPROVAL, PendingDecision.REVIEW, PendingDecision.REVIEW_ERROR})
@@ -57,10 +57,12 @@ Answered = Callable[["PlanRecord", str | None], None]
 """Told the plan and the user's answer to a dialog (None: left for later)."""
 
 
-def done_view(plan: PlanRecord) -> DoneView:
-    """A finished plan's merge offer."""
+def done_view(plan: PlanRecord, events: Sequence[PlanEventRecord] = ()) -> DoneView:
+    """A finished plan's merge offer, as the store says it is now (merged, worktree still there)."""
     has_tree = bool(plan.worktree_path) and Path(plan.worktree_path or "").exists()
-    return DoneView(plan.id, neutralize(plan.title), plan.git_branch, plan.base_branch, has_tree, None)
+    merges = [e for e in events if e.type == PlanEventType.MERGED]
+    merged = str(merges[-1].detail.get("kind") or "merged") if merges else None
+    return DoneView(plan.id, neutralize(plan.title), plan.git_branch, plan.base_branch, has_tree, merged)
 
 
 class CardPresenter:
@@ -91,7 +93,7 @@ class CardPresenter:
         if pending in (PendingDecision.REVIEW, PendingDecision.REVIEW_ERROR):
             return await dock.show_verdict(plan_views.verdict_view(plan))
         if plan.phase == Phase.DONE:
-            return await dock.show_done(done_view(plan))
+            return await dock.show_done(done_view(plan, self._runtime.store.list_plan_events(plan.id)))
         card = dock.card_for(plan.id)
         if card is not None and card_is_pending(card):
             if card_kind(card) == PROPOSAL:

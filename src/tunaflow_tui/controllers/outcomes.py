@@ -97,6 +97,6 @@ class OutcomeController:
         fresh = self._store.get_plan(plan_id)
         if card is None or card_kind(card) != DONE or fresh is None:
             return
-        view = done_view(fresh)
+        view = done_view(fresh, self._store.list_plan_events(plan_id))
         current = card.view
         await self._app.decision_dock.show_done(replace(view, merged=merged or current.merged))

@@ -230,6 +230,7 @@ def merge_plan(rt: WorkflowRuntime, plan_id: int) -> gitops.MergeResult:
             remove_plan_worktree(rt, plan_id)
         except gitops.GitError as exc:  # the merge itself succeeded; say so, and why the worktree stays
             rt.emit(NoticeRaised(f"Merged, but the worktree could not be removed: {exc}", "warning"))
+    rt.plan_changed(rt.get_plan(plan_id))
     return result
 
 
@@ -243,3 +244,4 @@ def remove_plan_worktree(rt: WorkflowRuntime, plan_id: int) -> None:
         gitops.remove_worktree(rt.project_dir, path, force=False)
     rt.store.update_plan(plan.id, worktree_path=None)
     rt.store.add_plan_event(plan.id, PlanEventType.WORKTREE_REMOVED, "user", {"path": str(path)})
+    rt.plan_changed(rt.get_plan(plan.id))  # its card stops offering the removal, whoever asked for it

@@ -35,3 +35,56 @@ async def test_accepting_a_review_moves_the_plans_branches_to_the_archive_at_onc
         assert sorted(_section_labels(app, "archive")) == ["Implement: word-frequency", "Review: word-frequency"]
         text = screen_text(app)
         assert "Archive 2" in text and "Branches" in text
+
+
+def _done_with_worktree(runtime, project) -> int:
+    import subprocess
+
+    from tunaflow_tui.core.workflow import Accept
+
+    plan_id = reviewed(runtime.store, [seat("reviewer", "pass"), seat("verifier", "pass")], branches=False)
+    tree = project.parent / "worktrees" / "word-frequency"
+    subprocess.run(["git", "-C", str(project), "worktree", "add", "-q", "-b", "tunaflow/word-frequency", str(tree)],
+                   check=True, capture_output=True)
+    runtime.store.update_plan(plan_id, worktree_path=str(tree), git_branch="tunaflow/word-frequency",
+                              base_branch="main")
+    runtime.service.apply(plan_id, Accept(), actor="user")
+    return plan_id
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_the_done_hint_stops_offering_to_remove_a_removed_worktree(open_app, demo_project, size) -> None:
+    app, _controller, runtime = open_app()
+    plan_id = _done_with_worktree(runtime, demo_project)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot, app)
+        text = screen_text(app)
+        assert "Plan done: m merge into the base branch · x remove the worktree" in text
+        card = app.decision_dock.card_for(plan_id)
+        card.focus()
+        await armed(pilot, app)
+        await pilot.press("x")
+        for _ in range(100):
+            if runtime.store.get_plan(plan_id).worktree_path is None and "x remove" not in screen_text(app):
+                break
+            await pilot.pause(0.05)
+        text = screen_text(app)
+        assert "remove the worktree" not in text and "x remove" not in text
+        assert "Plan done: m merge into the base branch" in text
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_a_worktree_removed_as_a_decision_leaves_the_done_hint_too(open_app, demo_project, size) -> None:
+    from tunaflow_tui.core.workflow.decisions import Decision
+
+    app, controller, runtime = open_app()
+    plan_id = _done_with_worktree(runtime, demo_project)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot, app)
+        assert "x remove the worktree" in screen_text(app)
+        controller.decisions.decide(plan_id, Decision.REMOVE_WORKTREE)  # as f2's list or the palette decide it
+        await settle(pilot, app)
+        assert runtime.store.get_plan(plan_id).worktree_path is None
+        text = screen_text(app)
+        assert "remove the worktree" not in text and "x remove" not in text
+        assert "Plan done: m merge into the base branch" in text
