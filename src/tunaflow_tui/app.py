@@ -17,7 +17,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
-from textual import on
+from textual import events, on
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -89,6 +89,10 @@ class SessionControls(Protocol):
     async def route(self, update: Any) -> None:
         """Hand a runtime update to the controller that owns it."""
         ...
+
+
+SIDEBAR_MIN_COLUMNS = 100
+"""Below this terminal width the sidebar starts hidden (ctrl+b shows it): the chat keeps its room."""
 
 
 class TunaflowApp(App[None]):
@@ -180,6 +184,7 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         self._chat_window = chat_window
         self._cursor_blink = cursor_blink
         self._keymap_overrides: dict[str, str] = dict(keymap or {})
+        self._narrow: bool | None = None  # whether the terminal was too narrow for the sidebar at the last resize
         if keymap:
             self.set_keymap(dict(keymap))
 
@@ -188,7 +193,8 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
     def compose(self) -> ComposeResult:
         self.controller.attach(self)
         # Before the widgets exist: a class change on the app later would restyle every one of them.
-        self.set_class(self.size.width < 100, "-sidebar-hidden")
+        self._narrow = self.size.width < SIDEBAR_MIN_COLUMNS
+        self.set_class(self._narrow, "-sidebar-hidden")
         yield Header()
         with Horizontal(id="body"):
             yield Vertical(id="sidebar")
@@ -209,6 +215,16 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
             )
             yield Workspace(column, id="workspace")
         yield KeyFooter(first=self.footer_first)
+
+    def on_resize(self, event: events.Resize) -> None:
+        """The sidebar gives way when the terminal gets too narrow for it, and comes back when it widens.
+
+        Only crossing the width changes it: ctrl+b's choice holds while the terminal stays on one side.
+        """
+        narrow = event.size.width < SIDEBAR_MIN_COLUMNS
+        if narrow != self._narrow:
+            self._narrow = narrow
+            self.set_class(narrow, "-sidebar-hidden")
 
     async def on_mount(self) -> None:
         self.composer.focus_input()
