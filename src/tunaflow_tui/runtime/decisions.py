@@ -194,7 +194,8 @@ async def _redesign(rt: WorkflowRuntime, plan: PlanRecord, given: DecisionInput)
     agg = pending_aggregate(plan)
     plan = _gate(rt, plan, Decision.REDESIGN, given)
     findings = list(agg.findings) if agg else []
-    return await architect_revision(rt, plan, prompts.redesign_prompt(plan, findings, given.feedback))
+    return await architect_revision(rt, plan, prompts.redesign_prompt(plan, findings, given.feedback,
+                                                                       agg.verdict if agg else None))
 
 
 async def _retry(rt: WorkflowRuntime, plan: PlanRecord, given: DecisionInput) -> PlanRecord:

@@ -25,6 +25,8 @@ _ROUND_RE = re.compile(r"review round:\s*(\d+)", re.IGNORECASE)
 _TEST_STATUS_RE = re.compile(r"^## Test result\s*\n+Status:\s*(\w+)", re.MULTILINE)
 _TEST_SUMMARY_RE = re.compile(r"^Summary:\s*(.*)$", re.MULTILINE)
 _REVISION_RE = re.compile(r"^\s*(?:revision requested|review findings)\s*:(.*)$", re.IGNORECASE | re.MULTILINE)
+_ASKED_REVISION_RE = re.compile(r"\bas revision (\d+)\b", re.IGNORECASE)
+_USER_NOTE_RE = re.compile(r"^User note:\s*(.*)$", re.MULTILINE)
 _PLAN_WORDS = ("plan", "propose", "proposal", "implement", "add ", "build", "feature", "계획", "rencana")
 
 
@@ -72,8 +74,10 @@ def architect(prompt: str) -> Iterator[Step]:
     constraints = ["- No new dependencies; reuse `textstats.core.words`.",
                    "- Keep every existing test passing."]
     if revisions:
-        number = len(revisions) + 1
-        feedback = next((text.strip() for text in reversed(revisions) if text.strip()), "")
+        asked = _ASKED_REVISION_RE.findall(prompt)  # the number the plan card will show
+        number = int(asked[-1]) if asked else len(revisions) + 1
+        notes = [note.strip() for note in _USER_NOTE_RE.findall(prompt) if note.strip()]
+        feedback = notes[-1] if notes else next((text.strip() for text in reversed(revisions) if text.strip()), "")
         feedback = " ".join(feedback.split())[:200] or "the review findings"
         intro = f"Revision {number}: this version addresses the feedback — “{feedback}”."
         constraints.append(f"- Revision {number}: {feedback}")
