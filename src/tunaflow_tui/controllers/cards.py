@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from tunaflow_tui.controllers import plan_views
 from tunaflow_tui.core.terminal_text import neutralize
 from tunaflow_tui.core.workflow.decisions import Decision
+from tunaflow_tui.core.workflow.event_text import USER_CANCELLED
 from tunaflow_tui.core.workflow.phases import PendingDecision, Phase, PlanEventType
 from tunaflow_tui.screens.decision import dev_stalled_screen
 from tunaflow_tui.screens.doom_loop import DoomLoopScreen
@@ -130,5 +131,6 @@ class CardPresenter:
                                          neutralize(str(detail.get("command") or "")),
                                          neutralize(plan.worktree_path or ""), arming=arming)
         else:
-            screen = dev_stalled_screen(neutralize(plan.title), arming=arming)
+            cancelled = (plan.pending_detail or {}).get("reason") == USER_CANCELLED
+            screen = dev_stalled_screen(neutralize(plan.title), arming=arming, cancelled=cancelled)
         self._app.push_screen(screen, answered)

@@ -13,6 +13,7 @@ from textual.reactive import reactive
 from textual.widgets import Label, Static
 
 from tunaflow_tui.core.workflow.decisions import Decision
+from tunaflow_tui.core.workflow.event_text import USER_CANCELLED
 from tunaflow_tui.core.workflow.verdicts import normalise_finding
 from tunaflow_tui.viewmodels.plans import SeatView, VerdictView
 from tunaflow_tui.widgets.decision_card import DecisionCard, DecisionRequested
@@ -76,6 +77,10 @@ class SeatBlock(Vertical):
 
     def compose(self) -> ComposeResult:
         seat = self.seat
+        if seat.error == USER_CANCELLED:
+            yield Static(f"{seat.seat} · {seat.engine} · {USER_CANCELLED} — no verdict, not a failure",
+                         classes="seat-head", markup=False)
+            return
         if seat.error:
             yield Static(f"{seat.seat} · {seat.engine} · ⚠ {REVIEW_ERROR_NOTE}", classes="seat-head", markup=False)
             yield Static(seat.error, classes="seat-error", markup=False)
