@@ -253,7 +253,7 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         return self.query_one("#decision-dock", DecisionDock)
 
     def set_status(self, text: str) -> None:
-        """Show one line of what is going on above the composer (empty hides the line)."""
+        """Show what is going on above the composer, a line per running thing (empty hides it)."""
         for line in self.query("#status-line").results(Static):
             line.update(text)
             line.display = bool(text)

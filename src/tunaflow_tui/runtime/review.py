@@ -22,7 +22,7 @@ from tunaflow_tui.core.workflow.phases import Actor, PlanEventType
 from tunaflow_tui.core.workflow.service import plain_json
 from tunaflow_tui.runtime import git_guard, prompts
 from tunaflow_tui.runtime.development import workdir
-from tunaflow_tui.runtime.events import NoticeRaised
+from tunaflow_tui.runtime.events import NoticeRaised, ProjectTestsRunning
 from tunaflow_tui.runtime.planning import record_rejections
 from tunaflow_tui.runtime.test_runs import OnStart, run_tests_for_plan
 
@@ -89,12 +89,14 @@ async def run_project_tests(
         rt.progress("No test command detected; the reviewers are told so.")
         return None
     rt.progress(f"Running the project's tests: {command.label} — environment: {environment.label}")
+    rt.emit(ProjectTestsRunning(plan.id, command.label, running=True))
     try:
         result = await run_tests_for_plan(
             rt, plan.id, command.label,
             lambda on_start: _run_in_environment(root, command, environment, rt.settings.workflow.test_timeout_s,
                                                  on_start))
     finally:
+        rt.emit(ProjectTestsRunning(plan.id, command.label, running=False))
         if before is not None:
             leftovers = await asyncio.to_thread(gitops.restore, root, before)
             if leftovers:
