@@ -127,8 +127,9 @@ def test_plan_export_has_subtasks_reviews_branches_and_timeline(tmp_path: Path) 
     assert "- Implementation: #1 tunaflow/count-words (active, git `tunaflow/count-words`" in text
     assert "- Review: none" in text
     timeline = text[text.index("## Timeline"):]
-    order = [timeline.index(word) for word in ("approved", "subtask done", "impl complete", "review finished",
-                                                "rework requested")]
+    order = [timeline.index(word) for word in ("approved revision 1", "subtask 1 done",
+                                                "the Developer reported the work complete", "review round 1: fail",
+                                                "rework requested after review round 1: Please add the test")]
     assert order == sorted(order)
     # by slug as well
     by_slug = export(str(tmp_path), "--plan", "count-words")

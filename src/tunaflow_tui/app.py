@@ -17,7 +17,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
-from textual import on
+from textual import events, on
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -96,6 +96,10 @@ class SessionControls(Protocol):
         ...
 
 
+SIDEBAR_MIN_COLUMNS = 100
+"""Below this terminal width the sidebar starts hidden (ctrl+b shows it): the chat keeps its room."""
+
+
 class TunaflowApp(App[None]):
     """The tunaflow terminal app.
 
@@ -132,7 +136,7 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         Binding("f3", "open_workflow", "Workflow", id="workflow.open",
                 tooltip="Plans, subtasks, timeline, documents and usage"),
         Binding("f4", "cancel_agent", "Cancel agent", id="agent.cancel",
-                tooltip="Stop the running agent(s); the plan keeps its phase"),
+                tooltip="Stop the running agents; the plan keeps its phase"),
     ]
 
     help_sources: ClassVar[list[tuple[str, str]]] = [
@@ -188,6 +192,7 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         self._chat_window = chat_window
         self._cursor_blink = cursor_blink
         self._keymap_overrides: dict[str, str] = dict(keymap or {})
+        self._narrow: bool | None = None  # whether the terminal was too narrow for the sidebar at the last resize
         if keymap:
             self.set_keymap(dict(keymap))
 
@@ -196,7 +201,8 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
     def compose(self) -> ComposeResult:
         self.controller.attach(self)
         # Before the widgets exist: a class change on the app later would restyle every one of them.
-        self.set_class(self.size.width < 100, "-sidebar-hidden")
+        self._narrow = self.size.width < SIDEBAR_MIN_COLUMNS
+        self.set_class(self._narrow, "-sidebar-hidden")
         yield Header()
         with Horizontal(id="body"):
             yield Vertical(id="sidebar")
@@ -217,6 +223,16 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
             )
             yield Workspace(column, id="workspace")
         yield KeyFooter(first=self.footer_first)
+
+    def on_resize(self, event: events.Resize) -> None:
+        """The sidebar gives way when the terminal gets too narrow for it, and comes back when it widens.
+
+        Only crossing the width changes it: ctrl+b's choice holds while the terminal stays on one side.
+        """
+        narrow = event.size.width < SIDEBAR_MIN_COLUMNS
+        if narrow != self._narrow:
+            self._narrow = narrow
+            self.set_class(narrow, "-sidebar-hidden")
 
     async def on_mount(self) -> None:
         self.composer.focus_input()
@@ -245,7 +261,7 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         return self.query_one("#decision-dock", DecisionDock)
 
     def set_status(self, text: str) -> None:
-        """Show one line of what is going on above the composer (empty hides the line)."""
+        """Show what is going on above the composer, a line per running thing (empty hides it)."""
         for line in self.query("#status-line").results(Static):
             line.update(text)
             line.display = bool(text)
@@ -379,7 +395,7 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
             session.workers.run_ui(session.panes.open_workflow(), "open the workflow view")
 
     def action_cancel_agent(self) -> None:
-        """Stop the running agent(s)."""
+        """Stop the running agents."""
         if (session := self._session_or_say()) is not None:
             session.project.cancel_agent()
 

@@ -82,7 +82,7 @@ COMMANDS: tuple[PaletteCommand, ...] = (
                    (_APP, "workflow.open")),
     PaletteCommand("Open plan documents", "The plan and task documents of the newest plan",
                    lambda s: s.workers.run_ui(s.panes.open_workflow(documents=True), "open the plan documents")),
-    PaletteCommand("Cancel agent", "Stop the running agent(s); the plan keeps its phase",
+    PaletteCommand("Cancel agent", "Stop the running agents; the plan keeps its phase",
                    lambda s: s.project.cancel_agent(), (_APP, "agent.cancel")),
     PaletteCommand("Open native CLI", "Continue this conversation in the engine's own CLI; come back when it exits",
                    lambda s: s.tools.open_native_cli()),

@@ -12,6 +12,8 @@ from textual.app import App
 from textual.color import Color, ColorParseError
 from textual.theme import Theme
 
+from tunaflow_tui.core.counting import plural
+
 COLOR_FIELDS = (
     "primary", "secondary", "accent", "background", "surface", "panel",
     "foreground", "warning", "error", "success",
@@ -43,7 +45,7 @@ def theme_from_mapping(data: dict[str, Any]) -> Theme:
     """Build a Theme from parsed TOML; raises ThemeFileError naming the offending field."""
     unknown = sorted(set(data) - KNOWN_FIELDS)
     if unknown:
-        raise ThemeFileError(f"unknown field(s): {', '.join(unknown)}")
+        raise ThemeFileError(f"unknown {plural(len(unknown), 'field')}: {', '.join(unknown)}")
     name = data.get("name")
     if not isinstance(name, str) or not name.strip():
         raise ThemeFileError("'name' is missing or empty")

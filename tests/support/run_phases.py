@@ -55,7 +55,7 @@ class PhaseRun:
 
 
 def script_phase(h: Harness, phase: str, **hang: Any) -> PhaseRun:
-    """Write the script that hangs in ``phase``; ``hang`` adds options to the hanging turn(s)."""
+    """Write the script that hangs in ``phase``; ``hang`` adds options to the hanging turns."""
     assert phase in PHASES, phase
 
     def hanging(turn: dict[str, Any], name: str) -> dict[str, Any]:

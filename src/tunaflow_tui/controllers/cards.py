@@ -9,7 +9,7 @@ merge offer; the doom loop, a stalled Developer and a failed worktree setup are 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -17,7 +17,8 @@ from tunaflow_tui.controllers import plan_views
 from tunaflow_tui.core.terminal_text import neutralize
 from tunaflow_tui.core.workflow import event_text as record
 from tunaflow_tui.core.workflow.decisions import Decision
-from tunaflow_tui.core.workflow.phases import PendingDecision, Phase
+from tunaflow_tui.core.workflow.event_text import USER_CANCELLED
+from tunaflow_tui.core.workflow.phases import PendingDecision, Phase, PlanEventType
 from tunaflow_tui.screens.decision import DecisionScreen, dev_stalled_screen
 from tunaflow_tui.screens.doom_loop import DoomLoopScreen
 from tunaflow_tui.screens.worktree_setup import WorktreeSetupScreen
@@ -60,7 +61,7 @@ Answered = Callable[["PlanRecord", str | None], None]
 _OVERRIDDEN = frozenset({record.ACCEPTED_OVER_FAILED, record.ACCEPTED_PARTIAL})
 
 
-def accepted_how(events: tuple[PlanEventRecord, ...]) -> str:
+def accepted_how(events: Sequence[PlanEventRecord]) -> str:
     """How a done plan was accepted when it was not over a complete pass (``accepted over a failed
     review``), the record's words without the reason; empty for a plain accept."""
     settling = [e for e in events if e.type in record.SETTLING_EVENTS]
@@ -70,10 +71,13 @@ def accepted_how(events: tuple[PlanEventRecord, ...]) -> str:
     return neutralize(record.event_text(last.type, {**dict(last.detail), "reason": ""}) or "")
 
 
-def done_view(plan: PlanRecord, events: tuple[PlanEventRecord, ...] = ()) -> DoneView:
-    """A finished plan's merge offer, saying how it was accepted when that was an override."""
+def done_view(plan: PlanRecord, events: Sequence[PlanEventRecord] = ()) -> DoneView:
+    """A finished plan's merge offer, as the store says it is now (merged, worktree still there),
+    saying how it was accepted when that was an override."""
     has_tree = bool(plan.worktree_path) and Path(plan.worktree_path or "").exists()
-    return DoneView(plan.id, neutralize(plan.title), plan.git_branch, plan.base_branch, has_tree, None,
+    merges = [e for e in events if e.type == PlanEventType.MERGED]
+    merged = str(merges[-1].detail.get("kind") or "merged") if merges else None
+    return DoneView(plan.id, neutralize(plan.title), plan.git_branch, plan.base_branch, has_tree, merged,
                     outcome=accepted_how(events))
 
 
@@ -154,5 +158,6 @@ class CardPresenter:
                                          neutralize(str(detail.get("command") or "")),
                                          neutralize(plan.worktree_path or ""), arming=arming)
         else:
-            screen = dev_stalled_screen(neutralize(plan.title), arming=arming)
+            cancelled = (plan.pending_detail or {}).get("reason") == USER_CANCELLED
+            screen = dev_stalled_screen(neutralize(plan.title), arming=arming, cancelled=cancelled)
         self._app.push_screen(screen, answered)

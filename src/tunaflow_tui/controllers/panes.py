@@ -48,7 +48,6 @@ class PaneController:
         self.branch_conversation: str | None = None
         """The conversation the branch pane shows (``branch:{id}``), if any."""
         self._branch_chat: ChatView | None = None
-        self._told_branch: set[str] = set()
 
     # ------------------------------------------------------------------ sidebar
     async def mount_sidebar(self) -> None:
@@ -112,13 +111,18 @@ class PaneController:
         if self.branch_conversation is not None and workspace.mode != "hidden":
             return
         await self.open_branch(int(conversation_id.removeprefix("branch:")), reveal=False)
-        if conversation_id not in self._told_branch and workspace.mode == "hidden":
-            self._told_branch.add(conversation_id)
-            from tunaflow_tui.keyhints import key_for
-            from tunaflow_tui.widgets.workspace import Workspace
 
-            key = key_for(self._app, Workspace, "pane.toggle", "f6")
-            self._app.notify(f"An agent is working in a branch: {key} shows it live.", timeout=6)
+    def live_hint(self, conversation_id: str) -> str:
+        """How to watch an agent working in a branch while the pane is hidden ("f6 shows it live"), else "".
+
+        It stands on the agent's status line, so it goes when the agent stops (a toast would outlive it).
+        """
+        if not conversation_id.startswith("branch:") or self._app.workspace.mode != "hidden":
+            return ""
+        from tunaflow_tui.keyhints import key_for
+        from tunaflow_tui.widgets.workspace import Workspace
+
+        return f"{key_for(self._app, Workspace, 'pane.toggle', 'f6')} shows it live"
 
     def refresh_branch_header(self) -> None:
         """The pane's header as the branch is now (its status may have changed)."""

@@ -167,14 +167,8 @@ def event_time(event: PlanEventRecord) -> str:
 
 
 def _event_text(event: PlanEventRecord) -> str:
-    detail = dict(event.detail)
-    sentence = event_text(event.type, detail)  # what an accept, an abandon or an edit was, said plainly
-    if sentence is not None:
-        return inert_line(sentence)
-    for key in ("verdict", "role", "index", "to", "reason", "status", "summary", "answer"):
-        if key in detail and detail[key] not in (None, ""):
-            return inert_line(f"{key} {detail[key]}")
-    return ""
+    """The event's sentence, the same words ``tunaflow status`` and ``tunaflow export`` use."""
+    return inert_line(event_text(event.type, dict(event.detail)))
 
 
 def plan_documents(plan: PlanRecord, project_dir: Path,

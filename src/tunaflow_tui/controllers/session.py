@@ -43,6 +43,7 @@ from tunaflow_tui.runtime.events import (
     NoticeRaised,
     PlanChanged,
     Progress,
+    ProjectTestsRunning,
     RuntimeEvent,
     ToolActivity,
 )
@@ -104,8 +105,8 @@ class ProjectSession:
         runtime = self.runtime
         self.bridge = RuntimeBridge(app)
         self.workers = Workers(app, self.bridge, self._agents_changed)
-        self.status = StatusController(app, self.notes, self.workers.agents_running)
         self.panes = PaneController(app, runtime, self.sources, self.workers)
+        self.status = StatusController(app, self.notes, self.workers.agents_running, self.panes.live_hint)
         self.conversation = ConversationController(app, runtime, self.sources, self.panes, self.workers)
         self.attention = AttentionController(app, self.panes, lambda: runtime.settings.ui)
         self.decisions = DecisionController(app, runtime, self.workers, self.attention,
@@ -115,13 +116,14 @@ class ProjectSession:
                                          offer_git_init=self._offer_git_init)
         self.tools = ToolsController(app, runtime, self.workers, self.conversation_in_focus)
         self._routes = {
-            MessageStarted: self.conversation.stream_started,
+            MessageStarted: self._stream_started,
             MessageDelta: self.conversation.stream_delta,
             ToolActivity: self.conversation.tool_used,
             MessageFinished: self._settled,
             MessageAdded: self._settled,
             NoticeRaised: self.status.notice,
             Progress: self.status.progress,
+            ProjectTestsRunning: self.status.tests_running,
             PlanChanged: self._plan_changed,
         }
         runtime.subscribe(self.bridge.observe)
@@ -167,7 +169,13 @@ class ProjectSession:
         finally:
             self.bridge.finished()
 
+    async def _stream_started(self, event: MessageStarted) -> None:
+        await self.conversation.stream_started(event)
+        self.status.agent_started(event)  # after the pane has followed it: the line knows whether it shows
+
     async def _settled(self, event: MessageFinished | MessageAdded) -> None:
+        if isinstance(event, MessageFinished):
+            self.status.agent_finished(event)
         await self.conversation.settled(event.conversation_id, event.message_id)
 
     async def _plan_changed(self, event: PlanChanged) -> None:

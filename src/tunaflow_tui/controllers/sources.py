@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from tunaflow_tui.core.storage import Store
 from tunaflow_tui.core.storage.records import MessageRecord
+from tunaflow_tui.core.terminal_text import neutralize
 from tunaflow_tui.core.turns import ToolLine, Usage
 from tunaflow_tui.viewmodels.chat import ErrorView, MessageView
 
@@ -62,6 +63,8 @@ def message_view(record: MessageRecord, tools: tuple[ToolLine, ...] = ()) -> Mes
         usage_text=usage_text(record.usage),
         tools=tools or record.tools,
         error=error_view(record),
+        stopped=neutralize((record.error_message or "").partition("\n\n")[0].strip())
+        if record.status == "interrupted" else "",
     )
 
 

@@ -1,39 +1,79 @@
-"""StatusController: the one line above the composer, and the runtime's notices as toasts.
+"""StatusController: the lines above the composer, and the runtime's notices as toasts.
 
-While agents work the line says what the runtime does now ("⟳ developer (claude) is working…");
-otherwise it keeps the project's notes ("demo engine plays every role", "not a git repository").
+While agents work there is one line per running agent — each review seat on its own — and one for
+the project's test run, each with how long it has been running ("⟳ reviewer (claude) is working… 12s").
+Before the first agent starts the line says what the runtime does now; otherwise it keeps the
+project's notes ("demo engine plays every role", "not a git repository"). What stops leaves at once:
+a hint such as "f6 shows it live" lives on its agent's line, never in a toast that outlives it.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from tunaflow_tui.core.terminal_text import neutralize
-from tunaflow_tui.runtime.events import NoticeRaised, Progress
+from tunaflow_tui.runtime.events import (
+    MessageFinished,
+    MessageStarted,
+    NoticeRaised,
+    Progress,
+    ProjectTestsRunning,
+)
 
 if TYPE_CHECKING:
     from textual.notifications import SeverityLevel
+    from textual.timer import Timer
 
     from tunaflow_tui.app import TunaflowApp
 
 SEVERITY: dict[str, SeverityLevel] = {"info": "information", "warning": "warning", "error": "error"}
 
+now: Callable[[], float] = time.monotonic
+"""The clock elapsed times are read from (tests move it by hand)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Running:
+    """Something at work now: an agent's reply or the project's tests."""
+
+    text: str
+    started: float
+    conversation_id: str | None = None
+
+
+def elapsed(seconds: float) -> str:
+    """``7s``, ``2m 05s``, ``1h 02m``: how long something has been running."""
+    whole = max(0, int(seconds))
+    if whole < 60:
+        return f"{whole}s"
+    if whole < 3600:
+        return f"{whole // 60}m {whole % 60:02d}s"
+    return f"{whole // 3600}h {whole % 3600 // 60:02d}m"
+
 
 class StatusController:
-    """Keeps the status line current and shows the runtime's notices.
+    """Keeps the status lines current and shows the runtime's notices.
 
     Args:
         app: The app.
         notes: Lines shown when no agent works.
         agents_running: Whether agent work runs now.
+        live_hint: For a conversation, how to watch it live when it is out of sight ("f6 shows it
+            live"), or "".
     """
 
-    def __init__(self, app: TunaflowApp, notes: tuple[str, ...], agents_running: Callable[[], bool]) -> None:
+    def __init__(self, app: TunaflowApp, notes: tuple[str, ...], agents_running: Callable[[], bool],
+                 live_hint: Callable[[str], str] | None = None) -> None:
         self._app = app
         self.notes = tuple(notes)
         self._agents_running = agents_running
+        self._live_hint = live_hint or (lambda _cid: "")
         self._progress = ""
+        self._running: dict[object, Running] = {}
+        self._ticker: Timer | None = None
 
     def drop_note(self, note: str) -> None:
         """Stop showing ``note`` (what it said is no longer true)."""
@@ -45,13 +85,53 @@ class StatusController:
         self._progress = neutralize(event.text)
         self.refresh()
 
+    def agent_started(self, event: MessageStarted) -> None:
+        """An agent began a reply: a line of its own, with its elapsed time."""
+        who = f"{neutralize(event.role)} ({neutralize(event.engine)})"
+        self._running[("message", event.message_id)] = Running(f"{who} is working…", now(), event.conversation_id)
+        self.refresh()
+
+    def agent_finished(self, event: MessageFinished) -> None:
+        """An agent's reply ended (done, cancelled, failed): its line goes."""
+        if self._running.pop(("message", event.message_id), None) is not None:
+            self.refresh()
+
+    def tests_running(self, event: ProjectTestsRunning) -> None:
+        """The project's tests started or ended: a line of their own while they run."""
+        key = ("tests", event.plan_id)
+        if event.running:
+            self._running[key] = Running(f"tests: {neutralize(event.command)}", now())
+        else:
+            self._running.pop(key, None)
+        self.refresh()
+
     def notice(self, event: NoticeRaised) -> None:
         """A notice from the runtime: a toast, as plain text."""
         self._app.notify(neutralize(event.text), severity=SEVERITY.get(event.level, "information"),
                          timeout=10 if event.level != "info" else 5)
 
-    def refresh(self) -> None:
-        """Bring the line in line with what runs now."""
+    def lines(self) -> list[str]:
+        """What the status shows now: one line per running thing, else the runtime's word or the notes."""
         running = self._agents_running()
-        text = f"⟳ {self._progress}" if running and self._progress else "  ·  ".join(self.notes)
-        self._app.set_status(text)
+        if not running:
+            self._running.clear()  # a reply that never reported its end must not hang on the screen
+        if self._running:
+            moment = now()
+            shown = []
+            for item in self._running.values():
+                hint = self._live_hint(item.conversation_id) if item.conversation_id else ""
+                line = f"⟳ {item.text} {elapsed(moment - item.started)}"
+                shown.append(f"{line} — {hint}" if hint else line)
+            return shown
+        if running and self._progress:
+            return [f"⟳ {self._progress}"]
+        return ["  ·  ".join(self.notes)] if self.notes else []
+
+    def refresh(self) -> None:
+        """Bring the lines in line with what runs now; while something runs they tick every second."""
+        self._app.set_status("\n".join(self.lines()))
+        if self._running and self._ticker is None:
+            self._ticker = self._app.set_interval(1.0, self.refresh, name="status elapsed time")
+        elif not self._running and self._ticker is not None:
+            self._ticker.stop()
+            self._ticker = None

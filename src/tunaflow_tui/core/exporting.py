@@ -168,24 +168,8 @@ def _bullets(items: Iterable[Any]) -> list[str]:
 
 
 def _event_summary(event: PlanEventRecord) -> str:
-    """One readable line for an event: its own sentence, or its type and the details a reader cares about."""
-    detail = event.detail
-    sentence = event_text(event.type, detail)
-    if sentence is not None:
-        return _one_line(sentence, 600)
-    parts: list[str] = []
-    for key, value in detail.items():
-        if key in ("aggregate", "excerpt") or isinstance(value, Mapping):
-            continue
-        if isinstance(value, list | tuple):
-            if not value:
-                continue
-            value = ", ".join(str(v) for v in value)
-        if value is None or value == "":
-            continue
-        parts.append(f"{key}: {_one_line(str(value), 120)}")
-    text = event.type.replace("_", " ")
-    return f"{text} ({'; '.join(parts)})" if parts else text
+    """One readable line for an event: its sentence, as the timeline and ``tunaflow status`` say it."""
+    return _one_line(event_text(event.type, event.detail), 600)
 
 
 def _scores_line(scores: Mapping[str, Any]) -> str:

@@ -28,6 +28,7 @@ from tunaflow_tui.core.processes import ProcessIdentity
 from tunaflow_tui.core.storage import Store
 from tunaflow_tui.core.storage.records import MessageRecord
 from tunaflow_tui.core.turns import ToolLine, Usage
+from tunaflow_tui.core.workflow.event_text import USER_CANCELLED
 from tunaflow_tui.runtime.events import (
     MessageDelta,
     MessageFinished,
@@ -58,6 +59,11 @@ class TurnResult:
         """True when the engine finished the turn without error."""
         return self.error is None
 
+    @property
+    def cancelled_by_user(self) -> bool:
+        """True when the user stopped the turn (f4, "Cancel agent"): not an error of the agent."""
+        return self.message.status == "interrupted" and self.message.error_message == USER_CANCELLED
+
 
 class TurnRunner:
     """Runs turns and keeps track of the running ones so they can be cancelled."""
@@ -67,6 +73,7 @@ class TurnRunner:
         self._emit = emit
         self._running: dict[int, tuple[str, Turn]] = {}  # message id -> (conversation, turn)
         self.stop_reason: str | None = None
+        self._cancel_reasons: dict[int, str] = {}  # message id -> why it was cancelled (e.g. "cancelled by you")
         """Why every running turn is being stopped (set before cancelling them, e.g. ``stopped by SIGTERM``)."""
 
     @property
@@ -74,10 +81,15 @@ class TurnRunner:
         """Conversations with a turn in progress."""
         return tuple(dict.fromkeys(cid for cid, _turn in self._running.values()))
 
-    async def cancel(self, conversation_id: str | None = None) -> int:
-        """Cancel the turns in ``conversation_id`` (or every running turn); returns how many."""
-        targets = [t for cid, t in list(self._running.values()) if conversation_id in (None, cid)]
-        for turn in targets:
+    async def cancel(self, conversation_id: str | None = None, *, reason: str | None = None) -> int:
+        """Cancel the turns in ``conversation_id`` (or every running turn); returns how many.
+
+        ``reason`` is what the interrupted replies record (e.g. "cancelled by you").
+        """
+        targets = [(mid, t) for mid, (cid, t) in list(self._running.items()) if conversation_id in (None, cid)]
+        for message_id, turn in targets:
+            if reason:
+                self._cancel_reasons[message_id] = reason
             await turn.cancel()
         return len(targets)
 
@@ -226,7 +238,10 @@ class TurnRunner:
                 message.id, content=content, status="done", usage=usage, native_session_id=session_id, tools=tools
             )
         content = streamed or error.partial_text
-        detail = self.stop_reason if error.kind == ErrorKind.CANCELLED and self.stop_reason else error.message
+        cancelled_because = self._cancel_reasons.pop(message.id, None)
+        detail = error.message
+        if error.kind == ErrorKind.CANCELLED:
+            detail = self.stop_reason or cancelled_because or detail
         if error.stderr_tail:
             detail = f"{detail}\n\n{error.stderr_tail}"
         status = "interrupted" if error.kind == ErrorKind.CANCELLED else "error"

@@ -108,9 +108,13 @@ async def finish_done(rt: WorkflowRuntime, plan: PlanRecord, agg: AggregateVerdi
             rt.store.add_plan_event(plan.id, PlanEventType.COMMIT_FAILED, "system", {"error": str(exc)[:2000]})
             rt.emit(NoticeRaised(f"Could not commit the result document (it stays in the worktree): {exc}",
                                  "warning"))
+    archived = False
     for branch_id in (plan.impl_branch_id, plan.review_branch_id):
         if branch_id is not None:
             rt.store.update_branch(branch_id, status="archived")
+            archived = True
+    if archived:  # the sidebar moves the branches to the archive now, not at the next start
+        rt.plan_changed(rt.get_plan(plan.id))
     if plan.git_branch:
         rt.progress(f"Plan {plan.id} is done. Merge {plan.git_branch} into {plan.base_branch} when you are ready.")
     else:
@@ -190,7 +194,8 @@ async def _redesign(rt: WorkflowRuntime, plan: PlanRecord, given: DecisionInput)
     agg = pending_aggregate(plan)
     plan = _gate(rt, plan, Decision.REDESIGN, given)
     findings = list(agg.findings) if agg else []
-    return await architect_revision(rt, plan, prompts.redesign_prompt(plan, findings, given.feedback))
+    return await architect_revision(rt, plan, prompts.redesign_prompt(plan, findings, given.feedback,
+                                                                       agg.verdict if agg else None))
 
 
 async def _retry(rt: WorkflowRuntime, plan: PlanRecord, given: DecisionInput) -> PlanRecord:

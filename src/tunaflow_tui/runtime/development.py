@@ -15,6 +15,7 @@ from tunaflow_tui.core.markers import SubtaskDone as SubtaskDoneMarker
 from tunaflow_tui.core.plandocs import PlanDocument, PlanSubtask, plan_path, task_path, write_plan_docs
 from tunaflow_tui.core.storage.records import PlanRecord
 from tunaflow_tui.core.workflow import DevStalled, ImplementationReported
+from tunaflow_tui.core.workflow.event_text import USER_CANCELLED
 from tunaflow_tui.core.workflow.phases import Actor, Phase, PlanEventType
 from tunaflow_tui.runtime import git_guard, prompts, worktree_prep
 from tunaflow_tui.runtime.events import NoticeRaised
@@ -170,9 +171,10 @@ async def run_developer(
         if guard is not None:
             await git_guard.after_turn(rt, plan, guard, actor=git_guard.DEVELOPER)
         return rt.apply(plan.id, DevStalled(reason=reason[:500]), Actor.SYSTEM)
+    cancelled = result.cancelled_by_user
     rt.store.add_plan_event(
-        plan.id, PlanEventType.AGENT_FINISHED, "system",
-        {**step, "status": result.message.status, "message_id": result.message.id},
+        plan.id, PlanEventType.AGENT_FINISHED, "user" if cancelled else "system",
+        {**step, "status": "cancelled" if cancelled else result.message.status, "message_id": result.message.id},
     )
     record_rejections(rt, result.parse, "developer", plan.id)
     tick(result.parse)  # the whole reply: markers the stream did not report (e.g. from a final message)
@@ -189,6 +191,8 @@ async def run_developer(
                                  "warning"))
     if integrity.needs_decision:
         return rt.apply(plan.id, DevStalled(reason=f"git: {integrity.reason}"[:1000]), Actor.SYSTEM)
+    if cancelled:  # the user stopped it: not an error; they decide how it goes on
+        return rt.apply(plan.id, DevStalled(reason=USER_CANCELLED), Actor.SYSTEM)
     if not result.ok:
         reason = f"the Developer's turn ended with an error: {result.message.error_message or result.message.status}"
         return rt.apply(plan.id, DevStalled(reason=reason[:500]), Actor.SYSTEM)
@@ -230,6 +234,7 @@ def merge_plan(rt: WorkflowRuntime, plan_id: int) -> gitops.MergeResult:
             remove_plan_worktree(rt, plan_id)
         except gitops.GitError as exc:  # the merge itself succeeded; say so, and why the worktree stays
             rt.emit(NoticeRaised(f"Merged, but the worktree could not be removed: {exc}", "warning"))
+    rt.plan_changed(rt.get_plan(plan_id))
     return result
 
 
@@ -243,3 +248,4 @@ def remove_plan_worktree(rt: WorkflowRuntime, plan_id: int) -> None:
         gitops.remove_worktree(rt.project_dir, path, force=False)
     rt.store.update_plan(plan.id, worktree_path=None)
     rt.store.add_plan_event(plan.id, PlanEventType.WORKTREE_REMOVED, "user", {"path": str(path)})
+    rt.plan_changed(rt.get_plan(plan.id))  # its card stops offering the removal, whoever asked for it

@@ -84,7 +84,17 @@ class Progress:
     text: str
 
 
+@dataclass(frozen=True, slots=True)
+class ProjectTestsRunning:
+    """The project's tests started (``running``) or ended for a plan, before its reviewers read the work."""
+
+    plan_id: int
+    command: str
+    running: bool
+
+
 RuntimeEvent = (
-    MessageStarted | MessageDelta | ToolActivity | NoticeRaised | MessageFinished | MessageAdded | PlanChanged | Progress
+    MessageStarted | MessageDelta | ToolActivity | NoticeRaised | MessageFinished | MessageAdded | PlanChanged
+    | Progress | ProjectTestsRunning
 )
 Observer = Callable[[RuntimeEvent], None]

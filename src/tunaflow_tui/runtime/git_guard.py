@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tunaflow_tui.core import gitops
+from tunaflow_tui.core.counting import plural
 from tunaflow_tui.core.gitops import refguard
 from tunaflow_tui.core.gitops.hooks import HookBaseline, hook_fingerprint, hooks_dir, trusted_hooks
 from tunaflow_tui.core.storage.gitexclude import EXCLUDE_PATTERN
@@ -117,7 +118,7 @@ def report_skipped_hooks(rt: WorkflowRuntime, plan: PlanRecord, skipped: tuple[s
     rt.store.add_plan_event(plan.id, HOOKS_SKIPPED_EVENT, "system",
                             {"hooks": list(skipped), "for": what[:200], "summary": f"not run: {', '.join(skipped)}"})
     rt.emit(NoticeRaised(
-        f"tunaflow did not run the hook(s) {', '.join(skipped)}: they appeared or changed after the plan was "
+        f"tunaflow did not run the {plural(len(skipped), 'hook')} {', '.join(skipped)}: they appeared or changed after the plan was "
         "approved.", "warning"))
 
 

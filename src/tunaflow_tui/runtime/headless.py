@@ -15,6 +15,7 @@ import sys
 from dataclasses import dataclass
 from typing import TextIO
 
+from tunaflow_tui.core.counting import counted
 from tunaflow_tui.core.gitops import GitError
 from tunaflow_tui.core.storage.records import PlanRecord
 from tunaflow_tui.core.terminal_text import neutralize
@@ -262,7 +263,7 @@ def _decision_for(plan: PlanRecord, way: WayOn, policy: GatePolicy,
 
 
 def _done(rt: WorkflowRuntime, plan: PlanRecord, policy: GatePolicy, out: TextIO) -> int:
-    say(f"Plan {plan.id} “{plan.title}” is done after {plan.review_round} review round(s).", out)
+    say(f"Plan {plan.id} “{plan.title}” is done after {counted(plan.review_round, 'review round')}.", out)
     if policy.merge and plan.git_branch:
         try:
             result = rt.merge(plan.id)

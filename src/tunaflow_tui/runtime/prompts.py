@@ -41,22 +41,41 @@ def plan_brief(plan: PlanRecord) -> str:
     return "\n".join(lines).strip()
 
 
+def next_revision(plan: PlanRecord) -> int:
+    """The revision number the Architect is asked for, as its card will show it (the first proposal is 1)."""
+    return plan.revision + 1
+
+
 def revision_prompt(plan: PlanRecord, feedback: str) -> str:
     """Ask the Architect to re-propose the plan after the user's feedback."""
     return (
         f"Revision requested: {feedback.strip() or '(no details given)'}\n\n"
-        f"Revise the plan below (revision {plan.revision}) and propose it again in full, "
+        f"Revise the plan below and propose it again in full as revision {next_revision(plan)}, "
         "inside the plan-proposal markers.\n\n" + plan_brief(plan)
     )
 
 
-def redesign_prompt(plan: PlanRecord, findings: Sequence[str], feedback: str = "") -> str:
-    """Send the review findings back to the Architect for a redesign (a plan revision)."""
-    lines = ["Revision requested: the implementation failed review; redesign the plan.", ""]
+_REDESIGN_REASONS = {
+    "fail": "the implementation failed review",
+    "conditional": "the review passed the implementation only with conditions",
+    "pass": "the implementation passed review, and a different design is wanted all the same",
+}
+
+
+def redesign_prompt(plan: PlanRecord, findings: Sequence[str], feedback: str = "", verdict: str | None = None) -> str:
+    """Send the review's verdict and findings back to the Architect for a redesign (a plan revision).
+
+    ``verdict`` is the review's the redesign was chosen on: a redesign after a pass never tells the
+    Architect the work failed.
+    """
+    why = _REDESIGN_REASONS.get(verdict or "", "a different design is wanted")
+    lines = [f"Revision requested: {why}; redesign the plan.", ""]
     if feedback.strip():
         lines += [f"User note: {feedback.strip()}", ""]
-    lines += ["Review findings:", *[f"- {f}" for f in findings or ["(no findings recorded)"]], ""]
-    lines += ["Propose the revised plan in full, inside the plan-proposal markers.", "", plan_brief(plan)]
+    empty = "(none: the review passed)" if verdict == "pass" else "(no findings recorded)"
+    lines += ["Review findings:", *[f"- {f}" for f in findings or [empty]], ""]
+    lines += [f"Propose the redesigned plan in full as revision {next_revision(plan)}, inside the plan-proposal "
+              "markers.", "", plan_brief(plan)]
     return "\n".join(lines)
 
 

@@ -137,7 +137,8 @@ async def resume_plan(rt: WorkflowRuntime, plan_id: int, *, how: str = "resume")
     if plan.phase in (Phase.DRAFTING, Phase.CHAT):
         feedback, redesign = _last_feedback(rt, plan.id)
         agg, _round = _last_review(rt, plan.id)
-        prompt = (prompts.redesign_prompt(plan, list(agg.findings) if agg else [], feedback) if redesign
+        prompt = (prompts.redesign_prompt(plan, list(agg.findings) if agg else [], feedback,
+                                          agg.verdict if agg else None) if redesign
                   else prompts.revision_prompt(plan, feedback))
         return await decisions.architect_revision(rt, plan, prompt)
     return plan

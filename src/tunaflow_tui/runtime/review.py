@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tunaflow_tui.core import gitops
+from tunaflow_tui.core.counting import counted
 from tunaflow_tui.core.folderguard import FolderSnapshot, FolderTooLargeError, restore_folder, snapshot_folder
 from tunaflow_tui.core.gitops.worktree_include import committed_private_paths
 from tunaflow_tui.core.markers import ReviewVerdict
@@ -21,7 +22,7 @@ from tunaflow_tui.core.workflow.phases import Actor, PlanEventType
 from tunaflow_tui.core.workflow.service import plain_json
 from tunaflow_tui.runtime import git_guard, prompts
 from tunaflow_tui.runtime.development import workdir
-from tunaflow_tui.runtime.events import NoticeRaised
+from tunaflow_tui.runtime.events import NoticeRaised, ProjectTestsRunning
 from tunaflow_tui.runtime.planning import record_rejections
 from tunaflow_tui.runtime.test_runs import OnStart, run_tests_for_plan
 
@@ -88,12 +89,14 @@ async def run_project_tests(
         rt.progress("No test command detected; the reviewers are told so.")
         return None
     rt.progress(f"Running the project's tests: {command.label} — environment: {environment.label}")
+    rt.emit(ProjectTestsRunning(plan.id, command.label, running=True))
     try:
         result = await run_tests_for_plan(
             rt, plan.id, command.label,
             lambda on_start: _run_in_environment(root, command, environment, rt.settings.workflow.test_timeout_s,
                                                  on_start))
     finally:
+        rt.emit(ProjectTestsRunning(plan.id, command.label, running=False))
         if before is not None:
             leftovers = await asyncio.to_thread(gitops.restore, root, before)
             if leftovers:
@@ -128,7 +131,7 @@ def _check_private_files(rt: WorkflowRuntime, plan: PlanRecord, root: Path) -> N
     if leaked:
         rt.store.add_plan_event(plan.id, PlanEventType.PRIVATE_FILES_COMMITTED, "system", {"paths": leaked[:50]})
         rt.emit(NoticeRaised(
-            f"The Developer committed {len(leaked)} file(s) copied by .worktreeinclude on {plan.git_branch}: "
+            f"The Developer committed {counted(len(leaked), 'file')} copied by .worktreeinclude on {plan.git_branch}: "
             f"{', '.join(leaked[:5])}. tunaflow keeps them out of the branch's files, but they stay in its "
             "history: rewrite it before you push the branch.", "error"))
 
@@ -332,7 +335,7 @@ async def _review_round(
         rt.store.add_plan_event(plan.id, PlanEventType.REVIEWER_MODIFIED_CODE, "system",
                                 {"paths": modified, "round": round_no, "reverted": True})
         rt.emit(NoticeRaised(
-            f"A reviewer modified {len(modified)} file(s); the changes were reverted: "
+            f"A reviewer modified {counted(len(modified), 'file')}; the changes were reverted: "
             + ", ".join(modified[:5]), "warning"))
     if report.needs_decision:
         void = f"the review round is void: {report.reason}"

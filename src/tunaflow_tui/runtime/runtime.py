@@ -24,6 +24,7 @@ from tunaflow_tui.core.storage import Store
 from tunaflow_tui.core.storage.branches import Adoption
 from tunaflow_tui.core.storage.records import BranchRecord, MessageRecord, PlanRecord
 from tunaflow_tui.core.workflow.decisions import Decision
+from tunaflow_tui.core.workflow.event_text import USER_CANCELLED
 from tunaflow_tui.core.workflow.phases import Actor, PlanEventType
 from tunaflow_tui.core.workflow.service import WaitingDecision, WorkflowService
 from tunaflow_tui.core.workflow.ways import WayOn
@@ -411,8 +412,8 @@ class WorkflowRuntime:
         return frozenset(busy)
 
     async def cancel(self, conversation_id: str | None = None) -> int:
-        """Stop the running agent(s); the plan keeps its phase and offers resume or retry."""
-        return await self.runner.cancel(conversation_id)
+        """Stop the running agents (the user asked): their replies and steps record "cancelled by you"."""
+        return await self.runner.cancel(conversation_id, reason=USER_CANCELLED)
 
     async def start_review(self, plan_id: int) -> PlanRecord:
         """Run a review round now (used when automatic review is off)."""

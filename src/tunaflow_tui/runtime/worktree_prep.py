@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from tunaflow_tui.core.counting import counted
 from tunaflow_tui.core.gitops.worktree_include import INCLUDE_FILE, IncludeResult, copy_included
 from tunaflow_tui.core.storage.records import PlanRecord
 from tunaflow_tui.core.workflow import SetupFailed
@@ -115,7 +116,7 @@ async def ensure_ready(rt: WorkflowRuntime, plan: PlanRecord) -> PlanRecord | No
             "copied": list(included.copied[:200]), "skipped": [list(s) for s in included.skipped[:50]],
         })
         if included.copied:
-            rt.progress(f"Copied {len(included.copied)} file(s) named in {INCLUDE_FILE} into the worktree.")
+            rt.progress(f"Copied {counted(len(included.copied), 'file')} named in {INCLUDE_FILE} into the worktree.")
     setup = await _run_setup(rt, plan, root) if rt.settings.workflow.worktree_setup else None
     _tell_branch(rt, plan, _message(included, setup))
     if setup is not None and not setup.ok:

@@ -177,11 +177,13 @@ class DevStalledScreen(DecisionScreen):
     ]
 
 
-def dev_stalled_screen(plan_title: str, *, arming: float = 0.0) -> DecisionScreen:
-    """The question asked when the Developer stopped without saying it finished."""
+def dev_stalled_screen(plan_title: str, *, arming: float = 0.0, cancelled: bool = False) -> DecisionScreen:
+    """The question asked when the Developer stopped without saying it finished (``cancelled``: the user stopped it)."""
+    why = (f"You cancelled the Developer working on “{plan_title}”." if cancelled
+           else f"The Developer stopped working on “{plan_title}” without saying it finished.")
     return DevStalledScreen(
         "The Developer stopped",
-        f"The Developer stopped working on “{plan_title}” without saying it finished.\n"
+        f"{why}\n"
         "Continue asks it to carry on; mark complete starts the review; abandon ends the plan.",
         DEV_STALLED_CHOICES,
         arming=arming,

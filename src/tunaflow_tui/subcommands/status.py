@@ -15,7 +15,7 @@ from tunaflow_tui.core.storage import StorageError, Store
 from tunaflow_tui.core.storage.records import PlanRecord
 from tunaflow_tui.core.storage.store import database_path
 from tunaflow_tui.core.terminal_text import neutralize
-from tunaflow_tui.core.workflow.event_text import plan_outcome
+from tunaflow_tui.core.workflow.event_text import event_text, plan_outcome
 from tunaflow_tui.core.workflow.phases import Phase, Waiting
 from tunaflow_tui.core.workflow.service import WaitingDecision, WorkflowService, plain_json
 from tunaflow_tui.subcommands.branch_json import branch_line, branch_tree_json, link_json
@@ -52,7 +52,9 @@ def _plan_json(plan: PlanRecord, service: WorkflowService) -> dict[str, Any]:
     if plan.pending_decision is not None:
         pending = {"kind": plan.pending_decision, "held": held, "detail": plain_json(plan.pending_detail)}
     way = service.way_on(plan.id)
-    outcome = plan_outcome(service.events(plan.id))
+    events = service.events(plan.id)
+    outcome = plan_outcome(events)
+    last = events[-1] if events else None
     return {
         "id": plan.id,
         "title": plan.title,
@@ -72,6 +74,8 @@ def _plan_json(plan: PlanRecord, service: WorkflowService) -> dict[str, Any]:
         },
         "outcome": None if outcome is None else {"kind": outcome.kind, "text": outcome.text,
                                                  "reason": outcome.reason},
+        "last_event": None if last is None else {"type": last.type, "actor": last.actor,
+                                                 "text": event_text(last.type, last.detail)},
         "implementation_branch_id": plan.impl_branch_id,
         "review_branch_id": plan.review_branch_id,
     }
@@ -142,6 +146,8 @@ def render_text(document: dict[str, Any]) -> str:
             lines.append(f"       {_clip(waiting['summary'], 120)}")
         if plan["outcome"] is not None:
             lines.append(f"       outcome: {_clip(plan['outcome']['text'], 160)}")
+        elif plan["last_event"] is not None:
+            lines.append(f"       last: {_clip(plan['last_event']['text'], 160)}")
         for sub in plan["subtasks"]:
             tick = _TICK.get(sub["status"], "[ ]")
             lines.append(f"       {tick} {sub['index']}. {_clip(sub['title'], 70)}")

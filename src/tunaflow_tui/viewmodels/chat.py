@@ -51,6 +51,8 @@ class MessageView:
     tools: tuple[ToolLine, ...] = ()
     """The tools the agent used during the turn, in order."""
     error: ErrorView | None = None
+    stopped: str = ""
+    """Why an interrupted reply stopped ("cancelled by you", "stopped by SIGTERM"); empty when not known."""
 
 
 class MessageSource(Protocol):

@@ -400,7 +400,8 @@ class MessageBlock(Vertical, can_focus=True):
                        classes="message-truncated")
             )
         if view.status == "interrupted":
-            widgets.append(Static("⚠ interrupted: the answer above is partial", classes="message-interrupted"))
+            widgets.append(Static(f"⚠ {view.stopped or 'interrupted'}: the answer above is partial",
+                                  classes="message-interrupted", markup=False))
         if view.error is not None:
             error = view.error
             card_children: list[Widget] = [

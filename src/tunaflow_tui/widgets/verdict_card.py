@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import ClassVar
 
+from rich.table import Table
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -12,8 +13,11 @@ from textual.reactive import reactive
 from textual.widgets import Label, Static
 
 from tunaflow_tui.core.workflow.decisions import Decision
+from tunaflow_tui.core.workflow.event_text import USER_CANCELLED
+from tunaflow_tui.core.workflow.verdicts import normalise_finding
 from tunaflow_tui.viewmodels.plans import SeatView, VerdictView
 from tunaflow_tui.widgets.decision_card import DecisionCard, DecisionRequested
+from tunaflow_tui.widgets.inline import inline_text
 
 DECIDE = Binding.Group("Decide")
 
@@ -56,8 +60,20 @@ def verdict_label(verdict: str | None) -> tuple[str, str]:
     return VERDICT_LABELS.get(verdict.lower(), (verdict.upper(), "-none"))
 
 
-def _bullets(items: tuple[str, ...]) -> str:
-    return "\n".join(f"• {item}" for item in items)
+def _listed(marker: str, items: tuple[str, ...], seats: tuple[tuple[str, tuple[str, ...]], ...] = ()) -> Table:
+    """Each item once, Markdown code spans shown without backticks, wrapped lines under the text; when
+    only some of the answering seats raised an item, their names follow it (dim)."""
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(justify="right", no_wrap=True)
+    grid.add_column(ratio=1)
+    said = [(name, {normalise_finding(item) for item in own}) for name, own in seats]
+    for item in items:
+        text = inline_text(item)
+        raised = [name for name, keys in said if normalise_finding(item) in keys]
+        if len(said) > 1 and 0 < len(raised) < len(said):
+            text.append(f" — {', '.join(raised)}", style="dim")
+        grid.add_row(marker, text)
+    return grid
 
 
 class SeatBlock(Vertical):
@@ -70,12 +86,18 @@ class SeatBlock(Vertical):
     SeatBlock .seat-error { color: $text-warning; }
     """
 
-    def __init__(self, seat: SeatView) -> None:
+    def __init__(self, seat: SeatView, *, listed: frozenset[str] = frozenset()) -> None:
         super().__init__(classes="-error" if seat.error else "")
         self.seat = seat
+        self.listed = listed
+        """Findings and recommendations the card lists already (compared normalised): not repeated here."""
 
     def compose(self) -> ComposeResult:
         seat = self.seat
+        if seat.error == USER_CANCELLED:
+            yield Static(f"{seat.seat} · {seat.engine} · {USER_CANCELLED} — no verdict, not a failure",
+                         classes="seat-head", markup=False)
+            return
         if seat.error:
             yield Static(f"{seat.seat} · {seat.engine} · ⚠ {REVIEW_ERROR_NOTE}", classes="seat-head", markup=False)
             yield Static(seat.error, classes="seat-error", markup=False)
@@ -84,10 +106,12 @@ class SeatBlock(Vertical):
         yield Static(f"{seat.seat} · {seat.engine} · {text}", classes="seat-head", markup=False)
         if seat.scores:
             yield Static("  ".join(f"{name} {value}" for name, value in seat.scores), markup=False)
-        if seat.findings:
-            yield Static(_bullets(seat.findings), classes="seat-findings", markup=False)
-        if seat.recommendations:
-            yield Static("\n".join(f"→ {r}" for r in seat.recommendations), markup=False)
+        findings = tuple(f for f in seat.findings if normalise_finding(f) not in self.listed)
+        if findings:
+            yield Static(_listed("•", findings), classes="seat-findings")
+        recommendations = tuple(r for r in seat.recommendations if normalise_finding(r) not in self.listed)
+        if recommendations:
+            yield Static(_listed("→", recommendations))
 
 
 class ReviewVerdictCard(DecisionCard, Vertical, can_focus=True):
@@ -117,7 +141,7 @@ class ReviewVerdictCard(DecisionCard, Vertical, can_focus=True):
   you to confirm first, and the record says so.
 - **w** rework: the findings go to the Developer.
 - **d** redesign: the findings go back to the Architect.
-- **t** retry the seat(s) that produced a review error.
+- **t** retry the seats that produced a review error.
 - **h** hold: decide later (f2 brings it back).
 - **x** abandon the plan (asks you to confirm).
 """
@@ -209,14 +233,17 @@ class ReviewVerdictCard(DecisionCard, Vertical, can_focus=True):
                 "\n".join(f"{name:<14} {mean:4.1f} ± {spread:.1f}" for name, mean, spread in view.scores),
                 markup=False,
             )
+        answered = tuple(seat for seat in view.seats if not seat.error)
         if view.findings:
             yield Label("Findings", classes="heading")
-            yield Static(_bullets(view.findings), classes="findings", markup=False)
+            yield Static(_listed("•", view.findings, tuple((s.seat, s.findings) for s in answered)),
+                         classes="findings")
         if view.recommendations:
             yield Label("Recommendations", classes="heading")
-            yield Static(_bullets(view.recommendations), markup=False)
+            yield Static(_listed("→", view.recommendations, tuple((s.seat, s.recommendations) for s in answered)))
+        listed = frozenset(normalise_finding(item) for item in (*view.findings, *view.recommendations))
         for seat in view.seats:
-            yield SeatBlock(seat)
+            yield SeatBlock(seat, listed=listed)
         if view.decision is None:
             yield Static(self.key_content(), classes="keys")
         else:

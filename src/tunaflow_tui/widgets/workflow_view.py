@@ -12,8 +12,15 @@ from textual.message import Message
 from textual.widgets import Label, OptionList, Static
 from textual.widgets.option_list import Option
 
+from tunaflow_tui.core.counting import counted
 from tunaflow_tui.screens.documents import DocumentScreen
-from tunaflow_tui.viewmodels.plans import SUBTASK_DONE, SUBTASK_FAILED, PlanSummaryView, SubtaskView
+from tunaflow_tui.viewmodels.plans import (
+    SUBTASK_DONE,
+    SUBTASK_FAILED,
+    EventView,
+    PlanSummaryView,
+    SubtaskView,
+)
 from tunaflow_tui.widgets.inline import inline_text
 from tunaflow_tui.widgets.sidebar import PHASE_STYLES
 
@@ -33,6 +40,17 @@ def subtask_table(tasks: tuple[SubtaskView, ...]) -> Table:
         if task.status == SUBTASK_DONE:
             title.stylize("dim")
         grid.add_row(Text(glyph, style=style), f"{task.index:>2}.", title)
+    return grid
+
+
+def timeline_table(events: tuple[EventView, ...]) -> Table:
+    """``time  actor  sentence`` rows; a long sentence wraps under itself, never under the time."""
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(no_wrap=True, style="dim")
+    grid.add_column(no_wrap=True, style="dim")
+    grid.add_column(ratio=1)
+    for event in events:
+        grid.add_row(event.time, event.actor, Text(event.text or event.type.replace("_", " ")))
     return grid
 
 
@@ -145,17 +163,14 @@ class WorkflowView(Horizontal):
         meta.append(plan.phase, style=PHASE_STYLES.get(plan.phase, "bold"))
         meta.append(f" · {plan.slug} · plan #{plan.plan_id}")
         if plan.failures:
-            meta.append(f" · {plan.failures} failed review(s)", style="red")
+            meta.append(f" · {counted(plan.failures, 'failed review')}", style="red")
         if plan.pending:
             meta.append(f"\n● waiting for you: {plan.pending}", style="bold yellow")
         self.query_one("#plan-meta", Static).update(meta)
         subtasks = subtask_table(plan.subtasks) if plan.subtasks else Text(
             "one piece of work (no subtasks)", style="dim italic")
         self.query_one("#subtasks", Static).update(subtasks)
-        events = Text("\n").join(
-            Text.assemble((e.time, "dim"), "  ", (f"{e.type:<18}", "bold"), f" {e.actor:<6} ", e.text)
-            for e in plan.events
-        ) if plan.events else Text("no events yet", style="dim italic")
+        events = timeline_table(plan.events) if plan.events else Text("no events yet", style="dim italic")
         self.query_one("#events", Static).update(events)
         if plan.documents:
             documents.add_options([Option(Text(name), id=str(i)) for i, (name, _) in enumerate(plan.documents)])

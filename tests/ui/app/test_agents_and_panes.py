@@ -132,7 +132,7 @@ async def test_workflow_view_lists_the_plan_with_ticked_subtasks(open_app) -> No
         await pilot.press("f3")
         await pilot.pause()
         text = screen_text(app)
-        assert "review" in text and "✓  1." in text and "review_finished" in text
+        assert "review" in text and "✓  1." in text and "review round 1: pass" in text
         documents = app.screen.query_one("#documents")
         names = [str(documents.get_option_at_index(i).prompt) for i in range(documents.option_count)]
         assert "add-a-word-frequency-report-to-textstats.md" in names

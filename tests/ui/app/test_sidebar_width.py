@@ -37,3 +37,24 @@ async def test_a_wide_terminal_shows_more_of_each_label(open_app) -> None:
         await pilot.resize_terminal(240, 30)
         await pilot.pause()
         assert "Try sqlite FTS5 with trigrams" in screen_text(app)
+
+
+async def test_the_sidebar_gives_way_when_the_window_narrows_and_comes_back(open_app) -> None:
+    app, _controller, _runtime = open_app()
+    async with app.run_test(size=(140, 40)) as pilot:
+        await pilot.pause()
+        slot = app.query_one("#sidebar")
+        assert slot.display and slot.region.width == 28
+        await pilot.resize_terminal(80, 24)
+        await pilot.pause()
+        assert slot.region.width == 0 and "Conversations" not in screen_text(app)
+        assert app.chat_view.region.width == 80
+        await pilot.press("ctrl+b")  # asked for on a narrow terminal: it stays while the width does not cross
+        await pilot.pause()
+        assert slot.region.width == 28
+        await pilot.resize_terminal(90, 24)
+        await pilot.pause()
+        assert slot.region.width == 28
+        await pilot.resize_terminal(120, 40)
+        await pilot.pause()
+        assert slot.region.width == 28 and "Conversations" in screen_text(app)

@@ -180,7 +180,7 @@ async def test_doom_loop_modal(store: Store, plan: PlanRecord) -> None:
 async def test_workflow_view_and_its_documents(store: Store, plan: PlanRecord, tmp_path: Path) -> None:
     app = Host(WorkflowView((plan_views.plan_summary(store, plan, tmp_path),)))
     async with app.run_test(size=(160, 40)) as pilot:
-        assert_inert(app, TITLE, SUBTASK, f"summary {TEST_SUMMARY}", "add-rate-limiting-notes.md")
+        assert_inert(app, TITLE, SUBTASK, f"the tests ran: {TEST_SUMMARY}", "add-rate-limiting-notes.md")
         app.query_one("#documents", OptionList).focus()
         await pilot.press("enter")
         await pilot.pause()

@@ -142,6 +142,27 @@ async def test_reviewer_modified_warning_lists_reverted_paths() -> None:
         assert "FAIL" in text
 
 
+SPLITS = "`words()` splits on `-`"
+MARKDOWN = VerdictView(
+    plan_id=7, round_no=1, verdict="fail",
+    seats=(SeatView("Reviewer", "claude", "fail", findings=(SPLITS, "No test for `''` (empty input)")),
+           SeatView("Verifier", "codex", "pass", findings=("`words()` splits on `-`.",))),
+    findings=(SPLITS, "No test for `''` (empty input)"),
+)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_findings_read_as_markdown_once_each_with_who_raised_them(size: tuple[int, int]) -> None:
+    app = CardApp(MARKDOWN)
+    async with app.run_test(size=size):
+        text = screen_text(app)
+        assert "`" not in text
+        assert text.count("words() splits on -") == 1  # both seats said it: listed once, nobody named
+        assert text.count("No test for '' (empty input)") == 1
+        assert "No test for '' (empty input) — Reviewer" in text  # only one seat said it
+        assert "Reviewer · claude · ✘ FAIL" in text and "Verifier · codex · ✔ PASS" in text
+
+
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])
 @pytest.mark.parametrize(
     "view",

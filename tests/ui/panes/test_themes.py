@@ -56,7 +56,7 @@ def test_example_themes_in_the_repo_load() -> None:
         ('primary = "#ff0000"\n', "'name' is missing"),
         ('name = "x"\n', "'primary' is missing"),
         ('name = "x"\nprimary = "not-a-colour"\n', "'primary' is not a colour"),
-        ('name = "x"\nprimary = "#ff0000"\nprimery = "#00ff00"\n', "unknown field(s): primery"),
+        ('name = "x"\nprimary = "#ff0000"\nprimery = "#00ff00"\n', "unknown field: primery"),
         ('name = "x"\nprimary = "#ff0000"\ndark = "yes"\n', "'dark' must be true or false"),
     ],
 )

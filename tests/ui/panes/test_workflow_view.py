@@ -22,9 +22,9 @@ RATE = PlanSummaryView(
         SubtaskView(3, "Tests", status="failed"),
     ),
     events=(
-        EventView("10:02", "plan_proposed", "agent", "revision 1"),
-        EventView("10:05", "plan_approved", "user", ""),
-        EventView("10:21", "subtask_done", "agent", "1"),
+        EventView("10:02", "proposal_received", "agent", "proposal received (revision 1, 3 subtasks)"),
+        EventView("10:05", "approved", "user", "approved revision 1"),
+        EventView("10:21", "subtask_done", "agent", "subtask 1 done"),
     ),
     documents=(("add-rate-limiting.md", "docs/plans/add-rate-limiting.md"),),
     usage_text="Architect 12.4k tokens · Developer 88.1k tokens · $0.42",
@@ -63,7 +63,8 @@ async def test_first_plan_details_show_subtask_ticks_timeline_and_usage() -> Non
         assert "✓  1. Token bucket middleware" in text
         assert "·  2. Configuration" in text
         assert "✗  3. Tests" in text
-        assert "plan_approved" in text and "10:21" in text
+        assert "10:05 user  approved revision 1" in text and "10:21" in text
+        assert "subtask_done" not in text and "proposal_received" not in text  # sentences, not ids
         assert "Developer 88.1k tokens" in text
         assert "approval  README 오타 수정  ● plan approval" in text
 

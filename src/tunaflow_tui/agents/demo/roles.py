@@ -16,6 +16,7 @@ from pathlib import Path
 
 from tunaflow_tui.agents.demo import sample
 from tunaflow_tui.agents.events import EngineEvent, TextDelta, ToolLine, ToolUse
+from tunaflow_tui.core.counting import counted
 
 Step = EngineEvent | str
 """A script step: an event, or reply text to stream."""
@@ -24,6 +25,8 @@ _ROUND_RE = re.compile(r"review round:\s*(\d+)", re.IGNORECASE)
 _TEST_STATUS_RE = re.compile(r"^## Test result\s*\n+Status:\s*(\w+)", re.MULTILINE)
 _TEST_SUMMARY_RE = re.compile(r"^Summary:\s*(.*)$", re.MULTILINE)
 _REVISION_RE = re.compile(r"^\s*(?:revision requested|review findings)\s*:(.*)$", re.IGNORECASE | re.MULTILINE)
+_ASKED_REVISION_RE = re.compile(r"\bas revision (\d+)\b", re.IGNORECASE)
+_USER_NOTE_RE = re.compile(r"^User note:\s*(.*)$", re.MULTILINE)
 _PLAN_WORDS = ("plan", "propose", "proposal", "implement", "add ", "build", "feature", "계획", "rencana")
 
 
@@ -71,8 +74,10 @@ def architect(prompt: str) -> Iterator[Step]:
     constraints = ["- No new dependencies; reuse `textstats.core.words`.",
                    "- Keep every existing test passing."]
     if revisions:
-        number = len(revisions) + 1
-        feedback = next((text.strip() for text in reversed(revisions) if text.strip()), "")
+        asked = _ASKED_REVISION_RE.findall(prompt)  # the number the plan card will show
+        number = int(asked[-1]) if asked else len(revisions) + 1
+        notes = [note.strip() for note in _USER_NOTE_RE.findall(prompt) if note.strip()]
+        feedback = notes[-1] if notes else next((text.strip() for text in reversed(revisions) if text.strip()), "")
         feedback = " ".join(feedback.split())[:200] or "the review findings"
         intro = f"Revision {number}: this version addresses the feedback — “{feedback}”."
         constraints.append(f"- Revision {number}: {feedback}")
@@ -176,7 +181,7 @@ def reviewer(prompt: str, root: Path, fail_reviews: int, seat: str) -> Iterator[
     round_number = review_round(prompt)
     if seat == "reviewer" and round_number <= fail_reviews and not findings:
         findings.append(f"Review round {round_number}: the demo reviewer is set to fail the first "
-                        f"{fail_reviews} round(s) (demo_fail_reviews)")
+                        f"{counted(fail_reviews, 'round')} (demo_fail_reviews)")
         recommendations.append("Rework and submit again")
     # like a real reviewer, it reads the test result: failing tests fail the work; tests that could
     # not run leave the verdict conditional at best

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from tunaflow_tui.core.counting import counted
 from tunaflow_tui.core.gitops.repo import branch_exists, current_branch, head_sha, is_ancestor, is_clean
 from tunaflow_tui.core.gitops.runner import GitError, identity_args, run_git
 
@@ -72,5 +73,5 @@ def merge_branch(repo: Path, branch: str, into: str, *, git_config: Sequence[str
         "conflict",
         head_sha(repo),
         files,
-        f"merging {branch} into {into} conflicts in {len(files)} file(s); the merge was aborted{note}",
+        f"merging {branch} into {into} conflicts in {counted(len(files), 'file')}; the merge was aborted{note}",
     )

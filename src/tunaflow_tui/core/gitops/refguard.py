@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tunaflow_tui.core.counting import counted
 from tunaflow_tui.core.gitops.hooks import NO_HOOKS
 from tunaflow_tui.core.gitops.repo import is_ancestor
 from tunaflow_tui.core.gitops.runner import GitError, identity_args
@@ -341,7 +342,7 @@ class _Check:
             run_git(["update-ref", "-m", "tunaflow: the agent's commits back on the plan's branch",
                      self.plan_ref, now.sha], self.repo)
             run_git(["symbolic-ref", "-m", "tunaflow: back on the plan's branch", "HEAD", self.plan_ref], wt)
-            carried = f"; its {moved} commit(s) were moved onto {plan_short}" if moved else ""
+            carried = f"; its {counted(moved, 'commit')} {'was' if moved == 1 else 'were'} moved onto {plan_short}" if moved else ""
             self.add(Finding("worktree_head", f"{self.who} left {plan_short} for {where}: its worktree is back "
                              f"on {plan_short}{carried}.", repaired=True, ref=now.ref, before=tip, after=now.sha))
             return

@@ -83,7 +83,7 @@ def _classify(text: str, comments: list[MarkerComment]) -> tuple[list[MarkerComm
 
 
 def _alone_on_line(text: str, comment: MarkerComment) -> bool:
-    """True if only blanks share the comment's line(s) with it."""
+    """True if only blanks share the comment's lines with it."""
     left = comment.start
     while left > 0 and text[left - 1] in " \t":
         left -= 1

@@ -143,7 +143,7 @@ def _line_bounds(text: str, start: int, end: int, floor: int) -> tuple[int, int]
 def remove_spans(text: str, spans: list[tuple[int, int, str]]) -> str:
     """Replace sorted, non-overlapping ``(start, end, replacement)`` spans in ``text``.
 
-    An empty replacement that leaves its line(s) blank removes the line(s) too, so removed markers
+    An empty replacement that leaves its lines blank removes those lines too, so removed markers
     don't leave holes in the message.
     """
     out: list[str] = []

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from tunaflow_tui.core.counting import plural
 from tunaflow_tui.core.storage.columns import now_text
 from tunaflow_tui.core.storage.message_parse import parse_message
 from tunaflow_tui.core.storage.models import (
@@ -108,7 +109,7 @@ class BranchStore(StoreBase):
         """Change status, label, git_branch, worktree_path or engine_session_id; ValueError otherwise."""
         unknown = set(fields) - _UPDATABLE
         if unknown:
-            raise ValueError(f"cannot update branch field(s): {', '.join(sorted(unknown))}")
+            raise ValueError(f"cannot update branch {plural(len(unknown), 'field')}: {', '.join(sorted(unknown))}")
         if "status" in fields:
             require_choice("status", fields["status"], BRANCH_STATUSES)
         if fields.get("context_source") is not None:

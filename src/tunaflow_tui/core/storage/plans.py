@@ -7,6 +7,7 @@ from typing import Any
 
 import peewee
 
+from tunaflow_tui.core.counting import plural
 from tunaflow_tui.core.storage.columns import now_text
 from tunaflow_tui.core.storage.models import EVENT_ACTORS, SUBTASK_STATUSES, PlanEventRow, PlanRow, SubtaskRow
 from tunaflow_tui.core.storage.records import PlanEventRecord, PlanRecord
@@ -126,7 +127,7 @@ class PlanStore(StoreBase):
         """Change plan fields (see ``_UPDATABLE``); ValueError for an unknown field, phase or plan."""
         unknown = set(fields) - _UPDATABLE
         if unknown:
-            raise ValueError(f"cannot update plan field(s): {', '.join(sorted(unknown))}")
+            raise ValueError(f"cannot update plan {plural(len(unknown), 'field')}: {', '.join(sorted(unknown))}")
         for name in ("phase", "held_from"):
             if fields.get(name) is not None:
                 require_choice(name, fields[name], PLAN_PHASES)

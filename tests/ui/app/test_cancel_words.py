@@ -1,0 +1,57 @@
+"""f4 is the user's act: what it stops records "cancelled by you", never an error of the agent."""
+
+from __future__ import annotations
+
+import pytest
+from app_harness import armed, demo_settings, screen_text, settle
+
+from tunaflow_tui.core.workflow.service import WorkflowService
+from tunaflow_tui.screens.decision import DecisionScreen
+
+SIZES = [(80, 24), (120, 40)]
+
+
+async def _wait_for(pilot, predicate, timeout: float = 20.0) -> None:
+    for _ in range(int(timeout / 0.05)):
+        if predicate():
+            return
+        await pilot.pause(0.05)
+    raise AssertionError("timed out waiting")
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_f4_on_the_architect_says_cancelled_by_you(open_app, demo_project, size) -> None:
+    app, _controller, runtime = open_app(settings=demo_settings(demo_project, delay=0.2))
+    async with app.run_test(size=size) as pilot:
+        app.composer.input.load_text("Add a word frequency report")
+        await pilot.press("enter")
+        await _wait_for(pilot, lambda: any(b.is_streaming and b.text for b in app.chat_view.blocks()))
+        await pilot.press("f4")
+        await settle(pilot, app)
+        [answer] = [m for m in runtime.store.list_messages("main") if m.role == "assistant"]
+        assert (answer.status, answer.error_message) == ("interrupted", "cancelled by you")
+        text = screen_text(app)
+        assert "cancelled by you: the answer above is partial" in text
+        assert "failed" not in text and "error" not in text.lower()
+
+
+@pytest.mark.parametrize("size", SIZES)
+async def test_f4_on_the_developer_is_recorded_as_cancelled_by_you(open_app, demo_project, size) -> None:
+    app, _controller, runtime = open_app(settings=demo_settings(demo_project, delay=0.2))
+    plan = WorkflowService(runtime.store).create_plan_from_proposal(
+        title="Add a word frequency report", slug="word-frequency", subtasks=[("Count words", "")])
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot, app)
+        await pilot.press("f2")
+        await armed(pilot, app)
+        await pilot.press("a")
+        await _wait_for(pilot, lambda: any(c.startswith("branch:") for c in runtime.runner.running_conversations))
+        await pilot.press("f4")
+        await settle(pilot, app)
+        assert isinstance(app.screen, DecisionScreen)
+        assert "You cancelled the Developer" in screen_text(app)
+        fresh = runtime.store.get_plan(plan.id)
+        assert fresh.pending_detail["reason"] == "cancelled by you"
+        finished = [e for e in runtime.store.list_plan_events(plan.id) if e.type == "agent_finished"]
+        assert finished[-1].detail["status"] == "cancelled" and finished[-1].actor == "user"
+        assert "error" not in str(fresh.pending_detail)

@@ -1,0 +1,74 @@
+"""Progress you can trust: a line per running agent — each review seat its own — and one for the test
+run, each with its elapsed time; what stops leaves at once, and no toast outlives the agent it was about."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from app_harness import screen_text, settle
+from hand_clock import HandClock
+from seeded_plans import PLAN_TITLE, with_branches
+
+from tunaflow_tui.controllers import status
+from tunaflow_tui.core.workflow.service import WorkflowService
+from tunaflow_tui.runtime.events import MessageFinished, MessageStarted, ProjectTestsRunning
+
+
+def _status_lines(app) -> list[str]:
+    line = app.query_one("#status-line")
+    return [text.strip() for text in str(line.content).splitlines() if text.strip()] if line.display else []
+
+
+async def _until(pilot, predicate, timeout: float = 5.0) -> None:
+    for _ in range(int(timeout / 0.05)):
+        if predicate():
+            return
+        await pilot.pause(0.05)
+    raise AssertionError("timed out waiting")
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_each_seat_and_the_test_run_have_a_line_with_elapsed_time(open_app, monkeypatch, size) -> None:
+    clock = HandClock()
+    monkeypatch.setattr(status, "now", clock)
+    app, controller, runtime = open_app()
+    store = runtime.store
+    plan = WorkflowService(store).create_plan_from_proposal(title=PLAN_TITLE, slug="word-frequency",
+                                                           subtasks=[("Count words", "")])
+    _impl, review = with_branches(store, plan.id, "word-frequency")
+    seats = f"branch:{review}"
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot, app)
+        gate = asyncio.Event()
+        controller.workers.run_agent(gate.wait(), "review")  # the review round at work
+        runtime.emit(ProjectTestsRunning(plan.id, "python -m pytest -q", running=True))
+        await _until(pilot, lambda: _status_lines(app) == ["⟳ tests: python -m pytest -q 0s"])
+        clock.advance(3)
+        await _until(pilot, lambda: _status_lines(app) == ["⟳ tests: python -m pytest -q 3s"])  # it ticks
+        runtime.emit(ProjectTestsRunning(plan.id, "python -m pytest -q", running=False))
+        ids = [store.add_message(seats, "assistant", "", persona=role, engine=engine, status="streaming").id
+               for role, engine in (("reviewer", "claude"), ("verifier", "codex"))]
+        runtime.emit(MessageStarted(seats, ids[0], "reviewer", "claude", ""))
+        runtime.emit(MessageStarted(seats, ids[1], "verifier", "codex", ""))
+        await _until(pilot, lambda: len(_status_lines(app)) == 2)
+        clock.advance(12)
+        await _until(pilot, lambda: "12s" in screen_text(app))
+        assert _status_lines(app) == ["⟳ reviewer (claude) is working… 12s — f6 shows it live",
+                                      "⟳ verifier (codex) is working… 12s — f6 shows it live"]
+        assert "⟳ verifier (codex) is working… 12s" in screen_text(app)
+        store.update_message(ids[0], status="done")
+        runtime.emit(MessageFinished(seats, ids[0], "done"))
+        await _until(pilot, lambda: len(_status_lines(app)) == 1)
+        assert _status_lines(app) == ["⟳ verifier (codex) is working… 12s — f6 shows it live"]
+        store.update_message(ids[1], status="done")
+        runtime.emit(MessageFinished(seats, ids[1], "done"))
+        gate.set()
+        await settle(pilot, app)
+        assert "is working" not in screen_text(app) and "shows it live" not in screen_text(app)
+        assert not [n for n in app._notifications if "working in a branch" in n.message]
+
+
+@pytest.mark.parametrize(("seconds", "shown"), [(0, "0s"), (59.9, "59s"), (65, "1m 05s"), (3725, "1h 02m")])
+def test_elapsed_time_reads_short(seconds: float, shown: str) -> None:
+    assert status.elapsed(seconds) == shown
