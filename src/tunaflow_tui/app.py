@@ -152,8 +152,14 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
     ]
     """(title, "module:Class") pairs whose BINDINGS the help screen lists (imported when help opens)."""
 
-    footer_first: ClassVar[tuple[str, ...]] = ("help", "jump_decision", "open_workflow", "cancel_agent")
-    """Actions whose keys lead the footer: at 80 columns the rest may not fit."""
+    footer_first: ClassVar[tuple[str, ...]] = ("help",)
+    """Actions whose keys lead the footer, at any width: help lists every other key."""
+
+    footer_keep: ClassVar[tuple[str, ...]] = ("quit",)
+    """Actions whose keys follow the focused widget's keys and never drop out of the footer."""
+
+    footer_then: ClassVar[tuple[str, ...]] = ("jump_decision", "open_workflow", "cancel_agent")
+    """The app's keys shown next, as far as the width allows (all of them are in help)."""
 
     viewer_screens: ClassVar[tuple[tuple[str, str], ...]] = (
         ("tunaflow_tui.screens.workflow", "WorkflowScreen"),
@@ -208,7 +214,7 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
                 id="chat-column",
             )
             yield Workspace(column, id="workspace")
-        yield KeyFooter(first=self.footer_first)
+        yield KeyFooter(first=self.footer_first, keep=self.footer_keep, then=self.footer_then)
 
     async def on_mount(self) -> None:
         self.composer.focus_input()
