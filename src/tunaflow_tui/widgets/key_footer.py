@@ -103,8 +103,40 @@ class KeyFooter(Footer):
             depths[key] = -1 if node is self.app else chain.index(node) if node in chain else len(chain)
         return depths
 
+    def _join_groups(self, widgets: list[Widget]) -> list[Widget]:
+        """Put a key back into its group's keys when Textual's order split it off.
+
+        Textual groups keys only where they are next to each other; a focused widget that binds some
+        of a group's keys itself (the composer binds f6 and f7) moves those first, and the group's
+        other key then showed on its own, with its own description.
+        """
+        if not self._bindings_ready:
+            return widgets
+        group_of = {active.binding.action: active.binding.group for active in self.screen.active_bindings.values()
+                    if active.binding.group is not None}
+        joined: list[Widget] = []
+        groups: dict[int, int] = {}  # id of a Binding.Group -> index of its KeyGroup in joined
+        for widget in widgets:
+            if isinstance(widget, KeyGroup):
+                keys = _keys([widget])
+                group = group_of.get(keys[0].action) if keys else None
+                if group is not None:
+                    groups[id(group)] = len(joined)
+            elif isinstance(widget, FooterKey) and not widget.has_class("-command-palette"):
+                group = group_of.get(widget.action)
+                if group is not None and id(group) in groups:
+                    index = groups[id(group)]
+                    old = joined[index]
+                    assert isinstance(old, KeyGroup)
+                    key = FooterKey(widget.key, widget.key_display, "", widget.action, disabled=widget._disabled,
+                                    tooltip=str(widget.tooltip or widget.description), classes="-grouped")
+                    joined[index] = KeyGroup(*_keys([old]), key, classes=" ".join(old.classes))
+                    continue
+            joined.append(widget)
+        return joined
+
     def compose(self) -> ComposeResult:
-        widgets = compose(self, super().compose())
+        widgets = self._join_groups(compose(self, super().compose()))
         for key in _keys(widgets):
             if key._reactive_connect:
                 # Undo Textual's data_bind(compact=Footer.compact): its watcher would outlive the key.

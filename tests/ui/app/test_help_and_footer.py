@@ -127,6 +127,7 @@ async def test_the_footer_shows_help_the_focused_keys_and_quit_whole(open_app, s
         line = await _footer_settled(pilot, app, "f1 Help", "⏎ Send", "^q Quit")
         assert line.startswith(" f1 Help  ⏎ Send"), "help first, then the keys of the composer"
         assert footer_keys_cut(app) == []
+        assert "Switch chat/branch" not in line, "f8 shows in its group, not split off on its own"
         await pilot.press("escape")
         await pilot.pause()
         line = await _footer_settled(pilot, app, "f1 Help", "^q Quit", "end Newest")
