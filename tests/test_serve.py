@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import shlex
 import socket
 import subprocess
 import sys
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -130,3 +132,59 @@ def test_each_tab_runs_the_app_on_the_project_without_shell_interpretation(tmp_p
     argv = shlex.split(app_command(odd))
     assert argv == [sys.executable, "-m", "tunaflow_tui", "open", str(odd)]
     assert shlex.split(app_command(None)) == [sys.executable, "-m", "tunaflow_tui", "demo"]
+
+
+def _fetch(port: int, path: str) -> str:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=10) as response:
+        assert response.status == 200, path
+        return response.read().decode("utf-8", errors="replace")
+
+
+_URL_RE = re.compile(r"""(?:https?|wss?)://[^\s"'<>()]+""", re.IGNORECASE)
+_LINKED_RE = re.compile(r"""(?:src|href)\s*=\s*["']([^"']+)["']""", re.IGNORECASE)
+_CSS_URL_RE = re.compile(r"""url\(\s*["']?([^"')]+)["']?\s*\)|@import\s+["']([^"']+)["']""")
+
+
+def _outside(urls: list[str]) -> list[str]:
+    """URLs that would leave this machine."""
+    return [url for url in urls if urllib.parse.urlsplit(url).hostname not in ("127.0.0.1", "localhost", "::1")]
+
+
+@pytest.mark.e2e
+def test_the_page_has_a_title_loads_nothing_from_outside_and_gives_the_terminal_the_keys(tmp_path: Path) -> None:
+    project = tmp_path / "my-project"
+    project.mkdir()
+    port = free_port()
+    process = serve(str(project), "--port", str(port), cwd=tmp_path)
+    try:
+        status, page = fetch_page(port, process)
+        assert status == 200
+        assert "<title>tunaflow · my-project</title>" in page
+        assert _outside(_URL_RE.findall(page)) == []
+        linked = _LINKED_RE.findall(page)
+        assert linked and all(link.startswith("/") for link in linked), "files load from this server, by path"
+        for link in linked:
+            text = _fetch(port, link)
+            if link.endswith(".css"):
+                without_comments = re.sub(r"/\*.*?\*/", "", text, flags=re.DOTALL)  # comments load nothing
+                assert _outside(_URL_RE.findall(without_comments)) == [], link
+                for found in _CSS_URL_RE.findall(without_comments):
+                    assert not any(part.startswith(("http:", "https:", "//")) for part in found), link
+            if link.endswith(".js"):
+                assert _outside(_URL_RE.findall(text)) == [], link
+        # the web font the terminal uses is served from here
+        inline_css = "\n".join(re.findall(r"<style>(.*?)</style>", page, flags=re.DOTALL))
+        fonts = [url for url, _ in _CSS_URL_RE.findall(inline_css) if url]
+        assert any(url.endswith("RobotoMono-VariableFont_wght.ttf") for url in fonts)
+        for url in fonts:
+            assert url.startswith("/")
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}{url}", timeout=10) as response:
+                assert response.status == 200 and len(response.read()) > 10_000
+        # keys work before the first click: on load the page gives the keyboard to the terminal
+        script = "\n".join(re.findall(r"<script>(.*?)</script>", page, flags=re.DOTALL))
+        assert 'window.addEventListener("load"' in script
+        assert re.search(r"querySelector\(\"#terminal \.xterm-helper-textarea\"\)[\s\S]*?input\.focus\(\)", script)
+        # the websocket goes back to the page's own host and port (an SSH forward may use another port)
+        assert "socket.host = window.location.host" in script
+    finally:
+        stop(process)

@@ -15,13 +15,16 @@ from __future__ import annotations
 import asyncio
 import sys
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from textual import events, on
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.events import DeliveryComplete, DeliveryFailed
 from textual.notifications import SeverityLevel
+from textual.theme import Theme
 from textual.widgets import Header, Static
 
 from tunaflow_tui.palette import TunaflowCommands
@@ -164,8 +167,14 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
     ]
     """(title, "module:Class") pairs whose BINDINGS the help screen lists (imported when help opens)."""
 
-    footer_first: ClassVar[tuple[str, ...]] = ("help", "jump_decision", "open_workflow", "cancel_agent")
-    """Actions whose keys lead the footer: at 80 columns the rest may not fit."""
+    footer_first: ClassVar[tuple[str, ...]] = ("help",)
+    """Actions whose keys lead the footer, at any width: help lists every other key."""
+
+    footer_keep: ClassVar[tuple[str, ...]] = ("quit",)
+    """Actions whose keys follow the focused widget's keys and never drop out of the footer."""
+
+    footer_then: ClassVar[tuple[str, ...]] = ("jump_decision", "open_workflow", "cancel_agent")
+    """The app's keys shown next, as far as the width allows (all of them are in help)."""
 
     viewer_screens: ClassVar[tuple[tuple[str, str], ...]] = (
         ("tunaflow_tui.screens.workflow", "WorkflowScreen"),
@@ -222,7 +231,7 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
                 id="chat-column",
             )
             yield Workspace(column, id="workspace")
-        yield KeyFooter(first=self.footer_first)
+        yield KeyFooter(first=self.footer_first, keep=self.footer_keep, then=self.footer_then)
 
     def on_resize(self, event: events.Resize) -> None:
         """The sidebar gives way when the terminal gets too narrow for it, and comes back when it widens.
@@ -292,6 +301,52 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         """Show a toast. Plain text unless ``markup`` is asked for: notifications often quote agent
         output, errors or plan titles, whose square brackets must never be read as markup."""
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
+
+    # -- theme and screenshot ----------------------------------------------------------------------
+
+    def get_theme(self, theme_name: str) -> Theme | None:
+        """The theme as this terminal shows it: under 16 colours, attention is never the error colour."""
+        theme = super().get_theme(theme_name)
+        if theme is None:
+            return None
+        from tunaflow_tui.themes import for_color_system
+
+        console = getattr(self, "console", None)  # asked for while the app is built, before the console
+        return for_color_system(theme, console.color_system if console is not None else None)
+
+    def action_change_theme(self) -> None:
+        """Pick a theme (the palette's Theme command too); the choice is saved for the next start."""
+        from tunaflow_tui.themes import pick_theme
+
+        session = self.session
+        runtime = getattr(session, "runtime", None) if session is not None else None
+        pick_theme(self, getattr(runtime, "project_dir", None))
+
+    def deliver_screenshot(self, filename: str | None = None, path: str | None = None,
+                           time_format: str | None = None) -> str | None:
+        """Save an SVG of the screen: in ``path``, else the Downloads folder, else tunaflow's own folder."""
+        if path is None:
+            path = str(screenshot_folder())
+        try:
+            return super().deliver_screenshot(filename, path, time_format)
+        except Exception as error:  # the export itself failed: say so rather than nothing
+            self.notify(f"Could not save the screenshot: {_failure(error)}", title="Screenshot",
+                        severity="error", timeout=10)
+            return None
+
+    def on_delivery_complete(self, event: DeliveryComplete) -> None:
+        """A screenshot was saved: say where, in plain text (Textual's own toast showed raw markup)."""
+        if event.name == "screenshot":
+            event.prevent_default()
+            where = f" to {event.path}" if event.path is not None else ""
+            self.notify(f"Saved the screenshot{where}.", title="Screenshot")
+
+    def on_delivery_failed(self, event: DeliveryFailed) -> None:
+        """A screenshot could not be saved: say why and where."""
+        if event.name == "screenshot":
+            event.prevent_default()
+            self.notify(f"Could not save the screenshot: {_failure(event.exception)}", title="Screenshot",
+                        severity="error", timeout=10)
 
     def run(self, *args: Any, **kwargs: Any) -> Any:
         """Run the app; without the mouse when constructed with ``mouse=False``."""
@@ -449,6 +504,25 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         session = self.session
         if session is not None:
             await session.route(update)
+
+
+def screenshot_folder() -> Path:
+    """Where screenshots go: the user's Downloads folder if there is one, else tunaflow's data folder."""
+    from platformdirs import user_data_path, user_downloads_path
+
+    downloads = user_downloads_path()
+    if downloads.is_dir():
+        return downloads
+    folder = user_data_path("tunaflow") / "screenshots"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def _failure(error: BaseException) -> str:
+    """Why a file could not be written, in words: ``Permission denied: /path/file.svg``."""
+    if isinstance(error, OSError) and error.strerror:
+        return f"{error.strerror}: {error.filename}" if error.filename else error.strerror
+    return str(error) or type(error).__name__
 
 
 class DemoChatController:

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import tomllib
 from collections.abc import Iterable
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from rich.color import ColorSystem
 from textual.app import App
 from textual.color import Color, ColorParseError
 from textual.theme import Theme
@@ -122,3 +124,74 @@ def register_all(app: App[Any], extra_dirs: Iterable[Path] | None = None) -> lis
     for theme in themes:
         app.register_theme(theme)
     return warnings
+
+
+_FEW_COLOURS = {"standard": ColorSystem.STANDARD, "windows": ColorSystem.WINDOWS}
+"""Terminals that show 16 colours (or 8 and their bright variants): every theme colour becomes one of them."""
+
+_ATTENTION_YELLOWS = {True: ("#ffd75f", "#ffff00", "#d7af00"), False: ("#875f00", "#808000", "#af8700")}
+"""Yellows that stay yellow in 16 colours, for dark and for light themes, most readable first."""
+
+
+def _in_few_colours(color: Color, system: ColorSystem) -> int | None:
+    return color.rich_color.downgrade(system).number
+
+
+def for_color_system(theme: Theme, color_system: str | None) -> Theme:
+    """``theme`` as a terminal with ``color_system`` should show it: attention is never the error colour.
+
+    Under 16 colours many themes' warning colour (what waits for the user: pending cards, the decision
+    strip, questions) and accent (the focus) turn into the same red as their error colour — Textual's
+    own default theme among them.  Those two then take a yellow that stays yellow.  Other colour
+    systems get ``theme`` unchanged.
+    """
+    system = _FEW_COLOURS.get(color_system or "")
+    if system is None:
+        return theme
+    colours = theme.to_color_system()
+    error = _in_few_colours(colours.error, system)
+    yellow = next((candidate for candidate in _ATTENTION_YELLOWS[theme.dark]
+                   if _in_few_colours(Color.parse(candidate), system) != error), None)
+    changes = {field: yellow for field in ("warning", "accent")
+               if _in_few_colours(getattr(colours, field), system) == error}
+    if yellow is None or not changes:
+        return theme
+    return dataclasses.replace(theme, **changes)
+
+
+def pick_theme(app: App[Any], project: Path | None) -> None:
+    """Let the user pick a theme (built-in or from the themes folder); the choice is saved for next time."""
+    from tunaflow_tui.screens.pickers import PickerScreen
+
+    names = sorted(app.available_themes)
+    first = [n for n in (BUILTIN_DARK, BUILTIN_LIGHT) if n in names]
+    ordered = first + [n for n in names if n not in first]
+
+    def chosen(name: str | None) -> None:
+        if name:
+            app.theme = name
+            remember_theme(app, name, project)
+
+    app.push_screen(PickerScreen("Change theme", "Themes from the themes folder are listed too. "
+                                 "Your choice is saved for next time.",
+                                 [(n, n) for n in ordered], app.theme), chosen)
+
+
+def remember_theme(app: App[Any], name: str, project: Path | None) -> None:
+    """Save ``name`` as ``[ui] theme`` in the user's configuration file, and say where (or why not)."""
+    from tunaflow_tui.core.config_paths import user_config_path
+    from tunaflow_tui.core.settings.user_file import UserFileError, save_ui_value, ui_value_overridden
+
+    try:
+        path = save_ui_value("theme", name)
+    except (OSError, UserFileError) as error:
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+        app.notify(f"The theme {name} is on until you quit, but it could not be saved in "
+                   f"{user_config_path()}: {reason}", severity="warning", timeout=10)
+        return
+    overridden = ui_value_overridden("theme", project)
+    if overridden:
+        app.notify(f"The theme {name} is saved in {path}, but {overridden} sets a theme too, and that "
+                   "one wins when tunaflow starts.", severity="warning", timeout=10)
+    else:
+        app.notify(f"The theme {name} is saved in {path}; tunaflow starts with it from now on.")

@@ -45,7 +45,7 @@ def test_demo_plan_to_done_with_the_keyboard(demo: Callable[[int, int], Any],
     proposal = session.wait_for("Plan proposal")
     assert "a approve" in proposal and "Add a word-frequency report" in proposal
     # The gate holds: nothing is developed until the user approves.
-    read_the_card(session, r"a r h Decide")
+    read_the_card(session, r"a r h e Decide")
     assert "Review verdict" not in session.screen()
     session.press("a")
     verdict = session.wait_for("Review verdict")

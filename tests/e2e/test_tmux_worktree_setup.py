@@ -39,7 +39,7 @@ def _press_until(session: Any, key: str, done: Callable[[str], bool], timeout: f
 def _approve(session: Any) -> None:
     """f2 then a, as a user does; an a that reached the composer while the card was arming is erased."""
     session.press("F2")
-    session.wait_for("a r h Decide")
+    session.wait_for("a r h e Decide")
     session.press("a")
     approved = lambda s: QUESTION in s or "[dev] Add a wor" in s  # noqa: E731
     screen = session.wait_for(lambda s: approved(s) or "⏎ Send" in s or _refused(s))
@@ -49,7 +49,7 @@ def _approve(session: Any) -> None:
         session.press("BSpace")
     time.sleep(ARMING_SECONDS)
     session.press("F2")
-    session.wait_for("a r h Decide")
+    session.wait_for("a r h e Decide")
     session.press("a")
     session.wait_for(approved)
 

@@ -95,18 +95,10 @@ class ToolsController:
                                            choices, current), chosen)
 
     def change_theme(self) -> None:
-        """Pick a theme (built-in or from the user's themes folder)."""
-        app = self._app
-        names = sorted(app.available_themes)
-        first = [n for n in ("tunaflow-dark", "tunaflow-light") if n in names]
-        ordered = first + [n for n in names if n not in first]
+        """Pick a theme (built-in or from the user's themes folder); the choice is saved for next time."""
+        from tunaflow_tui.themes import pick_theme
 
-        def chosen(name: str | None) -> None:
-            if name:
-                app.theme = name
-
-        app.push_screen(PickerScreen("Change theme", "Themes from the themes folder are listed too.",
-                                     [(n, n) for n in ordered], app.theme), chosen)
+        pick_theme(self._app, self._runtime.project_dir)
 
     def _next_pack(self) -> ContextPack:
         from tunaflow_tui.runtime import planning

@@ -9,17 +9,17 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.events import Key
-from textual.screen import ModalScreen
 from textual.widget import Widget
 from textual.widgets import Button, Label, Static, TextArea
 
+from tunaflow_tui.screens.dialog import DialogScreen
 from tunaflow_tui.widgets import arming as arming_clock
 from tunaflow_tui.widgets.arming import PRESS_AGAIN
 
 TYPED_BACK = "This question appeared while you were typing: your keys went to the composer. Press again to choose."
 
 
-class DecisionScreen(ModalScreen[str | None]):
+class DecisionScreen(DialogScreen[str | None]):
     """Show a question with choices `(key, label, value)`; dismisses with the chosen value.
 
     Pressing a choice's key or its button chooses it; escape dismisses with None ("decide later").

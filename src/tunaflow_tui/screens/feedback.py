@@ -14,8 +14,9 @@ from textual import on
 from textual.app import ComposeResult, SuspendNotSupported
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, Label, Static, TextArea
+
+from tunaflow_tui.screens.dialog import DialogScreen
 
 FEEDBACK_MAX_BYTES = 256 * 1024
 
@@ -46,7 +47,7 @@ def edit_text_externally(text: str, argv: list[str], run: Runner | None = None, 
         path.unlink(missing_ok=True)
 
 
-class FeedbackScreen(ModalScreen[str | None]):
+class FeedbackScreen(DialogScreen[str | None]):
     """Ask for revision feedback. Dismisses with the text, or None when cancelled."""
 
     DEFAULT_CSS = """

@@ -9,12 +9,13 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import ModalScreen
 from textual.widgets import DataTable, Label, OptionList
 from textual.widgets.option_list import Option
 
+from tunaflow_tui.screens.dialog import DialogScreen
 
-class PickerScreen(ModalScreen[str | None]):
+
+class PickerScreen(DialogScreen[str | None]):
     """Choose one of ``choices`` (value, label); dismisses with the value, or None on escape."""
 
     DEFAULT_CSS = """
@@ -60,7 +61,7 @@ class PickerScreen(ModalScreen[str | None]):
         self.dismiss(None)
 
 
-class ContextPackScreen(ModalScreen[None]):
+class ContextPackScreen(DialogScreen[None]):
     """The sections of a ContextPack and their token counts."""
 
     DEFAULT_CSS = """

@@ -7,9 +7,10 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.widgets import Footer, Header, OptionList
+from textual.widgets import Header, OptionList
 
 from tunaflow_tui.viewmodels.plans import PlanSummaryView
+from tunaflow_tui.widgets.key_footer import KeyFooter
 from tunaflow_tui.widgets.workflow_view import WorkflowView
 
 
@@ -42,7 +43,9 @@ class WorkflowScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         yield WorkflowView(self.plans, id="workflow")
-        yield Footer()
+        app = self.app
+        yield KeyFooter(first=getattr(app, "footer_first", ("help",)), keep=getattr(app, "footer_keep", ("quit",)),
+                        then=getattr(app, "footer_then", ()))
 
     def on_mount(self) -> None:
         view = self.query_one(WorkflowView)

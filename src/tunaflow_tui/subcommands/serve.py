@@ -4,6 +4,11 @@ Every browser tab gets its own app process (``python -m tunaflow_tui open PATH``
 share the project database, which is safe because it runs in WAL mode with a busy timeout.
 textual-serve has no authentication, so only loopback addresses are served unless ``--public``
 says otherwise.
+
+The page is tunaflow's own (``data/serve/app_index.html``): it has a title, loads nothing from
+outside this server (textual-serve's page fetched a web font from the internet), addresses its files
+and websocket relative to wherever the browser reached it (an SSH port forward may use another port),
+and gives the terminal the keyboard on load, so keys work before the first click.
 """
 
 from __future__ import annotations
@@ -48,6 +53,13 @@ def app_command(project: Path | None) -> str:
     return shlex.join(argv)
 
 
+def page_templates() -> Path:
+    """The folder with tunaflow's page template for textual-serve."""
+    from importlib import resources
+
+    return Path(str(resources.files("tunaflow_tui") / "data" / "serve"))
+
+
 def _fail(message: str, code: int = 2) -> int:
     print(f"tunaflow serve: {message}", file=sys.stderr)
     return code
@@ -75,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
 
     title = "tunaflow demo" if project is None else f"tunaflow · {project.name}"
     server = Server(app_command(project), host=args.host, port=args.port, title=title,
-                    public_url=args.public_url)
+                    public_url=args.public_url, templates_path=page_templates())
     try:
         server.serve()
     except OSError as exc:

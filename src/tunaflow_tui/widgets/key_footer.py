@@ -1,8 +1,15 @@
-"""KeyFooter: Textual's footer with the keys that matter most first, so a narrow terminal still shows them.
+"""KeyFooter: Textual's footer showing the keys that matter, whole, whatever the terminal's width.
 
-Textual lists the focused widget's keys first and the app's last; at 80 columns the app's keys
-(decision, workflow, cancel) fall off the right edge.  This footer moves the named actions to the
-front and keeps everything else in Textual's order.
+Textual lists the focused widget's keys first and the app's last, and cuts the line at the right
+edge, mid-word: at 80 columns quit fell off.  This footer orders the keys by what matters —
+
+1. the ``first`` actions (help), so the way to every other key is always there;
+2. the keys of what is focused (the widget, its containers and the screen), in Textual's order;
+3. the ``keep`` actions (quit);
+4. the command palette's key, then the app's other keys (``then`` first) —
+
+and shows as many as fit, whole: the ``first`` and ``keep`` keys always, the others in that order
+while there is room.  What does not fit is listed in help.
 
 The footer is composed again whenever the keys change (every focus change).  Textual's footer ties
 each key to its ``compact`` style with ``data_bind``, which registers a watcher on the footer that
@@ -16,6 +23,8 @@ from collections.abc import Iterable, Sequence
 
 from textual.app import ComposeResult
 from textual.compose import compose
+from textual.events import Resize
+from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey, FooterLabel, KeyGroup
@@ -43,33 +52,168 @@ def _keys(widgets: Iterable[Widget]) -> list[FooterKey]:
     return keys
 
 
+def _is_palette(unit: list[Widget]) -> bool:
+    return isinstance(unit[0], FooterKey) and unit[0].has_class("-command-palette")
+
+
 class KeyFooter(Footer):
-    """A footer that shows the bindings for ``first`` (action names, in that order) before all others.
+    """A footer that always shows the keys of ``first`` and ``keep``, and the focused widget's keys as they fit.
 
     Args:
-        first: Action names, e.g. ``("help", "jump_decision")``; their keys lead the footer.
+        first: Action names whose keys lead the footer, e.g. ``("help",)``.
+        keep: Action names whose keys follow the focused widget's and are never left out, e.g. ``("quit",)``.
+        then: Action names of the app whose keys come first among the app's other keys, room permitting.
     """
 
-    def __init__(self, *, first: Sequence[str] = (), id: str | None = None) -> None:
+    def __init__(self, *, first: Sequence[str] = (), keep: Sequence[str] = (), then: Sequence[str] = (),
+                 id: str | None = None) -> None:
         super().__init__(id=id)
         self.first = tuple(first)
+        self.keep = tuple(keep)
+        self.then = tuple(then)
+        self._ranked: list[tuple[tuple[int, int], list[Widget]]] = []
+        self._fit_tries = 0
 
-    def _rank(self, unit: list[Widget]) -> int:
+    def _rank(self, unit: list[Widget], depth: dict[str, int]) -> tuple[int, int]:
+        """(0.., 0) for ``first``; then the focused widget's keys (nearest widget first), ``keep``, the
+        palette, and the app's other keys."""
         head = unit[0]
-        if isinstance(head, FooterKey) and head.action in self.first and not head.has_class("-command-palette"):
-            return self.first.index(head.action)
-        return len(self.first)
+        after = len(self.first)
+        if _is_palette(unit):
+            return after + 2, 0
+        keys = _keys([head])
+        if isinstance(head, FooterKey):
+            if head.action in self.first:
+                return self.first.index(head.action), 0
+            if head.action in self.keep:
+                return after + 1, 0
+        level = min((depth.get(key.key, 0) for key in keys), default=0)
+        if level >= 0:
+            return after, level
+        action = keys[0].action if keys else ""
+        return after + 3, self.then.index(action) if action in self.then else len(self.then)
+
+    def _depths(self) -> dict[str, int]:
+        """Key → how far its binding's owner is from the focused widget (0: the widget itself; -1: the app)."""
+        screen = self.screen
+        chain = list(screen.focused.ancestors_with_self) if screen.focused is not None else [screen]
+        depths: dict[str, int] = {}
+        for key, active in screen.active_bindings.items():
+            node = active.node
+            depths[key] = -1 if node is self.app else chain.index(node) if node in chain else len(chain)
+        return depths
+
+    def _join_groups(self, widgets: list[Widget]) -> list[Widget]:
+        """Put a key back into its group's keys when Textual's order split it off.
+
+        Textual groups keys only where they are next to each other; a focused widget that binds some
+        of a group's keys itself (the composer binds f6 and f7) moves those first, and the group's
+        other key then showed on its own, with its own description.
+        """
+        if not self._bindings_ready:
+            return widgets
+        group_of = {active.binding.action: active.binding.group for active in self.screen.active_bindings.values()
+                    if active.binding.group is not None}
+        joined: list[Widget] = []
+        groups: dict[int, int] = {}  # id of a Binding.Group -> index of its KeyGroup in joined
+        for widget in widgets:
+            if isinstance(widget, KeyGroup):
+                keys = _keys([widget])
+                group = group_of.get(keys[0].action) if keys else None
+                if group is not None:
+                    groups[id(group)] = len(joined)
+            elif isinstance(widget, FooterKey) and not widget.has_class("-command-palette"):
+                group = group_of.get(widget.action)
+                if group is not None and id(group) in groups:
+                    index = groups[id(group)]
+                    old = joined[index]
+                    assert isinstance(old, KeyGroup)
+                    key = FooterKey(widget.key, widget.key_display, "", widget.action, disabled=widget._disabled,
+                                    tooltip=str(widget.tooltip or widget.description), classes="-grouped")
+                    joined[index] = KeyGroup(*_keys([old]), key, classes=" ".join(old.classes))
+                    continue
+            joined.append(widget)
+        return joined
 
     def compose(self) -> ComposeResult:
-        widgets = compose(self, super().compose())
+        widgets = self._join_groups(compose(self, super().compose()))
         for key in _keys(widgets):
             if key._reactive_connect:
                 # Undo Textual's data_bind(compact=Footer.compact): its watcher would outlive the key.
                 key._reactive_connect = None
                 key.set_reactive(FooterKey.compact, self.compact)
                 key.set_class(self.compact, "-compact")
-        for unit in sorted(_units(widgets), key=self._rank):  # stable: the rest keeps Textual's order
+        depths = self._depths() if self._bindings_ready else {}
+        # stable: keys of the same rank keep Textual's order
+        self._ranked = sorted(((self._rank(unit, depths), unit) for unit in _units(widgets)),
+                              key=lambda ranked: ranked[0])
+        for _rank, unit in self._ranked:
             yield from unit
+        if self._ranked:
+            self._fit_tries = 0
+            self.call_after_refresh(self._fit)
+
+    def _always(self, rank: tuple[int, int]) -> bool:
+        return rank[0] < len(self.first) or rank[0] == len(self.first) + 1
+
+    def _fit(self) -> None:
+        """Leave out, whole, the keys that do not fit; the ``first`` and ``keep`` keys stay."""
+        ranked = [(rank, unit) for rank, unit in self._ranked if all(w.is_attached for w in unit)]
+        if not ranked or not self.size.width:
+            return
+        if not all(unit[0].region.width for _rank, unit in ranked):  # not laid out yet: measure after the next frame
+            self._fit_tries += 1
+            if self._fit_tries < 50:
+                self.call_after_refresh(self._fit)
+            return
+        widths = self._widths([unit for _rank, unit in ranked])
+        room = self.content_region.width
+        shown: set[int] = set()
+        for rank, unit in ranked:  # the keys that always show take their room first
+            if self._always(rank):
+                room -= widths[id(unit)]
+                shown.add(id(unit))
+        for rank, unit in ranked:
+            if not self._always(rank) and widths[id(unit)] <= room:
+                room -= widths[id(unit)]
+                shown.add(id(unit))
+        for _rank, unit in ranked:
+            for widget in unit:
+                widget.display = id(unit) in shown
+
+    @staticmethod
+    def _widths(units: list[list[Widget]]) -> dict[int, int]:
+        """The columns each unit takes as laid out now (its margins included), by ``id`` of the unit."""
+        widths: dict[int, int] = {}
+        flow = [unit for unit in units if not _is_palette(unit)]
+        for unit, after in zip(flow, [*flow[1:], None], strict=True):
+            start = unit[0].region.x - unit[0].styles.margin.left
+            end = (after[0].region.x - after[0].styles.margin.left if after is not None
+                   else unit[-1].region.right + unit[-1].styles.margin.right)
+            widths[id(unit)] = end - start
+        for unit in units:
+            if _is_palette(unit):  # docked on the right, outside the flow
+                widths[id(unit)] = unit[0].outer_size.width
+        return widths
+
+    def on_resize(self, event: Resize) -> None:
+        """Another width may fit other keys: lay them all out again and measure."""
+        if self._ranked and self.is_attached:
+            self.call_after_refresh(self.recompose)
+
+    def bindings_changed(self, screen: Screen[object]) -> None:
+        """Show the keys from the first frame on, even before the terminal reports it has the focus.
+
+        Textual's footer waits for the app to have the focus before it shows anything; a terminal
+        in a browser tab (``tunaflow serve``) gets the focus only with the first click, and until
+        then the footer would stay empty.
+        """
+        if not self._ranked and not screen.app.app_focus:
+            self._bindings_ready = True
+            if self.is_attached and screen is self.screen:
+                self.call_after_refresh(self.recompose)
+            return
+        super().bindings_changed(screen)
 
     def watch_compact(self, compact: bool) -> None:
         """Pass the footer's style on to its keys (what the binding did; the palette key never had one)."""

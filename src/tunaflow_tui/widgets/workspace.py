@@ -157,11 +157,19 @@ class Workspace(Container):
         # The workspace resizes with the terminal (and when the sidebar comes and goes).
         self.narrow = self._terminal_is_narrow()
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Switching sides only applies to the narrow pinned layout."""
-        if action == "switch_pane":
-            return self.mode == PINNED and self.narrow
-        return True
+    def switch_blocked(self) -> str:
+        """Why ``pane.switch`` cannot act now (empty when it can): it only acts on a narrow pinned layout."""
+        if self.mode == PINNED and self.narrow:
+            return ""
+        from tunaflow_tui.keyhints import key_for
+
+        switch = key_for(self.app, Workspace, "pane.switch", words=True)
+        pin = key_for(self.app, Workspace, "pane.pin", words=True)
+        if self.mode != PINNED:
+            return (f"{switch} switches between the chat and the branch pane once the pane is pinned "
+                    f"on a narrow terminal; press {pin} to pin it.")
+        return (f"The chat and the branch pane are side by side at this width; {switch} switches between "
+                f"them on terminals narrower than {NARROW_WIDTH} columns.")
 
     def action_toggle_pane(self) -> None:
         """Open the branch pane as a drawer, or hide it."""
@@ -172,6 +180,9 @@ class Workspace(Container):
         self.mode = DRAWER if self.mode == PINNED else PINNED
 
     def action_switch_pane(self) -> None:
-        """In the narrow pinned layout, show the other side."""
-        if self.mode == PINNED and self.narrow:
-            self.showing_pane = not self.showing_pane
+        """Flip between the chat and the pane on a narrow pinned layout; elsewhere say why nothing happens."""
+        reason = self.switch_blocked()
+        if reason:
+            self.app.notify(reason)
+            return
+        self.showing_pane = not self.showing_pane

@@ -186,11 +186,13 @@ async def test_session_usage_and_determinism(tmp_path: Path) -> None:
     assert usage.input_tokens == len("plan a report") // 4 and usage.output_tokens > 50
 
 
-async def test_developer_outside_the_sample_project_changes_nothing(tmp_path: Path) -> None:
+async def test_developer_outside_the_sample_project_writes_only_the_demo_note(tmp_path: Path) -> None:
     (tmp_path / "mine.txt").write_text("keep", encoding="utf-8")
     text = _final(await _run(_engine(), "developer", "implement", tmp_path))
-    assert "impl-complete" not in text
-    assert [p.name for p in tmp_path.iterdir()] == ["mine.txt"]
+    assert text.count("impl-complete") == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["TUNAFLOW_DEMO.md", "mine.txt"]
+    assert (tmp_path / "mine.txt").read_text(encoding="utf-8") == "keep"
+    assert "- `mine.txt`" in (tmp_path / "TUNAFLOW_DEMO.md").read_text(encoding="utf-8")
 
 
 async def test_cancel_mid_stream_with_pacing(tmp_path: Path) -> None:

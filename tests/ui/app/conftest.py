@@ -133,6 +133,8 @@ def steady_app(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., Tunafl
         monkeypatch.setenv("XDG_CONFIG_HOME", str(root / "config"))
         monkeypatch.setenv("XDG_DATA_HOME", str(root / "data"))
         monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+        for variable in ("GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE"):  # the same commit ids on every run
+            monkeypatch.setenv(variable, "2026-01-01T12:00:00+00:00")
         monkeypatch.setattr(plan_views, "event_time", lambda _event: "12:00:00")
         if hide_engine_clis:
             real_which = shutil.which

@@ -108,20 +108,73 @@ async def footer_showing(pilot: Any, app: TunaflowApp, *hints: str) -> str:
     return footer(app)
 
 
-async def test_footer_at_80_columns_shows_decision_workflow_and_cancel(open_app) -> None:
+
+def footer_keys_cut(app: TunaflowApp) -> list[str]:
+    """Footer keys shown only in part: each key is shown whole or not at all."""
+    footer_widget = app.screen.query_one(KeyFooter)
+    palette = [key.region for key in footer_widget.query(FooterKey) if key.has_class("-command-palette")]
+    right = palette[0].x if palette and palette[0].width else footer_widget.region.right
+    return [f"{key.key_display} {key.description}" for key in footer_widget.query(FooterKey)
+            if key.display and not key.has_class("-command-palette") and key.region.right > right]
+
+
+async def _footer_settled(pilot: Any, app: TunaflowApp, *hints: str) -> str:
+    """The footer line once it shows ``hints`` and no key in part (it is composed again after each
+    change of focus, then fitted to the width)."""
+    for _ in range(500):
+        line = footer(app)
+        if all(hint in line for hint in hints) and not footer_keys_cut(app):
+            return line
+        await pilot.pause(0.002)
+    raise AssertionError(f"the footer never showed {hints} with every key whole: {footer(app)!r}, "
+                         f"cut: {footer_keys_cut(app)}")
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+async def test_the_footer_shows_help_the_focused_keys_and_quit_whole(open_app, size: tuple[int, int]) -> None:
     app, _controller, _runtime = open_app()
-    async with app.run_test(size=(80, 24)) as pilot:
-        for where in ("composer", "chat"):
-            focused = app.focused
-            line = await footer_showing(pilot, app, "f1 Help", "f2 Decision", "f3 Workflow", "f4 Cancel agent")
-            for hint in ("f1 Help", "f2 Decision", "f3 Workflow", "f4 Cancel agent"):
-                assert hint in line, (where, line)
-            await pilot.press("escape")
-            await until(pilot, lambda focused=focused: app.focused is not focused, "escape moving the focus")
+    async with app.run_test(size=size) as pilot:
+        line = await _footer_settled(pilot, app, "f1 Help", "⏎ Send", "^q Quit")
+        assert line.startswith(" f1 Help  ⏎ Send"), "help first, then the keys of the composer"
+        assert footer_keys_cut(app) == []
+        assert "Switch chat/branch" not in line, "f8 shows in its group, not split off on its own"
+        await pilot.press("escape")
+        await pilot.pause()
+        line = await _footer_settled(pilot, app, "f1 Help", "^q Quit", "end Newest")
+        assert footer_keys_cut(app) == []
         await send(pilot, app, "Add a word frequency report")
         assert isinstance(app.focused, PlanProposalCard)
-        line = await footer_showing(pilot, app, "f2 Decision", "f4 Cancel agent", "a r h e Decide")
-        assert "f2 Decision" in line and "f4 Cancel agent" in line and "a r h e Decide" in line
+        line = await _footer_settled(pilot, app, "f1 Help", "a r h e Decide", "^q Quit")
+        assert line.index("a r h e Decide") < line.index("^q Quit")
+        assert footer_keys_cut(app) == []
+        await pilot.press("f3")
+        await pilot.pause()
+        assert isinstance(app.screen, WorkflowScreen)
+        line = await _footer_settled(pilot, app, "f1 Help", "esc Back to chat", "^q Quit")
+        assert line.startswith(" f1 Help  esc Back to chat")
+        assert footer_keys_cut(app) == []
+
+
+async def test_the_app_keys_that_do_not_fit_at_80_columns_are_left_out_whole(open_app) -> None:
+    app, _controller, _runtime = open_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await _footer_settled(pilot, app, "^q Quit")
+        footer_widget = app.query_one(KeyFooter)
+        left_out = {key.action for key in footer_widget.query(FooterKey) if not key.display}
+        assert {"open_workflow", "cancel_agent"} <= left_out, "the rest is in help"
+        await pilot.resize_terminal(160, 40)
+        line = await _footer_settled(pilot, app, "f2 Decision", "f3 Workflow", "f4 Cancel agent")
+        assert "^q Quit" in line and footer_keys_cut(app) == []
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+async def test_the_footer_shows_before_the_terminal_has_the_focus(size: tuple[int, int]) -> None:
+    app = TunaflowApp(DemoChatController(), cursor_blink=False)
+    app.set_reactive(TunaflowApp.app_focus, False)  # a browser tab before the first click
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        assert not app.app_focus
+        await _footer_settled(pilot, app, "f1 Help", "^q Quit")
 
 
 async def test_workflow_screen_hides_and_ignores_the_chat_column_keys(open_app) -> None:

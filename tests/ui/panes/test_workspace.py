@@ -101,13 +101,43 @@ async def test_narrow_pinned_is_full_width_and_switches_back_to_the_chat() -> No
         assert app.focused is app.query_one("#branch-input")
 
 
-async def test_switch_does_nothing_when_wide() -> None:
+def said(app: App[None]) -> list[str]:
+    return [notification.message for notification in app._notifications]
+
+
+async def test_switch_does_nothing_when_wide_and_says_why() -> None:
     app = WorkspaceApp(mode="pinned")
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.press("f8")
         await pilot.pause()
         assert abs(app.query_one("#main-chat").region.width - 60) <= 1
         assert app.focused is app.query_one("#composer")
+        assert said(app) == ["The chat and the branch pane are side by side at this width; f8 switches "
+                             "between them on terminals narrower than 100 columns."]
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+@pytest.mark.parametrize("mode", ["hidden", "drawer"])
+async def test_switch_without_a_pinned_pane_says_how_to_pin_it(size: tuple[int, int], mode: str) -> None:
+    app = WorkspaceApp(mode=mode)
+    async with app.run_test(size=size) as pilot:
+        before = app.focused
+        await pilot.press("f8")
+        await pilot.pause()
+        assert app.query_one(Workspace).mode == mode and app.focused is before
+        assert said(app) == ["f8 switches between the chat and the branch pane once the pane is pinned on a "
+                             "narrow terminal; press f7 to pin it."]
+
+
+async def test_the_switch_message_names_the_keys_as_remapped() -> None:
+    app = WorkspaceApp(mode="drawer")
+    app.set_keymap({"pane.switch": "f9", "pane.pin": "ctrl+y"})
+    app.keymap_overrides = {"pane.switch": "f9", "pane.pin": "ctrl+y"}  # type: ignore[attr-defined]
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f9")
+        await pilot.pause()
+        assert said(app) == ["f9 switches between the chat and the branch pane once the pane is pinned on a "
+                             "narrow terminal; press ctrl+y to pin it."]
 
 
 @pytest.mark.parametrize("mode", ["drawer", "pinned"])

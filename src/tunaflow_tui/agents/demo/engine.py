@@ -52,17 +52,17 @@ class DemoTurn(Turn):
     def _script(self) -> Iterator[EngineEvent]:
         request, role = self.request, self.request.role
         if role == "architect":
-            steps = roles.architect(request.prompt)
+            steps = roles.architect(request.prompt, request.cwd)
         elif role == "developer":
             steps = roles.developer(request.prompt, request.cwd, self.config.demo_fail_reviews)
         elif role in ("reviewer", "verifier"):
             steps = roles.reviewer(request.prompt, request.cwd, self.config.demo_fail_reviews, role)
         elif role == "synthesizer":
-            steps = roles.synthesizer(request.prompt)
+            steps = roles.synthesizer(request.prompt, request.cwd)
         elif role == "summarizer":
-            steps = roles.summarizer(request.prompt)
+            steps = roles.summarizer(request.prompt, request.cwd)
         else:
-            steps = roles.other(request.prompt, role)
+            steps = roles.other(request.prompt, role, request.cwd)
         return roles.text_steps(steps)
 
     async def __aiter__(self) -> AsyncIterator[EngineEvent]:
@@ -97,7 +97,8 @@ class DemoTurn(Turn):
 
 
 class DemoEngine(Engine):
-    """A built-in engine that plays every role on the bundled sample project."""
+    """A built-in engine that plays every role: the word-frequency plan on the bundled sample project,
+    an honest demo-note plan (:mod:`~tunaflow_tui.agents.demo.generic`) on any other."""
 
     type = "demo"
 

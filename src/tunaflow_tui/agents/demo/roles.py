@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from tunaflow_tui.agents.demo import sample
+from tunaflow_tui.agents.demo import generic, sample
 from tunaflow_tui.agents.events import EngineEvent, TextDelta, ToolLine, ToolUse
 from tunaflow_tui.core.counting import counted
 
@@ -58,16 +58,29 @@ def _test_findings(prompt: str) -> tuple[list[str], list[str], bool]:
     return [], [], False
 
 
-def architect(prompt: str) -> Iterator[Step]:
-    """A plan proposal for the sample project, a revision of it, or a short chat answer."""
+def architect(prompt: str, root: Path | None = None) -> Iterator[Step]:
+    """A plan proposal, a revision of it, or a short chat answer.
+
+    On the sample project (or without a folder) the plan is the word-frequency report; on any other
+    project it is :mod:`~tunaflow_tui.agents.demo.generic`'s demo note, the one plan the demo engine
+    can really carry out there.
+    """
     revisions = _REVISION_RE.findall(prompt)
     tail = prompt[-600:].lower()
+    foreign = _foreign(root)
     if not revisions and not any(word in tail for word in _PLAN_WORDS):
+        if foreign:
+            yield generic.CHAT_REPLY
+            return
         yield (
             "I'm the demo Architect. This sample project, `textstats`, counts words and lines. "
             "I can propose a concrete change for you to approve: ask me for a plan, for example "
             "*\"plan a word-frequency report\"*."
         )
+        return
+    if foreign:
+        assert root is not None
+        yield from generic.architect(root, revisions)
         return
     yield ToolUse(ToolLine("Read", "textstats/core.py"), "completed")
     intro = "Here is a plan for the sample project."
@@ -108,10 +121,12 @@ def _write(root: Path, relative: str, content: str, tool: str = "Write") -> Iter
 
 
 def developer(prompt: str, root: Path, fail_reviews: int) -> Iterator[Step]:
-    """Implement the sample plan in ``root`` (really editing files), or rework after review."""
+    """Implement the plan in ``root`` (really editing files), or rework after review.
+
+    On a project that is not the sample the plan is the demo note (:mod:`.generic`).
+    """
     if not sample.is_sample_project(root):
-        yield ("The demo Developer only knows the bundled sample project (`textstats`), and this "
-               "folder is not it, so I changed nothing.")
+        yield from generic.developer(prompt, root)
         return
     tests_path = "tests/test_frequency.py"
     if "review findings:" in prompt.lower():
@@ -175,9 +190,10 @@ def inspect(root: Path) -> tuple[list[int], list[str], list[str]]:
 
 def reviewer(prompt: str, root: Path, fail_reviews: int, seat: str) -> Iterator[Step]:
     """A read-only review of ``root`` ending in a verdict block that reflects the files' real state."""
-    for relative in ("textstats/frequency.py", "tests/test_frequency.py"):
+    is_sample = sample.is_sample_project(root)
+    for relative in ("textstats/frequency.py", "tests/test_frequency.py") if is_sample else generic.READS:
         yield ToolUse(ToolLine("Read", relative), "completed")
-    failed, findings, recommendations = inspect(root)
+    failed, findings, recommendations = inspect(root) if is_sample else generic.inspect(root)
     round_number = review_round(prompt)
     if seat == "reviewer" and round_number <= fail_reviews and not findings:
         findings.append(f"Review round {round_number}: the demo reviewer is set to fail the first "
@@ -196,7 +212,8 @@ def reviewer(prompt: str, root: Path, fail_reviews: int, seat: str) -> Iterator[
     recommendations += test_advice
     test_score = 5 if verdict == "pass" else 2
     yield (f"I read the implementation ({seat}, round {round_number}). "
-           + ("It covers the plan and the tests are thorough." if verdict == "pass"
+           + (("It covers the plan and the tests are thorough." if is_sample else "The note is what the plan asks for.")
+              if verdict == "pass"
               else "It is not ready yet." if verdict == "fail"
               else "The code looks right, but I could not confirm it with the tests.") + "\n\n")
     bullets = "".join(f"- {item}\n" for item in findings)
@@ -216,8 +233,21 @@ def reviewer(prompt: str, root: Path, fail_reviews: int, seat: str) -> Iterator[
     )
 
 
-def synthesizer(prompt: str) -> Iterator[Step]:
+def _foreign(root: Path | None) -> bool:
+    return root is not None and not sample.is_sample_project(root)
+
+
+def synthesizer(prompt: str, root: Path | None = None) -> Iterator[Step]:
     """A consensus block for a roundtable."""
+    if _foreign(root):
+        yield (
+            "The participants agree on what the demo engine can do here.\n\n"
+            "<!-- tunaflow:consensus -->\n"
+            f"consensus:\n- The demo engine can only add {generic.NOTE_PATH}; a real engine is needed for real work.\n"
+            "contested:\n- Whether to keep the note after trying tunaflow.\n"
+            "<!-- /tunaflow:consensus -->\n"
+        )
+        return
     yield (
         "The participants largely agree; one point stays open.\n\n"
         "<!-- tunaflow:consensus -->\n"
@@ -227,14 +257,22 @@ def synthesizer(prompt: str) -> Iterator[Step]:
     )
 
 
-def summarizer(prompt: str) -> Iterator[Step]:
+def summarizer(prompt: str, root: Path | None = None) -> Iterator[Step]:
     """A short, deterministic summary."""
+    if _foreign(root):
+        yield ("Summary: the conversation tried tunaflow with the demo engine, which read no code; "
+               f"its only change is the note {generic.NOTE_PATH}.")
+        return
     yield (f"Summary: the conversation worked on “{sample.PLAN_TITLE}” in the sample project; "
            "the frequency functions and their tests are the main outcome.")
 
 
-def other(prompt: str, role: str) -> Iterator[Step]:
+def other(prompt: str, role: str, root: Path | None = None) -> Iterator[Step]:
     """A free roundtable role: a short position, conclusion first."""
+    if _foreign(root):
+        yield (f"As {role} (demo engine): I read no code here, so I have no position on it; "
+               "configure a real engine for a real discussion.")
+        return
     yield (f"As {role}: the word-frequency report is a small, well-contained change. "
            "Tie-breaking must be deterministic and empty text must be tested.")
 
