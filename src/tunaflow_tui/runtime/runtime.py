@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tunaflow_tui.agents.base import Engine, PermissionProfile, TurnRequest
 from tunaflow_tui.agents.events import ErrorKind
@@ -43,12 +44,17 @@ from tunaflow_tui.runtime.agent_turn import MarkerProgress, TurnResult, TurnRunn
 from tunaflow_tui.runtime.context_builder import ContextBuilder
 from tunaflow_tui.runtime.events import (
     MessageAdded,
+    MessageFinished,
     NoticeRaised,
     Observer,
     PlanChanged,
     Progress,
     RuntimeEvent,
 )
+from tunaflow_tui.runtime.memory import ProjectMemory
+
+if TYPE_CHECKING:
+    from tunaflow_tui.core.memory.embedder import Embedder
 
 EngineFactory = Callable[[EngineConfig], Engine]
 
@@ -80,6 +86,7 @@ class WorkflowRuntime:
         store: Store | None = None,
         engine_factory: EngineFactory = create_engine,
         observer: Observer | None = None,
+        embedder: Embedder | None = None,
     ) -> None:
         self.project_dir = project_dir.resolve()
         self.settings = settings
@@ -87,6 +94,7 @@ class WorkflowRuntime:
         self.service = WorkflowService(self.store, doom_threshold=settings.workflow.doom_threshold)
         self._observers: list[Observer] = [observer] if observer else []
         self.runner = TurnRunner(self.store, self.emit)
+        self.memory = ProjectMemory(self.store, settings, self.emit, embedder=embedder)
         self.context = ContextBuilder(self)
         self._engine_factory = engine_factory
         self._engines: dict[str, Engine] = {}
@@ -101,6 +109,8 @@ class WorkflowRuntime:
 
     def emit(self, event: RuntimeEvent) -> None:
         """Send ``event`` to every observer (an observer's failure never stops the cycle)."""
+        if isinstance(event, (MessageFinished, MessageAdded)):
+            self.memory.message_settled(event.conversation_id, event.message_id)
         for observer in list(self._observers):
             try:
                 observer(event)
@@ -115,8 +125,13 @@ class WorkflowRuntime:
         """Tell observers a plan moved."""
         self.emit(PlanChanged(plan.id, plan.phase, plan.pending_decision))
 
+    def start_memory(self) -> None:
+        """Start embedding the project's messages in the background (the backfill, then each new one)."""
+        self.memory.start()
+
     def close(self) -> None:
-        """Close the database."""
+        """Stop background memory work and close the database."""
+        self.memory.close()
         self.store.close()
 
     def engine_for(self, role: str) -> tuple[Engine, EngineConfig]:

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from typing import Any, ClassVar
 
 import peewee
-from peewee import SQL, Check, CompositeKey, FloatField, IntegerField, Model, TextField
+from peewee import SQL, BlobField, Check, CompositeKey, FloatField, IntegerField, Model, TextField
 from playhouse.sqlite_ext import AutoIncrementField, FTS5Model, RowIDField, SearchField
 
 from tunaflow_tui.core.storage.columns import JSONListField, JSONMappingField, TimestampField, ToolLinesField
@@ -272,12 +272,36 @@ class RunningProcessRow(_Base):
         table_name = "running_processes"
 
 
+class MessageChunkRow(_Base):
+    """Row of ``message_chunks``: one chunk of a finished message and its vector under ``model_id``.
+
+    ``start_offset``/``end_offset`` locate the chunk in the message's content. A message with no
+    text to embed gets one row with a NULL vector, so that it counts as done. Rows go with their
+    message (``ON DELETE CASCADE``) and are dropped when a finished message's text changes
+    (:data:`TRIGGERS`), so the background indexer embeds it again.
+    """
+
+    id = _serial()
+    message_id = IntegerField(constraints=[_references("messages", "CASCADE")])
+    chunk_index = IntegerField()
+    start_offset = IntegerField()
+    end_offset = IntegerField()
+    model_id = TextField()
+    vector = BlobField(null=True)
+
+    class Meta:
+        table_name = "message_chunks"
+
+
+MessageChunkRow.add_index(MessageChunkRow.message_id, MessageChunkRow.model_id, name="message_chunks_by_message")
+
+
 SessionLinkRow.add_index(SessionLinkRow.from_conversation_id, name="session_links_from")
 SessionLinkRow.add_index(SessionLinkRow.to_conversation_id, name="session_links_to")
 
 MODELS: tuple[type[Model], ...] = (
     ProjectRow, ConversationRow, MessageRow, MessageIndex, BranchRow, PlanRow, SubtaskRow, PlanEventRow,
-    MemoRow, SessionLinkRow, RunningProcessRow,
+    MemoRow, SessionLinkRow, RunningProcessRow, MessageChunkRow,
 )
 
 VIEWS: tuple[str, ...] = (
@@ -300,8 +324,13 @@ TRIGGERS: tuple[str, ...] = (
             SELECT 'delete', old.id, old.content WHERE old.status != 'streaming';
         INSERT INTO messages_fts(rowid, content) SELECT new.id, new.content WHERE new.status != 'streaming';
     END""",
+    """CREATE TRIGGER message_chunks_stale AFTER UPDATE OF content, status ON messages
+    WHEN new.content IS NOT old.content OR new.status = 'streaming'
+    BEGIN
+        DELETE FROM message_chunks WHERE message_id = new.id;
+    END""",
 )
-"""What keeps ``messages_fts`` equal to :data:`VIEWS` (peewee has no notion of views or triggers)."""
+"""What keeps ``messages_fts`` equal to :data:`VIEWS` and drops the chunks of an edited message."""
 
 
 def create_statements() -> tuple[str, ...]:

@@ -275,8 +275,33 @@ _V8_BRANCH_CONTEXT = Migration(
     ),
 )
 
+# Semantic search needs each finished message's chunks embedded once and kept: vectors live next
+# to their message, tagged with the model that made them. Existing messages are embedded by the
+# background indexer after the upgrade (embedding takes far too long for a migration).
+_V9_CHUNKS = Migration(
+    9,
+    "chunks of finished messages with their embedding vectors",
+    (
+        """CREATE TABLE message_chunks (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            message_id INTEGER NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+            chunk_index INTEGER NOT NULL,
+            start_offset INTEGER NOT NULL,
+            end_offset INTEGER NOT NULL,
+            model_id TEXT NOT NULL,
+            vector BLOB)""",
+        "CREATE INDEX message_chunks_by_message ON message_chunks(message_id, model_id)",
+        """CREATE TRIGGER message_chunks_stale AFTER UPDATE OF content, status ON messages
+        WHEN new.content IS NOT old.content OR new.status = 'streaming'
+        BEGIN
+            DELETE FROM message_chunks WHERE message_id = new.id;
+        END""",
+    ),
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
-    _V1_BASE, _V2_USAGE, _V3_LOOKUPS, _V4_TOOLS, _V5_FINISHED_INDEX, _V6_PARSED, _V7_PROCESSES, _V8_BRANCH_CONTEXT
+    _V1_BASE, _V2_USAGE, _V3_LOOKUPS, _V4_TOOLS, _V5_FINISHED_INDEX, _V6_PARSED, _V7_PROCESSES, _V8_BRANCH_CONTEXT,
+    _V9_CHUNKS,
 )
 CURRENT_VERSION: int = MIGRATIONS[-1].version
 
