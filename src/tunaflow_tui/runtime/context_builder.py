@@ -100,6 +100,16 @@ class ContextBuilder:
             used += cost
         return "\n\n".join(parts)
 
+    def compressed(self, conversation_id: str, before_id: int | None) -> str:
+        """The conversation's topic summaries of messages older than ``before_id``, each with its range."""
+        parts = []
+        for summary in self._rt.store.list_summaries(conversation_id):
+            if before_id is not None and summary.last_message_id >= before_id:
+                continue
+            parts.append(f"[messages {summary.first_message_id}–{summary.last_message_id}]\n"
+                         f"{scrub_markers(summary.content).strip()}")
+        return "\n\n".join(parts)
+
     @staticmethod
     def format_hit(hit: ProjectHit) -> str:
         """A retrieved chunk under a line naming its conversation, message, author and time."""
@@ -206,6 +216,11 @@ class ContextBuilder:
         if recent:
             specs.append(SectionSpec("recent", "Recent conversation",
                                      self._cap(recent, cfg.recent_turns_tokens, "tail"), 4, keep="tail"))
+        oldest_recent = min((m.id for m in recent_messages), default=None)
+        memory = self.compressed(conversation_id, oldest_recent)
+        if memory:
+            specs.append(SectionSpec("memory", "Compressed memory (earlier in this conversation)",
+                                     self._cap(memory, cfg.memory_tokens, "tail"), 5, keep="tail"))
         if role in RETRIEVING_ROLES and cfg.retrieved_tokens > 0:
             excluded = {m.id for m in recent_messages}
             if exclude_message_id is not None:

@@ -101,6 +101,8 @@ class WorkflowRuntime:
         self._plan_locks: dict[int, asyncio.Lock] = {}
         self._is_git: bool | None = None
         self._turn_locks: dict[tuple[str, str], asyncio.Lock] = {}
+        self._compressing: set[str] = set()
+        self._background: set[asyncio.Task[None]] = set()
 
     # ----------------------------------------------------------------- plumbing
     def subscribe(self, observer: Observer) -> None:
@@ -111,6 +113,8 @@ class WorkflowRuntime:
         """Send ``event`` to every observer (an observer's failure never stops the cycle)."""
         if isinstance(event, (MessageFinished, MessageAdded)):
             self.memory.message_settled(event.conversation_id, event.message_id)
+            if isinstance(event, MessageFinished) and self.memory.started:
+                self._schedule_compression(event.conversation_id)
         for observer in list(self._observers):
             try:
                 observer(event)
@@ -124,6 +128,31 @@ class WorkflowRuntime:
     def plan_changed(self, plan: PlanRecord) -> None:
         """Tell observers a plan moved."""
         self.emit(PlanChanged(plan.id, plan.phase, plan.pending_decision))
+
+    def _schedule_compression(self, conversation_id: str) -> None:
+        """Summarise the older part of a long conversation in the background (one task per conversation)."""
+        from tunaflow_tui.runtime.compression import compress_conversation
+
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        if conversation_id in self._compressing:
+            return
+        self._compressing.add(conversation_id)
+
+        async def compress() -> None:
+            try:
+                await compress_conversation(self, conversation_id)
+            except Exception as exc:  # compressed memory is a help, never a reason to stop a turn
+                self.emit(NoticeRaised(f"Could not summarise the older part of the conversation: {exc}", "warning",
+                                       conversation_id))
+            finally:
+                self._compressing.discard(conversation_id)
+
+        task = loop.create_task(compress())
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
 
     def start_memory(self) -> None:
         """Start embedding the project's messages in the background (the backfill, then each new one)."""

@@ -296,12 +296,35 @@ class MessageChunkRow(_Base):
 MessageChunkRow.add_index(MessageChunkRow.message_id, MessageChunkRow.model_id, name="message_chunks_by_message")
 
 
+class ConversationSummaryRow(_Base):
+    """Row of ``conversation_summaries``: a topic summary of messages ``first_message_id``..``last_message_id``.
+
+    ``engine`` is the engine that wrote it, NULL for the extractive fallback.
+    """
+
+    id = _serial()
+    conversation_id = TextField(constraints=[_references("conversations", "CASCADE")])
+    first_message_id = IntegerField()
+    last_message_id = IntegerField()
+    content = TextField()
+    engine = TextField(null=True)
+    created_at = TimestampField()
+
+    class Meta:
+        table_name = "conversation_summaries"
+
+
+ConversationSummaryRow.add_index(ConversationSummaryRow.conversation_id, ConversationSummaryRow.first_message_id,
+                                 name="conversation_summaries_by_range")
+
+
 SessionLinkRow.add_index(SessionLinkRow.from_conversation_id, name="session_links_from")
 SessionLinkRow.add_index(SessionLinkRow.to_conversation_id, name="session_links_to")
 
 MODELS: tuple[type[Model], ...] = (
     ProjectRow, ConversationRow, MessageRow, MessageIndex, BranchRow, PlanRow, SubtaskRow, PlanEventRow,
     MemoRow, SessionLinkRow, RunningProcessRow, MessageChunkRow,
+    ConversationSummaryRow,
 )
 
 VIEWS: tuple[str, ...] = (

@@ -299,9 +299,27 @@ _V9_CHUNKS = Migration(
     ),
 )
 
+# Long conversations are compressed into topic summaries of their older part; each says which
+# messages it covers, so it can be re-done when they change or the conversation grows.
+_V10_SUMMARIES = Migration(
+    10,
+    "topic summaries of the older part of long conversations",
+    (
+        """CREATE TABLE conversation_summaries (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+            first_message_id INTEGER NOT NULL,
+            last_message_id INTEGER NOT NULL,
+            content TEXT NOT NULL,
+            engine TEXT,
+            created_at TEXT NOT NULL)""",
+        "CREATE INDEX conversation_summaries_by_range ON conversation_summaries(conversation_id, first_message_id)",
+    ),
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     _V1_BASE, _V2_USAGE, _V3_LOOKUPS, _V4_TOOLS, _V5_FINISHED_INDEX, _V6_PARSED, _V7_PROCESSES, _V8_BRANCH_CONTEXT,
-    _V9_CHUNKS,
+    _V9_CHUNKS, _V10_SUMMARIES,
 )
 CURRENT_VERSION: int = MIGRATIONS[-1].version
 

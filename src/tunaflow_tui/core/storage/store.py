@@ -9,7 +9,7 @@ from types import TracebackType
 
 from tunaflow_tui.core.storage.access import DatabaseAccess, translated_errors
 from tunaflow_tui.core.storage.branches import BranchStore
-from tunaflow_tui.core.storage.chunks import ChunkStore
+from tunaflow_tui.core.storage.chunks import ChunkStore, SummaryStore
 from tunaflow_tui.core.storage.columns import now_text
 from tunaflow_tui.core.storage.conversations import ConversationStore
 from tunaflow_tui.core.storage.errors import StorageError
@@ -34,7 +34,8 @@ def database_path(project_dir: Path) -> Path:
     return project_dir / STATE_DIR_NAME / DATABASE_NAME
 
 
-class Store(ConversationStore, BranchStore, PlanStore, MemoStore, ProcessStore, ChunkStore):
+class Store(ConversationStore, BranchStore, PlanStore, MemoStore, ProcessStore, ChunkStore,
+            SummaryStore):
     """Everything tunaflow persists for one project; safe to call from several threads.
 
     Every writing method is one transaction; reads return immutable records. Use :meth:`open`.
