@@ -102,6 +102,7 @@ class WorkflowRuntime:
         self._is_git: bool | None = None
         self._turn_locks: dict[tuple[str, str], asyncio.Lock] = {}
         self._compressing: set[str] = set()
+        self._link_checked: set[str] = set()
         self._background: set[asyncio.Task[None]] = set()
 
     # ----------------------------------------------------------------- plumbing
@@ -115,6 +116,9 @@ class WorkflowRuntime:
             self.memory.message_settled(event.conversation_id, event.message_id)
             if isinstance(event, MessageFinished) and self.memory.started:
                 self._schedule_compression(event.conversation_id)
+            if self.memory.started and event.conversation_id != "main" \
+                    and event.conversation_id not in self._link_checked:
+                self._schedule_links(event.conversation_id)
         for observer in list(self._observers):
             try:
                 observer(event)
@@ -128,6 +132,26 @@ class WorkflowRuntime:
     def plan_changed(self, plan: PlanRecord) -> None:
         """Tell observers a plan moved."""
         self.emit(PlanChanged(plan.id, plan.phase, plan.pending_decision))
+
+    def _schedule_links(self, conversation_id: str) -> None:
+        """Link a new conversation to the earlier ones most like its first message, off the event loop."""
+        from tunaflow_tui.runtime.links import link_new_conversation
+
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        self._link_checked.add(conversation_id)
+
+        async def link() -> None:
+            try:
+                await asyncio.to_thread(link_new_conversation, self, conversation_id)
+            except Exception:  # a link is a help; the conversation goes on without it
+                self._link_checked.discard(conversation_id)
+
+        task = loop.create_task(link())
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
 
     def _schedule_compression(self, conversation_id: str) -> None:
         """Summarise the older part of a long conversation in the background (one task per conversation)."""

@@ -169,16 +169,19 @@ class ProjectSearch:
                 self._index = index
             return self._index
 
-    def _query_vector(self, query: str) -> NDArray[np.float32] | None:
+    def query_vector(self, query: str, *, load: bool = True) -> NDArray[np.float32] | None:
+        """The query's vector, or None without a model (or, with ``load`` False, before it is loaded)."""
         if self._embedder is None or not self._embedder.available():
+            return None
+        if not load and not self._embedder.loaded:
             return None
         try:
             return self._embedder.embed_one(query)
         except EmbeddingUnavailable:
             return None
 
-    def _vector_chunks(self, vector: NDArray[np.float32], limit: int,
-                       exclude: Collection[int], conversations: Collection[str] | None) -> list[tuple[int, int, float]]:
+    def vector_chunks(self, vector: NDArray[np.float32], limit: int, *,
+                      exclude: Collection[int], conversations: Collection[str] | None) -> list[tuple[int, int, float]]:
         """(chunk id, message id, cosine) of the best chunks, best first, skipping excluded messages."""
         index = self._loaded_index()
         hits = index.top_k(vector, limit + len(exclude) + CANDIDATES)
@@ -224,7 +227,7 @@ class ProjectSearch:
         note = ""
         vector = None
         if mode in ("hybrid", "vector"):
-            vector = self._query_vector(query)
+            vector = self.query_vector(query)
             if vector is None:
                 reason = self.unavailable_reason() or "the embedding model is not available"
                 if mode == "vector":
@@ -241,8 +244,8 @@ class ProjectSearch:
             rankings["fts"] = [message_id for message_id in fts_ids if message_id not in exclude]
         if vector is not None:
             ordered: list[int] = []
-            for chunk_id, message_id, _score in self._vector_chunks(vector, max(CANDIDATES, wanted), exclude,
-                                                                  conversation_ids):
+            for chunk_id, message_id, _score in self.vector_chunks(vector, max(CANDIDATES, wanted), exclude=exclude,
+                                                                 conversations=conversation_ids):
                 if message_id not in best_chunk:
                     best_chunk[message_id] = (chunk_id, 0)
                     ordered.append(message_id)
