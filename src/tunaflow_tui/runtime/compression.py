@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 #: Characters of an extractive summary per message, and in all.
 EXTRACT_PER_MESSAGE = 220
 EXTRACT_TOTAL = 1_600
+#: Characters per token assumed when deciding cheaply whether a conversation is long enough.
+CHARS_PER_TOKEN = 4
 #: Seconds the summarizer may take for one span.
 SUMMARY_TIMEOUT_S = 180.0
 _SENTENCE = re.compile(r"(?<=[.!?。])\s+")
@@ -130,28 +132,43 @@ async def summarize(rt: WorkflowRuntime, messages: Sequence[MessageRecord]) -> t
 
 
 async def compress_conversation(rt: WorkflowRuntime, conversation_id: str) -> int:
-    """Write or re-do the summaries a long conversation needs; how many were written."""
+    """Write or re-do the summaries a long conversation needs; how many were written.
+
+    Only the newest span is cut again as the conversation grows (earlier spans keep their ranges),
+    so the work per call stays small however long the conversation is.
+    """
     cfg = rt.settings.memory
     store = rt.store
     chars = await asyncio.to_thread(store.conversation_chars, conversation_id)
-    if chars < cfg.compress_after_tokens * 2:  # a token is 2–4 characters: below this, surely under
+    if chars < cfg.compress_after_tokens * CHARS_PER_TOKEN:
         return 0
     messages = await asyncio.to_thread(
         lambda: [m for m in store.list_messages(conversation_id, limit=1_000_000) if m.status != "streaming"])
-    counter = default_counter()
-    total = await asyncio.to_thread(lambda: sum(counter.count(m.content) for m in messages))
     older = messages[:-cfg.compress_keep_messages]
-    if total < cfg.compress_after_tokens or not older:
+    if not older:
         return 0
-    existing = {s.first_message_id: s for s in store.list_summaries(conversation_id)}
-    cut = await asyncio.to_thread(spans, older, cfg.summary_span_tokens)
-    starts = {span[0].id for span in cut}
-    orphans = [s.id for first, s in existing.items() if first not in starts]
-    store.delete_summaries(conversation_id, orphans)
+    existing = list(store.list_summaries(conversation_id))
+    by_id = {m.id: m for m in older}
     written = 0
+    # Earlier summaries keep their ranges; one whose messages changed is re-done over the same range.
+    for summary in existing[:-1]:
+        covered = [m for m in older if summary.first_message_id <= m.id <= summary.last_message_id]
+        if not covered or summary.first_message_id not in by_id:
+            store.delete_summaries(conversation_id, [summary.id])
+            continue
+        if any(m.updated_at > summary.created_at for m in covered):
+            text, engine = await summarize(rt, covered)
+            store.save_summary(conversation_id, summary.first_message_id, summary.last_message_id, text, engine)
+            written += 1
+    last = existing[-1] if existing else None
+    start_id = last.first_message_id if last is not None and last.first_message_id in by_id else older[0].id
+    if last is not None and last.first_message_id not in by_id:
+        store.delete_summaries(conversation_id, [last.id])
+        last = None
+    tail = [m for m in older if m.id >= start_id]
+    cut = await asyncio.to_thread(spans, tail, cfg.summary_span_tokens)
     for position, span in enumerate(cut):
-        summary = existing.get(span[0].id)
-        if summary is not None and not _stale(summary, span, cfg.summary_span_tokens, position == len(cut) - 1):
+        if position == 0 and last is not None and not _stale(last, span, cfg.summary_span_tokens, len(cut) == 1):
             continue
         text, engine = await summarize(rt, span)
         store.save_summary(conversation_id, span[0].id, span[-1].id, text, engine)
