@@ -101,14 +101,26 @@ class ContextBuilder:
         return "\n\n".join(parts)
 
     def compressed(self, conversation_id: str, before_id: int | None) -> str:
-        """The conversation's topic summaries of messages older than ``before_id``, each with its range."""
-        parts = []
-        for summary in self._rt.store.list_summaries(conversation_id):
+        """The topic summaries of messages older than ``before_id``, each with its range, oldest first.
+
+        The newest summaries are kept whole within ``[context] memory_tokens``; older ones that do
+        not fit are left out (counting stops there, so a very long conversation costs no more).
+        """
+        budget = self._rt.settings.context.memory_tokens
+        counter = default_counter()
+        parts: list[str] = []
+        used = 0
+        for summary in reversed(self._rt.store.list_summaries(conversation_id)):
             if before_id is not None and summary.last_message_id >= before_id:
                 continue
-            parts.append(f"[messages {summary.first_message_id}–{summary.last_message_id}]\n"
-                         f"{scrub_markers(summary.content).strip()}")
-        return "\n\n".join(parts)
+            text = (f"[messages {summary.first_message_id}–{summary.last_message_id}]\n"
+                    f"{scrub_markers(summary.content).strip()}")
+            cost = counter.count(text) + 2
+            if used + cost > budget:
+                break
+            parts.append(text)
+            used += cost
+        return "\n\n".join(reversed(parts))
 
     @staticmethod
     def format_hit(hit: ProjectHit) -> str:

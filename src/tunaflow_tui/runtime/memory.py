@@ -108,7 +108,8 @@ class ProjectMemory:
             return ()
         loaded = self._embedder is not None and self._embedder.loaded
         mode = "hybrid" if loaded else "fts"
-        return self.search_engine.search(query, limit=limit, mode=mode, exclude_message_ids=exclude_message_ids).hits
+        return self.search_engine.search(query, limit=limit, mode=mode, exclude_message_ids=exclude_message_ids,
+                                         snippets=False).hits
 
     def close(self) -> None:
         """Stop the indexer after the message it is embedding."""

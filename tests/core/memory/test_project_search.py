@@ -134,3 +134,9 @@ def test_cli_output_is_neutralised(project: Path, capsys: pytest.CaptureFixture[
         store.add_message("main", "assistant", "poison \x1b]0;owned\x07 title and \x1b[2J clear screen")
     code, out, _err = _cli(capsys, str(project), "poison", "--mode", "fts")
     assert code == 0 and "\x1b" not in out and "\x07" not in out and "«poison»" in out
+
+
+def test_the_index_vocabulary_counts_finished_messages_per_word(seeded: Store) -> None:
+    assert seeded.term_frequency("uploader", False) == 1
+    assert seeded.term_frequency("retr", True) == 2, "retry and retries, the streaming reply left out"
+    assert seeded.term_frequency("nowhere", False) == 0

@@ -209,11 +209,12 @@ class ProjectSearch:
 
     def search(self, query: str, *, limit: int = 10, mode: str = "hybrid",
                exclude_message_ids: Collection[int] = (),
-               conversation_ids: Collection[str] | None = None) -> SearchResult:
+               conversation_ids: Collection[str] | None = None, snippets: bool = True) -> SearchResult:
         """The ``limit`` best messages for ``query``, best first.
 
         ``exclude_message_ids`` are never returned (the turns already in a prompt);
-        ``conversation_ids`` limits the search to those conversations. Any text is a valid query:
+        ``conversation_ids`` limits the search to those conversations; without ``snippets`` the hits
+        snippets are cut from their best chunk (no second full-text pass). Any text is a valid query:
         FTS5 syntax is searched for as words, and only the first 2,000 characters count. Raises
         ValueError for an unknown mode, :class:`SearchUnavailable` for ``vector`` without a model.
         """
@@ -240,7 +241,7 @@ class ProjectSearch:
             conversations = None if conversation_ids is None else list(conversation_ids)
             fts_ids = tiered_search(
                 lambda expression, n: self._store.fts_message_ids(expression, n, conversation_ids=conversations),
-                query, max(CANDIDATES, wanted))
+                query, max(CANDIDATES, wanted), doc_frequency=self._store.term_frequency)
             rankings["fts"] = [message_id for message_id in fts_ids if message_id not in exclude]
         if vector is not None:
             ordered: list[int] = []
@@ -252,15 +253,15 @@ class ProjectSearch:
             rankings["vector"] = ordered
         fused = reciprocal_rank_fusion(rankings, limit=limit)
         ran = mode if vector is not None or mode == "fts" else "fts"
-        return SearchResult(self._hits(query, fused, best_chunk), ran, note)
+        return SearchResult(self._hits(query, fused, best_chunk, snippets), ran, note)
 
-    def _hits(self, query: str, items: Sequence[FusedHit[int]],
-              best_chunk: dict[int, tuple[int, int]]) -> tuple[ProjectHit, ...]:
+    def _hits(self, query: str, items: Sequence[FusedHit[int]], best_chunk: dict[int, tuple[int, int]],
+              fts_snippets: bool) -> tuple[ProjectHit, ...]:
         ids = [hit.id for hit in items]
         messages = self._store.messages_by_id(ids)
         chunk_places = self._store.chunk_locations([chunk for chunk, _ in best_chunk.values()])
         snippets: dict[int, str] = {}
-        for expression in match_tiers(query):
+        for expression in match_tiers(query) if fts_snippets else ():
             missing = [message_id for message_id in ids if message_id not in snippets]
             if not missing:
                 break

@@ -184,6 +184,18 @@ class ChunkStore(StoreBase):
         with self._db.reading() as db:
             return [int(row["id"]) for row in all_rows(query, db)]
 
+    def term_frequency(self, term: str, prefix: bool) -> int:
+        """Finished messages holding ``term`` (with ``prefix``: any term starting with it), from the vocabulary."""
+        params: tuple[str, ...]
+        if prefix:
+            sql = "SELECT coalesce(sum(doc), 0) FROM messages_vocab WHERE term >= ? AND term < ?"
+            params = (term, term + "\U0010ffff")
+        else:
+            sql, params = "SELECT coalesce(sum(doc), 0) FROM messages_vocab WHERE term = ?", (term,)
+        with self._db.reading() as db:
+            row = db.execute_sql(sql, params).fetchone()  # type: ignore[no-untyped-call]
+        return int(row[0]) if row is not None else 0
+
     def fts_snippets(self, expression: str, message_ids: Sequence[int], *, tokens: int = 16) -> dict[int, str]:
         """FTS5 snippets of ``message_ids`` for ``expression``, matches between «» (only messages it matches)."""
         if not message_ids:

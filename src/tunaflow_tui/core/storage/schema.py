@@ -317,9 +317,17 @@ _V10_SUMMARIES = Migration(
     ),
 )
 
+# A natural-language query OR-s its words; a word found in most messages makes bm25 score them
+# all. The index's own vocabulary says how common each word is, so such words can be left out.
+_V11_VOCABULARY = Migration(
+    11,
+    "term counts of the message index",
+    ("CREATE VIRTUAL TABLE messages_vocab USING fts5vocab(messages_fts, row)",),
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     _V1_BASE, _V2_USAGE, _V3_LOOKUPS, _V4_TOOLS, _V5_FINISHED_INDEX, _V6_PARSED, _V7_PROCESSES, _V8_BRANCH_CONTEXT,
-    _V9_CHUNKS, _V10_SUMMARIES,
+    _V9_CHUNKS, _V10_SUMMARIES, _V11_VOCABULARY,
 )
 CURRENT_VERSION: int = MIGRATIONS[-1].version
 
