@@ -25,6 +25,10 @@ if TYPE_CHECKING:
     from tunaflow_tui.core.memory.embedder import Embedder
 
 
+#: Hits each ranking brings to the fusion for a pack: a few chunks are kept, so fewer suffice.
+RETRIEVAL_CANDIDATES = 20
+
+
 def default_embedder(settings: Settings) -> Embedder | None:
     """The process-wide embedder, or None when ``[memory] embeddings`` is off."""
     if not settings.memory.embeddings:
@@ -109,7 +113,7 @@ class ProjectMemory:
         loaded = self._embedder is not None and self._embedder.loaded
         mode = "hybrid" if loaded else "fts"
         return self.search_engine.search(query, limit=limit, mode=mode, exclude_message_ids=exclude_message_ids,
-                                         snippets=False).hits
+                                         snippets=False, candidates=RETRIEVAL_CANDIDATES).hits
 
     def close(self) -> None:
         """Stop the indexer after the message it is embedding."""

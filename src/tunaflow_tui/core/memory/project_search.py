@@ -184,7 +184,7 @@ class ProjectSearch:
                       exclude: Collection[int], conversations: Collection[str] | None) -> list[tuple[int, int, float]]:
         """(chunk id, message id, cosine) of the best chunks, best first, skipping excluded messages."""
         index = self._loaded_index()
-        hits = index.top_k(vector, limit + len(exclude) + CANDIDATES)
+        hits = index.top_k(vector, limit + len(exclude))
         locations = self._store.chunk_locations([hit.id for hit in hits])
         stale = [hit.id for hit in hits if hit.id not in locations]
         if stale:
@@ -209,12 +209,14 @@ class ProjectSearch:
 
     def search(self, query: str, *, limit: int = 10, mode: str = "hybrid",
                exclude_message_ids: Collection[int] = (),
-               conversation_ids: Collection[str] | None = None, snippets: bool = True) -> SearchResult:
+               conversation_ids: Collection[str] | None = None, snippets: bool = True,
+               candidates: int = CANDIDATES) -> SearchResult:
         """The ``limit`` best messages for ``query``, best first.
 
         ``exclude_message_ids`` are never returned (the turns already in a prompt);
         ``conversation_ids`` limits the search to those conversations; without ``snippets`` the hits
-        snippets are cut from their best chunk (no second full-text pass). Any text is a valid query:
+        snippets are cut from their best chunk (no second full-text pass); ``candidates`` is how many
+        hits each ranking brings to the fusion. Any text is a valid query:
         FTS5 syntax is searched for as words, and only the first 2,000 characters count. Raises
         ValueError for an unknown mode, :class:`SearchUnavailable` for ``vector`` without a model.
         """
@@ -241,11 +243,11 @@ class ProjectSearch:
             conversations = None if conversation_ids is None else list(conversation_ids)
             fts_ids = tiered_search(
                 lambda expression, n: self._store.fts_message_ids(expression, n, conversation_ids=conversations),
-                query, max(CANDIDATES, wanted), doc_frequency=self._store.term_frequency)
+                query, max(candidates, wanted), doc_frequency=self._store.term_frequency)
             rankings["fts"] = [message_id for message_id in fts_ids if message_id not in exclude]
         if vector is not None:
             ordered: list[int] = []
-            for chunk_id, message_id, _score in self.vector_chunks(vector, max(CANDIDATES, wanted), exclude=exclude,
+            for chunk_id, message_id, _score in self.vector_chunks(vector, max(candidates, wanted), exclude=exclude,
                                                                  conversations=conversation_ids):
                 if message_id not in best_chunk:
                     best_chunk[message_id] = (chunk_id, 0)
