@@ -29,6 +29,8 @@ INHERITED_TURNS = 4
 MAX_LISTED_FILES = 30
 #: Roles whose packs carry retrieved chunks; reviewers judge blind, from the plan and the diff alone.
 RETRIEVING_ROLES = frozenset({"architect", "developer"})
+#: Summaries read for a pack: more than any memory budget holds.
+NEWEST_SUMMARIES = 64
 
 
 def format_turn(message: MessageRecord) -> str:
@@ -110,7 +112,7 @@ class ContextBuilder:
         counter = default_counter()
         parts: list[str] = []
         used = 0
-        for summary in reversed(self._rt.store.list_summaries(conversation_id)):
+        for summary in reversed(self._rt.store.list_summaries(conversation_id, newest=NEWEST_SUMMARIES)):
             if before_id is not None and summary.last_message_id >= before_id:
                 continue
             text = (f"[messages {summary.first_message_id}–{summary.last_message_id}]\n"

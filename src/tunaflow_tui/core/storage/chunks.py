@@ -18,7 +18,7 @@ import peewee
 from tunaflow_tui.core.storage.columns import now_text
 from tunaflow_tui.core.storage.models import ConversationSummaryRow, MessageChunkRow, MessageIndex, MessageRow
 from tunaflow_tui.core.storage.records import MessageRecord
-from tunaflow_tui.core.storage.rows import message_record
+from tunaflow_tui.core.storage.rows import Row, message_record
 from tunaflow_tui.core.storage.search_query import SNIPPET_END, SNIPPET_START
 from tunaflow_tui.core.storage.storebase import StoreBase, all_rows, first_row
 
@@ -232,18 +232,26 @@ class SummaryRecord:
     created_at: datetime
 
 
+def _summary(row: Row) -> SummaryRecord:
+    return SummaryRecord(int(row["id"]), str(row["conversation_id"]), int(row["first_message_id"]),
+                         int(row["last_message_id"]), str(row["content"]), row["engine"], row["created_at"])
+
+
 class SummaryStore(StoreBase):
     """Topic summaries of long conversations (compressed memory)."""
 
-    def list_summaries(self, conversation_id: str) -> tuple[SummaryRecord, ...]:
-        """The conversation's summaries in message order."""
-        query = (ConversationSummaryRow.select().where(ConversationSummaryRow.conversation_id == conversation_id)
-                 .order_by(ConversationSummaryRow.first_message_id))
+    def list_summaries(self, conversation_id: str, *, newest: int | None = None) -> tuple[SummaryRecord, ...]:
+        """The conversation's summaries in message order (only the ``newest`` few, if given)."""
+        query = ConversationSummaryRow.select().where(ConversationSummaryRow.conversation_id == conversation_id)
+        if newest is not None:
+            query = query.order_by(ConversationSummaryRow.first_message_id.desc()).limit(newest)
+            with self._db.reading() as db:
+                rows = list(reversed(all_rows(query, db)))
+            return tuple(_summary(r) for r in rows)
+        query = query.order_by(ConversationSummaryRow.first_message_id)
         with self._db.reading() as db:
             rows = all_rows(query, db)
-        return tuple(SummaryRecord(int(r["id"]), str(r["conversation_id"]), int(r["first_message_id"]),
-                                   int(r["last_message_id"]), str(r["content"]), r["engine"], r["created_at"])
-                     for r in rows)
+        return tuple(_summary(r) for r in rows)
 
     def save_summary(self, conversation_id: str, first_message_id: int, last_message_id: int, content: str,
                      engine: str | None) -> SummaryRecord:
