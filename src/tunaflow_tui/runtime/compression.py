@@ -19,8 +19,8 @@ from tunaflow_tui.agents.base import PermissionProfile, TurnRequest
 from tunaflow_tui.agents.events import EngineError, FinalMessage
 from tunaflow_tui.core.markers import scrub_markers
 from tunaflow_tui.core.personas import load_persona
-from tunaflow_tui.core.storage.chunks import SummaryRecord
 from tunaflow_tui.core.storage.records import MessageRecord
+from tunaflow_tui.core.storage.summaries import SummaryRecord
 from tunaflow_tui.runtime.tokens import default_counter
 
 if TYPE_CHECKING:
