@@ -159,3 +159,14 @@ def test_json_carries_no_control_or_bidi_characters_from_agent_text(git_repo: Pa
     assert entry["title"] == clean and entry["subtasks"][0]["title"] == clean
     assert entry["pending_decision"]["detail"]["aggregate"]["findings"] == [clean]
     assert doc["branches"][0]["label"] == clean
+
+
+def test_status_says_how_much_of_the_project_is_embedded(tmp_path: Path) -> None:
+    from tunaflow_tui.subcommands.status import collect, render_text
+
+    with Store.open(tmp_path) as store:
+        store.add_message("main", "user", "one")
+        store.add_message("main", "user", "two")
+    document, _pending = collect(tmp_path)
+    assert document["memory"] == {"messages": 2, "embedded": 0}
+    assert "Memory: 0 of 2 finished messages embedded for search by meaning" in render_text(document)

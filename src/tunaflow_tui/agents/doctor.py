@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from tunaflow_tui.agents.cli_flags import contracts_for, parse_help_flags
-from tunaflow_tui.core.memory.model_files import MODEL_REQUIREMENT, Unavailability, full_status
+from tunaflow_tui.core.memory.model_files import MODEL_REQUIREMENT, ModelStatus, Unavailability, full_status
 
 PROBE_TIMEOUT_S = 5.0
 CLI_TYPES = ("claude", "codex", "gemini")
@@ -180,9 +180,14 @@ def _check_sqlite(report: DoctorReport) -> None:
     report.add("core", "sqlite", OK, f"SQLite {version} with FTS5")
 
 
-def _check_embeddings(report: DoctorReport, env: Mapping[str, str]) -> None:
+def _check_embeddings(report: DoctorReport, env: Mapping[str, str]) -> bool:
     """The loader's own check: model file present with the pinned sha256, onnxruntime importable."""
     status = full_status(env)
+    _report_embeddings(report, status)
+    return bool(status.available)
+
+
+def _report_embeddings(report: DoctorReport, status: ModelStatus) -> None:
     if status.available and status.location is not None:
         where = f" ({status.location.path})" if status.location.from_override else ""
         report.add("core", "embeddings", OK, f"{status.detail}{where}")
@@ -192,6 +197,30 @@ def _check_embeddings(report: DoctorReport, env: Mapping[str, str]) -> None:
     else:
         report.add("core", "embeddings", WARN, f"{status.detail} — retrieval uses full-text search only",
                    status.hint)
+
+
+def _check_memory(report: DoctorReport, project_dir: Path | None, model_ok: bool) -> None:
+    """How many of the project's finished messages are embedded (only for a project tunaflow has opened)."""
+    from tunaflow_tui.core.memory.model_files import MODEL_ID
+    from tunaflow_tui.core.storage import StorageError, Store
+    from tunaflow_tui.core.storage.store import database_path
+
+    if project_dir is None or not database_path(project_dir).is_file():
+        return
+    try:
+        with Store.open(project_dir) as store:
+            counts = store.embedding_counts(MODEL_ID)
+    except StorageError as exc:
+        report.add("core", "memory", WARN, f"could not read the project's memory: {exc}")
+        return
+    if not model_ok:
+        report.add("core", "memory", INFO, f"{counts.total:,} finished messages, searched by full text only")
+    elif counts.remaining:
+        report.add("core", "memory", INFO,
+                   f"{counts.embedded:,} of {counts.total:,} finished messages embedded",
+                   "the rest are embedded in the background while tunaflow is open on the project")
+    else:
+        report.add("core", "memory", OK, f"all {counts.total:,} finished messages embedded for semantic search")
 
 
 def terminal_colours(env: Mapping[str, str]) -> str:
@@ -224,7 +253,8 @@ def run_doctor(project_dir: Path | None = None, env: Mapping[str, str] | None = 
     home = home or Path(env.get("HOME") or Path.home())
     report = DoctorReport()
     _check_sqlite(report)
-    _check_embeddings(report, env)
+    model_ok = _check_embeddings(report, env)
+    _check_memory(report, project_dir, model_ok)
     configured = _configured_engines(report, project_dir)
     probes: dict[str, tuple[str, str]] = {cli: (cli, cli) for cli in CLI_TYPES}
     for name, (etype, command) in configured.items():

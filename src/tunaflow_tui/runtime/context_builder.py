@@ -6,6 +6,8 @@ from typing import TYPE_CHECKING
 
 from tunaflow_tui.core import gitops
 from tunaflow_tui.core.markers import scrub_markers
+from tunaflow_tui.core.memory.project_search import ProjectHit
+from tunaflow_tui.core.personas import load_persona
 from tunaflow_tui.core.storage.records import MessageRecord, PlanRecord
 from tunaflow_tui.runtime.context import ContextPack, SectionSpec, assemble
 from tunaflow_tui.runtime.prompts import plan_brief
@@ -25,6 +27,10 @@ ROLE_TITLES = {
 }
 INHERITED_TURNS = 4
 MAX_LISTED_FILES = 30
+#: Roles whose packs carry retrieved chunks; reviewers judge blind, from the plan and the diff alone.
+RETRIEVING_ROLES = frozenset({"architect", "developer"})
+#: Summaries read for a pack: more than any memory budget holds.
+NEWEST_SUMMARIES = 64
 
 
 def format_turn(message: MessageRecord) -> str:
@@ -63,14 +69,69 @@ class ContextBuilder:
             lines.append("Top-level: " + ", ".join(shown) + more)
         return "\n".join(lines)
 
-    def recent_turns(self, conversation_id: str, exclude_message_id: int | None) -> str:
-        """The conversation's last turns, oldest first."""
+    def _recent_messages(self, conversation_id: str, exclude_message_id: int | None) -> list[MessageRecord]:
         keep = max(0, self._rt.settings.context.recent_turns_kept) * 2
         if keep == 0:
-            return ""
+            return []
         messages = self._rt.store.list_messages(conversation_id, limit=keep + 1)
-        turns = [format_turn(m) for m in messages if m.id != exclude_message_id and m.content.strip()]
-        return "\n\n".join(turns[-keep:])
+        return [m for m in messages if m.id != exclude_message_id and m.content.strip()][-keep:]
+
+    def recent_turns(self, conversation_id: str, exclude_message_id: int | None) -> str:
+        """The conversation's last turns, oldest first."""
+        return "\n\n".join(format_turn(m) for m in self._recent_messages(conversation_id, exclude_message_id))
+
+    def retrieved(self, request: str, *, exclude_message_ids: set[int]) -> str:
+        """The chunks of the project's messages that best match ``request``, each labelled with its source.
+
+        Whole chunks only, best first, within ``[context] retrieved_tokens``.
+        Messages in ``exclude_message_ids`` (the recent turns, the request itself) are left out, since
+        the pack carries them already.
+        """
+        limit = self._rt.settings.memory.retrieved_chunks
+        budget = self._rt.settings.context.retrieved_tokens
+        hits = self._rt.memory.retrieve(request, exclude_message_ids=exclude_message_ids, limit=limit)
+        counter = default_counter()
+        parts: list[str] = []
+        used = 0
+        for hit in hits:  # whole chunks, best first, while they fit: a chunk cut in half helps nobody
+            text = self.format_hit(hit)
+            cost = counter.count(text) + 2
+            if used + cost > budget:
+                continue
+            parts.append(text)
+            used += cost
+        return "\n\n".join(parts)
+
+    def compressed(self, conversation_id: str, before_id: int | None) -> str:
+        """The topic summaries of messages older than ``before_id``, each with its range, oldest first.
+
+        The newest summaries are kept whole within ``[context] memory_tokens``; older ones that do
+        not fit are left out (counting stops there, so a very long conversation costs no more).
+        """
+        budget = self._rt.settings.context.memory_tokens
+        counter = default_counter()
+        parts: list[str] = []
+        used = 0
+        for summary in reversed(self._rt.store.list_summaries(conversation_id, newest=NEWEST_SUMMARIES)):
+            if before_id is not None and summary.last_message_id >= before_id:
+                continue
+            text = (f"[messages {summary.first_message_id}–{summary.last_message_id}]\n"
+                    f"{scrub_markers(summary.content).strip()}")
+            cost = counter.count(text) + 2
+            if used + cost > budget:
+                break
+            parts.append(text)
+            used += cost
+        return "\n\n".join(reversed(parts))
+
+    @staticmethod
+    def format_hit(hit: ProjectHit) -> str:
+        """A retrieved chunk under a line naming its conversation, message, author and time."""
+        message = hit.message
+        who = "User" if message.role == "user" else ROLE_TITLES.get(message.persona or message.role,
+                                                                  (message.persona or message.role).title())
+        where = f"{hit.conversation_id}, message {message.id}, {who}, {message.created_at:%Y-%m-%d %H:%M}"
+        return f"[{where}]\n{scrub_markers(hit.chunk_text).strip()}"
 
     def inheritance(self, conversation_id: str) -> str:
         """For a branch: the parent's last turns before the checkpoint, then the checkpoint message.
@@ -134,14 +195,17 @@ class ContextBuilder:
         plan: PlanRecord | None = None,
         findings: tuple[str, ...] = (),
         exclude_message_id: int | None = None,
-        system: str = "",
+        system: str | None = None,
         history: bool = True,
     ) -> ContextPack:
         """The ContextPack for ``role`` answering ``request`` in ``conversation_id``.
 
-        ``system`` (the persona) is counted against the budget; without ``history`` the pack holds no
-        conversation, inheritance or links (a blind reviewer sees only the project and the plan).
+        ``system`` (the persona; by default the role's own) is counted against the budget; without
+        ``history`` the pack holds no conversation, inheritance, links or retrieved chunks (a blind
+        reviewer sees only the project and the plan). Only Architect and Developer packs retrieve.
         """
+        if system is None:
+            system = load_persona(role, self._rt.project_dir)
         cfg = self._rt.settings.context
         specs = [
             SectionSpec("project", "Project", self._cap(self.project_identity(), cfg.project_tokens), 2),
@@ -161,8 +225,22 @@ class ContextBuilder:
         links = self.links(conversation_id)
         if links:
             specs.append(SectionSpec("links", "Linked sessions", self._cap(links, cfg.links_tokens), 5))
-        recent = self.recent_turns(conversation_id, exclude_message_id)
+        recent_messages = self._recent_messages(conversation_id, exclude_message_id)
+        recent = "\n\n".join(format_turn(m) for m in recent_messages)
         if recent:
             specs.append(SectionSpec("recent", "Recent conversation",
                                      self._cap(recent, cfg.recent_turns_tokens, "tail"), 4, keep="tail"))
+        oldest_recent = min((m.id for m in recent_messages), default=None)
+        memory = self.compressed(conversation_id, oldest_recent)
+        if memory:
+            specs.append(SectionSpec("memory", "Compressed memory (earlier in this conversation)",
+                                     self._cap(memory, cfg.memory_tokens, "tail"), 5, keep="tail"))
+        if role in RETRIEVING_ROLES and cfg.retrieved_tokens > 0:
+            excluded = {m.id for m in recent_messages}
+            if exclude_message_id is not None:
+                excluded.add(exclude_message_id)
+            found = self.retrieved(request, exclude_message_ids=excluded)
+            if found:
+                specs.append(SectionSpec("retrieved", "Retrieved from the project's history",
+                                         self._cap(found, cfg.retrieved_tokens), 6))
         return assemble(specs, cfg.max_tokens, request=request, system=system)

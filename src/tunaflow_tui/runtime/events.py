@@ -93,8 +93,31 @@ class ProjectTestsRunning:
     running: bool
 
 
+@dataclass(frozen=True, slots=True)
+class MemoryProgress:
+    """Background embedding of the project's messages moved on (a backfill shows how far it is).
+
+    ``running`` is False once everything finished is embedded, or when there is no model
+    (``unavailable`` says why; search and retrieval then use full text only).
+    """
+
+    embedded: int
+    total: int
+    running: bool
+    unavailable: str | None = None
+
+    @property
+    def text(self) -> str:
+        """One line for a status bar."""
+        if self.unavailable is not None:
+            return "Memory: full-text search only (no embedding model)."
+        if self.running:
+            return f"Memory: embedding messages {self.embedded:,}/{self.total:,}…"
+        return f"Memory: {self.total:,} messages searchable."
+
+
 RuntimeEvent = (
     MessageStarted | MessageDelta | ToolActivity | NoticeRaised | MessageFinished | MessageAdded | PlanChanged
-    | Progress | ProjectTestsRunning
+    | Progress | ProjectTestsRunning | MemoryProgress
 )
 Observer = Callable[[RuntimeEvent], None]

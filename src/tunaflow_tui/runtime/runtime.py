@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from tunaflow_tui.agents.base import Engine, PermissionProfile, TurnRequest
 from tunaflow_tui.agents.events import ErrorKind
@@ -43,12 +44,17 @@ from tunaflow_tui.runtime.agent_turn import MarkerProgress, TurnResult, TurnRunn
 from tunaflow_tui.runtime.context_builder import ContextBuilder
 from tunaflow_tui.runtime.events import (
     MessageAdded,
+    MessageFinished,
     NoticeRaised,
     Observer,
     PlanChanged,
     Progress,
     RuntimeEvent,
 )
+from tunaflow_tui.runtime.memory import ProjectMemory
+
+if TYPE_CHECKING:
+    from tunaflow_tui.core.memory.embedder import Embedder
 
 EngineFactory = Callable[[EngineConfig], Engine]
 
@@ -80,6 +86,7 @@ class WorkflowRuntime:
         store: Store | None = None,
         engine_factory: EngineFactory = create_engine,
         observer: Observer | None = None,
+        embedder: Embedder | None = None,
     ) -> None:
         self.project_dir = project_dir.resolve()
         self.settings = settings
@@ -87,12 +94,16 @@ class WorkflowRuntime:
         self.service = WorkflowService(self.store, doom_threshold=settings.workflow.doom_threshold)
         self._observers: list[Observer] = [observer] if observer else []
         self.runner = TurnRunner(self.store, self.emit)
+        self.memory = ProjectMemory(self.store, settings, self.emit, embedder=embedder)
         self.context = ContextBuilder(self)
         self._engine_factory = engine_factory
         self._engines: dict[str, Engine] = {}
         self._plan_locks: dict[int, asyncio.Lock] = {}
         self._is_git: bool | None = None
         self._turn_locks: dict[tuple[str, str], asyncio.Lock] = {}
+        self._compressing: set[str] = set()
+        self._link_checked: set[str] = set()
+        self._background: set[asyncio.Task[None]] = set()
 
     # ----------------------------------------------------------------- plumbing
     def subscribe(self, observer: Observer) -> None:
@@ -101,6 +112,13 @@ class WorkflowRuntime:
 
     def emit(self, event: RuntimeEvent) -> None:
         """Send ``event`` to every observer (an observer's failure never stops the cycle)."""
+        if isinstance(event, (MessageFinished, MessageAdded)):
+            self.memory.message_settled(event.conversation_id, event.message_id)
+            if isinstance(event, MessageFinished) and self.memory.started:
+                self._schedule_compression(event.conversation_id)
+            if self.memory.started and event.conversation_id != "main" \
+                    and event.conversation_id not in self._link_checked:
+                self._schedule_links(event.conversation_id)
         for observer in list(self._observers):
             try:
                 observer(event)
@@ -115,8 +133,58 @@ class WorkflowRuntime:
         """Tell observers a plan moved."""
         self.emit(PlanChanged(plan.id, plan.phase, plan.pending_decision))
 
+    def _schedule_links(self, conversation_id: str) -> None:
+        """Link a new conversation to the earlier ones most like its first message, off the event loop."""
+        from tunaflow_tui.runtime.links import link_new_conversation
+
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        self._link_checked.add(conversation_id)
+
+        async def link() -> None:
+            try:
+                await asyncio.to_thread(link_new_conversation, self, conversation_id)
+            except Exception:  # a link is a help; the conversation goes on without it
+                self._link_checked.discard(conversation_id)
+
+        task = loop.create_task(link())
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    def _schedule_compression(self, conversation_id: str) -> None:
+        """Summarise the older part of a long conversation in the background (one task per conversation)."""
+        from tunaflow_tui.runtime.compression import compress_conversation
+
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        if conversation_id in self._compressing:
+            return
+        self._compressing.add(conversation_id)
+
+        async def compress() -> None:
+            try:
+                await compress_conversation(self, conversation_id)
+            except Exception as exc:  # compressed memory is a help, never a reason to stop a turn
+                self.emit(NoticeRaised(f"Could not summarise the older part of the conversation: {exc}", "warning",
+                                       conversation_id))
+            finally:
+                self._compressing.discard(conversation_id)
+
+        task = loop.create_task(compress())
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    def start_memory(self) -> None:
+        """Start embedding the project's messages in the background (the backfill, then each new one)."""
+        self.memory.start()
+
     def close(self) -> None:
-        """Close the database."""
+        """Stop background memory work and close the database."""
+        self.memory.close()
         self.store.close()
 
     def engine_for(self, role: str) -> tuple[Engine, EngineConfig]:

@@ -10,6 +10,9 @@ from typing import Protocol
 from tokenizers import Tokenizer
 
 _LOCK = threading.Lock()
+#: Texts whose counts are remembered, and the longest text remembered (longer ones are rare).
+_CACHE_ENTRIES = 2_048
+_CACHED_TEXT_CHARS = 200_000
 
 
 class TokenCounter(Protocol):
@@ -24,15 +27,25 @@ class WordPieceCounter:
     """Counts tokens with the packaged WordPiece tokenizer (no truncation, no padding)."""
 
     def __init__(self) -> None:
+        self._cached_count = lru_cache(maxsize=_CACHE_ENTRIES)(self._count)
         path = resources.files("tunaflow_tui") / "data" / "tokenizer" / "wordpiece-uncased.json"
         self._tokenizer = Tokenizer.from_str(path.read_text(encoding="utf-8"))
         self._tokenizer.no_truncation()
         self._tokenizer.no_padding()
 
     def count(self, text: str) -> int:
-        """Number of tokens in ``text`` (special tokens excluded)."""
+        """Number of tokens in ``text`` (special tokens excluded).
+
+        Recent counts are remembered: successive packs share most of their text (the plan, the
+        recent turns, summaries, retrieved chunks), so each is tokenized once, not per turn.
+        """
         if not text:
             return 0
+        if len(text) > _CACHED_TEXT_CHARS:
+            return self._count(text)
+        return self._cached_count(text)
+
+    def _count(self, text: str) -> int:
         with _LOCK:
             return len(self._tokenizer.encode(text, add_special_tokens=False).ids)
 

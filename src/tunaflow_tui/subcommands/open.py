@@ -136,7 +136,9 @@ def open_project_app(project: Path, load: SettingsLoader | None = None, *, force
     def open_runtime() -> WorkflowRuntime:
         from tunaflow_tui.runtime.runtime import WorkflowRuntime
 
-        return WorkflowRuntime(project, (load or load_settings)())
+        runtime = WorkflowRuntime(project, (load or load_settings)())
+        runtime.start_memory()  # embeds what is missing in the background; the window does not wait
+        return runtime
 
     themes_registered = False
 

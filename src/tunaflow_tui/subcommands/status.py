@@ -106,6 +106,10 @@ def collect(project: Path) -> tuple[dict[str, Any], tuple[WaitingDecision, ...]]
         document["plans"] = _inert([_plan_json(plan, service) for plan in store.list_plans()])
         document["branches"] = branch_tree_json(store)
         document["session_links"] = [link_json(link) for link in store.all_session_links()]
+        from tunaflow_tui.core.memory.model_files import MODEL_ID
+
+        counts = store.embedding_counts(MODEL_ID)
+        document["memory"] = {"messages": counts.total, "embedded": counts.embedded}
         return document, service.pending_decisions()
 
 
@@ -169,6 +173,11 @@ def render_text(document: dict[str, Any]) -> str:
     for link in links:
         lines.append(f"  {link['from_conversation_id']} ← {link['to_conversation_id']} ({link['kind']}): "
                      f"{_clip(link['note'], 100)}")
+    memory = document.get("memory")
+    if memory is not None:
+        lines.append("")
+        done = "all" if memory["embedded"] >= memory["messages"] else f"{memory['embedded']:,} of"
+        lines.append(f"Memory: {done} {memory['messages']:,} finished messages embedded for search by meaning")
     return "\n".join(lines)
 
 

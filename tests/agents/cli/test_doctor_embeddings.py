@@ -72,3 +72,38 @@ def test_a_variable_pointing_nowhere_is_said_in_the_text_report(tmp_path: Path) 
     assert out.returncode == 0, out.stderr  # the core still works: FTS only
     assert f"! embeddings: {MODEL_ENV_VAR} points at {missing}, which is not a file" in out.stdout
     assert "full-text search only" in out.stdout
+
+
+def _checks(out: subprocess.CompletedProcess[str]) -> dict[tuple[str, str], dict[str, str]]:
+    assert out.returncode == 0, out.stderr
+    return {(c["section"], c["name"]): c for c in json.loads(out.stdout)["checks"]}
+
+
+def _project_with_messages(tmp_path: Path, count: int) -> None:
+    from tunaflow_tui.core.storage import Store
+
+    project = tmp_path / "project"
+    project.mkdir(exist_ok=True)
+    with Store.open(project) as store:
+        for i in range(count):
+            store.add_message("main", "user", f"message {i}")
+
+
+def test_a_project_without_the_model_is_searched_by_full_text_and_doctor_says_so(tmp_path: Path) -> None:
+    _project_with_messages(tmp_path, 3)
+    checks = _checks(doctor(tmp_path, "--json", **{MODEL_ENV_VAR: str(tmp_path / "gone.onnx")}))
+    assert checks[("core", "embeddings")]["status"] == "warn"
+    assert checks[("core", "memory")]["detail"] == "3 finished messages, searched by full text only"
+
+
+@needs_model
+def test_doctor_says_how_far_the_backfill_is(tmp_path: Path) -> None:
+    _project_with_messages(tmp_path, 2)
+    memory = _checks(doctor(tmp_path, "--json"))[("core", "memory")]
+    assert memory["detail"] == "0 of 2 finished messages embedded" and "background" in memory["hint"]
+
+
+def test_doctor_creates_no_database_for_a_project_never_opened(tmp_path: Path) -> None:
+    checks = _checks(doctor(tmp_path, "--json"))
+    assert ("core", "memory") not in checks
+    assert not (tmp_path / "project" / ".tunaflow").exists()

@@ -88,6 +88,27 @@ class ContextConfig(BaseModel):
     roundtable_output_tokens: int = Field(default=800, ge=50)
 
 
+class MemoryConfig(BaseModel):
+    """Project memory (``[memory]``): embeddings, retrieval, compression of long conversations, links."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    #: embed finished messages in the background for semantic search (off: full-text search only)
+    embeddings: bool = True
+    #: chunks of other conversations and older turns retrieved into an Architect or Developer pack
+    retrieved_chunks: int = Field(default=6, ge=0, le=50)
+    #: a conversation longer than this (tokens) gets topic summaries of its older part
+    compress_after_tokens: int = Field(default=12_000, ge=500)
+    #: messages at the end of a conversation that are never summarised (they travel verbatim)
+    compress_keep_messages: int = Field(default=12, ge=2)
+    #: tokens of older conversation one topic summary covers
+    summary_span_tokens: int = Field(default=4_000, ge=200)
+    #: cosine similarity a new conversation's first message needs to link an earlier one
+    link_min_similarity: float = Field(default=0.45, ge=0.0, le=1.0)
+    #: links made for one new conversation, branch or plan
+    link_max: int = Field(default=5, ge=0, le=20)
+
+
 class Settings(BaseSettings):
     """The effective configuration: defaults < user file < project file < ``TUNAFLOW_*`` env vars."""
 
@@ -100,6 +121,7 @@ class Settings(BaseSettings):
     workflow: WorkflowConfig = Field(default_factory=WorkflowConfig)
     ui: UiConfig = Field(default_factory=UiConfig)
     context: ContextConfig = Field(default_factory=ContextConfig)
+    memory: MemoryConfig = Field(default_factory=MemoryConfig)
     #: the configuration files that were read, lowest precedence first
     config_files: list[Path] = Field(default_factory=list, exclude=True)
 

@@ -64,6 +64,14 @@ class MemoStore(StoreBase):
         assert row is not None
         return session_link_record(row)
 
+    def delete_session_links(self, from_conversation_id: str, kind: str) -> int:
+        """Drop the links of ``kind`` from a conversation (before recording new ones); how many went."""
+        with self._db.writing() as db:
+            deleted: int = SessionLinkRow.delete().where(
+                (SessionLinkRow.from_conversation_id == from_conversation_id) & (SessionLinkRow.kind == kind)
+            ).execute(db)
+        return deleted
+
     def list_session_links(self, conversation_id: str) -> tuple[SessionLinkRecord, ...]:
         """Links from or to a conversation, oldest first."""
         query = SessionLinkRow.select().where(

@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from typing import Any, ClassVar
 
 import peewee
-from peewee import SQL, Check, CompositeKey, FloatField, IntegerField, Model, TextField
+from peewee import SQL, BlobField, Check, CompositeKey, FloatField, IntegerField, Model, TextField
 from playhouse.sqlite_ext import AutoIncrementField, FTS5Model, RowIDField, SearchField
 
 from tunaflow_tui.core.storage.columns import JSONListField, JSONMappingField, TimestampField, ToolLinesField
@@ -272,12 +272,59 @@ class RunningProcessRow(_Base):
         table_name = "running_processes"
 
 
+class MessageChunkRow(_Base):
+    """Row of ``message_chunks``: one chunk of a finished message and its vector under ``model_id``.
+
+    ``start_offset``/``end_offset`` locate the chunk in the message's content. A message with no
+    text to embed gets one row with a NULL vector, so that it counts as done. Rows go with their
+    message (``ON DELETE CASCADE``) and are dropped when a finished message's text changes
+    (:data:`TRIGGERS`), so the background indexer embeds it again.
+    """
+
+    id = _serial()
+    message_id = IntegerField(constraints=[_references("messages", "CASCADE")])
+    chunk_index = IntegerField()
+    start_offset = IntegerField()
+    end_offset = IntegerField()
+    model_id = TextField()
+    vector = BlobField(null=True)
+
+    class Meta:
+        table_name = "message_chunks"
+
+
+MessageChunkRow.add_index(MessageChunkRow.message_id, MessageChunkRow.model_id, name="message_chunks_by_message")
+
+
+class ConversationSummaryRow(_Base):
+    """Row of ``conversation_summaries``: a topic summary of messages ``first_message_id``..``last_message_id``.
+
+    ``engine`` is the engine that wrote it, NULL for the extractive fallback.
+    """
+
+    id = _serial()
+    conversation_id = TextField(constraints=[_references("conversations", "CASCADE")])
+    first_message_id = IntegerField()
+    last_message_id = IntegerField()
+    content = TextField()
+    engine = TextField(null=True)
+    created_at = TimestampField()
+
+    class Meta:
+        table_name = "conversation_summaries"
+
+
+ConversationSummaryRow.add_index(ConversationSummaryRow.conversation_id, ConversationSummaryRow.first_message_id,
+                                 name="conversation_summaries_by_range")
+
+
 SessionLinkRow.add_index(SessionLinkRow.from_conversation_id, name="session_links_from")
 SessionLinkRow.add_index(SessionLinkRow.to_conversation_id, name="session_links_to")
 
 MODELS: tuple[type[Model], ...] = (
     ProjectRow, ConversationRow, MessageRow, MessageIndex, BranchRow, PlanRow, SubtaskRow, PlanEventRow,
-    MemoRow, SessionLinkRow, RunningProcessRow,
+    MemoRow, SessionLinkRow, RunningProcessRow, MessageChunkRow,
+    ConversationSummaryRow,
 )
 
 VIEWS: tuple[str, ...] = (
@@ -300,8 +347,19 @@ TRIGGERS: tuple[str, ...] = (
             SELECT 'delete', old.id, old.content WHERE old.status != 'streaming';
         INSERT INTO messages_fts(rowid, content) SELECT new.id, new.content WHERE new.status != 'streaming';
     END""",
+    """CREATE TRIGGER message_chunks_stale AFTER UPDATE OF content, status ON messages
+    WHEN new.content IS NOT old.content OR new.status = 'streaming'
+    BEGIN
+        DELETE FROM message_chunks WHERE message_id = new.id;
+    END""",
 )
-"""What keeps ``messages_fts`` equal to :data:`VIEWS` (peewee has no notion of views or triggers)."""
+"""What keeps ``messages_fts`` equal to :data:`VIEWS` and drops the chunks of an edited message."""
+
+
+VOCABULARY: tuple[str, ...] = (
+    "CREATE VIRTUAL TABLE messages_vocab USING fts5vocab(messages_fts, row)",
+)
+"""How many finished messages hold each indexed term: lets a search leave out words found everywhere."""
 
 
 def create_statements() -> tuple[str, ...]:
@@ -315,6 +373,7 @@ def create_statements() -> tuple[str, ...]:
         statements.extend(_sql(index) for index in manager._create_indexes(safe=False))
     statements.extend(VIEWS)
     statements.extend(TRIGGERS)
+    statements.extend(VOCABULARY)
     return tuple(statements)
 
 

@@ -275,8 +275,59 @@ _V8_BRANCH_CONTEXT = Migration(
     ),
 )
 
+# Semantic search needs each finished message's chunks embedded once and kept: vectors live next
+# to their message, tagged with the model that made them. Existing messages are embedded by the
+# background indexer after the upgrade (embedding takes far too long for a migration).
+_V9_CHUNKS = Migration(
+    9,
+    "chunks of finished messages with their embedding vectors",
+    (
+        """CREATE TABLE message_chunks (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            message_id INTEGER NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+            chunk_index INTEGER NOT NULL,
+            start_offset INTEGER NOT NULL,
+            end_offset INTEGER NOT NULL,
+            model_id TEXT NOT NULL,
+            vector BLOB)""",
+        "CREATE INDEX message_chunks_by_message ON message_chunks(message_id, model_id)",
+        """CREATE TRIGGER message_chunks_stale AFTER UPDATE OF content, status ON messages
+        WHEN new.content IS NOT old.content OR new.status = 'streaming'
+        BEGIN
+            DELETE FROM message_chunks WHERE message_id = new.id;
+        END""",
+    ),
+)
+
+# Long conversations are compressed into topic summaries of their older part; each says which
+# messages it covers, so it can be re-done when they change or the conversation grows.
+_V10_SUMMARIES = Migration(
+    10,
+    "topic summaries of the older part of long conversations",
+    (
+        """CREATE TABLE conversation_summaries (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+            first_message_id INTEGER NOT NULL,
+            last_message_id INTEGER NOT NULL,
+            content TEXT NOT NULL,
+            engine TEXT,
+            created_at TEXT NOT NULL)""",
+        "CREATE INDEX conversation_summaries_by_range ON conversation_summaries(conversation_id, first_message_id)",
+    ),
+)
+
+# A natural-language query OR-s its words; a word found in most messages makes bm25 score them
+# all. The index's own vocabulary says how common each word is, so such words can be left out.
+_V11_VOCABULARY = Migration(
+    11,
+    "term counts of the message index",
+    ("CREATE VIRTUAL TABLE messages_vocab USING fts5vocab(messages_fts, row)",),
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
-    _V1_BASE, _V2_USAGE, _V3_LOOKUPS, _V4_TOOLS, _V5_FINISHED_INDEX, _V6_PARSED, _V7_PROCESSES, _V8_BRANCH_CONTEXT
+    _V1_BASE, _V2_USAGE, _V3_LOOKUPS, _V4_TOOLS, _V5_FINISHED_INDEX, _V6_PARSED, _V7_PROCESSES, _V8_BRANCH_CONTEXT,
+    _V9_CHUNKS, _V10_SUMMARIES, _V11_VOCABULARY,
 )
 CURRENT_VERSION: int = MIGRATIONS[-1].version
 

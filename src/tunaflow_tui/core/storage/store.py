@@ -9,6 +9,7 @@ from types import TracebackType
 
 from tunaflow_tui.core.storage.access import DatabaseAccess, translated_errors
 from tunaflow_tui.core.storage.branches import BranchStore
+from tunaflow_tui.core.storage.chunks import ChunkStore
 from tunaflow_tui.core.storage.columns import now_text
 from tunaflow_tui.core.storage.conversations import ConversationStore
 from tunaflow_tui.core.storage.errors import StorageError
@@ -23,6 +24,7 @@ from tunaflow_tui.core.storage.records import ProjectRecord
 from tunaflow_tui.core.storage.rows import project_record
 from tunaflow_tui.core.storage.schema import prepare_schema
 from tunaflow_tui.core.storage.storebase import all_rows, first_row
+from tunaflow_tui.core.storage.summaries import SummaryStore
 
 STATE_DIR_NAME = ".tunaflow"
 DATABASE_NAME = "state.db"
@@ -33,7 +35,8 @@ def database_path(project_dir: Path) -> Path:
     return project_dir / STATE_DIR_NAME / DATABASE_NAME
 
 
-class Store(ConversationStore, BranchStore, PlanStore, MemoStore, ProcessStore):
+class Store(ConversationStore, BranchStore, PlanStore, MemoStore, ProcessStore, ChunkStore,
+            SummaryStore):
     """Everything tunaflow persists for one project; safe to call from several threads.
 
     Every writing method is one transaction; reads return immutable records. Use :meth:`open`.

@@ -1,0 +1,118 @@
+"""`tunaflow search [PATH] QUERY [--limit K] [--mode hybrid|fts|vector] [--json]`: search the project's messages.
+
+Every finished message of the project (main conversation, branches, review and implementation
+runs) is searched by full text (FTS5 bm25 over the words of the query) and by meaning (the stored
+chunk vectors), fused by rank. The query is plain text: quotes, ``*``, ``AND``, ``NEAR`` and the
+like are searched for as words. Without the embedding model, hybrid search is full-text search
+and says so on stderr; ``--mode vector`` is then an error.
+
+PATH is taken as the project when more than one word is given and the first is a directory;
+otherwise every word is the query and the project is the current directory. Read-only: a
+project tunaflow never opened has nothing to search and gets no ``.tunaflow/``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+MODES = ("hybrid", "fts", "vector")
+MAX_LIMIT = 200
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Arguments of `tunaflow search`."""
+    parser.add_argument("words", nargs="+", metavar="[PATH] QUERY",
+                        help="the project directory (optional, default: .) and the words to search for")
+    parser.add_argument("--limit", "-k", type=int, default=10, metavar="K", help="hits to show (default 10)")
+    parser.add_argument("--mode", choices=MODES, default="hybrid",
+                        help="hybrid (default): full text and meaning; fts: full text; vector: meaning")
+    parser.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+
+
+def _fail(message: str) -> int:
+    print(f"tunaflow search: {message}", file=sys.stderr)
+    return 1
+
+
+def _split(words: list[str]) -> tuple[Path, str]:
+    if len(words) >= 2 and Path(words[0]).expanduser().is_dir():
+        return Path(words[0]).expanduser().resolve(), " ".join(words[1:])
+    return Path.cwd(), " ".join(words)
+
+
+def _write(text: str) -> None:
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is not None:  # UTF-8 whatever the locale says, so Korean text never fails to print
+        sys.stdout.flush()
+        buffer.write(text.encode("utf-8"))
+        buffer.flush()
+    else:
+        sys.stdout.write(text)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the hits, best first; exit 1 with one line on stderr for bad input."""
+    from tunaflow_tui.core.memory.embedder import Embedder
+    from tunaflow_tui.core.memory.project_search import ProjectSearch, SearchUnavailable
+    from tunaflow_tui.core.storage import StorageError, Store
+    from tunaflow_tui.core.storage.store import database_path
+    from tunaflow_tui.core.terminal_text import neutralize
+
+    project, query = _split(list(args.words))
+    if not query.strip():
+        return _fail("the query is empty; give the words to search for")
+    if not 1 <= args.limit <= MAX_LIMIT:
+        return _fail(f"--limit must be between 1 and {MAX_LIMIT}")
+    if not database_path(project).is_file():
+        return _fail(f"{project} has no tunaflow data yet (no .tunaflow/state.db); open it with tunaflow first")
+    try:
+        with Store.open(project) as store:
+            embedder = None if args.mode == "fts" else Embedder()
+            result = ProjectSearch(store, embedder).search(query, limit=args.limit, mode=args.mode)
+            from tunaflow_tui.core.memory.model_files import MODEL_ID
+
+            counts = store.embedding_counts(MODEL_ID)
+    except SearchUnavailable as exc:
+        return _fail(str(exc))
+    except StorageError as exc:
+        return _fail(str(exc))
+    notes = [result.note] if result.note else []
+    if result.mode != "fts" and counts.remaining:
+        notes.append(f"{counts.remaining:,} of {counts.total:,} messages are not embedded yet "
+                     "(found by full text only until tunaflow has embedded them)")
+    if args.json:
+        payload = {
+            "query": neutralize(query[:2000]),
+            "mode": result.mode,
+            "notes": notes,
+            "hits": [{
+                "conversation_id": hit.conversation_id,
+                "branch_id": hit.branch_id,
+                "message_id": hit.message.id,
+                "role": hit.message.role,
+                "persona": hit.message.persona,
+                "created_at": hit.created_at.isoformat(),
+                "score": round(hit.score, 6),
+                "found_by": list(hit.sources),
+                "chunk": [hit.chunk_start, hit.chunk_end],
+                "snippet": neutralize(hit.snippet),
+            } for hit in result.hits],
+        }
+        _write(json.dumps(payload, ensure_ascii=False) + "\n")
+        return 0
+    for note in notes:
+        print(f"tunaflow search: {note}", file=sys.stderr)
+    if not result.hits:
+        _write("No messages match.\n")
+        return 0
+    lines = []
+    for rank, hit in enumerate(result.hits, start=1):
+        who = hit.message.persona or hit.message.role
+        lines.append(f"{rank:>2}. {hit.conversation_id} #{hit.message.id} {who} "
+                     f"{hit.created_at:%Y-%m-%d %H:%M}  score {hit.score:.4f}")
+        lines.append("    " + neutralize(" ".join(hit.snippet.split())))
+    _write("\n".join(lines) + "\n")
+    return 0

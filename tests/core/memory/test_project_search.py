@@ -1,0 +1,142 @@
+"""Project search: every finished message, by words and by meaning, each hit pointing at its message."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tunaflow_tui.cli import main
+from tunaflow_tui.core.memory.embedder import Embedder
+from tunaflow_tui.core.memory.indexer import EmbeddingIndexer
+from tunaflow_tui.core.memory.project_search import ProjectSearch, SearchUnavailable
+from tunaflow_tui.core.storage import Store
+
+PARAPHRASED = "The nightly CI job broke after we bumped the dependencies."
+QUESTION = "why did the build fail after upgrading packages"
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    path = tmp_path / "proj"
+    path.mkdir()
+    return path
+
+
+@pytest.fixture
+def seeded(project: Path) -> Iterator[Store]:
+    with Store.open(project) as store:
+        store.add_message("main", "user", "How should the uploader retry on timeouts?")
+        store.add_message("main", "assistant", "Retry three times with exponential backoff, then give up.",
+                          persona="architect")
+        branch = store.create_branch(conversation_id="main", checkpoint_id=None, parent_branch_id=None,
+                                     mode="chat", kind="implementation", label="impl")
+        store.add_message(branch.shadow_conversation_id, "assistant", PARAPHRASED, persona="developer")
+        store.add_message("main", "assistant", "half written reply about retry", status="streaming")
+        yield store
+
+
+def test_full_text_hits_point_at_their_message_with_the_match_marked(seeded: Store) -> None:
+    result = ProjectSearch(seeded, None).search("uploader retry", mode="fts")
+    assert result.mode == "fts"
+    first = result.hits[0]
+    assert first.conversation_id == "main" and first.message.role == "user" and first.branch_id is None
+    assert "«uploader»" in first.snippet and "«retry»" in first.snippet
+    assert all("half written" not in hit.message.content for hit in result.hits), "streaming text is not searched"
+
+
+def test_hybrid_finds_by_meaning_what_words_miss(seeded: Store, embedder: Embedder) -> None:
+    EmbeddingIndexer(seeded, embedder).run_pass()
+    search = ProjectSearch(seeded, embedder)
+    assert search.search(QUESTION, mode="fts").hits == ()
+    hybrid = search.search(QUESTION, limit=3)
+    top = hybrid.hits[0]
+    assert hybrid.mode == "hybrid" and top.message.content == PARAPHRASED
+    assert top.branch_id is not None and top.conversation_id == f"branch:{top.branch_id}"
+    assert top.sources == ("vector",) and top.chunk_text == PARAPHRASED
+    vector = search.search(QUESTION, limit=1, mode="vector")
+    assert vector.hits[0].message.content == PARAPHRASED
+
+
+def test_the_vector_index_follows_edits_and_deletions(seeded: Store, embedder: Embedder) -> None:
+    search = ProjectSearch(seeded, embedder)
+    indexer = EmbeddingIndexer(seeded, embedder, on_chunks=search.add_chunks)
+    indexer.run_pass()
+    assert search.search(QUESTION, limit=1, mode="vector").hits[0].message.content == PARAPHRASED
+    target = search.search(QUESTION, limit=1, mode="vector").hits[0].message
+    seeded.update_message(target.id, content="We renamed the settings screen.")
+    indexer.run_pass()
+    hits = search.search(QUESTION, limit=5, mode="vector").hits
+    assert all(hit.message.content != PARAPHRASED for hit in hits)
+    assert all(hit.chunk_text == hit.message.content[hit.chunk_start:hit.chunk_end] for hit in hits)
+
+
+def test_any_text_is_a_query(seeded: Store) -> None:
+    search = ProjectSearch(seeded, None)
+    for query in ('"unbalanced', "NEAR(retry AND*", "^uploader:", "retry OR -", "x" * 1_000_000, "\x00\x1b[2J"):
+        search.search(query, mode="fts")
+    assert search.search("   ", mode="fts").hits == ()
+    with pytest.raises(SearchUnavailable, match="embedding model"):
+        search.search("retry", mode="vector")
+    with pytest.raises(ValueError, match="mode"):
+        search.search("retry", mode="semantic")
+
+
+# ---------------------------------------------------------------------------------------------- the CLI
+def _cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(["search", *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_cli_json_hits_carry_the_ids_other_commands_accept(seeded: Store, project: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = _cli(capsys, str(project), "exponential", "backoff", "--mode", "fts", "--json")
+    assert code == 0, err
+    payload = json.loads(out)
+    [hit] = payload["hits"]
+    assert hit["conversation_id"] == "main" and hit["persona"] == "architect" and hit["role"] == "assistant"
+    assert "«exponential»" in hit["snippet"] and hit["found_by"] == ["fts"]
+
+
+def test_cli_hybrid_without_the_model_says_so_and_still_answers(seeded: Store, project: Path, tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str],
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TUNAFLOW_EMBEDDING_MODEL", str(tmp_path / "gone.onnx"))
+    code, out, err = _cli(capsys, str(project), "uploader")
+    assert code == 0 and "#1 user" in out and "«uploader»" in out
+    assert err.count("\n") == 1 and "full-text search only" in err
+    code, out, err = _cli(capsys, str(project), "uploader", "--mode", "vector")
+    assert code == 1 and out == "" and err.count("\n") == 1 and "embedding model" in err
+
+
+def test_cli_bad_input_is_one_clear_line(seeded: Store, project: Path, tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str],
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(project)
+    code, out, err = _cli(capsys, "   ")
+    assert (code, out) == (1, "") and err == "tunaflow search: the query is empty; give the words to search for\n"
+    code, out, err = _cli(capsys, "retry", "--limit", "0")
+    assert code == 1 and err.count("\n") == 1 and "--limit" in err
+    for query in ('"NEAR(retry AND* ^x:', "x" * 1_000_000):
+        code, out, err = _cli(capsys, query, "--mode", "fts")
+        assert code == 0 and "Traceback" not in err and out
+    never_opened = tmp_path / "elsewhere"
+    never_opened.mkdir()
+    code, out, err = _cli(capsys, str(never_opened), "retry")
+    assert code == 1 and "no tunaflow data" in err and not (never_opened / ".tunaflow").exists()
+
+
+def test_cli_output_is_neutralised(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with Store.open(project) as store:
+        store.add_message("main", "assistant", "poison \x1b]0;owned\x07 title and \x1b[2J clear screen")
+    code, out, _err = _cli(capsys, str(project), "poison", "--mode", "fts")
+    assert code == 0 and "\x1b" not in out and "\x07" not in out and "«poison»" in out
+
+
+def test_the_index_vocabulary_counts_finished_messages_per_word(seeded: Store) -> None:
+    assert seeded.term_frequency("uploader", False) == 1
+    assert seeded.term_frequency("retr", True) == 2, "retry and retries, the streaming reply left out"
+    assert seeded.term_frequency("nowhere", False) == 0
