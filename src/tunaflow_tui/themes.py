@@ -149,14 +149,19 @@ def for_color_system(theme: Theme, color_system: str | None) -> Theme:
     if system is None:
         return theme
     colours = theme.to_color_system()
+    if colours.error is None:
+        return theme
     error = _in_few_colours(colours.error, system)
     yellow = next((candidate for candidate in _ATTENTION_YELLOWS[theme.dark]
                    if _in_few_colours(Color.parse(candidate), system) != error), None)
-    changes = {field: yellow for field in ("warning", "accent")
-               if _in_few_colours(getattr(colours, field), system) == error}
-    if yellow is None or not changes:
+    if yellow is None:
         return theme
-    return dataclasses.replace(theme, **changes)
+    red = {field for field in ("warning", "accent")
+           if _in_few_colours(getattr(colours, field), system) == error}
+    if not red:
+        return theme
+    return dataclasses.replace(theme, warning=yellow if "warning" in red else theme.warning,
+                               accent=yellow if "accent" in red else theme.accent)
 
 
 def pick_theme(app: App[Any], project: Path | None) -> None:

@@ -23,6 +23,7 @@ from collections.abc import Iterable, Sequence
 
 from textual.app import ComposeResult
 from textual.compose import compose
+from textual.dom import DOMNode
 from textual.events import Resize
 from textual.screen import Screen
 from textual.widget import Widget
@@ -96,7 +97,7 @@ class KeyFooter(Footer):
     def _depths(self) -> dict[str, int]:
         """Key → how far its binding's owner is from the focused widget (0: the widget itself; -1: the app)."""
         screen = self.screen
-        chain = list(screen.focused.ancestors_with_self) if screen.focused is not None else [screen]
+        chain: list[DOMNode] = list(screen.focused.ancestors_with_self) if screen.focused is not None else [screen]
         depths: dict[str, int] = {}
         for key, active in screen.active_bindings.items():
             node = active.node
