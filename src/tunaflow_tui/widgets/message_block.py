@@ -8,7 +8,7 @@ messages while several answers stream.  So a message's Markdown is not a tree of
 ``Markdown`` makes one per paragraph, list and code block): it is drawn by a single
 :class:`MarkdownBody` (one widget drawing :class:`rich.markdown.Markdown` renderables).  While an
 answer streams, the body holds the *sealed* part — the blocks that are complete — and a second
-widget, the *tail* (:class:`StreamTail`), holds the paragraph(s) still being written, in the rows it
+widget, the *tail* (:class:`StreamTail`), holds the paragraphs still being written, in the rows it
 was granted on the last growth beat (:mod:`~tunaflow_tui.widgets.stream_clock`).  On a growth beat
 the tail's finished blocks are sealed into the body, where they are parsed once and their rendered
 lines are kept per width.

@@ -338,7 +338,7 @@ class ReviewVerdictCard(DecisionCard, Vertical, can_focus=True):
         self._post(Decision(decision))
 
     def action_retry(self) -> None:
-        """Run the errored reviewer seat(s) again (one seat by name, several together)."""
+        """Run the errored reviewer seats again (one seat by name, several together)."""
         view = self.view
         errored = [seat.seat for seat in view.seats if seat.error]
         if not self.offers(Decision.RETRY) or not errored or not self.keys_armed():

@@ -66,9 +66,8 @@ async def test_user_scrolled_up_is_not_moved_by_new_chunks(make_app, read_screen
         await pilot.press("escape", "end")  # back to the newest text
         await pilot.pause()
         await block.append("the newest line\n\n")
-        await pilot.pause()
-        await pilot.pause()
-        assert "the newest line" in read_screen(app)
+        # the stream's next growth beat brings the new line on screen, following the newest text
+        await until(pilot, lambda: "the newest line" in read_screen(app), "the newest line on screen")
 
 
 async def test_ten_thousand_messages_mount_only_a_bounded_window(make_app) -> None:
@@ -76,9 +75,10 @@ async def test_ten_thousand_messages_mount_only_a_bounded_window(make_app) -> No
     async with app.run_test(size=(120, 40)) as pilot:
         chat = app.chat_view
         await until(pilot, lambda: chat.blocks() and chat.blocks()[-1].message_id == 10_000, "the newest messages")
-        await pilot.pause()
-        assert len(chat.blocks()) == 20  # half the terminal's 40 rows: about two screens of history
-        assert chat.max_scroll_y >= 40  # more than a screen to scroll back through before paging
+        # half the terminal's 40 rows (about two screens of history), laid out taller than a screen:
+        # more than a screen to scroll back through before paging
+        await until(pilot, lambda: len(chat.blocks()) == 20 and chat.max_scroll_y >= 40,
+                    "a window of 20 messages laid out taller than a screen")
         assert chat.blocks()[-1].message_id == 10_000
         assert chat.has_older
         for _ in range(4):

@@ -96,7 +96,7 @@ async def test_help_lists_every_binding_and_the_concepts(make_app, read_screen) 
         for binding_id in ("app.help", "chat.first", "chat.latest", "composer.chat_first", "composer.chat_newest", "message.retry", "composer.send",
                            "composer.newline"):
             assert f"`{binding_id}`" in text
-        for concept in ("Plan.", "Gates.", "Branches.", "Roundtable.", "Markers."):
+        for concept in ("Plan.", "Gates.", "Branches.", "Markers."):
             assert concept in text
         await pilot.press("escape")
         await pilot.pause()
