@@ -12,6 +12,7 @@ SIGKILL to every group at once instead of waiting; it never raises a traceback.
 from __future__ import annotations
 
 import asyncio
+import gc
 import signal
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
@@ -79,6 +80,12 @@ async def run_until_signalled(
             result = None
         # whatever is still running (a test command in a thread, an agent mid-start) ends too
         await asyncio.to_thread(LIVE_GROUPS.terminate_all)
+        if received:
+            # the stopped agents' pipe transports are released while the loop still runs: released
+            # after it closed, each would print a traceback on the way out
+            del task
+            gc.collect()
+            await asyncio.sleep(0)
     finally:
         for sig in installed:
             loop.remove_signal_handler(sig)
