@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 import pytest
+from rich.cells import cell_len
 from waiting import HANG_LIMIT
 
 POLL_S = 0.1
@@ -185,7 +186,13 @@ def start_demo(make: Callable[[int, int], TmuxSession], size: tuple[int, int], c
     """Start `tunaflow demo --no-mouse` and wait for its first screen (the composer and the footer)."""
     session = make(*size)
     session.start(DEMO_ARGV, cwd)
-    session.wait_for(lambda s: bool(FOOTER.search(s)) and bool(COMPOSER.search(s)))
+    width = size[0]
+
+    def fills_the_terminal(screen: str) -> bool:  # laid out at the terminal's size, not a default one
+        return any(line.rstrip().endswith("palette") and cell_len(line.rstrip()) >= width - 2
+                   for line in screen.splitlines())
+
+    session.wait_for(lambda s: bool(FOOTER.search(s)) and bool(COMPOSER.search(s)) and fills_the_terminal(s))
     return session
 
 
