@@ -8,12 +8,13 @@ import subprocess
 import tempfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from textual import on
 from textual.app import ComposeResult, SuspendNotSupported
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
+from textual.screen import Screen
 from textual.widgets import Button, Label, Static, TextArea
 
 from tunaflow_tui.screens.dialog import DialogScreen
@@ -46,6 +47,27 @@ def edit_text_externally(text: str, argv: list[str], run: Runner | None = None, 
     finally:
         path.unlink(missing_ok=True)
 
+
+
+def edit_area_externally(screen: Screen[Any], area: TextArea, run: Runner | None, *,
+                         prefix: str = "tunaflow-feedback-") -> str | None:
+    """Hand the terminal to ``$VISUAL`` / ``$EDITOR`` on ``area``'s text and load what it saved.
+
+    Returns the edited text, or None (said in a toast) when the terminal cannot be handed over or
+    the editor cannot run.
+    """
+    try:
+        with screen.app.suspend():
+            edited = edit_text_externally(area.text, editor_argv(), run, prefix=prefix)
+    except SuspendNotSupported:
+        screen.notify("This terminal cannot hand over to an external editor.", severity="warning")
+        return None
+    except OSError as error:
+        screen.notify(f"Could not run the editor: {error}", severity="error")
+        return None
+    area.load_text(edited)
+    area.focus()
+    return edited
 
 class FeedbackScreen(DialogScreen[str | None]):
     """Ask for revision feedback. Dismisses with the text, or None when cancelled."""
@@ -124,18 +146,7 @@ class FeedbackScreen(DialogScreen[str | None]):
 
     def action_external_editor(self) -> None:
         """Edit the feedback in ``$VISUAL`` / ``$EDITOR`` (the terminal is handed over meanwhile)."""
-        area = self.query_one(TextArea)
-        try:
-            with self.app.suspend():
-                edited = edit_text_externally(area.text, editor_argv(), self._run_editor)
-        except SuspendNotSupported:
-            self.notify("This terminal cannot hand over to an external editor.", severity="warning")
-            return
-        except OSError as error:
-            self.notify(f"Could not run the editor: {error}", severity="error")
-            return
-        area.load_text(edited)
-        area.focus()
+        edit_area_externally(self, self.query_one(TextArea), self._run_editor)
 
     @on(Button.Pressed, "#submit")
     def _submit_pressed(self) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from textual import on
-from textual.app import ComposeResult, SuspendNotSupported
+from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
@@ -19,7 +19,7 @@ from textual.widgets import Button, Static, TextArea
 
 from tunaflow_tui.core.proposal_editing import EditedProposal, ProposalTextError, parse_edited_proposal
 from tunaflow_tui.keyhints import key_for
-from tunaflow_tui.screens.feedback import Runner, edit_text_externally, editor_argv
+from tunaflow_tui.screens.feedback import Runner, edit_area_externally
 
 
 class ProposalEditorScreen(ModalScreen[EditedProposal | None]):
@@ -96,18 +96,8 @@ class ProposalEditorScreen(ModalScreen[EditedProposal | None]):
     def action_external_editor(self) -> None:
         area = self.query_one(TextArea)
         before = area.text
-        try:
-            with self.app.suspend():
-                edited = edit_text_externally(before, editor_argv(), self._run_editor, prefix="tunaflow-plan-")
-        except SuspendNotSupported:
-            self.notify("This terminal cannot hand over to an external editor.", severity="warning")
-            return
-        except OSError as error:
-            self.notify(f"Could not run the editor: {error}", severity="error")
-            return
-        area.load_text(edited)
-        area.focus()
-        if edited != before:  # closed after saving: done, as with a commit message
+        edited = edit_area_externally(self, area, self._run_editor, prefix="tunaflow-plan-")
+        if edited is not None and edited != before:  # closed after saving: done, as with a commit message
             self.action_save()
 
     @on(Button.Pressed, "#save")
