@@ -7,10 +7,10 @@ review outcomes), not listed by hand, so a new phase or question cannot be left 
 from __future__ import annotations
 
 import itertools
-from collections import deque
 from collections.abc import Iterator
 
 import pytest
+from state_walk import walk
 
 from tunaflow_tui.core.proposal_editing import EditedProposal
 from tunaflow_tui.core.workflow import (
@@ -19,7 +19,6 @@ from tunaflow_tui.core.workflow import (
     Accept,
     AcceptOverride,
     AcceptPartial,
-    Actor,
     Approve,
     Command,
     ContinueAfterEscalation,
@@ -110,22 +109,8 @@ def signature(state: PlanState) -> tuple[object, ...]:
 def reachable() -> list[PlanState]:
     """Every distinct state reachable from a new plan, by any command any allowed actor may give."""
     assert set(SAMPLES) == set(ALL_COMMANDS), "every command is walked"
-    seen = {signature(PlanState()): PlanState()}
-    queue = deque([PlanState()])
-    while queue:
-        state = queue.popleft()
-        for kind, examples in SAMPLES.items():
-            actor = "user" if Actor.USER in kind.actors else "agent"
-            for command in examples:
-                try:
-                    nxt = transition(state, command, actor=actor, doom_threshold=THRESHOLD).state
-                except IllegalTransition:
-                    continue
-                key = signature(nxt)
-                if key not in seen:
-                    seen[key] = nxt
-                    queue.append(nxt)
-    return list(seen.values())
+    commands = [command for examples in SAMPLES.values() for command in examples]
+    return [state for state, _path in walk(commands, signature, threshold=THRESHOLD).values()]
 
 
 STATES = reachable()

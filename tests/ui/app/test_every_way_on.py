@@ -9,9 +9,9 @@ by driving agent turns.
 from __future__ import annotations
 
 import itertools
-from collections import deque
 
 from app_harness import screen_text
+from state_walk import walk
 
 from tunaflow_tui.core.proposal_editing import EditedProposal
 from tunaflow_tui.core.workflow import (
@@ -28,7 +28,6 @@ from tunaflow_tui.core.workflow import (
     DevStalled,
     EditProposal,
     Hold,
-    IllegalTransition,
     ImplementationReported,
     MarkComplete,
     Phase,
@@ -48,7 +47,6 @@ from tunaflow_tui.core.workflow import (
     SkipSetup,
     SubtaskReported,
     aggregate,
-    transition,
 )
 from tunaflow_tui.palette import COMMAND_NAMES
 from tunaflow_tui.screens.decision import DecisionScreen
@@ -104,19 +102,7 @@ def _signature(state: PlanState) -> tuple[object, ...]:
 
 def paths(threshold: int) -> list[tuple[Command, ...]]:
     """The shortest command path from a new plan to each distinct state the machine can reach."""
-    seen: dict[tuple[object, ...], tuple[Command, ...]] = {_signature(PlanState()): ()}
-    queue = deque([(PlanState(), ())])
-    while queue:
-        state, path = queue.popleft()
-        for command in COMMANDS:
-            actor = Actor.USER if Actor.USER in type(command).actors else Actor.AGENT
-            try:
-                nxt = transition(state, command, actor=actor, doom_threshold=threshold).state
-            except IllegalTransition:
-                continue
-            if _signature(nxt) not in seen:
-                seen[_signature(nxt)] = (*path, command)
-                queue.append((nxt, (*path, command)))
+    seen = {key: path for key, (_state, path) in walk(COMMANDS, _signature, threshold=threshold).items()}
     # one plan per state the user can tell apart (the failure count only leads to the doom loop)
     shown: dict[tuple[object, ...], tuple[Command, ...]] = {}
     for signature, path in seen.items():
