@@ -8,7 +8,7 @@ import os
 import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 import pytest
 from app_harness import demo_settings
@@ -103,6 +103,32 @@ def open_app(demo_project: Path) -> Iterator[AppFactory]:
 ENGINE_CLIS = frozenset({"claude", "codex", "gemini"})
 
 
+def _in_seat_order(run_seat: Callable[..., Any], seats: tuple[str, ...]) -> Callable[..., Any]:
+    """``run_seat`` (one review seat's turn) returning in seat order within a round.
+
+    The seats run at once and each answer is recorded as its turn returns, so on a busy machine the
+    timeline could list them either way round; a snapshot needs one order.
+    """
+    import asyncio
+
+    rounds: dict[tuple[int, int], tuple[list[str], set[str], asyncio.Condition]] = {}
+
+    def rank(seat: str) -> int:
+        return seats.index(seat) if seat in seats else len(seats)
+
+    async def in_order(rt: Any, plan: Any, seat: str, round_no: int, *rest: Any) -> Any:
+        running, returned, turn = rounds.setdefault((plan.id, round_no), ([], set(), asyncio.Condition()))
+        running.append(seat)
+        result = await run_seat(rt, plan, seat, round_no, *rest)
+        async with turn:
+            await turn.wait_for(lambda: all(s in returned for s in running if rank(s) < rank(seat)))
+            returned.add(seat)
+            turn.notify_all()
+        return result
+
+    return in_order
+
+
 @pytest.fixture
 def steady_app(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., TunaflowApp]]:
     """The app on the demo project for snapshots: ``steady_app(folder, hide_engine_clis=False)``.
@@ -110,7 +136,7 @@ def steady_app(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., Tunafl
     The project lives at ``<temp>/<folder>`` (prompt sizes and token counts derive from its path, so
     it is the same path on every run); a lock file beside it, held until the test ends, keeps two
     runs or two xdist workers out of each other's folder. Timeline clocks are frozen, the test run's
-    duration is pinned and, with ``hide_engine_clis``, the claude/codex/gemini CLIs count as not
+    duration is pinned, review seats answer in seat order and, with ``hide_engine_clis``, the claude/codex/gemini CLIs count as not
     installed on any machine.
     """
     import dataclasses
@@ -147,6 +173,7 @@ def steady_app(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., Tunafl
             return dataclasses.replace(result, summary=re.sub(r" in [\d.]+s", " in 0.01s", result.summary))
 
         monkeypatch.setattr(review, "run_tests", steady_run_tests)
+        monkeypatch.setattr(review, "_run_seat", _in_seat_order(review._run_seat, review.SEATS))
         project = copy_demo_project(root / "textstats")
         runtime = WorkflowRuntime(project, demo_settings(project))
         made.append((runtime, root))
