@@ -16,11 +16,11 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from tunaflow_tui.agents.base import PermissionProfile, TurnRequest
-from tunaflow_tui.agents.events import EngineError, FinalMessage
 from tunaflow_tui.core.markers import scrub_markers
 from tunaflow_tui.core.personas import load_persona
 from tunaflow_tui.core.storage.records import MessageRecord
 from tunaflow_tui.core.storage.summaries import SummaryRecord
+from tunaflow_tui.runtime.quiet_turn import quiet_answer
 from tunaflow_tui.runtime.tokens import default_counter
 
 if TYPE_CHECKING:
@@ -114,15 +114,8 @@ async def summarize(rt: WorkflowRuntime, messages: Sequence[MessageRecord]) -> t
         request = TurnRequest(prompt=PROMPT.format(transcript=text), cwd=rt.project_dir,
                               system=load_persona("summarizer", rt.project_dir), role="summarizer",
                               profile=PermissionProfile.READ_ONLY)
-        turn = engine.start(request)
-        answer = ""
-        async with asyncio.timeout(SUMMARY_TIMEOUT_S):
-            async for event in turn:
-                if isinstance(event, FinalMessage):
-                    answer = event.text
-                elif isinstance(event, EngineError):
-                    answer = ""
-                    break
+        answer = await quiet_answer(rt.store, engine, request, label=f"summarizer agent ({engine.name})",
+                                    timeout_s=SUMMARY_TIMEOUT_S) or ""
         answer = scrub_markers(answer).strip()
         if answer:
             return answer, engine.name
