@@ -26,6 +26,7 @@ SUBCOMMANDS: dict[str, str] = {
     "export": "export a conversation or plan as Markdown",
     "ask": "one turn with the Architect in main, a branch, or a new branch forked at a message",
     "branch": "list, show, rename, adopt, archive, restore or delete conversation branches",
+    "roundtable": "let several agents discuss one topic in rounds, in a new roundtable branch",
     "search": "search every message of the project by words and by meaning",
     "serve": "serve the app to a browser on localhost",
 }

@@ -9,7 +9,7 @@ with its partial text.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from tunaflow_tui.agents.base import Engine, Turn, TurnRequest
@@ -103,10 +103,12 @@ class TurnRunner:
         request: TurnRequest,
         on_markers: MarkerProgress | None = None,
         plan_id: int | None = None,
+        meta: Mapping[str, object] | None = None,
     ) -> TurnResult:
         """Run ``request`` on ``engine`` and store the reply in ``conversation_id``.
 
-        ``plan_id`` is the plan the turn works for, recorded with its process group.
+        ``plan_id`` is the plan the turn works for, recorded with its process group. ``meta`` is stored
+        with the reply from its start (e.g. which roundtable seat and round it answers).
 
         Raises :class:`AgentStillRunning`, before anything is stored, when an agent that an earlier
         tunaflow started in this conversation still runs.
@@ -122,7 +124,7 @@ class TurnRunner:
         previous_session = (before.native_engine, before.native_session_id) if before is not None else (None, None)
         message = store.add_message(
             conversation_id, "assistant", "", persona=role, engine=engine.name, model=model or None,
-            status="streaming",
+            status="streaming", meta=meta,
         )
         self._emit(MessageStarted(conversation_id, message.id, role, engine.name, model))
         text_parts: list[str] = []

@@ -64,6 +64,11 @@ class ProjectMemory:
         return self._started
 
     @property
+    def embedder(self) -> Embedder | None:
+        """The embedder this project's memory uses (None when embeddings are turned off)."""
+        return self._embedder
+
+    @property
     def indexer(self) -> EmbeddingIndexer | None:
         """The background indexer (None when embeddings are turned off)."""
         return self._indexer

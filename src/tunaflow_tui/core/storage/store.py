@@ -21,6 +21,7 @@ from tunaflow_tui.core.storage.ownership import Ownership
 from tunaflow_tui.core.storage.plans import PlanStore
 from tunaflow_tui.core.storage.processes import ProcessStore
 from tunaflow_tui.core.storage.records import ProjectRecord
+from tunaflow_tui.core.storage.roundtables import RoundtableStore
 from tunaflow_tui.core.storage.rows import project_record
 from tunaflow_tui.core.storage.schema import prepare_schema
 from tunaflow_tui.core.storage.storebase import all_rows, first_row
@@ -36,7 +37,7 @@ def database_path(project_dir: Path) -> Path:
 
 
 class Store(ConversationStore, BranchStore, PlanStore, MemoStore, ProcessStore, ChunkStore,
-            SummaryStore):
+            SummaryStore, RoundtableStore):
     """Everything tunaflow persists for one project; safe to call from several threads.
 
     Every writing method is one transaction; reads return immutable records. Use :meth:`open`.
