@@ -139,7 +139,7 @@ def _parse(args: argparse.Namespace) -> tuple[Path, RoundtableSetup, int] | str:
 
 def _tokens(table: Roundtable) -> dict[str, Any]:
     per_seat: dict[str, dict[str, Any]] = {}
-    total = {"input": 0, "output": 0, "context": 0, "cost_usd": None}
+    total: dict[str, Any] = {"input": 0, "output": 0, "context": 0, "cost_usd": None}
     for answer in table.answers():
         usage = answer.message.usage
         seat = per_seat.setdefault(answer.seat, {"input": 0, "output": 0, "context": 0, "cost_usd": None})
@@ -160,13 +160,14 @@ def _document(table: Roundtable, results: list[RoundResult], notices: list[str],
     rounds = []
     for result in results:
         answers = [answer.to_json() for answer in result.answers]
+        costs = [answer.message.usage.cost_usd for answer in result.answers
+                 if answer.message.usage.cost_usd is not None]
         rounds.append({
             "round": result.round, "compressed": result.compressed, "stopped": result.stopped, "answers": answers,
-            "tokens": {"input": sum(a["input_tokens"] for a in answers),
-                       "output": sum(a["output_tokens"] for a in answers),
-                       "context": sum(a["context_tokens"] for a in answers),
-                       "cost_usd": (sum(a["cost_usd"] for a in answers if a["cost_usd"] is not None)
-                                    if any(a["cost_usd"] is not None for a in answers) else None)},
+            "tokens": {"input": sum(a.message.usage.input_tokens for a in result.answers),
+                       "output": sum(a.message.usage.output_tokens for a in result.answers),
+                       "context": sum(a.context_tokens for a in result.answers),
+                       "cost_usd": sum(costs) if costs else None},
         })
     document: dict[str, Any] = {
         "branch_id": table.branch.id, "conversation_id": table.conversation_id, "topic": table.setup.topic,

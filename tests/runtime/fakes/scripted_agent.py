@@ -4,7 +4,9 @@
 It speaks the real stream formats (claude `-p --output-format stream-json --verbose
 --include-partial-messages`, codex `exec --json`), chosen by the name it is called as. What it
 answers comes from a JSON script: per role (read from the persona it is given), a list of turns
-used in order (the last one repeats). A turn may write or delete files in its working directory,
+used in order (the last one repeats; a roundtable seat, named `Seat: NAME` in its persona, is
+scripted as `"seat:NAME"`). A turn may wait at a `barrier` (its own file, then all listed files), so
+seats that must overlap prove it. A turn may write or delete files in its working directory,
 run commands (``"run": [[argv...], ...]``, after the writes — git checkout, commit, push, chmod: a
 hostile agent's shell), stream slowly, pause after a given piece of text, crash, hang (or flood while
 it "hangs"), ignore SIGTERM, or (codex)
@@ -48,6 +50,30 @@ def _arg_after(argv: list[str], flag: str) -> str | None:
     return None
 
 
+def _seat(argv: list[str]) -> str:
+    """The roundtable seat named in the persona (``Seat: NAME``), if any."""
+    for i, arg in enumerate(argv):
+        text = argv[i + 1] if arg == "--append-system-prompt" and i + 1 < len(argv) else arg
+        match = re.search(r"Seat: ([\w.\-]+)", text.replace("\\n", "\n"))
+        if match and (arg == "--append-system-prompt" or arg.startswith("developer_instructions=")):
+            return match.group(1)
+    return ""
+
+
+def _await_barrier(turn: dict) -> None:
+    """``barrier``: write my file, then wait until every listed file exists; say so in the text if not."""
+    barrier = turn.get("barrier")
+    if not barrier:
+        return
+    Path(barrier["mine"]).write_text(str(os.getpid()))
+    until = time.monotonic() + float(barrier.get("limit", 30))
+    while not all(Path(p).exists() for p in barrier["all"]):
+        if time.monotonic() > until:
+            turn["text"] = "BARRIER TIMED OUT: the other seats were not running at the same time."
+            return
+        time.sleep(0.01)
+
+
 def _next_turn(role: str) -> dict:
     script = json.loads(Path(os.environ["TUNAFLOW_FAKE_SCRIPT"]).read_text())
     state_path = Path(os.environ["TUNAFLOW_FAKE_STATE"])
@@ -58,7 +84,7 @@ def _next_turn(role: str) -> dict:
         index = state.get(role, 0)
         state[role] = index + 1
         state_path.write_text(json.dumps(state))
-    turns = script.get(role) or [{"text": f"({role} has nothing to say)"}]
+    turns = script.get(role) or [{"text": f"({role} has nothing to say)"}]  # a seat: "seat:NAME"
     return dict(turns[min(index, len(turns) - 1)])
 
 
@@ -239,9 +265,11 @@ def main() -> int:
     log = os.environ.get("TUNAFLOW_FAKE_LOG")
     if log:
         with open(log, "a") as fh:
-            fh.write(json.dumps({"tool": name, "argv": argv, "role": role, "cwd": str(cwd),
-                                 "prompt": prompt[:4000]}) + "\n")
-    turn = _next_turn(role)
+            fh.write(json.dumps({"tool": name, "argv": argv, "role": role, "seat": _seat(argv), "cwd": str(cwd),
+                                 "prompt": prompt[:20000]}) + "\n")
+    seat = _seat(argv)
+    turn = _next_turn(f"seat:{seat}" if seat else role)
+    _await_barrier(turn)
     if turn.get("ignore_sigterm"):  # only SIGKILL stops it
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
     if turn.get("started_file"):

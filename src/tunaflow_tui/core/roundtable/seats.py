@@ -141,7 +141,8 @@ class Seat:
     def to_json(self) -> dict[str, Any]:
         """The seat as stored and as ``--json`` prints it."""
         return {"name": self.name, "engine": self.engine, "role": self.role, "role_text": self.role_text,
-                "blind": self.blind, "model": self.model, "output_limit": self.limit}
+                "blind": self.blind, "model": self.model, "output_limit": self.limit,
+                "output_limit_given": self.output_limit is not None}
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Seat:
@@ -149,7 +150,7 @@ class Seat:
         return cls(name=str(data["name"]), engine=str(data["engine"]), role=str(data.get("role") or PROPOSER),
                    role_text=str(data.get("role_text") or ""), blind=bool(data.get("blind")),
                    model=str(data.get("model") or ""),
-                   output_limit=int(data["output_limit"]) if data.get("output_limit") else None)
+                   output_limit=int(data["output_limit"]) if data.get("output_limit_given") else None)
 
 
 def check_name(name: str) -> None:
