@@ -1,0 +1,134 @@
+"""What later rounds see of earlier ones (compressed with the model, in full without it) and the peer ranking."""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import pytest
+from roundtable_seats import convene, runtime, said
+from runtime_harness import Harness
+
+from tunaflow_tui.core.memory.embedder import Embedder
+from tunaflow_tui.core.memory.model_files import MODEL_ID
+from tunaflow_tui.core.roundtable.ranking import make_ballots
+from tunaflow_tui.core.roundtable.seats import Seat
+from tunaflow_tui.runtime.roundtable import RoundtableError
+from tunaflow_tui.runtime.roundtable_records import RoundtableEvent, RoundtableNotice
+from tunaflow_tui.runtime.tokens import default_counter
+
+FILLER = ("We also discussed logging formats, the colour of the dashboard, the on-call rota for the summer and "
+          "how the office coffee machine keeps breaking on Mondays. ")
+FACT = "The storage split must keep the WAL checkpoint in the schema module, because migrations hold its lock."
+
+
+def _long(name: str, extra: str = "") -> str:
+    return f"{name} says the storage layer should be split. {extra} " + FILLER * 12
+
+
+class CountingEmbedder(Embedder):
+    """The real model, counting the texts it is asked to embed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.texts: list[str] = []
+
+    def embed(self, texts: Sequence[str]) -> Any:
+        self.texts += list(texts)
+        return super().embed(texts)
+
+
+@pytest.fixture(scope="module")
+def model_ready() -> None:
+    if not Embedder().available():
+        pytest.skip("the embedding model package is not installed")
+
+
+async def test_later_rounds_get_labelled_relevant_excerpts_embedded_once(harness: Harness, model_ready: None) -> None:
+    harness.set_script(**{"seat:alice": [said(_long("alice", FACT))], "seat:bob": [said(_long("bob"))],
+                          "seat:carol": [said(_long("carol"))]})
+    embedder = CountingEmbedder()
+    rt = runtime(harness, embedder)
+    table = convene(rt, Seat("alice", "fclaude"), Seat("bob", "fcodex", "critic"),
+                    Seat("carol", "fclaude", "judge", blind=True))
+    first = await table.run_round()
+    assert not first.compressed
+    second = await table.run_round()
+    assert second.compressed
+    alice, bob, carol = second.answers
+    assert bob.compressed and FACT in bob.prompt
+    assert "## Earlier rounds (the most relevant excerpts)" in alice.prompt and alice.compressed
+    labels = re.findall(r"^\[(\w+), round (\d)\]$", alice.prompt, re.MULTILINE)
+    assert 1 <= len(labels) <= 5 and {round_no for _name, round_no in labels} == {"1"}
+    assert FACT in alice.prompt, "the chunk closest to the topic is kept"
+    full = sum(default_counter().count(a.message.content) for a in first.answers)
+    excerpts = alice.prompt.split("## Earlier rounds (the most relevant excerpts)\n", 1)[1].split("\n\nGive")[0]
+    assert default_counter().count(excerpts) < full * 0.6
+    assert not carol.compressed and "Earlier rounds" not in carol.prompt, "a blind seat gets no excerpt"
+    stored = rt.store.stored_chunks([a.message.id for a in first.answers], MODEL_ID)
+    assert set(stored) == {a.message.id for a in first.answers}, "vectors are stored with the answers"
+    embedded_after_two = list(embedder.texts)
+    await table.run_round()
+    again = embedder.texts[len(embedded_after_two):]
+    second_chunks = rt.store.stored_chunks([a.message.id for a in second.answers], MODEL_ID)
+    assert len(again) == sum(len(chunks) for chunks in second_chunks.values()), \
+        "for round 3 only round 2's answers were embedded: round 1's vectors were read back"
+    rt.close()
+
+
+async def test_without_the_model_later_rounds_get_the_full_transcript_and_the_user_is_told_once(
+        harness: Harness) -> None:
+    harness.set_script(**{"seat:alice": [said("Alice: split now.")], "seat:bob": [said("Bob: not yet.")]})
+    events: list[RoundtableEvent] = []
+    rt = runtime(harness)  # a model file that does not exist
+    table = convene(rt, Seat("alice", "fclaude"), Seat("bob", "fcodex", "critic"), events=events)
+    results = await table.run(3)
+    assert [r.compressed for r in results] == [False, False, False]
+    last = results[2].answers[0]
+    assert "## Earlier rounds\n### alice (proposer), round 1\nAlice: split now." in last.prompt
+    assert "### bob (critic), round 2\nBob: not yet." in last.prompt
+    notices = [e for e in events if isinstance(e, RoundtableNotice)]
+    assert len(notices) == 1 and "sent in full" in notices[0].text
+    rt.close()
+
+
+async def test_the_anonymous_ranking_counts_borda_and_leaves_out_a_seat_that_does_not_rank(
+        harness: Harness) -> None:
+    harness.set_script(**{
+        "seat:alice": [said("Alice: split now."), said("1. B — most concrete\n2. A — too vague")],
+        "seat:bob": [said("Bob: not yet."), said("1. A — clearest\n2. B — weaker")],
+        "seat:carol": [said("Carol: tests first."), said("I would rather not rank my colleagues.")],
+    })
+    rt = runtime(harness)
+    table = convene(rt, Seat("alice", "fclaude"), Seat("bob", "fcodex", "critic"), Seat("carol", "fclaude", "judge"),
+                    mode="deliberative")
+    with pytest.raises(RoundtableError, match="at least two seats"):
+        await convene(rt, Seat("solo", "fclaude")).rank()
+    await table.run_round()
+    rng = random.Random(11)
+    same_draw = make_ballots({"alice": "", "bob": "", "carol": ""}, random.Random(11))
+    expected_labels = {ballot.voter: dict(ballot.labels) for ballot in same_draw}
+    result = await table.rank(rng)
+    assert result.ballots == expected_labels
+    assert result.left_out == {"carol": "its reply did not rank every answer exactly once"}
+    alice_first = expected_labels["alice"]["B"]
+    bob_first = expected_labels["bob"]["A"]
+    points = dict(result.scores)
+    assert points[alice_first] >= 1 and points[bob_first] >= 1 and sum(points.values()) == 2
+    rankings = [m for m in table.messages() if m.meta.get("kind") == "roundtable_ranking"]
+    for message in rankings:
+        voter = str(message.meta["seat"])
+        prompt = str(message.meta["prompt"])
+        own = {"alice": "Alice: split now.", "bob": "Bob: not yet.", "carol": "Carol: tests first."}[voter]
+        assert own not in prompt, "a seat never ranks its own answer"
+        for name in ("alice", "bob", "carol"):
+            assert f"{name}," not in prompt and f"({name}" not in prompt, "no name is revealed"
+    memo = rt.store.list_memos(kind="roundtable_ranking", branch_id=table.branch.id)[-1]
+    assert '"labels"' in memo.content, "the letters are revealed to the user"
+    nxt = await table.run_round()
+    for answer in nxt.answers:
+        assert "most concrete" not in answer.prompt and "clearest" not in answer.prompt, \
+            "rankings never reach a later round"
+    rt.close()
