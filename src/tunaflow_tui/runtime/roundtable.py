@@ -101,6 +101,8 @@ class Roundtable:
         self._tasks: dict[str, asyncio.Task[SeatAnswer]] = {}
         self._stopping = False
         self._engines: dict[tuple[str, str], Engine] = {}
+        self._embedding: set[asyncio.Task[None]] = set()
+        self._prefetch = True
 
     # ------------------------------------------------------------------ creation
     @classmethod
@@ -253,16 +255,20 @@ class Roundtable:
     async def run(self, rounds: int) -> list[RoundResult]:
         """Run ``rounds`` rounds of the seats, one after the other (fewer if stopped)."""
         results = []
-        for _ in range(rounds):
+        for i in range(rounds):
             if self._stopping:
                 break
-            results.append(await self.run_round())
+            results.append(await self.run_round(prefetch=i < rounds - 1))
         return results
 
-    async def run_round(self) -> RoundResult:
-        """Run the next round of every seat and store the brief; a failed seat does not stop the round."""
+    async def run_round(self, *, prefetch: bool = True) -> RoundResult:
+        """Run the next round of every seat and store the brief; a failed seat does not stop the round.
+
+        ``prefetch``: embed each answer as it is stored, for the next round (off when none follows).
+        """
         self.ensure_between_rounds("start a round")
         self._stopping = False
+        self._prefetch = prefetch
         number = self.last_round() + 1
         self._running_round = number
         try:
@@ -317,6 +323,7 @@ class Roundtable:
                   for a in self.answers() if a.round < number and a.ok]
         earlier = None
         if stored:
+            await self.settle_embedding()
             latest_user = moderator or (turns[-1][1] if turns else "")
             earlier = await self.recall.recall(stored, earlier_turns, self.setup.topic, latest_user)
             if not earlier.compressed and not self._told_full_transcript:
@@ -379,8 +386,24 @@ class Roundtable:
             meta["responds_to"] = list(responds_to(message.content, seat.name, seen))
             message = self.rt.store.set_message_meta(message.id, meta)
         answer = SeatAnswer(message)
+        if answer.ok:
+            self._embed_soon(answer)
         self.emit(SeatFinished(number, answer))
         return answer
+
+    def _embed_soon(self, answer: SeatAnswer) -> None:
+        """Store the answer's vectors in the background, so the next round does not wait for them."""
+        if self.recall.unavailable_reason is not None or not self._prefetch:
+            return
+        stored = [StoredAnswer(answer.message.id, answer.message.content, _spoken(answer))]
+        task = asyncio.create_task(asyncio.to_thread(self.recall.store_vectors, stored))
+        self._embedding.add(task)
+        task.add_done_callback(self._embedding.discard)
+
+    async def settle_embedding(self) -> None:
+        """Wait for the answers' vectors still being stored (a round starts after them)."""
+        if self._embedding:
+            await asyncio.gather(*list(self._embedding), return_exceptions=True)
 
     def _outcome(self, task: asyncio.Task[SeatAnswer], seat: Seat, number: int) -> SeatAnswer:
         """The answer a finished seat task gave; a task cancelled before it began is recorded as cancelled."""

@@ -91,6 +91,21 @@ class EarlierRoundsRecall:
         return EarlierRounds(full, compressed=False)
 
     # ---------------------------------------------------------------- worker thread
+    def store_vectors(self, answers: Sequence[StoredAnswer]) -> None:
+        """Embed and store the chunks of ``answers`` not stored yet (a worker thread; quiet without a model).
+
+        Called as each answer is stored, so that the next round finds its vectors ready.
+        """
+        if self.unavailable_reason is not None or self._embedder is None:
+            return
+        try:
+            self._embedder.load()
+            self._vectors_of(answers)
+        except EmbeddingUnavailable as exc:
+            self.unavailable_reason = exc.reason
+        except Exception:  # the project closed meanwhile, or one text failed: the next round embeds it
+            return
+
     def _vectors_of(self, answers: Sequence[StoredAnswer]) -> list[tuple[StoredAnswer, str, bytes]]:
         """(answer, chunk text, vector blob) for every chunk, embedding only what is not stored yet."""
         from tunaflow_tui.core.memory.vectors import vector_to_blob

@@ -204,8 +204,8 @@ async def _convene(args: argparse.Namespace, project: Path, setup: RoundtableSet
         results: list[RoundResult] = []
 
         async def work() -> dict[str, Any] | None:
-            for _ in range(rounds):
-                results.append(await table.run_round())
+            for i in range(rounds):
+                results.append(await table.run_round(prefetch=i < rounds - 1))
             if args.rank:
                 return (await table.rank()).to_json()
             return None
