@@ -14,12 +14,13 @@ model, the seats get the full transcript, and the user is told once.
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from tunaflow_tui.core.markers import scrub_markers
-from tunaflow_tui.core.memory.chunks import split_into_chunks
+from tunaflow_tui.core.memory.chunks import Chunk, split_into_chunks
 from tunaflow_tui.core.memory.model_files import MODEL_ID, EmbeddingUnavailable
 from tunaflow_tui.core.roundtable.prompts import EarlierRounds, SpokenAnswer, full_transcript
 from tunaflow_tui.core.storage.chunks import ChunkToSave
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
     from tunaflow_tui.runtime.runtime import WorkflowRuntime
 
 MINIMAL_CONTEXT_TOKENS = 200
+_PARAGRAPH = re.compile(r"\S(?:.*?\S)?(?=\n[ \t]*\n|\s*\Z)", re.DOTALL)
 NOTHING_RELEVANT = "(No passage of the earlier rounds is close enough to the topic to be repeated here.)"
 
 
@@ -56,6 +58,20 @@ def runtime_minimal_context(rt: WorkflowRuntime) -> str:
 
     project = rt.store.project
     return minimal_context(project.name, project.path, active_plan(rt))
+
+
+def paragraph_chunks(text: str) -> list[Chunk]:
+    """``text`` cut at its paragraphs, each kept whole up to 800 characters (longer ones cut as usual).
+
+    Unlike the search index's chunks, neighbouring paragraphs are not packed together: one decisive
+    paragraph then stands on its own when it is compared with the topic, not diluted by its neighbours.
+    """
+    pieces: list[Chunk] = []
+    for match in _PARAGRAPH.finditer(text):
+        for part in split_into_chunks(match.group(0)):
+            start = match.start() + part.start
+            pieces.append(Chunk(len(pieces), start, start + len(part.text), part.text))
+    return pieces
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,7 +132,7 @@ class EarlierRoundsRecall:
         for answer in answers:
             chunks = stored.get(answer.message_id)
             if chunks is None:
-                pieces = split_into_chunks(answer.content)
+                pieces = paragraph_chunks(answer.content)
                 vectors = self._embedder.embed([piece.text for piece in pieces])
                 rows = [ChunkToSave(p.index, p.start, p.end, vector_to_blob(v))
                         for p, v in zip(pieces, vectors, strict=True)]
