@@ -39,8 +39,13 @@ from pathlib import Path
 
 from tunaflow_tui.core.memory.embedder import Embedder
 from tunaflow_tui.core.memory.model_files import MODEL_ID
-from tunaflow_tui.core.roundtable.prompts import EarlierRounds, PromptParts, SpokenAnswer, build_seat_prompt, \
-    full_transcript
+from tunaflow_tui.core.roundtable.prompts import (
+    EarlierRounds,
+    PromptParts,
+    SpokenAnswer,
+    build_seat_prompt,
+    full_transcript,
+)
 from tunaflow_tui.core.roundtable.seats import Seat
 from tunaflow_tui.core.storage import Store
 from tunaflow_tui.runtime.roundtable_context import EarlierRoundsRecall, StoredAnswer
