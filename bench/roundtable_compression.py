@@ -79,9 +79,14 @@ def load_threads() -> list[Thread]:
     return [t for t in threads if len(t.sentences) >= 6]
 
 
+RESTATE = True
+"""Whether every answer opens by restating the topic (``--openings restate``, the default)."""
+
+
 def answer_text(rng: random.Random, own: Thread, others: list[Thread], seat: str) -> str:
     """About 4,000 characters of paragraphs: mostly this thread's points, some drift into others."""
-    paragraphs: list[str] = [f"{seat.capitalize()} here. On {own.title}: {rng.choice(own.sentences)}"]
+    opening = f"On {own.title}: " if RESTATE else ""
+    paragraphs: list[str] = [f"{seat.capitalize()} here. {opening}{rng.choice(own.sentences)}"]
     size = len(paragraphs[0])
     while size < ANSWER_CHARS:
         pool = own.sentences if rng.random() < 0.6 else rng.choice(others).sentences
@@ -195,12 +200,16 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--transcripts", type=int, default=24)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--openings", choices=("restate", "plain"), default="restate",
+                        help="whether every answer opens by restating the topic (the harder case)")
     args = parser.parse_args()
+    global RESTATE
+    RESTATE = args.openings == "restate"
     rng = random.Random(args.seed)
     threads = load_threads()
     transcripts = [make_transcript(rng, threads, i) for i in range(args.transcripts)]
     sizes = [len(a.text) for t in transcripts for a in t.answers]
-    print(f"{len(transcripts)} transcripts × 3 seats × 3 rounds; answers {min(sizes):,}–{max(sizes):,} characters")
+    print(f"{len(transcripts)} transcripts × 3 seats × 3 rounds ({args.openings} openings); answers {min(sizes):,}–{max(sizes):,} characters")
 
     rss_before = _rss_mb()
     embedder = Embedder()

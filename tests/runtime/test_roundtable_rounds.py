@@ -11,6 +11,7 @@ from runtime_harness import Harness
 from waiting import until
 
 from tunaflow_tui.core.roundtable.seats import Seat, SeatSpecError
+from tunaflow_tui.runtime.branching import BranchError
 from tunaflow_tui.runtime.roundtable import Roundtable, RoundtableError
 from tunaflow_tui.runtime.roundtable_records import RoundtableEvent, SeatFinished, SeatStarted
 
@@ -215,4 +216,30 @@ async def test_adopting_a_roundtable_inserts_its_brief(harness: Harness) -> None
     assert "- Split later" in adoption.record.content and "- Timing" in adoption.record.content
     with pytest.raises(RoundtableError, match="adopted; restore it first"):
         await Roundtable.open(rt, table.branch.id).run_round()
+    rt.close()
+
+
+async def test_stopping_cancels_the_running_seats_and_starts_no_other(harness: Harness) -> None:
+    harness.set_script(**{"seat:alice": [said(ALICE)], "seat:bob": [{"text": BOB, "hang_after_partial": 120}],
+                          "seat:carol": [said(CAROL)]})
+    rt = runtime(harness)
+    table = convene(rt, Seat("alice", "fclaude"), Seat("bob", "fclaude", "critic"), Seat("carol", "fclaude", "judge"))
+    running = asyncio.create_task(table.run(3))
+    await until(None, lambda: table.seat_running("bob"), "bob to answer")
+    assert table.stop() == 1
+    results = await running
+    assert len(results) == 1 and results[0].stopped, "no further round started"
+    assert [(a.seat, a.message.status, a.error) for a in results[0].answers] == [
+        ("alice", "done", ""), ("bob", "interrupted", "stopped by you")], "carol, still to speak, never started"
+    assert not any(call["seat"] == "carol" for call in harness.calls())
+    rt.close()
+
+
+async def test_a_roundtable_branch_takes_no_architect_turn(harness: Harness) -> None:
+    harness.set_script(**{"seat:alice": [said(ALICE)]})
+    rt = runtime(harness)
+    table = convene(rt, Seat("alice", "fclaude"))
+    with pytest.raises(BranchError, match="is a roundtable"):
+        await rt.send_user_message("hello?", table.conversation_id)
+    assert [m.meta.get("kind") for m in table.messages()] == ["roundtable_topic"], "nothing was stored"
     rt.close()

@@ -82,6 +82,9 @@ def writable_branch(rt: WorkflowRuntime, conversation_id: str) -> BranchRecord:
     if branch.kind != "general":
         raise BranchError(f"{name} is the {branch.kind} branch of a plan; the workflow drives it. "
                           "Fork it to talk about it.")
+    if branch.mode == "roundtable":
+        raise BranchError(f"{name} is a roundtable: its seats answer, not the Architect. Write to the seats "
+                          "between rounds, or fork it to talk about it.")
     return branch
 
 

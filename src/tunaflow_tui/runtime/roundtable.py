@@ -23,7 +23,7 @@ import json
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from tunaflow_tui.agents.base import Engine, PermissionProfile, TurnRequest
 from tunaflow_tui.agents.events import ErrorKind
@@ -458,6 +458,21 @@ class Roundtable:
         self.rt.store.delete_message(old.message.id)
         self.write_brief()
         return answer
+
+    def token_totals(self) -> dict[str, Any]:
+        """Tokens in and out, context tokens sent and cost (where reported): per seat, and in all."""
+        per_seat: dict[str, dict[str, Any]] = {}
+        total: dict[str, Any] = {"input": 0, "output": 0, "context": 0, "cost_usd": None}
+        for answer in self.answers():
+            usage = answer.message.usage
+            seat = per_seat.setdefault(answer.seat, {"input": 0, "output": 0, "context": 0, "cost_usd": None})
+            for bucket in (seat, total):
+                bucket["input"] += usage.input_tokens
+                bucket["output"] += usage.output_tokens
+                bucket["context"] += answer.context_tokens
+                if usage.cost_usd is not None:
+                    bucket["cost_usd"] = (bucket["cost_usd"] or 0.0) + usage.cost_usd
+        return {"per_seat": per_seat, "total": total}
 
     # ------------------------------------------------------------------ the brief
     def consensus(self) -> Consensus | None:

@@ -137,21 +137,6 @@ def _parse(args: argparse.Namespace) -> tuple[Path, RoundtableSetup, int] | str:
     return project, setup, int(rounds_text)
 
 
-def _tokens(table: Roundtable) -> dict[str, Any]:
-    per_seat: dict[str, dict[str, Any]] = {}
-    total: dict[str, Any] = {"input": 0, "output": 0, "context": 0, "cost_usd": None}
-    for answer in table.answers():
-        usage = answer.message.usage
-        seat = per_seat.setdefault(answer.seat, {"input": 0, "output": 0, "context": 0, "cost_usd": None})
-        for bucket in (seat, total):
-            bucket["input"] += usage.input_tokens
-            bucket["output"] += usage.output_tokens
-            bucket["context"] += answer.context_tokens
-            if usage.cost_usd is not None:
-                bucket["cost_usd"] = (bucket["cost_usd"] or 0.0) + usage.cost_usd
-    return {"per_seat": per_seat, "total": total}
-
-
 def _document(table: Roundtable, results: list[RoundResult], notices: list[str],
               ranking: dict[str, Any] | None) -> dict[str, Any]:
     from tunaflow_tui.core.terminal_text import neutralize
@@ -172,7 +157,7 @@ def _document(table: Roundtable, results: list[RoundResult], notices: list[str],
     document: dict[str, Any] = {
         "branch_id": table.branch.id, "conversation_id": table.conversation_id, "topic": table.setup.topic,
         "mode": table.setup.mode, "seats": [seat.to_json() for seat in table.setup.seats], "rounds": rounds,
-        "tokens": _tokens(table), "brief": table.brief(),
+        "tokens": table.token_totals(), "brief": table.brief(),
         "consensus": consensus.to_json() if consensus is not None else None,
         "ranking": ranking, "notices": notices,
         "ok": all(not result.failed and not result.stopped for result in results),
