@@ -21,6 +21,12 @@ if TYPE_CHECKING:
 Action = Callable[["ProjectSession"], None]
 
 
+def _start_roundtable(session: ProjectSession) -> None:
+    from tunaflow_tui.controllers.roundtable import start_roundtable
+
+    start_roundtable(session)
+
+
 @dataclass(frozen=True, slots=True)
 class PaletteCommand:
     """One palette entry: its name, what it does, the action, and the binding that does the same."""
@@ -73,6 +79,9 @@ COMMANDS: tuple[PaletteCommand, ...] = (
                    lambda s: s.decisions.decide_by_name(Decision.SKIP_SETUP)),
     PaletteCommand("Abandon plan", "End the newest waiting plan for good (asks you to confirm)",
                    lambda s: s.decisions.decide_by_name(Decision.ABANDON)),
+    PaletteCommand("Start roundtable",
+                   "Several agents discuss one topic in rounds (the focused message is the topic)",
+                   lambda s: _start_roundtable(s)),
     PaletteCommand("Toggle branch pane", "Show or hide the branch pane", lambda s: s.panes.toggle_pane(),
                    (_PANE, "pane.toggle")),
     PaletteCommand("Pin branch pane", "Pin the branch pane as a 50:50 split, or unpin it",

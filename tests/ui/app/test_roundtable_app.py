@@ -1,0 +1,54 @@
+"""Starting a roundtable in the app: the palette opens the set-up form, which estimates, refuses bad lines,
+and on confirm opens the roundtable as a branch in the pane while its seats answer."""
+
+from __future__ import annotations
+
+from app_harness import run_from_palette, settle
+from textual.widgets import Input, Static, TextArea
+from waiting import until
+
+from tunaflow_tui.screens.roundtable_setup import RoundtableSetupScreen, parse_seat_line, seat_line
+
+
+def test_a_seat_line_carries_model_and_limit() -> None:
+    seat = parse_seat_line("sec=demo:security auditor:blind model=opus limit=300")
+    assert (seat.name, seat.role_text, seat.blind, seat.model, seat.output_limit) == (
+        "sec", "security auditor", True, "opus", 300)
+    assert parse_seat_line(seat_line(seat)) == seat
+
+
+async def test_start_roundtable_sets_up_estimates_and_opens_the_branch_in_the_pane(open_app) -> None:
+    app, session, runtime = open_app()
+    async with app.run_test(size=(140, 44)) as pilot:
+        await settle(pilot, app)
+        await run_from_palette(pilot, app, "Start roundtable")
+        await until(pilot, lambda: isinstance(app.screen, RoundtableSetupScreen), "the set-up form")
+        form = app.screen
+        form.query_one("#rt-topic", Input).value = "Should the report also list bigrams?"
+        seats = form.query_one("#rt-seats", TextArea)
+        seats.text = "alice=demo:proposer\nbob=nope:critic"
+        error = form.query_one("#rt-error", Static)
+        await until(pilot, lambda: "unknown engine 'nope'" in str(error.render()), "the bad line named")
+        await pilot.click("#rt-start")
+        assert app.screen is form and not runtime.store.list_branches(), "nothing starts"
+        seats.text = "alice=demo:proposer\nbob=demo:critic:blind limit=200"
+        form.query_one("#rt-rounds", Input).value = "2"
+        estimate = form.query_one("#rt-estimate", Static)
+        await until(pilot, lambda: "2 seats × 2 rounds = 4 calls" in str(estimate.render()), "the estimate")
+        assert "input tokens in round 1: alice ~" in str(estimate.render())
+        await pilot.click("#rt-start")
+        await until(pilot, lambda: not isinstance(app.screen, RoundtableSetupScreen), "the form closing")
+
+        def answered() -> bool:
+            branches = runtime.store.list_branches()
+            if not branches:
+                return False
+            messages = runtime.store.list_messages(branches[0].shadow_conversation_id)
+            return sum(1 for m in messages if m.meta.get("kind") == "roundtable_answer" and m.status == "done") == 4
+
+        await until(pilot, answered, "both seats answering both rounds")
+        [branch] = runtime.store.list_branches()
+        assert branch.mode == "roundtable"
+        assert session.panes.branch_conversation == branch.shadow_conversation_id
+        await until(pilot, lambda: not session.workers.agents_running(), "the rounds to end")
+        assert runtime.store.list_memos(kind="roundtable_brief", branch_id=branch.id)
