@@ -163,6 +163,7 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         ("Confirmation", "tunaflow_tui.screens.confirm:ConfirmDecisionScreen"),
         ("Pickers", "tunaflow_tui.screens.pickers:PickerScreen"),
         ("Context pack", "tunaflow_tui.screens.pickers:ContextPackScreen"),
+        ("Roundtable set-up", "tunaflow_tui.screens.roundtable_setup:RoundtableSetupScreen"),
         ("Help", "tunaflow_tui.screens.help:HelpScreen"),
     ]
     """(title, "module:Class") pairs whose BINDINGS the help screen lists (imported when help opens)."""
