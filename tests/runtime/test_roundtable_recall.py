@@ -131,3 +131,24 @@ async def test_the_anonymous_ranking_counts_borda_and_leaves_out_a_seat_that_doe
         assert "most concrete" not in answer.prompt and "clearest" not in answer.prompt, \
             "rankings never reach a later round"
     rt.close()
+
+
+def test_a_chunk_that_repeats_a_better_one_gives_its_place_to_the_next() -> None:
+    import numpy as np
+
+    from tunaflow_tui.core.memory.selection import LabelledChunk, select_relevant_chunks
+    from tunaflow_tui.runtime.roundtable_context import distinct_best
+
+    def unit(*values: float) -> np.ndarray:
+        vector = np.zeros(384, dtype=np.float32)
+        vector[: len(values)] = values
+        return vector
+
+    chunks = [LabelledChunk("ada", 1, "split now", unit(1.0, 0.1)),
+              LabelledChunk("bram", 1, "split now (again)", unit(1.0, 0.11)),
+              LabelledChunk("chen", 2, "the flag decides", unit(0.8, 0.0, 0.6)),
+              LabelledChunk("ada", 2, "unrelated", unit(0.0, 1.0))]
+    ranked = select_relevant_chunks(chunks, [unit(1.0)], top_n=len(chunks))
+    assert [c.chunk.text for c in distinct_best(ranked, keep=2)] == ["split now", "the flag decides"]
+    plain_top_two = select_relevant_chunks(chunks, [unit(1.0)], top_n=2)
+    assert [c.chunk.text for c in plain_top_two] == ["split now", "split now (again)"], "without it: the copy"

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from tunaflow_tui.core.markers import scrub_markers
 from tunaflow_tui.core.memory.chunks import Chunk, split_into_chunks
 from tunaflow_tui.core.memory.model_files import MODEL_ID, EmbeddingUnavailable
+from tunaflow_tui.core.memory.selection import TOP_CHUNKS, SelectedChunk
 from tunaflow_tui.core.roundtable.prompts import EarlierRounds, SpokenAnswer, full_transcript
 from tunaflow_tui.core.storage.chunks import ChunkToSave
 from tunaflow_tui.core.storage.records import PlanRecord
@@ -33,6 +34,8 @@ if TYPE_CHECKING:
     from tunaflow_tui.runtime.runtime import WorkflowRuntime
 
 MINIMAL_CONTEXT_TOKENS = 200
+DUPLICATE_COSINE = 0.92
+"""Cosine above which a chunk only repeats one already kept for the next round."""
 _PARAGRAPH = re.compile(r"\S(?:.*?\S)?(?=\n[ \t]*\n|\s*\Z)", re.DOTALL)
 NOTHING_RELEVANT = "(No passage of the earlier rounds is close enough to the topic to be repeated here.)"
 
@@ -72,6 +75,29 @@ def paragraph_chunks(text: str) -> list[Chunk]:
             start = match.start() + part.start
             pieces.append(Chunk(len(pieces), start, start + len(part.text), part.text))
     return pieces
+
+
+def distinct_best(ranked: Sequence[SelectedChunk], keep: int = TOP_CHUNKS,
+                  same: float = DUPLICATE_COSINE) -> list[SelectedChunk]:
+    """The ``keep`` best-scoring chunks of ``ranked``, skipping a chunk that repeats a better one.
+
+    Seats restate each other; a near copy (cosine ≥ ``same`` with a chunk already kept) would take a
+    place and say nothing new. The result is in transcript order, like ``ranked``.
+    """
+    import numpy as np
+
+    kept: list[SelectedChunk] = []
+    vectors: list[object] = []
+    for item in sorted(ranked, key=lambda chosen: (-chosen.score, chosen.position)):
+        vector = np.asarray(item.chunk.vector, dtype=np.float32)
+        vector = vector / max(float(np.linalg.norm(vector)), 1e-12)
+        if any(float(np.dot(vector, other)) >= same for other in vectors):  # type: ignore[call-overload]
+            continue
+        kept.append(item)
+        vectors.append(vector)
+        if len(kept) == keep:
+            break
+    return sorted(kept, key=lambda chosen: chosen.position)
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,5 +185,5 @@ class EarlierRoundsRecall:
         queries = [self._query(topic)]
         if latest_user_turn.strip():
             queries.append(self._query(latest_user_turn))
-        selected = select_relevant_chunks(chunks, queries)  # type: ignore[arg-type]
-        return render_selection(selected) or NOTHING_RELEVANT
+        ranked = select_relevant_chunks(chunks, queries, top_n=len(chunks))  # type: ignore[arg-type]
+        return render_selection(distinct_best(ranked)) or NOTHING_RELEVANT
