@@ -59,6 +59,8 @@ def test_a_roundtable_prints_one_line_per_event_and_the_brief(harness: Harness,
         branch = store.list_branches()[0]
         assert (branch.mode, branch.conversation_id) == ("roundtable", "main")
         assert store.list_memos(kind="roundtable_brief", branch_id=branch.id)
+    assert main(["branch", str(harness.project), "list"]) == 0
+    assert "Split the storage layer?  (roundtable, active, 4 msg" in capsys.readouterr().out
 
 
 def test_json_gives_seats_rounds_context_tokens_brief_consensus_and_ranking(

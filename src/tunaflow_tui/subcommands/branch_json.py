@@ -92,7 +92,8 @@ def branch_line(item: dict[str, Any]) -> str:
     if len(label) > 40:
         label = label[:39] + "…"
     where = f"at #{item['checkpoint_message_id']}" if item["checkpoint_message_id"] is not None else "no checkpoint"
-    extras = [item["kind"], item["status"], f"{item['messages']} msg", where,
+    kind = "roundtable" if item["mode"] == "roundtable" and item["kind"] == "general" else item["kind"]
+    extras = [kind, item["status"], f"{item['messages']} msg", where,
               f"from {item['parent_conversation_id']}"]
     if item["git_branch"]:
         extras.append(f"git {item['git_branch']}")

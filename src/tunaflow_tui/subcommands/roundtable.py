@@ -109,7 +109,11 @@ class _EventLines:
         elif isinstance(event, rec.RoundtableNotice):
             _say(f"Note: {event.text}")
         elif isinstance(event, rec.RankingFinished):
-            _say("Ranking: " + ", ".join(f"{seat} {points}" for seat, points in event.scores))
+            counted = len(event.scores) - len(event.left_out)
+            if counted > 0:
+                _say("Ranking (Borda points): " + ", ".join(f"{seat} {points}" for seat, points in event.scores))
+            else:
+                _say("Ranking: no seat ranked the answers")
             for seat, why in event.left_out.items():
                 _say(f"  {seat} was left out of the ranking: {why}")
 
