@@ -133,6 +133,7 @@ class ProjectSession:
         self.bridge.bind_loop()
         await self.panes.mount_sidebar()
         self.status.refresh()  # the notes stay on the status line (no toast repeating them)
+        self.runtime.catch_up_records()  # a decision a stop left unrecorded joins the chat now
         await self.decisions.restore()
         self.project.greet(bool(self.runtime.waiting()))
 

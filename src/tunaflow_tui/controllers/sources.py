@@ -65,6 +65,7 @@ def message_view(record: MessageRecord, tools: tuple[ToolLine, ...] = ()) -> Mes
         error=error_view(record),
         stopped=neutralize((record.error_message or "").partition("\n\n")[0].strip())
         if record.status == "interrupted" else "",
+        meta=record.meta,
     )
 
 

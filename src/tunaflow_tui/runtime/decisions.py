@@ -20,7 +20,16 @@ from tunaflow_tui.core.workflow.decisions import Decision
 from tunaflow_tui.core.workflow.event_text import plan_outcome
 from tunaflow_tui.core.workflow.phases import Actor, PendingDecision, Phase, PlanEventType
 from tunaflow_tui.core.workflow.ways import DecisionInput, decision_command
-from tunaflow_tui.runtime import development, git_guard, planning, prompts, recovery, review, worktree_prep
+from tunaflow_tui.runtime import (
+    decision_records,
+    development,
+    git_guard,
+    planning,
+    prompts,
+    recovery,
+    review,
+    worktree_prep,
+)
 from tunaflow_tui.runtime.events import NoticeRaised
 
 if TYPE_CHECKING:
@@ -138,7 +147,9 @@ async def _approve(rt: WorkflowRuntime, plan: PlanRecord, given: DecisionInput) 
 
 async def _edit(rt: WorkflowRuntime, plan: PlanRecord, given: DecisionInput) -> PlanRecord:
     assert given.edit is not None
+    since = decision_records.last_event_id(rt, plan.id)
     plan = rt.service.edit_proposal(plan.id, given.edit[1])
+    decision_records.write_records(rt, plan.id, since)
     rt.plan_changed(plan)
     return plan
 
@@ -220,7 +231,7 @@ async def _step(rt: WorkflowRuntime, plan: PlanRecord, given: DecisionInput, how
 
 
 async def _merge(rt: WorkflowRuntime, plan: PlanRecord, given: DecisionInput) -> PlanRecord:
-    result = await asyncio.to_thread(development.merge_plan, rt, plan.id)
+    result = await asyncio.to_thread(rt.merge, plan.id)
     level = "warning" if str(result.kind) == "conflict" else "info"
     rt.emit(NoticeRaised(f"Merge: {result.kind} — {result.message}", level))
     return rt.get_plan(plan.id)

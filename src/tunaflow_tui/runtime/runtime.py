@@ -32,6 +32,7 @@ from tunaflow_tui.core.workflow.ways import WayOn
 from tunaflow_tui.runtime import (
     adoption,
     branching,
+    decision_records,
     decisions,
     development,
     git_guard,
@@ -527,9 +528,21 @@ class WorkflowRuntime:
                                        "warning"))
         return stopped
 
+    def catch_up_records(self) -> int:
+        """Write the decision records a stop left unwritten (see :func:`.decision_records.catch_up`)."""
+        return decision_records.catch_up(self)
+
     def merge(self, plan_id: int) -> gitops.MergeResult:
-        """Merge a done plan's branch into its base (fast-forward or merge commit; never force)."""
-        return development.merge_plan(self, plan_id)
+        """Merge a done plan's branch into its base (fast-forward or merge commit; never force).
+
+        The merge (or the conflict that stopped it) gets its record in the chat.
+        """
+        since = decision_records.last_event_id(self, plan_id)
+        before = self.store.get_plan(plan_id)
+        try:
+            return development.merge_plan(self, plan_id)
+        finally:
+            decision_records.write_records(self, plan_id, since, before=before)
 
     def remove_worktree(self, plan_id: int) -> None:
         """Remove a plan's worktree (its git branch stays)."""
@@ -537,8 +550,12 @@ class WorkflowRuntime:
 
     # ----------------------------------------------------------------- helpers for the steps
     def apply(self, plan_id: int, command: object, actor: Actor = Actor.SYSTEM) -> PlanRecord:
-        """Apply a workflow command and tell observers."""
+        """Apply a workflow command and tell observers; a decision of the user's gets its record in the chat."""
+        before = self.store.get_plan(plan_id) if actor == Actor.USER else None
+        since = decision_records.last_event_id(self, plan_id) if before is not None else 0
         plan = self.service.apply(plan_id, command, actor=actor)  # type: ignore[arg-type]
+        if before is not None:
+            decision_records.write_records(self, plan_id, since, before=before)
         self.plan_changed(plan)
         return plan
 

@@ -8,8 +8,8 @@ loaded (or mounted) at once.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
 from tunaflow_tui.core.turns import ToolLine
@@ -53,6 +53,8 @@ class MessageView:
     error: ErrorView | None = None
     stopped: str = ""
     """Why an interrupted reply stopped ("cancelled by you", "stopped by SIGTERM"); empty when not known."""
+    meta: Mapping[str, object] = field(default_factory=dict)
+    """A record's structured data (``meta["kind"]`` picks how it shows); empty for an ordinary message."""
 
 
 class MessageSource(Protocol):

@@ -34,7 +34,9 @@ from textual.widgets import Collapsible, Static
 
 from tunaflow_tui.core.terminal_text import StreamNeutralizer, neutralize
 from tunaflow_tui.core.turns import ToolLine
+from tunaflow_tui.keyhints import key_for
 from tunaflow_tui.viewmodels.chat import MessageView
+from tunaflow_tui.widgets.records import RecordCard, record_card
 from tunaflow_tui.widgets.stream_clock import FLUSH_INTERVAL, StreamClock
 
 if TYPE_CHECKING:
@@ -301,11 +303,14 @@ class MessageBlock(Vertical, can_focus=True):
 ## Message
 - **t** shows or hides the tools the agent used.
 - **r** retries a failed turn (when the error card offers it).
+- **enter** or **space** unfolds a record (a decision, a merge) to its details, and folds it again;
+  a click on it does too.
 """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("t", "toggle_tools", "Tools", id="message.tools"),
         Binding("r", "retry", "Retry", id="message.retry"),
+        Binding("enter,space", "toggle_record", "Details", id="message.record"),
     ]
 
     @dataclass
@@ -315,8 +320,11 @@ class MessageBlock(Vertical, can_focus=True):
         message_id: int
 
     def __init__(self, view: MessageView, *, id: str | None = None) -> None:
-        super().__init__(id=id, classes=" ".join(self._status_classes(view)))
+        record = record_card(view.meta) if view.status != "streaming" else None
+        super().__init__(id=id, classes=" ".join(self._status_classes(view) + (["-record"] if record else [])))
         self.view = view
+        self.record: RecordCard | None = record
+        """The card of a record tunaflow wrote (a decision, a merge); None for an ordinary message."""
         self._shown = ""
         self._live = ""
         """Streamed text not yet sealed into the body (drawn by the tail)."""
@@ -362,6 +370,10 @@ class MessageBlock(Vertical, can_focus=True):
         return self.view.status == "streaming"
 
     def compose(self) -> ComposeResult:
+        if self.record is not None:  # a record is its card: one line until unfolded
+            self.record.hint_key = key_for(self.app, type(self), "message.record", "enter", words=True)
+            yield self.record
+            return
         yield Static(self._label_content(), classes="message-label", markup=False)
         self._shown = "" if self.is_streaming else self._capped(neutralize(self.view.content))
         body = keep_line_breaks(self._shown) if self.view.role == "user" else self._shown
@@ -507,6 +519,8 @@ class MessageBlock(Vertical, can_focus=True):
 
     async def finish(self, view: MessageView) -> None:
         """Settle the message: final text, status, tools, usage and error card."""
+        if self.record is not None:  # a record is written whole: nothing streams into it
+            return
         tail = self._neutralizer.flush()
         if tail:
             await self.append(tail)
@@ -533,7 +547,14 @@ class MessageBlock(Vertical, can_focus=True):
             return self.view.error is not None and self.view.error.retryable
         if action == "toggle_tools":
             return bool(self.view.tools)
+        if action == "toggle_record":
+            return self.record is not None
         return True
+
+    def action_toggle_record(self) -> None:
+        """Unfold a record to its details, or fold it again."""
+        if self.record is not None:
+            self.record.toggle()
 
     def action_toggle_tools(self) -> None:
         """Expand or collapse the tool lines."""

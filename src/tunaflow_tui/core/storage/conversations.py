@@ -218,6 +218,21 @@ class ConversationStore(StoreBase):
             rows = all_rows(query, db)
         return tuple(message_record(row) for row in reversed(rows))
 
+    def find_record(self, conversation_id: str, kind: str, key: str, value: int | str) -> MessageRecord | None:
+        """The record message of ``conversation_id`` whose ``meta`` has ``kind`` and ``meta[key] == value``.
+
+        Lets a record be written once however often its writer runs (a retry, a recovery).
+        """
+        query = MessageRow.select().where(
+            (MessageRow.conversation_id == conversation_id)
+            & (MessageRow.role == "system")
+            & (peewee.fn.json_extract(MessageRow.meta, "$.kind") == kind)
+            & (peewee.fn.json_extract(MessageRow.meta, f"$.{key}") == value)
+        ).order_by(MessageRow.id.asc()).limit(1)
+        with self._db.reading() as db:
+            row = first_row(query, db)
+        return None if row is None else message_record(row)
+
     def count_messages(self, conversation_id: str) -> int:
         """How many messages a conversation holds."""
         with self._db.reading() as db:
