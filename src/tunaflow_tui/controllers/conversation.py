@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from tunaflow_tui.controllers.panes import PaneController
     from tunaflow_tui.controllers.sources import MessageSources, StoreMessageSource
     from tunaflow_tui.controllers.workers import Workers
-    from tunaflow_tui.runtime.events import MessageDelta, MessageStarted, ToolActivity
+    from tunaflow_tui.runtime.events import MessageActivity, MessageDelta, MessageStarted, ToolActivity
     from tunaflow_tui.runtime.runtime import WorkflowRuntime
     from tunaflow_tui.widgets.chat_view import ChatView
 
@@ -120,6 +120,13 @@ class ConversationController:
             block = chat.block_for(event.message_id)
             if block is not None and block.is_streaming:
                 await block.append(event.text)
+
+    async def stream_activity(self, event: MessageActivity) -> None:
+        """What a reply is writing now, in words (a plan being drafted, a verdict being written)."""
+        for chat in self.chats(event.conversation_id):
+            block = chat.block_for(event.message_id)
+            if block is not None and block.is_streaming:
+                await block.show_activity(event.text)
 
     async def tool_used(self, event: ToolActivity) -> None:
         """The agent used a tool: the reply's tool lines grow (a repeat of the last line is not shown)."""

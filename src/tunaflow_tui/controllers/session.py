@@ -36,6 +36,7 @@ from tunaflow_tui.controllers.status import StatusController
 from tunaflow_tui.controllers.tools import ToolsController
 from tunaflow_tui.controllers.workers import Workers
 from tunaflow_tui.runtime.events import (
+    MessageActivity,
     MessageAdded,
     MessageDelta,
     MessageFinished,
@@ -118,6 +119,7 @@ class ProjectSession:
         self._routes = {
             MessageStarted: self._stream_started,
             MessageDelta: self.conversation.stream_delta,
+            MessageActivity: self.conversation.stream_activity,
             ToolActivity: self.conversation.tool_used,
             MessageFinished: self._settled,
             MessageAdded: self._settled,

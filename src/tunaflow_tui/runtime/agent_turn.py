@@ -23,13 +23,15 @@ from tunaflow_tui.agents.events import (
     TextDelta,
     ToolUse,
 )
-from tunaflow_tui.core.markers import MarkerStream, ParseResult, parse_markers
+from tunaflow_tui.core.marker_prose import ProseStream
+from tunaflow_tui.core.markers import ParseResult, parse_markers
 from tunaflow_tui.core.processes import ProcessIdentity
 from tunaflow_tui.core.storage import Store
 from tunaflow_tui.core.storage.records import MessageRecord
 from tunaflow_tui.core.turns import ToolLine, Usage
 from tunaflow_tui.core.workflow.event_text import USER_CANCELLED
 from tunaflow_tui.runtime.events import (
+    MessageActivity,
     MessageDelta,
     MessageFinished,
     MessageStarted,
@@ -129,7 +131,7 @@ class TurnRunner:
         self._emit(MessageStarted(conversation_id, message.id, role, engine.name, model))
         text_parts: list[str] = []
         tools: list[ToolLine] = []
-        display = MarkerStream()
+        display = ProseStream()
         usage: Usage | None = None
         session_id: str | None = None
         final_text: str | None = None
@@ -153,9 +155,11 @@ class TurnRunner:
                 if isinstance(event, TextDelta):
                     text_parts.append(event.text)
                     seen = display.markers_seen
-                    visible = display.feed(event.text)
-                    if visible:
-                        self._emit(MessageDelta(conversation_id, message.id, visible))
+                    step = display.feed(event.text)
+                    if step.text:
+                        self._emit(MessageDelta(conversation_id, message.id, step.text))
+                    if step.activity is not None:
+                        self._emit(MessageActivity(conversation_id, message.id, step.activity))
                     if on_markers is not None and display.markers_seen > seen:
                         self._report_markers(on_markers, "".join(text_parts), role, conversation_id, message.id)
                     if event.text:
@@ -202,8 +206,8 @@ class TurnRunner:
                 engine_name, old_session = previous_session
                 store.set_native_session(conversation_id, engine_name or engine.name, old_session)
         tail = display.finish()
-        if tail:
-            self._emit(MessageDelta(conversation_id, message.id, tail))
+        if tail.text:
+            self._emit(MessageDelta(conversation_id, message.id, tail.text))
         self._emit(
             MessageFinished(
                 conversation_id, message.id, message.status, message.error_kind, message.error_message

@@ -29,6 +29,16 @@ class MessageDelta:
 
 
 @dataclass(frozen=True, slots=True)
+class MessageActivity:
+    """What a streaming message is writing now, in words (``drafting a plan… (3 subtasks so far)``),
+    while a marker block's contents are held back from the chat; empty: nothing to say."""
+
+    conversation_id: str
+    message_id: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class ToolActivity:
     """The agent used a tool."""
 
@@ -117,7 +127,7 @@ class MemoryProgress:
 
 
 RuntimeEvent = (
-    MessageStarted | MessageDelta | ToolActivity | NoticeRaised | MessageFinished | MessageAdded | PlanChanged
+    MessageStarted | MessageDelta | MessageActivity | ToolActivity | NoticeRaised | MessageFinished | MessageAdded | PlanChanged
     | Progress | ProjectTestsRunning | MemoryProgress
 )
 Observer = Callable[[RuntimeEvent], None]

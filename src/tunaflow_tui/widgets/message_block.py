@@ -517,6 +517,19 @@ class MessageBlock(Vertical, can_focus=True):
         self._live = self._live[position:]
         self._live_fence = fence
 
+    async def show_activity(self, text: str) -> None:
+        """Say what the streaming answer is writing now (``drafting a plan… (3 subtasks so far)``);
+        empty: say nothing. The line goes when the answer finishes."""
+        lines = self.query_children(".message-activity") if self.is_mounted else None
+        if lines:
+            line = lines.first(Static)
+            line.update(_plain(text))
+            line.display = bool(text)
+        elif text and self.is_mounted:
+            tails = self.query_children(StreamTail)
+            await self.mount(Static(_plain(text), classes="message-activity", markup=False),
+                             after=tails.first() if tails else self.query_one(".message-body"))
+
     async def finish(self, view: MessageView) -> None:
         """Settle the message: final text, status, tools, usage and error card."""
         if self.record is not None:  # a record is written whole: nothing streams into it
@@ -536,6 +549,7 @@ class MessageBlock(Vertical, can_focus=True):
             body.seal(self._live)  # the rest of the stream: the blocks before it stay as drawn
         self._live, self._live_fence, self._cut_code = "", None, False
         await self.query_children(".message-tail").remove()
+        await self.query_children(".message-activity").remove()
         self.view = view
         self.query_one(".message-label", Static).update(self._label_content())
         await self._render_extras()
