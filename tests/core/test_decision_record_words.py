@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+from record_views import utc_clock
+
 from tunaflow_tui.core.decision_records import detail_lines, headline, record_markdown
+
+pytestmark = pytest.mark.usefixtures(utc_clock.__name__)
 
 REWORK = {
     "kind": "decision", "event_id": 7, "event": "rework_requested", "plan_id": 1, "plan_title": "Add mul",
@@ -18,7 +23,7 @@ def test_the_headline_says_who_decided_what_after_which_verdict() -> None:
 
 def test_the_details_hold_the_feedback_and_the_verdict() -> None:
     assert detail_lines(REWORK) == [
-        "Decided by you at 2026-01-01 12:03",
+        "Decided by you at 2026-01-01 12:03 UTC",
         "Feedback: Cover zero.",
         "  And negatives.",
         "Review round 1 (fail)",

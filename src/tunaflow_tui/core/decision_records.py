@@ -83,7 +83,9 @@ def _when(meta: Mapping[str, object], *, full: bool) -> str:
         moment = datetime.fromisoformat(str(meta.get("at") or ""))
     except ValueError:
         return ""
-    return moment.strftime("%Y-%m-%d %H:%M" if full else "%H:%M")
+    if moment.tzinfo is not None:
+        moment = moment.astimezone()  # the user's clock, as the timeline shows it
+    return moment.strftime("%Y-%m-%d %H:%M %Z" if full else "%H:%M").strip()
 
 
 def _what(meta: Mapping[str, object]) -> str:
