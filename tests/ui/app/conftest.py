@@ -136,7 +136,7 @@ def steady_app(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., Tunafl
     The project lives at ``<temp>/<folder>`` (prompt sizes and token counts derive from its path, so
     it is the same path on every run); a lock file beside it, held until the test ends, keeps two
     runs or two xdist workers out of each other's folder. Timeline clocks are frozen, the test run's
-    duration is pinned, review seats answer in seat order and, with ``hide_engine_clis``, the claude/codex/gemini CLIs count as not
+    duration is pinned, decision records show 12:00, review seats answer in seat order and, with ``hide_engine_clis``, the claude/codex/gemini CLIs count as not
     installed on any machine.
     """
     import dataclasses
@@ -145,6 +145,7 @@ def steady_app(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., Tunafl
     import tempfile
 
     from tunaflow_tui.controllers import plan_views, tools
+    from tunaflow_tui.core import decision_records
     from tunaflow_tui.runtime import review
 
     made: list[tuple[WorkflowRuntime, Path]] = []
@@ -162,6 +163,7 @@ def steady_app(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., Tunafl
         for variable in ("GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE"):  # the same commit ids on every run
             monkeypatch.setenv(variable, "2026-01-01T12:00:00+00:00")
         monkeypatch.setattr(plan_views, "event_time", lambda _event: "12:00:00")
+        monkeypatch.setattr(decision_records, "_when", lambda _meta, *, full: "2026-01-01 12:00" if full else "12:00")
         if hide_engine_clis:
             real_which = shutil.which
             monkeypatch.setattr(tools.shutil, "which", lambda name, *args, **kwargs:
