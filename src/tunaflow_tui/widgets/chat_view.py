@@ -218,6 +218,13 @@ class ChatView(VerticalScroll):
         self._update_hints()
         return block
 
+    def toggle_records(self) -> None:
+        """Unfold every mounted record to its details; fold them all when every one is unfolded."""
+        cards = [block.record for block in self.blocks() if block.record is not None]
+        unfold = not all(card.expanded for card in cards)
+        for card in cards:
+            card.expanded = unfold
+
     # -- paging ----------------------------------------------------------------------------------
 
     async def load_older(self) -> int:

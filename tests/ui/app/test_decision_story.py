@@ -3,7 +3,7 @@ merge and a restart tells the whole story in the chat, folded records that unfol
 
 from __future__ import annotations
 
-from app_harness import armed, screen_text, settle
+from app_harness import armed, run_from_palette, screen_text, settle
 from waiting import until
 
 from tunaflow_tui.core.exporting import export_conversation
@@ -86,6 +86,8 @@ async def test_the_whole_story_stays_in_the_chat_and_in_export(open_app, at_appr
     async with again.run_test(size=(120, 40)) as pilot:
         await until(pilot, lambda: len(_records(again)) == len(STORY), "the records after a restart")
         assert "Decided by you" not in screen_text(again)
+        await run_from_palette(pilot, again, "Unfold records")
+        await until(pilot, lambda: "Decided by you" in screen_text(again), "the records unfolded from the palette")
     exported = export_conversation(runtime.store, "main")
     for expected in STORY:
         assert expected in exported
