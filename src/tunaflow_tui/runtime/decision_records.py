@@ -87,7 +87,8 @@ def decision_meta(event: PlanEventRecord, plan: PlanRecord, history: Sequence[Pl
             meta["verdict"] = verdict
     if event.type in _MERGES:
         kind = str(event.detail.get("kind") or "")
-        conflicted = [str(path) for path in event.detail.get("conflicted_files") or ()]  # type: ignore[attr-defined]
+        files = event.detail.get("conflicted_files")
+        conflicted = [str(path) for path in files] if isinstance(files, list | tuple) else []
         meta["merge"] = {
             "branch": plan.git_branch, "base": plan.base_branch, "how": _MERGE_WORDS.get(kind, ""),
             "sha": event.detail.get("sha"),
