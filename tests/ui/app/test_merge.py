@@ -58,5 +58,14 @@ async def test_a_conflicting_merge_changes_nothing_and_says_so(open_app, demo_pr
         [note] = [n.message for n in posted(app) if n.message.startswith("Not merged")]
         assert target in note and "Nothing was changed" in note
         assert card.view.merged is None and "m merge" in screen_text(app)  # still offered
+        # the chat keeps what happened: a record naming the conflicted file
+        # the chat keeps what happened: a record naming the conflicted file
+        def recorded() -> bool:
+            return any(b.record is not None and "stopped on conflicts" in b.record.headline()
+                       for b in app.chat_view.blocks())
+
+        await until(pilot, recorded, "the conflict's record in the chat")
+        [record] = [m for m in runtime.store.list_messages("main") if m.meta.get("event") == "merge_conflict"]
+        assert target in record.content
     assert _git(demo_project, "rev-parse", "HEAD") == head
     assert _git(demo_project, "status", "--porcelain") == ""
