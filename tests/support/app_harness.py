@@ -81,8 +81,18 @@ async def armed(pilot: Any, app: Any) -> None:
 
 async def quiet(pilot: Any) -> None:
     """Settle and clear the toasts: the steady screen a snapshot shows."""
+    from textual.containers import ScrollableContainer
+    from waiting import until
+
     await settle(pilot, pilot.app)
     pilot.app.clear_notifications()
+
+    def thumbs_in_place() -> bool:  # every scrollbar drawn where its view is
+        return all(view.vertical_scrollbar.position == view.scroll_y
+                   for view in pilot.app.screen.query(ScrollableContainer)
+                   if view.show_vertical_scrollbar and view.display)
+
+    await until(pilot, thumbs_in_place, "the scrollbars to show where their views are")
     await pilot.pause()
 
 

@@ -374,6 +374,16 @@ class ChatView(VerticalScroll):
         self._newer_hint.display = self.has_newer
         self._empty_hint.display = not self.blocks() and not self.has_older
 
+    def watch_show_vertical_scrollbar(self, shown: bool) -> None:
+        """Put the thumb where the view is when the scrollbar appears.
+
+        Textual moves the thumb only while the bar shows, so a view that followed the newest message
+        in the same layout that made the bar appear (the dock grew, the chat shrank) drew its thumb
+        at the top while showing the bottom.
+        """
+        if shown:
+            self.vertical_scrollbar.position = self.scroll_y
+
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         """Load the previous page at the top and the next one at the bottom."""
         super().watch_scroll_y(old_value, new_value)
