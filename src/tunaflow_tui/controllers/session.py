@@ -9,6 +9,7 @@ needs:
 - :class:`~tunaflow_tui.controllers.panes.PaneController` — sidebar, branch pane, workflow view;
 - :class:`~tunaflow_tui.controllers.project.ProjectController` — git set-up, interrupted steps, cancel;
 - :class:`~tunaflow_tui.controllers.tools.ToolsController` — engines, native CLI, themes, context pack;
+- :class:`~tunaflow_tui.controllers.search.SearchController` — project search and opening a hit;
 - :class:`~tunaflow_tui.controllers.status.StatusController` and
   :class:`~tunaflow_tui.controllers.attention.AttentionController` — the status line and the bell.
 
@@ -31,11 +32,13 @@ from tunaflow_tui.controllers.decisions import DecisionController
 from tunaflow_tui.controllers.outcomes import OutcomeController
 from tunaflow_tui.controllers.panes import PaneController
 from tunaflow_tui.controllers.project import ProjectController
+from tunaflow_tui.controllers.search import SearchController
 from tunaflow_tui.controllers.sources import MessageSources, StoreMessageSource
 from tunaflow_tui.controllers.status import StatusController
 from tunaflow_tui.controllers.tools import ToolsController
 from tunaflow_tui.controllers.workers import Workers
 from tunaflow_tui.runtime.events import (
+    MemoryProgress,
     MessageAdded,
     MessageDelta,
     MessageFinished,
@@ -83,6 +86,7 @@ class ProjectSession:
         self.outcomes: OutcomeController
         self.project: ProjectController
         self.tools: ToolsController
+        self.search: SearchController
         self._routes: dict[type[RuntimeEvent], Route] = {}
 
     @property
@@ -115,6 +119,7 @@ class ProjectSession:
         self.project = ProjectController(app, runtime, self.workers, self.status,
                                          offer_git_init=self._offer_git_init)
         self.tools = ToolsController(app, runtime, self.workers, self.conversation_in_focus)
+        self.search = SearchController(app, runtime, self.panes, self.workers)
         self._routes = {
             MessageStarted: self._stream_started,
             MessageDelta: self.conversation.stream_delta,
@@ -124,6 +129,7 @@ class ProjectSession:
             NoticeRaised: self.status.notice,
             Progress: self.status.progress,
             ProjectTestsRunning: self.status.tests_running,
+            MemoryProgress: self.status.memory,
             PlanChanged: self._plan_changed,
         }
         runtime.subscribe(self.bridge.observe)
