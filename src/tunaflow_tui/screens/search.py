@@ -56,7 +56,7 @@ class SearchScreen(DialogScreen[SearchHitView | None]):
         border: thick $primary; background: $surface; padding: 0 1; border-title-style: bold;
     }
     SearchScreen #query { margin-bottom: 0; }
-    SearchScreen #search-status { color: $text-muted; height: auto; }
+    SearchScreen #search-status { color: $text-muted; width: 1fr; height: auto; }
     SearchScreen #hits { height: 1fr; }
     SearchScreen #search-keys { color: $text-muted; height: 1; }
     """

@@ -107,6 +107,8 @@ async def test_a_branch_hit_opens_in_the_branch_pane_at_that_message(open_app, d
         await until(pilot, lambda: (chat := session.panes.chat_for(cid)) is not None
                     and chat.focused_message_id == target, "the hit focused in the branch pane")
         assert app.workspace.mode == "drawer"
+        ids = [block.message_id for block in session.panes.chat_for(cid).blocks()]
+        assert ids == list(range(ids[0], ids[0] + len(ids))), ids  # one page around the hit, nothing else
         assert "quokka cache" in screen_text(app)
 
 
@@ -193,13 +195,10 @@ def test_search_view_snapshot(snap_compare, size) -> None:
     def search(query: str) -> SearchResultsView:
         return SearchResultsView(query, hits, "fts", note="full-text search only: the model is not installed")
 
-    class SearchApp(TunaflowApp):
-        def on_mount(self) -> None:  # type: ignore[override]
-            self.push_screen(SearchScreen(search, query="zanzibar"))
-
-    app = SearchApp(DemoChatController(), cursor_blink=False)
+    app = TunaflowApp(DemoChatController(), cursor_blink=False)
 
     async def results(pilot) -> None:
+        await app.push_screen(SearchScreen(search, query="zanzibar"))
         await until(pilot, lambda: isinstance(app.screen, SearchScreen) and app.screen.results is not None,
                     "the results")
         await pilot.pause()
