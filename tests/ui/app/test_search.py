@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from app_harness import demo_settings, posted, screen_text
-from textual.widgets import Input, OptionList
+from textual.widgets import Input
 from waiting import until
 
 from tunaflow_tui.app import TunaflowApp
@@ -75,7 +75,7 @@ async def search_for(pilot, app: TunaflowApp, words: str) -> SearchScreen:
 
 async def test_a_hit_far_back_in_main_opens_there_focused(open_app, demo_project) -> None:
     """Typing finds the message; enter shows it in the main chat with its neighbours, focused."""
-    app, session, runtime = open_app(settings=full_text_only(demo_project))
+    app, _session, runtime = open_app(settings=full_text_only(demo_project))
     target = seed_main(runtime.store)
     async with app.run_test(size=(120, 40)) as pilot:
         await until(pilot, lambda: app.query("#project-sidebar") and app.chat_view.blocks(), "the chat")
