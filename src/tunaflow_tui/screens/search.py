@@ -26,7 +26,7 @@ DEBOUNCE_SECONDS = 0.25
 """How long typing pauses before the search runs."""
 
 
-def hit_prompt(hit: SearchHitView, width: int) -> Text:
+def hit_prompt(hit: SearchHitView) -> Text:
     """A hit as two lines: where · who · when, then the snippet with the matched words marked."""
     head = Text(no_wrap=True, overflow="ellipsis")
     head.append(hit.where, style="bold")
@@ -35,8 +35,6 @@ def hit_prompt(hit: SearchHitView, width: int) -> Text:
     body.append("  ")
     for text, marked in snippet_parts(hit.snippet):
         body.append(text, style="bold reverse" if marked else "")
-    head.truncate(width, overflow="ellipsis")
-    body.truncate(width, overflow="ellipsis")
     return Text("\n").join([head, body])
 
 
@@ -150,9 +148,8 @@ by meaning. **down** moves to the hits, **enter** opens the highlighted hit wher
         self.searching = False
         self.results = result
         hits = self.query_one("#hits", OptionList)
-        width = max(20, hits.content_region.width - 2 or self.size.width - 8)
         hits.clear_options()
-        hits.add_options([Option(hit_prompt(hit, width), id=str(index)) for index, hit in enumerate(result.hits)])
+        hits.add_options([Option(hit_prompt(hit), id=str(index)) for index, hit in enumerate(result.hits)])
         if result.hits:
             hits.highlighted = 0
         self._set_status(self._status_text(result))
