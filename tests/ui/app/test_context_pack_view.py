@@ -28,7 +28,7 @@ def _cells(screen: ContextPackScreen) -> dict[str, list[str]]:
 async def test_sections_budgets_cuts_and_text_for_the_next_and_the_last_turn(open_app, demo_project) -> None:
     settings = demo_settings(demo_project)
     small = settings.context.model_copy(update={"recent_turns_tokens": 40})
-    app, session, runtime = open_app(settings=settings.model_copy(update={"context": small}))
+    app, session, _runtime = open_app(settings=settings.model_copy(update={"context": small}))
     async with app.run_test(size=(120, 40)) as pilot:
         await send(pilot, app, REQUEST)
         session.tools.show_context_pack()
@@ -38,7 +38,7 @@ async def test_sections_budgets_cuts_and_text_for_the_next_and_the_last_turn(ope
         cells = _cells(screen)
         assert int(cells["persona"][0].replace(",", "")) > 0  # the persona is counted, never 0
         assert cells["project"][1] == f"{small.project_tokens:,}"
-        tokens, budget, cut = cells["recent"]
+        _tokens, budget, cut = cells["recent"]
         assert budget == "40" and cut.endswith("tokens") and int(cut.split()[0].replace(",", "")) > 0
         text = screen.query_one("#section-text", Static)
         assert "You are" in str(text.render()) or str(text.render()).strip()  # the persona's own text
