@@ -139,6 +139,9 @@ class ProjectSession:
         self.bridge.bind_loop()
         await self.panes.mount_sidebar()
         self.status.refresh()  # the notes stay on the status line (no toast repeating them)
+        # Embedding may have reported before the app listened (it starts with the runtime): catch up once.
+        memory = await asyncio.to_thread(self.runtime.memory.state)
+        self.status.memory(MemoryProgress(memory.embedded, memory.total, memory.running, memory.unavailable))
         await self.decisions.restore()
         self.project.greet(bool(self.runtime.waiting()))
 

@@ -206,3 +206,30 @@ def test_search_view_snapshot(snap_compare, size) -> None:
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=size, run_before=results)
+
+
+async def test_a_missing_model_is_said_once_when_the_project_opens(demo_project, tmp_path) -> None:
+    """Embedding reports before the app listens: the app still says once that search is full text
+    only, and the search view says it too."""
+    from tunaflow_tui.core.memory.embedder import Embedder
+    from tunaflow_tui.runtime.runtime import WorkflowRuntime
+    from tunaflow_tui.subcommands.open import build_app
+
+    missing = Embedder(env={"TUNAFLOW_EMBEDDING_MODEL": str(tmp_path / "no-such-model.onnx")})
+    runtime = WorkflowRuntime(demo_project, demo_settings(demo_project), embedder=missing)
+    try:
+        runtime.store.add_message("main", "user", "The quokka cache.")
+        runtime.start_memory()  # before the app listens, as `tunaflow PATH` does
+        assert runtime.memory.indexer is not None and runtime.memory.indexer.wait_idle(30)
+        app = build_app(runtime, notes=(), cursor_blink=False)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until(pilot, lambda: app.query("#project-sidebar"), "the sidebar")
+            await app.controller.wait_idle()
+            await pilot.pause()
+            told = [n for n in posted(app) if "Semantic search is off" in n.message]
+            assert len(told) == 1, [n.message for n in posted(app)]
+            screen = await search_for(pilot, app, "quokka")
+            assert len(screen.results.hits) == 1
+            assert "full-text search only" in str(screen.query_one("#search-status").render())
+    finally:
+        runtime.close()
