@@ -43,6 +43,7 @@ if TYPE_CHECKING:  # cards, messages, help and workflow load on first use: the f
     from tunaflow_tui.controllers.outcomes import OutcomeController
     from tunaflow_tui.controllers.panes import PaneController
     from tunaflow_tui.controllers.project import ProjectController
+    from tunaflow_tui.controllers.search import SearchController
     from tunaflow_tui.controllers.workers import Workers
     from tunaflow_tui.screens.help import BindingSection
     from tunaflow_tui.widgets.decision_card import DecisionRequested
@@ -92,6 +93,7 @@ class SessionControls(Protocol):
     outcomes: OutcomeController
     panes: PaneController
     project: ProjectController
+    search: SearchController
     workers: Workers
 
     async def route(self, update: RuntimeUpdate) -> None:
@@ -140,6 +142,9 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
                 tooltip="Plans, subtasks, timeline, documents and usage"),
         Binding("f4", "cancel_agent", "Cancel agent", id="agent.cancel",
                 tooltip="Stop the running agents; the plan keeps its phase"),
+        # priority: ctrl+f finds from the composer too (its word deletion stays on ctrl+delete)
+        Binding("f5,ctrl+f", "open_search", "Search", id="search.open", priority=True,
+                tooltip="Search every conversation and branch of the project"),
     ]
 
     help_sources: ClassVar[list[tuple[str, str]]] = [
@@ -164,6 +169,7 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         ("Pickers", "tunaflow_tui.screens.pickers:PickerScreen"),
         ("Context pack", "tunaflow_tui.screens.pickers:ContextPackScreen"),
         ("Roundtable set-up", "tunaflow_tui.screens.roundtable_setup:RoundtableSetupScreen"),
+        ("Search", "tunaflow_tui.screens.search:SearchScreen"),
         ("Help", "tunaflow_tui.screens.help:HelpScreen"),
     ]
     """(title, "module:Class") pairs whose BINDINGS the help screen lists (imported when help opens)."""
@@ -396,6 +402,8 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
             return self._on_main_screen()
         if action == "jump_decision":
             return self._only_viewers_open()
+        if action == "open_search":
+            return self._only_viewers_open()
         return True
 
     def action_toggle_sidebar(self) -> None:
@@ -449,6 +457,14 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         """Show plans, subtasks, the event timeline, documents and usage."""
         if (session := self._session_or_say()) is not None:
             session.workers.run_ui(session.panes.open_workflow(), "open the workflow view")
+
+    def action_open_search(self) -> None:
+        """Search every message of the project; a hit opens where it was written."""
+        if (session := self._session_or_say()) is None:
+            return
+        while not self._on_main_screen():  # the workflow view, a document or help: search replaces it
+            self.pop_screen()
+        session.search.open()
 
     def action_cancel_agent(self) -> None:
         """Stop the running agents."""

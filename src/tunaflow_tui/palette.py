@@ -99,6 +99,8 @@ COMMANDS: tuple[PaletteCommand, ...] = (
                    lambda s: s.tools.switch_engine()),
     PaletteCommand("Change theme", "Built-in tunaflow themes and your own theme files",
                    lambda s: s.tools.change_theme()),
+    PaletteCommand("Search", "Search every conversation and branch; open a hit where it was written",
+                   lambda s: s.app.action_open_search(), (_APP, "search.open")),
     PaletteCommand("Show context pack", "Sections and token counts of what the Architect's next turn gets",
                    lambda s: s.tools.show_context_pack()),
     # through the app, like its key: it closes the workflow view and document viewer first

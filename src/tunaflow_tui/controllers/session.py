@@ -9,6 +9,7 @@ needs:
 - :class:`~tunaflow_tui.controllers.panes.PaneController` — sidebar, branch pane, workflow view;
 - :class:`~tunaflow_tui.controllers.project.ProjectController` — git set-up, interrupted steps, cancel;
 - :class:`~tunaflow_tui.controllers.tools.ToolsController` — engines, native CLI, themes, context pack;
+- :class:`~tunaflow_tui.controllers.search.SearchController` — project search and opening a hit;
 - :class:`~tunaflow_tui.controllers.status.StatusController` and
   :class:`~tunaflow_tui.controllers.attention.AttentionController` — the status line and the bell.
 
@@ -31,11 +32,13 @@ from tunaflow_tui.controllers.decisions import DecisionController
 from tunaflow_tui.controllers.outcomes import OutcomeController
 from tunaflow_tui.controllers.panes import PaneController
 from tunaflow_tui.controllers.project import ProjectController
+from tunaflow_tui.controllers.search import SearchController
 from tunaflow_tui.controllers.sources import MessageSources, StoreMessageSource
 from tunaflow_tui.controllers.status import StatusController
 from tunaflow_tui.controllers.tools import ToolsController
 from tunaflow_tui.controllers.workers import Workers
 from tunaflow_tui.runtime.events import (
+    MemoryProgress,
     MessageActivity,
     MessageAdded,
     MessageDelta,
@@ -84,6 +87,7 @@ class ProjectSession:
         self.outcomes: OutcomeController
         self.project: ProjectController
         self.tools: ToolsController
+        self.search: SearchController
         self._routes: dict[type[RuntimeEvent], Route] = {}
 
     @property
@@ -116,6 +120,7 @@ class ProjectSession:
         self.project = ProjectController(app, runtime, self.workers, self.status,
                                          offer_git_init=self._offer_git_init)
         self.tools = ToolsController(app, runtime, self.workers, self.conversation_in_focus)
+        self.search = SearchController(app, runtime, self.panes, self.workers)
         self._routes = {
             MessageStarted: self._stream_started,
             MessageDelta: self.conversation.stream_delta,
@@ -126,6 +131,7 @@ class ProjectSession:
             NoticeRaised: self.status.notice,
             Progress: self.status.progress,
             ProjectTestsRunning: self.status.tests_running,
+            MemoryProgress: self.status.memory,
             PlanChanged: self._plan_changed,
         }
         runtime.subscribe(self.bridge.observe)
@@ -136,6 +142,9 @@ class ProjectSession:
         await self.panes.mount_sidebar()
         self.status.refresh()  # the notes stay on the status line (no toast repeating them)
         self.runtime.catch_up_records()  # a decision a stop left unrecorded joins the chat now
+        # Embedding may have reported before the app listened (it starts with the runtime): catch up once.
+        memory = await asyncio.to_thread(self.runtime.memory.state)
+        self.status.memory(MemoryProgress(memory.embedded, memory.total, memory.running, memory.unavailable))
         await self.decisions.restore()
         self.project.greet(bool(self.runtime.waiting()))
 

@@ -5,6 +5,9 @@ the project's test run, each with how long it has been running ("⟳ reviewer (c
 Before the first agent starts the line says what the runtime does now; otherwise it keeps the
 project's notes ("demo engine plays every role", "not a git repository"). What stops leaves at once:
 a hint such as "f6 shows it live" lives on its agent's line, never in a toast that outlives it.
+While the project's messages are being embedded (a project opened for the first time, or after an
+upgrade) a last line shows how far that is; without the embedding model the user is told once that
+search and retrieval use full text only.
 """
 
 from __future__ import annotations
@@ -16,12 +19,14 @@ from typing import TYPE_CHECKING
 
 from tunaflow_tui.core.terminal_text import neutralize
 from tunaflow_tui.runtime.events import (
+    MemoryProgress,
     MessageFinished,
     MessageStarted,
     NoticeRaised,
     Progress,
     ProjectTestsRunning,
 )
+from tunaflow_tui.runtime.memory import unavailable_notice
 
 if TYPE_CHECKING:
     from textual.notifications import SeverityLevel
@@ -30,6 +35,9 @@ if TYPE_CHECKING:
     from tunaflow_tui.app import TunaflowApp
 
 SEVERITY: dict[str, SeverityLevel] = {"info": "information", "warning": "warning", "error": "error"}
+
+MEMORY_OFF_SETTING = "semantic search is turned off"
+"""The runtime's reason when the user turned embeddings off: nothing to tell them."""
 
 now: Callable[[], float] = time.monotonic
 """The clock elapsed times are read from (tests move it by hand)."""
@@ -74,6 +82,8 @@ class StatusController:
         self._progress = ""
         self._running: dict[object, Running] = {}
         self._ticker: Timer | None = None
+        self._memory = ""
+        self._said: set[str] = set()  # notices already shown, that must not come twice
 
     def drop_note(self, note: str) -> None:
         """Stop showing ``note`` (what it said is no longer true)."""
@@ -106,12 +116,30 @@ class StatusController:
         self.refresh()
 
     def notice(self, event: NoticeRaised) -> None:
-        """A notice from the runtime: a toast, as plain text."""
-        self._app.notify(neutralize(event.text), severity=SEVERITY.get(event.level, "information"),
+        """A notice from the runtime: a toast, as plain text (one already said is not repeated)."""
+        text = neutralize(event.text)
+        if text in self._said:
+            return
+        self._app.notify(text, severity=SEVERITY.get(event.level, "information"),
                          timeout=10 if event.level != "info" else 5)
 
+    def memory(self, event: MemoryProgress) -> None:
+        """Embedding moved on: a line while a backfill runs; no model is said once, as a toast."""
+        self._memory = event.text if event.running and event.total else ""
+        if event.unavailable is not None and event.unavailable != MEMORY_OFF_SETTING:
+            text = unavailable_notice(neutralize(event.unavailable))
+            if text not in self._said:
+                self._said.add(text)
+                self._app.notify(text, severity="warning", timeout=10)
+        self.refresh()
+
     def lines(self) -> list[str]:
-        """What the status shows now: one line per running thing, else the runtime's word or the notes."""
+        """What the status shows now: one line per running thing, else the runtime's word or the notes;
+        then how far embedding is while it runs."""
+        shown = self._work_lines()
+        return [*shown, f"⟳ {self._memory}"] if self._memory else shown
+
+    def _work_lines(self) -> list[str]:
         running = self._agents_running()
         if not running:
             self._running.clear()  # a reply that never reported its end must not hang on the screen

@@ -15,11 +15,11 @@ from textual.app import SuspendNotSupported
 
 from tunaflow_tui.agents.handover import HandoverUnsupportedError, native_cli_argv
 from tunaflow_tui.screens.pickers import ContextPackScreen, PickerScreen
+from tunaflow_tui.viewmodels.context_pack import PackView, pack_view
 
 if TYPE_CHECKING:
     from tunaflow_tui.app import TunaflowApp
     from tunaflow_tui.controllers.workers import Workers
-    from tunaflow_tui.runtime.context import ContextPack
     from tunaflow_tui.runtime.runtime import WorkflowRuntime
 
 CLI_TYPES = ("claude", "codex", "gemini")
@@ -100,23 +100,33 @@ class ToolsController:
 
         pick_theme(self._app, self._runtime.project_dir)
 
-    def _next_pack(self) -> ContextPack:
+    def _packs(self) -> list[PackView]:
+        from tunaflow_tui.core.personas import load_persona
         from tunaflow_tui.runtime import planning
 
-        plan = planning.plan_in_drafting(self._runtime) or planning.active_plan(self._runtime)
-        return self._runtime.context.build(role="architect", conversation_id="main", request="", plan=plan)
-
-    def show_context_pack(self) -> None:
-        """What the Architect's next turn would receive: each section and its tokens."""
-        self._workers.run_ui(self._show_context_pack(), "build the context pack")
-
-    async def _show_context_pack(self) -> None:
-        pack = await asyncio.to_thread(self._next_pack)
         runtime = self._runtime
+        plan = planning.plan_in_drafting(runtime) or planning.active_plan(runtime)
+        persona = load_persona("architect", runtime.project_dir)
+        pack = runtime.context.build(role="architect", conversation_id="main", request="", plan=plan,
+                                     system=persona)
         conversation = runtime.store.get_conversation("main")
         resumes = bool(conversation and conversation.native_session_id
                        and conversation.native_engine == runtime.settings.roles.architect)
         intro = ("The Architect's next turn resumes its native session, so it gets only your message; "
                  "this is the pack it would get on a fresh session or another engine."
                  if resumes else "The Architect's next turn gets this pack before your message.")
-        await self._app.push_screen(ContextPackScreen(intro, pack.describe(), pack.total_tokens, pack.budget))
+        packs = [pack_view("next turn", intro, pack, persona, None)]
+        sent = runtime.last_sent
+        if sent is not None:
+            where = "the main conversation" if sent.conversation_id == "main" else sent.conversation_id
+            packs.append(pack_view("last turn sent", f"What the {sent.role.title()} got in {where}, "
+                                   "as it was sent.", sent.pack, load_persona(sent.role, runtime.project_dir), None))
+        return packs
+
+    def show_context_pack(self) -> None:
+        """What the Architect's next turn would receive, and what the last turn got: sections, tokens, text."""
+        self._workers.run_ui(self._show_context_pack(), "build the context pack")
+
+    async def _show_context_pack(self) -> None:
+        packs = await asyncio.to_thread(self._packs)
+        await self._app.push_screen(ContextPackScreen(packs))

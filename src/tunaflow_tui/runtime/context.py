@@ -21,17 +21,26 @@ class SectionSpec:
     text: str
     priority: int
     keep: str = "head"  # which end survives a cut: head or tail
+    budget: int | None = None
+    """The section's own token budget (None: only the pack's); a longer text is cut to it first."""
 
 
 @dataclass(frozen=True, slots=True)
 class Section:
-    """A section as placed in the pack."""
+    """A section as placed in the pack: ``full_tokens`` is what its text counted before any cut."""
 
     name: str
     title: str
     text: str
     tokens: int
     truncated: bool
+    budget: int | None = None
+    full_tokens: int = 0
+
+    @property
+    def cut_tokens(self) -> int:
+        """Tokens of the section's text left out to fit its budget or the pack's."""
+        return max(0, self.full_tokens - self.tokens) if self.truncated else 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +74,15 @@ class ContextPack:
         return rows
 
 
+@dataclass(frozen=True, slots=True)
+class SentPack:
+    """The pack a turn was sent with: which role, in which conversation."""
+
+    role: str
+    conversation_id: str
+    pack: ContextPack
+
+
 def _heading(title: str) -> str:
     return f"## {title}\n\n"
 
@@ -90,15 +108,20 @@ def assemble(
     request_tokens = counter.count(request)
     system_tokens = counter.count(system)
     available = max(0, budget - request_tokens - system_tokens)
-    texts = {spec.name: spec.text for spec in specs}
     heads = {spec.name: counter.count(_heading(spec.title)) for spec in specs}
+    full = {spec.name: counter.count(spec.text) + heads[spec.name] if spec.text.strip() else 0 for spec in specs}
+    texts = {spec.name: spec.text for spec in specs}
+    truncated: set[str] = set()
+    for spec in specs:  # each section's own budget first (its heading not counted)
+        if spec.budget is not None and full[spec.name] and full[spec.name] - heads[spec.name] > spec.budget:
+            texts[spec.name] = counter.truncate(spec.text, spec.budget, keep=spec.keep)
+            truncated.add(spec.name)
 
     def cost(name: str) -> int:
         text = texts[name]
         return counter.count(text) + heads[name] if text.strip() else 0
 
     tokens = {spec.name: cost(spec.name) for spec in specs}
-    truncated: set[str] = set()
     # Least important first: the highest priority number, and among equals the later one.
     order = sorted(range(len(specs)), key=lambda i: (specs[i].priority, i), reverse=True)
     for index in order:
@@ -115,7 +138,8 @@ def assemble(
             tokens[spec.name] = cost(spec.name)
             truncated.add(spec.name)
     sections = tuple(
-        Section(spec.name, spec.title, texts[spec.name], tokens[spec.name], spec.name in truncated)
+        Section(spec.name, spec.title, texts[spec.name], tokens[spec.name], spec.name in truncated,
+                spec.budget, full[spec.name])
         for spec in specs
     )
     dropped = tuple(s.name for s in sections if s.truncated and not s.text)

@@ -48,10 +48,6 @@ class ContextBuilder:
     def __init__(self, rt: WorkflowRuntime) -> None:
         self._rt = rt
 
-    def _cap(self, text: str, tokens: int, keep: str = "head") -> str:
-        counter = default_counter()
-        return text if counter.count(text) <= tokens else counter.truncate(text, tokens, keep=keep)
-
     def project_identity(self) -> str:
         """Project name, path, git branch and its top-level entries."""
         rt = self._rt
@@ -208,33 +204,33 @@ class ContextBuilder:
             system = load_persona(role, self._rt.project_dir)
         cfg = self._rt.settings.context
         specs = [
-            SectionSpec("project", "Project", self._cap(self.project_identity(), cfg.project_tokens), 2),
+            SectionSpec("project", "Project", self.project_identity(), 2, budget=cfg.project_tokens),
         ]
         if plan is not None:
             specs.append(SectionSpec("plan", f"Active plan ({plan.phase})",
-                                     self._cap(plan_brief(plan), cfg.plan_tokens), 1))
+                                     plan_brief(plan), 1, budget=cfg.plan_tokens))
         if findings:
             specs.append(SectionSpec("findings", "Review findings",
-                                     self._cap("\n".join(f"- {f}" for f in findings), cfg.findings_tokens), 1))
+                                     "\n".join(f"- {f}" for f in findings), 1, budget=cfg.findings_tokens))
         if not history:
             return assemble(specs, cfg.max_tokens, request=request, system=system)
         inherited = self.inheritance(conversation_id)
         if inherited:
             specs.append(SectionSpec("inheritance", "Thread inheritance (from the parent conversation)",
-                                     self._cap(inherited, cfg.inheritance_tokens, "tail"), 3, keep="tail"))
+                                     inherited, 3, keep="tail", budget=cfg.inheritance_tokens))
         links = self.links(conversation_id)
         if links:
-            specs.append(SectionSpec("links", "Linked sessions", self._cap(links, cfg.links_tokens), 5))
+            specs.append(SectionSpec("links", "Linked sessions", links, 5, budget=cfg.links_tokens))
         recent_messages = self._recent_messages(conversation_id, exclude_message_id)
         recent = "\n\n".join(format_turn(m) for m in recent_messages)
         if recent:
             specs.append(SectionSpec("recent", "Recent conversation",
-                                     self._cap(recent, cfg.recent_turns_tokens, "tail"), 4, keep="tail"))
+                                     recent, 4, keep="tail", budget=cfg.recent_turns_tokens))
         oldest_recent = min((m.id for m in recent_messages), default=None)
         memory = self.compressed(conversation_id, oldest_recent)
         if memory:
             specs.append(SectionSpec("memory", "Compressed memory (earlier in this conversation)",
-                                     self._cap(memory, cfg.memory_tokens, "tail"), 5, keep="tail"))
+                                     memory, 5, keep="tail", budget=cfg.memory_tokens))
         if role in RETRIEVING_ROLES and cfg.retrieved_tokens > 0:
             excluded = {m.id for m in recent_messages}
             if exclude_message_id is not None:
@@ -242,5 +238,5 @@ class ContextBuilder:
             found = self.retrieved(request, exclude_message_ids=excluded)
             if found:
                 specs.append(SectionSpec("retrieved", "Retrieved from the project's history",
-                                         self._cap(found, cfg.retrieved_tokens), 6))
+                                         found, 6, budget=cfg.retrieved_tokens))
         return assemble(specs, cfg.max_tokens, request=request, system=system)

@@ -25,6 +25,11 @@ if TYPE_CHECKING:
     from tunaflow_tui.core.memory.embedder import Embedder
 
 
+def unavailable_notice(reason: str) -> str:
+    """What the user is told once when there is no semantic search."""
+    return f"Semantic search is off: {reason}. Search and retrieval use full text only."
+
+
 #: Hits each ranking brings to the fusion for a pack: a few chunks are kept, so fewer suffice.
 RETRIEVAL_CANDIDATES = 20
 
@@ -140,5 +145,4 @@ class ProjectMemory:
         self._post(MemoryProgress(state.embedded, state.total, state.running, state.unavailable))
 
     def _unavailable(self, reason: str) -> None:
-        self._post(NoticeRaised(f"Semantic search is off: {reason}. Search and retrieval use full text only.",
-                                "warning"))
+        self._post(NoticeRaised(unavailable_notice(reason), "warning"))

@@ -42,6 +42,7 @@ from tunaflow_tui.runtime import (
     review,
 )
 from tunaflow_tui.runtime.agent_turn import MarkerProgress, TurnResult, TurnRunner
+from tunaflow_tui.runtime.context import SentPack
 from tunaflow_tui.runtime.context_builder import ContextBuilder
 from tunaflow_tui.runtime.events import (
     MessageAdded,
@@ -97,6 +98,8 @@ class WorkflowRuntime:
         self.runner = TurnRunner(self.store, self.emit)
         self.memory = ProjectMemory(self.store, settings, self.emit, embedder=embedder)
         self.context = ContextBuilder(self)
+        self.last_sent: SentPack | None = None
+        """The ContextPack the latest turn was sent with (a resumed native session sends none)."""
         self._engine_factory = engine_factory
         self._engines: dict[str, Engine] = {}
         self._plan_locks: dict[int, asyncio.Lock] = {}
@@ -325,6 +328,7 @@ class WorkflowRuntime:
                 history=not blind,
             )
             prompt = pack.render()
+            self.last_sent = SentPack(role, conversation_id, pack)
         request = TurnRequest(
             prompt=prompt,
             cwd=cwd or self.project_dir,

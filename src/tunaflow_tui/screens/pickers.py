@@ -8,11 +8,12 @@ from typing import ClassVar
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
-from textual.widgets import DataTable, Label, OptionList
+from textual.containers import Vertical, VerticalScroll
+from textual.widgets import DataTable, Label, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tunaflow_tui.screens.dialog import DialogScreen
+from tunaflow_tui.viewmodels.context_pack import PackView
 
 
 class PickerScreen(DialogScreen[str | None]):
@@ -62,44 +63,96 @@ class PickerScreen(DialogScreen[str | None]):
 
 
 class ContextPackScreen(DialogScreen[None]):
-    """The sections of a ContextPack and their token counts."""
+    """A ContextPack: each section's tokens, budget and what was cut, and the highlighted section's text.
+
+    It shows the pack of the turn about to be sent and, when one was sent, the last turn's pack.
+    """
 
     DEFAULT_CSS = """
     ContextPackScreen { align: center middle; }
     ContextPackScreen > #dialog {
-        width: 80%; max-width: 90; height: auto; max-height: 80%;
+        width: 90%; max-width: 120; height: 90%;
         border: thick $primary; background: $surface; padding: 0 1; border-title-style: bold;
     }
-    ContextPackScreen #intro, ContextPackScreen #total { margin-bottom: 1; }
-    ContextPackScreen #intro { width: 1fr; height: auto; }
-    ContextPackScreen #total { text-style: bold; }
-    ContextPackScreen DataTable { height: auto; max-height: 16; }
+    ContextPackScreen #intro { width: 1fr; height: auto; max-height: 3; }
+    ContextPackScreen #total { text-style: bold; height: 1; }
+    ContextPackScreen DataTable { height: auto; max-height: 12; margin-top: 1; }
+    ContextPackScreen #section-text-box { height: 1fr; border-top: solid $primary-muted; }
+    ContextPackScreen #section-text { width: 1fr; }
+    ContextPackScreen #pack-keys { color: $text-muted; height: 1; }
     """
+
+    HELP = """\
+## Context pack
+What an agent's turn receives: every section with its tokens, its own budget and what was cut to
+fit, and the highlighted section's text. **l** switches between the turn about to be sent and the
+last turn sent.
+"""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q", "dismiss", "Close", id="context.close"),
+        Binding("l", "switch", "Next / last turn", id="context.switch"),
     ]
 
-    def __init__(self, intro: str, rows: Sequence[tuple[str, int, bool]], total: int, budget: int) -> None:
+    def __init__(self, packs: Sequence[PackView]) -> None:
         super().__init__()
-        self.intro = intro
-        self.rows = tuple(rows)
-        self.total = total
-        self.budget = budget
+        self.packs = tuple(packs)
+        self.shown = 0
+
+    @property
+    def pack(self) -> PackView:
+        """The pack on screen."""
+        return self.packs[self.shown]
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="dialog") as dialog:
-            dialog.border_title = "Context pack"
-            yield Label(self.intro, id="intro", markup=False)
+        with Vertical(id="dialog"):
+            yield Label("", id="intro", markup=False)
+            yield Label("", id="total", markup=False)
             table: DataTable[str] = DataTable(id="sections", cursor_type="row", zebra_stripes=True)
-            table.add_columns("Section", "Tokens", "Cut to budget")
-            for name, tokens, truncated in self.rows:
-                table.add_row(name, f"{tokens:,}", "yes" if truncated else "")
+            table.add_columns("Section", "Tokens", "Budget", "Cut")
             yield table
-            from tunaflow_tui.keyhints import key_for
-
-            close = key_for(self.app, type(self), "context.close", words=True)
-            yield Label(f"Total {self.total:,} tokens of a {self.budget:,} token budget · {close} closes", id="total")
+            with VerticalScroll(id="section-text-box"):
+                yield Static("", id="section-text", markup=False)
+            yield Label("", id="pack-keys", markup=False)
 
     def on_mount(self) -> None:
+        super().on_mount()
+        self._show()
         self.query_one(DataTable).focus()
+
+    def _show(self) -> None:
+        from tunaflow_tui.keyhints import key_for
+
+        pack = self.pack
+        dialog = self.query_one("#dialog")
+        dialog.border_title = f"Context pack: {pack.title}"
+        self.query_one("#intro", Label).update(pack.intro)
+        self.query_one("#total", Label).update(f"Total {pack.total:,} tokens of a {pack.budget:,} token budget")
+        table = self.query_one(DataTable)
+        table.clear()
+        for row in pack.rows:
+            budget = f"{row.budget:,}" if row.budget is not None else "—"
+            table.add_row(row.name, f"{row.tokens:,}", budget, row.cut)
+        table.move_cursor(row=0)
+        self._show_text(0)
+        close = key_for(self.app, type(self), "context.close", words=True)
+        keys = f"up/down: a section's text · {close}: close"
+        if len(self.packs) > 1:
+            other = self.packs[(self.shown + 1) % len(self.packs)].title
+            keys = f"{key_for(self.app, type(self), 'context.switch', words=True)}: {other} · " + keys
+        self.query_one("#pack-keys", Label).update(keys)
+
+    def _show_text(self, index: int) -> None:
+        rows = self.pack.rows
+        if 0 <= index < len(rows):
+            self.query_one("#section-text", Static).update(Text(rows[index].text))
+            self.query_one("#section-text-box", VerticalScroll).scroll_home(animate=False)
+
+    def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._show_text(event.cursor_row)
+
+    def action_switch(self) -> None:
+        """Show the other pack: the last turn sent, or the turn about to be sent."""
+        if len(self.packs) > 1:
+            self.shown = (self.shown + 1) % len(self.packs)
+            self._show()

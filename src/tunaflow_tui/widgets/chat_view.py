@@ -5,6 +5,7 @@ bounded in both directions: scrolling to the top loads an older page and release
 beyond ``max_mounted``; scrolling back to the bottom loads a newer page and releases the oldest.
 **home** (ctrl+home from the composer) mounts the first page of the conversation directly and
 **end** (ctrl+end) the newest, so reaching either end costs one page, however long the conversation.
+:meth:`ChatView.open_at` mounts the page around any one message (a search hit) and focuses it.
 
 The view follows the tail with :meth:`~textual.widget.Widget.anchor`: set once, it keeps the
 newest text in sight while an answer streams, and lets go as soon as the user scrolls up.
@@ -100,6 +101,7 @@ class ChatView(VerticalScroll):
         """True when the newest messages were pruned (the user is reading far back)."""
         self._busy = False
         self._ready = False
+        self._shown = 0  # which window is mounted: a window still arriving for an earlier one is dropped
         # Their keys are named on mount, as the keymap has them (see _name_keys).
         self._older_hint = Static("", id="older-hint", markup=False)
         self._newer_hint = Static("", id="newer-hint", markup=False)
@@ -166,6 +168,8 @@ class ChatView(VerticalScroll):
         if source is not None:
             self.source = source
         self._busy = True
+        self._shown += 1
+        shown = self._shown
         try:
             await self._release(self.blocks())
             views = self.source.window(None, self.window_size)
@@ -179,11 +183,13 @@ class ChatView(VerticalScroll):
         finally:
             self._busy = False
         if split:
-            self.call_after_refresh(self._mount_rest, views[:split])
+            self.call_after_refresh(self._mount_rest, views[:split], shown)
         else:
             self.call_after_refresh(self._set_ready)
 
-    async def _mount_rest(self, views: Sequence[MessageView]) -> None:
+    async def _mount_rest(self, views: Sequence[MessageView], shown: int) -> None:
+        if shown != self._shown:  # another window was opened meanwhile (a search hit): it stays alone
+            return
         blocks = self.blocks()
         if blocks:
             await self._mount_views(views, before=blocks[0])
@@ -305,6 +311,7 @@ class ChatView(VerticalScroll):
             return
         self._busy = True
         self._ready = False  # the scroll to the top is ours: it must not page
+        self._shown += 1
         try:
             self.release_anchor()
             views = self.source.first(self.window_size)
@@ -338,6 +345,54 @@ class ChatView(VerticalScroll):
         blocks = self.blocks()
         if focused and blocks:
             blocks[-1].focus(scroll_visible=False)
+
+    async def open_at(self, message_id: int) -> MessageBlock | None:
+        """Show the messages around ``message_id``, however far back it is, and focus it.
+
+        Half a window on either side of it is mounted in place of what was (one query each way);
+        paging goes on from there in both directions. None when the conversation has no such message.
+        """
+        half = max(1, self.window_size // 2)
+        older = self.source.window(message_id + 1, half + 1)  # ends with the message itself
+        if not older or older[-1].id != message_id:
+            return None
+        newer = self.source.after(message_id, half)
+        more_newer = len(newer) == half and bool(self.source.after(newer[-1].id, 1))
+        self._busy = True
+        self._ready = False  # the scroll to the message is ours: it must not page
+        self._shown += 1
+        try:
+            self.release_anchor()
+            with self.app.batch_update():
+                await self._release(self.blocks())
+                await self._mount_views([*older, *newer], before=self._newer_hint)
+                self.has_older = bool(self.source.window(older[0].id, 1))
+                if more_newer:
+                    self._reading_history()
+                else:
+                    self.has_newer = False
+                    self._follow_from_the_bottom()
+                self._update_hints()
+        finally:
+            self._busy = False
+        block = self.block_for(message_id)
+        if block is not None:
+            block.focus(scroll_visible=False)
+            self.call_after_refresh(self._scroll_to_block_then_ready, block)
+        return block
+
+    def _scroll_to_block_then_ready(self, block: MessageBlock, tries: int = 8, last_y: int = -1) -> None:
+        """Put ``block`` at the top; again after each refresh while the blocks above it still grow
+        (their Markdown lays out after mounting), then let scrolling page again."""
+        if not block.is_attached:
+            self._set_ready()
+            return
+        y = block.virtual_region.y
+        self.scroll_to(y=y, animate=False, immediate=True)
+        if y != last_y and tries > 0:
+            self.call_after_refresh(self._scroll_to_block_then_ready, block, tries - 1, y)
+        else:
+            self.call_after_refresh(self._set_ready)
 
     def _reading_history(self) -> None:
         """The newest messages are released: stop following the tail until they are back."""

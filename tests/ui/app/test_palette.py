@@ -77,7 +77,11 @@ async def test_each_palette_command_runs(open_app, at_approval, name: str) -> No
             assert isinstance(app.screen, PickerScreen)
         elif name == "Show context pack":
             assert isinstance(app.screen, ContextPackScreen)
-            assert "recent" in str(app.screen.query_one("#sections").get_row_at(1)) or app.screen.rows
+            assert "recent" in str(app.screen.query_one("#sections").get_row_at(1)) or app.screen.pack.rows
+        elif name == "Search":
+            from tunaflow_tui.screens.search import SearchScreen
+
+            assert isinstance(app.screen, SearchScreen)
 
 
 async def test_change_theme_applies_the_picked_theme(open_app) -> None:

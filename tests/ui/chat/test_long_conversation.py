@@ -150,3 +150,32 @@ async def test_holding_home_mounts_the_first_page_once(store: Store) -> None:
         await pilot.pause()
         assert app.chat_view.blocks() == first_page  # the same blocks: nothing was mounted again
         assert app.chat_view.focused_message_id == 1
+
+
+async def test_open_at_a_message_deep_in_the_history_and_page_on_from_there(store: Store) -> None:
+    """A search hit 5,000 messages back: its page alone is mounted, it has the focus and shows,
+    and scrolling pages older and newer from there; an id the conversation lacks changes nothing."""
+    app = app_on(store)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        chat = app.chat_view
+        block = await chat.open_at(5_001)
+        await pilot.pause()
+        assert block is not None and chat.focused_message_id == 5_001
+        assert ids(app) == list(range(ids(app)[0], ids(app)[-1] + 1)) and ids(app)[0] < 5_001 < ids(app)[-1]
+        assert len(ids(app)) <= chat.window_size + 1
+        assert chat.has_older and chat.has_newer
+        assert "Step 5001" in screen_text(app)
+        chat.scroll_end(animate=False)
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert ids(app)[-1] > 5_001 + chat.window_size // 2  # a newer page came
+        chat.scroll_home(animate=False)
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert ids(app)[0] < 5_001 - chat.window_size // 2  # and an older one
+        before = ids(app)
+        assert await chat.open_at(COUNT + 50) is None
+        assert ids(app) == before

@@ -169,17 +169,22 @@ class ChunkStore(StoreBase):
         ``expression`` must be one that :mod:`~tunaflow_tui.core.memory.fts_query` built (every term
         quoted). ``conversation_ids`` limits the search to those conversations.
         """
-        query = (
-            MessageRow.select(MessageRow.id)
-            .join(MessageIndex, on=(MessageIndex.rowid == MessageRow.id))
-            .where(MessageIndex.match(expression))
-            .order_by(MessageIndex.rank(), MessageRow.id.desc())
-            .limit(limit)
-        )
+        # Plain SQL: it runs two or three times for every pack, and building it with peewee cost
+        # half as much again as SQLite's own work.
+        params: list[object] = [expression]
+        where = ""
         if conversation_ids is not None:
-            query = query.where(MessageRow.conversation_id.in_(list(conversation_ids)))
+            wanted = [str(cid) for cid in conversation_ids]
+            if not wanted:
+                return []
+            where = f" AND m.conversation_id IN ({', '.join('?' * len(wanted))})"
+            params.extend(wanted)
+        params.append(int(limit))
+        sql = ("SELECT m.id FROM messages AS m JOIN messages_fts ON messages_fts.rowid = m.id "
+               f"WHERE messages_fts MATCH ?{where} ORDER BY messages_fts.rank, m.id DESC LIMIT ?")
         with self._db.reading() as db:
-            return [int(row["id"]) for row in all_rows(query, db)]
+            rows = db.execute_sql(sql, params).fetchall()  # type: ignore[no-untyped-call]
+        return [int(row[0]) for row in rows]
 
     def term_frequency(self, term: str, prefix: bool) -> int:
         """Finished messages holding ``term`` (with ``prefix``: any term starting with it), from the vocabulary."""

@@ -1,0 +1,53 @@
+"""What the context pack view shows: each section's tokens, budget, what was cut, and its text."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from tunaflow_tui.core.terminal_text import neutralize
+
+if TYPE_CHECKING:
+    from tunaflow_tui.runtime.context import ContextPack
+
+NO_TEXT = "(empty: nothing to put in this section)"
+
+
+@dataclass(frozen=True, slots=True)
+class PackRowView:
+    """One line of the table: a section (or the persona, or the request) and its text."""
+
+    name: str
+    tokens: int
+    budget: int | None
+    cut: str
+    """``""``, ``"142 tokens"`` cut to fit, or ``"all"`` when nothing of it fitted."""
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class PackView:
+    """One pack as the view shows it: for the turn about to be sent, or the last one sent."""
+
+    title: str
+    intro: str
+    rows: tuple[PackRowView, ...]
+    total: int
+    budget: int
+
+
+def _cut(truncated: bool, cut_tokens: int, kept: str) -> str:
+    if not truncated:
+        return ""
+    return "all" if not kept.strip() else f"{cut_tokens:,} tokens"
+
+
+def pack_view(title: str, intro: str, pack: ContextPack, persona: str, persona_budget: int | None) -> PackView:
+    """The view of ``pack``; ``persona`` is the system prompt it travels with (counted in the total)."""
+    rows = [PackRowView("persona", pack.system_tokens, persona_budget, "", neutralize(persona))]
+    for section in pack.sections:
+        rows.append(PackRowView(section.name, section.tokens, section.budget,
+                                _cut(section.truncated, section.cut_tokens, section.text),
+                                neutralize(section.text) or NO_TEXT))
+    rows.append(PackRowView("request", pack.request_tokens, None, "", neutralize(pack.request) or NO_TEXT))
+    return PackView(title, intro, tuple(rows), pack.total_tokens, pack.budget)

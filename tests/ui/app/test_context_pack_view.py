@@ -1,0 +1,67 @@
+"""The context pack view: every section with its tokens, its budget, what was cut and its text, for
+the turn about to be sent and for the last turn sent."""
+
+from __future__ import annotations
+
+from app_harness import demo_settings, send
+from textual.widgets import DataTable, Static
+from waiting import until
+
+from tunaflow_tui.screens.pickers import ContextPackScreen
+
+REQUEST = "Add a word frequency report"
+
+
+def shown(app) -> bool:
+    """The context pack view is open with its table filled."""
+    screen = app.screen
+    return isinstance(screen, ContextPackScreen) and bool(screen.query("#sections")) \
+        and screen.query_one("#sections", DataTable).row_count > 0
+
+
+def _cells(screen: ContextPackScreen) -> dict[str, list[str]]:
+    table = screen.query_one("#sections", DataTable)
+    rows = [[str(cell) for cell in table.get_row_at(i)] for i in range(table.row_count)]
+    return {row[0]: row[1:] for row in rows}
+
+
+async def test_sections_budgets_cuts_and_text_for_the_next_and_the_last_turn(open_app, demo_project) -> None:
+    settings = demo_settings(demo_project)
+    small = settings.context.model_copy(update={"recent_turns_tokens": 40})
+    app, session, _runtime = open_app(settings=settings.model_copy(update={"context": small}))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await send(pilot, app, REQUEST)
+        session.tools.show_context_pack()
+        await until(pilot, lambda: shown(app), "the context pack view")
+        screen = app.screen
+        assert screen.pack.title == "next turn"
+        cells = _cells(screen)
+        assert int(cells["persona"][0].replace(",", "")) > 0  # the persona is counted, never 0
+        assert cells["project"][1] == f"{small.project_tokens:,}"
+        _tokens, budget, cut = cells["recent"]
+        assert budget == "40" and cut.endswith("tokens") and int(cut.split()[0].replace(",", "")) > 0
+        text = screen.query_one("#section-text", Static)
+        assert "You are" in str(text.render()) or str(text.render()).strip()  # the persona's own text
+        await pilot.press("down")  # the project section: its text below the table
+        await until(pilot, lambda: "Project: textstats" in str(text.render()), "the project section's text",
+                    limit=20)
+
+        await pilot.press("l")
+        assert screen.pack.title == "last turn sent"
+        assert "Context pack: last turn sent" in str(screen.query_one("#dialog").border_title)
+        request_row = [row.name for row in screen.pack.rows].index("request")
+        screen.query_one("#sections", DataTable).move_cursor(row=request_row)
+        await until(pilot, lambda: REQUEST in str(text.render()), "the request the last turn was sent", limit=20)
+        await pilot.press("l")
+        assert screen.pack.title == "next turn"
+
+
+async def test_before_any_turn_only_the_next_turn_is_shown(open_app, demo_project) -> None:
+    app, session, _runtime = open_app(settings=demo_settings(demo_project))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: app.query("#project-sidebar"), "the sidebar")
+        session.tools.show_context_pack()
+        await until(pilot, lambda: shown(app), "the context pack view")
+        assert [pack.title for pack in app.screen.packs] == ["next turn"]
+        await pilot.press("l")  # nothing else to show: the key does nothing
+        assert app.screen.pack.title == "next turn"
