@@ -14,7 +14,10 @@ from tunaflow_tui.core.storage.records import BranchRecord
 from tunaflow_tui.core.terminal_text import neutralize
 from tunaflow_tui.viewmodels.plans import BranchView, SidebarItem
 
-CONTEXT_WORDS = {"native_fork": "native fork", "inheritance": "inherited context"}
+CONTEXT_WORDS = {
+    "native_fork": "native fork (continues the engine's own session)",
+    "inheritance": "inherited (the checkpoint and the turns before it, in the pack)",
+}
 """How a branch knows its parent, in the words the pane shows."""
 
 

@@ -106,7 +106,8 @@ class BranchesController:
             return
         await self._panes.refresh_sidebar()
         await self._panes.open_branch(branch.id, reveal=True, focus=True)
-        how = branch_views.CONTEXT_WORDS.get(branch.context_source or "", "")
+        how = {"native_fork": "a native fork of the session", "inheritance": "inherited context"}.get(
+            branch.context_source or "", "")
         self._app.notify(f"Branch {branch.id} forked from message {message_id}"
                          f"{f' ({how})' if how else ''}. Type in the pane to talk to it.")
 
@@ -229,6 +230,7 @@ class BranchesController:
         self._workers.run_ui(self._edit_and_adopt(branch, summary), "adopt the branch")
 
     async def _edit_and_adopt(self, branch: BranchRecord, summary: BranchSummary) -> None:
+        from tunaflow_tui.runtime.adoption import BranchSummary
         from tunaflow_tui.screens.adopt_editor import AdoptEditorScreen
 
         branch_id = branch.id
@@ -246,8 +248,13 @@ class BranchesController:
         if text is None:
             self._app.notify("Nothing was adopted: the branch stays as it is.")
             return
+        if text.strip() == summary.text.strip():
+            chosen = summary  # as written: its source and any fallback note stay on the card
+        else:
+            note = f"{summary.note} You edited it." if summary.note else ""
+            chosen = BranchSummary(text.strip(), "given", summary.engine, note)
         try:
-            adoption = await self._runtime.adopt_branch(branch_id, summary=text)
+            adoption = await self._runtime.adopt_branch(branch_id, summary=chosen)
         except BranchError as error:
             self._app.notify(f"Cannot adopt: {_said(error)}.", severity="warning", timeout=8)
             return

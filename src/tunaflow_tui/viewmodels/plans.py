@@ -143,11 +143,13 @@ class BranchView:
 
     @property
     def details(self) -> str:
-        """``active · demo · native fork · git main`` for a user's branch; the plan's words for a plan's."""
+        """``active · demo · git main`` and ``context: native fork`` (two lines) for a user's branch; the
+        plan's words for a plan's."""
         if self.kind != "general" or self.mode != "chat":
             return f"{self.description} · {self.status}"
-        parts = [self.status, self.engine, self.context, f"git {self.git_branch}" if self.git_branch else ""]
-        return " · ".join(part for part in parts if part)
+        parts = [self.status, self.engine, f"git {self.git_branch}" if self.git_branch else ""]
+        line = " · ".join(part for part in parts if part)
+        return f"{line}\ncontext: {self.context}" if self.context else line
 
     @property
     def description(self) -> str:

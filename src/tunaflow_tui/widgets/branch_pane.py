@@ -29,7 +29,7 @@ class BranchHeader(Static):
 
     DEFAULT_CSS = """
     BranchHeader {
-        height: auto; max-height: 2; background: $panel; color: $text; padding: 0 1; text-style: bold;
+        height: auto; max-height: 3; background: $panel; color: $text; padding: 0 1; text-style: bold;
         text-wrap: nowrap; text-overflow: ellipsis;
     }
     """
