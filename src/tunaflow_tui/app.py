@@ -155,6 +155,8 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         ("Branch", "tunaflow_tui.widgets.branch_thread:BranchThread"),
         ("Adopted branch card", "tunaflow_tui.widgets.records.adopt:AdoptCard"),
         ("Adopt branch", "tunaflow_tui.screens.adopt_editor:AdoptEditorScreen"),
+        ("Rename branch", "tunaflow_tui.screens.branch_dialogs:RenameBranchScreen"),
+        ("Delete branch", "tunaflow_tui.screens.branch_dialogs:ConfirmBranchScreen"),
         ("Plan proposal card", "tunaflow_tui.widgets.plan_card:PlanProposalCard"),
         ("Review verdict card", "tunaflow_tui.widgets.verdict_card:ReviewVerdictCard"),
         ("Done card", "tunaflow_tui.widgets.done_card:DoneCard"),

@@ -140,8 +140,7 @@ class BranchesController:
     async def _changed(self, branch_id: int) -> None:
         """A branch's status or label changed: sidebar, and the pane when it shows it."""
         await self._panes.refresh_sidebar()
-        if self._panes.branch_conversation == f"branch:{branch_id}":
-            await self._panes.open_branch(branch_id, reveal=False, focus=self._panes.branch_in_focus() is not None)
+        await self._panes.branch_changed(branch_id)
 
     async def _apply(self, what: str, call: object, *args: object) -> BranchRecord | None:
         try:

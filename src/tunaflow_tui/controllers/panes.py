@@ -73,7 +73,7 @@ class PaneController:
             self._app.show_branch_pane(False)
             self._app.composer.focus_input()
         elif event.kind == "branch" and isinstance(event.id, int):
-            self._workers.run_ui(self.open_branch(event.id), "open the branch")
+            self._workers.run_ui(self.open_branch(event.id, focus=True), "open the branch")
         elif event.kind == "plan" and isinstance(event.id, int):
             self._workers.run_ui(self.open_workflow(focus_plan=event.id), "open the workflow view")
 
@@ -143,6 +143,28 @@ class PaneController:
             return (f"The workflow drives this branch. Select a message and press {branch_key} to fork it "
                     "and talk about it.")
         return ""
+
+    async def branch_changed(self, branch_id: int) -> None:
+        """A branch's label, engine or status changed: the pane follows when it shows that branch.
+
+        The header and the composer's recipient change in place (a draft in the composer stays); a
+        branch that became read-only, or writable again, is shown anew.
+        """
+        cid = f"branch:{branch_id}"
+        if self.branch_conversation != cid:
+            return
+        view = self._branch_view(branch_id)
+        if view is None:
+            await self.close_branch()
+            return
+        found = self._app.workspace.pane.query(BranchThread)
+        thread = found.first() if found else None
+        if thread is None or thread.read_only != self._read_only_note(view):
+            await self.open_branch(branch_id, reveal=False, focus=self.branch_in_focus() is not None)
+            return
+        self._app.workspace.pane.update_view(view)
+        if thread.composer is not None:
+            thread.composer.recipient = self._recipient(cid)
 
     async def close_branch(self) -> None:
         """Show no branch (the one shown was deleted); a pane with the focus hands it to the chat."""

@@ -39,6 +39,7 @@ class BranchThread(Vertical):
 A branch is its own conversation, forked from a message of main or of another branch. Its composer
 talks to the branch; main stays usable and both may answer at once.
 
+- **escape** leaves the branch's composer for its newest message (up/down move between its messages).
 - **a** adopts the branch: a summary is written, you edit it, and it goes into the parent as a card.
 - **n** renames the branch; **x** archives it; **u** restores an archived or adopted one.
 - **delete** deletes the branch (an active branch's messages go with it, after you confirm).
@@ -52,6 +53,7 @@ talks to the branch; main stays usable and both may answer at once.
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "focus_chat", "To branch chat", show=False, id="branch.focus_chat"),
         Binding("a", "adopt", "Adopt", id="branch.adopt", group=BRANCH,
                 tooltip="Summarize the branch and insert the summary into its parent conversation"),
         Binding("n", "rename", "Rename", id="branch.rename", group=BRANCH, show=False),
@@ -117,6 +119,11 @@ talks to the branch; main stays usable and both may answer at once.
             await self.chat.jump_first()
         else:
             await self.chat.jump_latest()
+
+    def action_focus_chat(self) -> None:
+        """Leave the branch's composer for its newest message."""
+        blocks = self.chat.blocks()
+        (blocks[-1] if blocks else self.chat).focus()
 
     def _request(self, action: str) -> None:
         self.post_message(self.Requested(self.conversation_id, action))

@@ -5,30 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from app_harness import posted, run_from_palette, screen_text, settle
+from branch_seeds import fork_seeded, open_in_pane, seed_branch, seed_main, thread
 from holding_engine import holding_factory
 from waiting import until
 
 from tunaflow_tui.runtime.runtime import WorkflowRuntime
-from tunaflow_tui.widgets.branch_thread import BranchThread
 from tunaflow_tui.widgets.sidebar import Sidebar
-
-
-def seed_main(runtime: WorkflowRuntime) -> list[int]:
-    """A short conversation in main: two questions and two answers (ids in order)."""
-    runtime.store.main_conversation()
-    before = runtime.store.count_messages("main")
-    runtime.store.add_messages("main", [
-        {"role": "user", "content": "Should the report count words or lines?"},
-        {"role": "assistant", "persona": "architect", "engine": "demo", "content": "Words: the users asked for frequencies."},
-        {"role": "user", "content": "And the output format?"},
-        {"role": "assistant", "persona": "architect", "engine": "demo", "content": "A table, sorted by count."},
-    ])
-    return [m.id for m in runtime.store.list_messages("main", limit=10)][before:]
-
-
-def thread(app: Any) -> BranchThread | None:
-    found = app.workspace.pane.query(BranchThread)
-    return found.first() if found else None
 
 
 async def test_the_message_cursor_and_one_key_fork_the_selected_message_into_the_drawer(open_app: Any) -> None:
@@ -49,20 +31,6 @@ async def test_the_message_cursor_and_one_key_fork_the_selected_message_into_the
         text = screen_text(app)
         assert "context: inherited" in text  # the demo engine cannot fork its own session
         assert f"Architect (demo) in branch {branch.id}" in text
-
-
-def fork_seeded(runtime: WorkflowRuntime, at: int, label: str | None = None) -> int:
-    """A branch of main at message ``at`` (through the runtime, as the fork key does)."""
-    return runtime.fork("main", at, label=label).id
-
-
-async def open_in_pane(pilot: Any, app: Any, branch_id: int) -> BranchThread:
-    app.controller.panes  # noqa: B018 - the session exists once the app runs
-    await app.controller.panes.open_branch(branch_id, reveal=True, focus=True)
-    await until(pilot, lambda: thread(app) is not None, "the branch in the pane")
-    found = thread(app)
-    assert found is not None
-    return found
 
 
 async def test_the_branch_answers_in_the_pane_while_main_answers_and_the_tree_marks_it_live(open_app: Any) -> None:
@@ -99,14 +67,6 @@ def _last(runtime: WorkflowRuntime, conversation_id: str) -> int:
 
 def _writing(runtime: WorkflowRuntime, conversation_id: str) -> bool:
     return any(m.status == "streaming" for m in runtime.store.list_messages(conversation_id))
-
-
-def seed_branch(runtime: WorkflowRuntime, branch_id: int) -> None:
-    runtime.store.add_messages(f"branch:{branch_id}", [
-        {"role": "user", "content": "What if the report counted lines?"},
-        {"role": "assistant", "persona": "architect", "engine": "demo",
-         "content": "Lines are cheaper to count but say less; keep words and add a line total."},
-    ])
 
 
 async def test_adopt_writes_a_summary_the_user_edits_and_main_gets_the_card_while_the_branch_moves_to_archive(

@@ -1,0 +1,59 @@
+"""Branches in a real terminal (tmux): fork a message with the keyboard, talk in the branch while main
+answers, adopt it, and see the card in main and the branch under Archive."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.e2e
+
+GREETING = "I'm the demo Architect"
+
+
+def test_fork_chat_while_main_answers_then_adopt(tmux: Callable[[int, int], Any], e2e_env: dict[str, str],
+                                                 tmp_path: Path, quit_demo: Callable[[Any], None]) -> None:
+    from conftest import start_demo
+
+    e2e_env["TUNAFLOW_ENGINES__DEMO__DEMO_DELAY_S"] = "0.15"  # replies take seconds: time to talk meanwhile
+    session = start_demo(tmux, (120, 40), tmp_path)
+    session.send_text("hello")
+    session.press("Enter")
+    session.wait_for(lambda s: "demo Architect" in s and "writing…" not in s)
+
+    # the message cursor: escape selects the newest message, b forks the branch from it
+    session.press("Escape")
+    session.press("b")
+    session.wait_for(lambda s: re.search(r"→ Architect \(demo\) in branch 1", s) is not None)
+
+    # main answers while the branch is asked something
+    session.press("Escape")  # to the branch's chat …
+    session.press("F6")      # … and the drawer away; the main composer takes the keys again
+    session.press("i")
+    session.send_text("hello again")
+    session.press("Enter")
+    session.wait_for("writing…")
+    session.press("F9")  # the branch back in the pane, its composer focused
+    session.wait_for(lambda s: "in branch 1" in s)
+    session.send_text("what about lines?")
+    session.press("Enter")
+    both = session.wait_for(lambda s: s.count("writing…") >= 2 or "what about lines?" in s)
+    assert "what about lines?" in both
+    session.wait_for(lambda s: "writing…" not in s and s.count("demo Architect") >= 3, timeout=120)
+
+    # adopt from the pane: the summary streams, the editor opens, ctrl+s inserts the card in main
+    session.press("Escape")
+    session.press("a")
+    session.wait_for("Adopt branch")
+    session.wait_for("Adopt (ctrl+s)")
+    session.press("C-s")
+    screen = session.wait_for("Adopted branch 1")
+    assert "o opens the branch" in screen
+    archive = screen.split("Archive", 1)[1]
+    assert "[adopted]" in archive, screen
+    assert "Traceback" not in screen
+    quit_demo(session)
