@@ -121,11 +121,6 @@ class KeyFooter(Footer):
             if isinstance(widget, KeyGroup):
                 keys = _keys([widget])
                 group = group_of.get(keys[0].action) if keys else None
-                if group is not None and id(group) in groups:  # the same group split in two: one again
-                    old = joined[groups[id(group)]]
-                    assert isinstance(old, KeyGroup)
-                    joined[groups[id(group)]] = KeyGroup(*_keys([old]), *keys, classes=" ".join(old.classes))
-                    continue
                 if group is not None:
                     groups[id(group)] = len(joined)
             elif isinstance(widget, FooterKey) and not widget.has_class("-command-palette"):

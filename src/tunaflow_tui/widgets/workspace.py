@@ -84,7 +84,7 @@ and main stays usable while the branch answers.
                 tooltip="Pin the branch pane as a 50:50 split, or unpin it"),
         Binding("f8,ctrl+l", "switch_pane", "Switch chat/branch", id="pane.switch", group=PANE, priority=True,
                 tooltip="On narrow screens, switch between the main chat and the branch pane"),
-        Binding("f9", "next_branch", "Next branch", id="pane.next", group=PANE, priority=True,
+        Binding("f9", "next_branch", "Next branch", id="pane.next", group=PANE, priority=True, show=False,
                 tooltip="Show the next active branch in the pane"),
     ]
 

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from app_harness import quiet
+from textual.widgets import TextArea
 from waiting import until
 
 from tunaflow_tui.runtime.adoption import BranchSummary
@@ -79,8 +80,11 @@ async def _adopt_editor(pilot: Any) -> None:
 
     await _drawer(pilot)
     pilot.app.controller.branches.requested(None, "adopt")
-    await until(pilot, lambda: isinstance(pilot.app.screen, AdoptEditorScreen), "the adopt editor")
-    await quiet(pilot)
+    # the editor waits for the user: no settling while it is open, only its summary
+    await until(pilot, lambda: isinstance(pilot.app.screen, AdoptEditorScreen)
+                and bool(pilot.app.screen.query_one(TextArea).text), "the adopt editor with the summary")
+    pilot.app.clear_notifications()
+    await pilot.pause()
 
 
 def _adopted(app: Any) -> None:
