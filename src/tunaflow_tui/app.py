@@ -275,6 +275,11 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         return self.query_one("#workspace", Workspace)
 
     @property
+    def composer_cursor_blink(self) -> bool:
+        """Whether composers blink their cursor (off in tests and snapshots): the branch pane's follows it."""
+        return self._cursor_blink
+
+    @property
     def decision_dock(self) -> DecisionDock:
         """The cards waiting for the user, above the composer."""
         return self.query_one("#decision-dock", DecisionDock)

@@ -5,22 +5,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 pytestmark = pytest.mark.e2e
 
-GREETING = "I'm the demo Architect"
 
-
-def test_fork_chat_while_main_answers_then_adopt(tmux: Callable[[int, int], Any], e2e_env: dict[str, str],
-                                                 tmp_path: Path, quit_demo: Callable[[Any], None]) -> None:
-    from conftest import start_demo
-
-    e2e_env["TUNAFLOW_ENGINES__DEMO__DEMO_DELAY_S"] = "0.15"  # replies take seconds: time to talk meanwhile
-    session = start_demo(tmux, (120, 40), tmp_path)
+def test_fork_chat_while_main_answers_then_adopt(demo: Callable[[int, int], Any], e2e_env: dict[str, str],
+                                                 quit_demo: Callable[[Any], None]) -> None:
+    e2e_env["TUNAFLOW_ENGINES__DEMO__DEMO_DELAY_S"] = "0.3"  # replies take seconds: time to talk meanwhile
+    session = demo(120, 40)
     session.send_text("hello")
     session.press("Enter")
     session.wait_for(lambda s: "demo Architect" in s and "writing…" not in s)
@@ -41,9 +36,10 @@ def test_fork_chat_while_main_answers_then_adopt(tmux: Callable[[int, int], Any]
     session.wait_for(lambda s: "in branch 1" in s)
     session.send_text("what about lines?")
     session.press("Enter")
-    both = session.wait_for(lambda s: s.count("writing…") >= 2 or "what about lines?" in s)
-    assert "what about lines?" in both
-    session.wait_for(lambda s: "writing…" not in s and s.count("demo Architect") >= 3, timeout=120)
+    session.wait_for("what about lines?")
+    # main's answer (a few seconds long) is still being written while the branch answers
+    session.wait_for(lambda s: s.count("writing…") >= 2)
+    session.wait_for(lambda s: "writing…" not in s)  # both answered
 
     # adopt from the pane: the summary streams, the editor opens, ctrl+s inserts the card in main
     session.press("Escape")

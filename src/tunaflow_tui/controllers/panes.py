@@ -109,7 +109,7 @@ class PaneController:
         cid = f"branch:{branch_id}"
         chat = ChatView(self._sources.of(cid), window=BRANCH_WINDOW)
         thread = BranchThread(cid, chat, self._recipient(cid), read_only=self._read_only_note(view),
-                              cursor_blink=getattr(self._app, "_cursor_blink", True))
+                              restorable=view.read_only, cursor_blink=self._app.composer_cursor_blink)
         self.branch_conversation = cid
         self._branch_chat = chat
         await self._app.workspace.pane.show(view, thread)

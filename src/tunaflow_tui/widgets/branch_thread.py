@@ -31,6 +31,7 @@ class BranchThread(Vertical):
         chat: The chat view of that conversation.
         recipient: Who answers in the branch, e.g. ``Architect (demo)``.
         read_only: Why the branch takes no message (empty: it does).
+        restorable: The branch is archived or adopted (its restore key acts; adopt and archive do not).
         cursor_blink: Blink the composer's cursor.
     """
 
@@ -77,11 +78,12 @@ talks to the branch; main stays usable and both may answer at once.
         action: str
 
     def __init__(self, conversation_id: str, chat: ChatView, recipient: str, *, read_only: str = "",
-                 cursor_blink: bool = True, id: str | None = None) -> None:
+                 restorable: bool = False, cursor_blink: bool = True, id: str | None = None) -> None:
         super().__init__(id=id)
         self.conversation_id = conversation_id
         self.chat = chat
         self.read_only = read_only
+        self.restorable = restorable
         self._recipient = recipient
         self._cursor_blink = cursor_blink
 
@@ -99,9 +101,9 @@ talks to the branch; main stays usable and both may answer at once.
         return found.first() if found else None
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Adopt, rename, archive and delete an active branch; restore a read-only one."""
+        """Adopt and archive a branch that takes messages; restore an archived or adopted one."""
         if action == "restore":
-            return bool(self.read_only)
+            return self.restorable
         if action in ("adopt", "archive"):
             return not self.read_only
         return True

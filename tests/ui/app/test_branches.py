@@ -149,3 +149,23 @@ async def test_without_a_summarizer_engine_the_card_carries_the_last_reply_cut_a
         assert "No summary: no summarizer engine is configured" in text
         meta = runtime.store.list_messages("main", limit=100)[-1].meta
         assert meta["summary_source"] == "last_reply_cut" and len(str(meta["summary"])) <= 301
+
+
+async def test_the_summary_streams_in_the_branch_and_the_cancel_key_stops_it_with_nothing_adopted(
+        open_app: Any) -> None:
+    factory, engine = holding_factory("summarizer")  # the summary stops mid-way until released
+    app, _session, runtime = open_app(engine_factory=factory)
+    ids = seed_main(runtime)
+    branch_id = fork_seeded(runtime, ids[1], "to cancel")
+    seed_branch(runtime, branch_id)
+    async with app.run_test(size=(120, 40)) as pilot:
+        branch = await open_in_pane(pilot, app, branch_id)
+        branch.chat.blocks()[-1].focus()
+        await pilot.press("a")
+        await until(pilot, lambda: engine().holding("summarizer"), "the summarizer writing")
+        await until(pilot, lambda: any(b.is_streaming for b in thread(app).chat.blocks()), "the summary streaming")
+        await pilot.press("f4")
+        await until(pilot, lambda: any("nothing was adopted" in str(n.message) for n in posted(app)), "the cancel")
+        await settle(pilot, app)
+        assert runtime.store.get_branch(branch_id).status == "active"
+        assert [m.role for m in runtime.store.list_messages("main", limit=100)] == ["user", "assistant"] * 2

@@ -1,0 +1,46 @@
+"""The adopt card on its own: provenance, the diff stat of a branch with commits, hostile text made inert."""
+
+from __future__ import annotations
+
+from app_harness import screen_text
+from textual.app import App, ComposeResult
+
+from tunaflow_tui.viewmodels.chat import ListMessageSource, MessageView
+from tunaflow_tui.widgets.chat_view import ChatView
+from tunaflow_tui.widgets.records.adopt import AdoptCard
+
+META = {
+    "kind": "branch_adopt", "branch_id": 4, "branch_label": "try \x1b[31mred\x1b[0m sqlite", "message_count": 1,
+    "engine": "claude", "git_branch": "tunaflow/plan-3", "summary": "Use **FTS5**; keep the index small.",
+    "summary_source": "summarizer", "summary_note": "",
+    "diff_stat": " src/search.py | 12 +++++++---\n 1 file changed, 8 insertions(+), 4 deletions(-)",
+}
+
+
+class CardApp(App[None]):
+    def __init__(self) -> None:
+        super().__init__()
+        self.opened: list[int] = []
+
+    def compose(self) -> ComposeResult:
+        view = MessageView(1, "system", "tunaflow", "Adopted branch 4 …", meta=META)
+        yield ChatView(ListMessageSource([view]), window=5)
+
+    def on_adopt_card_open_branch(self, event: AdoptCard.OpenBranch) -> None:
+        self.opened.append(event.branch_id)
+
+
+async def test_the_card_shows_provenance_summary_and_diff_stat_and_opens_the_branch() -> None:
+    app = CardApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.pause()
+        [card] = app.query(AdoptCard)
+        text = screen_text(app)
+        assert "⎇ Adopted branch 4: try red sqlite" in text  # the escape sequences are inert
+        assert "\x1b" not in card.facts() and "1 message · claude · git tunaflow/plan-3" in text
+        assert "FTS5" in text and "1 file changed, 8 insertions(+), 4 deletions(-)" in text
+        assert "o opens the branch" in text
+        card.focus()
+        await pilot.press("o")
+        await pilot.pause()
+        assert app.opened == [4]
