@@ -101,7 +101,13 @@ talks to the branch; main stays usable and both may answer at once.
         return found.first() if found else None
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Adopt and archive a branch that takes messages; restore an archived or adopted one."""
+        """Adopt and archive a branch that takes messages; restore an archived or adopted one.
+
+        While the composer has the cursor its letters are typed: the branch's letter keys are not offered.
+        """
+        composer = self.composer
+        if action != "focus_chat" and composer is not None and composer.has_focus_within:
+            return False
         if action == "restore":
             return self.restorable
         if action in ("adopt", "archive"):
