@@ -14,7 +14,7 @@ pytestmark = pytest.mark.e2e
 
 def test_fork_chat_while_main_answers_then_adopt(demo: Callable[[int, int], Any], e2e_env: dict[str, str],
                                                  quit_demo: Callable[[Any], None]) -> None:
-    e2e_env["TUNAFLOW_ENGINES__DEMO__DEMO_DELAY_S"] = "1.0"  # replies take seconds: time to talk meanwhile
+    e2e_env["TUNAFLOW_ENGINES__DEMO__DEMO_DELAY_S"] = "0.5"  # replies take seconds: time to talk meanwhile
     session = demo(120, 40)
     session.send_text("hello")
     session.press("Enter")
@@ -26,31 +26,28 @@ def test_fork_chat_while_main_answers_then_adopt(demo: Callable[[int, int], Any]
     session.press("b")
     session.wait_for(lambda s: re.search(r"→ Architect \(demo\) in branch 1", s) is not None)
 
-    # main answers while the branch is asked something
+    # the branch is asked something (the demo answers it at length) and main answers meanwhile
+    session.send_text("what about lines?")
+    session.wait_for("what about lines?")
+    session.press("Enter")
+    session.wait_for("writing…")
     session.press("Escape")  # to the branch's chat (its keys show once the composer let go) …
     session.wait_for(lambda s: "a Adopt" in s and "⏎ Send" not in s)
-    session.press("F6")      # … and the drawer away; the main composer takes the keys again
-    session.wait_for(lambda s: "a Adopt" not in s)
-    session.press("i")
+    session.press("i")  # … and to the main composer
     session.wait_for("⏎ Send")
     session.send_text("hello again")
     session.wait_for("hello again")
     session.press("Enter")
-    session.wait_for("writing…")
-    session.press("F9")  # the branch back in the pane, its composer focused
-    session.wait_for(lambda s: "in branch 1" in s and "⏎ Send" in s)
-    session.send_text("what about lines?")
-    session.wait_for("what about lines?")
-    session.press("Enter")
-    # main's answer (a few seconds long) is still being written while the branch answers
-    session.wait_for(lambda s: s.count("writing…") >= 2)
+    session.wait_for(lambda s: s.count("writing…") >= 2)  # both write at once
     session.wait_for(lambda s: "writing…" not in s)  # both answered
 
-    # adopt from the pane: the summary streams, the editor opens, ctrl+s inserts the card in main
-    session.press("Escape")
-    session.wait_for(lambda s: "a Adopt" in s and "⏎ Send" not in s)
-    session.press("a")
-    session.wait_for("Adopt branch")
+    # adopt the branch in the pane (from the palette): the summary streams, the editor opens, ctrl+s
+    # inserts the card in main
+    session.press("C-p")
+    session.wait_for("Search for commands")
+    session.send_text("Adopt branch")
+    session.wait_for(lambda s: "Summarize the branch in the pane" in s)
+    session.press("Enter")
     session.wait_for("Adopt (ctrl+s)")
     session.press("C-s")
     screen = session.wait_for("Adopted branch 1")
