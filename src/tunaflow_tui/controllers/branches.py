@@ -65,6 +65,8 @@ class BranchesController:
         self._panes = panes
         self._conversation = conversation
         self._workers = workers
+        self._adopting: set[int] = set()
+        """Branches whose adoption is under way (summary or editor): a second request waits for it."""
 
     # ------------------------------------------------------------------ fork
     def _chat_in_focus(self) -> tuple[str, ChatView]:
@@ -209,26 +211,46 @@ class BranchesController:
 
     # ------------------------------------------------------------------ adopt
     async def _adopt(self, branch_id: int) -> None:
+        if branch_id in self._adopting:
+            self._app.notify(f"Branch {branch_id} is being adopted already.")
+            return
+        self._adopting.add(branch_id)
+        try:
+            handed_over = await self._summarize(branch_id)
+        finally:
+            if not handed_over:
+                self._adopting.discard(branch_id)
+
+    async def _summarize(self, branch_id: int) -> bool:
+        """Summarize the branch and open the editor; False when nothing was handed to the editor."""
         from tunaflow_tui.runtime.adoption import AdoptCancelled
 
         branch = self._store.get_branch(branch_id)
         if branch is None:
-            return
+            return False
         if branch.status != "active":
             self._app.notify(f"Branch {branch_id} is {branch.status}: restore it before adopting it.",
                              severity="warning")
-            return
+            return False
         try:
             summary = await self._runtime.summarize_branch(branch_id)
         except AdoptCancelled:
             self._app.notify("The summary was cancelled: nothing was adopted.")
-            return
+            return False
         except BranchError as error:
             self._app.notify(f"Cannot adopt: {_said(error)}.", severity="warning", timeout=8)
-            return
+            return False
         self._workers.run_ui(self._edit_and_adopt(branch, summary), "adopt the branch")
+        return True
 
     async def _edit_and_adopt(self, branch: BranchRecord, summary: BranchSummary) -> None:
+        branch_id = branch.id
+        try:
+            await self._confirm_and_adopt(branch, summary)
+        finally:
+            self._adopting.discard(branch_id)
+
+    async def _confirm_and_adopt(self, branch: BranchRecord, summary: BranchSummary) -> None:
         from tunaflow_tui.runtime.adoption import BranchSummary
         from tunaflow_tui.screens.adopt_editor import AdoptEditorScreen
 
