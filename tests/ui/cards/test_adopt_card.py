@@ -44,3 +44,41 @@ async def test_the_card_shows_provenance_summary_and_diff_stat_and_opens_the_bra
         await pilot.press("o")
         await pilot.pause()
         assert app.opened == [4]
+
+
+async def test_ctrl_e_in_the_adopt_editor_hands_the_summary_to_the_users_editor(monkeypatch) -> None:
+    import contextlib
+    from pathlib import Path
+
+    from textual.widgets import Label
+
+    from tunaflow_tui.screens.adopt_editor import AdoptEditorScreen
+
+    monkeypatch.setenv("VISUAL", "my-editor --wait")
+    calls: list[list[str]] = []
+    results: list[str | None] = []
+
+    def run(argv: list[str]) -> None:
+        calls.append(argv)
+        path = Path(argv[-1])
+        path.write_text(path.read_text(encoding="utf-8") + " Open question: per-file totals.", encoding="utf-8")
+
+    class EditorApp(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Label("main")
+
+        def on_mount(self) -> None:
+            self.push_screen(AdoptEditorScreen(title="Adopt branch", prompt="The summary…",
+                                               initial="Keep words.", run_editor=run), results.append)
+
+        def suspend(self):  # type: ignore[override]
+            return contextlib.nullcontext()
+
+    app = EditorApp()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await pilot.press("ctrl+e")
+        await pilot.pause()
+        assert calls and calls[0][:2] == ["my-editor", "--wait"]
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+    assert results == ["Keep words. Open question: per-file totals."]
