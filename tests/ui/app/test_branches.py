@@ -105,7 +105,7 @@ async def test_adopt_writes_a_summary_the_user_edits_and_main_gets_the_card_whil
         assert adopted.id == branch_id and [c.id for c in adopted.children] == [nested]
         assert not app.query_one(Sidebar).sections.branches
         # the card's key opens the adopted branch, read-only
-        card.focus()
+        card.parent.focus()  # the message holding the card
         await pilot.press("o")
         await until(pilot, lambda: thread(app) is not None and thread(app).read_only, "the adopted branch, read-only")
         assert thread(app).composer is None

@@ -40,7 +40,7 @@ async def test_the_card_shows_provenance_summary_and_diff_stat_and_opens_the_bra
         assert "\x1b" not in card.facts() and "1 message · claude · git tunaflow/plan-3" in text
         assert "FTS5" in text and "1 file changed, 8 insertions(+), 4 deletions(-)" in text
         assert "o opens the branch" in text
-        card.focus()
+        card.parent.focus()  # the message holding the card
         await pilot.press("o")
         await pilot.pause()
         assert app.opened == [4]
