@@ -139,6 +139,9 @@ class PaneController:
         if view.read_only:
             restore = key_for(self._app, BranchThread, "branch.restore", "u", words=True)
             return f"This branch is {view.status} and read-only: {restore} restores it to continue it."
+        if view.mode == "roundtable" and view.kind == "general":
+            return (f"The roundtable's seats answer here. Select a message and press {branch_key} to fork it "
+                    "and talk about it.")
         if view.kind != "general" or view.mode != "chat":
             return (f"The workflow drives this branch. Select a message and press {branch_key} to fork it "
                     "and talk about it.")

@@ -224,7 +224,6 @@ async def test_help_and_panes_promise_only_what_works(open_app) -> None:
         from tunaflow_tui.screens.help import help_markdown
 
         text = help_markdown(app.screen.sections)
-        assert "Roundtable" not in text  # nothing in the app convenes one yet
         for works in ("`message.branch`", "`branch.adopt`", "Next branch"):
             assert works in text, works  # branches are forked and adopted from the app
         assert "edit the plan first" in text
