@@ -38,6 +38,7 @@ from tunaflow_tui.widgets.workspace import Workspace
 if TYPE_CHECKING:  # cards, messages, help and workflow load on first use: the first frame needs none of them
     from textual.screen import Screen
 
+    from tunaflow_tui.controllers.branches import BranchesController
     from tunaflow_tui.controllers.bridge import RuntimeUpdate
     from tunaflow_tui.controllers.decisions import DecisionController
     from tunaflow_tui.controllers.outcomes import OutcomeController
@@ -46,9 +47,11 @@ if TYPE_CHECKING:  # cards, messages, help and workflow load on first use: the f
     from tunaflow_tui.controllers.search import SearchController
     from tunaflow_tui.controllers.workers import Workers
     from tunaflow_tui.screens.help import BindingSection
+    from tunaflow_tui.widgets.branch_thread import BranchThread
     from tunaflow_tui.widgets.decision_card import DecisionRequested
     from tunaflow_tui.widgets.done_card import DoneCard
     from tunaflow_tui.widgets.message_block import MessageBlock
+    from tunaflow_tui.widgets.records.adopt import AdoptCard
     from tunaflow_tui.widgets.sidebar import Sidebar
     from tunaflow_tui.widgets.workflow_view import WorkflowView
 
@@ -89,6 +92,7 @@ class ChatController(Protocol):
 class SessionControls(Protocol):
     """What the app asks of an open project's session (see ``controllers/session.py``)."""
 
+    branches: BranchesController
     decisions: DecisionController
     outcomes: OutcomeController
     panes: PaneController
@@ -153,6 +157,11 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         ("Message", "tunaflow_tui.widgets.message_block:MessageBlock"),
         ("Composer", "tunaflow_tui.widgets.composer:ComposerInput"),
         ("Branch pane", "tunaflow_tui.widgets.workspace:Workspace"),
+        ("Branch", "tunaflow_tui.widgets.branch_thread:BranchThread"),
+        ("Adopted branch card", "tunaflow_tui.widgets.records.adopt:AdoptCard"),
+        ("Adopt branch", "tunaflow_tui.screens.adopt_editor:AdoptEditorScreen"),
+        ("Rename branch", "tunaflow_tui.screens.branch_dialogs:RenameBranchScreen"),
+        ("Delete branch", "tunaflow_tui.screens.branch_dialogs:ConfirmBranchScreen"),
         ("Plan proposal card", "tunaflow_tui.widgets.plan_card:PlanProposalCard"),
         ("Review verdict card", "tunaflow_tui.widgets.verdict_card:ReviewVerdictCard"),
         ("Done card", "tunaflow_tui.widgets.done_card:DoneCard"),
@@ -270,6 +279,11 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
     def workspace(self) -> Workspace:
         """The chat column and the branch pane."""
         return self.query_one("#workspace", Workspace)
+
+    @property
+    def composer_cursor_blink(self) -> bool:
+        """Whether composers blink their cursor (off in tests and snapshots): the branch pane's follows it."""
+        return self._cursor_blink
 
     @property
     def decision_dock(self) -> DecisionDock:
@@ -491,6 +505,34 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
     def on_message_block_retry_requested(self, event: MessageBlock.RetryRequested) -> None:
         """A failed turn's retry key: run that turn again."""
         self.controller.retry(self.conversation_id, event.message_id)
+
+    def on_message_block_branch_requested(self, event: MessageBlock.BranchRequested) -> None:
+        """A message's branch key (or a right click): fork a branch with that message as its checkpoint."""
+        event.stop()
+        if (session := self._session_or_say()) is None:
+            return
+        chat = next((node for node in event.block.ancestors if isinstance(node, ChatView)), None)
+        conversation_id = session.branches.conversation_of_chat(chat) if chat is not None else self.conversation_id
+        session.branches.branch_from(conversation_id, event.message_id)
+
+    def on_workspace_next_branch(self, event: Workspace.NextBranch) -> None:
+        """The pane's next-branch key."""
+        if (session := self._session_or_say()) is not None:
+            session.branches.cycle()
+
+    def on_branch_thread_submitted(self, event: BranchThread.Submitted) -> None:
+        """The branch pane's composer sent a message: it goes to that branch."""
+        self.controller.send(event.conversation_id, event.text)
+
+    def on_branch_thread_requested(self, event: BranchThread.Requested) -> None:
+        """A branch key in the pane: adopt, rename, archive, restore or delete that branch."""
+        if (session := self._session_or_say()) is not None:
+            session.branches.requested(event.conversation_id, event.action)
+
+    def on_adopt_card_open_branch(self, event: AdoptCard.OpenBranch) -> None:
+        """An adopt card's open key: show the adopted branch in the pane."""
+        if (session := self._session_or_say()) is not None:
+            session.branches.open(event.branch_id)
 
     def on_decision_requested(self, event: DecisionRequested) -> None:
         """A card or dialog decided on a plan."""

@@ -40,6 +40,7 @@ class PaletteCommand:
 
 _APP = "tunaflow_tui.app:TunaflowApp"
 _PANE = "tunaflow_tui.widgets.workspace:Workspace"
+_BRANCH = "tunaflow_tui.widgets.branch_thread:BranchThread"
 
 COMMANDS: tuple[PaletteCommand, ...] = (
     PaletteCommand("Approve plan", "Approve the plan waiting for approval: development starts",
@@ -86,6 +87,22 @@ COMMANDS: tuple[PaletteCommand, ...] = (
                    (_PANE, "pane.toggle")),
     PaletteCommand("Pin branch pane", "Pin the branch pane as a 50:50 split, or unpin it",
                    lambda s: s.panes.pin_pane(), (_PANE, "pane.pin")),
+    PaletteCommand("Branch from message",
+                   "Fork a branch at the selected message (else the last one) of the chat you are in",
+                   lambda s: s.branches.branch_from_selection(),
+                   ("tunaflow_tui.widgets.message_block:MessageBlock", "message.branch")),
+    PaletteCommand("Next branch", "Show the next active branch in the branch pane",
+                   lambda s: s.branches.cycle(), (_PANE, "pane.next")),
+    PaletteCommand("Adopt branch", "Summarize the branch in the pane and insert the summary into its parent",
+                   lambda s: s.branches.requested(None, "adopt"), (_BRANCH, "branch.adopt")),
+    PaletteCommand("Rename branch", "Give the branch in the pane another label",
+                   lambda s: s.branches.requested(None, "rename"), (_BRANCH, "branch.rename")),
+    PaletteCommand("Archive branch", "Move the branch in the pane to the Archive (read-only, messages kept)",
+                   lambda s: s.branches.requested(None, "archive"), (_BRANCH, "branch.archive")),
+    PaletteCommand("Restore branch", "Make the archived or adopted branch in the pane active again",
+                   lambda s: s.branches.requested(None, "restore"), (_BRANCH, "branch.restore")),
+    PaletteCommand("Delete branch", "Delete the branch in the pane (asks first; an active one's messages go too)",
+                   lambda s: s.branches.requested(None, "delete"), (_BRANCH, "branch.delete")),
     PaletteCommand("Open workflow", "Plans, subtasks, timeline, documents and usage",
                    lambda s: s.workers.run_ui(s.panes.open_workflow(), "open the workflow view"),
                    (_APP, "workflow.open")),
@@ -95,8 +112,9 @@ COMMANDS: tuple[PaletteCommand, ...] = (
                    lambda s: s.project.cancel_agent(), (_APP, "agent.cancel")),
     PaletteCommand("Open native CLI", "Continue this conversation in the engine's own CLI; come back when it exits",
                    lambda s: s.tools.open_native_cli()),
-    PaletteCommand("Switch engine", "Pick another engine for the Architect; its next turn gets the context pack",
-                   lambda s: s.tools.switch_engine()),
+    PaletteCommand("Switch engine", "Pick another engine for the Architect, or for the branch in focus in the "
+                   "pane; its next turn gets the context pack",
+                   lambda s: s.switch_engine()),
     PaletteCommand("Change theme", "Built-in tunaflow themes and your own theme files",
                    lambda s: s.tools.change_theme()),
     PaletteCommand("Search", "Search every conversation and branch; open a hit where it was written",

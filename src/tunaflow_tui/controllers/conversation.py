@@ -11,6 +11,8 @@ import asyncio
 from typing import TYPE_CHECKING
 
 from tunaflow_tui.controllers.sources import message_view, speaker_label
+from tunaflow_tui.core.terminal_text import neutralize
+from tunaflow_tui.runtime.branching import BranchError
 from tunaflow_tui.viewmodels.chat import MessageView
 from tunaflow_tui.widgets import arming
 
@@ -22,6 +24,22 @@ if TYPE_CHECKING:
     from tunaflow_tui.runtime.events import MessageActivity, MessageDelta, MessageStarted, ToolActivity
     from tunaflow_tui.runtime.runtime import WorkflowRuntime
     from tunaflow_tui.widgets.chat_view import ChatView
+
+def recipient_of(runtime: WorkflowRuntime, conversation_id: str) -> str:
+    """Who answers what is typed in a conversation: ``Architect (claude)``, or nobody and why."""
+    architect = runtime.settings.roles.architect
+    if conversation_id == "main":
+        return f"Architect ({architect})"
+    branch_id = conversation_id.removeprefix("branch:")
+    branch = runtime.store.get_branch(int(branch_id)) if branch_id.isdigit() else None
+    if branch is None:
+        return "nobody (this branch no longer exists)"
+    if branch.is_read_only:
+        return f"nobody (this branch is {branch.status} and read-only)"
+    if branch.kind != "general":
+        return "nobody (the workflow drives this branch)"
+    return f"Architect ({branch.engine or architect}) in branch {branch.id}"
+
 
 TYPING_PAUSE = 1.5
 """Seconds after a key in the composer during which the user counts as typing: a card arriving then
@@ -46,7 +64,8 @@ class ConversationController:
         self._sources = sources
         self._panes = panes
         self._workers = workers
-        self._send_lock = asyncio.Lock()
+        self._send_locks: dict[str, asyncio.Lock] = {}
+        """One per conversation: main and a branch answer at once; a second message in one waits."""
         self._sent_at = 0.0
         self.finished: tuple[str, str] | None = None
         """(conversation, who) of the last reply that finished, until the user is told."""
@@ -58,9 +77,7 @@ class ConversationController:
 
     def recipient(self, conversation_id: str) -> str:
         """Who receives what is typed in that conversation."""
-        if conversation_id != "main":
-            return "nobody (this branch is read-only here)"
-        return f"Architect ({self._runtime.settings.roles.architect})"
+        return recipient_of(self._runtime, conversation_id)
 
     def send(self, conversation_id: str, text: str) -> None:
         """Send ``text`` to the Architect in ``conversation_id`` (after any message still being answered)."""
@@ -72,10 +89,15 @@ class ConversationController:
         self._workers.run_agent(self._retry(message_id), "retry the turn")
 
     async def _send(self, conversation_id: str, text: str) -> None:
-        if self._send_lock.locked():
-            self._app.notify("The Architect is still answering; your message goes next.")
-        async with self._send_lock:
-            await self._runtime.send_user_message(text, conversation_id)
+        lock = self._send_locks.setdefault(conversation_id, asyncio.Lock())
+        if lock.locked():
+            where = "" if conversation_id == "main" else " in this branch"
+            self._app.notify(f"The Architect is still answering{where}; your message goes next.")
+        async with lock:
+            try:
+                await self._runtime.send_user_message(text, conversation_id)
+            except BranchError as error:
+                self._app.notify(f"Not sent: {neutralize(str(error))}", severity="warning", timeout=8)
 
     async def _retry(self, message_id: int) -> None:
         record = self._runtime.store.get_message(message_id)

@@ -11,9 +11,10 @@ from typing import TYPE_CHECKING
 
 from textual.widgets import OptionList
 
-from tunaflow_tui.controllers import plan_views
+from tunaflow_tui.controllers import branch_views, plan_views
 from tunaflow_tui.core.workflow.phases import Phase
 from tunaflow_tui.screens.workflow import WorkflowScreen
+from tunaflow_tui.widgets.branch_thread import BranchThread
 from tunaflow_tui.widgets.chat_view import ChatView
 from tunaflow_tui.widgets.sidebar import Sidebar
 
@@ -22,7 +23,7 @@ if TYPE_CHECKING:
     from tunaflow_tui.controllers.sources import MessageSources
     from tunaflow_tui.controllers.workers import Workers
     from tunaflow_tui.runtime.runtime import WorkflowRuntime
-    from tunaflow_tui.viewmodels.plans import PlanSummaryView
+    from tunaflow_tui.viewmodels.plans import BranchView, PlanSummaryView
 
 BRANCH_WINDOW = 30
 """Messages a branch shows when it opens in the pane."""
@@ -48,11 +49,13 @@ class PaneController:
         self.branch_conversation: str | None = None
         """The conversation the branch pane shows (``branch:{id}``), if any."""
         self._branch_chat: ChatView | None = None
+        self.live: dict[int, int] = {}
+        """Branch id → how many agents are writing in it now (the tree's and the header's live mark)."""
 
     # ------------------------------------------------------------------ sidebar
     async def mount_sidebar(self) -> None:
         """Put the sidebar in its slot, filled from the store."""
-        sections = await asyncio.to_thread(plan_views.sidebar_sections, self._store)
+        sections = await asyncio.to_thread(plan_views.sidebar_sections, self._store, tuple(self.live))
         await self._app.query_one("#sidebar").mount(Sidebar(sections, id="project-sidebar"))
 
     async def refresh_sidebar(self) -> None:
@@ -60,7 +63,7 @@ class PaneController:
         sidebars = list(self._app.query(Sidebar))
         if not sidebars:
             return
-        sections = await asyncio.to_thread(plan_views.sidebar_sections, self._store)
+        sections = await asyncio.to_thread(plan_views.sidebar_sections, self._store, tuple(self.live))
         for sidebar in sidebars:
             sidebar.update(sections)
 
@@ -70,7 +73,7 @@ class PaneController:
             self._app.show_branch_pane(False)
             self._app.composer.focus_input()
         elif event.kind == "branch" and isinstance(event.id, int):
-            self._workers.run_ui(self.open_branch(event.id), "open the branch")
+            self._workers.run_ui(self.open_branch(event.id, focus=True), "open the branch")
         elif event.kind == "plan" and isinstance(event.id, int):
             self._workers.run_ui(self.open_workflow(focus_plan=event.id), "open the workflow view")
 
@@ -89,19 +92,104 @@ class PaneController:
             return self.branch_conversation
         return None
 
-    async def open_branch(self, branch_id: int, *, reveal: bool = True) -> None:
-        """Show a branch's shadow conversation (read-only) in the branch pane."""
-        view = plan_views.branch_view(self._store, branch_id)
+    def _branch_view(self, branch_id: int) -> BranchView | None:
+        return branch_views.branch_view(self._store, branch_id, live=branch_id in self.live,
+                                        default_engine=self._runtime.settings.roles.architect)
+
+    async def open_branch(self, branch_id: int, *, reveal: bool = True, focus: bool = False) -> None:
+        """Show a branch in the branch pane: its chat and, while it is active, its own composer.
+
+        ``reveal`` opens a hidden pane as a drawer; ``focus`` puts the cursor in the branch's composer
+        (in its chat when it is read-only).
+        """
+        view = self._branch_view(branch_id)
         if view is None:
             self._app.notify("That branch no longer exists.", severity="warning")
             return
         cid = f"branch:{branch_id}"
         chat = ChatView(self._sources.of(cid), window=BRANCH_WINDOW)
+        thread = BranchThread(cid, chat, self._recipient(cid), read_only=self._read_only_note(view),
+                              restorable=view.read_only, cursor_blink=self._app.composer_cursor_blink)
         self.branch_conversation = cid
         self._branch_chat = chat
-        await self._app.workspace.pane.show(view, chat)
-        if reveal and self._app.workspace.mode == "hidden":
-            self._app.workspace.mode = "drawer"
+        await self._app.workspace.pane.show(view, thread)
+        workspace = self._app.workspace
+        if reveal and workspace.mode == "hidden":
+            workspace.mode = "drawer"
+        if reveal and workspace.mode == "pinned" and workspace.narrow:
+            workspace.showing_pane = True
+        if focus:
+            composer = thread.composer
+            if composer is not None:
+                composer.focus_input()
+            else:
+                chat.focus()
+
+    def _recipient(self, conversation_id: str) -> str:
+        from tunaflow_tui.controllers.conversation import recipient_of
+
+        return recipient_of(self._runtime, conversation_id)
+
+    def _read_only_note(self, view: BranchView) -> str:
+        """Why the branch takes no message here (empty when it does)."""
+        from tunaflow_tui.keyhints import key_for
+        from tunaflow_tui.widgets.message_block import MessageBlock
+
+        branch_key = key_for(self._app, MessageBlock, "message.branch", "b", words=True)
+        if view.read_only:
+            restore = key_for(self._app, BranchThread, "branch.restore", "u", words=True)
+            return f"This branch is {view.status} and read-only: {restore} restores it to continue it."
+        if view.mode == "roundtable" and view.kind == "general":
+            return (f"The roundtable's seats answer here. Select a message and press {branch_key} to fork it "
+                    "and talk about it.")
+        if view.kind != "general" or view.mode != "chat":
+            return (f"The workflow drives this branch. Select a message and press {branch_key} to fork it "
+                    "and talk about it.")
+        return ""
+
+    async def branch_changed(self, branch_id: int) -> None:
+        """A branch's label, engine or status changed: the pane follows when it shows that branch.
+
+        The header and the composer's recipient change in place (a draft in the composer stays); a
+        branch that became read-only, or writable again, is shown anew.
+        """
+        cid = f"branch:{branch_id}"
+        if self.branch_conversation != cid:
+            return
+        view = self._branch_view(branch_id)
+        if view is None:
+            await self.close_branch()
+            return
+        found = self._app.workspace.pane.query(BranchThread)
+        thread = found.first() if found else None
+        if thread is None or thread.read_only != self._read_only_note(view):
+            await self.open_branch(branch_id, reveal=False, focus=self.branch_in_focus() is not None)
+            return
+        self._app.workspace.pane.update_view(view)
+        if thread.composer is not None:
+            thread.composer.recipient = self._recipient(cid)
+
+    async def close_branch(self) -> None:
+        """Show no branch (the one shown was deleted); a pane with the focus hands it to the chat."""
+        self.branch_conversation = None
+        self._branch_chat = None
+        workspace = self._app.workspace
+        if workspace.pane.has_focus_within:
+            self._app.action_focus_chat()
+        await workspace.pane.clear()
+
+    async def live_changed(self, conversation_id: str, writing: bool) -> None:
+        """An agent started (``writing``) or stopped writing in a branch: the live marks follow."""
+        branch_id = int(conversation_id.removeprefix("branch:"))
+        before = self.live.get(branch_id, 0)
+        after = max(0, before + (1 if writing else -1))
+        if after:
+            self.live[branch_id] = after
+        else:
+            self.live.pop(branch_id, None)
+        if bool(before) != bool(after):  # the mark came or went
+            await self.refresh_sidebar()
+            self.refresh_branch_header()
 
     async def branch_started(self, conversation_id: str) -> None:
         """An agent started in a branch: show it in the pane unless the user looks at another one."""
@@ -128,7 +216,7 @@ class PaneController:
         """The pane's header as the branch is now (its status may have changed)."""
         if self.branch_conversation is None:
             return
-        view = plan_views.branch_view(self._store, int(self.branch_conversation.removeprefix("branch:")))
+        view = self._branch_view(int(self.branch_conversation.removeprefix("branch:")))
         if view is not None:
             self._app.workspace.pane.update_view(view)
 

@@ -7,7 +7,7 @@ names) is made inert here, once, with :func:`neutralize`: the widgets draw views
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
 
 from tunaflow_tui.core.storage import Store
@@ -252,33 +252,31 @@ def plan_summary(store: Store, plan: PlanRecord, project_dir: Path, failures: in
     )
 
 
-def branch_view(store: Store, branch_id: int) -> BranchView | None:
+def branch_view(store: Store, branch_id: int, *, live: bool = False) -> BranchView | None:
     """A branch for the pane header."""
-    branch = store.get_branch(branch_id)
-    if branch is None:
-        return None
-    return BranchView(branch.id, inert_line(branch.label), branch.kind, branch.mode, branch.status)
+    from tunaflow_tui.controllers.branch_views import branch_view as view
+
+    return view(store, branch_id, live=live)
 
 
-def _branch_item(branch: BranchRecord, badge: str) -> SidebarItem:
-    return SidebarItem("branch", branch.id, inert_line(branch.label), badge)
-
-
-def sidebar_sections(store: Store) -> SidebarSections:
+def sidebar_sections(store: Store, live: Collection[int] = ()) -> SidebarSections:
     """The sidebar: main conversation, active branches and roundtables, the archive, and every plan.
 
     A plan's implementation and review branches are branches; only a roundtable the user convened
     is listed under Roundtables (a review runs in a branch with mode ``roundtable``, but it is the
-    plan's review, not a discussion).
+    plan's review, not a discussion). Branches forked from branches are nested under them; ``live``
+    names the branches an agent is writing in.
     """
+    from tunaflow_tui.controllers.branch_views import tree_items
+
     branches = store.list_branches()
     active = [b for b in branches if b.status == "active"]
     return SidebarSections(
         conversations=(SidebarItem("conversation", "main", "Main"),),
-        branches=tuple(_branch_item(b, b.kind if b.kind != "general" else "")
-                       for b in active if not is_roundtable(b)),
-        roundtables=tuple(_branch_item(b, "") for b in active if is_roundtable(b)),
-        archive=tuple(_branch_item(b, b.status) for b in branches if b.status != "active"),
+        branches=tree_items((b for b in active if not is_roundtable(b)),
+                            lambda b: b.kind if b.kind != "general" else "", live),
+        roundtables=tree_items((b for b in active if is_roundtable(b)), lambda _b: "", live),
+        archive=tree_items((b for b in branches if b.status != "active"), lambda b: b.status, live),
         plans=tuple(SidebarItem("plan", p.id, inert_line(p.title), p.phase) for p in store.list_plans()),
     )
 

@@ -10,6 +10,7 @@ needs:
 - :class:`~tunaflow_tui.controllers.project.ProjectController` — git set-up, interrupted steps, cancel;
 - :class:`~tunaflow_tui.controllers.tools.ToolsController` — engines, native CLI, themes, context pack;
 - :class:`~tunaflow_tui.controllers.search.SearchController` — project search and opening a hit;
+- :class:`~tunaflow_tui.controllers.branches.BranchesController` — forking, talking in and adopting branches;
 - :class:`~tunaflow_tui.controllers.status.StatusController` and
   :class:`~tunaflow_tui.controllers.attention.AttentionController` — the status line and the bell.
 
@@ -26,6 +27,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from tunaflow_tui.controllers.attention import AttentionController
+from tunaflow_tui.controllers.branches import BranchesController
 from tunaflow_tui.controllers.bridge import RuntimeBridge, RuntimeUpdate
 from tunaflow_tui.controllers.conversation import ConversationController
 from tunaflow_tui.controllers.decisions import DecisionController
@@ -88,6 +90,7 @@ class ProjectSession:
         self.project: ProjectController
         self.tools: ToolsController
         self.search: SearchController
+        self.branches: BranchesController
         self._routes: dict[type[RuntimeEvent], Route] = {}
 
     @property
@@ -121,6 +124,7 @@ class ProjectSession:
                                          offer_git_init=self._offer_git_init)
         self.tools = ToolsController(app, runtime, self.workers, self.conversation_in_focus)
         self.search = SearchController(app, runtime, self.panes, self.workers)
+        self.branches = BranchesController(app, runtime, self.panes, self.conversation, self.workers)
         self._routes = {
             MessageStarted: self._stream_started,
             MessageDelta: self.conversation.stream_delta,
@@ -184,11 +188,15 @@ class ProjectSession:
     async def _stream_started(self, event: MessageStarted) -> None:
         await self.conversation.stream_started(event)
         self.status.agent_started(event)  # after the pane has followed it: the line knows whether it shows
+        if event.conversation_id.startswith("branch:"):
+            await self.panes.live_changed(event.conversation_id, True)
 
     async def _settled(self, event: MessageFinished | MessageAdded) -> None:
         if isinstance(event, MessageFinished):
             self.status.agent_finished(event)
         await self.conversation.settled(event.conversation_id, event.message_id)
+        if isinstance(event, MessageFinished) and event.conversation_id.startswith("branch:"):
+            await self.panes.live_changed(event.conversation_id, False)
 
     async def _plan_changed(self, event: PlanChanged) -> None:
         plan = self.store.get_plan(event.plan_id)
@@ -221,6 +229,14 @@ class ProjectSession:
     async def wait_idle(self, timeout: float = 30.0) -> None:
         """Wait until no agent work runs and every runtime update has reached the screen."""
         await self.workers.wait_idle(timeout)
+
+    def switch_engine(self) -> None:
+        """Pick the engine of the branch in focus, else the Architect's (main)."""
+        cid = self.conversation_in_focus()
+        if cid.startswith("branch:"):
+            self.branches.switch_engine(int(cid.removeprefix("branch:")))
+        else:
+            self.tools.switch_engine()
 
     def conversation_in_focus(self) -> str:
         """The branch in the pane when the pane has the focus, else the app's conversation."""

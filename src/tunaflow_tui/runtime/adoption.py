@@ -178,15 +178,22 @@ def record_text(branch: BranchRecord, summary: BranchSummary, count: int, diff_s
     return "\n".join(lines)
 
 
-async def adopt(rt: WorkflowRuntime, ref: str | int, *, summary: str | None = None) -> Adoption:
+async def adopt(rt: WorkflowRuntime, ref: str | int, *, summary: str | BranchSummary | None = None) -> Adoption:
     """Adopt a branch into its parent conversation with ``summary`` (None: :func:`summarize` writes one).
 
-    Refused (BranchError, nothing changed) for an unknown, adopted, archived or empty branch.
+    A :class:`BranchSummary` (one :func:`summarize` wrote, as the user confirmed it) keeps its source
+    and note on the record; a plain text counts as the caller's. Refused (BranchError, nothing
+    changed) for an unknown, adopted, archived or empty branch.
     """
     branch, messages = _adoptable(rt, ref)
-    chosen = BranchSummary(summary.strip(), "given") if summary is not None and summary.strip() else None
+    given = summary if isinstance(summary, BranchSummary) else None
+    wanted = summary.text if isinstance(summary, BranchSummary) else summary
+    text = wanted.strip() if wanted is not None else ""
+    chosen: BranchSummary | None = None
+    if text:
+        chosen = BranchSummary(text, given.source, given.engine, given.note) if given else BranchSummary(text, "given")
     if chosen is None:
-        if summary is not None:
+        if wanted is not None:
             raise BranchError("the summary is empty")
         chosen = await summarize(rt, branch.id)
     branch, messages = _adoptable(rt, branch.id)  # the summary took time: still adoptable?

@@ -423,7 +423,8 @@ class WorkflowRuntime:
         """A summary of the branch for adopting it (the summarizer's turn, or the cut last reply)."""
         return await adoption.summarize(self, branch_id)
 
-    async def adopt_branch(self, branch_id: int | str, *, summary: str | None = None) -> Adoption:
+    async def adopt_branch(self, branch_id: int | str, *,
+                           summary: str | adoption.BranchSummary | None = None) -> Adoption:
         """Adopt a branch into its parent with ``summary`` (None: the summarizer writes one)."""
         return await adoption.adopt(self, branch_id, summary=summary)
 

@@ -93,6 +93,11 @@ class FeedbackScreen(DialogScreen[str | None]):
         Binding("escape", "cancel", "Cancel", id="feedback.cancel"),
     ]
 
+    key_ids: ClassVar[tuple[str, str, str]] = ("feedback.editor", "feedback.cancel", "feedback.submit")
+    """The binding ids of (external editor, cancel, submit), named on the buttons."""
+    submit_words: ClassVar[str] = "Send"
+    empty_words: ClassVar[str] = "Write some feedback first, or press escape to cancel."
+
     def __init__(
         self,
         title: str = "Request plan revision",
@@ -115,9 +120,10 @@ class FeedbackScreen(DialogScreen[str | None]):
             yield area
             yield Static("", id="empty-hint")
             with Horizontal(id="buttons"):
-                yield Button(f"Edit in $EDITOR ({self._key('feedback.editor')})", id="editor")
-                yield Button(f"Cancel ({self._key('feedback.cancel')})", id="cancel")
-                yield Button(f"Send ({self._key('feedback.submit')})", id="submit", variant="primary")
+                editor, cancel, submit = self.key_ids
+                yield Button(f"Edit in $EDITOR ({self._key(editor)})", id="editor")
+                yield Button(f"Cancel ({self._key(cancel)})", id="cancel")
+                yield Button(f"{self.submit_words} ({self._key(submit)})", id="submit", variant="primary")
 
     def _key(self, binding_id: str) -> str:
         from tunaflow_tui.keyhints import key_for
@@ -136,7 +142,7 @@ class FeedbackScreen(DialogScreen[str | None]):
         """Send the feedback; empty feedback is refused with a hint."""
         text = self.text.strip()
         if not text:
-            self.query_one("#empty-hint", Static).update("Write some feedback first, or press escape to cancel.")
+            self.query_one("#empty-hint", Static).update(self.empty_words)
             return
         self.dismiss(text)
 

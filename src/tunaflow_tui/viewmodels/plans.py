@@ -129,6 +129,27 @@ class BranchView:
     kind: str = "general"
     mode: str = "chat"
     status: str = "active"
+    context: str = ""
+    """How a user's branch knows its parent: ``native fork`` or ``inherited context`` (empty: not known)."""
+    git_branch: str = ""
+    engine: str = ""
+    live: bool = False
+    """An agent is writing in the branch right now."""
+
+    @property
+    def read_only(self) -> bool:
+        """Adopted and archived branches take no message until restored."""
+        return self.status != "active"
+
+    @property
+    def details(self) -> str:
+        """``active · demo · git main`` and ``context: native fork`` (two lines) for a user's branch; the
+        plan's words for a plan's."""
+        if self.kind != "general" or self.mode != "chat":
+            return f"{self.description} · {self.status}"
+        parts = [self.status, self.engine, f"git {self.git_branch}" if self.git_branch else ""]
+        line = " · ".join(part for part in parts if part)
+        return f"{line}\ncontext: {self.context}" if self.context else line
 
     @property
     def description(self) -> str:
@@ -150,6 +171,12 @@ class SidebarItem:
     id: int | str
     label: str
     badge: str = ""
+    detail: str = ""
+    """A dim note after the label (a branch's git branch)."""
+    live: bool = False
+    """Something runs in it now (an agent writing in a branch): marked in the tree."""
+    children: tuple[SidebarItem, ...] = ()
+    """Items nested under this one (branches forked from a branch)."""
 
 
 @dataclass(frozen=True)

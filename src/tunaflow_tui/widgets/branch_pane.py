@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.containers import Vertical
 from textual.widget import Widget
 from textual.widgets import Static
@@ -12,7 +12,16 @@ from textual.widgets import Static
 if TYPE_CHECKING:
     from tunaflow_tui.viewmodels.plans import BranchView
 
-EMPTY_TEXT = "No branch open. An approved plan's implementation and review branches are listed in the sidebar: pick one."
+EMPTY_TEXT = ("No branch open. Select a message in the chat (escape, then up/down) and press {branch} to fork "
+              "a branch from it; branches are listed in the sidebar: pick one.")
+
+
+def empty_text(app: App[Any]) -> str:
+    """What the empty pane says, with the branch key as the keymap has it."""
+    from tunaflow_tui.keyhints import key_for
+    from tunaflow_tui.widgets.message_block import MessageBlock
+
+    return EMPTY_TEXT.format(branch=key_for(app, MessageBlock, "message.branch", "b", words=True))
 
 
 class BranchHeader(Static):
@@ -20,7 +29,7 @@ class BranchHeader(Static):
 
     DEFAULT_CSS = """
     BranchHeader {
-        height: 1; background: $panel; color: $text; padding: 0 1; text-style: bold;
+        height: auto; max-height: 3; background: $panel; color: $text; padding: 0 1; text-style: bold;
         text-wrap: nowrap; text-overflow: ellipsis;
     }
     """
@@ -32,12 +41,18 @@ class BranchHeader(Static):
             return
         from textual.content import Content
 
+        if view.kind != "general" or view.mode != "chat":  # a plan's branch: one line, the workflow's words
+            self.update(Content.assemble(("⎇ ", "bold"), (view.label, "bold"), ("  ", ""),
+                                         (view.details, "not bold dim")))
+            return
+        # a user's branch: the label, then how it knows its parent, its engine and git branch
         self.update(
             Content.assemble(
                 ("⎇ ", "bold"),
+                ("● " if view.live else "", "bold green"),
                 (view.label, "bold"),
-                ("  ", ""),
-                (f"{view.description} · {view.status}", "not bold dim"),
+                ("\n", ""),
+                (view.details, "not bold dim"),
             )
         )
 
@@ -61,7 +76,15 @@ class BranchPane(Vertical):
         header = BranchHeader(id="branch-header")
         header.show(None)
         yield header
-        yield Static(EMPTY_TEXT, id="branch-empty")
+        yield Static("", id="branch-empty", markup=False)
+
+    def on_mount(self) -> None:
+        # after the first frame: naming the key loads the message widgets, which the first frame does without
+        self.call_after_refresh(self._name_keys)
+
+    def _name_keys(self) -> None:
+        for empty in self.query("#branch-empty").results(Static):
+            empty.update(empty_text(self.app))
 
     async def show(self, view: BranchView, body: Widget) -> None:
         """Show a branch: its header, and `body` (for example a chat view of its shadow conversation)."""
@@ -87,4 +110,4 @@ class BranchPane(Vertical):
         for old in self.query("#branch-body"):
             await old.remove()
         if not self.query("#branch-empty"):
-            await self.mount(Static(EMPTY_TEXT, id="branch-empty"))
+            await self.mount(Static(empty_text(self.app), id="branch-empty", markup=False))

@@ -60,7 +60,8 @@ class ChatView(VerticalScroll):
 
     HELP = """\
 ## Chat
-- **up / down** move between messages (each message can be acted on when focused).
+- **escape** leaves the composer for the newest message; **up / down** then move the message cursor
+  (the focused message can be acted on: **b** forks a branch from it).
 - Scrolling to the top loads older messages, scrolling back down newer ones.
 - **home** jumps to the first message of the conversation (**ctrl+home** from the composer).
 - **end** jumps back to the newest message and follows new text again (**ctrl+end** from the composer).

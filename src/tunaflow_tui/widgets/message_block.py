@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.segment import Segment
+from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -305,12 +306,18 @@ class MessageBlock(Vertical, can_focus=True):
 - **r** retries a failed turn (when the error card offers it).
 - **enter** or **space** unfolds a record (a decision, a merge) to its details, and folds it again;
   a click on it does too.
+- **b** forks a branch from the message: it is the branch's checkpoint (a right click does the same).
+- **o** on an adopted branch's card opens that branch (read-only, under Archive) in the branch pane.
 """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("t", "toggle_tools", "Tools", id="message.tools"),
         Binding("r", "retry", "Retry", id="message.retry"),
         Binding("enter,space", "toggle_record", "Details", id="message.record"),
+        Binding("b", "branch", "Branch", id="message.branch",
+                tooltip="Fork a branch from this message (it becomes the branch's checkpoint)"),
+        Binding("o", "open_record", "Open branch", id="message.open",
+                tooltip="Open the branch an adopt record points to"),
     ]
 
     @dataclass
@@ -318,6 +325,17 @@ class MessageBlock(Vertical, can_focus=True):
         """The user asked to run the failed turn that produced this message again."""
 
         message_id: int
+
+    @dataclass
+    class BranchRequested(Message):
+        """The user asked to fork a branch with this message as its checkpoint."""
+
+        block: MessageBlock
+
+        @property
+        def message_id(self) -> int:
+            """The checkpoint message."""
+            return self.block.message_id
 
     def __init__(self, view: MessageView, *, id: str | None = None) -> None:
         record = record_card(view.meta) if view.status != "streaming" else None
@@ -372,6 +390,8 @@ class MessageBlock(Vertical, can_focus=True):
     def compose(self) -> ComposeResult:
         if self.record is not None:  # a record is its card: one line until unfolded
             self.record.hint_key = key_for(self.app, type(self), "message.record", "enter", words=True)
+            if hasattr(self.record, "open_key"):
+                self.record.open_key = key_for(self.app, type(self), "message.open", "o", words=True)
             yield self.record
             return
         yield Static(self._label_content(), classes="message-label", markup=False)
@@ -563,12 +583,34 @@ class MessageBlock(Vertical, can_focus=True):
             return bool(self.view.tools)
         if action == "toggle_record":
             return self.record is not None
+        if action == "branch":
+            return not self.is_streaming
+        if action == "open_record":
+            return isinstance(getattr(self.record, "branch_id", None), int)
         return True
 
     def action_toggle_record(self) -> None:
         """Unfold a record to its details, or fold it again."""
         if self.record is not None:
             self.record.toggle()
+
+    def action_open_record(self) -> None:
+        """Open what a record points to (an adopted branch)."""
+        opener = getattr(self.record, "open", None)
+        if callable(opener):
+            opener()
+
+    def action_branch(self) -> None:
+        """Ask for a branch forked from this message."""
+        if not self.is_streaming:
+            self.post_message(self.BranchRequested(self))
+
+    def on_click(self, event: events.Click) -> None:
+        """A right click on a message forks a branch from it (the mouse's way to the same key)."""
+        if event.button == 3:
+            event.stop()
+            self.focus()
+            self.action_branch()
 
     def action_toggle_tools(self) -> None:
         """Expand or collapse the tool lines."""

@@ -51,7 +51,11 @@ def _label(item: SidebarItem) -> Text:
     if item.badge:
         text.append(f"[{item.badge}]", style=PHASE_STYLES.get(item.badge, "bold"))
         text.append(" ")
+    if item.live:
+        text.append("● ", style="bold green")
     text.append(item.label)
+    if item.detail:
+        text.append(f"  {item.detail}", style="dim")
     return text
 
 
@@ -61,6 +65,16 @@ def _key(data: NodeData) -> tuple[str, str] | None:
     if isinstance(data, str):
         return ("section", data)
     return None
+
+
+def _add(parent: TreeNode[NodeData], item: SidebarItem) -> None:
+    """``item`` under ``parent``, with the items nested under it (expanded: the tree shows its depth)."""
+    if not item.children:
+        parent.add_leaf(_label(item), data=item)
+        return
+    node = parent.add(_label(item), data=item, expand=True)
+    for child in item.children:
+        _add(node, child)
 
 
 class SidebarTree(Tree[NodeData]):
@@ -137,7 +151,7 @@ class Sidebar(Vertical):
             if not items:
                 section.add_leaf(Text("none yet", style="dim italic"), data=None)
             for item in items:
-                section.add_leaf(_label(item), data=item)
+                _add(section, item)
         if tree.cursor_line < 0:
             tree.cursor_line = 0
 

@@ -58,6 +58,10 @@ class Workspace(Container):
 - **F6** / **ctrl+o** show or hide the branch pane (drawer).
 - **F7** / **ctrl+t** pin the pane as a 50:50 split, or unpin it.
 - **F8** / **ctrl+l** switch between the main chat and the pane when the window is narrow.
+- **F9** shows the next active branch in the pane.
+
+The pane shows one branch at a time with its own composer: what you type there goes to the branch,
+and main stays usable while the branch answers.
 """
 
     DEFAULT_CSS = """
@@ -80,7 +84,12 @@ class Workspace(Container):
                 tooltip="Pin the branch pane as a 50:50 split, or unpin it"),
         Binding("f8,ctrl+l", "switch_pane", "Switch chat/branch", id="pane.switch", group=PANE, priority=True,
                 tooltip="On narrow screens, switch between the main chat and the branch pane"),
+        Binding("f9", "next_branch", "Next branch", id="pane.next", group=PANE, priority=True, show=False,
+                tooltip="Show the next active branch in the pane"),
     ]
+
+    class NextBranch(Message):
+        """The user asked for the next active branch in the pane."""
 
     @dataclass
     class ModeChanged(Message):
@@ -170,6 +179,10 @@ class Workspace(Container):
                     f"on a narrow terminal; press {pin} to pin it.")
         return (f"The chat and the branch pane are side by side at this width; {switch} switches between "
                 f"them on terminals narrower than {NARROW_WIDTH} columns.")
+
+    def action_next_branch(self) -> None:
+        """Ask for the next active branch in the pane (the app's session knows the branches)."""
+        self.post_message(self.NextBranch())
 
     def action_toggle_pane(self) -> None:
         """Open the branch pane as a drawer, or hide it."""

@@ -12,6 +12,7 @@ from tunaflow_tui.core.workflow import Approve
 from tunaflow_tui.core.workflow.phases import Actor
 from tunaflow_tui.screens.decision import DecisionScreen
 from tunaflow_tui.subcommands.open import NOT_GIT_NOTE, project_notes
+from tunaflow_tui.widgets.branch_thread import BranchThread
 from tunaflow_tui.widgets.chat_view import ChatView
 from tunaflow_tui.widgets.plan_card import PlanProposalCard
 
@@ -82,8 +83,9 @@ async def test_branch_pane_shows_the_developer_and_toggles_and_pins(open_app) ->
         await pilot.pause()
         assert workspace.mode == "drawer"
         body = workspace.pane.body
-        assert isinstance(body, ChatView)
-        assert any(b.view.label.startswith("Developer") for b in body.blocks())
+        assert isinstance(body, BranchThread) and isinstance(body.chat, ChatView)
+        assert any(b.view.label.startswith("Developer") for b in body.chat.blocks())
+        assert body.composer is None and "The workflow drives this branch" in screen_text(app)
         assert "⎇ Implement: Add a word-frequency report" in screen_text(app)
         app.composer.focus_input()
         await pilot.press("f7")

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
+from tunaflow_tui.widgets.records.adopt import AdoptCard
 from tunaflow_tui.widgets.records.base import RecordCard
 from tunaflow_tui.widgets.records.decision import DecisionRecordCard
 
 RECORD_CARDS: dict[str, Callable[[Mapping[str, object]], RecordCard]] = {
     DecisionRecordCard.KIND: DecisionRecordCard,
+    AdoptCard.KIND: AdoptCard,
 }
 """The card of each record kind (add a kind: a module with a RecordCard subclass, and a line here)."""
 
