@@ -4,7 +4,7 @@ pytest-xdist's ``worksteal`` cuts the collected tests into one contiguous share 
 worker that ran out steal from the end of another's share. A long test late in a share keeps its
 worker busy while the other has nothing left, and the run lasts as long as that tail. So the tests
 that took longest in the earlier runs of this checkout (kept in pytest's cache, ``.pytest_cache``)
-or, in a fresh clone, those in the folders of whole app sessions and real terminals, go to the start
+and the untimed ones in the folders of whole app sessions and real terminals go to the start
 of the shares, one share after the other, longest first. Every other test keeps pytest-randomly's
 order (so the run is still in random order, replayable with its seed).
 """
@@ -21,7 +21,10 @@ LONG_S = 1.0
 """A test that took at least this long (set-up, call and tear-down, in seconds) counts as long."""
 
 LONG_FOLDERS = ("tests/e2e/", "tests/ui/app/")
-"""Where the long tests are when no earlier durations are known."""
+"""Where the long tests are, for the tests no earlier run timed."""
+
+UNTIMED_S = 5.0
+"""How long a test in :data:`LONG_FOLDERS` that no earlier run timed is taken to be."""
 
 T = TypeVar("T")
 
@@ -37,11 +40,10 @@ def share_starts(count: int, workers: int) -> list[int]:
 
 def long_first(ids: Sequence[str], durations: Mapping[str, float], workers: int) -> list[int]:
     """The order of ``ids`` (as indices) with the long ones at the starts of the workers' shares."""
-    if durations:
-        long = [i for i, nodeid in enumerate(ids) if durations.get(nodeid, 0.0) >= LONG_S]
-        long.sort(key=lambda i: -durations[ids[i]])
-    else:
-        long = [i for i, nodeid in enumerate(ids) if nodeid.startswith(LONG_FOLDERS)]
+    def took(nodeid: str) -> float:  # a test not timed yet: by its folder
+        return durations.get(nodeid, UNTIMED_S if nodeid.startswith(LONG_FOLDERS) else 0.0)
+
+    long = sorted((i for i, nodeid in enumerate(ids) if took(nodeid) >= LONG_S), key=lambda i: -took(ids[i]))
     if not long or workers < 2:  # one process: the order does not change how long the run takes
         return list(range(len(ids)))
     chosen = set(long)
