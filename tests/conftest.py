@@ -1,12 +1,46 @@
-"""Shared test set-up: a deterministic git identity and a clean environment for subprocesses."""
+"""Shared test set-up: a deterministic git identity, a clean environment for subprocesses, compiled
+modules kept between runs, and the long tests started first on the parallel workers."""
 
 from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+from long_first import CACHE_KEY, reorder
+
+# Keep compiled modules (tests with pytest's rewritten asserts, and tunaflow's own, which the app
+# processes started by the tests load too) even where PYTHONDONTWRITEBYTECODE is set: every worker
+# otherwise parses and compiles them again on every run. The caches are ignored by git.
+sys.dont_write_bytecode = False
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The long tests first, dealt out to the xdist workers (``long_first``); the rest as shuffled."""
+    cache = getattr(config, "cache", None)
+    durations = cache.get(CACHE_KEY, {}) if cache is not None else {}
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    items[:] = reorder(items, [item.nodeid for item in items], durations, workers)
+
+
+_took: dict[str, float] = {}
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Add up each test's set-up, call and tear-down time (in the main process under xdist)."""
+    _took[report.nodeid] = _took.get(report.nodeid, 0.0) + report.duration
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Keep this run's durations for the next run's order (the workers' reports reach the main process)."""
+    cache = getattr(session.config, "cache", None)
+    if cache is None or hasattr(session.config, "workerinput") or not _took:
+        return
+    durations = dict(cache.get(CACHE_KEY, {}))
+    durations.update({nodeid: round(seconds, 2) for nodeid, seconds in _took.items()})
+    cache.set(CACHE_KEY, durations)
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -78,6 +78,43 @@ def at_approval(demo_project: Path, approval_template: Path) -> Path:
     return Path(shutil.copytree(approval_template, demo_project, symlinks=True))
 
 
+@pytest.fixture(scope="session")
+def review_template(tmp_path_factory: pytest.TempPathFactory, approval_template: Path) -> Path:
+    """The approval template's plan approved and run through to its review verdict, once per test process.
+
+    The Developer's turn, the project's tests and both review seats run headless through the real
+    runtime, in the folder :func:`at_review` copies it back into for every test: git's worktree links
+    and the paths the store keeps hold there as they were made.
+    """
+    work = tmp_path_factory.getbasetemp() / "at-review"
+    project = work / "textstats"
+    shutil.copytree(approval_template, project, symlinks=True)
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        _user_dirs_in(monkeypatch, tmp_path_factory.mktemp("review-template-user"))
+        runtime = WorkflowRuntime(project, demo_settings(project))
+        try:
+            [plan] = runtime.store.list_plans()
+            asyncio.run(runtime.decide(plan.id, "approve"))
+            plan = runtime.get_plan(plan.id)
+            assert plan.pending_decision == "review", plan
+        finally:
+            runtime.close()
+    template = tmp_path_factory.getbasetemp() / "at-review-template"
+    shutil.copytree(work, template, symlinks=True)
+    return template
+
+
+@pytest.fixture
+def at_review(demo_project: Path, review_template: Path) -> Path:
+    """A project whose plan for :data:`REQUEST` was approved, implemented, tested and reviewed (a pass):
+    its verdict waits for the user. The project is at the same path in every test of a process (its
+    worktree and the store's paths point there): pass it to ``open_app(project=at_review)``."""
+    work = review_template.parent / "at-review"
+    shutil.rmtree(work, ignore_errors=True)
+    shutil.copytree(review_template, work, symlinks=True)
+    return work / "textstats"
+
+
 @pytest.fixture
 def open_app(demo_project: Path) -> Iterator[AppFactory]:
     """Build the integrated app on the demo project: (app, controller, runtime)."""

@@ -70,11 +70,10 @@ async def test_error_card_retry_runs_the_turn_again(tmp_path, monkeypatch) -> No
         runtime.close()
 
 
-async def test_branch_pane_shows_the_developer_and_toggles_and_pins(open_app) -> None:
-    app, controller, runtime = open_app()
+async def test_branch_pane_shows_the_developer_and_toggles_and_pins(open_app, at_review) -> None:
+    # the plan was approved and the Developer implemented it (seeded: its turns ran once, headless)
+    app, controller, runtime = open_app(project=at_review)
     async with app.run_test(size=(160, 40)) as pilot:
-        await send(pilot, app, REQUEST)
-        await pilot.press("a")
         await settle(pilot, app)
         workspace = app.workspace
         assert workspace.mode == "hidden"
@@ -125,11 +124,10 @@ async def test_sidebar_lists_plans_and_branches_and_opens_a_branch(open_app) -> 
         assert app.workspace.pane.view is not None
 
 
-async def test_workflow_view_lists_the_plan_with_ticked_subtasks(open_app) -> None:
-    app, _controller, _runtime = open_app()
+async def test_workflow_view_lists_the_plan_with_ticked_subtasks(open_app, at_review) -> None:
+    # the plan was approved, implemented and reviewed (seeded: its turns ran once, headless)
+    app, _controller, _runtime = open_app(project=at_review)
     async with app.run_test(size=(120, 40)) as pilot:
-        await send(pilot, app, REQUEST)
-        await pilot.press("a")
         await settle(pilot, app)
         await pilot.press("f3")
         await pilot.pause()

@@ -197,8 +197,7 @@ async def test_workflow_screen_hides_and_ignores_the_chat_column_keys(open_app) 
 
 
 async def _document_viewer_over_workflow(pilot, app) -> None:
-    await send(pilot, app, "Add a word frequency report")
-    app.controller.decisions.decide_by_name(Decision.APPROVE)  # the Developer and the review write the plan's documents
+    # the app is open on a reviewed plan (``at_review``): the Developer and the review wrote its documents
     await settle(pilot, app)
     assert app.query(ReviewVerdictCard), "the review verdict waits in the dock"
     app.composer.focus_input()
@@ -210,8 +209,8 @@ async def _document_viewer_over_workflow(pilot, app) -> None:
     assert isinstance(app.screen, DocumentScreen)
 
 
-async def test_f2_in_the_document_viewer_closes_it_and_the_workflow_view(open_app) -> None:
-    app, _controller, _runtime = open_app()
+async def test_f2_in_the_document_viewer_closes_it_and_the_workflow_view(open_app, at_review) -> None:
+    app, _controller, _runtime = open_app(project=at_review)
     async with app.run_test(size=(80, 24)) as pilot:
         await _document_viewer_over_workflow(pilot, app)
         await pilot.press("f2")
@@ -220,8 +219,8 @@ async def test_f2_in_the_document_viewer_closes_it_and_the_workflow_view(open_ap
         assert isinstance(app.focused, ReviewVerdictCard)
 
 
-async def test_jump_to_decision_from_the_palette_closes_the_document_viewer(open_app) -> None:
-    app, _controller, _runtime = open_app()
+async def test_jump_to_decision_from_the_palette_closes_the_document_viewer(open_app, at_review) -> None:
+    app, _controller, _runtime = open_app(project=at_review)
     async with app.run_test(size=(80, 24)) as pilot:
         await _document_viewer_over_workflow(pilot, app)
         await pilot.press("ctrl+p")
@@ -234,8 +233,8 @@ async def test_jump_to_decision_from_the_palette_closes_the_document_viewer(open
         assert isinstance(app.focused, ReviewVerdictCard)
 
 
-async def test_open_workflow_from_the_document_viewer_goes_back_to_the_one_view(open_app) -> None:
-    app, controller, _runtime = open_app()
+async def test_open_workflow_from_the_document_viewer_goes_back_to_the_one_view(open_app, at_review) -> None:
+    app, controller, _runtime = open_app(project=at_review)
     async with app.run_test(size=(80, 24)) as pilot:
         await _document_viewer_over_workflow(pilot, app)
         await controller.panes.open_workflow()  # as the palette's "Open workflow" does

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import subprocess
 
-from app_harness import posted, screen_text, send, settle
+from app_harness import posted, screen_text, settle
 from waiting import until
 
 from tunaflow_tui.widgets.done_card import DoneCard
@@ -17,8 +17,9 @@ def _git(project, *args: str) -> str:
 
 
 async def _to_done(pilot, app) -> DoneCard:
-    await send(pilot, app, REQUEST)
-    await pilot.press("a")
+    """Accept the waiting verdict (the app is open on ``at_review``): the plan is done."""
+    await settle(pilot, app)
+    await pilot.press("f2")
     await settle(pilot, app)
     await pilot.press("a")
     await settle(pilot, app)
@@ -27,8 +28,9 @@ async def _to_done(pilot, app) -> DoneCard:
     return card
 
 
-async def test_m_merges_the_plan_into_its_base(open_app, demo_project) -> None:
-    app, _controller, _runtime = open_app()
+async def test_m_merges_the_plan_into_its_base(open_app, at_review) -> None:
+    demo_project = at_review
+    app, _controller, _runtime = open_app(project=at_review)
     async with app.run_test(size=(120, 40)) as pilot:
         card = await _to_done(pilot, app)
         await pilot.press("m")
@@ -41,8 +43,9 @@ async def test_m_merges_the_plan_into_its_base(open_app, demo_project) -> None:
     assert _git(demo_project, "status", "--porcelain") == ""
 
 
-async def test_a_conflicting_merge_changes_nothing_and_says_so(open_app, demo_project) -> None:
-    app, _controller, runtime = open_app()
+async def test_a_conflicting_merge_changes_nothing_and_says_so(open_app, at_review) -> None:
+    demo_project = at_review
+    app, _controller, runtime = open_app(project=at_review)
     async with app.run_test(size=(120, 40)) as pilot:
         card = await _to_done(pilot, app)
         [plan] = runtime.store.list_plans()

@@ -230,16 +230,10 @@ async def test_tools_an_agent_used_are_shown_again_after_a_restart(open_app) -> 
         assert tools_summary(live) in screen_text(again)
 
 
-async def test_a_pending_review_verdict_comes_back_after_a_restart(open_app) -> None:
-    app, _controller, runtime = open_app()
-    async with app.run_test(size=(120, 40)) as pilot:
-        await send(pilot, app, REQUEST)
-        await pilot.press("a")
-        await settle(pilot, app)
-        assert runtime.store.list_plans()[0].pending_decision == "review"
-    runtime.close()
-
-    again, _controller, runtime = open_app()
+async def test_a_pending_review_verdict_comes_back_after_a_restart(open_app, at_review) -> None:
+    # approved, implemented and reviewed by an earlier run of tunaflow (seeded once, headless), which ended
+    again, _controller, runtime = open_app(project=at_review)
+    assert runtime.store.list_plans()[0].pending_decision == "review"
     async with again.run_test(size=(120, 40)) as pilot:
         await settle(pilot, again)
         [card] = list(again.query(ReviewVerdictCard))

@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-from app_harness import screen_text, send, settle
+from app_harness import screen_text, settle
 from holding_engine import holding_factory
 from waiting import until
 
 REQUEST = "Add a word frequency report"
 
 
-async def test_main_chat_answers_while_the_developer_streams(open_app) -> None:
+async def test_main_chat_answers_while_the_developer_streams(open_app, at_approval) -> None:
     factory, engine = holding_factory("developer")  # the Developer is mid-answer until released
     app, _controller, runtime = open_app(engine_factory=factory)
     async with app.run_test(size=(120, 40)) as pilot:
-        await send(pilot, app, REQUEST)
+        await settle(pilot, app)  # the Architect's proposal waits (``at_approval``: its turn ran once, headless)
         [plan] = runtime.store.list_plans()
         developing = app.run_worker(runtime.decide(plan.id, "approve"), exit_on_error=False)
         await until(pilot, lambda: "developer" in {m.persona for m in _streaming(runtime)}, "the Developer writing")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from app_harness import screen_text, send, settle
+from app_harness import screen_text, settle
 from holding_engine import holding_factory
 from waiting import until
 
@@ -18,12 +18,12 @@ def _ticks(text: str) -> list[str]:
     return re.findall(r"([✓·✗])\s+\d\. ", text)
 
 
-async def test_open_workflow_view_ticks_subtasks_live(open_app) -> None:
+async def test_open_workflow_view_ticks_subtasks_live(open_app, at_approval) -> None:
     # the Developer reports its first subtask done, then is still writing until released
     factory, engine = holding_factory("developer", after="<!-- tunaflow:subtask-done:1 -->\n\n")
     app, _controller, runtime = open_app(engine_factory=factory)
     async with app.run_test(size=(120, 40)) as pilot:
-        await send(pilot, app, REQUEST)
+        await settle(pilot, app)  # the Architect's proposal waits (``at_approval``: its turn ran once, headless)
         [plan] = runtime.store.list_plans()
         approving = app.run_worker(runtime.decide(plan.id, "approve"), exit_on_error=False)
         app.action_open_workflow()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app_harness import posted, screen_text, send, settle
+from app_harness import posted, screen_text, settle
 from waiting import until
 
 from tunaflow_tui.screens.worktree_setup import WorktreeSetupScreen
@@ -18,7 +18,10 @@ async def _armed(pilot, target) -> None:
 
 
 async def _setup_failed(pilot, app):
-    await send(pilot, app, REQUEST)
+    # the app is open on the Architect's proposal (``at_approval``); the user goes to its card
+    await settle(pilot, app)
+    await pilot.press("f2")
+    await settle(pilot, app)
     card = app.focused
     assert isinstance(card, PlanProposalCard)
     await _armed(pilot, card)
@@ -30,7 +33,7 @@ async def _setup_failed(pilot, app):
     return screen
 
 
-async def test_failed_setup_asks_and_skip_starts_the_developer(open_app) -> None:
+async def test_failed_setup_asks_and_skip_starts_the_developer(open_app, at_approval) -> None:
     app, _controller, runtime = open_app(worktree_setup=FAILING_SETUP)
     async with app.run_test(size=(120, 40)) as pilot:
         await _setup_failed(pilot, app)
@@ -47,7 +50,7 @@ async def test_failed_setup_asks_and_skip_starts_the_developer(open_app) -> None
         assert "Ran with: tunaflow's own Python" in screen_text(app)
 
 
-async def test_escape_leaves_it_for_later_and_f2_brings_it_back(open_app) -> None:
+async def test_escape_leaves_it_for_later_and_f2_brings_it_back(open_app, at_approval) -> None:
     app, _controller, runtime = open_app(worktree_setup=FAILING_SETUP)
     async with app.run_test(size=(120, 40)) as pilot:
         await _setup_failed(pilot, app)
@@ -60,7 +63,7 @@ async def test_escape_leaves_it_for_later_and_f2_brings_it_back(open_app) -> Non
         assert runtime.store.list_plans()[0].pending_decision == "setup_failed"
 
 
-async def test_open_a_shell_where_there_is_no_terminal_to_hand_over_says_so_and_asks_again(open_app) -> None:
+async def test_open_a_shell_where_there_is_no_terminal_to_hand_over_says_so_and_asks_again(open_app, at_approval) -> None:
     app, _controller, runtime = open_app(worktree_setup=FAILING_SETUP)
     async with app.run_test(size=(120, 40)) as pilot:
         first = await _setup_failed(pilot, app)
