@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 from tunaflow_tui.viewmodels.chat import MessageView
 from tunaflow_tui.widgets import message_block, stream_clock
-from tunaflow_tui.widgets.message_block import StreamTail
+from tunaflow_tui.widgets.markdown_stream import StreamTail
 from tunaflow_tui.widgets.stream_clock import GROW_INTERVAL, StreamClock
 
 
