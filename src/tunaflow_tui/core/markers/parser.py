@@ -14,6 +14,7 @@ wherever they stand, inside a block too: no block carries them.
 
 from __future__ import annotations
 
+import gc
 from dataclasses import dataclass, field
 
 from tunaflow_tui.core.markers.model import ImplComplete, Marker, ParseResult, SubtaskDone
@@ -160,7 +161,21 @@ def parse_markers(text: str, role: str | None = None) -> ParseResult:
 
     ``role`` is the writer's role (architect, developer, reviewer, verifier, synthesizer, user);
     ``None`` accepts every marker. Total and linear: never raises on any ``str``.
+
+    The cyclic garbage collector is paused while a message is parsed: a dense reply makes tens of
+    thousands of small records, none of them in a reference cycle (reference counting frees them), and
+    every few hundred of them would otherwise start a collection that walks the whole heap of the app.
     """
+    if not gc.isenabled():
+        return _parse_markers(text, role)
+    gc.disable()
+    try:
+        return _parse_markers(text, role)
+    finally:
+        gc.enable()
+
+
+def _parse_markers(text: str, role: str | None) -> ParseResult:
     comments = find_marker_comments(text)
     if not comments:
         return ParseResult((), text)
