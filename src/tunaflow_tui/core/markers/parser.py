@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from tunaflow_tui.core.markers.model import ImplComplete, Marker, ParseResult, SubtaskDone
 from tunaflow_tui.core.markers.proposal import read_proposal
-from tunaflow_tui.core.markers.quotes import CodeSpans, Fence, QuotedLines, find_fences
+from tunaflow_tui.core.markers.quotes import Fence, QuotedPositions, find_fences
 from tunaflow_tui.core.markers.roles import may_emit
 from tunaflow_tui.core.markers.scanner import (
     BLOCK_KINDS,
@@ -47,20 +47,22 @@ def _inert(comment: MarkerComment) -> str:
 
 def _classify(text: str, comments: list[MarkerComment]) -> tuple[list[MarkerComment], list[Fence]]:
     """Split comments into live ones (quote rule applied) and the wrapper fences chosen."""
-    spans, lines, fences = CodeSpans(text), QuotedLines(text), find_fences(text)
-    fi = 0
+    quotes, fences = QuotedPositions(text), find_fences(text)
+    in_code_span, on_quoted_line = quotes.in_code_span, quotes.on_quoted_line
+    fi, nfences = 0, len(fences)
     live: list[MarkerComment] = []
     fenced: dict[int, list[MarkerComment]] = {}
     for c in comments:
-        if spans.contains(c.start):
+        if in_code_span(c.start):
             continue
-        while fi < len(fences) and fences[fi].end <= c.start:
-            fi += 1
-        if fi < len(fences) and fences[fi].start <= c.start:
-            if fences[fi].may_wrap:
-                fenced.setdefault(fi, []).append(c)
-            continue
-        if not lines.contains(c.start):
+        if nfences:
+            while fi < nfences and fences[fi].end <= c.start:
+                fi += 1
+            if fi < nfences and fences[fi].start <= c.start:
+                if fences[fi].may_wrap:
+                    fenced.setdefault(fi, []).append(c)
+                continue
+        if not on_quoted_line(c.start):
             live.append(c)
     taken = {c.kind for c in live if c.kind in BLOCK_KINDS and not c.closing}
     wrappers: list[Fence] = []
