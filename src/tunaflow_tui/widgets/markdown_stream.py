@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING
 
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.segment import Segment
+from textual.strip import Strip
+from textual.visual import RichVisual, Visual
 from textual.widget import Widget
 
 if TYPE_CHECKING:
@@ -104,24 +106,105 @@ class MarkdownChunks:
         self._documents.append(markdown_renderable(source, self.code_theme))
         self._lines.append(None)
 
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+    def __len__(self) -> int:
+        return len(self._documents)
+
+    def lines_of(self, index: int, console: Console, options: ConsoleOptions) -> list[list[Segment]]:
+        """The rendered lines of document ``index`` at ``options.max_width`` (kept for that width)."""
         width = options.max_width
-        render_options = options.update(height=None)
+        cached = self._lines[index]
+        if cached is None or cached[0] != width:
+            lines = console.render_lines(self._documents[index], options.update(height=None), pad=False)
+            while lines and not any(segment.text.strip() for segment in lines[-1]):
+                lines.pop()
+            cached = self._lines[index] = (width, lines)
+        return cached[1]
+
+    def piece(self, index: int) -> _Piece:
+        """Document ``index`` as drawn here, with the blank line after it: the pieces one after
+        another draw exactly what this renderable draws."""
+        return _Piece(self, index)
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        for index in range(len(self._documents)):
+            yield from _Piece(self, index).__rich_console__(console, options)
+
+
+class _Piece:
+    """One document of a :class:`MarkdownChunks` and the blank line after it, as a Rich renderable."""
+
+    def __init__(self, chunks: MarkdownChunks, index: int) -> None:
+        self.chunks, self.index = chunks, index
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         new_line = Segment.line()
-        for index, document in enumerate(self._documents):
-            cached = self._lines[index]
-            if cached is None or cached[0] != width:
-                lines = console.render_lines(document, render_options, pad=False)
-                while lines and not any(segment.text.strip() for segment in lines[-1]):
-                    lines.pop()
-                cached = self._lines[index] = (width, lines)
-            if index:
-                yield new_line
-            for line in cached[1]:
-                yield from line
-                yield new_line
-        if self._documents:
+        for line in self.chunks.lines_of(self.index, console, options):
+            yield from line
             yield new_line
+        yield new_line
+
+
+class MarkdownLines(Widget):
+    """A widget that draws :class:`MarkdownChunks` and keeps each document's drawn lines.
+
+    Textual draws a widget by rendering its whole renderable again after each refresh, and measures
+    its height by rendering it once more: for a long answer, hundreds of lines each time a block is
+    sealed or the chat is laid out.  Here each document is turned into lines (styled as Textual would
+    style the whole) once per width and style, and the widget hands out the lines asked for; adding a
+    document draws only it, and the height is a count.
+    """
+
+    def __init__(self, chunks: MarkdownChunks, *, classes: str | None = None) -> None:
+        super().__init__(classes=classes)
+        self._chunks = chunks
+        self._strips: list[Strip] = []
+        self._strips_key: tuple[object, ...] | None = None
+        self._strips_done = 0
+
+    def render(self) -> MarkdownChunks:
+        return self._chunks
+
+    def _set_chunks(self, chunks: MarkdownChunks) -> None:
+        self._chunks, self._strips_key = chunks, None
+
+    def _own_drawing(self) -> bool:
+        """False when Textual's own drawing must be used (a text selection, non-default alignment)."""
+        return (
+            self.text_selection is None
+            and not self.screen._selecting
+            and self.styles.content_align == ("left", "top")
+        )
+
+    def strips_at(self, width: int) -> list[Strip]:
+        """Every line of the documents at ``width``, as Textual draws them (new documents drawn now)."""
+        style = self.visual_style
+        # The link style comes from this widget's own rules: they are the same while its styles are.
+        key = (width, style, self.styles._cache_key, self.auto_links, self._chunks)
+        if key != self._strips_key:
+            self._strips, self._strips_key, self._strips_done = [], key, 0
+        chunks = self._chunks
+        while self._strips_done < len(chunks):
+            piece = RichVisual(self, chunks.piece(self._strips_done))
+            self._strips.extend(Visual.to_strips(self, piece, width, None, style))
+            self._strips_done += 1
+        return self._strips
+
+    def line_count(self, width: int) -> int:
+        """Rows the documents take at ``width``."""
+        return len(self.strips_at(width)) if width > 0 else 0
+
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return self.line_count(width)
+
+    def render_line(self, y: int) -> Strip:
+        if not self._own_drawing():
+            return super().render_line(y)
+        width = self.size.width
+        self._dirty_regions.clear()
+        strips = self.strips_at(width)
+        if 0 <= y < min(len(strips), self.size.height):
+            return strips[y]
+        return Strip.blank(width, self.visual_style.rich_style)
 
 
 def keep_line_breaks(text: str) -> str:
@@ -152,7 +235,7 @@ def markdown_renderable(source: str, code_theme: str = "monokai") -> RichMarkdow
     return RichMarkdown(source, code_theme=code_theme, hyperlinks=False)
 
 
-class MarkdownBody(Widget):
+class MarkdownBody(MarkdownLines):
     """A message's Markdown as one widget (see the module docstring for why not a widget tree).
 
     Args:
@@ -166,8 +249,7 @@ class MarkdownBody(Widget):
     """
 
     def __init__(self, source: str = "", *, classes: str | None = None) -> None:
-        super().__init__(classes=classes)
-        self._chunks = MarkdownChunks([source])
+        super().__init__(MarkdownChunks([source]), classes=classes)
         self._source = source
 
     @property
@@ -175,12 +257,9 @@ class MarkdownBody(Widget):
         """The Markdown text shown."""
         return self._source
 
-    def render(self) -> MarkdownChunks:
-        return self._chunks
-
     def update(self, source: str) -> None:
         """Show ``source`` instead (parsed again as one document)."""
-        self._chunks = MarkdownChunks([source], code_theme=self._chunks.code_theme)
+        self._set_chunks(MarkdownChunks([source], code_theme=self._chunks.code_theme))
         self._source = source
         self.refresh(layout=True)
 
@@ -196,7 +275,7 @@ class MarkdownBody(Widget):
         self.refresh(layout=True)
 
 
-class StreamTail(Widget):
+class StreamTail(MarkdownLines):
     """The part of a streaming answer still being written: Rich Markdown in a number of rows it is granted.
 
     Redrawing it in the rows it has repaints only them; adding rows lays out the chat (see
@@ -212,8 +291,7 @@ class StreamTail(Widget):
     """
 
     def __init__(self, *, classes: str | None = None) -> None:
-        super().__init__(classes=classes)
-        self._chunks = MarkdownChunks()
+        super().__init__(MarkdownChunks(), classes=classes)
         self._rows = 0
         self._rows_width = 0
         self.out_of_step = False
@@ -224,14 +302,9 @@ class StreamTail(Widget):
         """The rows granted (the widget's content height)."""
         return self._rows
 
-    def render(self) -> MarkdownChunks:
-        return self._chunks
-
     def _rows_needed(self, width: int) -> int:
-        """Rows the text takes at ``width`` (as Textual counts a renderable's height)."""
-        app = self.app
-        options = app.console_options.update_width(width).update(highlight=False)
-        return sum(text.count("\n") for text, _, _ in app.console.render(self._chunks, options))
+        """Rows the text takes at ``width`` (drawn once: the lines counted are the lines shown)."""
+        return self.line_count(width)
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
         if width != self._rows_width:  # first layout or a new width: take the rows the text needs
@@ -240,7 +313,7 @@ class StreamTail(Widget):
 
     def show(self, source: str, *, grow: bool) -> None:
         """Draw ``source`` (already neutralised Markdown); take the rows it needs only if ``grow``."""
-        self._chunks = MarkdownChunks([source])
+        self._set_chunks(MarkdownChunks([source]))
         width = self._rows_width
         if not width:  # not laid out yet: the first layout sizes it
             self.refresh(layout=True)
