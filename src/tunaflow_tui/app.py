@@ -27,6 +27,7 @@ from textual.notifications import SeverityLevel
 from textual.theme import Theme
 from textual.widgets import Header, Static
 
+from tunaflow_tui.heap import freeze_loaded
 from tunaflow_tui.palette import TunaflowCommands
 from tunaflow_tui.viewmodels.chat import ListMessageSource, MessageSource, MessageView
 from tunaflow_tui.widgets.chat_view import ChatView
@@ -249,6 +250,7 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         ready = getattr(self.controller, "ready", None)
         if ready is not None:
             await ready()
+        self.call_after_refresh(freeze_loaded, "first frame")
 
     @property
     def chat_view(self) -> ChatView:
