@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, replace
-from typing import ClassVar
+from typing import ClassVar, cast
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -260,14 +260,15 @@ class MessageBlock(Vertical, can_focus=True):
     def _seal(self, cut: tuple[int, str | None]) -> None:
         """Move the tail's text up to ``cut`` into the body."""
         position, fence = cut
-        if not position:
+        bodies = self.query_children(".message-body")
+        if not position or not bodies:  # no body: the block is being taken down (the app quits)
             return
         text = self._live[:position]
         markdown = (f"{self._live_fence}\n" if self._live_fence else "") + text
         if fence is not None:
             markdown += f"{fence}\n"
             self._cut_code = True
-        self.query_one(".message-body", MarkdownBody).seal(markdown, text)
+        cast("MarkdownBody", bodies.first()).seal(markdown, text)
         self._live = self._live[position:]
         self._live_fence = fence
 
