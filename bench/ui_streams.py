@@ -199,8 +199,17 @@ def one_case(term: Terminal, streams: int, args: argparse.Namespace, env: dict[s
     term.send("C-u")
     time.sleep(0.3)
     latencies = type_keys(term, row, args.keys, args.gap)
-    rates = json.loads(stats.read_text()) if stats.exists() else []
-    return latencies, rates
+    return latencies, read_rates(stats)
+
+
+def read_rates(stats: Path) -> list[float]:
+    """The chunk rates the app last reported (the app of the case before may still be writing its own)."""
+    for _ in range(40):
+        try:
+            return json.loads(stats.read_text()) if stats.exists() else []
+        except ValueError:  # emptied by the previous case's app as it went: its next report comes
+            time.sleep(0.05)
+    return []
 
 
 def main() -> int:

@@ -27,6 +27,7 @@ from textual.notifications import SeverityLevel
 from textual.theme import Theme
 from textual.widgets import Header, Static
 
+from tunaflow_tui.heap import freeze_loaded
 from tunaflow_tui.palette import TunaflowCommands
 from tunaflow_tui.viewmodels.chat import ListMessageSource, MessageSource, MessageView
 from tunaflow_tui.widgets.chat_view import ChatView
@@ -264,6 +265,7 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         ready = getattr(self.controller, "ready", None)
         if ready is not None:
             await ready()
+        self.call_after_refresh(freeze_loaded, "first frame")
 
     @property
     def chat_view(self) -> ChatView:
@@ -333,7 +335,16 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         from tunaflow_tui.themes import for_color_system
 
         console = getattr(self, "console", None)  # asked for while the app is built, before the console
-        return for_color_system(theme, console.color_system if console is not None else None)
+        system = console.color_system if console is not None else None
+        # Asked for by every widget drawn (for its ANSI colours): the theme is adapted once per theme
+        # object and colour system, not on every draw.
+        cache: dict[tuple[str, str | None], tuple[Theme, Theme]] = self.__dict__.setdefault("_adapted_themes", {})
+        known = cache.get((theme_name, system))
+        if known is not None and known[0] is theme:
+            return known[1]
+        adapted = for_color_system(theme, system)
+        cache[(theme_name, system)] = (theme, adapted)
+        return adapted
 
     def action_change_theme(self) -> None:
         """Pick a theme (the palette's Theme command too); the choice is saved for the next start."""

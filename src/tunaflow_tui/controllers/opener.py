@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from tunaflow_tui.controllers.hangup import install_hangup_handlers
 from tunaflow_tui.core.terminal_text import neutralize
+from tunaflow_tui.heap import freeze_loaded
 from tunaflow_tui.viewmodels.chat import ListMessageSource, MessageSource
 
 if TYPE_CHECKING:
@@ -188,6 +189,7 @@ class ProjectOpener:
         queued, self._queued = self._queued, []
         for conversation_id, text in queued:
             session.send(conversation_id, text)
+        freeze_loaded("project open")  # the runtime, the store and the conversation are loaded
 
     async def wait_idle(self, timeout: float = 30.0) -> None:
         """Wait until the project is open, no agent runs and every event has reached the screen."""

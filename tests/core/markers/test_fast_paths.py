@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tunaflow_tui.core.markers import parse_markers, scanner, sections, verdict
+from tunaflow_tui.core.markers import parse_markers, proposal, scanner, sections, verdict
 from tunaflow_tui.core.markers.scanner import (
     BODY_STARTS,
     MarkerComment,
@@ -33,11 +33,11 @@ heading_lines = st.lists(st.sampled_from(HEADING_PIECES), max_size=8).map("".joi
 
 
 def _reference_split_heading(line: str, allowed: frozenset[str] | None) -> tuple[str, str] | None:
-    """split_heading with its first-character test switched off."""
+    """split_heading with its first-character test switched off (and its cache of lines passed by)."""
     saved = sections._NAME_STARTS
     sections._NAME_STARTS = _Everything()  # type: ignore[assignment]
     try:
-        return split_heading(line, allowed)
+        return split_heading.__wrapped__(line, allowed)
     finally:
         sections._NAME_STARTS = saved
 
@@ -78,10 +78,12 @@ def test_verdict_lines_without_a_label_word_are_passed_over_as_before(body: str)
     fast = verdict.read_verdict(body, accepted=True, raw=body, span=(0, len(body)), closed=True)
     saved = verdict._LABEL_IN_LINE
     verdict._LABEL_IN_LINE = re.compile("")  # every line goes through the full reading
+    verdict._verdict_line.cache_clear()  # (not the lines read before)
     try:
         full = verdict.read_verdict(body, accepted=True, raw=body, span=(0, len(body)), closed=True)
     finally:
         verdict._LABEL_IN_LINE = saved
+        verdict._verdict_line.cache_clear()
     assert fast == full
 
 
@@ -139,3 +141,36 @@ def test_spaced_and_cased_markers_still_count() -> None:
 
 def test_every_section_alias_starts_with_a_listed_character() -> None:
     assert all(alias[0] in sections._NAME_STARTS for alias in SECTION_ALIASES)
+
+
+LINE_READERS = [sections.split_heading, sections.list_item, verdict._verdict_line, verdict._key_value,
+                proposal._task_heading, proposal._heading_level]  # fmt: skip
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(heading_lines, verdict_lines), max_size=12))
+def test_remembered_lines_read_as_a_first_reading_does(lines: list[str]) -> None:
+    for line in lines + lines:  # the second time round every line comes from the cache
+        for reader in LINE_READERS:
+            assert reader(line) == reader.__wrapped__(line)
+    for line in lines:
+        for allowed in (None, frozenset({"title"}), verdict.VERDICT_SECTIONS):
+            assert split_heading(line, allowed) == split_heading.__wrapped__(line, allowed)
+
+
+def test_the_garbage_collector_runs_again_after_a_parse_and_stays_off_if_it_was() -> None:
+    import gc
+
+    text = "<!-- tunaflow:review-verdict -->\nverdict: pass\n<!-- tunaflow:impl-complete -->\n"
+    assert gc.isenabled()
+    assert parse_markers(text).markers
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        parse_markers(text)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    with pytest.raises(TypeError):
+        parse_markers(None)  # type: ignore[arg-type]
+    assert gc.isenabled()  # even when the parse fails

@@ -243,3 +243,25 @@ async def test_a_pending_review_verdict_comes_back_after_a_restart(open_app, at_
         await pilot.press("a")
         await settle(pilot, again)
         assert runtime.store.list_plans()[0].phase == "done"
+
+
+async def test_what_the_first_frame_and_the_opened_project_loaded_is_kept_out_of_full_collections(
+        demo_project, monkeypatch) -> None:
+    import gc
+
+    from tunaflow_tui import heap
+
+    monkeypatch.setattr(heap, "_frozen", set())  # as in a fresh process
+    before = gc.get_freeze_count()
+    app = open_project_app(demo_project, load=lambda: demo_settings(demo_project), cursor_blink=False)
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until(pilot, lambda: "first frame" in heap._frozen, "frozen after the first frame")
+            await app.controller.wait_opened()
+            await until(pilot, lambda: "project open" in heap._frozen, "frozen once the project is open")
+            assert gc.get_freeze_count() > before
+            frozen = gc.get_freeze_count()
+            assert not heap.freeze_loaded("project open")  # once per stage: nothing more is kept for good
+            assert gc.get_freeze_count() == frozen
+    finally:
+        app.controller.close()

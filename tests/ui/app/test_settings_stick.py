@@ -3,6 +3,7 @@ under 16 colours what waits for the user is not shown in the error colour."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -139,3 +140,21 @@ async def test_under_16_colours_a_question_is_not_drawn_in_the_error_colour(
         await pilot.pause()
         error = _border_colour(app)
         assert attention != error, f"{theme}: both are palette colour {error}"
+
+
+def test_a_theme_is_adapted_to_16_colours_once_and_again_when_it_is_replaced(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(constants, "COLOR_SYSTEM", "standard")
+    app = TunaflowApp(DemoChatController(), cursor_blink=False)
+    from tunaflow_tui import themes
+
+    calls: list[str] = []
+    adapt = themes.for_color_system
+    monkeypatch.setattr(themes, "for_color_system", lambda theme, system: calls.append(theme.name) or adapt(theme, system))
+    first = app.get_theme("textual-dark")
+    assert first is not None and app.get_theme("textual-dark") is first  # every widget drawn asks for it
+    assert calls.count("textual-dark") <= 1
+    calls.clear()
+    original = app.available_themes["textual-dark"]
+    app.register_theme(dataclasses.replace(original, primary="#ff0000"))  # the theme replaced: adapted anew
+    again = app.get_theme("textual-dark")
+    assert again is not None and again.primary == "#ff0000" and calls == ["textual-dark"]

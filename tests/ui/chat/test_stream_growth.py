@@ -6,7 +6,7 @@ from types import SimpleNamespace
 
 from tunaflow_tui.viewmodels.chat import MessageView
 from tunaflow_tui.widgets import message_block, stream_clock
-from tunaflow_tui.widgets.message_block import StreamTail
+from tunaflow_tui.widgets.markdown_stream import StreamTail
 from tunaflow_tui.widgets.stream_clock import GROW_INTERVAL, StreamClock
 
 
@@ -77,3 +77,22 @@ def test_the_clock_grants_one_growth_beat_per_interval(monkeypatch) -> None:
     assert clock.may_grow(GROW_INTERVAL / 4)  # after a quiet spell the shorter interval applies
     now[0] += GROW_INTERVAL
     assert clock.may_grow() and not clock.may_grow()
+
+
+async def test_a_block_taken_down_while_its_answer_streams_draws_nothing_and_raises_nothing(
+    make_app, monkeypatch
+) -> None:
+    now = [100.0]
+    clock = SimpleNamespace(monotonic=lambda: now[0])  # no tick comes but the one this test gives
+    monkeypatch.setattr(message_block, "time", clock)
+    monkeypatch.setattr(stream_clock, "time", clock)
+    app, _ = make_app([MessageView(1, "user", "You", "Go on.")])
+    async with app.run_test(size=(80, 24)) as pilot:
+        block = await app.chat_view.start_stream(_streaming(2))
+        await block.append("first")  # after a quiet spell: drawn at once
+        await block.append(" paragraph\n\nsecond paragraph\n\nthird")  # waits for the clock
+        await block.query_children(".message-body").remove()  # as when the app quits: children go first
+        now[0] += 1.0
+        await block.flush_pending(grow=True)  # the clock ticks once more, on a growth beat
+        await pilot.pause()
+        assert block.text == "first paragraph\n\nsecond paragraph\n\nthird"

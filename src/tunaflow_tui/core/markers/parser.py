@@ -14,11 +14,12 @@ wherever they stand, inside a block too: no block carries them.
 
 from __future__ import annotations
 
+import gc
 from dataclasses import dataclass, field
 
 from tunaflow_tui.core.markers.model import ImplComplete, Marker, ParseResult, SubtaskDone
 from tunaflow_tui.core.markers.proposal import read_proposal
-from tunaflow_tui.core.markers.quotes import CodeSpans, Fence, QuotedLines, find_fences
+from tunaflow_tui.core.markers.quotes import Fence, QuotedPositions, find_fences
 from tunaflow_tui.core.markers.roles import may_emit
 from tunaflow_tui.core.markers.scanner import (
     BLOCK_KINDS,
@@ -46,20 +47,22 @@ def _inert(comment: MarkerComment) -> str:
 
 def _classify(text: str, comments: list[MarkerComment]) -> tuple[list[MarkerComment], list[Fence]]:
     """Split comments into live ones (quote rule applied) and the wrapper fences chosen."""
-    spans, lines, fences = CodeSpans(text), QuotedLines(text), find_fences(text)
-    fi = 0
+    quotes, fences = QuotedPositions(text), find_fences(text)
+    in_code_span, on_quoted_line = quotes.in_code_span, quotes.on_quoted_line
+    fi, nfences = 0, len(fences)
     live: list[MarkerComment] = []
     fenced: dict[int, list[MarkerComment]] = {}
     for c in comments:
-        if spans.contains(c.start):
+        if in_code_span(c.start):
             continue
-        while fi < len(fences) and fences[fi].end <= c.start:
-            fi += 1
-        if fi < len(fences) and fences[fi].start <= c.start:
-            if fences[fi].may_wrap:
-                fenced.setdefault(fi, []).append(c)
-            continue
-        if not lines.contains(c.start):
+        if nfences:
+            while fi < nfences and fences[fi].end <= c.start:
+                fi += 1
+            if fi < nfences and fences[fi].start <= c.start:
+                if fences[fi].may_wrap:
+                    fenced.setdefault(fi, []).append(c)
+                continue
+        if not on_quoted_line(c.start):
             live.append(c)
     taken = {c.kind for c in live if c.kind in BLOCK_KINDS and not c.closing}
     wrappers: list[Fence] = []
@@ -160,7 +163,21 @@ def parse_markers(text: str, role: str | None = None) -> ParseResult:
 
     ``role`` is the writer's role (architect, developer, reviewer, verifier, synthesizer, user);
     ``None`` accepts every marker. Total and linear: never raises on any ``str``.
+
+    The cyclic garbage collector is paused while a message is parsed: a dense reply makes tens of
+    thousands of small records, none of them in a reference cycle (reference counting frees them), and
+    every few hundred of them would otherwise start a collection that walks the whole heap of the app.
     """
+    if not gc.isenabled():
+        return _parse_markers(text, role)
+    gc.disable()
+    try:
+        return _parse_markers(text, role)
+    finally:
+        gc.enable()
+
+
+def _parse_markers(text: str, role: str | None) -> ParseResult:
     comments = find_marker_comments(text)
     if not comments:
         return ParseResult((), text)

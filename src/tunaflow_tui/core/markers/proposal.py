@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import re
 import textwrap
+from functools import lru_cache
 from typing import Final
 
 from tunaflow_tui.core.markers.model import PlanProposal, Subtask
 from tunaflow_tui.core.markers.sections import (
+    LINE_CACHE,
     Section,
     items_of,
     list_item,
@@ -80,6 +82,7 @@ def _split_bold_lead(text: str) -> tuple[str, str]:
     return text.strip(), ""
 
 
+@lru_cache(maxsize=LINE_CACHE)
 def _task_heading(line: str) -> str | None:
     """The title of a ``### Task N — title`` heading line, or None."""
     stripped = line.strip()
@@ -181,6 +184,7 @@ def _unwrap_fence(lines: list[str]) -> list[str]:
     return lines
 
 
+@lru_cache(maxsize=LINE_CACHE)
 def _heading_level(line: str) -> bool:
     """A ``#`` heading, or a ``**Name**`` / ``**Name:**`` line alone, at the start of a line."""
     if line[:1] in (" ", "\t"):

@@ -123,33 +123,6 @@ def find_fences(text: str) -> tuple[Fence, ...]:
     return tuple(fences)
 
 
-class CodeSpans:
-    """Answers "is this position inside an inline code span?" for increasing positions.
-
-    Spans are computed once per line, only for lines that are asked about.
-    """
-
-    def __init__(self, text: str) -> None:
-        """Nothing is computed until asked."""
-        self._text = text
-        self._line_end = -1  # index of the current line's "\n" (or len(text))
-        self._starts: list[int] = []
-        self._spans: list[tuple[int, int]] = []
-
-    def contains(self, pos: int) -> bool:
-        """True if ``pos`` lies inside an inline code span of its line (positions must not decrease)."""
-        text = self._text
-        if pos > self._line_end:
-            start = text.rfind("\n", max(self._line_end, 0), pos) + 1
-            nl = text.find("\n", pos)
-            self._line_end = len(text) if nl == -1 else nl
-            self._spans = []
-            _inline_spans(text, start, self._line_end, self._spans)
-            self._starts = [a for a, _ in self._spans]
-        k = bisect_right(self._starts, pos) - 1
-        return k >= 0 and pos < self._spans[k][1]
-
-
 def _indent_width(line: str) -> int:
     """Columns of leading blanks (a tab advances to the next multiple of 4)."""
     body = line.lstrip(" ")
@@ -175,12 +148,12 @@ def _starts_list_item(line: str) -> bool:
 
 
 class QuotedLines:
-    """Answers "is this position on a block-quote line or inside an indented code block?".
+    """Answers "is this line a block-quote line or inside an indented code block?".
 
     A block-quote line starts (after at most 3 spaces) with ``>``. An indented code block is a run
     of lines indented 4 columns or more that a blank line separates from the text above, unless
     the nearest less-indented line above starts a list item (then it continues that item). A line
-    indented right under a paragraph continues the paragraph. Positions must not decrease; every
+    indented right under a paragraph continues the paragraph. Lines must come in order; every
     line is looked at a bounded number of times, so the work stays linear.
     """
 
@@ -196,14 +169,14 @@ class QuotedLines:
         self._last_blank = False
         self._last_list: bool | None = None
 
-    def contains(self, pos: int) -> bool:
-        """True if ``pos`` lies on a block-quote line or in an indented code block."""
-        if pos > self._line_end:
-            text = self._text
-            self._line_start = text.rfind("\n", max(self._line_end, 0), pos) + 1
-            nl = text.find("\n", pos)
-            self._line_end = len(text) if nl == -1 else nl
-            self._answer = self._decide(text[self._line_start : self._line_end])
+    def line_quoted(self, start: int, end: int) -> bool:
+        """True if the line ``text[start:end]`` is a block-quote line or in an indented code block.
+
+        Lines must be asked about in order (each after the line last asked about, or it again).
+        """
+        if end != self._line_end:
+            self._line_start, self._line_end = start, end
+            self._answer = self._decide(self._text[start:end])
         return self._answer
 
     def _decide(self, line: str) -> bool:
@@ -231,3 +204,49 @@ class QuotedLines:
         if under_list is None:
             return True
         return saw_blank and not under_list
+
+
+class QuotedPositions:
+    """Answers, for increasing positions, whether the line of each quotes it: in an inline code span,
+    on a block-quote line or in an indented code block.
+
+    The line of a position is found once and shared by both questions; its code spans and its quote
+    state are worked out only when asked, once per line.
+    """
+
+    def __init__(self, text: str) -> None:
+        """Nothing is computed until asked."""
+        self._text = text
+        self._size = len(text)
+        self._start = 0
+        self._end = -1  # index of the current line's "\n" (or len(text))
+        self._starts: list[int] | None = None
+        self._spans: list[tuple[int, int]] = []
+        self._lines = QuotedLines(text)
+
+    def _enter(self, pos: int) -> None:
+        text = self._text
+        self._start = text.rfind("\n", self._end if self._end > 0 else 0, pos) + 1
+        nl = text.find("\n", pos)
+        self._end = self._size if nl == -1 else nl
+        self._starts = None
+
+    def in_code_span(self, pos: int) -> bool:
+        """True if ``pos`` lies inside an inline code span of its line (positions must not decrease)."""
+        if pos > self._end:
+            self._enter(pos)
+        starts = self._starts
+        if starts is None:
+            self._spans = []
+            _inline_spans(self._text, self._start, self._end, self._spans)
+            starts = self._starts = [a for a, _ in self._spans]
+        if not starts:
+            return False
+        k = bisect_right(starts, pos) - 1
+        return k >= 0 and pos < self._spans[k][1]
+
+    def on_quoted_line(self, pos: int) -> bool:
+        """True if ``pos`` lies on a block-quote line or in an indented code block."""
+        if pos > self._end:
+            self._enter(pos)
+        return self._lines.line_quoted(self._start, self._end)

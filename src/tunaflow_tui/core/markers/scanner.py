@@ -85,6 +85,8 @@ def classify(compact: str) -> tuple[str, bool, int] | None:
 
 
 _UNSEEN: Final[tuple[str, bool, int]] = ("", False, -1)
+_OTHER: Final[tuple[str, bool, int]] = ("", False, -2)
+"""The shape of a comment that does not name tunaflow."""
 
 _SHAPES: Final[dict[str, tuple[str, bool, int] | None]] = {
     f"{slash}tunaflow:{kind}": (kind, bool(slash), 0)
@@ -99,21 +101,29 @@ def find_marker_comments(text: str) -> list[MarkerComment]:
 
     The same comments as :func:`iter_tunaflow_comments` finds, in one loop: a comment whose body
     cannot start with ``tunaflow`` is passed over by the regular expression, and each distinct body
-    is classified once.
+    (as written, then compacted) is read once.
     """
     found: list[MarkerComment] = []
     append = found.append
     shapes: dict[str, tuple[str, bool, int] | None] = dict(_SHAPES)
+    bodies: dict[str, tuple[str, bool, int] | None] = {}  # a body as written -> its shape, or _OTHER
     search = _CANDIDATE.search
     match = search(text)
     while match is not None:
-        compact = "".join(match.group(1).split()).casefold()
-        if not compact.startswith(_PREFIXES):
-            match = search(text, match.start() + 1)
-            continue
-        shape = shapes.get(compact, _UNSEEN)
+        body = match.group(1)
+        shape = bodies.get(body, _UNSEEN)
         if shape is _UNSEEN:
-            shape = shapes[compact] = classify(compact)
+            compact = "".join(body.split()).casefold()
+            if not compact.startswith(_PREFIXES):
+                shape = _OTHER
+            else:
+                shape = shapes.get(compact, _UNSEEN)
+                if shape is _UNSEEN:
+                    shape = shapes[compact] = classify(compact)
+            bodies[body] = shape
+        if shape is _OTHER:
+            match = search(text, match.start() + 1)  # a comment may start inside this one
+            continue
         if shape is not None:
             append(MarkerComment(match.start(), match.end(), *shape))
         match = search(text, match.end())

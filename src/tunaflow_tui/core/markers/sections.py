@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Final
 
 SECTION_ALIASES: Final[dict[str, str]] = {
@@ -51,6 +52,10 @@ SECTION_ALIASES: Final[dict[str, str]] = {
 }  # fmt: skip
 
 _MAX_NAME = 40
+LINE_CACHE: Final = 4096
+"""How many distinct lines the per-line readers remember.  They are pure functions of the line, and a
+long reply repeats its lines (``## Findings``, ``- none``, a template's labels): each distinct line is
+read once, however many blocks it appears in."""
 _PLAIN_NAME: Final = re.compile(r"[^\W\d_]+(?:[ _-][^\W\d_]+)*")
 #: What may precede a section name on its line: blanks, heading marks, emphasis, hyphens.
 _LEAD: Final = re.compile(r"[\s#*_`\-]*")
@@ -78,6 +83,7 @@ def _unbold(text: str) -> str:
     return text
 
 
+@lru_cache(maxsize=LINE_CACHE)
 def split_heading(line: str, allowed: frozenset[str] | None = None) -> tuple[str, str] | None:
     """``(section, rest_of_line)`` if ``line`` heads a section (one of ``allowed``, if given)."""
     # Most lines are prose: reject them on the first character their name could start with, before
@@ -132,6 +138,7 @@ def table_cells(line: str) -> list[str]:
     return [c.strip().replace("\\|", "|") for c in _UNESCAPED_PIPE.split(inner)]
 
 
+@lru_cache(maxsize=LINE_CACHE)
 def list_item(line: str) -> tuple[int, str] | None:
     """``(indent, text)`` if ``line`` starts a bullet or numbered list item."""
     stripped = line.lstrip(" \t")

@@ -17,11 +17,13 @@ look like scores (``- Quality: 2 - error handling missing``).
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Final
 
 from tunaflow_tui.core.markers.model import Consensus, ReviewVerdict, Scores, VerdictValue
 from tunaflow_tui.core.markers.sections import (
     BULLETS,
+    LINE_CACHE,
     SECTION_ALIASES,
     Section,
     items_of,
@@ -67,9 +69,11 @@ _LABEL_WORD: Final = re.compile("|".join(sorted(_VERDICT_LABELS)))
 _LABEL_IN_LINE = _LABEL_WORD
 """Looked for in a whole (case-folded) line first: a line without a label word states no verdict."""
 _VERDICT_SEPARATORS: Final = (":", "：", "—", "–", " - ", "=")
+_DIGITS: Final = re.compile("[0-9]+")
 _ITEM_SECTIONS: Final = frozenset({"findings", "recommendations"})
 
 
+@lru_cache(maxsize=LINE_CACHE)
 def _key_value(line: str) -> tuple[str, str] | None:
     """``(normalized key, value)`` of a ``key: value`` line, a bullet of one, or a table row."""
     text = line.strip()
@@ -140,6 +144,7 @@ def _verdict_word(text: str) -> VerdictValue | None:
     return None
 
 
+@lru_cache(maxsize=LINE_CACHE)
 def _verdict_line(text: str) -> tuple[str, bool] | None:
     """``(value, bare)`` if the (stripped) line states a verdict label; ``value`` is "" for a label alone.
 
@@ -192,16 +197,9 @@ def _leading_number(text: str) -> int | None:
 
 
 def _numbers(text: str) -> tuple[int, ...]:
-    out: list[int] = []
-    digits = ""
-    for ch in text + " ":
-        if ch.isascii() and ch.isdigit():
-            digits += ch
-        else:
-            if digits and len(digits) <= 6 and int(digits) > 0:
-                out.append(int(digits))
-            digits = ""
-    return tuple(dict.fromkeys(out))
+    """The distinct numbers 1–999999 written in ``text`` (runs of ASCII digits), in order."""
+    runs = (int(digits) for digits in _DIGITS.findall(text) if len(digits) <= 6)
+    return tuple(dict.fromkeys(number for number in runs if number > 0))
 
 
 def read_verdict(body: str, *, accepted: bool, raw: str, span: tuple[int, int], closed: bool) -> ReviewVerdict:
