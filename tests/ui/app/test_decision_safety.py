@@ -152,14 +152,14 @@ async def test_f2_focuses_the_card_with_its_keys_armed_at_once(open_app) -> None
 
 async def test_a_remapped_decision_key_in_the_arming_time_asks_to_press_again(open_app, arming_clock) -> None:
     app, _controller, runtime = open_app()
-    app.set_keymap({"plan.approve": "f9"})
+    app.set_keymap({"plan.approve": "f12"})
     async with app.run_test(size=(120, 40)) as pilot:
         card = await proposal_in_focus(pilot, app)
-        await pilot.press("f9")
+        await pilot.press("f12")
         await idle(pilot, app)
         assert card.view.decision is None and PRESS_AGAIN in notes(app)
         await armed(pilot, card, arming_clock)
-        await pilot.press("f9")
+        await pilot.press("f12")
         await idle(pilot, app)
         assert phase_and_pending(runtime) == ("review", "review")
 

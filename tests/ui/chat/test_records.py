@@ -52,9 +52,9 @@ async def test_enter_on_an_ordinary_message_unfolds_nothing() -> None:
 
 
 async def test_a_record_of_another_kind_shows_its_text() -> None:
-    other = MessageView(9, "system", "tunaflow", "Adopted branch 2 into main.", meta={"kind": "branch_adopt"})
+    other = MessageView(9, "system", "tunaflow", "A note of a kind this version does not draw.", meta={"kind": "kind_from_a_later_version"})
     app = chat_app([*CONVERSATION[:2], other, record(10, REVISION)])
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: app.chat_view.block_for(10) is not None, "the messages mounted")
         assert app.chat_view.block_for(9).record is None
-        assert "Adopted branch 2 into main." in screen_text(app)
+        assert "A note of a kind this version does not draw." in screen_text(app)
