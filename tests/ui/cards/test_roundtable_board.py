@@ -6,7 +6,13 @@ from __future__ import annotations
 import pytest
 from textual.app import App, ComposeResult
 
-from tunaflow_tui.widgets.roundtable_board import BoardState, RoundtableBoard, SeatBlock, SeatUsage, board_content
+from tunaflow_tui.widgets.roundtable_board import (
+    BoardState,
+    RoundtableBoard,
+    SeatBlock,
+    SeatUsage,
+    board_content,
+)
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
 
