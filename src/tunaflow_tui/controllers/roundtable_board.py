@@ -8,6 +8,7 @@ in all, the totals per round, and at the end the brief and the consensus card. T
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -19,8 +20,13 @@ if TYPE_CHECKING:
     from tunaflow_tui.runtime.roundtable_records import RoundtableEvent, SeatAnswer
 
 CONTROLS = "palette: Next round · Stop roundtable · Cancel seat · Re-run seat"
-_TABLES: dict[int, Roundtable] = {}
-LIVE: dict[int, RoundtableLive] = {}
+_LIVE: weakref.WeakKeyDictionary[ProjectSession, dict[int, RoundtableLive]] = weakref.WeakKeyDictionary()
+"""The roundtables started in each open project window, by branch id."""
+
+
+def live_of(session: ProjectSession, branch_id: int) -> RoundtableLive | None:
+    """The board keeper of the roundtable ``branch_id`` started in ``session``'s window."""
+    return _LIVE.get(session, {}).get(branch_id)
 
 
 def _usage(answer: SeatAnswer) -> SeatUsage:
@@ -77,8 +83,7 @@ class RoundtableLive:
         self.board = RoundtableBoard(board_state(table, running=False), id="roundtable-board")
         self.running = False
         table.subscribe(self._event)
-        _TABLES[table.branch.id] = table
-        LIVE[table.branch.id] = self
+        _LIVE.setdefault(session, {})[table.branch.id] = self
 
     async def attach(self) -> None:
         """Put the board at the top of the branch pane (above the answers)."""
@@ -105,7 +110,8 @@ def shown_table(session: ProjectSession) -> Roundtable | None:
     cid = session.panes.branch_conversation
     if cid is None or not cid.startswith("branch:"):
         return None
-    return _TABLES.get(int(cid.removeprefix("branch:")))
+    live = live_of(session, int(cid.removeprefix("branch:")))
+    return live.table if live is not None else None
 
 
 def _table_or_say(session: ProjectSession) -> Roundtable | None:
@@ -123,7 +129,7 @@ def next_round(session: ProjectSession) -> None:
     if table.running:
         session.app.notify("A round is running: wait for it, or stop it.", severity="warning")
         return
-    live = LIVE.get(table.branch.id)
+    live = live_of(session, table.branch.id)
 
     async def one_round() -> None:
         if live is not None:
@@ -187,7 +193,7 @@ def rerun_seat(session: ProjectSession) -> None:
         return
 
     def rerun(name: str) -> None:
-        live = LIVE.get(table.branch.id)
+        live = live_of(session, table.branch.id)
 
         async def again() -> None:
             await table.rerun_seat(name)
