@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING
 from tunaflow_tui.widgets.roundtable_board import BoardState, RoundtableBoard, SeatBlock, SeatUsage
 
 if TYPE_CHECKING:
+    from textual.widget import Widget
+
     from tunaflow_tui.controllers.session import ProjectSession
     from tunaflow_tui.runtime.roundtable import Roundtable
     from tunaflow_tui.runtime.roundtable_records import RoundtableEvent, SeatAnswer
@@ -91,10 +93,15 @@ class RoundtableLive:
         if self.board.is_attached:
             return
         body = pane.body
-        if body is not None and body.is_attached:
-            await pane.mount(self.board, before=body)
-        else:
-            await pane.mount(self.board)
+        if body is None or not body.is_attached:
+            return
+        await pane.mount(self.board, before=body)
+        # the board belongs to this roundtable's answers: when the pane shows another branch, it goes too
+        self.board.set_interval(0.25, lambda: self._follow(body))
+
+    def _follow(self, body: Widget) -> None:
+        if not body.is_attached and self.board.is_attached:
+            self.board.remove()
 
     def redraw(self) -> None:
         """Show the roundtable as stored now."""

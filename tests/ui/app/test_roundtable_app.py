@@ -60,7 +60,7 @@ async def test_the_board_shows_each_seat_live_and_the_controls_run_a_round_and_r
     from tunaflow_tui.controllers.roundtable_board import shown_table
     from tunaflow_tui.widgets.roundtable_board import RoundtableBoard
 
-    app, session, _runtime = open_app()
+    app, session, runtime = open_app()
     async with app.run_test(size=(140, 44)) as pilot:
         await settle(pilot, app)
         await run_from_palette(pilot, app, "Start roundtable")
@@ -102,3 +102,8 @@ async def test_the_board_shows_each_seat_live_and_the_controls_run_a_round_and_r
         after = {a.seat: a.message.id for a in table.answers() if a.round == nxt}
         assert after["alice"] == before["alice"], "only the re-run seat's answer is replaced"
         assert len(table.answers()) == 2 * nxt
+
+        other = runtime.store.create_branch(conversation_id="main", checkpoint_id=None, parent_branch_id=None,
+                                            mode="chat", kind="general", label="another branch")
+        await session.panes.open_branch(other.id)
+        await until(pilot, lambda: not app.query(RoundtableBoard), "the board leaving with its roundtable")
