@@ -9,8 +9,8 @@ topic is planted at a random place of a random answer of round 1 or 2.
 For round 3 (the first seat, which has no answer of this round before it) it measures, in the
 same run:
 
-* **context tokens**: the seat's whole prompt with the earlier rounds compressed (top-5 chunks by
-  cosine to the topic, ≥ 0.2, through the runtime's own ``EarlierRoundsRecall`` and a real
+* **context tokens**: the seat's whole prompt with the earlier rounds compressed (5 chunks scoring
+  ≥ 0.2 by cosine to the topic, picked for relevance and novelty (maximal marginal relevance), through the runtime's own ``EarlierRoundsRecall`` and a real
   project store), against the baseline — the same prompt with the full transcript (what a seat gets
   with no model). Goal: ≥ 80% fewer tokens.
 * **survival** of the planted fact in what the seat is sent, against a recency baseline of the

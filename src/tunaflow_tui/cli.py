@@ -49,6 +49,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         if command is None or command == name:
             module = importlib.import_module(f"tunaflow_tui.subcommands.{name}")
             module.add_arguments(sub)
+            sub.set_defaults(_usage_errors=sub)
     return parser
 
 
@@ -60,7 +61,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         args_list.insert(0, "open")
     chosen = args_list[0] if args_list[0] in SUBCOMMANDS else ""  # "": only the top-level options
     parser = build_parser(chosen)
-    args = parser.parse_args(args_list)
+    args, unknown = parser.parse_known_args(args_list)
+    if unknown:
+        # The subcommand's own parser reports it, so a subcommand with its own usage errors (exit 1,
+        # one line) says so for an unknown flag too; the others keep argparse's usage and exit 2.
+        reporter: argparse.ArgumentParser = getattr(args, "_usage_errors", parser)
+        reporter.error(f"unrecognized arguments: {' '.join(unknown)}")
+    if hasattr(args, "_usage_errors"):
+        del args._usage_errors
     module = importlib.import_module(f"tunaflow_tui.subcommands.{args.command}")
     try:
         return int(module.run(args))

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
+from types import ModuleType
 from typing import TYPE_CHECKING
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
@@ -25,6 +26,12 @@ def _start_roundtable(session: ProjectSession) -> None:
     from tunaflow_tui.controllers.roundtable import start_roundtable
 
     start_roundtable(session)
+
+
+def _roundtable_board() -> ModuleType:
+    from tunaflow_tui.controllers import roundtable_board
+
+    return roundtable_board
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +90,14 @@ COMMANDS: tuple[PaletteCommand, ...] = (
     PaletteCommand("Start roundtable",
                    "Several agents discuss one topic in rounds (the focused message is the topic)",
                    lambda s: _start_roundtable(s)),
+    PaletteCommand("Next round", "The roundtable in the pane runs one more round; your messages since are seen by all",
+                   lambda s: _roundtable_board().next_round(s)),
+    PaletteCommand("Stop roundtable", "Cancel the answering seats of the roundtable in the pane; no further seat starts",
+                   lambda s: _roundtable_board().stop(s)),
+    PaletteCommand("Cancel seat", "Cancel one answering seat of the roundtable in the pane; the others go on",
+                   lambda s: _roundtable_board().cancel_seat(s)),
+    PaletteCommand("Re-run seat", "Run one seat of the roundtable in the pane again; only its answer is replaced",
+                   lambda s: _roundtable_board().rerun_seat(s)),
     PaletteCommand("Toggle branch pane", "Show or hide the branch pane", lambda s: s.panes.toggle_pane(),
                    (_PANE, "pane.toggle")),
     PaletteCommand("Pin branch pane", "Pin the branch pane as a 50:50 split, or unpin it",

@@ -144,8 +144,16 @@ def test_an_unknown_flag_is_refused_before_anything_runs(harness: Harness,
     _configure(harness, **{"seat:a": [{"text": "Fine."}]})
     with pytest.raises(SystemExit) as exc:
         main(["roundtable", str(harness.project), "--topic", "t", "--seat", "a=fclaude", "--loud"])
-    assert exc.value.code == 2, "argparse's usage error, as for every subcommand"
-    assert "unrecognized arguments: --loud" in capsys.readouterr().err and _branches(harness) == 0
+    err = capsys.readouterr().err
+    assert exc.value.code == 1, "a usage error of tunaflow roundtable exits 1"
+    assert err == "tunaflow roundtable: unrecognized arguments: --loud\n" and _branches(harness) == 0
+
+
+def test_other_subcommands_keep_argparse_usage_for_an_unknown_flag(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["search", ".", "words", "--loud"])
+    err = capsys.readouterr().err
+    assert exc.value.code == 2 and err.startswith("usage: tunaflow search") and "unrecognized arguments: --loud" in err
 
 
 def test_a_path_that_is_not_a_directory_is_refused(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:

@@ -137,7 +137,7 @@ def test_a_chunk_that_repeats_a_better_one_gives_its_place_to_the_next() -> None
     import numpy as np
 
     from tunaflow_tui.core.memory.selection import LabelledChunk, select_relevant_chunks
-    from tunaflow_tui.runtime.roundtable_context import distinct_best
+    from tunaflow_tui.runtime.roundtable_context import diverse_best
 
     def unit(*values: float) -> np.ndarray:
         vector = np.zeros(384, dtype=np.float32)
@@ -149,6 +149,35 @@ def test_a_chunk_that_repeats_a_better_one_gives_its_place_to_the_next() -> None
               LabelledChunk("chen", 2, "the flag decides", unit(0.8, 0.0, 0.6)),
               LabelledChunk("ada", 2, "unrelated", unit(0.0, 1.0))]
     ranked = select_relevant_chunks(chunks, [unit(1.0)], top_n=len(chunks))
-    assert [c.chunk.text for c in distinct_best(ranked, keep=2)] == ["split now", "the flag decides"]
+    assert [c.chunk.text for c in diverse_best(ranked, keep=2)] == ["split now", "the flag decides"]
     plain_top_two = select_relevant_chunks(chunks, [unit(1.0)], top_n=2)
     assert [c.chunk.text for c in plain_top_two] == ["split now", "split now (again)"], "without it: the copy"
+
+
+def test_restatements_of_the_topic_do_not_crowd_out_the_passage_that_adds_a_fact() -> None:
+    import numpy as np
+
+    from tunaflow_tui.core.memory.selection import LabelledChunk, select_relevant_chunks
+    from tunaflow_tui.runtime.roundtable_context import diverse_best
+
+    def unit(*values: float) -> np.ndarray:
+        vector = np.zeros(384, dtype=np.float32)
+        vector[: len(values)] = values
+        return vector / np.linalg.norm(vector)
+
+    # five openings that restate the topic, each a little differently (no near copies: cosine < 0.92
+    # between them), and one decisive passage less close to the topic wording but saying something new
+    chunks = [LabelledChunk(seat, r, f"On the topic ({seat}, {r})", unit(1.0, 1.0, *([0.0] * k), 0.45))
+              for k, (seat, r) in enumerate([("ada", 1), ("bram", 1), ("chen", 1), ("ada", 2), ("bram", 2)])]
+    chunks.append(LabelledChunk("chen", 2, "ship behind FLAG-1 or the rollout is blocked", unit(0.6, 0, 0, 0, 0, 0, 0, 0, 0.8)))
+    topic = unit(1.0)
+    for a in chunks[:5]:
+        for b in chunks[:5]:
+            if a is not b:
+                assert float(np.dot(a.vector, b.vector)) < 0.92
+    ranked = select_relevant_chunks(chunks, [topic], top_n=len(chunks))
+    kept = [c.chunk.text for c in diverse_best(ranked, keep=5)]
+    assert "ship behind FLAG-1 or the rollout is blocked" in kept
+    assert len(kept) == 5 and kept[0].startswith("On the topic"), "the best restatement still leads"
+    plain = [c.chunk.text for c in select_relevant_chunks(chunks, [topic], top_n=5)]
+    assert "ship behind FLAG-1 or the rollout is blocked" not in plain, "by score alone it has no place"

@@ -91,10 +91,20 @@ def start_roundtable(session: ProjectSession) -> None:
 
 async def run_roundtable(session: ProjectSession, request: RoundtableRequest) -> Roundtable:
     """Convene the roundtable, show it in the branch pane and run its rounds; say how it went."""
+    from tunaflow_tui.controllers.roundtable_board import RoundtableLive
+
     table = Roundtable.convene(session.runtime, request.setup)
     await session.panes.refresh_sidebar()
     await session.panes.open_branch(table.branch.id)
-    results = await table.run(request.rounds)
+    live = RoundtableLive(session, table)
+    await live.attach()
+    live.running = True
+    live.redraw()
+    try:
+        results = await table.run(request.rounds)
+    finally:
+        live.running = False
+        live.redraw()
     await session.panes.refresh_sidebar()
     failed = sorted({answer.seat for result in results for answer in result.failed})
     note = f"; {', '.join(failed)} failed" if failed else ""

@@ -7,7 +7,8 @@
 characters and embedded with the local ONNX model once; the vectors are stored with the message
 (the ``message_chunks`` table the project search uses) and read back, never recomputed. The chunks
 most similar to the topic and the latest user turn (top 5, cosine ≥ 0.2) replace the transcript,
-labelled with speaker and round. Loading the model and embedding run on a worker thread. With no
+labelled with speaker and round; they are picked for relevance *and* novelty (:func:`diverse_best`),
+so five restatements of the topic do not crowd out the passage that adds a fact. Loading the model and embedding run on a worker thread. With no
 model, the seats get the full transcript, and the user is told once.
 """
 
@@ -36,6 +37,8 @@ if TYPE_CHECKING:
 MINIMAL_CONTEXT_TOKENS = 200
 DUPLICATE_COSINE = 0.92
 """Cosine above which a chunk only repeats one already kept for the next round."""
+RELEVANCE_WEIGHT = 0.7
+"""Weight of relevance against novelty when excerpts are picked (maximal marginal relevance)."""
 _PARAGRAPH = re.compile(r"\S(?:.*?\S)?(?=\n[ \t]*\n|\s*\Z)", re.DOTALL)
 NOTHING_RELEVANT = "(No passage of the earlier rounds is close enough to the topic to be repeated here.)"
 
@@ -77,26 +80,34 @@ def paragraph_chunks(text: str) -> list[Chunk]:
     return pieces
 
 
-def distinct_best(ranked: Sequence[SelectedChunk], keep: int = TOP_CHUNKS,
-                  same: float = DUPLICATE_COSINE) -> list[SelectedChunk]:
-    """The ``keep`` best-scoring chunks of ``ranked``, skipping a chunk that repeats a better one.
+def diverse_best(ranked: Sequence[SelectedChunk], keep: int = TOP_CHUNKS, *, relevance: float = RELEVANCE_WEIGHT,
+                 same: float = DUPLICATE_COSINE) -> list[SelectedChunk]:
+    """``keep`` chunks of ``ranked`` chosen for relevance and for saying something the others do not.
 
-    Seats restate each other; a near copy (cosine ≥ ``same`` with a chunk already kept) would take a
-    place and say nothing new. The result is in transcript order, like ``ranked``.
+    Maximal marginal relevance: each pick maximises ``relevance × score − (1 − relevance) × its
+    highest cosine with a chunk already picked``. Seats restate the topic and each other; five
+    restatements would fill every place and crowd out the one passage that adds a fact, so a chunk
+    close to one already kept must be clearly more relevant to win its place. A near copy (cosine ≥
+    ``same``) is never kept. The first pick is the best-scoring chunk; the result is in transcript
+    order, like ``ranked``.
     """
     import numpy as np
 
-    kept: list[SelectedChunk] = []
-    vectors: list[object] = []
-    for item in sorted(ranked, key=lambda chosen: (-chosen.score, chosen.position)):
+    candidates = sorted(ranked, key=lambda chosen: (-chosen.score, chosen.position))
+    units = []
+    for item in candidates:
         vector = np.asarray(item.chunk.vector, dtype=np.float32)
-        vector = vector / max(float(np.linalg.norm(vector)), 1e-12)
-        if any(float(np.dot(vector, other)) >= same for other in vectors):  # type: ignore[call-overload]
-            continue
-        kept.append(item)
-        vectors.append(vector)
-        if len(kept) == keep:
-            break
+        units.append(vector / max(float(np.linalg.norm(vector)), 1e-12))
+    closest = [0.0] * len(candidates)  # each candidate's highest cosine with a kept chunk
+    open_ = list(range(len(candidates)))
+    kept: list[SelectedChunk] = []
+    while open_ and len(kept) < keep:
+        best = max(open_, key=lambda i: (relevance * candidates[i].score - (1 - relevance) * closest[i], -i))
+        open_.remove(best)
+        kept.append(candidates[best])
+        for i in open_:
+            closest[i] = max(closest[i], float(np.dot(units[i], units[best])))
+        open_ = [i for i in open_ if closest[i] < same]
     return sorted(kept, key=lambda chosen: chosen.position)
 
 
@@ -186,4 +197,4 @@ class EarlierRoundsRecall:
         if latest_user_turn.strip():
             queries.append(self._query(latest_user_turn))
         ranked = select_relevant_chunks(chunks, queries, top_n=len(chunks))  # type: ignore[arg-type]
-        return render_selection(distinct_best(ranked)) or NOTHING_RELEVANT
+        return render_selection(diverse_best(ranked)) or NOTHING_RELEVANT

@@ -55,3 +55,58 @@ async def test_start_roundtable_sets_up_estimates_and_opens_the_branch_in_the_pa
         assert session.panes.branch_conversation == branch.shadow_conversation_id
         await until(pilot, lambda: not session.workers.agents_running(), "the rounds to end")
         assert runtime.store.list_memos(kind="roundtable_brief", branch_id=branch.id)
+
+
+async def test_the_board_shows_each_seat_live_and_the_controls_run_a_round_and_rerun_one_seat(open_app) -> None:
+    from textual.widgets import OptionList
+
+    from tunaflow_tui.controllers.roundtable_board import shown_table
+    from tunaflow_tui.widgets.roundtable_board import RoundtableBoard
+
+    app, session, runtime = open_app()
+    async with app.run_test(size=(140, 44)) as pilot:
+        await settle(pilot, app)
+        await run_from_palette(pilot, app, "Start roundtable")
+        await until(pilot, lambda: isinstance(app.screen, RoundtableSetupScreen), "the set-up form")
+        form = app.screen
+        form.query_one("#rt-topic", Input).value = "Should the report also list bigrams?"
+        form.query_one("#rt-rounds", Input).value = "1"
+        form.query_one("#rt-seats", TextArea).text = "alice=demo:proposer\nbob=demo:critic"
+        await pilot.click("#rt-start")
+        await until(pilot, lambda: not isinstance(app.screen, RoundtableSetupScreen), "the form closing")
+        await until(pilot, lambda: app.query(RoundtableBoard), "the board in the pane")
+        board = app.query_one(RoundtableBoard)
+        await until(pilot, lambda: not session.workers.agents_running() and "between rounds" in str(board.render()),
+                    "the round to end")
+        text = str(board.render())
+        assert "alice · demo · proposer" in text and "bob · demo · critic" in text, text
+        assert text.count("answered") == 2 and "between rounds" in text
+        table = shown_table(session)
+        assert table is not None
+        tokens = table.token_totals()["per_seat"]["alice"]
+        assert f"{tokens['input']:,} in / {tokens['output']:,} out" in text, "the seat's tokens, as stored"
+        assert "Round 1: " in text and "Brief ready" in text
+
+        done = table.last_round()
+        await run_from_palette(pilot, app, "Next round")
+        nxt = done + 1
+        await until(pilot, lambda: len(table.answers()) == 2 * nxt and not session.workers.agents_running(),
+                    "one more round answered by both seats")
+        await until(pilot, lambda: f"round {nxt} ·" in str(board.render()) and f"Round {nxt}: " in str(board.render()),
+                    "the board on the new round")
+
+        before = {a.seat: a.message.id for a in table.answers() if a.round == nxt}
+        await run_from_palette(pilot, app, "Re-run seat")
+        await until(pilot, lambda: app.screen.query(OptionList), "the seat picker")
+        await pilot.press("down", "enter")  # bob
+        await until(pilot, lambda: not session.workers.agents_running()
+                    and {a.seat: a.message.id for a in table.answers() if a.round == nxt}.get("bob") not in
+                    (None, before["bob"]), "bob's answer replaced")
+        after = {a.seat: a.message.id for a in table.answers() if a.round == nxt}
+        assert after["alice"] == before["alice"], "only the re-run seat's answer is replaced"
+        assert len(table.answers()) == 2 * nxt
+
+        other = runtime.store.create_branch(conversation_id="main", checkpoint_id=None, parent_branch_id=None,
+                                            mode="chat", kind="general", label="another branch")
+        await session.panes.open_branch(other.id)
+        await until(pilot, lambda: not app.query(RoundtableBoard), "the board leaving with its roundtable")
