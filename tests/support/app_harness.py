@@ -87,10 +87,15 @@ async def quiet(pilot: Any) -> None:
     await settle(pilot, pilot.app)
     pilot.app.clear_notifications()
 
-    def thumbs_in_place() -> bool:  # every scrollbar drawn where its view is
-        return all(view.vertical_scrollbar.position == view.scroll_y
-                   for view in pilot.app.screen.query(ScrollableContainer)
-                   if view.show_vertical_scrollbar and view.display)
+    def thumbs_in_place() -> bool:  # every scrollbar drawn where its view is, for the view's height now
+        stale = [view for view in pilot.app.screen.query(ScrollableContainer)
+                 if view.show_vertical_scrollbar and view.display and (
+                     view.vertical_scrollbar.position != view.scroll_y
+                     or view.vertical_scrollbar.window_virtual_size != view.virtual_size.height)]
+        for view in stale:  # the next frame lays the bar out again, as any key or resize would
+            view.refresh(layout=True)
+            view.vertical_scrollbar.refresh()
+        return not stale
 
     await until(pilot, thumbs_in_place, "the scrollbars to show where their views are")
     await pilot.pause()
