@@ -82,7 +82,8 @@ async def _adopt_editor(pilot: Any) -> None:
     pilot.app.controller.branches.requested(None, "adopt")
     # the editor waits for the user: no settling while it is open, only its summary
     await until(pilot, lambda: isinstance(pilot.app.screen, AdoptEditorScreen)
-                and bool(pilot.app.screen.query_one(TextArea).text), "the adopt editor with the summary")
+                and any(area.text for area in pilot.app.screen.query(TextArea)),  # composed, and filled
+                "the adopt editor with the summary")
     pilot.app.clear_notifications()
     await pilot.pause()
 
