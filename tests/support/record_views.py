@@ -11,7 +11,7 @@ from waiting import until
 
 from tunaflow_tui.app import TunaflowApp
 from tunaflow_tui.core.decision_records import record_markdown
-from tunaflow_tui.viewmodels.chat import ListMessageSource, MessageView
+from tunaflow_tui.viewmodels.chat import MessageView
 
 REVISION = {
     "kind": "decision", "event_id": 3, "event": "revision_requested", "plan_id": 1,
@@ -42,32 +42,6 @@ CONVERSATION = [
     MessageView(4, "assistant", "Architect · claude · sonnet", "Revision 2: a token bucket per client."),
     record(5, REWORK),
 ]
-
-
-class _Controller:
-    """Serves the messages; sends nothing."""
-
-    def __init__(self, messages: list[MessageView]) -> None:
-        self.source = ListMessageSource(messages)
-
-    def attach(self, app: TunaflowApp) -> None:
-        pass
-
-    def message_source(self, conversation_id: str) -> ListMessageSource:
-        return self.source
-
-    def recipient(self, conversation_id: str) -> str:
-        return "Architect (claude)"
-
-    def send(self, conversation_id: str, text: str) -> None:
-        pass
-
-    def retry(self, conversation_id: str, message_id: int) -> None:
-        pass
-
-
-def chat_app(messages: list[MessageView]) -> TunaflowApp:
-    return TunaflowApp(_Controller(messages), cursor_blink=False)
 
 
 async def focus_record(pilot, app: TunaflowApp, message_id: int) -> None:

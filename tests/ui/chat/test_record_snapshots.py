@@ -4,7 +4,8 @@ and the prose line a plan shows while it streams."""
 from __future__ import annotations
 
 import pytest
-from record_views import CONVERSATION, chat_app, focus_record, utc_clock
+from chat_controller import chat_app
+from record_views import CONVERSATION, focus_record, utc_clock
 from waiting import until
 
 from tunaflow_tui.viewmodels.chat import MessageView

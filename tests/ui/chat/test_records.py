@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 from app_harness import screen_text
-from record_views import CONVERSATION, REVISION, chat_app, focus_record, record, utc_clock
+from chat_controller import chat_app
+from record_views import CONVERSATION, REVISION, focus_record, record, utc_clock
 from waiting import until
 
 from tunaflow_tui.viewmodels.chat import MessageView

@@ -3,37 +3,13 @@
 from __future__ import annotations
 
 import pytest
+from chat_controller import chat_app
 from waiting import until
 
-from tunaflow_tui.app import TunaflowApp
 from tunaflow_tui.core.turns import ToolLine
-from tunaflow_tui.viewmodels.chat import ErrorView, ListMessageSource, MessageView
+from tunaflow_tui.viewmodels.chat import ErrorView, MessageView
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
-
-
-class _Controller:
-    def __init__(self, messages: list[MessageView]) -> None:
-        self.source = ListMessageSource(messages)
-
-    def attach(self, app: TunaflowApp) -> None:
-        pass
-
-    def message_source(self, conversation_id: str) -> ListMessageSource:
-        return self.source
-
-    def recipient(self, conversation_id: str) -> str:
-        return "Architect (claude)"
-
-    def send(self, conversation_id: str, text: str) -> None:
-        pass
-
-    def retry(self, conversation_id: str, message_id: int) -> None:
-        pass
-
-
-def _app(messages: list[MessageView]) -> TunaflowApp:
-    return TunaflowApp(_Controller(messages), cursor_blink=False)
 
 
 CONVERSATION = [
@@ -54,17 +30,17 @@ CONVERSATION = [
 
 @pytest.mark.parametrize("size", SIZES)
 def test_empty_chat(snap_compare, size) -> None:
-    assert snap_compare(_app([]), terminal_size=size)
+    assert snap_compare(chat_app([]), terminal_size=size)
 
 
 @pytest.mark.parametrize("size", SIZES)
 def test_conversation_with_tools_and_usage(snap_compare, size) -> None:
-    assert snap_compare(_app(CONVERSATION), terminal_size=size)
+    assert snap_compare(chat_app(CONVERSATION), terminal_size=size)
 
 
 @pytest.mark.parametrize("size", SIZES)
 def test_streaming_message(snap_compare, size) -> None:
-    app = _app(CONVERSATION[:1])
+    app = chat_app(CONVERSATION[:1])
 
     async def stream(pilot) -> None:
         block = await app.chat_view.start_stream(
@@ -86,14 +62,14 @@ def test_error_card(snap_compare, size) -> None:
         2, "assistant", "Reviewer · gemini · 2.5-pro", "", status="error",
         error=ErrorView("timeout", "no output for 300 s", "Loaded cached credentials.\nError: deadline exceeded"),
     )
-    assert snap_compare(_app([*CONVERSATION[:1], failed]), terminal_size=size)
+    assert snap_compare(chat_app([*CONVERSATION[:1], failed]), terminal_size=size)
 
 
 @pytest.mark.parametrize("size", SIZES)
 def test_interrupted_message(snap_compare, size) -> None:
     cut = MessageView(2, "assistant", "Developer · codex", "I started editing `src/routes.py` and",
                       status="interrupted")
-    assert snap_compare(_app([*CONVERSATION[:1], cut]), terminal_size=size)
+    assert snap_compare(chat_app([*CONVERSATION[:1], cut]), terminal_size=size)
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -103,9 +79,9 @@ def test_wide_characters_align(snap_compare, size) -> None:
         MessageView(2, "assistant", "설계자 · claude", "| 항목 | 상태 |\n|---|---|\n| 로그인 | 완료 |\n| 회원가입 | 진행 중 |\n\n끝.",
                     usage_text="1,024 in · 64 out"),
     ]
-    assert snap_compare(_app(korean), terminal_size=size)
+    assert snap_compare(chat_app(korean), terminal_size=size)
 
 
 @pytest.mark.parametrize("size", SIZES)
 def test_help_screen(snap_compare, size) -> None:
-    assert snap_compare(_app([]), terminal_size=size, press=["f1"])
+    assert snap_compare(chat_app([]), terminal_size=size, press=["f1"])
