@@ -73,3 +73,19 @@ def test_public_ui_classes_have_docstrings() -> None:
     missing = [f"{path.relative_to(PACKAGE)}: {name}" for path in files
                for name in classes_without_docstring(path.read_text(encoding="utf-8"))]
     assert missing == []
+
+
+def _calls_of(name: str) -> list[str]:
+    """Where in the package a method called ``name`` is called, as ``path:line``."""
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == name:
+                found.append(f"{path.relative_to(PACKAGE)}:{node.lineno}")
+    return found
+
+
+def test_plan_events_are_written_only_through_the_workflow_service() -> None:
+    writers = {where.split(":")[0] for where in _calls_of("add_plan_event")}
+    assert writers == {"core/workflow/service.py"}, writers
+    assert _calls_of("record"), "the service's record() is how the runtime writes its occurrences"

@@ -92,13 +92,13 @@ async def _rework(rt: WorkflowRuntime, plan: PlanRecord, feedback: str, *, escal
 
 async def architect_revision(rt: WorkflowRuntime, plan: PlanRecord, prompt: str) -> PlanRecord:
     """Ask the Architect for a revised proposal; a failed turn leaves the step open to retry."""
-    rt.store.add_plan_event(plan.id, PlanEventType.AGENT_STARTED, "system", {"role": "architect", "step": "drafting"})
+    rt.service.record(plan.id, PlanEventType.AGENT_STARTED, Actor.SYSTEM, {"role": "architect", "step": "drafting"})
     result = await rt.run_role_turn("architect", "main", prompt, plan=plan)
     if not result.ok:
         rt.emit(NoticeRaised(f"The Architect's revision failed ({result.message.error_message or 'no reply'}); "
                              "retry it, or write to the Architect.", "error"))
         return rt.get_plan(plan.id)
-    rt.store.add_plan_event(plan.id, PlanEventType.AGENT_FINISHED, "system",
+    rt.service.record(plan.id, PlanEventType.AGENT_FINISHED, Actor.SYSTEM,
                             {"role": "architect", "step": "drafting", "status": result.message.status})
     await planning.handle_architect_reply(rt, result, revising=rt.get_plan(plan.id))
     return rt.get_plan(plan.id)
@@ -114,7 +114,7 @@ async def finish_done(rt: WorkflowRuntime, plan: PlanRecord, agg: AggregateVerdi
         try:
             await git_guard.commit(rt, plan, root, f"Result: {plan.title}")
         except gitops.GitError as exc:  # the plan is done either way; the document stays in the worktree
-            rt.store.add_plan_event(plan.id, PlanEventType.COMMIT_FAILED, "system", {"error": str(exc)[:2000]})
+            rt.service.record(plan.id, PlanEventType.COMMIT_FAILED, Actor.SYSTEM, {"error": str(exc)[:2000]})
             rt.emit(NoticeRaised(f"Could not commit the result document (it stays in the worktree): {exc}",
                                  "warning"))
     archived = False

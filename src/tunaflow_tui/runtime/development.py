@@ -63,7 +63,7 @@ async def prepare_implementation(rt: WorkflowRuntime, plan: PlanRecord) -> PlanR
     # git and file work runs off the event loop so the terminal app stays responsive
     plan, commit_error = await asyncio.to_thread(_prepare_sync, rt, plan, is_git)
     if commit_error:
-        rt.store.add_plan_event(plan.id, PlanEventType.COMMIT_FAILED, "system", {"error": commit_error[:2000]})
+        rt.service.record(plan.id, PlanEventType.COMMIT_FAILED, Actor.SYSTEM, {"error": commit_error[:2000]})
         rt.emit(NoticeRaised(f"Could not commit the plan documents (they stay in the worktree): {commit_error}",
                              "warning"))
     return plan
@@ -82,7 +82,7 @@ def _prepare_sync(rt: WorkflowRuntime, plan: PlanRecord, is_git: bool) -> tuple[
             gitops.create_worktree(rt.project_dir, git_branch, base, path)
             worktree = str(path)
             # a new worktree is made ready (.worktreeinclude, worktree_setup) before the Developer starts
-            store.add_plan_event(plan.id, worktree_prep.CREATED_EVENT, "system", {"path": worktree})
+            rt.service.record(plan.id, worktree_prep.CREATED_EVENT, Actor.SYSTEM, {"path": worktree})
         branch = store.create_branch(
             conversation_id="main",
             checkpoint_id=plan.source_message_id,
@@ -132,7 +132,7 @@ async def run_developer(
     pending ``dev_stalled`` decision that carries the reason, never in a plan nobody can move.
     """
     step = {"role": "developer", "step": str(plan.phase)}
-    rt.store.add_plan_event(plan.id, PlanEventType.AGENT_STARTED, "system", step)
+    rt.service.record(plan.id, PlanEventType.AGENT_STARTED, Actor.SYSTEM, step)
     ticked: set[int] = set()
     guard = None
 
@@ -142,7 +142,7 @@ async def run_developer(
                        if isinstance(m, SubtaskDoneMarker) and m.accepted and m.index not in ticked]
         for index in fresh_ticks:
             ticked.add(index)
-            rt.service.mark_subtask_done(plan.id, index, actor="agent")
+            rt.service.mark_subtask_done(plan.id, index, actor=Actor.AGENT)
         if fresh_ticks:
             rt.plan_changed(rt.get_plan(plan.id))
 
@@ -151,7 +151,7 @@ async def run_developer(
         preparing = worktree_prep.needs_preparation(rt, plan)
         waiting = await worktree_prep.ensure_ready(rt, plan)
         if waiting is not None:  # the setup failed: the user decides (retry / skip) before the Developer runs
-            rt.store.add_plan_event(plan.id, PlanEventType.AGENT_FINISHED, "system", {**step, "status": "setup_failed"})
+            rt.service.record(plan.id, PlanEventType.AGENT_FINISHED, Actor.SYSTEM, {**step, "status": "setup_failed"})
             return waiting
         if preparing and plan.worktree_path:  # the user's own setup may install hooks (pre-commit install)
             await asyncio.to_thread(git_guard.refresh_baseline, rt, plan, Path(plan.worktree_path))
@@ -166,14 +166,14 @@ async def run_developer(
         raise
     except Exception as exc:
         reason = f"the Developer could not start: {type(exc).__name__}: {exc}"
-        rt.store.add_plan_event(plan.id, PlanEventType.AGENT_FINISHED, "system", {**step, "status": "error", "error": reason})
+        rt.service.record(plan.id, PlanEventType.AGENT_FINISHED, Actor.SYSTEM, {**step, "status": "error", "error": reason})
         rt.emit(NoticeRaised(reason, "error"))
         if guard is not None:
             await git_guard.after_turn(rt, plan, guard, actor=git_guard.DEVELOPER)
         return rt.apply(plan.id, DevStalled(reason=reason[:500]), Actor.SYSTEM)
     cancelled = result.cancelled_by_user
-    rt.store.add_plan_event(
-        plan.id, PlanEventType.AGENT_FINISHED, "user" if cancelled else "system",
+    rt.service.record(
+        plan.id, PlanEventType.AGENT_FINISHED, Actor.USER if cancelled else Actor.SYSTEM,
         {**step, "status": "cancelled" if cancelled else result.message.status, "message_id": result.message.id},
     )
     record_rejections(rt, result.parse, "developer", plan.id)
@@ -186,7 +186,7 @@ async def run_developer(
         try:
             await git_guard.commit(rt, plan, root, f"tunaflow: {plan.title} (developer)")
         except gitops.GitError as exc:  # e.g. a pre-commit hook: the work stays in the worktree, uncommitted
-            rt.store.add_plan_event(plan.id, PlanEventType.COMMIT_FAILED, "system", {"error": str(exc)[:2000]})
+            rt.service.record(plan.id, PlanEventType.COMMIT_FAILED, Actor.SYSTEM, {"error": str(exc)[:2000]})
             rt.emit(NoticeRaised(f"Could not commit the Developer's work (it stays in the worktree): {exc}",
                                  "warning"))
     if integrity.needs_decision:
@@ -225,8 +225,8 @@ def merge_plan(rt: WorkflowRuntime, plan_id: int) -> gitops.MergeResult:
             f"{plan.base_branch} to merge {plan.git_branch} (tunaflow does not switch branches for you)"
         )
     result = git_guard.merge_plan_branch(rt, plan)
-    rt.store.add_plan_event(
-        plan.id, PlanEventType.MERGED if result.kind != "conflict" else PlanEventType.MERGE_CONFLICT, "user",
+    rt.service.record(
+        plan.id, PlanEventType.MERGED if result.kind != "conflict" else PlanEventType.MERGE_CONFLICT, Actor.USER,
         {"kind": str(result.kind), "sha": result.sha, "conflicted_files": list(result.conflicted_files)},
     )
     if result.kind != "conflict" and plan.worktree_path:
@@ -247,5 +247,5 @@ def remove_plan_worktree(rt: WorkflowRuntime, plan_id: int) -> None:
     if path.exists():
         gitops.remove_worktree(rt.project_dir, path, force=False)
     rt.store.update_plan(plan.id, worktree_path=None)
-    rt.store.add_plan_event(plan.id, PlanEventType.WORKTREE_REMOVED, "user", {"path": str(path)})
+    rt.service.record(plan.id, PlanEventType.WORKTREE_REMOVED, Actor.USER, {"path": str(path)})
     rt.plan_changed(rt.get_plan(plan.id))  # its card stops offering the removal, whoever asked for it

@@ -19,7 +19,7 @@ from tunaflow_tui.core.gitops import refguard
 from tunaflow_tui.core.gitops.hooks import HookBaseline, hook_fingerprint, hooks_dir, trusted_hooks
 from tunaflow_tui.core.storage.gitexclude import EXCLUDE_PATTERN
 from tunaflow_tui.core.storage.records import PlanRecord
-from tunaflow_tui.core.workflow.phases import PlanEventType
+from tunaflow_tui.core.workflow.phases import Actor, PlanEventType
 from tunaflow_tui.runtime.events import NoticeRaised
 
 if TYPE_CHECKING:
@@ -66,7 +66,7 @@ def record_baseline(rt: WorkflowRuntime, plan: PlanRecord, worktree: Path) -> Ho
     """Fingerprint the hooks git runs in ``worktree`` and keep it with the plan (at approval)."""
     baseline = hook_fingerprint(worktree)
     names = ", ".join(sorted(baseline.files)) or "none"
-    rt.store.add_plan_event(plan.id, BASELINE_EVENT, "system",
+    rt.service.record(plan.id, BASELINE_EVENT, Actor.SYSTEM,
                             {"hooks": baseline.to_json(), "summary": f"trusted hooks: {names}"})
     return baseline
 
@@ -115,7 +115,7 @@ async def commit(rt: WorkflowRuntime, plan: PlanRecord, root: Path, message: str
 
 def report_skipped_hooks(rt: WorkflowRuntime, plan: PlanRecord, skipped: tuple[str, ...], what: str) -> None:
     """Record and show hooks tunaflow did not run because they are not the ones it was approved with."""
-    rt.store.add_plan_event(plan.id, HOOKS_SKIPPED_EVENT, "system",
+    rt.service.record(plan.id, HOOKS_SKIPPED_EVENT, Actor.SYSTEM,
                             {"hooks": list(skipped), "for": what[:200], "summary": f"not run: {', '.join(skipped)}"})
     rt.emit(NoticeRaised(
         f"tunaflow did not run the {plural(len(skipped), 'hook')} {', '.join(skipped)}: they appeared or changed after the plan was "
@@ -199,7 +199,7 @@ async def after_turn(
         ignore_refs=other_plans_refs(rt, plan), rescue_label=plan.slug, restore_worktree=restore_worktree,
     )
     if report.changed:
-        rt.store.add_plan_event(plan.id, INTEGRITY_EVENT, "system", {
+        rt.service.record(plan.id, INTEGRITY_EVENT, Actor.SYSTEM, {
             "actor": actor, "decision": report.needs_decision,
             "summary": " ".join(f.text for f in report.findings)[:500],
             "findings": [f.to_json() for f in report.findings],

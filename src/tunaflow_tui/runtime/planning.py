@@ -9,7 +9,7 @@ from tunaflow_tui.core import gitops
 from tunaflow_tui.core.markers import ParseResult, PlanProposal, parse_markers
 from tunaflow_tui.core.plandocs import make_slug
 from tunaflow_tui.core.storage.records import MessageRecord, PlanRecord
-from tunaflow_tui.core.workflow.phases import Phase, PlanEventType
+from tunaflow_tui.core.workflow.phases import Actor, Phase, PlanEventType
 from tunaflow_tui.runtime.agent_turn import TurnResult
 from tunaflow_tui.runtime.events import MessageAdded, NoticeRaised
 
@@ -88,7 +88,7 @@ def refuse_oversized(rt: WorkflowRuntime, proposal: PlanProposal, revising: Plan
     message = rt.store.add_message("main", "system", note, status="done")
     rt.emit(MessageAdded("main", message.id, "system"))
     if revising is not None:
-        rt.store.add_plan_event(revising.id, PlanEventType.PROPOSAL_REFUSED, "system",
+        rt.service.record(revising.id, PlanEventType.PROPOSAL_REFUSED, Actor.SYSTEM,
                                 {"subtasks": count, "limit": MAX_PLAN_SUBTASKS, "message_id": message.id})
     rt.emit(NoticeRaised(f"The Architect proposed {count:,} subtasks; a plan can have at most "
                          f"{MAX_PLAN_SUBTASKS}. No plan was created from it; the Architect is asked for a "

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from tunaflow_tui.core.storage.records import MessageRecord, PlanRecord
 from tunaflow_tui.core.workflow import AggregateVerdict, open_step
-from tunaflow_tui.core.workflow.phases import Phase, PlanEventType
+from tunaflow_tui.core.workflow.phases import Actor, Phase, PlanEventType
 from tunaflow_tui.runtime import decisions, development, planning, prompts, review
 from tunaflow_tui.runtime.agent_turn import TurnResult
 from tunaflow_tui.runtime.leftovers import AgentStillRunning, find_leftovers
@@ -72,7 +72,7 @@ def interrupted_runs(rt: WorkflowRuntime) -> tuple[InterruptedRun, ...]:
 def record_interruption(rt: WorkflowRuntime, reason: str) -> None:
     """Note on every plan whose step was running that tunaflow was stopped, and why (the step stays resumable)."""
     for run in interrupted_runs(rt):
-        rt.store.add_plan_event(run.plan_id, PlanEventType.RUN_INTERRUPTED, "system",
+        rt.service.record(run.plan_id, PlanEventType.RUN_INTERRUPTED, Actor.SYSTEM,
                                 {"reason": reason, "role": run.role, "step": run.step})
 
 
@@ -108,7 +108,7 @@ async def resume_plan(rt: WorkflowRuntime, plan_id: int, *, how: str = "resume")
         detail, how = {"role": _RESTARTABLE[Phase(plan.phase)], "step": plan.phase}, "retry"
     else:
         await _no_leftovers(rt, plan, detail)
-        rt.store.add_plan_event(plan.id, PlanEventType.AGENT_FINISHED, "system", {**detail, "status": "interrupted", "how": how})
+        rt.service.record(plan.id, PlanEventType.AGENT_FINISHED, Actor.SYSTEM, {**detail, "status": "interrupted", "how": how})
     if detail.get("role") == "review":
         round_no = detail.get("round")
         if isinstance(round_no, int) and round_no == plan.review_round and round_no > 0:

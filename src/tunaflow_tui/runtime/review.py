@@ -85,7 +85,7 @@ async def run_project_tests(
     configured = rt.settings.workflow.test_command
     command = detect_test_command(root, configured, python=environment.python)
     if command is None:
-        rt.store.add_plan_event(plan.id, PlanEventType.TESTS_RAN, "system", {"status": "not_detected"})
+        rt.service.record(plan.id, PlanEventType.TESTS_RAN, Actor.SYSTEM, {"status": "not_detected"})
         rt.progress("No test command detected; the reviewers are told so.")
         return None
     rt.progress(f"Running the project's tests: {command.label} — environment: {environment.label}")
@@ -100,12 +100,12 @@ async def run_project_tests(
         if before is not None:
             leftovers = await asyncio.to_thread(gitops.restore, root, before)
             if leftovers:
-                rt.store.add_plan_event(plan.id, PlanEventType.TEST_BYPRODUCTS_REMOVED, "system", {"paths": leftovers[:50]})
+                rt.service.record(plan.id, PlanEventType.TEST_BYPRODUCTS_REMOVED, Actor.SYSTEM, {"paths": leftovers[:50]})
     result = replace(result, environment=environment.label)
-    rt.store.add_plan_event(
+    rt.service.record(
         plan.id,
         PlanEventType.TESTS_RAN,
-        "system",
+        Actor.SYSTEM,
         {
             "command": command.label,
             "status": result.status,
@@ -129,7 +129,7 @@ def _check_private_files(rt: WorkflowRuntime, plan: PlanRecord, root: Path) -> N
         return
     leaked = committed_private_paths(root, plan.base_branch)
     if leaked:
-        rt.store.add_plan_event(plan.id, PlanEventType.PRIVATE_FILES_COMMITTED, "system", {"paths": leaked[:50]})
+        rt.service.record(plan.id, PlanEventType.PRIVATE_FILES_COMMITTED, Actor.SYSTEM, {"paths": leaked[:50]})
         rt.emit(NoticeRaised(
             f"The Developer committed {counted(len(leaked), 'file')} copied by .worktreeinclude on {plan.git_branch}: "
             f"{', '.join(leaked[:5])}. tunaflow keeps them out of the branch's files, but they stay in its "
@@ -194,7 +194,7 @@ async def _seat_and_record(
 ) -> SeatResult:
     result = await _run_seat(rt, plan, seat, round_no, diff, tests)
     # each seat's answer is kept as it arrives, so a crash mid-review loses only the seats still running
-    rt.store.add_plan_event(plan.id, PlanEventType.SEAT_FINISHED, "system", {"round": round_no, "seat": result.to_json()})
+    rt.service.record(plan.id, PlanEventType.SEAT_FINISHED, Actor.SYSTEM, {"round": round_no, "seat": result.to_json()})
     return result
 
 
@@ -229,7 +229,7 @@ async def run_review(
     previous = dict(previous or {})
     plan = ensure_review_branch(rt, plan)
     round_no = plan.review_round
-    rt.store.add_plan_event(plan.id, PlanEventType.AGENT_STARTED, "system",
+    rt.service.record(plan.id, PlanEventType.AGENT_STARTED, Actor.SYSTEM,
                             {"role": "review", "step": "review", "seats": list(seats), "round": round_no})
     try:
         if seats:
@@ -248,7 +248,7 @@ async def run_review(
         rt.emit(NoticeRaised(reason, "error"))
         results = [SeatResult(seat=s, engine=rt.engine_for(s)[0].name, verdict=None, error=reason) for s in seats]
         tests, modified = None, []
-    rt.store.add_plan_event(plan.id, PlanEventType.AGENT_FINISHED, "system", {"role": "review", "step": "review",
+    rt.service.record(plan.id, PlanEventType.AGENT_FINISHED, Actor.SYSTEM, {"role": "review", "step": "review",
                                                                   "round": round_no})
     combined = dict(previous)
     combined.update({r.seat: r for r in results})
@@ -332,7 +332,7 @@ async def _review_round(
             folder.discard()
     modified += [p for p in report.shared_paths if p not in modified]
     if modified:
-        rt.store.add_plan_event(plan.id, PlanEventType.REVIEWER_MODIFIED_CODE, "system",
+        rt.service.record(plan.id, PlanEventType.REVIEWER_MODIFIED_CODE, Actor.SYSTEM,
                                 {"paths": modified, "round": round_no, "reverted": True})
         rt.emit(NoticeRaised(
             f"A reviewer modified {counted(len(modified), 'file')}; the changes were reverted: "

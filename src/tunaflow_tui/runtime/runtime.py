@@ -524,10 +524,10 @@ class WorkflowRuntime:
         stopped = await leftovers.stop_leftovers(self.store, chosen)
         for leftover in stopped:
             if leftover.record.plan_id is not None:
-                actor = "user" if leftover.record.kind == "agent" else "system"
-                self.store.add_plan_event(leftover.record.plan_id, PlanEventType.LEFTOVER_STOPPED, actor,
-                                          {"kind": leftover.record.kind, "pgid": leftover.record.identity.pgid,
-                                           "what": leftover.what})
+                actor = Actor.USER if leftover.record.kind == "agent" else Actor.SYSTEM
+                self.service.record(leftover.record.plan_id, PlanEventType.LEFTOVER_STOPPED, actor,
+                                    {"kind": leftover.record.kind, "pgid": leftover.record.identity.pgid,
+                                     "what": leftover.what})
             if leftover.record.kind == "tests":
                 self.emit(NoticeRaised("Stopped the project's tests that an earlier tunaflow left running.",
                                        "warning"))

@@ -46,7 +46,7 @@ def needs_preparation(rt: WorkflowRuntime, plan: PlanRecord) -> bool:
 
 def mark_ready(rt: WorkflowRuntime, plan: PlanRecord, *, setup: str) -> None:
     """Record that the worktree is ready (``setup``: ok, none or skipped); it is not prepared again."""
-    rt.store.add_plan_event(plan.id, READY_EVENT, "system", {"path": plan.worktree_path, "setup": setup})
+    rt.service.record(plan.id, READY_EVENT, Actor.SYSTEM, {"path": plan.worktree_path, "setup": setup})
 
 
 def _fenced(text: str) -> str:
@@ -90,10 +90,10 @@ async def _run_setup(rt: WorkflowRuntime, plan: PlanRecord, root: Path) -> Setup
     configured = workflow.worktree_setup or ""
     shown = configured if isinstance(configured, str) else " ".join(configured)
     rt.progress(f"Setting up the worktree: {shown}")
-    rt.store.add_plan_event(plan.id, PlanEventType.SETUP_STARTED, "system", {"command": shown, "path": str(root)})
+    rt.service.record(plan.id, PlanEventType.SETUP_STARTED, Actor.SYSTEM, {"command": shown, "path": str(root)})
     result = await asyncio.to_thread(run_setup, configured, root, project=rt.project_dir,
                                      branch=plan.git_branch or "", timeout_s=workflow.worktree_setup_timeout_s)
-    rt.store.add_plan_event(plan.id, PlanEventType.SETUP_FINISHED, "system", {
+    rt.service.record(plan.id, PlanEventType.SETUP_FINISHED, Actor.SYSTEM, {
         "command": result.command, "ok": result.ok, "exit_code": result.exit_code,
         "duration_s": round(result.duration_s, 3), "reason": result.reason, "output_tail": result.output[-8000:],
     })
@@ -112,7 +112,7 @@ async def ensure_ready(rt: WorkflowRuntime, plan: PlanRecord) -> PlanRecord | No
     root = Path(plan.worktree_path or "")
     included = await asyncio.to_thread(copy_included, rt.project_dir, root)
     if included.copied or included.skipped:
-        rt.store.add_plan_event(plan.id, PlanEventType.WORKTREE_INCLUDED, "system", {
+        rt.service.record(plan.id, PlanEventType.WORKTREE_INCLUDED, Actor.SYSTEM, {
             "copied": list(included.copied[:200]), "skipped": [list(s) for s in included.skipped[:50]],
         })
         if included.copied:

@@ -13,7 +13,7 @@ from tunaflow_tui.core.storage.models import EVENT_ACTORS, SUBTASK_STATUSES, Pla
 from tunaflow_tui.core.storage.records import PlanEventRecord, PlanRecord
 from tunaflow_tui.core.storage.rows import plan_event_record, plan_record
 from tunaflow_tui.core.storage.storebase import StoreBase, all_rows, first_row, require_choice
-from tunaflow_tui.core.workflow.phases import PendingDecision, Phase, PlanEventType
+from tunaflow_tui.core.workflow.phases import Actor, PendingDecision, Phase, PlanEventType
 
 PLAN_PHASES = frozenset(Phase)
 PENDING_DECISIONS = frozenset(PendingDecision)
@@ -176,7 +176,7 @@ class PlanStore(StoreBase):
             return first_row(PlanRow.select(PlanRow.id).where(PlanRow.slug == slug), db) is not None
 
     def add_plan_event(
-        self, plan_id: int, type: PlanEventType, actor: str, detail: Mapping[str, object] | None = None
+        self, plan_id: int, type: PlanEventType, actor: Actor, detail: Mapping[str, object] | None = None
     ) -> PlanEventRecord:
         """Append an event (actor user/agent/system, JSON-serialisable detail) to a plan's history.
 
@@ -189,7 +189,7 @@ class PlanStore(StoreBase):
             if first_row(PlanRow.select(PlanRow.id).where(PlanRow.id == plan_id), db) is None:
                 raise ValueError(f"unknown plan {plan_id}")
             event_id = PlanEventRow.insert(
-                plan_id=plan_id, type=PlanEventType(type).value, actor=actor, detail=detail, created_at=now_text()
+                plan_id=plan_id, type=PlanEventType(type).value, actor=Actor(actor).value, detail=detail, created_at=now_text()
             ).execute(db)
             row = first_row(PlanEventRow.select().where(PlanEventRow.id == event_id), db)
         assert row is not None

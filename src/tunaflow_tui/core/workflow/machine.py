@@ -74,7 +74,7 @@ class EventSpec:
     """A plan event to record: its type, who caused it and a JSON-ready detail."""
 
     type: PlanEventType
-    actor: str
+    actor: Actor
     detail: Mapping[str, Any] = field(default_factory=dict)
 
 
@@ -248,7 +248,7 @@ def transition(
     state: PlanState,
     command: Command,
     *,
-    actor: str,
+    actor: Actor,
     doom_threshold: int = DEFAULT_DOOM_THRESHOLD,
     plan_id: int | None = None,
 ) -> Outcome:
@@ -273,16 +273,16 @@ def transition(
         only = "only the user may" if kind.actors == {Actor.USER} else "only an agent or the system may"
         raise _refuse(state, command, plan_id, f"{only}, not the {who.value}")
     if state.phase is Phase.HELD and kind in _FROM_HELD:
-        outcome = _HANDLERS[kind](unheld(state), command, who.value, doom_threshold)
-        resumed = _ev(PlanEventType.RESUMED, who.value, to=unheld(state).phase.value)
+        outcome = _HANDLERS[kind](unheld(state), command, who, doom_threshold)
+        resumed = _ev(PlanEventType.RESUMED, who, to=unheld(state).phase.value)
         return Outcome(outcome.state, (resumed, *outcome.events))
-    return _HANDLERS[kind](state, command, who.value, doom_threshold)
+    return _HANDLERS[kind](state, command, who, doom_threshold)
 
 
 # --- handlers: each returns the next state and its events -------------------------------------------------
 
 
-def _ev(type_: PlanEventType, actor: str, **detail: Any) -> EventSpec:
+def _ev(type_: PlanEventType, actor: Actor, **detail: Any) -> EventSpec:
     return EventSpec(type=type_, actor=actor, detail=detail)
 
 
@@ -290,21 +290,21 @@ def _clear(state: PlanState, phase: Phase, **changes: Any) -> PlanState:
     return replace(state, phase=phase, pending_decision=None, pending_detail={}, held_from=None, **changes)
 
 
-def _proposal(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
+def _proposal(s: PlanState, c: Command, actor: Actor, _t: int) -> Outcome:
     assert isinstance(c, ProposalReceived)
     detail = {"revision": s.revision, "subtask_count": c.subtask_count}
     state = replace(s, phase=Phase.APPROVAL, pending_decision=PendingDecision.APPROVAL, pending_detail=detail)
     return Outcome(state, (_ev(PlanEventType.PROPOSAL_RECEIVED, actor, **detail),))
 
 
-def _approve(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
+def _approve(s: PlanState, c: Command, actor: Actor, _t: int) -> Outcome:
     return Outcome(
         _clear(s, Phase.DEV),
-        (_ev(PlanEventType.APPROVED, actor, revision=s.revision), _ev(PlanEventType.DEV_STARTED, "system", revision=s.revision)),
+        (_ev(PlanEventType.APPROVED, actor, revision=s.revision), _ev(PlanEventType.DEV_STARTED, Actor.SYSTEM, revision=s.revision)),
     )
 
 
-def _edit(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
+def _edit(s: PlanState, c: Command, actor: Actor, _t: int) -> Outcome:
     assert isinstance(c, EditProposal)
     changes = proposal_changes(c.before, c.after)
     if not changes:
@@ -315,74 +315,74 @@ def _edit(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
     return Outcome(state, (_ev(PlanEventType.PLAN_EDITED, actor, **detail),))
 
 
-def _request_revision(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
+def _request_revision(s: PlanState, c: Command, actor: Actor, _t: int) -> Outcome:
     assert isinstance(c, RequestRevision)
     state = _clear(s, Phase.DRAFTING, revision=s.revision + 1, failures_since_reset=0)
     return Outcome(state, (_ev(PlanEventType.REVISION_REQUESTED, actor, feedback=c.feedback, revision=state.revision),))
 
 
-def _hold(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
+def _hold(s: PlanState, c: Command, actor: Actor, _t: int) -> Outcome:
     decision = s.pending_decision.value if s.pending_decision else None
     state = replace(s, phase=Phase.HELD, held_from=s.phase)
     return Outcome(state, (_ev(PlanEventType.HELD, actor, **{"from": s.phase.value, "decision": decision}),))
 
 
-def _resume(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
+def _resume(s: PlanState, c: Command, actor: Actor, _t: int) -> Outcome:
     back = s.held_from or Phase.APPROVAL
     return Outcome(replace(s, phase=back, held_from=None), (_ev(PlanEventType.RESUMED, actor, to=back.value),))
 
 
-def _subtask_done(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
+def _subtask_done(s: PlanState, c: Command, actor: Actor, _t: int) -> Outcome:
     assert isinstance(c, SubtaskReported)
     return Outcome(s, (_ev(PlanEventType.SUBTASK_DONE, actor, index=c.index),))
 
 
-def _impl_complete(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
+def _impl_complete(s: PlanState, c: Command, actor: Actor, _t: int) -> Outcome:
     detail = {"marked_by_user": True} if isinstance(c, MarkComplete) else {}
     return Outcome(_clear(s, Phase.REVIEW), (_ev(PlanEventType.IMPL_COMPLETE, actor, **{"from": s.phase.value, **detail}),))
 
 
-def _dev_stalled(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
+def _dev_stalled(s: PlanState, c: Command, actor: Actor, _t: int) -> Outcome:
     assert isinstance(c, DevStalled)
     state = replace(s, pending_decision=PendingDecision.DEV_STALLED, pending_detail={"reason": c.reason})
     return Outcome(state, (_ev(PlanEventType.DEV_STALLED, actor, reason=c.reason),))
 
 
-def _continue_dev(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
+def _continue_dev(s: PlanState, c: Command, actor: Actor, _t: int) -> Outcome:
     return Outcome(_clear(s, s.phase), (_ev(PlanEventType.DEV_CONTINUED, actor),))
 
 
-def _setup_failed(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
+def _setup_failed(s: PlanState, c: Command, actor: Actor, _t: int) -> Outcome:
     assert isinstance(c, SetupFailed)
     detail = {"reason": c.reason, "command": c.command}
     state = replace(s, pending_decision=PendingDecision.SETUP_FAILED, pending_detail=detail)
     return Outcome(state, (_ev(PlanEventType.SETUP_FAILED, actor, **detail),))
 
 
-def _setup_answered(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
+def _setup_answered(s: PlanState, c: Command, actor: Actor, _t: int) -> Outcome:
     kind = PlanEventType.SETUP_RETRY_REQUESTED if isinstance(c, RetrySetup) else PlanEventType.SETUP_SKIPPED
     return Outcome(_clear(s, s.phase), (_ev(kind, actor, reason=s.pending_detail.get("reason", "")),))
 
 
-def _review_started(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
+def _review_started(s: PlanState, c: Command, actor: Actor, _t: int) -> Outcome:
     state = replace(s, review_round=s.review_round + 1)
     return Outcome(state, (_ev(PlanEventType.REVIEW_STARTED, actor, round=state.review_round),))
 
 
-def _review_finished(s: PlanState, c: Command, actor: str, threshold: int) -> Outcome:
+def _review_finished(s: PlanState, c: Command, actor: Actor, threshold: int) -> Outcome:
     assert isinstance(c, ReviewFinished)
     agg = c.aggregate
     rnd = s.review_round
     events = [_ev(PlanEventType.REVIEW_FINISHED, actor, round=rnd, verdict=agg.verdict, aggregate=agg.to_json())]
     if agg.errors or agg.verdict is None:
-        events.append(_ev(PlanEventType.REVIEW_ERROR, "system", round=rnd, seats=list(agg.errors)))
+        events.append(_ev(PlanEventType.REVIEW_ERROR, Actor.SYSTEM, round=rnd, seats=list(agg.errors)))
     if agg.verdict is None:
         detail = {"round": rnd, "aggregate": agg.to_json(), "retry_seats": list(agg.errors)}
         return Outcome(replace(s, pending_decision=PendingDecision.REVIEW_ERROR, pending_detail=detail), tuple(events))
     failures = s.failures_since_reset
     if agg.verdict == "fail":
         failures += 1
-        events.append(_ev(PlanEventType.REVIEW_FAILED, "system", round=rnd, failures_since_reset=failures))
+        events.append(_ev(PlanEventType.REVIEW_FAILED, Actor.SYSTEM, round=rnd, failures_since_reset=failures))
     if failures >= threshold and agg.verdict == "fail":
         detail = {"round": rnd, "aggregate": agg.to_json(), "failures": failures, "threshold": threshold}
         state = replace(
@@ -401,7 +401,7 @@ def _review_finished(s: PlanState, c: Command, actor: str, threshold: int) -> Ou
     return Outcome(state, tuple(events))
 
 
-def _retry_review(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
+def _retry_review(s: PlanState, c: Command, actor: Actor, _t: int) -> Outcome:
     assert isinstance(c, RetryReview)
     offered = _retry_seats(s)
     unknown = [seat for seat in c.seats if seat not in offered]
@@ -416,7 +416,7 @@ def _retry_review(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
     return Outcome(_clear(s, Phase.REVIEW), (_ev(PlanEventType.REVIEW_RETRY_REQUESTED, actor, round=s.review_round, seats=seats),))
 
 
-def _accept(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
+def _accept(s: PlanState, c: Command, actor: Actor, _t: int) -> Outcome:
     standing = ReviewStanding.of(s.pending_detail)
     detail: dict[str, Any] = {"round": s.review_round, "verdict": standing.verdict}
     if isinstance(c, AcceptPartial | AcceptOverride):
@@ -427,7 +427,7 @@ def _accept(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
     return Outcome(_clear(s, Phase.DONE), (_ev(kind, actor, **detail),))
 
 
-def _rework(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
+def _rework(s: PlanState, c: Command, actor: Actor, _t: int) -> Outcome:
     assert isinstance(c, Rework | ContinueAfterEscalation)
     events: list[EventSpec] = []
     failures = s.failures_since_reset
@@ -438,7 +438,7 @@ def _rework(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
     return Outcome(_clear(s, Phase.REWORK, failures_since_reset=failures), tuple(events))
 
 
-def _redesign(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
+def _redesign(s: PlanState, c: Command, actor: Actor, _t: int) -> Outcome:
     assert isinstance(c, Redesign)
     events: list[EventSpec] = []
     if s.phase is Phase.ESCALATED:
@@ -448,7 +448,7 @@ def _redesign(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
     return Outcome(state, tuple(events))
 
 
-def _abandon(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
+def _abandon(s: PlanState, c: Command, actor: Actor, _t: int) -> Outcome:
     assert isinstance(c, Abandon)
     origin = s.held_from if s.phase is Phase.HELD and s.held_from else s.phase
     waiting = s.pending_decision.value if s.pending_decision else None
@@ -456,13 +456,13 @@ def _abandon(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
     return Outcome(_clear(s, Phase.ABANDONED), (_ev(PlanEventType.ABANDONED, actor, **detail),))
 
 
-def _marker_rejected(s: PlanState, c: Command, actor: str, _t: int) -> Outcome:
+def _marker_rejected(s: PlanState, c: Command, actor: Actor, _t: int) -> Outcome:
     assert isinstance(c, MarkerRejected)
     event = _ev(PlanEventType.MARKER_REJECTED, actor, kind=c.kind, role=c.role, excerpt=c.excerpt, reason=c.reason)
     return Outcome(s, (event,))
 
 
-_HANDLERS: dict[type[Command], Callable[[PlanState, Command, str, int], Outcome]] = {
+_HANDLERS: dict[type[Command], Callable[[PlanState, Command, Actor, int], Outcome]] = {
     ProposalReceived: _proposal,
     Approve: _approve,
     EditProposal: _edit,

@@ -32,7 +32,7 @@ from tunaflow_tui.core.workflow.machine import (
     failures_since_reset,
     transition,
 )
-from tunaflow_tui.core.workflow.phases import PendingDecision, Phase, PlanEventType, Waiting
+from tunaflow_tui.core.workflow.phases import Actor, PendingDecision, Phase, PlanEventType, Waiting
 from tunaflow_tui.core.workflow.ways import PlanContext, WayOn, open_step, ways_on
 
 EXCERPT_LIMIT = 500
@@ -153,11 +153,11 @@ class WorkflowService:
         running = running or not self._store.is_owner
         return ways_on(plan_state(plan, events), plan_context(plan, events, running=running))
 
-    def check(self, plan_id: int, command: Command, *, actor: str) -> None:
+    def check(self, plan_id: int, command: Command, *, actor: Actor) -> None:
         """Raise :class:`IllegalTransition` if ``command`` would be refused now; writes nothing."""
         transition(self.state(plan_id), command, actor=actor, doom_threshold=self._threshold, plan_id=plan_id)
 
-    def apply(self, plan_id: int, command: Command, *, actor: str) -> PlanRecord:
+    def apply(self, plan_id: int, command: Command, *, actor: Actor) -> PlanRecord:
         """Apply ``command`` by ``actor`` to a plan in one transaction; returns the updated plan.
 
         Raises :class:`IllegalTransition` (nothing is written), LookupError for an unknown plan.
@@ -208,7 +208,7 @@ class WorkflowService:
                 source_message_id=source_message_id,
                 phase=Phase.CHAT.value,
             )
-            return self.apply(plan.id, ProposalReceived(subtask_count=len(subtasks)), actor="agent")
+            return self.apply(plan.id, ProposalReceived(subtask_count=len(subtasks)), actor=Actor.AGENT)
 
     def receive_reproposal(
         self, plan_id: int, *, subtasks: Sequence[tuple[str, str]], **plan_fields: Any
@@ -216,10 +216,20 @@ class WorkflowService:
         """The Architect re-proposed a plan in drafting: replace its subtasks (and e.g. ``title``,
         ``description``, ``constraints``) and put it back at the approval gate, in one transaction."""
         with self._store.transaction():
-            self.apply(plan_id, ProposalReceived(subtask_count=len(subtasks)), actor="agent")
+            self.apply(plan_id, ProposalReceived(subtask_count=len(subtasks)), actor=Actor.AGENT)
             if plan_fields:
                 self._store.update_plan(plan_id, **plan_fields)
             return self._store.replace_subtasks(plan_id, subtasks)
+
+    def record(
+        self, plan_id: int, type: PlanEventType, actor: Actor, detail: Mapping[str, object] | None = None
+    ) -> PlanEventRecord:
+        """Record an occurrence around the transitions (an agent starting, the tests running, a merge).
+
+        It changes no phase or pending decision, so it needs no command; the store refuses an event
+        type outside :class:`PlanEventType`, and ``detail`` is kept as plain JSON.
+        """
+        return self._store.add_plan_event(plan_id, type, actor, plain_json(detail) if detail is not None else None)
 
     def events(self, plan_id: int) -> tuple[PlanEventRecord, ...]:
         """The plan's events, oldest first."""
@@ -269,7 +279,7 @@ class WorkflowService:
             before = EditedProposal.of(plan)
             if before == edited:
                 return plan
-            self.apply(plan_id, EditProposal(before=before, after=edited), actor="user")
+            self.apply(plan_id, EditProposal(before=before, after=edited), actor=Actor.USER)
             self._store.update_plan(
                 plan_id,
                 title=edited.title,
@@ -295,10 +305,10 @@ class WorkflowService:
             detail = {"kind": kind, "role": role, "excerpt": excerpt, "reason": reason}
             return self._store.add_memo(MARKER_REJECTED_MEMO, json.dumps(detail, ensure_ascii=False))
         with self._store.transaction():
-            self.apply(plan_id, MarkerRejected(kind=kind, role=role, excerpt=excerpt, reason=reason), actor="system")
+            self.apply(plan_id, MarkerRejected(kind=kind, role=role, excerpt=excerpt, reason=reason), actor=Actor.SYSTEM)
             return self._store.list_plan_events(plan_id)[-1]
 
-    def mark_subtask_done(self, plan_id: int, index: int, actor: str = "agent") -> PlanRecord:
+    def mark_subtask_done(self, plan_id: int, index: int, actor: Actor = Actor.AGENT) -> PlanRecord:
         """Tick subtask ``index`` (1-based) on a plan in dev or rework.
 
         An index the plan does not have, or a plan not in development, is not an error: the marker is
