@@ -41,6 +41,7 @@ from tunaflow_tui.runtime.events import (
 )
 from tunaflow_tui.runtime.leftovers import AgentStillRunning, find_leftovers
 from tunaflow_tui.runtime.reply_persistence import ReplyPersister
+from tunaflow_tui.runtime.shared_guard import SharedGitGuard
 
 MarkerProgress = Callable[[ParseResult], None]
 """Told the reply so far, parsed, whenever a marker arrives while it streams."""
@@ -70,9 +71,10 @@ class TurnResult:
 class TurnRunner:
     """Runs turns and keeps track of the running ones so they can be cancelled."""
 
-    def __init__(self, store: Store, emit: Observer) -> None:
+    def __init__(self, store: Store, emit: Observer, guard: SharedGitGuard | None = None) -> None:
         self._store = store
         self._emit = emit
+        self._guard = guard
         self._running: dict[int, tuple[str, Turn]] = {}  # message id -> (conversation, turn)
         self.stop_reason: str | None = None
         self._cancel_reasons: dict[int, str] = {}  # message id -> why it was cancelled (e.g. "cancelled by you")
@@ -117,7 +119,31 @@ class TurnRunner:
 
         ``on_markers`` is called while the reply streams, each time a marker comment arrives, with
         the text so far parsed for ``role`` (so the markers' validity is the same as at the end).
+
+        A turn outside the plan's own git guard runs inside the runner's :class:`SharedGitGuard`: git's
+        shared hooks and configuration are put back after it if the agent changed them.
         """
+        guard = self._guard if self._guard is not None and self._guard.covers(role, plan_id) else None
+        shared = await guard.before() if guard is not None else None
+        try:
+            return await self._run(engine=engine, model=model, conversation_id=conversation_id, role=role,
+                                   request=request, on_markers=on_markers, plan_id=plan_id, meta=meta)
+        finally:
+            if guard is not None:
+                await guard.after(shared, f"The {role} agent ({engine.name})", conversation_id)
+
+    async def _run(
+        self,
+        *,
+        engine: Engine,
+        model: str,
+        conversation_id: str,
+        role: str,
+        request: TurnRequest,
+        on_markers: MarkerProgress | None,
+        plan_id: int | None,
+        meta: Mapping[str, object] | None,
+    ) -> TurnResult:
         store = self._store
         leftovers = find_leftovers(store, conversations=(conversation_id,))
         if leftovers:  # never a second agent beside one an earlier tunaflow left running here

@@ -54,6 +54,7 @@ from tunaflow_tui.runtime.events import (
     RuntimeEvent,
 )
 from tunaflow_tui.runtime.memory import ProjectMemory
+from tunaflow_tui.runtime.shared_guard import SharedGitGuard
 
 if TYPE_CHECKING:
     from tunaflow_tui.core.memory.embedder import Embedder
@@ -95,7 +96,7 @@ class WorkflowRuntime:
         self.store = store or Store.open(self.project_dir)
         self.service = WorkflowService(self.store, doom_threshold=settings.workflow.doom_threshold)
         self._observers: list[Observer] = [observer] if observer else []
-        self.runner = TurnRunner(self.store, self.emit)
+        self.runner = TurnRunner(self.store, self.emit, SharedGitGuard(self.project_dir, lambda: self.is_git, self.emit))
         self.memory = ProjectMemory(self.store, settings, self.emit, embedder=embedder)
         self.context = ContextBuilder(self)
         self.last_sent: SentPack | None = None

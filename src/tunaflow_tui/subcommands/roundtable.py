@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 if TYPE_CHECKING:
     from tunaflow_tui.core.roundtable.seats import RoundtableSetup
+    from tunaflow_tui.runtime.events import RuntimeEvent
     from tunaflow_tui.runtime.roundtable import Roundtable
     from tunaflow_tui.runtime.roundtable_records import RoundResult, RoundtableEvent
 
@@ -81,6 +82,15 @@ class _EventLines:
     def __init__(self, quiet: bool) -> None:
         self.quiet = quiet
         self.notices: list[str] = []
+
+    def runtime_event(self, event: RuntimeEvent) -> None:
+        """A warning or an error the runtime raised around the seats' turns (e.g. git files put back)."""
+        from tunaflow_tui.runtime.events import NoticeRaised
+
+        if isinstance(event, NoticeRaised) and event.level in ("warning", "error"):
+            self.notices.append(event.text)
+            if not self.quiet:
+                _say(f"Note: {event.text}")
 
     def __call__(self, event: RoundtableEvent) -> None:
         from tunaflow_tui.runtime import roundtable_records as rec
@@ -182,7 +192,7 @@ async def _convene(args: argparse.Namespace, project: Path, setup: RoundtableSet
     except SettingsError as exc:
         return _fail(str(exc))
     lines = _EventLines(quiet=args.json)
-    rt = WorkflowRuntime(project, settings)
+    rt = WorkflowRuntime(project, settings, observer=lines.runtime_event)
     try:
         try:
             table = Roundtable.convene(rt, setup, observer=lines)

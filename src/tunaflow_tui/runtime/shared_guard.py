@@ -1,0 +1,67 @@
+"""The repository's shared hooks and configuration around every agent turn the plan guard does not cover.
+
+The Developer's and the reviewers' turns run under :mod:`tunaflow_tui.runtime.git_guard` (refs, HEADs,
+stash, remotes, shared files). Every other turn — the Architect in main, a branch's agent, a roundtable
+seat, the summarizer — runs in the user's own working tree with a read-only or chat profile, so it has
+no business writing git's hooks or configuration. An agent that does anyway (a planted
+``.git/hooks/post-commit``, a ``core.hooksPath`` or an alias in ``.git/config``) would have its code run
+by the user's next ``git commit`` and trusted by the baseline of the next plan. So those files are read
+before such a turn and put back after it, and the user is told.
+
+Refs and HEAD are not repaired here: the user may commit or switch branches in their own tree while an
+agent answers, and tunaflow cannot tell the two apart there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+
+from tunaflow_tui.core.gitops.shared import SharedState, read_shared, restore_shared
+from tunaflow_tui.runtime.events import NoticeRaised, RuntimeEvent
+
+PLAN_GUARDED_ROLES = frozenset({"developer", "reviewer", "verifier"})
+"""Roles whose turns for a plan run under the plan's own git guard (which covers these files too)."""
+
+
+class SharedGitGuard:
+    """Reads the shared git files before a turn and restores them after it (see the module docstring)."""
+
+    def __init__(self, project_dir: Path, is_git: Callable[[], bool], emit: Callable[[RuntimeEvent], None]) -> None:
+        self._project_dir = project_dir
+        self._is_git = is_git
+        self._emit = emit
+
+    def covers(self, role: str, plan_id: int | None) -> bool:
+        """Whether a turn of ``role`` (for ``plan_id``) is this guard's to watch."""
+        return not (plan_id is not None and role in PLAN_GUARDED_ROLES)
+
+    async def before(self) -> SharedState | None:
+        """The shared files as they are now (None outside git, or when git cannot say where they are)."""
+        if not self._is_git():
+            return None
+
+        def read() -> SharedState | None:
+            try:
+                return read_shared(self._project_dir)
+            except Exception:  # a repository git cannot read: nothing to compare against later
+                return None
+
+        return await asyncio.to_thread(read)
+
+    async def after(self, state: SharedState | None, who: str, conversation_id: str) -> tuple[str, ...]:
+        """Put back what changed since ``state`` and say so; returns the files put back (as the user names them)."""
+        if state is None:
+            return ()
+        restored, failed = await asyncio.to_thread(restore_shared, state)
+        shown = tuple(state.display(path) for path in restored)
+        if shown:
+            self._emit(NoticeRaised(
+                f"{who} changed the repository's shared git files ({', '.join(shown[:5])}) during its turn; "
+                "tunaflow put them back, so your next commit runs none of it.", "warning", conversation_id))
+        if failed:
+            self._emit(NoticeRaised(
+                f"{who} changed {', '.join(state.display(path) for path in failed[:5])} during its turn and "
+                "tunaflow could not put it back: look at it before you commit.", "error", conversation_id))
+        return shown

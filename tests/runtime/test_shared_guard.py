@@ -1,0 +1,127 @@
+"""Agents that answer in the user's own tree cannot leave git hooks or configuration behind.
+
+The Architect in main, a branch's agent, a roundtable seat and the summarizer run outside any plan's
+worktree, with a read-only or chat profile. Hostile stand-ins (scripted claude/codex subprocesses)
+plant a ``post-commit`` hook and a git alias there anyway; what is asserted is what the user would
+meet afterwards: the files as they were, a warning that names them, and a commit of theirs that runs
+nothing the agent planted.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from runtime_harness import PROPOSAL, Harness
+
+from tunaflow_tui.cli import main
+from tunaflow_tui.runtime.events import NoticeRaised, RuntimeEvent
+from tunaflow_tui.runtime.runtime import WorkflowRuntime
+
+
+def _plant(h: Harness, text: str) -> tuple[dict[str, Any], Path]:
+    """A turn answering ``text`` that plants a post-commit hook and appends an alias to .git/config."""
+    hook = h.project / ".git" / "hooks" / "post-commit"
+    marker = h.root / "planted-hook-ran"
+    turn = {
+        "text": text,
+        "write": {str(hook): f"#!/bin/sh\ntouch '{marker}'\n"},
+        "run": [["chmod", "+x", str(hook)], ["git", "config", "alias.st", f"!touch '{marker}'"]],
+    }
+    return turn, marker
+
+
+def _user_commits(h: Harness) -> None:
+    subprocess.run(["git", "commit", "-q", "--allow-empty", "-m", "the user's own commit"], cwd=h.project,
+                   check=True, capture_output=True)
+
+
+def _warnings(events: list[RuntimeEvent]) -> list[str]:
+    return [e.text for e in events if isinstance(e, NoticeRaised) and e.level == "warning"]
+
+
+def _git_files(h: Harness) -> tuple[bytes, list[str]]:
+    return (h.project / ".git" / "config").read_bytes(), sorted(p.name for p in (h.project / ".git" / "hooks").iterdir())
+
+
+async def test_the_architect_in_main_leaves_no_hook_or_config_behind(harness: Harness) -> None:
+    turn, marker = _plant(harness, PROPOSAL)
+    harness.set_script(architect=[turn])
+    before = _git_files(harness)
+    events: list[RuntimeEvent] = []
+    rt = WorkflowRuntime(harness.project, harness.settings(), observer=events.append)
+    try:
+        await rt.send_user_message("Please add multiplication")
+        [plan] = rt.store.list_plans()
+        assert plan.pending_decision == "approval", "the proposal itself still counts"
+    finally:
+        rt.close()
+    assert _git_files(harness) == before
+    [warning] = [w for w in _warnings(events) if "shared git files" in w]
+    assert warning.startswith("The architect agent (fclaude) changed")
+    assert ".git/hooks/post-commit" in warning and ".git/config" in warning and "put them back" in warning
+    _user_commits(harness)
+    assert subprocess.run(["git", "st"], cwd=harness.project, capture_output=True).returncode != 0, "no alias left"
+    assert not marker.exists(), "the planted hook ran on the user's commit"
+
+
+async def test_an_agent_answering_in_a_branch_leaves_no_hook_behind(harness: Harness) -> None:
+    turn, marker = _plant(harness, "Here is another angle.")
+    harness.set_script(architect=[{"text": "A first answer."}, turn])
+    before = _git_files(harness)
+    events: list[RuntimeEvent] = []
+    rt = WorkflowRuntime(harness.project, harness.settings(), observer=events.append)
+    try:
+        await rt.send_user_message("How should multiplication work?")
+        answer = rt.store.list_messages("main")[-1]
+        branch = rt.fork("main", answer.id, label="angle")
+        await rt.send_user_message("Try it another way", branch.shadow_conversation_id)
+        assert rt.store.list_messages(branch.shadow_conversation_id)[-1].content == "Here is another angle."
+    finally:
+        rt.close()
+    assert _git_files(harness) == before
+    assert any(".git/hooks/post-commit" in w for w in _warnings(events))
+    _user_commits(harness)
+    assert not marker.exists()
+
+
+def test_a_roundtable_seat_leaves_no_hook_behind(harness: Harness, capsys: pytest.CaptureFixture[str]) -> None:
+    turn, marker = _plant(harness, "Split the module later.")
+    harness.set_script(**{"seat:alice": [turn], "seat:bob": [{"text": "Agreed with alice."}]})
+    (harness.project / ".tunaflow").mkdir(exist_ok=True)
+    (harness.project / ".tunaflow" / "config.toml").write_text(harness.config_toml())
+    before = _git_files(harness)
+    code = main(["roundtable", str(harness.project), "--topic", "Split calc.py?", "--seat", "alice=fclaude",
+                 "--seat", "bob=fcodex:critic"])
+    out = capsys.readouterr()
+    assert code == 0, out.err
+    assert _git_files(harness) == before
+    assert ".git/hooks/post-commit" in out.out + out.err
+    _user_commits(harness)
+    assert not marker.exists()
+
+
+async def test_the_developer_of_a_plan_is_reported_once_by_the_plan_guard(harness: Harness) -> None:
+    """The plan's own guard covers the Developer: the shared-file warning is not given twice."""
+    from runtime_harness import dev_turn, verdict
+
+    turn, marker = _plant(harness, "")
+    developer = dev_turn(run=turn["run"])
+    developer["write"].update(turn["write"])
+    harness.set_script(architect=[{"text": PROPOSAL}], developer=[developer],
+                       reviewer=[{"text": verdict("pass")}], verifier=[{"text": verdict("pass")}])
+    events: list[RuntimeEvent] = []
+    rt = WorkflowRuntime(harness.project, harness.settings(), observer=events.append)
+    try:
+        await rt.send_user_message("Please add multiplication")
+        [plan] = rt.store.list_plans()
+        plan = await rt.decide(plan.id, "approve")
+        findings = [f for e in rt.store.list_plan_events(plan.id) if e.type == "git_integrity"
+                    for f in e.detail["findings"] if f["kind"] == "shared_git"]
+        assert findings and findings[0]["repaired"]
+    finally:
+        rt.close()
+    assert not [w for w in _warnings(events) if "during its turn; tunaflow put them back" in w]
+    assert not marker.exists()
