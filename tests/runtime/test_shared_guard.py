@@ -125,3 +125,29 @@ async def test_the_developer_of_a_plan_is_reported_once_by_the_plan_guard(harnes
         rt.close()
     assert not [w for w in _warnings(events) if "during its turn; tunaflow put them back" in w]
     assert not marker.exists()
+
+
+async def test_the_summarizer_compressing_a_long_conversation_leaves_no_hook_behind(harness: Harness) -> None:
+    from tunaflow_tui.runtime import compression
+
+    turn, marker = _plant(harness, "The parser keeps its state; topics 0 to 7.")
+    harness.set_script(summarizer=[turn])
+    before = _git_files(harness)
+    events: list[RuntimeEvent] = []
+    rt = WorkflowRuntime(harness.project, harness.settings(), observer=events.append)
+    rt.settings.memory.compress_after_tokens = 600
+    rt.settings.memory.compress_keep_messages = 4
+    rt.settings.memory.summary_span_tokens = 300
+    try:
+        for i in range(12):
+            rt.store.add_message("main", "user" if i % 2 == 0 else "assistant",
+                                 f"On topic {i} we agreed the parser keeps state number {i}. " * 6)
+        assert await compression.compress_conversation(rt, "main") >= 1
+        assert any(s.engine == "fclaude" for s in rt.store.list_summaries("main")), "the summarizer answered"
+    finally:
+        rt.close()
+    assert _git_files(harness) == before
+    assert any(w.startswith("The summarizer agent (fclaude)") and ".git/hooks/post-commit" in w
+               for w in _warnings(events))
+    _user_commits(harness)
+    assert not marker.exists()

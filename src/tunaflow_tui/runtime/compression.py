@@ -115,7 +115,7 @@ async def summarize(rt: WorkflowRuntime, messages: Sequence[MessageRecord]) -> t
                               system=load_persona("summarizer", rt.project_dir), role="summarizer",
                               profile=PermissionProfile.READ_ONLY)
         answer = await quiet_answer(rt.store, engine, request, label=f"summarizer agent ({engine.name})",
-                                    timeout_s=SUMMARY_TIMEOUT_S) or ""
+                                    timeout_s=SUMMARY_TIMEOUT_S, guard=rt.shared_guard) or ""
         answer = scrub_markers(answer).strip()
         if answer:
             return answer, engine.name

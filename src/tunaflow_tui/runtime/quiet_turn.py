@@ -16,16 +16,28 @@ from tunaflow_tui.core.processes import ProcessIdentity
 if TYPE_CHECKING:
     from tunaflow_tui.agents.base import Engine, TurnRequest
     from tunaflow_tui.core.storage import Store
+    from tunaflow_tui.runtime.shared_guard import SharedGitGuard
 
 
 async def quiet_answer(
-    store: Store, engine: Engine, request: TurnRequest, *, label: str, timeout_s: float
+    store: Store, engine: Engine, request: TurnRequest, *, label: str, timeout_s: float,
+    guard: SharedGitGuard | None = None,
 ) -> str | None:
     """The final text of one turn of ``engine``; None when it failed, errored or ran past ``timeout_s``.
 
     The turn's process groups are recorded under ``label`` while they run; on a timeout or a
     cancellation the turn is cancelled (its process group ended) before this returns or re-raises.
+    With ``guard``, git's shared hooks and configuration are put back after the turn if it changed them.
     """
+    shared = await guard.before() if guard is not None else None
+    try:
+        return await _answer(store, engine, request, label=label, timeout_s=timeout_s)
+    finally:
+        if guard is not None:
+            await guard.after(shared, f"The {label}", None)
+
+
+async def _answer(store: Store, engine: Engine, request: TurnRequest, *, label: str, timeout_s: float) -> str | None:
     turn = engine.start(request)
     recorded: list[int] = []
     answer: str | None = None

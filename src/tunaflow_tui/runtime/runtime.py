@@ -96,7 +96,9 @@ class WorkflowRuntime:
         self.store = store or Store.open(self.project_dir)
         self.service = WorkflowService(self.store, doom_threshold=settings.workflow.doom_threshold)
         self._observers: list[Observer] = [observer] if observer else []
-        self.runner = TurnRunner(self.store, self.emit, SharedGitGuard(self.project_dir, lambda: self.is_git, self.emit))
+        self.shared_guard = SharedGitGuard(self.project_dir, lambda: self.is_git, self.emit)
+        """Puts git's shared hooks and configuration back after turns outside a plan's own guard."""
+        self.runner = TurnRunner(self.store, self.emit, self.shared_guard)
         self.memory = ProjectMemory(self.store, settings, self.emit, embedder=embedder)
         self.context = ContextBuilder(self)
         self.last_sent: SentPack | None = None

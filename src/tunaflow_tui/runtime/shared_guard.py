@@ -50,7 +50,7 @@ class SharedGitGuard:
 
         return await asyncio.to_thread(read)
 
-    async def after(self, state: SharedState | None, who: str, conversation_id: str) -> tuple[str, ...]:
+    async def after(self, state: SharedState | None, who: str, conversation_id: str | None) -> tuple[str, ...]:
         """Put back what changed since ``state`` and say so; returns the files put back (as the user names them)."""
         if state is None:
             return ()
