@@ -151,3 +151,16 @@ async def test_the_summarizer_compressing_a_long_conversation_leaves_no_hook_beh
                for w in _warnings(events))
     _user_commits(harness)
     assert not marker.exists()
+
+
+async def test_a_branch_switched_in_the_users_tree_during_a_chat_turn_is_reported_and_left(harness: Harness) -> None:
+    harness.set_script(architect=[{"text": "Done looking.", "run": [["git", "checkout", "-q", "-b", "agent-side"]]}])
+    events: list[RuntimeEvent] = []
+    rt = WorkflowRuntime(harness.project, harness.settings(), observer=events.append)
+    try:
+        await rt.send_user_message("Have a look around")
+    finally:
+        rt.close()
+    assert harness.git("symbolic-ref", "--short", "HEAD").strip() == "agent-side", "the user's tree is not moved back"
+    assert "Your working tree switched from main to agent-side while the architect agent (fclaude) answered; " \
+           "tunaflow left it as it is." in _warnings(events)

@@ -9,20 +9,31 @@ by the user's next ``git commit`` and trusted by the baseline of the next plan. 
 before such a turn and put back after it, and the user is told.
 
 Refs and HEAD are not repaired here: the user may commit or switch branches in their own tree while an
-agent answers, and tunaflow cannot tell the two apart there.
+agent answers, and tunaflow cannot tell the two apart there. A switch of the tree's branch during the
+turn is reported, though, so it never goes unnoticed.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
+from tunaflow_tui.core.gitops.refguard import Head, read_head
 from tunaflow_tui.core.gitops.shared import SharedState, read_shared, restore_shared
 from tunaflow_tui.runtime.events import NoticeRaised, RuntimeEvent
 
 PLAN_GUARDED_ROLES = frozenset({"developer", "reviewer", "verifier"})
 """Roles whose turns for a plan run under the plan's own git guard (which covers these files too)."""
+
+
+@dataclass(frozen=True)
+class GitBefore:
+    """What the guard read before a turn: the shared files and the user's tree's HEAD."""
+
+    shared: SharedState
+    head: Head
 
 
 class SharedGitGuard:
@@ -37,24 +48,33 @@ class SharedGitGuard:
         """Whether a turn of ``role`` (for ``plan_id``) is this guard's to watch."""
         return not (plan_id is not None and role in PLAN_GUARDED_ROLES)
 
-    async def before(self) -> SharedState | None:
-        """The shared files as they are now (None outside git, or when git cannot say where they are)."""
+    async def before(self) -> GitBefore | None:
+        """The shared files and HEAD as they are now (None outside git, or when git cannot read them)."""
         if not self._is_git():
             return None
 
-        def read() -> SharedState | None:
+        def read() -> GitBefore | None:
             try:
-                return read_shared(self._project_dir)
+                return GitBefore(read_shared(self._project_dir), read_head(self._project_dir))
             except Exception:  # a repository git cannot read: nothing to compare against later
                 return None
 
         return await asyncio.to_thread(read)
 
-    async def after(self, state: SharedState | None, who: str, conversation_id: str | None) -> tuple[str, ...]:
-        """Put back what changed since ``state`` and say so; returns the files put back (as the user names them)."""
-        if state is None:
+    async def after(self, before: GitBefore | None, who: str, conversation_id: str | None) -> tuple[str, ...]:
+        """Put back the shared files changed since ``before`` and say so, and report a switched branch.
+
+        Returns the files put back, as the user names them (``.git/hooks/post-commit``).
+        """
+        if before is None:
             return ()
+        state = before.shared
         restored, failed = await asyncio.to_thread(restore_shared, state)
+        head = await asyncio.to_thread(read_head, self._project_dir)
+        if head.ref != before.head.ref:
+            self._emit(NoticeRaised(
+                f"Your working tree switched from {before.head.describe()} to {head.describe()} while {who[:1].lower()}{who[1:]} "
+                "answered; tunaflow left it as it is.", "warning", conversation_id))
         shown = tuple(state.display(path) for path in restored)
         if shown:
             self._emit(NoticeRaised(
