@@ -1,0 +1,193 @@
+"""Find marker comments (``<!-- tunaflow:... -->``) in text and remove them.
+
+Every ``<!--`` looks for its ``-->`` within a bounded window (one compiled pattern finds the next
+``<!--`` that has one), so the work is linear in the length of the text whatever it contains.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Final, NamedTuple
+
+#: Longest comment body (between ``<!--`` and ``-->``) that can still be a marker.
+MAX_COMMENT_BODY: Final = 120
+
+BLOCK_KINDS: Final = frozenset({"plan-proposal", "review-verdict", "consensus"})
+SINGLE_KINDS: Final = frozenset({"subtask-done", "impl-complete"})
+_PREFIXES: Final = ("tunaflow:", "/tunaflow:")
+#: ``<!--``, the shortest body up to MAX_COMMENT_BODY characters, ``-->``: the next comment that can be one.
+_COMMENT: Final = re.compile(rf"<!--(.{{0,{MAX_COMMENT_BODY}}}?)-->", re.DOTALL)
+#: Every character whose case-folded form starts with ``t`` or ``/`` (U+1E97 folds to ``t`` + a
+#: combining mark): the first character of a comment body that can name tunaflow.
+BODY_STARTS: Final = frozenset({"/", "T", "t", "\u1e97"})
+#: A comment as :data:`_COMMENT` finds it, whose body starts (past blanks) with one of BODY_STARTS:
+#: the others are passed over inside the regular expression engine.
+_CANDIDATE: Final = re.compile(rf"<!--(?=\s*[/Tt\u1e97])(.{{0,{MAX_COMMENT_BODY}}}?)-->", re.DOTALL)
+_SCRUB_PASSES: Final = 4
+
+
+class MarkerComment(NamedTuple):
+    """One well-formed marker comment found in a text.
+
+    ``start``/``end`` delimit the whole ``<!-- ... -->`` comment; ``closing`` is true for
+    ``<!-- /tunaflow:KIND -->``; ``number`` is the N of ``subtask-done:N`` (else 0). A named tuple:
+    a long reply holds thousands, and a tuple is the cheapest immutable record to make.
+    """
+
+    start: int
+    end: int
+    kind: str
+    closing: bool = False
+    number: int = 0
+
+    @property
+    def canonical(self) -> str:
+        """The marker written in its canonical form, e.g. ``<!-- tunaflow:subtask-done:3 -->``."""
+        slash = "/" if self.closing else ""
+        suffix = f":{self.number}" if self.kind == "subtask-done" else ""
+        return f"<!-- {slash}tunaflow:{self.kind}{suffix} -->"
+
+
+def iter_tunaflow_comments(text: str) -> Iterator[tuple[int, int, str]]:
+    """Yield ``(start, end, compact_body)`` for every ``<!-- ... -->`` whose body names tunaflow.
+
+    ``compact_body`` is the body with all whitespace removed and case folded, so
+    ``<!--  TunaFlow : subtask-done : 3 -->`` gives ``"tunaflow:subtask-done:3"``. Well-formed or not.
+    """
+    search = _CANDIDATE.search  # the other comments cannot name tunaflow
+    found = search(text)
+    while found is not None:
+        compact = "".join(found.group(1).split()).casefold()
+        if compact.startswith(_PREFIXES):
+            yield found.start(), found.end(), compact
+            found = search(text, found.end())
+        else:
+            found = search(text, found.start() + 1)  # a comment may start inside this one
+
+
+def classify(compact: str) -> tuple[str, bool, int] | None:
+    """Turn a compact comment body into ``(kind, closing, index)``, or None if it is not a marker."""
+    closing = compact.startswith("/")
+    rest = compact[len("/tunaflow:") :] if closing else compact[len("tunaflow:") :]
+    rest = rest.replace("_", "-")
+    if rest in BLOCK_KINDS:
+        return rest, closing, 0
+    if closing:
+        return None
+    if rest == "impl-complete":
+        return rest, False, 0
+    if rest.startswith("subtask-done:"):
+        digits = rest[len("subtask-done:") :].lstrip("#")
+        if 0 < len(digits) <= 6 and digits.isascii() and digits.isdigit() and int(digits) > 0:
+            return "subtask-done", False, int(digits)
+    return None
+
+
+_UNSEEN: Final[tuple[str, bool, int]] = ("", False, -1)
+_OTHER: Final[tuple[str, bool, int]] = ("", False, -2)
+"""The shape of a comment that does not name tunaflow."""
+
+_SHAPES: Final[dict[str, tuple[str, bool, int] | None]] = {
+    f"{slash}tunaflow:{kind}": (kind, bool(slash), 0)
+    for kind in (*BLOCK_KINDS, "impl-complete")
+    for slash in ("", "/")
+    if not (slash and kind == "impl-complete")
+}
+
+
+def find_marker_comments(text: str) -> list[MarkerComment]:
+    """Every well-formed marker comment in ``text``, in order (quoted ones included).
+
+    The same comments as :func:`iter_tunaflow_comments` finds, in one loop: a comment whose body
+    cannot start with ``tunaflow`` is passed over by the regular expression, and each distinct body
+    (as written, then compacted) is read once.
+    """
+    found: list[MarkerComment] = []
+    append = found.append
+    shapes: dict[str, tuple[str, bool, int] | None] = dict(_SHAPES)
+    bodies: dict[str, tuple[str, bool, int] | None] = {}  # a body as written -> its shape, or _OTHER
+    search = _CANDIDATE.search
+    match = search(text)
+    while match is not None:
+        body = match.group(1)
+        shape = bodies.get(body, _UNSEEN)
+        if shape is _UNSEEN:
+            compact = "".join(body.split()).casefold()
+            if not compact.startswith(_PREFIXES):
+                shape = _OTHER
+            else:
+                shape = shapes.get(compact, _UNSEEN)
+                if shape is _UNSEEN:
+                    shape = shapes[compact] = classify(compact)
+            bodies[body] = shape
+        if shape is _OTHER:
+            match = search(text, match.start() + 1)  # a comment may start inside this one
+            continue
+        if shape is not None:
+            append(MarkerComment(match.start(), match.end(), *shape))
+        match = search(text, match.end())
+    return found
+
+
+def _line_bounds(text: str, start: int, end: int, floor: int) -> tuple[int, int]:
+    """Widen ``[start, end)`` to whole lines if nothing but blanks shares those lines with it.
+
+    Scans only the blanks next to the span (never before ``floor``, the end of the previous
+    edit), so many spans on one long line stay linear.
+    """
+    left = start
+    while left > floor and text[left - 1] in " \t":
+        left -= 1
+    if left > 0 and text[left - 1] != "\n":
+        return start, end
+    right = end
+    size = len(text)
+    while right < size and text[right] in " \t\r":
+        right += 1
+    if right < size and text[right] != "\n":
+        return start, end
+    return left, min(right + 1, size)
+
+
+def remove_spans(text: str, spans: list[tuple[int, int, str]]) -> str:
+    """Replace sorted, non-overlapping ``(start, end, replacement)`` spans in ``text``.
+
+    An empty replacement that leaves its lines blank removes those lines too, so removed markers
+    don't leave holes in the message.
+    """
+    out: list[str] = []
+    pos = 0
+    for start, end, replacement in spans:
+        if not replacement:
+            start, end = _line_bounds(text, start, end, pos)
+        start = max(start, pos)
+        if end <= start:
+            continue
+        out.append(text[pos:start])
+        out.append(replacement)
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def _scrub_once(text: str) -> str:
+    spans = [(start, end, "") for start, end, _ in iter_tunaflow_comments(text)]
+    return remove_spans(text, spans) if spans else text
+
+
+def scrub_markers(text: str) -> str:
+    """Remove every tunaflow marker comment from ``text`` (quoted or not, well-formed or not).
+
+    Used for files written to disk, so a plan document never carries a live marker. Removing a
+    comment can join its neighbours into a new one (``<!-<!--x-->- tunaflow:...``); a few passes
+    catch that, and whatever is left after them is made inert by escaping its ``<``. Total and
+    linear: never raises on any ``str``.
+    """
+    for _ in range(_SCRUB_PASSES):
+        scrubbed = _scrub_once(text)
+        if scrubbed == text:
+            return text
+        text = scrubbed
+    spans = [(start, start + 1, "&lt;") for start, _, _ in iter_tunaflow_comments(text)]
+    return remove_spans(text, spans) if spans else text
