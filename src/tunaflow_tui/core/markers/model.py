@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, TypeVar
 
 MarkerKind = Literal["plan-proposal", "subtask-done", "impl-complete", "review-verdict", "consensus"]
 VerdictValue = Literal["pass", "fail", "conditional"]
@@ -155,6 +155,32 @@ class Consensus(Marker):
             "contested": list(self.contested),
             "dissent": list(self.dissent),
         }
+
+
+_M = TypeVar("_M", bound=Marker)
+_new = object.__new__
+
+
+def assemble(cls: type[_M], values: dict[str, Any]) -> _M:
+    """A ``cls`` marker holding ``values``: every one of its fields, in field order, each of its type.
+
+    The same value as ``cls(**values)``, made without the generated ``__init__`` of a frozen
+    dataclass (which sets each field through ``object.__setattr__``, several times slower): a dense
+    reply makes thousands of markers. The caller passes every field; nothing is checked here.
+    """
+    marker = _new(cls)
+    marker.__dict__.update(values)
+    return marker
+
+
+def subtask_done(index: int, accepted: bool, raw: str, span: tuple[int, int]) -> SubtaskDone:
+    """``SubtaskDone(index=index, accepted=accepted, raw=raw, span=span)``, made quickly (see :func:`assemble`)."""
+    return assemble(SubtaskDone, {"accepted": accepted, "raw": raw, "span": span, "index": index})
+
+
+def impl_complete(accepted: bool, raw: str, span: tuple[int, int]) -> ImplComplete:
+    """``ImplComplete(accepted=accepted, raw=raw, span=span)``, made quickly (see :func:`assemble`)."""
+    return assemble(ImplComplete, {"accepted": accepted, "raw": raw, "span": span})
 
 
 @dataclass(frozen=True)

@@ -15,11 +15,12 @@ wherever they stand, inside a block too: no block carries them.
 from __future__ import annotations
 
 import gc
+from bisect import bisect_right
 from dataclasses import dataclass, field
 
-from tunaflow_tui.core.markers.model import ImplComplete, Marker, ParseResult, SubtaskDone
+from tunaflow_tui.core.markers.model import Marker, ParseResult, impl_complete, subtask_done
 from tunaflow_tui.core.markers.proposal import read_proposal
-from tunaflow_tui.core.markers.quotes import Fence, QuotedPositions, find_fences
+from tunaflow_tui.core.markers.quotes import Fence, QuotedLines, find_fences, inline_spans
 from tunaflow_tui.core.markers.roles import may_emit
 from tunaflow_tui.core.markers.scanner import (
     BLOCK_KINDS,
@@ -29,6 +30,7 @@ from tunaflow_tui.core.markers.scanner import (
     remove_spans,
     scrub_markers,
 )
+from tunaflow_tui.core.markers.sections import LineMemo, shared_memo
 from tunaflow_tui.core.markers.verdict import read_consensus, read_verdict
 
 
@@ -46,24 +48,52 @@ def _inert(comment: MarkerComment) -> str:
 
 
 def _classify(text: str, comments: list[MarkerComment]) -> tuple[list[MarkerComment], list[Fence]]:
-    """Split comments into live ones (quote rule applied) and the wrapper fences chosen."""
-    quotes, fences = QuotedPositions(text), find_fences(text)
-    in_code_span, on_quoted_line = quotes.in_code_span, quotes.on_quoted_line
+    """Split comments into live ones (quote rule applied) and the wrapper fences chosen.
+
+    One pass over the comments, in order: the line of each is found once (by position, never by
+    cutting the text into lines); its code spans are worked out only when it holds two backticks,
+    and its quote state only when it starts with a blank (a line starting with ``>`` is a quote line,
+    any other first character makes it neither).
+    """
+    fences = find_fences(text)
+    lines = QuotedLines(text)
+    size = len(text)
+    find, rfind, count = text.find, text.rfind, text.count
+    line_start, line_end = 0, -1
+    ticks = False  # the current line holds two backticks or more
+    span_starts: list[int] | None = None
+    spans: list[tuple[int, int]] = []
     fi, nfences = 0, len(fences)
     live: list[MarkerComment] = []
     fenced: dict[int, list[MarkerComment]] = {}
     for c in comments:
-        if in_code_span(c.start):
-            continue
+        pos = c[0]
+        if pos > line_end:
+            line_start = rfind("\n", line_end if line_end > 0 else 0, pos) + 1
+            nl = find("\n", pos)
+            line_end = size if nl == -1 else nl
+            ticks = count("`", line_start, line_end) >= 2
+            span_starts = None
+        if ticks:
+            if span_starts is None:
+                spans = []
+                inline_spans(text, line_start, line_end, spans)
+                span_starts = [a for a, _ in spans]
+            if span_starts:
+                k = bisect_right(span_starts, pos) - 1
+                if k >= 0 and pos < spans[k][1]:
+                    continue
         if nfences:
-            while fi < nfences and fences[fi].end <= c.start:
+            while fi < nfences and fences[fi].end <= pos:
                 fi += 1
-            if fi < nfences and fences[fi].start <= c.start:
+            if fi < nfences and fences[fi].start <= pos:
                 if fences[fi].may_wrap:
                     fenced.setdefault(fi, []).append(c)
                 continue
-        if not on_quoted_line(c.start):
-            live.append(c)
+        first = text[line_start]
+        if first == ">" or (first in " \t" and lines.line_quoted(line_start, line_end)):
+            continue
+        live.append(c)
     taken = {c.kind for c in live if c.kind in BLOCK_KINDS and not c.closing}
     wrappers: list[Fence] = []
     for fi, inside in fenced.items():
@@ -130,13 +160,16 @@ def _group(text: str, live: list[MarkerComment]) -> tuple[list[_Block | MarkerCo
     return items, strays
 
 
-def _build(text: str, block: _Block, accepted: bool) -> Marker:
+def _build(text: str, block: _Block, accepted: bool, memo: LineMemo) -> Marker:
     opener, closer = block.opener, block.closer
     body = text[opener.end : closer.start if closer else block.end]
     body = scrub_markers(body)
-    reader = {"plan-proposal": read_proposal, "review-verdict": read_verdict}.get(opener.kind, read_consensus)
-    return reader(body, accepted=accepted, raw=text[opener.start : block.end],
-                  span=(opener.start, block.end), closed=closer is not None)  # fmt: skip
+    raw, span, closed = text[opener.start : block.end], (opener.start, block.end), closer is not None
+    if opener.kind == "plan-proposal":
+        return read_proposal(body, accepted=accepted, raw=raw, span=span, closed=closed, memo=memo)
+    if opener.kind == "review-verdict":
+        return read_verdict(body, accepted=accepted, raw=raw, span=span, closed=closed, memo=memo)
+    return read_consensus(body, accepted=accepted, raw=raw, span=span, closed=closed, memo=memo)
 
 
 def _collapse_wrappers(text: str, edits: list[tuple[int, int, str]], wrappers: list[Fence]) -> None:
@@ -186,11 +219,12 @@ def _parse_markers(text: str, role: str | None) -> ParseResult:
     markers: list[Marker] = []
     edits: list[tuple[int, int, str]] = [(c.start, c.end, "") for c in strays]
     hidden_until = 0  # end of the last accepted block: markers before it vanish with the block
+    memo = shared_memo()  # what the blocks' readers read in each distinct line, shared by them all
     allowed = {kind: may_emit(role, kind) for kind in (*BLOCK_KINDS, *SINGLE_KINDS)}  # once, not per marker
     for item in items:
         if isinstance(item, _Block):
             accepted = allowed[item.opener.kind]
-            markers.append(_build(text, item, accepted))
+            markers.append(_build(text, item, accepted, memo))
             if accepted:
                 edits.append((item.opener.start, item.end, ""))
                 hidden_until = item.end
@@ -199,14 +233,14 @@ def _parse_markers(text: str, role: str | None) -> ParseResult:
                 if item.closer is not None:
                     edits.append((item.closer.start, item.closer.end, _inert(item.closer)))
             continue
-        accepted = allowed[item.kind]
-        raw, span = text[item.start : item.end], (item.start, item.end)
-        if item.kind == "subtask-done":
-            markers.append(SubtaskDone(index=item.number, accepted=accepted, raw=raw, span=span))
+        start, end, kind = item[0], item[1], item[2]
+        accepted = allowed[kind]
+        if kind == "subtask-done":
+            markers.append(subtask_done(item.number, accepted, text[start:end], (start, end)))
         else:
-            markers.append(ImplComplete(accepted=accepted, raw=raw, span=span))
-        if item.start >= hidden_until:
-            edits.append((item.start, item.end, "" if accepted else _inert(item)))
+            markers.append(impl_complete(accepted, text[start:end], (start, end)))
+        if start >= hidden_until:
+            edits.append((start, end, "" if accepted else _inert(item)))
     edits.sort()
     _collapse_wrappers(text, edits, wrappers)
     return ParseResult(tuple(markers), remove_spans(text, edits))

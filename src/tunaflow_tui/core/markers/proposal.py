@@ -20,9 +20,11 @@ from typing import Final
 from tunaflow_tui.core.markers.model import PlanProposal, Subtask
 from tunaflow_tui.core.markers.sections import (
     LINE_CACHE,
+    MISS,
+    LineMemo,
     Section,
+    heading_candidates,
     items_of,
-    list_item,
     normalize_name,
     split_heading,
     table_cells,
@@ -101,10 +103,23 @@ def _dedent(lines: list[str]) -> str:
     return textwrap.dedent("\n".join(lines)).strip()
 
 
-def _from_headings(lines: list[str]) -> list[Subtask]:
+def _task_headings(lines: list[str], memo: LineMemo) -> list[str | None]:
+    """:func:`_task_heading` of each line, read once per distinct line of the reply (and only for the
+    lines that start with ``#``, among the :func:`heading_candidates`)."""
+    table: dict[str, str | None] = memo.table("task headings")
+    found: list[str | None] = [None] * len(lines)
+    for index in heading_candidates(lines):
+        line = lines[index]
+        title = table.get(line, MISS)
+        if title is MISS:
+            title = table[line] = _read_task_heading(line)
+        found[index] = title
+    return found
+
+
+def _from_headings(lines: list[str], titles: list[str | None]) -> list[Subtask]:
     subtasks: list[tuple[str, list[str]]] = []
-    for line in lines:
-        title = _task_heading(line)
+    for line, title in zip(lines, titles, strict=True):
         if title is not None:
             subtasks.append((title, []))
         elif subtasks:
@@ -145,8 +160,8 @@ def _from_table(rows: list[str]) -> list[Subtask]:
     return subtasks
 
 
-def _from_list(lines: list[str]) -> list[Subtask]:
-    parsed = [list_item(line) for line in lines]
+def _from_list(lines: list[str], memo: LineMemo) -> list[Subtask]:
+    parsed = memo.list_items(lines)
     indents = [it[0] for it in parsed if it is not None]
     if not indents:
         return [
@@ -164,14 +179,16 @@ def _from_list(lines: list[str]) -> list[Subtask]:
     return [Subtask(i, t, _dedent(d)) for i, (t, d) in enumerate(items, 1) if t]
 
 
-def read_subtasks(lines: list[str]) -> tuple[Subtask, ...]:
+def read_subtasks(lines: list[str], memo: LineMemo | None = None) -> tuple[Subtask, ...]:
     """The subtasks written in ``lines`` (the body of a subtasks section)."""
+    memo = memo or LineMemo()
     table = [line for line in lines if line.strip().startswith("|")]
     if len(table) >= 2:
         return tuple(_from_table(table))
-    if any(_task_heading(line) is not None for line in lines):
-        return tuple(_from_headings(lines))
-    return tuple(s for s in _from_list(lines) if s.title)
+    titles = _task_headings(lines, memo)
+    if any(title is not None for title in titles):
+        return tuple(_from_headings(lines, titles))
+    return tuple(s for s in _from_list(lines, memo) if s.title)
 
 
 def _unwrap_fence(lines: list[str]) -> list[str]:
@@ -199,60 +216,90 @@ def _heading_level(line: str) -> bool:
     return False
 
 
-def _split_proposal(lines: list[str]) -> tuple[list[str], list[Section]]:
+_read_heading = split_heading.__wrapped__
+_read_task_heading = _task_heading.__wrapped__
+_read_heading_level = _heading_level.__wrapped__
+
+
+def _split_proposal(lines: list[str], memo: LineMemo) -> tuple[list[str], list[Section]]:
     """Split a proposal body into the preamble and its sections (see the module docstring)."""
     preamble: list[str] = []
     sections: list[Section] = []
     by_heading = False  # the open subtasks are written as task headings
     has_subtasks = False
-    for line in lines:
-        current = sections[-1] if sections else None
+    levels: dict[str, bool] = memo.table("heading levels")
+    tasks: dict[str, str | None] = memo.table("task headings")
+    headings = memo.headings(PROPOSAL_SECTIONS)
+    current: Section | None = None  # the last section
+    target = preamble  # where text goes: the last section's lines, or the preamble
+    done = 0  # lines before this one are placed
+    for index in heading_candidates(lines):  # the lines between candidates are text: they change nothing
+        if index > done:
+            target.extend(lines[done:index])
+        done = index + 1
+        line = lines[index]
         in_subtasks = current is not None and current.name == "subtasks"
-        if in_subtasks and not (_heading_level(line) or (not by_heading and line[:1] not in (" ", "\t"))):
-            heading = None
-        else:
-            heading = split_heading(line, PROPOSAL_SECTIONS)
+        may_head = True  # inside the subtasks, only a line that clearly heads a section ends them
+        if in_subtasks and (by_heading or line[:1] in (" ", "\t")):
+            may_head = levels.get(line, MISS)
+            if may_head is MISS:
+                may_head = levels[line] = _read_heading_level(line)
+        heading = None
+        if may_head:
+            heading = headings.get(line, MISS)
+            if heading is MISS:
+                heading = headings[line] = _read_heading(line, PROPOSAL_SECTIONS)
         if heading is not None:
-            sections.append(Section(heading[0], heading[1]))
+            current = Section(heading[0], heading[1])
+            sections.append(current)
+            target = current.lines
             has_subtasks = has_subtasks or heading[0] == "subtasks"
             by_heading = False
             continue
-        opens_tasks = not has_subtasks and (current is None or current.name == "title")
-        if _task_heading(line) is not None and (in_subtasks or opens_tasks):
-            if not in_subtasks:
-                current = Section("subtasks")
-                sections.append(current)
-                has_subtasks = True
-            by_heading = True
-        if current is not None:
-            current.lines.append(line)
-        else:
-            preamble.append(line)
+        if in_subtasks or (not has_subtasks and (current is None or current.name == "title")):
+            title = tasks.get(line, MISS)
+            if title is MISS:
+                title = tasks[line] = _read_task_heading(line)
+            if title is not None:
+                if not in_subtasks:
+                    current = Section("subtasks")
+                    sections.append(current)
+                    target = current.lines
+                    has_subtasks = True
+                by_heading = True
+        target.append(line)
+    target.extend(lines[done:])
     return preamble, sections
 
 
-def _leading_list(lines: list[str]) -> tuple[list[str], list[str]]:
+def _leading_list(lines: list[str], memo: LineMemo) -> tuple[list[str], list[str]]:
     """Split ``lines`` into a list that starts at their first filled line, and what follows it.
 
     The list runs over its items, the lines indented under them and blank lines; it ends at the
     first filled line at the left margin that is not an item. No list there: ``([], lines)``.
     """
     filled = next((i for i, line in enumerate(lines) if line.strip()), None)
-    if filled is None or list_item(lines[filled]) is None:
+    if filled is None or memo.list_items([lines[filled]])[0] is None:
         return [], lines
     end = len(lines)
-    for i in range(filled, len(lines)):
+    for i, item in enumerate(memo.list_items(lines[filled:]), filled):
         line = lines[i]
-        if line.strip() and list_item(line) is None and line[:1] not in (" ", "\t"):
+        if line.strip() and item is None and line[:1] not in (" ", "\t"):
             end = i
             break
     return lines[filled:end], lines[end:]
 
 
-def read_proposal(body: str, *, accepted: bool, raw: str, span: tuple[int, int], closed: bool) -> PlanProposal:
-    """Build a :class:`PlanProposal` from the text between the proposal markers."""
+def read_proposal(
+    body: str, *, accepted: bool, raw: str, span: tuple[int, int], closed: bool, memo: LineMemo | None = None
+) -> PlanProposal:
+    """Build a :class:`PlanProposal` from the text between the proposal markers.
+
+    ``memo`` holds what earlier blocks of the same reply read in their lines (a fresh one if none).
+    """
+    memo = memo or LineMemo()
     lines = _unwrap_fence(body.replace("\r\n", "\n").replace("\r", "\n").split("\n"))
-    preamble, sections = _split_proposal(lines)
+    preamble, sections = _split_proposal(lines, memo)
     by_name: dict[str, list[Section]] = {}
     for section in sections:
         by_name.setdefault(section.name, []).append(section)
@@ -271,14 +318,14 @@ def read_proposal(body: str, *, accepted: bool, raw: str, span: tuple[int, int],
         rest = preamble[filled_pre[0] + 1 :]
     subtasks: tuple[Subtask, ...] = ()
     if "subtasks" in by_name:
-        subtasks = read_subtasks([line for s in by_name["subtasks"] for line in [s.inline, *s.lines]])
+        subtasks = read_subtasks([line for s in by_name["subtasks"] for line in [s.inline, *s.lines]], memo)
     elif title:
-        listed, after = _leading_list(extra)
+        listed, after = _leading_list(extra, memo)
         if listed:
             extra = after
         else:
-            listed, rest = _leading_list(rest)
-        subtasks = tuple(s for s in _from_list(listed) if s.title) if listed else ()
+            listed, rest = _leading_list(rest, memo)
+        subtasks = tuple(s for s in _from_list(listed, memo) if s.title) if listed else ()
     if "description" in by_name:
         description = "\n\n".join(s.body_text() for s in by_name["description"] if s.body_text())
     else:
@@ -286,8 +333,8 @@ def read_proposal(body: str, *, accepted: bool, raw: str, span: tuple[int, int],
     if not title:
         title = description.split("\n", 1)[0].strip() if description else (subtasks[0].title if subtasks else "")
     outcome = "\n\n".join(s.body_text() for s in by_name.get("expected_outcome", [])) or None
-    constraints = tuple(i for s in by_name.get("constraints", []) for i in items_of(s))
-    non_goals = tuple(i for s in by_name.get("non_goals", []) for i in items_of(s))
+    constraints = tuple(i for s in by_name.get("constraints", []) for i in items_of(s, memo))
+    non_goals = tuple(i for s in by_name.get("non_goals", []) for i in items_of(s, memo))
     return PlanProposal(
         accepted=accepted, raw=raw, span=span, closed=closed, title=title, subtasks=subtasks,
         description=description, expected_outcome=outcome, constraints=constraints, non_goals=non_goals,

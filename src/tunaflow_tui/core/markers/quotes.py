@@ -13,11 +13,12 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from dataclasses import dataclass
+from itertools import accumulate, pairwise
 from typing import Final
 
 #: Fence info strings whose fence may wrap a whole marker block the agent meant.
 WRAPPER_INFOS: Final = frozenset({"", "markdown", "md"})
-_BACKTICKS: Final = re.compile("`+")
+_BACKTICK_RUNS: Final = re.compile("(`+)")
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,26 +56,31 @@ def _closes(line: str, char: str, length: int) -> bool:
     return len(stripped) >= length and stripped == char * len(stripped)
 
 
-def _inline_spans(text: str, start: int, end: int, out: list[tuple[int, int]]) -> None:
-    """Append the code spans of the line ``text[start:end]`` to ``out``."""
+def inline_spans(text: str, start: int, end: int, out: list[tuple[int, int]]) -> None:
+    """Append the code spans (``(start, end)`` of each, backticks included) of the line ``text[start:end]`` to ``out``.
+
+    A run of N backticks opens a span closed by the next run of exactly N; a run with no such run
+    after it is literal, and the runs after it are looked at again. The runs, their positions and
+    lengths come from C-level calls (one split, one sort that puts the runs of each length in order),
+    so the Python loop visits only the spans and the literal runs.
+    """
     if text.count("`", start, end) < 2:
         return
-    runs = [(run.start(), run.end() - run.start()) for run in _BACKTICKS.finditer(text, start, end)]
-    if len(runs) < 2:
+    parts = _BACKTICK_RUNS.split(text[start:end])  # text, run, text, run, …, text
+    count = len(parts) // 2
+    if count < 2:
         return
-    next_same: list[int] = [-1] * len(runs)
-    last_seen: dict[int, int] = {}
-    for k in range(len(runs) - 1, -1, -1):
-        length = runs[k][1]
-        next_same[k] = last_seen.get(length, -1)
-        last_seen[length] = k
+    offsets = list(accumulate(map(len, parts), initial=start))  # run k: offsets[2k+1] to offsets[2k+2]
+    lengths = list(map(len, parts[1::2]))
+    order = sorted(range(count), key=lengths.__getitem__)  # stable: each length's runs stay in order
+    following = dict(pairwise(order))  # run -> the next run of its length, if any
     k = 0
-    while k < len(runs):
-        closer = next_same[k]
-        if closer == -1:
+    while k < count:
+        closer = following.get(k, -1)
+        if closer == -1 or lengths[closer] != lengths[k]:
             k += 1
             continue
-        out.append((runs[k][0], runs[closer][0] + runs[closer][1]))
+        out.append((offsets[2 * k + 1], offsets[2 * closer + 2]))
         k = closer + 1
 
 
@@ -128,15 +134,7 @@ def _indent_width(line: str) -> int:
     body = line.lstrip(" ")
     if not body.startswith("\t"):  # spaces only (the usual indent): count them at once
         return len(line) - len(body)
-    width = 0
-    for ch in line:
-        if ch == " ":
-            width += 1
-        elif ch == "\t":
-            width += 4 - width % 4
-        else:
-            break
-    return width
+    return len(line[: len(line) - len(line.lstrip(" \t"))].expandtabs(4))  # blanks only: tab stops of 4
 
 
 def _starts_list_item(line: str) -> bool:
@@ -238,7 +236,7 @@ class QuotedPositions:
         starts = self._starts
         if starts is None:
             self._spans = []
-            _inline_spans(self._text, self._start, self._end, self._spans)
+            inline_spans(self._text, self._start, self._end, self._spans)
             starts = self._starts = [a for a, _ in self._spans]
         if not starts:
             return False

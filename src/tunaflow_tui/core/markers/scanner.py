@@ -101,32 +101,36 @@ def find_marker_comments(text: str) -> list[MarkerComment]:
 
     The same comments as :func:`iter_tunaflow_comments` finds, in one loop: a comment whose body
     cannot start with ``tunaflow`` is passed over by the regular expression, and each distinct body
-    (as written, then compacted) is read once.
+    (as written, then compacted) is read once. The matches come from one ``finditer`` run, restarted
+    only past a comment that names something else (a marker may start inside it).
     """
     found: list[MarkerComment] = []
     append = found.append
+    make = tuple.__new__  # MarkerComment's own __new__ is a Python function: a reply holds thousands
     shapes: dict[str, tuple[str, bool, int] | None] = dict(_SHAPES)
     bodies: dict[str, tuple[str, bool, int] | None] = {}  # a body as written -> its shape, or _OTHER
-    search = _CANDIDATE.search
-    match = search(text)
-    while match is not None:
-        body = match.group(1)
-        shape = bodies.get(body, _UNSEEN)
-        if shape is _UNSEEN:
-            compact = "".join(body.split()).casefold()
-            if not compact.startswith(_PREFIXES):
-                shape = _OTHER
-            else:
-                shape = shapes.get(compact, _UNSEEN)
-                if shape is _UNSEEN:
-                    shape = shapes[compact] = classify(compact)
-            bodies[body] = shape
-        if shape is _OTHER:
-            match = search(text, match.start() + 1)  # a comment may start inside this one
-            continue
-        if shape is not None:
-            append(MarkerComment(match.start(), match.end(), *shape))
-        match = search(text, match.end())
+    finditer = _CANDIDATE.finditer
+    pos = 0
+    while pos >= 0:
+        restart = -1
+        for match in finditer(text, pos):
+            body = match.group(1)
+            shape = bodies.get(body, _UNSEEN)
+            if shape is _UNSEEN:
+                compact = "".join(body.split()).casefold()
+                if not compact.startswith(_PREFIXES):
+                    shape = _OTHER
+                else:
+                    shape = shapes.get(compact, _UNSEEN)
+                    if shape is _UNSEEN:
+                        shape = shapes[compact] = classify(compact)
+                bodies[body] = shape
+            if shape is _OTHER:
+                restart = match.start() + 1  # a comment may start inside this one
+                break
+            if shape is not None:
+                append(make(MarkerComment, match.span() + shape))
+        pos = restart
     return found
 
 
@@ -159,7 +163,7 @@ def remove_spans(text: str, spans: list[tuple[int, int, str]]) -> str:
     out: list[str] = []
     pos = 0
     for start, end, replacement in spans:
-        if not replacement:
+        if not replacement and (start == 0 or text[start - 1] in " \t\n"):  # else text shares its line
             start, end = _line_bounds(text, start, end, pos)
         start = max(start, pos)
         if end <= start:

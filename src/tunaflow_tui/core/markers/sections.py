@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Final
+from typing import Any, Final
 
 SECTION_ALIASES: Final[dict[str, str]] = {
     # plan proposal
@@ -61,7 +61,42 @@ _PLAIN_NAME: Final = re.compile(r"[^\W\d_]+(?:[ _-][^\W\d_]+)*")
 _LEAD: Final = re.compile(r"[\s#*_`\-]*")
 #: The first character of every section name, case-folded: a line whose name starts otherwise is no heading.
 _NAME_STARTS: Final = frozenset(alias[0] for alias in SECTION_ALIASES)
+#: An ASCII section name as written: any alias, its words joined by blanks, ``_`` or ``-``, any case.
+#: A line of ASCII text names no section unless one starts where its decoration ends.
+_ASCII_NAME: Final = re.compile(
+    "|".join(r"[\s_\-]+".join(map(re.escape, alias.split())) for alias in SECTION_ALIASES if alias.isascii()),
+    re.IGNORECASE | re.ASCII,
+)
 _UNESCAPED_PIPE: Final = re.compile(r"(?<!\\)\|")
+def _prefix_pattern(names: list[str]) -> str:
+    """A regular expression matching the start of any of ``names`` (blanks in a name: any run of blanks,
+    ``_`` or ``-``), branching on one character at a time so that a line is told apart in a few steps."""
+    if "" in names:
+        return ""  # a name ends here: any continuation matches
+    branches = []
+    for first in sorted({name[0] for name in names}):
+        rest = _prefix_pattern([name[1:] for name in names if name[0] == first])
+        head = r"(?:[^\S\n]|[_\-])+" if first == " " else re.escape(first)
+        branches.append(head + (f"(?:{rest})" if "|" in rest else rest))
+    return "|".join(branches)
+
+
+_ASCII_ALIASES: Final = sorted(alias for alias in SECTION_ALIASES if alias.isascii())
+#: At the start of a line that may head a section (for :func:`split_heading`, whatever sections are
+#: allowed) or starts with ``#`` (a task heading): after the decoration :data:`_LEAD` skips, the start
+#: of an ASCII section name, a character outside ASCII (it may fold to a name), or a letter a name
+#: starts with followed by such a character within the 40 characters a name may take. A lookahead,
+#: so that no match runs into the next line; possessive, so that a run of blanks is passed once.
+#: Every other line is prose to every reader.
+_MAY_HEAD: Final = (
+    r"(?=[^\S\n]*+#|(?:[^\S\n]|[#*_`\-])*+(?:"
+    + _prefix_pattern(_ASCII_ALIASES)
+    + r"|[^\x00-\x7f]|["
+    + "".join(sorted({alias[0] for alias in _ASCII_ALIASES}))
+    + r"](?=[^\n]{0,40}[^\x00-\x7f])))"
+)
+_FIRST_MAY_HEAD: Final = re.compile(_MAY_HEAD, re.IGNORECASE)
+_NEXT_MAY_HEAD: Final = re.compile(r"\n" + _MAY_HEAD, re.IGNORECASE)  # a literal first: found by a fast scan
 BULLETS: Final = ("- ", "* ", "+ ", "• ", "· ")
 
 
@@ -91,6 +126,8 @@ def split_heading(line: str, allowed: frozenset[str] | None = None) -> tuple[str
     lead = _LEAD.match(line).end()  # type: ignore[union-attr]  # matches the empty string at least
     if lead == len(line) or line[lead].casefold()[:1] not in _NAME_STARTS:
         return None
+    if line.isascii() and _ASCII_NAME.match(line, lead) is None:
+        return None  # (a name with other characters may fold to an alias: only ASCII is told apart here)
     text = line.strip()
     if not text or len(text) > 2000:
         return None
@@ -172,28 +209,127 @@ class Section:
         return "\n".join(parts).strip()
 
 
-def split_sections(lines: list[str], allowed: frozenset[str]) -> tuple[list[str], list[Section]]:
+MISS: Final[Any] = object()
+"""What a :class:`LineMemo` table gives for a line it has not read yet (``None`` is a reading)."""
+
+
+class LineMemo:
+    """What the block readers of one reply have read in each distinct line, shared by all of them.
+
+    A reply repeats its lines across its blocks (a template's labels, ``## Findings``, ``- none``):
+    each reading of a line (is it a list item, which section does it head, does it state a verdict)
+    is done once per reply and found again with one dictionary lookup. Every table maps a line (as
+    the reader passes it) to the pure function's result; a memo lives as long as one parse, so it
+    holds no more than the reply's own lines.
+    """
+
+    __slots__ = ("_headings", "_tables", "items")
+
+    def __init__(self) -> None:
+        """Empty tables; each is filled as the readers ask."""
+        self.items: dict[str, tuple[int, str] | None] = {}
+        self._headings: dict[frozenset[str] | None, dict[str, tuple[str, str] | None]] = {}
+        self._tables: dict[str, dict[str, Any]] = {}
+
+    def size(self) -> int:
+        """How many readings the memo holds, over all its tables."""
+        return (len(self.items) + sum(len(table) for table in self._headings.values())
+                + sum(len(table) for table in self._tables.values()))  # fmt: skip
+
+    def table(self, reading: str) -> dict[str, Any]:
+        """The table of one reader's own reading of lines, named ``reading``."""
+        table = self._tables.get(reading)
+        if table is None:
+            table = self._tables[reading] = {}
+        return table
+
+    def headings(self, allowed: frozenset[str] | None) -> dict[str, tuple[str, str] | None]:
+        """The table of :func:`split_heading` readings for the sections ``allowed``."""
+        table = self._headings.get(allowed)
+        if table is None:
+            table = self._headings[allowed] = {}
+        return table
+
+    def list_items(self, lines: list[str]) -> list[tuple[int, str] | None]:
+        """:func:`list_item` of each line."""
+        table, read = self.items, _read_list_item
+        get = table.get
+        parsed: list[tuple[int, str] | None] = []
+        append = parsed.append
+        for line in lines:
+            item = get(line, MISS)
+            if item is MISS:
+                item = table[line] = read(line)
+            append(item)
+        return parsed
+
+
+_read_heading = split_heading.__wrapped__
+_read_list_item = list_item.__wrapped__
+_SHARED: list[LineMemo] = [LineMemo()]
+
+
+def shared_memo() -> LineMemo:
+    """The memo the parses share, so that a line read in one reply is not read again in the next.
+
+    Started afresh once it holds more than ``4 * LINE_CACHE`` readings (so it never holds more than
+    that and the lines of the one reply last parsed). Only pure readings are kept: replies parsed at
+    the same time may share it.
+    """
+    memo = _SHARED[0]
+    if memo.size() > 4 * LINE_CACHE:
+        memo = _SHARED[0] = LineMemo()
+    return memo
+
+
+def heading_candidates(lines: list[str]) -> list[int]:
+    """The indices of the lines that may head a section or start with ``#``, in order.
+
+    Found by one regular expression over the joined lines, not by a loop over them: no other line
+    heads a section (:func:`split_heading` gives None for it, whatever the sections allowed) or is a
+    ``#`` heading, so a reader may take the lines between two candidates as plain text at once.
+    """
+    text = "\n".join(lines)
+    count = text.count
+    found: list[int] = [0] if _FIRST_MAY_HEAD.match(text) else []
+    index = pos = 0
+    for match in _NEXT_MAY_HEAD.finditer(text):
+        start = match.start()  # the line ends here: the candidate is the next one
+        index += count("\n", pos, start + 1)
+        pos = start + 1
+        found.append(index)
+    return found
+
+
+def split_sections(
+    lines: list[str], allowed: frozenset[str], memo: LineMemo | None = None
+) -> tuple[list[str], list[Section]]:
     """Split block lines into the preamble (before any heading) and the ``allowed`` sections."""
     preamble: list[str] = []
     sections: list[Section] = []
+    table = (memo or LineMemo()).headings(allowed)
+    get = table.get
+    current = preamble
     for line in lines:
-        heading = split_heading(line, allowed)
+        heading = get(line, MISS)
+        if heading is MISS:
+            heading = table[line] = _read_heading(line, allowed)
         if heading is not None:
-            sections.append(Section(heading[0], heading[1]))
-        elif sections:
-            sections[-1].lines.append(line)
+            section = Section(heading[0], heading[1])
+            sections.append(section)
+            current = section.lines
         else:
-            preamble.append(line)
+            current.append(line)
     return preamble, sections
 
 
-def items_of(section: Section) -> tuple[str, ...]:
+def items_of(section: Section, memo: LineMemo | None = None) -> tuple[str, ...]:
     """The items of a findings-like section: top-level list items, or else each non-empty line.
 
     Lines under an item (continuations, nested items) are folded into it.
     """
     lines = [line for line in section.lines if line.strip()]
-    parsed = [list_item(line) for line in lines]
+    parsed = (memo or LineMemo()).list_items(lines)
     items: list[str] = []
     if section.inline:
         items.append(section.inline)

@@ -18,13 +18,15 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Final
+from typing import Any, Final
 
-from tunaflow_tui.core.markers.model import Consensus, ReviewVerdict, Scores, VerdictValue
+from tunaflow_tui.core.markers.model import Consensus, ReviewVerdict, Scores, VerdictValue, assemble
 from tunaflow_tui.core.markers.sections import (
     BULLETS,
     LINE_CACHE,
+    MISS,
     SECTION_ALIASES,
+    LineMemo,
     Section,
     items_of,
     list_item,
@@ -202,94 +204,144 @@ def _numbers(text: str) -> tuple[int, ...]:
     return tuple(dict.fromkeys(number for number in runs if number > 0))
 
 
-def read_verdict(body: str, *, accepted: bool, raw: str, span: tuple[int, int], closed: bool) -> ReviewVerdict:
-    """Build a :class:`ReviewVerdict` from the text between the verdict markers."""
+_read_verdict_line = _verdict_line.__wrapped__
+_read_key_value = _key_value.__wrapped__
+_read_heading = split_heading.__wrapped__
+_read_list_item = list_item.__wrapped__
+
+# What a filled verdict line says, whatever comes before it (checked in this order): a verdict
+# (``value, bare``), a score, a failed-subtasks key (its ``key, value`` pair), a section heading,
+# or it is text.
+_STATED, _SCORE, _FAILED, _HEADING, _TEXT = range(5)
+
+
+def _read_line(stripped: str) -> tuple[int, Any]:
+    """``(what, what it gives)`` for a filled, stripped line of a verdict block, read once per reply."""
+    stated = _read_verdict_line(stripped)
+    if stated is not None:
+        return _STATED, stated
+    pair = _read_key_value(stripped)
+    score = _score(pair)
+    if score is not None:
+        return _SCORE, score
+    if pair is not None and pair[0] in _FAILED_KEYS:
+        return _FAILED, pair
+    heading = _read_heading(stripped, VERDICT_SECTIONS)
+    if heading is not None:
+        return _HEADING, heading
+    return _TEXT, None
+
+
+def read_verdict(
+    body: str, *, accepted: bool, raw: str, span: tuple[int, int], closed: bool, memo: LineMemo | None = None
+) -> ReviewVerdict:
+    """Build a :class:`ReviewVerdict` from the text between the verdict markers.
+
+    ``memo`` holds what earlier blocks of the same reply read in their lines (a fresh one if none).
+    """
+    memo = memo or LineMemo()
+    table: dict[str, tuple[int, Any]] = memo.table("verdict")
+    get = table.get
+    items = memo.items
+    words: dict[str, VerdictValue | None] = memo.table("verdict words")
     lines = body.replace("\r\n", "\n").replace("\r", "\n").split("\n")
     scores: list[tuple[str, int]] = []
     failed: dict[int, None] = {}
     preamble: list[str] = []
     sections: list[Section] = []
+    current = preamble  # the lines of the last section, or the preamble (blank lines only go to a section)
     verdict: VerdictValue | None = None
     awaiting_verdict = False  # a verdict label alone: the value is on the next filled line
     listing_failed = False  # a failed-subtasks key without numbers: the list follows
+    in_items = False  # the last section is findings or recommendations
     for line in lines:
         stripped = line.strip()
         if not stripped:
             if sections:
-                sections[-1].lines.append(line)
+                current.append(line)
             continue
         if awaiting_verdict:
             awaiting_verdict = False
             verdict = _verdict_word(stripped.lstrip(">#").strip())
-        if listing_failed:
-            item = list_item(line)
-            number = _leading_number(item[1]) if item is not None else None
-            if number is not None:
-                failed[number] = None
+        if listing_failed or in_items:
+            item = items.get(line, MISS)
+            if item is MISS:
+                item = items[line] = _read_list_item(line)
+            if listing_failed:
+                number = _leading_number(item[1]) if item is not None else None
+                if number is not None:
+                    failed[number] = None
+                    continue
+                listing_failed = False
+            if in_items and (item is not None or line[:1] in (" ", "\t")):
+                current.append(line)
                 continue
-            listing_failed = False
-        if sections and sections[-1].name in _ITEM_SECTIONS and (
-            list_item(line) is not None or line[:1] in (" ", "\t")
-        ):
-            sections[-1].lines.append(line)
-            continue
-        stated = _verdict_line(stripped)
-        if stated is not None:
-            value, bare = stated
+        said = get(stripped)
+        if said is None:
+            said = table[stripped] = _read_line(stripped)
+        what, gives = said
+        if what == _STATED:
+            value, bare = gives[0], gives[1]
             if verdict is None:
                 if value:
-                    verdict = _verdict_word(value)
+                    verdict = words.get(value, MISS)
+                    if verdict is MISS:
+                        verdict = words[value] = _verdict_word(value)
                 else:
                     awaiting_verdict = True
             if bare:
-                sections.append(Section("verdict", value))
-            continue
-        pair = _key_value(stripped)
-        score = _score(pair)
-        if score is not None:
-            scores.append(score)
-            continue
-        if pair is not None and pair[0] in _FAILED_KEYS:
-            numbers = _numbers(pair[1])
+                section = Section("verdict", value)
+                sections.append(section)
+                current, in_items = section.lines, False
+        elif what == _SCORE:
+            scores.append(gives)
+        elif what == _FAILED:
+            pair_value: str = gives[1]
+            numbers = _numbers(pair_value)
             failed.update(dict.fromkeys(numbers))
-            listing_failed = not numbers and pair[1].strip("[ ") == ""
-            sections.append(Section("failed_subtasks", pair[1]))
-            continue
-        heading = split_heading(stripped, VERDICT_SECTIONS)
-        if heading is not None:
-            sections.append(Section(heading[0], heading[1]))
-        elif sections:
-            sections[-1].lines.append(line)
+            listing_failed = not numbers and pair_value.strip("[ ") == ""
+            section = Section("failed_subtasks", pair_value)
+            sections.append(section)
+            current, in_items = section.lines, False
+        elif what == _HEADING:
+            name, inline = gives
+            section = Section(name, inline)
+            sections.append(section)
+            current, in_items = section.lines, name in _ITEM_SECTIONS
         else:
-            preamble.append(line)
+            current.append(line)
     if verdict is None:
         first = next((line for line in preamble if line.strip()), "")
         verdict = _verdict_word(first) if len(first.split()) <= 2 else None
 
     def collect(name: str) -> tuple[str, ...]:
-        return tuple(i for s in sections if s.name == name for i in items_of(s))
+        return tuple(i for s in sections if s.name == name for i in items_of(s, memo))
 
-    return ReviewVerdict(
-        accepted=accepted, raw=raw, span=span, closed=closed, verdict=verdict or "conditional",
-        scores=Scores(scores), failed_subtasks=tuple(failed), findings=collect("findings"),
-        recommendations=collect("recommendations"),
-    )  # fmt: skip
+    return assemble(ReviewVerdict, {
+        "accepted": accepted, "raw": raw, "span": span, "verdict": verdict or "conditional",
+        "scores": Scores(scores), "failed_subtasks": tuple(failed), "findings": collect("findings"),
+        "recommendations": collect("recommendations"), "closed": closed,
+    })  # fmt: skip
 
 
-def read_consensus(body: str, *, accepted: bool, raw: str, span: tuple[int, int], closed: bool) -> Consensus:
+def read_consensus(
+    body: str, *, accepted: bool, raw: str, span: tuple[int, int], closed: bool, memo: LineMemo | None = None
+) -> Consensus:
     """Build a :class:`Consensus` from the text between the consensus markers.
 
-    Text before any section heading counts as consensus.
+    Text before any section heading counts as consensus. ``memo`` holds what earlier blocks of the
+    same reply read in their lines (a fresh one if none).
     """
+    memo = memo or LineMemo()
     lines = body.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    preamble, sections = split_sections(lines, CONSENSUS_SECTIONS)
+    preamble, sections = split_sections(lines, CONSENSUS_SECTIONS, memo)
     if any(line.strip() for line in preamble):
         sections.insert(0, Section("consensus", "", preamble))
 
     def collect(name: str) -> tuple[str, ...]:
-        return tuple(i for s in sections if s.name == name for i in items_of(s))
+        return tuple(i for s in sections if s.name == name for i in items_of(s, memo))
 
-    return Consensus(
-        accepted=accepted, raw=raw, span=span, closed=closed, consensus=collect("consensus"),
-        contested=collect("contested"), dissent=collect("dissent"),
-    )  # fmt: skip
+    return assemble(Consensus, {
+        "accepted": accepted, "raw": raw, "span": span, "consensus": collect("consensus"),
+        "contested": collect("contested"), "dissent": collect("dissent"), "closed": closed,
+    })  # fmt: skip
