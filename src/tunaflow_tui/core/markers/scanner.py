@@ -25,6 +25,8 @@ BODY_STARTS: Final = frozenset({"/", "T", "t", "\u1e97"})
 #: the others are passed over inside the regular expression engine.
 _CANDIDATE: Final = re.compile(rf"<!--(?=\s*[/Tt\u1e97])(.{{0,{MAX_COMMENT_BODY}}}?)-->", re.DOTALL)
 _SCRUB_PASSES: Final = 4
+#: Blanks up to the end of a line (its newline included) or of the text.
+_REST_OF_LINE: Final = re.compile(r"[ \t\r]*+(?:\n|\Z)")
 
 
 class MarkerComment(NamedTuple):
@@ -134,37 +136,25 @@ def find_marker_comments(text: str) -> list[MarkerComment]:
     return found
 
 
-def _line_bounds(text: str, start: int, end: int, floor: int) -> tuple[int, int]:
-    """Widen ``[start, end)`` to whole lines if nothing but blanks shares those lines with it.
-
-    Scans only the blanks next to the span (never before ``floor``, the end of the previous
-    edit), so many spans on one long line stay linear.
-    """
-    left = start
-    while left > floor and text[left - 1] in " \t":
-        left -= 1
-    if left > 0 and text[left - 1] != "\n":
-        return start, end
-    right = end
-    size = len(text)
-    while right < size and text[right] in " \t\r":
-        right += 1
-    if right < size and text[right] != "\n":
-        return start, end
-    return left, min(right + 1, size)
-
-
 def remove_spans(text: str, spans: list[tuple[int, int, str]]) -> str:
     """Replace sorted, non-overlapping ``(start, end, replacement)`` spans in ``text``.
 
     An empty replacement that leaves its lines blank removes those lines too, so removed markers
-    don't leave holes in the message.
+    don't leave holes in the message. Only the blanks next to a span are looked at (never before the
+    end of the previous edit), so many spans on one long line stay linear.
     """
     out: list[str] = []
     pos = 0
+    rest_of_line = _REST_OF_LINE.match
     for start, end, replacement in spans:
-        if not replacement and (start == 0 or text[start - 1] in " \t\n"):  # else text shares its line
-            start, end = _line_bounds(text, start, end, pos)
+        if not replacement:  # widen to whole lines if only blanks share them with the span
+            left = start
+            while left > pos and text[left - 1] in " \t":
+                left -= 1
+            if left == 0 or text[left - 1] == "\n":
+                rest = rest_of_line(text, end)
+                if rest is not None:
+                    start, end = left, rest.end()
         start = max(start, pos)
         if end <= start:
             continue
@@ -188,6 +178,8 @@ def scrub_markers(text: str) -> str:
     catch that, and whatever is left after them is made inert by escaping its ``<``. Total and
     linear: never raises on any ``str``.
     """
+    if "<!--" not in text:  # no comment, nothing to remove (a block's body, usually)
+        return text
     for _ in range(_SCRUB_PASSES):
         scrubbed = _scrub_once(text)
         if scrubbed == text:

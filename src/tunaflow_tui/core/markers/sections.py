@@ -328,25 +328,37 @@ def items_of(section: Section, memo: LineMemo | None = None) -> tuple[str, ...]:
 
     Lines under an item (continuations, nested items) are folded into it.
     """
-    lines = [line for line in section.lines if line.strip()]
-    parsed = (memo or LineMemo()).list_items(lines)
-    items: list[str] = []
-    if section.inline:
-        items.append(section.inline)
-    indents = [it[0] for it in parsed if it is not None]
-    if not indents:
+    table = (memo or LineMemo()).items
+    get = table.get
+    lines: list[str] = []
+    parsed: list[tuple[int, str] | None] = []
+    top = -1  # the least indent of an item, -1 while there is none
+    for line in section.lines:
+        if not line.strip():
+            continue
+        item = get(line, MISS)
+        if item is MISS:
+            item = table[line] = _read_list_item(line)
+        lines.append(line)
+        parsed.append(item)
+        if item is not None and (top == -1 or item[0] < top):
+            top = item[0]
+    if top == -1:
+        items = [section.inline] if section.inline else []
         items.extend(_unbold(line.strip()) for line in lines)
         return tuple(i for i in items if i)
-    top = min(indents)
-    groups: list[list[str]] = [[item] for item in items]
+    groups: list[list[str]] = [[section.inline]] if section.inline else []
     for line, item in zip(lines, parsed, strict=True):
-        if item is not None and item[0] <= top:
+        if item is None:
+            if groups:
+                groups[-1].append(line.strip())
+            else:
+                groups.append([line.strip()])
+        elif item[0] <= top:
             groups.append([item[1]])
-        elif groups and item is not None:
-            groups[-1].append(item[1])
         elif groups:
-            groups[-1].append(line.strip())
+            groups[-1].append(item[1])
         else:
             groups.append([line.strip()])
-    joined = (" ".join(p for p in group if p) for group in groups)
+    joined = [" ".join(p for p in group if p) if len(group) > 1 else group[0] for group in groups]
     return tuple(i for i in joined if i)

@@ -262,7 +262,10 @@ def read_verdict(
             continue
         if awaiting_verdict:
             awaiting_verdict = False
-            verdict = _verdict_word(stripped.lstrip(">#").strip())
+            value = stripped.lstrip(">#").strip()
+            verdict = words.get(value, MISS)
+            if verdict is MISS:
+                verdict = words[value] = _verdict_word(value)
         if listing_failed or in_items:
             item = items.get(line, MISS)
             if item is MISS:
