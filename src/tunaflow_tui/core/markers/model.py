@@ -175,12 +175,16 @@ def assemble(cls: type[_M], values: dict[str, Any]) -> _M:
 
 def subtask_done(index: int, accepted: bool, raw: str, span: tuple[int, int]) -> SubtaskDone:
     """``SubtaskDone(index=index, accepted=accepted, raw=raw, span=span)``, made quickly (see :func:`assemble`)."""
-    return assemble(SubtaskDone, {"accepted": accepted, "raw": raw, "span": span, "index": index})
+    marker = _new(SubtaskDone)
+    marker.__dict__.update(accepted=accepted, raw=raw, span=span, index=index)
+    return marker
 
 
 def impl_complete(accepted: bool, raw: str, span: tuple[int, int]) -> ImplComplete:
     """``ImplComplete(accepted=accepted, raw=raw, span=span)``, made quickly (see :func:`assemble`)."""
-    return assemble(ImplComplete, {"accepted": accepted, "raw": raw, "span": span})
+    marker = _new(ImplComplete)
+    marker.__dict__.update(accepted=accepted, raw=raw, span=span)
+    return marker
 
 
 @dataclass(frozen=True)

@@ -215,7 +215,10 @@ def _parse_markers(text: str, role: str | None) -> ParseResult:
     if not comments:
         return ParseResult((), text)
     live, wrappers = _classify(text, comments)
-    items, strays = _group(text, live)
+    if any(kind in BLOCK_KINDS for kind in {c[2] for c in live}):
+        items, strays = _group(text, live)
+    else:  # single markers only: each is an item of its own
+        items, strays = list(live), []
     markers: list[Marker] = []
     edits: list[tuple[int, int, str]] = [(c.start, c.end, "") for c in strays]
     hidden_until = 0  # end of the last accepted block: markers before it vanish with the block

@@ -60,11 +60,19 @@ def inline_spans(text: str, start: int, end: int, out: list[tuple[int, int]]) ->
     """Append the code spans (``(start, end)`` of each, backticks included) of the line ``text[start:end]`` to ``out``.
 
     A run of N backticks opens a span closed by the next run of exactly N; a run with no such run
-    after it is literal, and the runs after it are looked at again. The runs, their positions and
-    lengths come from C-level calls (one split, one sort that puts the runs of each length in order),
-    so the Python loop visits only the spans and the literal runs.
+    after it is literal, and the runs after it are looked at again. Two backticks make one span or
+    none; otherwise the runs, their positions and lengths come from C-level calls (one split, one
+    sort that puts the runs of each length in order), so the Python loop visits only the spans and
+    the literal runs.
     """
-    if text.count("`", start, end) < 2:
+    ticks = text.count("`", start, end)
+    if ticks < 2:
+        return
+    if ticks == 2:  # one span, unless the two make one run
+        first = text.find("`", start, end)
+        second = text.find("`", first + 1, end)
+        if second > first + 1:
+            out.append((first, second + 1))
         return
     parts = _BACKTICK_RUNS.split(text[start:end])  # text, run, text, run, …, text
     count = len(parts) // 2

@@ -69,14 +69,18 @@ _ASCII_NAME: Final = re.compile(
 )
 _UNESCAPED_PIPE: Final = re.compile(r"(?<!\\)\|")
 def _prefix_pattern(names: list[str]) -> str:
-    """A regular expression matching the start of any of ``names`` (blanks in a name: any run of blanks,
-    ``_`` or ``-``), branching on one character at a time so that a line is told apart in a few steps."""
+    """A regular expression matching the start of any of ``names`` (ASCII, lower case; in any case; blanks
+    in a name: any run of blanks, ``_`` or ``-``), branching on one character at a time so that a line
+    is told apart in a few steps."""
     if "" in names:
         return ""  # a name ends here: any continuation matches
     branches = []
     for first in sorted({name[0] for name in names}):
         rest = _prefix_pattern([name[1:] for name in names if name[0] == first])
-        head = r"(?:[^\S\n]|[_\-])+" if first == " " else re.escape(first)
+        if first == " ":
+            head = r"(?:[^\S\n]|[_\-])+"
+        else:
+            head = f"[{first}{first.upper()}]" if first.isalpha() else re.escape(first)
         branches.append(head + (f"(?:{rest})" if "|" in rest else rest))
     return "|".join(branches)
 
@@ -85,18 +89,18 @@ _ASCII_ALIASES: Final = sorted(alias for alias in SECTION_ALIASES if alias.isasc
 #: At the start of a line that may head a section (for :func:`split_heading`, whatever sections are
 #: allowed) or starts with ``#`` (a task heading): after the decoration :data:`_LEAD` skips, the start
 #: of an ASCII section name, a character outside ASCII (it may fold to a name), or a letter a name
-#: starts with followed by such a character within the 40 characters a name may take. A lookahead,
-#: so that no match runs into the next line; possessive, so that a run of blanks is passed once.
+#: starts with followed by such a character within the 40 characters a name may take. No part of it
+#: matches a newline, so no match runs into the next line; possessive, so that blanks are passed once.
 #: Every other line is prose to every reader.
 _MAY_HEAD: Final = (
-    r"(?=[^\S\n]*+#|(?:[^\S\n]|[#*_`\-])*+(?:"
+    r"[ \t]*+[^\S\n]*+(?:#|(?:[^\S\n]|[#*_`\-])*+(?:"
     + _prefix_pattern(_ASCII_ALIASES)
     + r"|[^\x00-\x7f]|["
-    + "".join(sorted({alias[0] for alias in _ASCII_ALIASES}))
+    + "".join(sorted({c for alias in _ASCII_ALIASES for c in (alias[0], alias[0].upper())}))
     + r"](?=[^\n]{0,40}[^\x00-\x7f])))"
 )
-_FIRST_MAY_HEAD: Final = re.compile(_MAY_HEAD, re.IGNORECASE)
-_NEXT_MAY_HEAD: Final = re.compile(r"\n" + _MAY_HEAD, re.IGNORECASE)  # a literal first: found by a fast scan
+_FIRST_MAY_HEAD: Final = re.compile(_MAY_HEAD)
+_NEXT_MAY_HEAD: Final = re.compile(r"\n" + _MAY_HEAD)  # a literal first: found by a fast scan
 BULLETS: Final = ("- ", "* ", "+ ", "• ", "· ")
 
 
