@@ -17,7 +17,17 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tunaflow_tui.core.markers import ImplComplete, parse_markers, proposal, quotes, sections
-from tunaflow_tui.core.markers.model import Consensus, ReviewVerdict, Scores, SubtaskDone, assemble
+from tunaflow_tui.core.markers.model import (
+    Consensus,
+    ReviewVerdict,
+    Scores,
+    Subtask,
+    SubtaskDone,
+    assemble,
+    impl_complete,
+    subtask,
+    subtask_done,
+)
 from tunaflow_tui.core.markers.sections import LINE_CACHE, heading_candidates, shared_memo, split_heading
 
 
@@ -103,6 +113,9 @@ def test_markers_made_quickly_equal_markers_made_by_their_constructor() -> None:
     made = [
         (assemble(SubtaskDone, {"accepted": True, "raw": "r", "span": (1, 2), "index": 3}),
          SubtaskDone(index=3, accepted=True, raw="r", span=(1, 2))),
+        (subtask_done(3, False, "r", (4, 5)), SubtaskDone(index=3, accepted=False, raw="r", span=(4, 5))),
+        (impl_complete(True, "r", (4, 5)), ImplComplete(raw="r", span=(4, 5))),
+        (subtask(2, "t", "d"), Subtask(2, "t", "d")),
         (assemble(ImplComplete, {"accepted": False, "raw": "r", "span": (0, 1)}),
          ImplComplete(accepted=False, raw="r", span=(0, 1))),
         (assemble(ReviewVerdict, {"accepted": True, "raw": "", "span": (0, 0), "verdict": "fail",
@@ -117,6 +130,7 @@ def test_markers_made_quickly_equal_markers_made_by_their_constructor() -> None:
     for quick, built in made:
         assert quick == built and hash(quick) == hash(built) and repr(quick) == repr(built)
         assert list(vars(quick)) == [f.name for f in dataclasses.fields(built)]
+        assert quick.span == built.span if isinstance(built, SubtaskDone | ImplComplete) else True
 
 
 def test_every_marker_parsed_holds_every_field_in_order() -> None:

@@ -157,8 +157,17 @@ class Consensus(Marker):
         }
 
 
-_M = TypeVar("_M", bound=Marker)
 _new = object.__new__
+
+
+def subtask(index: int, title: str, details: str) -> Subtask:
+    """``Subtask(index, title, details)``, made without the frozen dataclass's ``__init__`` (see :func:`assemble`)."""
+    made = _new(Subtask)
+    made.__dict__.update(index=index, title=title, details=details)
+    return made
+
+
+_M = TypeVar("_M", bound=Marker)
 
 
 def assemble(cls: type[_M], values: dict[str, Any]) -> _M:

@@ -17,7 +17,7 @@ import textwrap
 from functools import lru_cache
 from typing import Final
 
-from tunaflow_tui.core.markers.model import PlanProposal, Subtask
+from tunaflow_tui.core.markers.model import PlanProposal, Subtask, subtask
 from tunaflow_tui.core.markers.sections import (
     LINE_CACHE,
     MISS,
@@ -124,11 +124,12 @@ def _from_headings(lines: list[str], titles: list[str | None]) -> list[Subtask]:
             subtasks.append((title, []))
         elif subtasks:
             subtasks[-1][1].append(line)
-    return [Subtask(i, t, _dedent(d)) for i, (t, d) in enumerate(subtasks, 1)]
+    return [subtask(i, t, _dedent(d)) for i, (t, d) in enumerate(subtasks, 1)]
 
 
 def _is_separator(cells: list[str]) -> bool:
-    return all(c and set(c) <= set("-: ") for c in cells)
+    """A table's separator row: every cell non-empty and made of ``-``, ``:`` and blanks."""
+    return all(cell and not cell.strip("-: ") for cell in cells)
 
 
 def _from_table(rows: list[str]) -> list[Subtask]:
@@ -156,7 +157,7 @@ def _from_table(rows: list[str]) -> list[Subtask]:
         else:
             details = " — ".join(c for i, c in enumerate(row) if i not in (idx, col) and c)
         title, lead = _split_bold_lead(row[col])
-        subtasks.append(Subtask(len(subtasks) + 1, title, (details or lead).replace("<br>", "\n")))
+        subtasks.append(subtask(len(subtasks) + 1, title, (details or lead).replace("<br>", "\n")))
     return subtasks
 
 
@@ -176,7 +177,7 @@ def _from_list(lines: list[str], memo: LineMemo) -> list[Subtask]:
             items.append((title, [lead] if lead else []))
         elif items:
             items[-1][1].append(line)
-    return [Subtask(i, t, _dedent(d)) for i, (t, d) in enumerate(items, 1) if t]
+    return [subtask(i, t, _dedent(d)) for i, (t, d) in enumerate(items, 1) if t]
 
 
 def read_subtasks(lines: list[str], memo: LineMemo | None = None) -> tuple[Subtask, ...]:
