@@ -129,6 +129,8 @@ def _from_headings(lines: list[str], titles: list[str | None]) -> list[Subtask]:
 
 def _is_separator(cells: list[str]) -> bool:
     """A table's separator row: every cell non-empty and made of ``-``, ``:`` and blanks."""
+    if cells and cells[0][:1] not in ("-", ":", " "):
+        return False  # (the usual row: its first cell says so)
     return all(cell and not cell.strip("-: ") for cell in cells)
 
 
@@ -142,11 +144,10 @@ def _from_table(rows: list[str]) -> list[Subtask]:
     title_col = next((i for i, h in enumerate(header) if h in _TITLE_COLUMNS), None)
     detail_col = next((i for i, h in enumerate(header) if h in _DETAIL_COLUMNS), None)
     subtasks: list[Subtask] = []
+    numbered = idx_col is None and not header  # then a row starting with a number has it as its index
+    fixed_idx = idx_col if idx_col is not None else -1
     for row in table:
-        if idx_col is None and header == [] and row and row[0].rstrip(".").isdigit():
-            idx = 0
-        else:
-            idx = idx_col if idx_col is not None else -1
+        idx = 0 if numbered and row and row[0].rstrip(".").isdigit() else fixed_idx
         col = title_col
         if col is None:
             col = next((i for i, c in enumerate(row) if i != idx and c), None)
@@ -156,7 +157,8 @@ def _from_table(rows: list[str]) -> list[Subtask]:
             details = row[detail_col]
         else:
             details = " — ".join(c for i, c in enumerate(row) if i not in (idx, col) and c)
-        title, lead = _split_bold_lead(row[col])
+        cell = row[col]
+        title, lead = _split_bold_lead(cell) if cell.startswith("**") else (cell.strip(), "")
         subtasks.append(subtask(len(subtasks) + 1, title, (details or lead).replace("<br>", "\n")))
     return subtasks
 
