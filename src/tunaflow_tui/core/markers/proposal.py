@@ -196,11 +196,14 @@ def read_subtasks(lines: list[str], memo: LineMemo | None = None) -> tuple[Subta
 
 def _unwrap_fence(lines: list[str]) -> list[str]:
     """Drop a code fence wrapped around the whole body (inside the markers)."""
-    filled = [i for i, line in enumerate(lines) if line.strip()]
-    if len(filled) >= 2:
-        first, last = lines[filled[0]].strip(), lines[filled[-1]].strip()
-        if first.startswith("```") and first[3:].strip().casefold() in ("", "markdown", "md") and last == "```":
-            return lines[filled[0] + 1 : filled[-1]]
+    first = next((i for i, line in enumerate(lines) if line.strip()), None)
+    if first is None:
+        return lines
+    last = next(i for i in range(len(lines) - 1, first - 1, -1) if lines[i].strip())
+    if last > first:
+        opening, closing = lines[first].strip(), lines[last].strip()
+        if opening.startswith("```") and opening[3:].strip().casefold() in ("", "markdown", "md") and closing == "```":
+            return lines[first + 1 : last]
     return lines
 
 
@@ -230,10 +233,10 @@ def _split_proposal(lines: list[str], memo: LineMemo) -> tuple[list[str], list[S
     sections: list[Section] = []
     by_heading = False  # the open subtasks are written as task headings
     has_subtasks = False
-    levels: dict[str, bool] = memo.table("heading levels")
-    tasks: dict[str, str | None] = memo.table("task headings")
-    headings = memo.headings(PROPOSAL_SECTIONS)
+    reads: dict[str, tuple[tuple[str, str] | None, str | None, bool]] = memo.table("proposal lines")
+    get = reads.get
     current: Section | None = None  # the last section
+    in_subtasks = False  # the last section is the subtasks
     target = preamble  # where text goes: the last section's lines, or the preamble
     done = 0  # lines before this one are placed
     for index in heading_candidates(lines):  # the lines between candidates are text: they change nothing
@@ -241,35 +244,28 @@ def _split_proposal(lines: list[str], memo: LineMemo) -> tuple[list[str], list[S
             target.extend(lines[done:index])
         done = index + 1
         line = lines[index]
-        in_subtasks = current is not None and current.name == "subtasks"
-        may_head = True  # inside the subtasks, only a line that clearly heads a section ends them
-        if in_subtasks and (by_heading or line[:1] in (" ", "\t")):
-            may_head = levels.get(line, MISS)
-            if may_head is MISS:
-                may_head = levels[line] = _read_heading_level(line)
-        heading = None
-        if may_head:
-            heading = headings.get(line, MISS)
-            if heading is MISS:
-                heading = headings[line] = _read_heading(line, PROPOSAL_SECTIONS)
-        if heading is not None:
+        read = get(line)
+        if read is None:  # what the line heads, the task it titles, whether it clearly heads a section
+            read = reads[line] = (
+                _read_heading(line, PROPOSAL_SECTIONS), _read_task_heading(line), _read_heading_level(line)
+            )
+        heading, title, level = read
+        # inside the subtasks, only a line that clearly heads a section ends them
+        if heading is not None and (level or not in_subtasks or not (by_heading or line[:1] in (" ", "\t"))):
             current = Section(heading[0], heading[1])
             sections.append(current)
             target = current.lines
-            has_subtasks = has_subtasks or heading[0] == "subtasks"
+            in_subtasks = heading[0] == "subtasks"
+            has_subtasks = has_subtasks or in_subtasks
             by_heading = False
             continue
-        if in_subtasks or (not has_subtasks and (current is None or current.name == "title")):
-            title = tasks.get(line, MISS)
-            if title is MISS:
-                title = tasks[line] = _read_task_heading(line)
-            if title is not None:
-                if not in_subtasks:
-                    current = Section("subtasks")
-                    sections.append(current)
-                    target = current.lines
-                    has_subtasks = True
-                by_heading = True
+        if title is not None and (in_subtasks or (not has_subtasks and (current is None or current.name == "title"))):
+            if not in_subtasks:
+                current = Section("subtasks")
+                sections.append(current)
+                target = current.lines
+                in_subtasks = has_subtasks = True
+            by_heading = True
         target.append(line)
     target.extend(lines[done:])
     return preamble, sections
