@@ -8,8 +8,11 @@ the colon on the same line is the section's first content (``description: Replac
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import accumulate, count
+from operator import add
 from typing import Any, Final
 
 SECTION_ALIASES: Final[dict[str, str]] = {
@@ -294,14 +297,13 @@ def heading_candidates(lines: list[str]) -> list[int]:
     ``#`` heading, so a reader may take the lines between two candidates as plain text at once.
     """
     text = "\n".join(lines)
-    count = text.count
-    found: list[int] = [0] if _FIRST_MAY_HEAD.match(text) else []
-    index = pos = 0
-    for match in _NEXT_MAY_HEAD.finditer(text):
-        start = match.start()  # the line ends here: the candidate is the next one
-        index += count("\n", pos, start + 1)
-        pos = start + 1
-        found.append(index)
+    starts = [match.end() for match in _NEXT_MAY_HEAD.finditer(text)]  # just past the newline
+    if not starts:
+        return [0] if _FIRST_MAY_HEAD.match(text) else []
+    newlines = list(map(add, accumulate(map(len, lines)), count()))  # where line k's newline is
+    found = [bisect_left(newlines, start) for start in starts]  # the line after that newline
+    if _FIRST_MAY_HEAD.match(text):
+        found.insert(0, 0)
     return found
 
 
