@@ -144,6 +144,7 @@ def remove_spans(text: str, spans: list[tuple[int, int, str]]) -> str:
     end of the previous edit), so many spans on one long line stay linear.
     """
     out: list[str] = []
+    append = out.append
     pos = 0
     rest_of_line = _REST_OF_LINE.match
     for start, end, replacement in spans:
@@ -155,11 +156,13 @@ def remove_spans(text: str, spans: list[tuple[int, int, str]]) -> str:
                 rest = rest_of_line(text, end)
                 if rest is not None:
                     start, end = left, rest.end()
-        start = max(start, pos)
+        if start < pos:
+            start = pos
         if end <= start:
             continue
-        out.append(text[pos:start])
-        out.append(replacement)
+        append(text[pos:start])
+        if replacement:
+            append(replacement)
         pos = end
     out.append(text[pos:])
     return "".join(out)
