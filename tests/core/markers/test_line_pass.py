@@ -70,11 +70,15 @@ ALLOWED = [None, frozenset({"title", "subtasks"}), frozenset({"dissent"}), froze
 @given(st.lists(any_line, max_size=12))
 def test_every_line_that_heads_a_section_or_a_task_is_a_candidate(lines: list[str]) -> None:
     candidates = set(heading_candidates(lines))
+    hashes = set(heading_candidates(lines, hashes_only=True))
     for index, line in enumerate(lines):
         heads = ref_sections.split_heading.__wrapped__(line, None) is not None
         task = ref_proposal._task_heading.__wrapped__(line) is not None
         if heads or task:
             assert index in candidates, line
+        if task:
+            assert index in hashes, line
+        assert (index in hashes) == line.strip().startswith("#")
 
 
 def test_plain_prose_and_list_items_are_not_candidates() -> None:

@@ -105,10 +105,10 @@ def _dedent(lines: list[str]) -> str:
 
 def _task_headings(lines: list[str], memo: LineMemo) -> list[str | None]:
     """:func:`_task_heading` of each line, read once per distinct line of the reply (and only for the
-    lines that start with ``#``, among the :func:`heading_candidates`)."""
+    lines that start with ``#``: no other line is a task heading)."""
     table: dict[str, str | None] = memo.table("task headings")
     found: list[str | None] = [None] * len(lines)
-    for index in heading_candidates(lines):
+    for index in heading_candidates(lines, hashes_only=True):
         line = lines[index]
         title = table.get(line, MISS)
         if title is MISS:

@@ -104,6 +104,8 @@ _MAY_HEAD: Final = (
 )
 _FIRST_MAY_HEAD: Final = re.compile(_MAY_HEAD)
 _NEXT_MAY_HEAD: Final = re.compile(r"\n" + _MAY_HEAD)  # a literal first: found by a fast scan
+_FIRST_HASH: Final = re.compile(r"[ \t]*+[^\S\n]*+#")
+_NEXT_HASH: Final = re.compile(r"\n[ \t]*+[^\S\n]*+#")
 BULLETS: Final = ("- ", "* ", "+ ", "• ", "· ")
 
 
@@ -289,21 +291,21 @@ def shared_memo() -> LineMemo:
     return memo
 
 
-def heading_candidates(lines: list[str]) -> list[int]:
+def heading_candidates(lines: list[str], *, hashes_only: bool = False) -> list[int]:
     """The indices of the lines that may head a section or start with ``#``, in order.
 
     Found by one regular expression over the joined lines, not by a loop over them: no other line
     heads a section (:func:`split_heading` gives None for it, whatever the sections allowed) or is a
     ``#`` heading, so a reader may take the lines between two candidates as plain text at once.
+    ``hashes_only``: only the lines whose first character past the blanks is ``#``.
     """
+    first, following = (_FIRST_HASH, _NEXT_HASH) if hashes_only else (_FIRST_MAY_HEAD, _NEXT_MAY_HEAD)
     text = "\n".join(lines)
-    starts = [match.end() for match in _NEXT_MAY_HEAD.finditer(text)]  # just past the newline
-    if not starts:
-        return [0] if _FIRST_MAY_HEAD.match(text) else []
-    newlines = list(map(add, accumulate(map(len, lines)), count()))  # where line k's newline is
-    found = [bisect_left(newlines, start) for start in starts]  # the line after that newline
-    if _FIRST_MAY_HEAD.match(text):
-        found.insert(0, 0)
+    starts = [match.end() for match in following.finditer(text)]  # just past the newline
+    found = [0] if first.match(text) else []
+    if starts:
+        newlines = list(map(add, accumulate(map(len, lines)), count()))  # where line k's newline is
+        found.extend(bisect_left(newlines, start) for start in starts)  # the line after that newline
     return found
 
 
