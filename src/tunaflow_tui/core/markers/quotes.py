@@ -2,10 +2,11 @@
 
 Fences (```` ``` ```` or ``~~~`` at the start of a line, any indentation, closed by a line of the
 same character at least as long, or running to the end) are found by visiting only the lines that
-start with a fence string. Inline code spans are found per line
-(a run of N backticks closed by the next run of exactly N backticks on the same line); a table of
-"next run of the same length" keeps that linear however many backticks a line holds. Block-quote
-lines and indented code blocks are decided per line, only for lines that hold a marker.
+start with a fence string. Inline code spans are found per line, only for lines that hold a marker
+and two backticks (a run of N backticks closed by the next run of exactly N backticks on the same
+line); one sort of the runs by length gives each run the next of its length, which keeps that linear
+however many backticks a line holds. Block-quote lines and indented code blocks are decided per
+line, only for lines that hold a marker and start with a blank or ``>``.
 """
 
 from __future__ import annotations

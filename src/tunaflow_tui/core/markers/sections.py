@@ -3,6 +3,11 @@
 A section heading is a line naming a known section, in English, Korean or Indonesian, matched
 case-insensitively, with optional ``#`` heading marks, ``**bold**`` and a trailing colon; text after
 the colon on the same line is the section's first content (``description: Replace JWT``).
+
+The block readers share one pass over their lines: :func:`heading_candidates` finds, with one
+regular expression, the few lines that may head a section (the others are text to every reader and
+are taken in runs), and a :class:`LineMemo` keeps what each reading found in each distinct line, so
+a line repeated across a reply's blocks is read once.
 """
 
 from __future__ import annotations
@@ -56,9 +61,10 @@ SECTION_ALIASES: Final[dict[str, str]] = {
 
 _MAX_NAME = 40
 LINE_CACHE: Final = 4096
-"""How many distinct lines the per-line readers remember.  They are pure functions of the line, and a
-long reply repeats its lines (``## Findings``, ``- none``, a template's labels): each distinct line is
-read once, however many blocks it appears in."""
+"""How many distinct lines the per-line readers called on their own remember (and a quarter of what the
+memo shared by the parses may hold before it starts afresh). They are pure functions of the line, and
+a long reply repeats its lines (``## Findings``, ``- none``, a template's labels): each distinct line
+is read once, however many blocks it appears in."""
 _PLAIN_NAME: Final = re.compile(r"[^\W\d_]+(?:[ _-][^\W\d_]+)*")
 #: What may precede a section name on its line: blanks, heading marks, emphasis, hyphens.
 _LEAD: Final = re.compile(r"[\s#*_`\-]*")
