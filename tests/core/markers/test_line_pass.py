@@ -108,6 +108,19 @@ def test_code_spans_are_found_as_the_reference_finds_them(line: str, before: str
     assert ours == theirs
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(min_value=1, max_value=14), min_size=2, max_size=60), st.sampled_from(["x", " a ", "\\"]))
+def test_code_spans_on_lines_with_many_run_lengths_are_found_as_the_reference_finds_them(
+    runs: list[int], gap: str
+) -> None:
+    line = gap.join("`" * run for run in runs)  # up to 14 lengths: both ways of pairing the runs
+    ours: list[tuple[int, int]] = []
+    theirs: list[tuple[int, int]] = []
+    quotes.inline_spans(line, 0, len(line), ours)
+    ref_quotes._inline_spans(line, 0, len(line), theirs)
+    assert ours == theirs
+
+
 @given(st.text(alphabet=" \t", max_size=12), st.sampled_from(["", "x", "- item"]))
 def test_indent_width_counts_tab_stops_as_the_reference_does(lead: str, rest: str) -> None:
     assert quotes._indent_width(lead + rest) == ref_quotes._indent_width(lead + rest)

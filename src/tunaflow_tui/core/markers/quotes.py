@@ -20,6 +20,12 @@ from typing import Final
 #: Fence info strings whose fence may wrap a whole marker block the agent meant.
 WRAPPER_INFOS: Final = frozenset({"", "markdown", "md"})
 _BACKTICK_RUNS: Final = re.compile("(`+)")
+#: A run (as one character) and the next run of its length. A run with none after it is the last of
+#: its length: the search passes over the rest of the line once per length at most, so only for lines
+#: with at most _FEW_LENGTHS lengths of run.
+_PAIR: Final = re.compile(r"(.).*?\1", re.DOTALL)
+_FEW_LENGTHS: Final = 8
+_MAX_CHAR: Final = 0x110000
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,9 +68,9 @@ def inline_spans(text: str, start: int, end: int, out: list[tuple[int, int]]) ->
 
     A run of N backticks opens a span closed by the next run of exactly N; a run with no such run
     after it is literal, and the runs after it are looked at again. Two backticks make one span or
-    none; otherwise the runs, their positions and lengths come from C-level calls (one split, one
-    sort that puts the runs of each length in order), so the Python loop visits only the spans and
-    the literal runs.
+    none; otherwise the runs, their positions and lengths come from C-level calls (one split, then a
+    regular expression over the runs written one character each, or one sort that puts the runs of
+    each length in order), so no Python loop visits every run.
     """
     ticks = text.count("`", start, end)
     if ticks < 2:
@@ -81,6 +87,11 @@ def inline_spans(text: str, start: int, end: int, out: list[tuple[int, int]]) ->
         return
     offsets = list(accumulate(map(len, parts), initial=start))  # run k: offsets[2k+1] to offsets[2k+2]
     lengths = list(map(len, parts[1::2]))
+    if end - start < _MAX_CHAR and len(set(lengths)) <= _FEW_LENGTHS:
+        # One character per run, its length: a span is a character and the next one like it.
+        codes = "".join(map(chr, lengths))
+        out.extend((offsets[2 * m.start() + 1], offsets[2 * m.end()]) for m in _PAIR.finditer(codes))
+        return
     order = sorted(range(count), key=lengths.__getitem__)  # stable: each length's runs stay in order
     following = dict(pairwise(order))  # run -> the next run of its length, if any
     k = 0
