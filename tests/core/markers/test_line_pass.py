@@ -174,3 +174,9 @@ def test_readers_called_alone_read_as_inside_a_parse() -> None:
     assert [s.title for s in alone.subtasks] == ["a", "b"] and alone.constraints == ("none",)
     assert dataclasses.replace(parsed, raw="", span=(0, 0)) == alone
     assert sections.items_of(sections.Section("findings", "", ["- a", "  b", "- c"])) == ("a b", "c")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["|", "\\|", "\\", " ", "a", "1", "**b**", "---", ":", "\t"]), max_size=20).map("".join))
+def test_table_cells_are_cut_as_the_reference_cuts_them(row: str) -> None:
+    assert sections.table_cells(row) == ref_sections.table_cells(row)

@@ -187,6 +187,8 @@ def table_cells(line: str) -> list[str]:
     inner = inner[1:] if inner.startswith("|") else inner
     if inner.endswith("|") and not inner.endswith("\\|"):
         inner = inner[:-1]
+    if "\\" not in inner:  # no escaped pipe: a plain split
+        return [cell.strip() for cell in inner.split("|")]
     return [c.strip().replace("\\|", "|") for c in _UNESCAPED_PIPE.split(inner)]
 
 
