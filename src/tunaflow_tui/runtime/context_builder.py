@@ -200,9 +200,14 @@ class ContextBuilder:
         ``history`` the pack holds no conversation, inheritance, links or retrieved chunks (a blind
         reviewer sees only the project and the plan). Only Architect and Developer packs retrieve.
         """
+        cfg = self._rt.settings.context
+        retrieving = history and role in RETRIEVING_ROLES and cfg.retrieved_tokens > 0 \
+            and self._rt.settings.memory.retrieved_chunks > 0
+        if retrieving:
+            # The request's embedding runs on a worker thread while the sections below are read.
+            self._rt.memory.prepare_retrieval(request)
         if system is None:
             system = load_persona(role, self._rt.project_dir)
-        cfg = self._rt.settings.context
         specs = [
             SectionSpec("project", "Project", self.project_identity(), 2, budget=cfg.project_tokens),
         ]
@@ -231,7 +236,7 @@ class ContextBuilder:
         if memory:
             specs.append(SectionSpec("memory", "Compressed memory (earlier in this conversation)",
                                      memory, 5, keep="tail", budget=cfg.memory_tokens))
-        if role in RETRIEVING_ROLES and cfg.retrieved_tokens > 0:
+        if retrieving:
             excluded = {m.id for m in recent_messages}
             if exclude_message_id is not None:
                 excluded.add(exclude_message_id)
