@@ -10,6 +10,7 @@ from tunaflow_tui.core.memory.project_search import ProjectHit
 from tunaflow_tui.core.personas import load_persona
 from tunaflow_tui.core.storage.records import MessageRecord, PlanRecord
 from tunaflow_tui.runtime.context import ContextPack, SectionSpec, assemble
+from tunaflow_tui.runtime.links import cited_link, pack_links
 from tunaflow_tui.runtime.prompts import plan_brief
 from tunaflow_tui.runtime.tokens import default_counter
 
@@ -167,20 +168,8 @@ class ContextBuilder:
         return "\n\n".join(parts)
 
     def links(self, conversation_id: str) -> str:
-        """Branches adopted into this conversation (and other linked sessions), cited by their summaries."""
-        store = self._rt.store
-        lines = []
-        for link in store.list_session_links(conversation_id):
-            note = scrub_markers(link.note).strip()
-            if link.from_conversation_id != conversation_id or not note:
-                continue
-            target = link.to_conversation_id
-            branch_id = target.removeprefix("branch:")
-            branch = store.get_branch(int(branch_id)) if branch_id.isdigit() else None
-            if branch is not None:
-                target = f"branch {branch.id} “{branch.label}”"
-            lines.append(f"- {link.kind.capitalize()} {target}: {note}")
-        return "\n".join(lines)
+        """The sessions linked from this conversation (not the ones the user dropped), cited by their notes."""
+        return "\n".join(f"- {cited_link(self._rt, link)}" for link in pack_links(self._rt, conversation_id))
 
     def build(
         self,
