@@ -60,6 +60,42 @@ def test_hybrid_finds_by_meaning_what_words_miss(seeded: Store, embedder: Embedd
     assert vector.hits[0].message.content == PARAPHRASED
 
 
+def test_hybrid_keeps_a_match_by_meaning_above_messages_sharing_only_some_words(project: Path,
+                                                                               embedder: Embedder) -> None:
+    """Beside the vectors, full text brings only messages holding every word: messages sharing one
+    word of the question ("build", "upgrading", "packages") no longer push the answer out of the top."""
+    with Store.open(project) as store:
+        for text in ("The build of the docs site takes four minutes on a cold cache.",
+                     "We should stop upgrading the linter every week.",
+                     "Packages for the installer are signed by the release job.",
+                     "Why does the build print so many warnings?"):
+            store.add_message("main", "assistant", text)
+        store.add_message("main", "assistant", PARAPHRASED)
+        store.add_message("main", "user", "The build failed after upgrading packages: pin them?")
+        EmbeddingIndexer(store, embedder).run_pass()
+        search = ProjectSearch(store, embedder)
+        assert PARAPHRASED not in [hit.message.content for hit in search.search(QUESTION, mode="fts", limit=3).hits]
+        hits = search.search(QUESTION, limit=3).hits
+        assert hits[0].message.content.startswith("The build failed after upgrading packages")  # every word
+        assert hits[0].sources == ("fts", "vector")
+        assert PARAPHRASED in [hit.message.content for hit in hits]
+        assert all(hit.sources != ("fts",) for hit in hits)
+
+
+def test_full_text_search_follows_edits_and_deletions(seeded: Store) -> None:
+    search = ProjectSearch(seeded, None)
+    [hit] = search.search("exponential backoff", mode="fts").hits
+    seeded.update_message(hit.message.id, content="Retry with a fixed delay instead.")
+    assert search.search("exponential backoff", mode="fts").hits == ()
+    assert [h.message.id for h in search.search("fixed delay", mode="fts").hits] == [hit.message.id]
+    seeded.delete_message(hit.message.id)
+    assert search.search("fixed delay", mode="fts").hits == ()
+    streaming = seeded.add_message("main", "assistant", "a kiwifruit reply in progress", status="streaming")
+    assert search.search("kiwifruit", mode="fts").hits == ()
+    seeded.update_message(streaming.id, status="done")
+    assert [h.message.id for h in search.search("kiwifruit", mode="fts").hits] == [streaming.id]
+
+
 def test_the_vector_index_follows_edits_and_deletions(seeded: Store, embedder: Embedder) -> None:
     search = ProjectSearch(seeded, embedder)
     indexer = EmbeddingIndexer(seeded, embedder, on_chunks=search.add_chunks)
