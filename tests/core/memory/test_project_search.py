@@ -82,6 +82,17 @@ def test_hybrid_keeps_a_match_by_meaning_above_messages_sharing_only_some_words(
         assert all(hit.sources != ("fts",) for hit in hits)
 
 
+def test_while_messages_wait_for_embedding_hybrid_still_finds_them_by_some_of_their_words(
+        seeded: Store, embedder: Embedder) -> None:
+    EmbeddingIndexer(seeded, embedder).run_pass()
+    waiting = seeded.add_message("main", "assistant", "The kiwifruit importer is slow on Mondays.")
+    hits = ProjectSearch(seeded, embedder).search("kiwifruit uploader", limit=5).hits
+    assert waiting.id in [hit.message.id for hit in hits], "not embedded yet: only full text can find it"
+    EmbeddingIndexer(seeded, embedder).run_pass()
+    search = ProjectSearch(seeded, embedder)
+    assert search.all_embedded()
+
+
 def test_full_text_search_follows_edits_and_deletions(seeded: Store) -> None:
     search = ProjectSearch(seeded, None)
     [hit] = search.search("exponential backoff", mode="fts").hits

@@ -141,6 +141,7 @@ class ProjectSearch:
         self._owner: dict[int, int] = {}
         self.query_vectors = QueryVectors(embedder)
         """Query embeddings, each text embedded once (see :mod:`.query_vectors`)."""
+        self._all_embedded = False
 
     def vectors_available(self) -> bool:
         """Whether semantic search can be expected to work (cheap: no load, no hashing)."""
@@ -182,6 +183,16 @@ class ProjectSearch:
         moment ago, or being embedded since :meth:`prepare`, is not embedded again.
         """
         return self.query_vectors.get(query[:MAX_QUERY_CHARS], load=load)
+
+    def all_embedded(self) -> bool:
+        """Whether every finished message has its chunks stored (asked of the database until it is so).
+
+        Until then (the backfill), hybrid search keeps the any-word full-text tier: the messages
+        not embedded yet have no other way to be found.
+        """
+        if not self._all_embedded:
+            self._all_embedded = self._store.embedding_counts(self._model_id).remaining == 0
+        return self._all_embedded
 
     def prepare(self, query: str) -> None:
         """Start embedding ``query`` on a worker thread (when the model is loaded), for a search soon.
@@ -260,7 +271,7 @@ class ProjectSearch:
             def run(expression: str, n: int) -> list[int]:
                 return self._store.fts_message_ids(expression, n, conversation_ids=conversations)
 
-            if vector is not None:
+            if vector is not None and self.all_embedded():
                 # Beside the vectors, only messages with every word: the any-word tier found
                 # less, fused, than the vectors alone (bench/retrieval_quality.py), and it is
                 # the costly query.
