@@ -109,7 +109,7 @@ async def test_a_branch_hit_opens_in_the_branch_pane_at_that_message(open_app, d
         assert app.workspace.mode == "drawer"
         ids = [block.message_id for block in session.panes.chat_for(cid).blocks()]
         assert ids == list(range(ids[0], ids[0] + len(ids))), ids  # one page around the hit, nothing else
-        assert "quokka cache" in screen_text(app)
+        await until(pilot, lambda: "quokka cache" in screen_text(app), "the hit drawn in the branch pane")
 
 
 async def test_up_on_the_first_hit_returns_to_the_words(open_app, demo_project) -> None:
