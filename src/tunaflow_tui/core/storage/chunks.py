@@ -18,7 +18,7 @@ from tunaflow_tui.core.storage.models import MessageChunkRow, MessageIndex, Mess
 from tunaflow_tui.core.storage.records import MessageRecord
 from tunaflow_tui.core.storage.rows import message_record
 from tunaflow_tui.core.storage.search_query import SNIPPET_END, SNIPPET_START
-from tunaflow_tui.core.storage.storebase import StoreBase, all_rows, first_row
+from tunaflow_tui.core.storage.storebase import StoreBase, all_rows, first_row, model_rows, select_columns
 
 _IDS_PER_QUERY = 500  # SQLite limits the variables of one statement
 
@@ -217,9 +217,13 @@ class ChunkStore(StoreBase):
         """The messages among ``message_ids`` that exist, by id."""
         found: dict[int, MessageRecord] = {}
         for start in range(0, len(message_ids), _IDS_PER_QUERY):
-            batch = list(message_ids[start:start + _IDS_PER_QUERY])
+            batch = [int(message_id) for message_id in message_ids[start:start + _IDS_PER_QUERY]]
+            if not batch:
+                continue
+            sql = (f"SELECT {select_columns(MessageRow)} FROM messages "
+                   f"WHERE id IN ({', '.join('?' * len(batch))})")  # plain SQL: every search and pack reads these
             with self._db.reading() as db:
-                for row in all_rows(MessageRow.select().where(MessageRow.id.in_(batch)), db):
+                for row in model_rows(db, MessageRow, sql, batch):
                     record = message_record(row)
                     found[record.id] = record
         return found
