@@ -7,12 +7,18 @@ chunks; each stored vector mixes two pool vectors plus noise, as in search_hybri
 cost does not depend on what the vectors mean). The model is loaded before timing, as the
 background indexer would have done.
 
-Cases, interleaved per round and timed as p50/p95 wall time over the questions:
+Cases, interleaved per round and timed as p50/p95 wall time over the questions, and as process
+CPU time (every thread: the embedding runs on onnxruntime's threads and, since it is started first,
+on a worker thread beside the pack's other reads). On a shared machine wall time is inflated by
+other processes; CPU time much less, so both are printed, with the load average at start and end:
   * baseline: the pack without memory (no retrieval, no compressed memory, no links): project,
     plan, recent turns;
   * full: the same plus retrieval (hybrid: FTS tiers + vectors, fused), compressed memory and links;
   * full, full text only: retrieval before the model is loaded.
 Goal: full pack p95 ≤ 50 ms (exit code 1 otherwise).
+
+To compare with another checkout, run the same script with ``PYTHONPATH=OTHER/src`` (the baseline
+of bench/RESULTS.md is main's code, run alternately with this tree's in one session).
 
 Run:  .venv/bin/python bench/pack_assembly.py [--messages 10000] [--queries 40] [--rounds 3]
 """
@@ -131,6 +137,7 @@ def main() -> int:
             cases = {"baseline (no memory)": (bare_cfg, True), "full": (full_cfg, True),
                      "full, full text only": (full_cfg, False)}
             timings: dict[str, list[float]] = {name: [] for name in cases}
+            cpu: dict[str, list[float]] = {name: [] for name in cases}
             sections: dict[str, list[tuple[str, int, bool]]] = {}
             for round_no in range(args.rounds):
                 for qi, question in enumerate(questions):
@@ -140,14 +147,17 @@ def main() -> int:
                     for name in names:
                         cfg, loaded = cases[name]
                         run = build(question, cfg, loaded)
-                        t0 = time.perf_counter()
+                        t0, c0 = time.perf_counter(), time.process_time()
                         pack = run()
                         timings[name].append((time.perf_counter() - t0) * 1000)
+                        cpu[name].append((time.process_time() - c0) * 1000)
                         sections[name] = pack.describe()  # type: ignore[attr-defined]
         finally:
             rt.close()
+    print(f"load average at end: {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
     for name, wall in timings.items():
-        print(f"  {name:<24} p50 {_pct(wall, 0.5):7.2f} ms  p95 {_pct(wall, 0.95):7.2f} ms")
+        print(f"  {name:<24} p50 {_pct(wall, 0.5):7.2f} ms  p95 {_pct(wall, 0.95):7.2f} ms   "
+              f"CPU p50 {_pct(cpu[name], 0.5):7.2f} ms  p95 {_pct(cpu[name], 0.95):7.2f} ms")
         print("      sections: " + ", ".join(f"{n} {t}" for n, t, _cut in sections[name]))
     base = timings["baseline (no memory)"]
     full = timings["full"]

@@ -11,7 +11,9 @@ query's relevant messages in the top 5, averaged), hit@5 (at least one in the to
   * fts-and:   today's search-box expression (every word must match), for comparison;
   * fts:       natural-language tiers (all words, then any; stop words dropped, light stems), bm25;
   * vector:    cosine top chunks, each message at its best chunk's rank;
-  * fused:     reciprocal rank fusion (k=60) of fts and vector.
+  * fused:     as project search fuses: reciprocal rank fusion (k=60) of the vectors and the
+               messages holding every word of the query (the every-word tier);
+  * fused-all: the earlier fusion, of the vectors and all fts tiers (kept for comparison).
 
 A second, generated check looks up 120 verbatim 8-word phrases taken from the longer messages
 (what a user types when they remember a sentence), as in docs/embeddings.md.
@@ -34,7 +36,7 @@ from memory_corpus import Message, Query, load_conversations, load_queries
 
 from tunaflow_tui.core.memory.chunks import split_into_chunks
 from tunaflow_tui.core.memory.embedder import Embedder
-from tunaflow_tui.core.memory.fts_search import tiered_search
+from tunaflow_tui.core.memory.fts_search import every_word_search, tiered_search
 from tunaflow_tui.core.memory.fusion import rank_owners, reciprocal_rank_fusion
 from tunaflow_tui.core.memory.vectors import VectorIndex
 from tunaflow_tui.core.storage.search_query import fts_match_expression
@@ -109,9 +111,11 @@ class Retrieval:
         fts = _fts_tiered(self.conn, text)
         hits = self.index.top_k(self.embedder.embed_one(text), CANDIDATES)
         vector = rank_owners((hit.id for hit in hits), self.owners.__getitem__)
-        fused = [hit.id for hit in reciprocal_rank_fusion({"fts": fts, "vector": vector})]
+        every = every_word_search(lambda expression, limit: _fts(self.conn, expression)[:limit], text, CANDIDATES)
+        fused = [hit.id for hit in reciprocal_rank_fusion({"fts": every, "vector": vector})]
+        fused_all = [hit.id for hit in reciprocal_rank_fusion({"fts": fts, "vector": vector})]
         return {"fts-and": _fts(self.conn, fts_match_expression(text)), "fts": fts, "vector": vector,
-                "fused": fused}
+                "fused": fused, "fused-all": fused_all}
 
 
 def _evaluate(retrieval: Retrieval, queries: Sequence[Query], position: dict[str, int],

@@ -14,10 +14,13 @@ embeddings of generated and hand-written questions.
 
 Per size it prints, as median/p95 over interleaved rounds (wall time, and process CPU time, which
 the load of other processes on the machine inflates less):
-  * hybrid: FTS tiers (all words, then any, common words left out) + vector top 50 chunks →
-    messages + reciprocal rank fusion (``hybrid_search``), without the query embedding; run one
-    after the other, and with the vector search on a worker thread beside the FTS query;
-  * baseline: FTS only (the same tiers); also vectors only, and FTS without leaving common words out;
+  * hybrid: as project search runs it — the messages holding every word of the query (one FTS
+    query) + vector top 50 chunks → messages + reciprocal rank fusion (``hybrid_search``), without
+    the query embedding; run one after the other, and with the vector search on a worker thread
+    beside the FTS query;
+  * hybrid, all tiers: the earlier fusion, with the any-word tier too (all words, then any, common
+    words left out), kept as the baseline of the change;
+  * baseline: FTS only (the tiers); also vectors only, and FTS without leaving common words out;
   * the query embedding time, index build throughput (FTS rows/s, blob rows/s, load rows/s), RSS.
 Goal: hybrid p95 ≤ 15 ms at 100k chunks, for the faster variant (exit code 1 otherwise).
 
@@ -41,7 +44,7 @@ from memory_corpus import ConversationGenerator, load_queries
 
 from tunaflow_tui.core.memory.chunks import split_into_chunks
 from tunaflow_tui.core.memory.embedder import Embedder
-from tunaflow_tui.core.memory.fts_search import tiered_search
+from tunaflow_tui.core.memory.fts_search import every_word_search, tiered_search
 from tunaflow_tui.core.memory.fusion import rank_owners
 from tunaflow_tui.core.memory.hybrid import hybrid_search
 from tunaflow_tui.core.memory.vectors import VectorIndex, vector_to_blob
@@ -127,9 +130,17 @@ class Corpus:
         """Message ids of the top chunks, each message at its best chunk's rank."""
         return rank_owners((hit.id for hit in self.index.top_k(vector, CANDIDATES)), self.owners.__getitem__)
 
-    def hybrid(self, text: str, vector: np.ndarray, executor: Executor | None = None) -> list[int]:
-        """The fused top 10 messages (the vector search on ``executor`` beside the FTS query, if given)."""
-        hits = hybrid_search(lambda: self.fts(text), lambda: self.vector_ranking(vector), executor=executor)
+    def hybrid(self, text: str, vector: np.ndarray, executor: Executor | None = None, *,
+               all_tiers: bool = False) -> list[int]:
+        """The fused top 10 messages (the vector search on ``executor`` beside the FTS query, if given).
+
+        As project search fuses: the every-word tier beside the vectors; ``all_tiers`` fuses the
+        any-word tier too (the earlier way).
+        """
+        def fts() -> list[int]:
+            return self.fts(text) if all_tiers else every_word_search(self.run, text, CANDIDATES)
+
+        hits = hybrid_search(fts, lambda: self.vector_ranking(vector), executor=executor)
         return [hit.id for hit in hits]
 
 
@@ -140,7 +151,7 @@ def _timed(fn: Callable[[], object]) -> tuple[float, float]:
 
 
 def _line(name: str, wall: list[float], cpu: list[float] | None = None) -> str:
-    text = f"  {name:<28} p50 {_pct(wall, 0.5):7.2f} ms  p95 {_pct(wall, 0.95):7.2f} ms"
+    text = f"  {name:<30} p50 {_pct(wall, 0.5):7.2f} ms  p95 {_pct(wall, 0.95):7.2f} ms"
     if cpu is not None:
         text += f"   (CPU p50 {_pct(cpu, 0.5):6.2f}, p95 {_pct(cpu, 0.95):6.2f})"
     return text
@@ -153,7 +164,8 @@ def _measure_size(folder: Path, size: int, pool: np.ndarray, questions: list[str
     print(f"\n{size:,} chunks from {len(corpus.messages):,} messages; build: FTS {corpus.fts_rate:,.0f} rows/s, "
           f"vector blobs {corpus.blob_rate:,.0f} rows/s, VectorIndex.from_blobs {corpus.load_rate:,.0f} rows/s; "
           f"RSS {_rss_mb():.0f} MB")
-    names = ("hybrid", "hybrid, parallel", "fts only", "vector only", "fts only, no pruning")
+    names = ("hybrid", "hybrid, parallel", "hybrid, all tiers (before)", "fts only", "vector only",
+             "fts only, no pruning")
     timings: dict[str, tuple[list[float], list[float]]] = {name: ([], []) for name in names}
     with ThreadPoolExecutor(max_workers=1) as executor:
         for round_no in range(rounds):
@@ -162,6 +174,7 @@ def _measure_size(folder: Path, size: int, pool: np.ndarray, questions: list[str
                 runs: list[tuple[str, Callable[[], object]]] = [
                     ("hybrid", lambda q=question, v=vector: corpus.hybrid(q, v)),
                     ("hybrid, parallel", lambda q=question, v=vector: corpus.hybrid(q, v, executor)),
+                    ("hybrid, all tiers (before)", lambda q=question, v=vector: corpus.hybrid(q, v, all_tiers=True)),
                     ("fts only", lambda q=question: corpus.fts(q)),
                     ("vector only", lambda v=vector: corpus.vector_ranking(v)),
                     ("fts only, no pruning", lambda q=question: corpus.fts(q, prune=False)),
@@ -175,7 +188,7 @@ def _measure_size(folder: Path, size: int, pool: np.ndarray, questions: list[str
     for name, (wall, cpu) in timings.items():
         print(_line(name, wall, cpu))
     fts_wall = timings["fts only"][0]
-    for name in ("hybrid", "hybrid, parallel"):
+    for name in ("hybrid", "hybrid, parallel", "hybrid, all tiers (before)"):
         wall = timings[name][0]
         print(f"  {name} / fts only: p50 {_pct(wall, 0.5) / _pct(fts_wall, 0.5):.2f}×, "
               f"p95 {_pct(wall, 0.95) / _pct(fts_wall, 0.95):.2f}×")

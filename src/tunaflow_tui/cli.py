@@ -13,6 +13,7 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from tunaflow_tui import __version__
 
@@ -32,6 +33,21 @@ SUBCOMMANDS: dict[str, str] = {
 }
 
 
+class SubcommandParser(argparse.ArgumentParser):
+    """A subcommand's parser. One whose module sets ``USAGE_HINT`` reports a usage error in one
+    line on stderr, with that hint after an unrecognised argument, and exits 1; the others keep
+    argparse's usage text and exit 2."""
+
+    usage_hint: str | None = None
+
+    def error(self, message: str) -> NoReturn:
+        """Report a usage error and exit."""
+        if self.usage_hint is None:
+            super().error(message)
+        hint = f"; {self.usage_hint}" if message.startswith("unrecognized arguments") else ""
+        self.exit(1, f"{self.prog}: {message}{hint}\n")
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The argument parser: every subcommand, with the arguments of ``command`` (of all if None).
 
@@ -43,12 +59,13 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         description="Run your coding agents under one human-gated Plan → Dev → Review process.",
     )
     parser.add_argument("--version", action="version", version=f"tunaflow {__version__}")
-    subs = parser.add_subparsers(dest="command", metavar="COMMAND")
+    subs = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=SubcommandParser)
     for name, help_text in SUBCOMMANDS.items():
         sub = subs.add_parser(name, help=help_text, description=help_text)
         if command is None or command == name:
             module = importlib.import_module(f"tunaflow_tui.subcommands.{name}")
             module.add_arguments(sub)
+            sub.usage_hint = getattr(module, "USAGE_HINT", None)
             sub.set_defaults(_usage_errors=sub)
     return parser
 

@@ -12,7 +12,7 @@ from runtime_harness import Harness
 from tunaflow_tui.core.memory.embedder import Embedder
 from tunaflow_tui.core.memory.indexer import EmbeddingIndexer
 from tunaflow_tui.core.memory.model_files import MODEL_PACKAGE
-from tunaflow_tui.runtime.links import link_similar
+from tunaflow_tui.runtime.links import drop_link, link_new_conversation, link_similar, pack_links
 from tunaflow_tui.runtime.runtime import WorkflowRuntime
 
 UPLOADER = "The uploader retries three times with exponential backoff before it gives up."
@@ -63,6 +63,30 @@ def test_links_are_capped_replaced_and_go_with_a_deleted_branch(rt: WorkflowRunt
     rt.store.delete_branch(int(target.split(":")[1]))
     remaining = [link.to_conversation_id for link in rt.store.list_session_links(newest)]
     assert target not in remaining and len(remaining) == 4
+
+
+def test_a_dropped_link_leaves_the_pack_and_never_comes_back(rt: WorkflowRuntime) -> None:
+    rt.store.add_message("main", "user", UPLOADER)
+    older = _branch(rt, "older try", "Attempt: the uploader retries with exponential backoff.")
+    retry = _branch(rt, "retry", "Should the uploader retries use exponential backoff?")
+    links = link_similar(rt, retry)
+    assert {link.to_conversation_id for link in links} == {"main", older}
+    unwanted = next(link for link in links if link.to_conversation_id == older)
+    assert drop_link(rt, unwanted.id) is not None
+    pack = rt.context.build(role="architect", conversation_id=retry, request="go on")
+    cited = next(s for s in pack.sections if s.name == "links").text
+    assert "Related main:" in cited and "older try" not in cited
+    assert [link.to_conversation_id for link in pack_links(rt, retry)] == ["main"]
+    # Linking again (a later session, or asked for) never brings the dropped conversation back.
+    assert link_new_conversation(rt, retry) == ()
+    assert [link.to_conversation_id for link in link_similar(rt, retry)] == ["main"]
+    assert [link.to_conversation_id for link in pack_links(rt, retry)] == ["main"]
+    main_link = pack_links(rt, retry)[0]
+    drop_link(rt, main_link.id)
+    assert pack_links(rt, retry) == () and link_new_conversation(rt, retry) == ()
+    assert "links" not in {s.name for s in rt.context.build(role="architect", conversation_id=retry,
+                                                            request="go on").sections}
+    assert drop_link(rt, 10_000) is None
 
 
 def test_a_branch_made_before_another_is_not_linked_to_it(rt: WorkflowRuntime) -> None:

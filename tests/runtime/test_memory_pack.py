@@ -9,6 +9,9 @@ import pytest
 from runtime_harness import Harness
 
 from tunaflow_tui.core.memory.embedder import Embedder
+from tunaflow_tui.core.memory.indexer import EmbeddingIndexer
+from tunaflow_tui.core.memory.model_files import MODEL_PACKAGE
+from tunaflow_tui.runtime.links import link_similar
 from tunaflow_tui.runtime.runtime import WorkflowRuntime
 from tunaflow_tui.runtime.tokens import default_counter
 
@@ -83,3 +86,30 @@ def test_the_context_pack_counts_the_persona(rt: WorkflowRuntime) -> None:
     pack = rt.context.build(role="architect", conversation_id="main", request="")
     persona = dict((name, tokens) for name, tokens, _cut in pack.describe())["persona"]
     assert persona > 50, "the Architect's persona is part of what the engine receives"
+
+
+@pytest.mark.skipif(__import__("importlib").util.find_spec(MODEL_PACKAGE) is None, reason="model not installed")
+def test_a_branch_s_first_message_is_embedded_once_for_its_links_and_its_retrieval(harness: Harness) -> None:
+    embedder = Embedder(env={})
+    rt = WorkflowRuntime(harness.project, harness.settings(), embedder=embedder)
+    try:
+        rt.store.add_message("main", "assistant", OLD_DECISION, persona="architect")
+        branch = rt.store.create_branch(conversation_id="main", checkpoint_id=None, parent_branch_id=None,
+                                        mode="chat", kind="general", label="cleanup")
+        cid = branch.shadow_conversation_id
+        first = rt.store.add_message(cid, "user", "How long do we keep half-uploaded files around?")
+        EmbeddingIndexer(rt.store, embedder).run_pass()  # the model loaded and every message embedded
+        vectors = rt.memory.search_engine.query_vectors
+        rt.settings.memory.link_min_similarity = 0.2
+        assert [link.to_conversation_id for link in link_similar(rt, cid)] == ["main"]
+        assert vectors.computed == 1
+        pack = rt.context.build(role="architect", conversation_id=cid, request=first.content,
+                                exclude_message_id=first.id)
+        assert OLD_DECISION in next(s for s in pack.sections if s.name == "retrieved").text
+        assert vectors.computed == 1, "the turn's request was embedded for the links already"
+        rt.context.build(role="architect", conversation_id=cid, request="And the quarantine folder?")
+        assert vectors.computed == 2
+        rt.context.build(role="reviewer", conversation_id=cid, request="Review the cleanup job.")
+        assert vectors.computed == 2, "a reviewer's pack retrieves nothing, so embeds nothing"
+    finally:
+        rt.close()

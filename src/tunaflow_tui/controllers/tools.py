@@ -15,7 +15,7 @@ from textual.app import SuspendNotSupported
 
 from tunaflow_tui.agents.handover import HandoverUnsupportedError, native_cli_argv
 from tunaflow_tui.screens.pickers import ContextPackScreen, PickerScreen
-from tunaflow_tui.viewmodels.context_pack import PackView, pack_view
+from tunaflow_tui.viewmodels.context_pack import LinkChoice, PackView, pack_view
 
 if TYPE_CHECKING:
     from tunaflow_tui.app import TunaflowApp
@@ -115,13 +115,21 @@ class ToolsController:
         intro = ("The Architect's next turn resumes its native session, so it gets only your message; "
                  "this is the pack it would get on a fresh session or another engine."
                  if resumes else "The Architect's next turn gets this pack before your message.")
-        packs = [pack_view("next turn", intro, pack, persona, None)]
+        packs = [pack_view("next turn", intro, pack, persona, None, links=self._link_choices("main"))]
         sent = runtime.last_sent
         if sent is not None:
             where = "the main conversation" if sent.conversation_id == "main" else sent.conversation_id
             packs.append(pack_view("last turn sent", f"What the {sent.role.title()} got in {where}, "
-                                   "as it was sent.", sent.pack, load_persona(sent.role, runtime.project_dir), None))
+                                   "as it was sent.", sent.pack, load_persona(sent.role, runtime.project_dir), None,
+                                   conversation_id=sent.conversation_id,
+                                   links=self._link_choices(sent.conversation_id)))
         return packs
+
+    def _link_choices(self, conversation_id: str) -> tuple[LinkChoice, ...]:
+        from tunaflow_tui.runtime.links import cited_link, pack_links
+
+        runtime = self._runtime
+        return tuple(LinkChoice(link.id, cited_link(runtime, link)) for link in pack_links(runtime, conversation_id))
 
     def show_context_pack(self) -> None:
         """What the Architect's next turn would receive, and what the last turn got: sections, tokens, text."""
@@ -129,4 +137,18 @@ class ToolsController:
 
     async def _show_context_pack(self) -> None:
         packs = await asyncio.to_thread(self._packs)
-        await self._app.push_screen(ContextPackScreen(packs))
+        await self._app.push_screen(ContextPackScreen(packs, drop_link=self._drop_link))
+
+    async def _drop_link(self, link_id: int) -> tuple[str, list[PackView]]:
+        """Drop a link from its conversation's next packs; what to tell the user, and the packs rebuilt."""
+        from tunaflow_tui.runtime.links import drop_link
+
+        def drop() -> tuple[str, list[PackView]]:
+            dropped = drop_link(self._runtime, link_id)
+            if dropped is None:
+                return "That link was already gone.", self._packs()
+            where = "main" if dropped.from_conversation_id == "main" else dropped.from_conversation_id
+            return (f"Dropped the link to {dropped.to_conversation_id}: the next turns in {where} go without it, "
+                    "and it is not linked again."), self._packs()
+
+        return await asyncio.to_thread(drop)

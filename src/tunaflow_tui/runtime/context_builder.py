@@ -10,6 +10,7 @@ from tunaflow_tui.core.memory.project_search import ProjectHit
 from tunaflow_tui.core.personas import load_persona
 from tunaflow_tui.core.storage.records import MessageRecord, PlanRecord
 from tunaflow_tui.runtime.context import ContextPack, SectionSpec, assemble
+from tunaflow_tui.runtime.links import cited_link, pack_links
 from tunaflow_tui.runtime.prompts import plan_brief
 from tunaflow_tui.runtime.tokens import default_counter
 
@@ -167,20 +168,8 @@ class ContextBuilder:
         return "\n\n".join(parts)
 
     def links(self, conversation_id: str) -> str:
-        """Branches adopted into this conversation (and other linked sessions), cited by their summaries."""
-        store = self._rt.store
-        lines = []
-        for link in store.list_session_links(conversation_id):
-            note = scrub_markers(link.note).strip()
-            if link.from_conversation_id != conversation_id or not note:
-                continue
-            target = link.to_conversation_id
-            branch_id = target.removeprefix("branch:")
-            branch = store.get_branch(int(branch_id)) if branch_id.isdigit() else None
-            if branch is not None:
-                target = f"branch {branch.id} “{branch.label}”"
-            lines.append(f"- {link.kind.capitalize()} {target}: {note}")
-        return "\n".join(lines)
+        """The sessions linked from this conversation (not the ones the user dropped), cited by their notes."""
+        return "\n".join(f"- {cited_link(self._rt, link)}" for link in pack_links(self._rt, conversation_id))
 
     def build(
         self,
@@ -200,9 +189,14 @@ class ContextBuilder:
         ``history`` the pack holds no conversation, inheritance, links or retrieved chunks (a blind
         reviewer sees only the project and the plan). Only Architect and Developer packs retrieve.
         """
+        cfg = self._rt.settings.context
+        retrieving = history and role in RETRIEVING_ROLES and cfg.retrieved_tokens > 0 \
+            and self._rt.settings.memory.retrieved_chunks > 0
+        if retrieving:
+            # The request's embedding runs on a worker thread while the sections below are read.
+            self._rt.memory.prepare_retrieval(request)
         if system is None:
             system = load_persona(role, self._rt.project_dir)
-        cfg = self._rt.settings.context
         specs = [
             SectionSpec("project", "Project", self.project_identity(), 2, budget=cfg.project_tokens),
         ]
@@ -231,7 +225,7 @@ class ContextBuilder:
         if memory:
             specs.append(SectionSpec("memory", "Compressed memory (earlier in this conversation)",
                                      memory, 5, keep="tail", budget=cfg.memory_tokens))
-        if role in RETRIEVING_ROLES and cfg.retrieved_tokens > 0:
+        if retrieving:
             excluded = {m.id for m in recent_messages}
             if exclude_message_id is not None:
                 excluded.add(exclude_message_id)

@@ -8,6 +8,9 @@ meaningful words (the strict full-text tier). At most ``[memory] link_max`` link
 each with a short summary of the linked conversation as its note: the pack's links section
 cites them. Links go when the linked conversation is deleted (the foreign key cascades) and are
 replaced when a conversation is linked again.
+
+The user can drop a link (from the context pack view): it is kept as a ``dropped`` link, so the
+pack leaves it out and linking the conversation again never brings that conversation back.
 """
 
 from __future__ import annotations
@@ -22,6 +25,8 @@ if TYPE_CHECKING:
     from tunaflow_tui.runtime.runtime import WorkflowRuntime
 
 LINK_KIND = "related"
+#: A link the user dropped: not cited, and never made again.
+DROPPED_KIND = "dropped"
 NOTE_CHARS = 240
 _CANDIDATE_CHUNKS = 400
 
@@ -98,9 +103,34 @@ def earlier_conversations(rt: WorkflowRuntime, conversation_id: str) -> set[str]
     return {c for c in found if rt.store.get_conversation(c) is not None}
 
 
+def pack_links(rt: WorkflowRuntime, conversation_id: str) -> tuple[SessionLinkRecord, ...]:
+    """The links a pack for ``conversation_id`` cites: its own, with a note, and not dropped."""
+    return tuple(link for link in rt.store.list_session_links(conversation_id)
+                 if link.from_conversation_id == conversation_id and link.kind != DROPPED_KIND
+                 and scrub_markers(link.note).strip())
+
+
+def cited_link(rt: WorkflowRuntime, link: SessionLinkRecord) -> str:
+    """A link as the pack cites it: ``Related branch 3 “spike”: <note>`` (a branch by its label)."""
+    target = link.to_conversation_id
+    branch_id = target.removeprefix("branch:")
+    branch = rt.store.get_branch(int(branch_id)) if branch_id.isdigit() else None
+    if branch is not None:
+        target = f"branch {branch.id} “{branch.label}”"
+    return f"{link.kind.capitalize()} {target}: {scrub_markers(link.note).strip()}"
+
+
+def drop_link(rt: WorkflowRuntime, link_id: int) -> SessionLinkRecord | None:
+    """Drop a link the user does not want in the pack; the dropped link, or None when it was gone."""
+    return rt.store.set_session_link_kind(link_id, DROPPED_KIND)
+
+
 def link_new_conversation(rt: WorkflowRuntime, conversation_id: str) -> tuple[SessionLinkRecord, ...]:
-    """Link a conversation once, when it has its first message and no links of its own yet."""
-    if any(link.kind == LINK_KIND and link.from_conversation_id == conversation_id
+    """Link a conversation once, when it has its first message and no links of its own yet.
+
+    A conversation whose links the user dropped counts as linked: it is not linked again.
+    """
+    if any(link.kind in (LINK_KIND, DROPPED_KIND) and link.from_conversation_id == conversation_id
            for link in rt.store.list_session_links(conversation_id)):
         return ()
     return link_similar(rt, conversation_id)
@@ -112,7 +142,9 @@ def link_similar(rt: WorkflowRuntime, conversation_id: str) -> tuple[SessionLink
     limit = rt.settings.memory.link_max
     if first is None or limit == 0:
         return ()
-    earlier = earlier_conversations(rt, conversation_id)
+    dropped = {link.to_conversation_id for link in rt.store.list_session_links(conversation_id)
+               if link.kind == DROPPED_KIND and link.from_conversation_id == conversation_id}
+    earlier = earlier_conversations(rt, conversation_id) - dropped
     if not earlier:
         return ()
     text = scrub_markers(first.content)

@@ -125,10 +125,20 @@ class ProjectMemory:
         return self.search_engine.search(query, limit=limit, mode=mode, exclude_message_ids=exclude_message_ids,
                                          snippets=False, candidates=RETRIEVAL_CANDIDATES).hits
 
+    def prepare_retrieval(self, query: str) -> None:
+        """Start embedding ``query`` for a :meth:`retrieve` soon (only once the model is loaded).
+
+        The pack builder calls it first, so the embedding runs on a worker thread while the
+        pack's other sections are read and the full-text query runs.
+        """
+        if query.strip():
+            self.search_engine.prepare(query)
+
     def close(self) -> None:
-        """Stop the indexer after the message it is embedding."""
+        """Stop the indexer after the message it is embedding, and the query-embedding thread."""
         if self._indexer is not None:
             self._indexer.stop()
+        self.search_engine.close()
 
     # ------------------------------------------------------------------ from the indexer's thread
     def _post(self, event: RuntimeEvent) -> None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import ClassVar
 
 from rich.text import Text
@@ -14,6 +14,9 @@ from textual.widgets.option_list import Option
 
 from tunaflow_tui.screens.dialog import DialogScreen
 from tunaflow_tui.viewmodels.context_pack import PackView
+
+#: Drops a link by id; returns what to tell the user and the packs rebuilt.
+DropLink = Callable[[int], Awaitable[tuple[str, list[PackView]]]]
 
 
 class PickerScreen(DialogScreen[str | None]):
@@ -86,18 +89,21 @@ class ContextPackScreen(DialogScreen[None]):
 ## Context pack
 What an agent's turn receives: every section with its tokens, its own budget and what was cut to
 fit, and the highlighted section's text. **l** switches between the turn about to be sent and the
-last turn sent.
+last turn sent. **x** drops one of the linked sessions the pack cites: the conversation's next turns
+go without it, and it is not linked again.
 """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q", "dismiss", "Close", id="context.close"),
         Binding("l", "switch", "Next / last turn", id="context.switch"),
+        Binding("x", "drop_link", "Drop a link", id="context.drop_link"),
     ]
 
-    def __init__(self, packs: Sequence[PackView]) -> None:
+    def __init__(self, packs: Sequence[PackView], *, drop_link: DropLink | None = None) -> None:
         super().__init__()
         self.packs = tuple(packs)
         self.shown = 0
+        self._drop_link = drop_link
 
     @property
     def pack(self) -> PackView:
@@ -137,6 +143,8 @@ last turn sent.
         self._show_text(0)
         close = key_for(self.app, type(self), "context.close", words=True)
         keys = f"up/down: a section's text · {close}: close"
+        if pack.links and self._drop_link is not None:
+            keys = f"{key_for(self.app, type(self), 'context.drop_link', words=True)}: drop a link · " + keys
         if len(self.packs) > 1:
             other = self.packs[(self.shown + 1) % len(self.packs)].title
             keys = f"{key_for(self.app, type(self), 'context.switch', words=True)}: {other} · " + keys
@@ -150,6 +158,38 @@ last turn sent.
 
     def on_data_table_row_highlighted(self, event: DataTable.RowHighlighted) -> None:
         self._show_text(event.cursor_row)
+
+    def action_drop_link(self) -> None:
+        """Pick one of the pack's linked sessions and drop it from the conversation's next turns."""
+        pack = self.pack
+        if self._drop_link is None or not pack.links:
+            self.notify("This pack cites no linked session.", severity="information")
+            return
+        where = "main" if pack.conversation_id == "main" else pack.conversation_id
+        picker = PickerScreen("Drop a link", f"The next turns in {where} go without the session you pick, "
+                              "and it is not linked again.", [(str(link.link_id), link.label) for link in pack.links])
+        self.app.push_screen(picker, self._drop_chosen)
+
+    def _drop_chosen(self, value: str | None) -> None:
+        if value is not None and self._drop_link is not None:
+            self.run_worker(self._drop(int(value)), group="drop-link", exit_on_error=False)
+
+    async def _drop(self, link_id: int) -> None:
+        assert self._drop_link is not None
+        message, packs = await self._drop_link(link_id)
+        if not self.is_attached:
+            return
+        title = self.pack.title
+        table = self.query_one("#sections", DataTable)
+        rows = self.pack.rows
+        section = rows[table.cursor_row].name if 0 <= table.cursor_row < len(rows) else None
+        self.packs = tuple(packs)
+        self.shown = next((i for i, pack in enumerate(self.packs) if pack.title == title), 0)
+        self._show()
+        names = [row.name for row in self.pack.rows]
+        if section in names:  # stay on the section the user was looking at
+            table.move_cursor(row=names.index(section))
+        self.notify(message)
 
     def action_switch(self) -> None:
         """Show the other pack: the last turn sent, or the turn about to be sent."""

@@ -15,6 +15,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
+from textual.message import Message
 from textual.timer import Timer
 from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
@@ -36,6 +37,20 @@ def hit_prompt(hit: SearchHitView) -> Text:
     for text, marked in snippet_parts(hit.snippet):
         body.append(text, style="bold reverse" if marked else "")
     return Text("\n").join([head, body])
+
+
+class HitList(OptionList):
+    """The hits: up on the first one goes back to the query box, as down from the box came here."""
+
+    class LeftAtTop(Message):
+        """Up was pressed on the first hit."""
+
+    def action_cursor_up(self) -> None:
+        """Move the highlight up; from the first hit (or none), hand the focus back to the box."""
+        if self.highlighted is None or self.highlighted == 0:
+            self.post_message(self.LeftAtTop())
+            return
+        super().action_cursor_up()
 
 
 class SearchScreen(DialogScreen[SearchHitView | None]):
@@ -62,7 +77,7 @@ class SearchScreen(DialogScreen[SearchHitView | None]):
     HELP = """\
 ## Search
 Type to search every message of the project (the main conversation and every branch), by words and
-by meaning. **down** moves to the hits, **enter** opens the highlighted hit where it was written
+by meaning. **down** moves to the hits (**up** on the first one returns to the words), **enter** opens the highlighted hit where it was written
 (the surrounding messages load however far back it is), **escape** closes.
 """
 
@@ -89,7 +104,7 @@ by meaning. **down** moves to the hits, **enter** opens the highlighted hit wher
             dialog.border_title = "Search the project"
             yield Input(self._initial, placeholder="Words to find in every conversation and branch", id="query")
             yield Label(self._note or "Type to search.", id="search-status", markup=False)
-            yield OptionList(id="hits")
+            yield HitList(id="hits")
             yield Label(self._keys_line(), id="search-keys", markup=False)
 
     def _keys_line(self) -> str:
@@ -173,6 +188,18 @@ by meaning. **down** moves to the hits, **enter** opens the highlighted hit wher
         hits = self.query_one("#hits", OptionList)
         if hits.option_count:
             hits.focus()
+
+    @on(HitList.LeftAtTop)
+    def _back_to_query(self) -> None:
+        box = self.query_one("#query", Input)
+        box.focus()
+
+        def caret_after_the_words() -> None:  # focusing selected them all: one key would replace them
+            box.cursor_position = len(box.value)
+
+        # focus() takes effect from the app's queue, and the box then handles its focus from its own:
+        # queue the caret after both.
+        self.app.call_later(box.call_later, caret_after_the_words)
 
     @on(Input.Submitted, "#query")
     def _submitted(self) -> None:

@@ -7,7 +7,8 @@ like are searched for as words. Without the embedding model, hybrid search is fu
 and says so on stderr; ``--mode vector`` is then an error.
 
 PATH is taken as the project when more than one word is given and the first is a directory;
-otherwise every word is the query and the project is the current directory. Read-only: a
+otherwise every word is the query and the project is the current directory. Words starting with
+``-`` follow ``--`` (``tunaflow search -- --no-verify``); bad input gets one line on stderr, exit 1. Read-only: a
 project tunaflow never opened has nothing to search and gets no ``.tunaflow/``.
 """
 
@@ -20,11 +21,14 @@ from pathlib import Path
 
 MODES = ("hybrid", "fts", "vector")
 MAX_LIMIT = 200
+#: Said after an unrecognised option (usage errors are one line, exit 1): a query word may start with -.
+USAGE_HINT = "to search for words that start with -, put -- before the query: tunaflow search -- -word"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of `tunaflow search`."""
-    parser.add_argument("words", nargs="+", metavar="[PATH] QUERY",
+    # "*": no words is the empty query, answered by run() in one line like any other bad input.
+    parser.add_argument("words", nargs="*", metavar="[PATH] QUERY",
                         help="the project directory (optional, default: .) and the words to search for")
     parser.add_argument("--limit", "-k", type=int, default=10, metavar="K", help="hits to show (default 10)")
     parser.add_argument("--mode", choices=MODES, default="hybrid",

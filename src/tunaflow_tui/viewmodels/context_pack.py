@@ -26,6 +26,14 @@ class PackRowView:
 
 
 @dataclass(frozen=True, slots=True)
+class LinkChoice:
+    """A linked session the pack's conversation cites, which the user may drop."""
+
+    link_id: int
+    label: str
+
+
+@dataclass(frozen=True, slots=True)
 class PackView:
     """One pack as the view shows it: for the turn about to be sent, or the last one sent."""
 
@@ -34,6 +42,9 @@ class PackView:
     rows: tuple[PackRowView, ...]
     total: int
     budget: int
+    conversation_id: str = "main"
+    links: tuple[LinkChoice, ...] = ()
+    """The links the conversation's next turns cite (as they are now, for the last turn's pack too)."""
 
 
 def _cut(truncated: bool, cut_tokens: int, kept: str) -> str:
@@ -42,7 +53,8 @@ def _cut(truncated: bool, cut_tokens: int, kept: str) -> str:
     return "all" if not kept.strip() else f"{cut_tokens:,} tokens"
 
 
-def pack_view(title: str, intro: str, pack: ContextPack, persona: str, persona_budget: int | None) -> PackView:
+def pack_view(title: str, intro: str, pack: ContextPack, persona: str, persona_budget: int | None, *,
+              conversation_id: str = "main", links: tuple[LinkChoice, ...] = ()) -> PackView:
     """The view of ``pack``; ``persona`` is the system prompt it travels with (counted in the total)."""
     rows = [PackRowView("persona", pack.system_tokens, persona_budget, "", neutralize(persona))]
     for section in pack.sections:
@@ -50,4 +62,5 @@ def pack_view(title: str, intro: str, pack: ContextPack, persona: str, persona_b
                                 _cut(section.truncated, section.cut_tokens, section.text),
                                 neutralize(section.text) or NO_TEXT))
     rows.append(PackRowView("request", pack.request_tokens, None, "", neutralize(pack.request) or NO_TEXT))
-    return PackView(title, intro, tuple(rows), pack.total_tokens, pack.budget)
+    links = tuple(LinkChoice(link.link_id, neutralize(link.label)) for link in links)
+    return PackView(title, intro, tuple(rows), pack.total_tokens, pack.budget, conversation_id, links)

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from tunaflow_tui.core.memory.fts_query import (
     MAX_TERMS,
     all_words_match,
+    every_word_match,
     match_tiers,
     natural_language_match,
     query_terms,
@@ -129,6 +130,13 @@ def test_all_words_groups_the_forms_of_a_short_word() -> None:
     assert all_words_match("logs of accounts") == '("log" OR "logs") AND "account"*'
     assert all_words_match("cache") is None and match_tiers("cache") == ['"cach"*']
     assert match_tiers("?!") == []
+
+
+def test_the_every_word_expression_of_hybrid_search_includes_a_one_word_query() -> None:
+    assert every_word_match("logs of accounts") == all_words_match("logs of accounts")
+    assert every_word_match("cache") == '"cach"*', "an identifier alone is still searched by full text"
+    assert every_word_match("the --no-verify flag") == '"no-verify"* AND "flag"*'
+    assert every_word_match("?!") is None and every_word_match("") is None
 
 
 def test_a_megabyte_query_is_bounded(db: sqlite3.Connection) -> None:

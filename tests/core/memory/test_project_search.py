@@ -60,6 +60,53 @@ def test_hybrid_finds_by_meaning_what_words_miss(seeded: Store, embedder: Embedd
     assert vector.hits[0].message.content == PARAPHRASED
 
 
+def test_hybrid_keeps_a_match_by_meaning_above_messages_sharing_only_some_words(project: Path,
+                                                                               embedder: Embedder) -> None:
+    """Beside the vectors, full text brings only messages holding every word: messages sharing one
+    word of the question ("build", "upgrading", "packages") no longer push the answer out of the top."""
+    with Store.open(project) as store:
+        for text in ("The build of the docs site takes four minutes on a cold cache.",
+                     "We should stop upgrading the linter every week.",
+                     "Packages for the installer are signed by the release job.",
+                     "Why does the build print so many warnings?"):
+            store.add_message("main", "assistant", text)
+        store.add_message("main", "assistant", PARAPHRASED)
+        store.add_message("main", "user", "The build failed after upgrading packages: pin them?")
+        EmbeddingIndexer(store, embedder).run_pass()
+        search = ProjectSearch(store, embedder)
+        assert PARAPHRASED not in [hit.message.content for hit in search.search(QUESTION, mode="fts", limit=3).hits]
+        hits = search.search(QUESTION, limit=3).hits
+        assert hits[0].message.content.startswith("The build failed after upgrading packages")  # every word
+        assert hits[0].sources == ("fts", "vector")
+        assert PARAPHRASED in [hit.message.content for hit in hits]
+        assert all(hit.sources != ("fts",) for hit in hits)
+
+
+def test_while_messages_wait_for_embedding_hybrid_still_finds_them_by_some_of_their_words(
+        seeded: Store, embedder: Embedder) -> None:
+    EmbeddingIndexer(seeded, embedder).run_pass()
+    waiting = seeded.add_message("main", "assistant", "The kiwifruit importer is slow on Mondays.")
+    hits = ProjectSearch(seeded, embedder).search("kiwifruit uploader", limit=5).hits
+    assert waiting.id in [hit.message.id for hit in hits], "not embedded yet: only full text can find it"
+    EmbeddingIndexer(seeded, embedder).run_pass()
+    search = ProjectSearch(seeded, embedder)
+    assert search.all_embedded()
+
+
+def test_full_text_search_follows_edits_and_deletions(seeded: Store) -> None:
+    search = ProjectSearch(seeded, None)
+    [hit] = search.search("exponential backoff", mode="fts").hits
+    seeded.update_message(hit.message.id, content="Retry with a fixed delay instead.")
+    assert search.search("exponential backoff", mode="fts").hits == ()
+    assert [h.message.id for h in search.search("fixed delay", mode="fts").hits] == [hit.message.id]
+    seeded.delete_message(hit.message.id)
+    assert search.search("fixed delay", mode="fts").hits == ()
+    streaming = seeded.add_message("main", "assistant", "a kiwifruit reply in progress", status="streaming")
+    assert search.search("kiwifruit", mode="fts").hits == ()
+    seeded.update_message(streaming.id, status="done")
+    assert [h.message.id for h in search.search("kiwifruit", mode="fts").hits] == [streaming.id]
+
+
 def test_the_vector_index_follows_edits_and_deletions(seeded: Store, embedder: Embedder) -> None:
     search = ProjectSearch(seeded, embedder)
     indexer = EmbeddingIndexer(seeded, embedder, on_chunks=search.add_chunks)
@@ -86,7 +133,10 @@ def test_any_text_is_a_query(seeded: Store) -> None:
 
 # ---------------------------------------------------------------------------------------------- the CLI
 def _cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = main(["search", *args])
+    try:
+        code = main(["search", *args])
+    except SystemExit as exit_:  # a usage error ends the process, as argparse does
+        code = int(exit_.code or 0)
     out, err = capsys.readouterr()
     return code, out, err
 
@@ -120,9 +170,18 @@ def test_cli_bad_input_is_one_clear_line(seeded: Store, project: Path, tmp_path:
     assert (code, out) == (1, "") and err == "tunaflow search: the query is empty; give the words to search for\n"
     code, out, err = _cli(capsys, "retry", "--limit", "0")
     assert code == 1 and err.count("\n") == 1 and "--limit" in err
-    for query in ('"NEAR(retry AND* ^x:', "x" * 1_000_000):
+    for query in ('"NEAR(retry AND* ^x:', '"', "*", "NEAR(", "-", "x" * 1_000_000):
         code, out, err = _cli(capsys, query, "--mode", "fts")
         assert code == 0 and "Traceback" not in err and out
+    code, out, err = _cli(capsys, "--")
+    assert (code, out) == (1, "") and err == "tunaflow search: the query is empty; give the words to search for\n"
+    # A word that looks like an option: one line saying how to search for it, and that way finds it.
+    code, out, err = _cli(capsys, "-retry")
+    assert (code, out) == (1, "") and err.count("\n") == 1 and "-retry" in err and "tunaflow search -- -word" in err
+    code, out, err = _cli(capsys, "--mode", "fts", "--", "-retry")
+    assert code == 0 and "uploader" in out, err
+    code, out, err = _cli(capsys, "--limit", "ten", "retry")
+    assert (code, out) == (1, "") and err.count("\n") == 1 and "--limit" in err
     never_opened = tmp_path / "elsewhere"
     never_opened.mkdir()
     code, out, err = _cli(capsys, str(never_opened), "retry")

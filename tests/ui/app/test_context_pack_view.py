@@ -3,11 +3,11 @@ the turn about to be sent and for the last turn sent."""
 
 from __future__ import annotations
 
-from app_harness import demo_settings, send
+from app_harness import demo_settings, posted, send
 from textual.widgets import DataTable, Static
 from waiting import until
 
-from tunaflow_tui.screens.pickers import ContextPackScreen
+from tunaflow_tui.screens.pickers import ContextPackScreen, PickerScreen
 
 REQUEST = "Add a word frequency report"
 
@@ -65,3 +65,51 @@ async def test_before_any_turn_only_the_next_turn_is_shown(open_app, demo_projec
         assert [pack.title for pack in app.screen.packs] == ["next turn"]
         await pilot.press("l")  # nothing else to show: the key does nothing
         assert app.screen.pack.title == "next turn"
+
+
+async def test_a_linked_session_is_dropped_from_the_view(open_app, demo_project) -> None:
+    """The last turn, in a branch, cited two linked sessions: x drops one; the branch's next pack goes
+    without it and linking the branch again never brings it back."""
+    from tunaflow_tui.runtime.context import SentPack
+    from tunaflow_tui.runtime.links import link_new_conversation, pack_links
+
+    app, session, runtime = open_app(settings=demo_settings(demo_project))
+    store = runtime.store
+    spike = store.create_branch(conversation_id="main", checkpoint_id=None, parent_branch_id=None, mode="chat",
+                                kind="general", label="cache spike")
+    branch = store.create_branch(conversation_id="main", checkpoint_id=None, parent_branch_id=None, mode="chat",
+                                 kind="general", label="report")
+    cid = branch.shadow_conversation_id
+    store.add_message(cid, "user", "Where should the word counts be cached?")
+    store.add_session_link(cid, "main", "related", "The word frequency report counts words per file.")
+    store.add_session_link(cid, spike.shadow_conversation_id, "related", "An unrelated spike about colours.")
+    runtime.last_sent = SentPack("architect", cid, runtime.context.build(role="architect", conversation_id=cid,
+                                                                         request="Where should the counts live?"))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: app.query("#project-sidebar"), "the sidebar")
+        session.tools.show_context_pack()
+        await until(pilot, lambda: shown(app), "the context pack view")
+        screen = app.screen
+        await pilot.press("x")  # the next turn in main cites nothing: said, nothing to pick
+        assert screen is app.screen
+        await pilot.press("l")
+        assert screen.pack.title == "last turn sent"
+        assert "x: drop a link" in str(screen.query_one("#pack-keys").render())
+        links_row = [row.name for row in screen.pack.rows].index("links")
+        screen.query_one("#sections", DataTable).move_cursor(row=links_row)
+        text = screen.query_one("#section-text", Static)
+        await until(pilot, lambda: "cache spike" in str(text.render()), "the links section's text")
+        await pilot.press("x")
+        await until(pilot, lambda: isinstance(app.screen, PickerScreen), "the links to choose from")
+        labels = [label for _value, label in app.screen.choices]
+        assert any("cache spike" in label for label in labels) and any("main" in label for label in labels)
+        spike_index = next(i for i, label in enumerate(labels) if "cache spike" in label)
+        await pilot.press(*["down"] * spike_index, "enter")
+        await until(pilot, lambda: app.screen is screen and len(screen.pack.links) == 1, "the link dropped")
+        assert screen.pack.title == "last turn sent" and "main" in screen.pack.links[0].label
+        assert any("Dropped the link" in n.message for n in posted(app))
+        after = runtime.context.build(role="architect", conversation_id=cid, request="and now?")
+        cited = next(s for s in after.sections if s.name == "links").text
+        assert "word frequency report" in cited and "cache spike" not in cited
+        assert link_new_conversation(runtime, cid) == ()
+        assert [link.to_conversation_id for link in pack_links(runtime, cid)] == ["main"]

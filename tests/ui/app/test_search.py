@@ -109,7 +109,29 @@ async def test_a_branch_hit_opens_in_the_branch_pane_at_that_message(open_app, d
         assert app.workspace.mode == "drawer"
         ids = [block.message_id for block in session.panes.chat_for(cid).blocks()]
         assert ids == list(range(ids[0], ids[0] + len(ids))), ids  # one page around the hit, nothing else
-        assert "quokka cache" in screen_text(app)
+        await until(pilot, lambda: "quokka cache" in screen_text(app), "the hit drawn in the branch pane")
+
+
+async def test_up_on_the_first_hit_returns_to_the_words(open_app, demo_project) -> None:
+    """down goes from the box to the hits; up from the first hit comes back, to type more."""
+    app, _session, runtime = open_app(settings=full_text_only(demo_project))
+    runtime.store.add_messages("main", [{"role": "user", "content": f"The walrus index, note {i}."} for i in range(3)])
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: app.query("#project-sidebar"), "the sidebar")
+        screen = await search_for(pilot, app, "walrus")
+        assert len(screen.results.hits) == 3
+        hits, box = screen.query_one("#hits"), screen.query_one("#query", Input)
+        await pilot.press("down")
+        await until(pilot, lambda: app.focused is hits, "the hits focused")
+        await pilot.press("down")
+        assert hits.highlighted == 1
+        await pilot.press("up")
+        assert app.focused is hits and hits.highlighted == 0  # up within the list first
+        await pilot.press("up")
+        await until(pilot, lambda: app.focused is box, "the query box focused again")
+        assert hits.highlighted == 0  # the list did not wrap to its last hit
+        await pilot.press(*" note")
+        assert box.value == "walrus note"
 
 
 async def test_typing_never_waits_for_a_search(open_app, demo_project) -> None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable
+from functools import lru_cache
 
 #: Characters of a query that are looked at; the rest of a pasted megabyte is ignored.
 MAX_QUERY_CHARS = 2_000
@@ -109,9 +110,19 @@ def _stem(word: str) -> list[tuple[str, bool]]:
     return [(word, len(word) >= _MIN_PREFIX)]
 
 
-def _word_groups(text: str) -> list[tuple[tuple[str, bool], ...]]:
-    """Per meaningful word of ``text``, its searchable forms (term, as_prefix); at most MAX_TERMS words."""
-    head = text[:MAX_QUERY_CHARS]
+Groups = tuple[tuple[tuple[str, bool], ...], ...]
+
+
+def _word_groups(text: str) -> Groups:
+    """Per meaningful word of ``text``, its searchable forms (term, as_prefix); at most MAX_TERMS words.
+
+    Remembered for recent queries: one search asks for them several times (tiers, snippets, chunks).
+    """
+    return _head_word_groups(text[:MAX_QUERY_CHARS])
+
+
+@lru_cache(maxsize=256)
+def _head_word_groups(head: str) -> Groups:
     # Control, format and lone-surrogate characters cannot be indexed and some cannot reach SQLite.
     head = "".join(" " if unicodedata.category(ch) in ("Cc", "Cf", "Cs") else ch for ch in head)
     words = [_POSSESSIVE.sub("", word.lower()) for word in _WORD.findall(unicodedata.normalize("NFC", head))]
@@ -129,7 +140,7 @@ def _word_groups(text: str) -> list[tuple[tuple[str, bool], ...]]:
         # Keep the longest words, which tend to be the specific ones, in their original order.
         keep = set(sorted(range(len(groups)), key=lambda i: (-len(groups[i][0][0]), i))[:MAX_TERMS])
         groups = [group for i, group in enumerate(groups) if i in keep]
-    return groups
+    return tuple(groups)
 
 
 def query_terms(text: str) -> list[tuple[str, bool]]:
@@ -151,8 +162,7 @@ COMMON_TERM_ROWS = 4_000
 DocFrequency = Callable[[str, bool], int]
 
 
-def _rare_groups(groups: list[tuple[tuple[str, bool], ...]], doc_frequency: DocFrequency | None,
-                 max_rows: int) -> list[tuple[tuple[str, bool], ...]]:
+def _rare_groups(groups: Groups, doc_frequency: DocFrequency | None, max_rows: int) -> Groups:
     """The rarest words of ``groups`` whose rows add up to at most ``max_rows``, in query order.
 
     The rarest word always stays, so there is always something to search.
@@ -167,7 +177,7 @@ def _rare_groups(groups: list[tuple[tuple[str, bool], ...]], doc_frequency: DocF
             break
         keep.add(i)
         total += counts[i]
-    return [group for i, group in enumerate(groups) if i in keep]
+    return tuple(group for i, group in enumerate(groups) if i in keep)
 
 
 def natural_language_match(text: str, *, doc_frequency: DocFrequency | None = None,
@@ -201,8 +211,20 @@ def all_words_match(text: str) -> str | None:
     every word then come first, as users expect when they type a phrase they remember (see
     :func:`match_tiers`).
     """
+    if len(_word_groups(text)) < 2:
+        return None
+    return every_word_match(text)
+
+
+def every_word_match(text: str) -> str | None:
+    """Every meaningful word of ``text`` required, a one-word query included; None if nothing to search.
+
+    The full-text ranking a hybrid search fuses with the vectors: a message holding every word is
+    strong evidence, while messages holding only some of them (the any-word tier) mostly push the
+    vectors' better answers out of the top (see bench/retrieval_quality.py).
+    """
     groups = _word_groups(text)
-    if len(groups) < 2:
+    if not groups:
         return None
     return " AND ".join(_quoted(*group[0]) if len(group) == 1
                         else "(" + " OR ".join(_quoted(*form) for form in group) + ")" for group in groups)

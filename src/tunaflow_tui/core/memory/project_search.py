@@ -1,9 +1,10 @@
 """Search over every finished message of a project: FTS5 bm25 and vector similarity, fused by rank.
 
 :class:`ProjectSearch` answers in three modes: ``fts`` (natural-language FTS5 tiers), ``vector``
-(cosine over the stored chunk vectors, each message at its best chunk's rank) and ``hybrid`` (both,
-fused by reciprocal rank). Without the embedding model, ``hybrid`` is full-text search and says so
-(:attr:`SearchResult.note`); ``vector`` raises :class:`SearchUnavailable`.
+(cosine over the stored chunk vectors, each message at its best chunk's rank) and ``hybrid`` (the
+vectors and the messages holding every word of the query, fused by reciprocal rank). Without the
+embedding model, ``hybrid`` is full-text search (all tiers) and says so (:attr:`SearchResult.note`);
+``vector`` raises :class:`SearchUnavailable`.
 
 The vector index is built from the database on first use (about 0.35 s per 100,000 chunks) and
 kept current by the background indexer through :meth:`ProjectSearch.add_chunks`. Chunks that no
@@ -18,13 +19,15 @@ import threading
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from tunaflow_tui.core.memory.chunks import split_into_chunks
 from tunaflow_tui.core.memory.fts_query import MAX_QUERY_CHARS, match_tiers, query_terms
-from tunaflow_tui.core.memory.fts_search import tiered_search
+from tunaflow_tui.core.memory.fts_search import every_word_search, tiered_search
 from tunaflow_tui.core.memory.fusion import FusedHit, reciprocal_rank_fusion
-from tunaflow_tui.core.memory.model_files import MODEL_ID, EmbeddingUnavailable
+from tunaflow_tui.core.memory.model_files import MODEL_ID
+from tunaflow_tui.core.memory.query_vectors import QueryVectors
 from tunaflow_tui.core.storage.records import MessageRecord
 from tunaflow_tui.core.storage.search_query import SNIPPET_END, SNIPPET_START
 
@@ -94,6 +97,7 @@ class SearchResult:
     note: str = ""
 
 
+@lru_cache(maxsize=64)
 def _term_pattern(query: str) -> re.Pattern[str] | None:
     terms = [re.escape(term) + (r"\w*" if prefix else r"\b") for term, prefix in query_terms(query)]
     if not terms:
@@ -135,6 +139,9 @@ class ProjectSearch:
         self._lock = threading.Lock()
         self._index: VectorIndex[int] | None = None
         self._owner: dict[int, int] = {}
+        self.query_vectors = QueryVectors(embedder)
+        """Query embeddings, each text embedded once (see :mod:`.query_vectors`)."""
+        self._all_embedded = False
 
     def vectors_available(self) -> bool:
         """Whether semantic search can be expected to work (cheap: no load, no hashing)."""
@@ -170,15 +177,34 @@ class ProjectSearch:
             return self._index
 
     def query_vector(self, query: str, *, load: bool = True) -> NDArray[np.float32] | None:
-        """The query's vector, or None without a model (or, with ``load`` False, before it is loaded)."""
-        if self._embedder is None or not self._embedder.available():
-            return None
-        if not load and not self._embedder.loaded:
-            return None
-        try:
-            return self._embedder.embed_one(query)
-        except EmbeddingUnavailable:
-            return None
+        """The query's vector, or None without a model (or, with ``load`` False, before it is loaded).
+
+        Only the first 2,000 characters count (as for the full-text query). A text embedded a
+        moment ago, or being embedded since :meth:`prepare`, is not embedded again.
+        """
+        return self.query_vectors.get(query[:MAX_QUERY_CHARS], load=load)
+
+    def all_embedded(self) -> bool:
+        """Whether every finished message has its chunks stored (asked of the database until it is so).
+
+        Until then (the backfill), hybrid search keeps the any-word full-text tier: the messages
+        not embedded yet have no other way to be found.
+        """
+        if not self._all_embedded:
+            self._all_embedded = self._store.embedding_counts(self._model_id).remaining == 0
+        return self._all_embedded
+
+    def prepare(self, query: str) -> None:
+        """Start embedding ``query`` on a worker thread (when the model is loaded), for a search soon.
+
+        The caller goes on with other work (database reads, the full-text query) meanwhile; the
+        search then waits for this embedding rather than computing it again.
+        """
+        self.query_vectors.start(query[:MAX_QUERY_CHARS])
+
+    def close(self) -> None:
+        """Stop the query-embedding worker thread."""
+        self.query_vectors.close()
 
     def vector_chunks(self, vector: NDArray[np.float32], limit: int, *,
                       exclude: Collection[int], conversations: Collection[str] | None) -> list[tuple[int, int, float]]:
@@ -241,9 +267,17 @@ class ProjectSearch:
         best_chunk: dict[int, tuple[int, int]] = {}
         if mode in ("hybrid", "fts"):
             conversations = None if conversation_ids is None else list(conversation_ids)
-            fts_ids = tiered_search(
-                lambda expression, n: self._store.fts_message_ids(expression, n, conversation_ids=conversations),
-                query, max(candidates, wanted), doc_frequency=self._store.term_frequency)
+
+            def run(expression: str, n: int) -> list[int]:
+                return self._store.fts_message_ids(expression, n, conversation_ids=conversations)
+
+            if vector is not None and self.all_embedded():
+                # Beside the vectors, only messages with every word: the any-word tier found
+                # less, fused, than the vectors alone (bench/retrieval_quality.py), and it is
+                # the costly query.
+                fts_ids = every_word_search(run, query, max(candidates, wanted))
+            else:
+                fts_ids = tiered_search(run, query, max(candidates, wanted), doc_frequency=self._store.term_frequency)
             rankings["fts"] = [message_id for message_id in fts_ids if message_id not in exclude]
         if vector is not None:
             ordered: list[int] = []

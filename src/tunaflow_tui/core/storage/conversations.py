@@ -23,7 +23,9 @@ from tunaflow_tui.core.storage.storebase import (
     StoreBase,
     all_rows,
     first_row,
+    model_rows,
     require_choice,
+    select_columns,
 )
 from tunaflow_tui.core.turns import ToolLine, Usage
 
@@ -206,17 +208,22 @@ class ConversationStore(StoreBase):
         """
         if limit < 0:
             raise ValueError("limit must not be negative")
-        query = MessageRow.select().where(MessageRow.conversation_id == conversation_id)
+        # Plain SQL: every pack and every chat page reads one (see model_rows).
+        where = "conversation_id = ?"
+        params: list[object] = [conversation_id]
         if before_id is not None:
-            query = query.where(MessageRow.id < before_id)
+            where += " AND id < ?"
+            params.append(int(before_id))
         if after_id is not None:
-            query = query.where(MessageRow.id > after_id).order_by(MessageRow.id.asc()).limit(limit)
-            with self._db.reading() as db:
-                return tuple(message_record(row) for row in all_rows(query, db))
-        query = query.order_by(MessageRow.id.desc()).limit(limit)
+            where += " AND id > ?"
+            params.append(int(after_id))
+        order = "ASC" if after_id is not None else "DESC"
+        sql = f"SELECT {select_columns(MessageRow)} FROM messages WHERE {where} ORDER BY id {order} LIMIT ?"
         with self._db.reading() as db:
-            rows = all_rows(query, db)
-        return tuple(message_record(row) for row in reversed(rows))
+            rows = model_rows(db, MessageRow, sql, [*params, int(limit)])
+        if after_id is None:
+            rows.reverse()
+        return tuple(message_record(row) for row in rows)
 
     def find_record(self, conversation_id: str, kind: str, key: str, value: int | str) -> MessageRecord | None:
         """The record message of ``conversation_id`` whose ``meta`` has ``kind`` and ``meta[key] == value``.

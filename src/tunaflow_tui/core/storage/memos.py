@@ -72,6 +72,13 @@ class MemoStore(StoreBase):
             ).execute(db)
         return deleted
 
+    def set_session_link_kind(self, link_id: int, kind: str) -> SessionLinkRecord | None:
+        """Give a link another kind (e.g. mark one the user dropped); the link, or None when it is gone."""
+        with self._db.writing() as db:
+            SessionLinkRow.update(kind=kind).where(SessionLinkRow.id == link_id).execute(db)
+            row = first_row(SessionLinkRow.select().where(SessionLinkRow.id == link_id), db)
+        return None if row is None else session_link_record(row)
+
     def list_session_links(self, conversation_id: str) -> tuple[SessionLinkRecord, ...]:
         """Links from or to a conversation, oldest first."""
         query = SessionLinkRow.select().where(

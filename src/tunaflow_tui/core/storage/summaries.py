@@ -11,7 +11,7 @@ import peewee
 from tunaflow_tui.core.storage.columns import now_text
 from tunaflow_tui.core.storage.models import ConversationSummaryRow, MessageRow
 from tunaflow_tui.core.storage.rows import Row
-from tunaflow_tui.core.storage.storebase import StoreBase, all_rows, first_row
+from tunaflow_tui.core.storage.storebase import StoreBase, first_row, model_rows, select_columns
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,15 +37,16 @@ class SummaryStore(StoreBase):
 
     def list_summaries(self, conversation_id: str, *, newest: int | None = None) -> tuple[SummaryRecord, ...]:
         """The conversation's summaries in message order (only the ``newest`` few, if given)."""
-        query = ConversationSummaryRow.select().where(ConversationSummaryRow.conversation_id == conversation_id)
+        # Plain SQL: every pack reads the newest summaries (see model_rows).
+        sql = (f"SELECT {select_columns(ConversationSummaryRow)} FROM {ConversationSummaryRow._meta.table_name} "
+               "WHERE conversation_id = ? ORDER BY first_message_id")
+        params: list[object] = [conversation_id]
         if newest is not None:
-            query = query.order_by(ConversationSummaryRow.first_message_id.desc()).limit(newest)
-            with self._db.reading() as db:
-                rows = list(reversed(all_rows(query, db)))
-            return tuple(_summary(r) for r in rows)
-        query = query.order_by(ConversationSummaryRow.first_message_id)
+            sql, params = sql + " DESC LIMIT ?", [conversation_id, int(newest)]
         with self._db.reading() as db:
-            rows = all_rows(query, db)
+            rows = model_rows(db, ConversationSummaryRow, sql, params)
+        if newest is not None:
+            rows.reverse()
         return tuple(_summary(r) for r in rows)
 
     def save_summary(self, conversation_id: str, first_message_id: int, last_message_id: int, content: str,
