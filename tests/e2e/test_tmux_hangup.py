@@ -58,3 +58,49 @@ def test_closing_the_window_stops_an_agent_that_ignores_sigterm(
         ("interrupted", "stopped: the terminal was closed (SIGHUP)")]
     assert rows[0][2].strip(), "what the agent had written is kept"
     assert query(harness, "SELECT * FROM running_processes") == []
+
+
+def _app_pid(project: Path) -> int | None:
+    """The tunaflow process that has ``project`` open (found by its command line)."""
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            argv = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if argv[1:3] == [b"-m", b"tunaflow_tui"] and str(project).encode() in argv:
+            return int(entry.name)
+    return None
+
+
+def test_closing_the_window_while_the_app_keeps_drawing_ends_it_and_frees_the_project(
+        tmux: Callable[[int, int], Any], e2e_env: dict[str, str], tmp_path: Path) -> None:
+    """The embedding backlog of a long conversation keeps the status line redrawing when the terminal
+    goes: the app still ends (the last writes of its exit go nowhere) and the next start owns the project."""
+    import fcntl
+    import subprocess
+
+    from tunaflow_tui.core.storage import Store
+
+    project = tmp_path / "long-project"
+    project.mkdir()
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    subprocess.run(["git", "-C", str(project), "-c", "user.name=t", "-c", "user.email=t@example.invalid",
+                    "commit", "-q", "--allow-empty", "-m", "start"], check=True)
+    with Store.open(project) as store:
+        store.add_messages("main", (
+            {"role": "user" if n % 2 else "assistant",
+             "content": f"Message {n}: the parser keeps its state between chunks, and test {n} covers it."}
+            for n in range(3000)))
+    session = tmux(100, 30)
+    session.start([sys.executable, "-m", "tunaflow_tui", str(project)], project)  # the mouse on, as by default
+    session.wait_for("Memory: embedding")  # the backlog is being embedded: the status line redraws
+    app = _app_pid(project)
+    assert app is not None
+
+    session.close()  # the terminal goes: its server and the pty with it
+
+    _wait(lambda: not Path(f"/proc/{app}").exists(), "the app to end")
+    with (project / ".tunaflow" / "owner.lock").open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)  # raises if a process still owns the project

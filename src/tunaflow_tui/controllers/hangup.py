@@ -8,6 +8,13 @@ and keeps its reply as *interrupted*, with the reason; a running test command is
 every group still listed is ended, and the app exits with 128 + the signal. A second signal kills
 every group at once.
 
+The process ends even when the app's own exit cannot: after its terminal is gone, a write that
+failed leaves the app's output queue with nobody draining it, and the exit's last writes (mouse and
+screen modes off) would wait on it forever — holding the project's ownership, so the next tunaflow
+could not recover its work. A watchdog thread ends the agents' groups and the process
+:data:`EXIT_GRACE_S` after the app was told to exit, and :data:`STOP_TIMEOUT_S` + that grace after the
+signal in any case (should the event loop itself be stuck).
+
 This module imports neither the runtime nor the storage: the controller passes in what it needs.
 """
 
@@ -15,7 +22,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import signal
+import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +39,23 @@ if TYPE_CHECKING:
 HANGUP_SIGNALS: tuple[signal.Signals, ...] = (signal.SIGHUP, signal.SIGTERM)
 STOP_TIMEOUT_S = 15.0
 """The most the app waits for its agent work to wind down before it ends the groups itself."""
+EXIT_GRACE_S = 3.0
+"""How long the app's own exit may take, once told, before the watchdog ends the process."""
+
+
+def exit_anyway(code: int, after_s: float) -> threading.Timer:
+    """End the agents' groups and the process with ``code`` in ``after_s`` seconds, unless it ended first."""
+
+    def end() -> None:
+        with contextlib.suppress(Exception):
+            LIVE_GROUPS.kill_all()
+        os._exit(code)
+
+    timer = threading.Timer(after_s, end)
+    timer.daemon = True  # a process that ends on its own does not wait for it
+    timer.name = "tunaflow-exit-watchdog"
+    timer.start()
+    return timer
 
 
 def hangup_reason(sig: signal.Signals) -> str:
@@ -46,6 +72,7 @@ def install_hangup_handlers(app: App[Any], runtime: Callable[[], WorkflowRuntime
         if stopping:  # asked again: no more waiting
             LIVE_GROUPS.kill_all()
             return
+        exit_anyway(128 + int(sig), STOP_TIMEOUT_S + EXIT_GRACE_S)
         stopping.append(loop.create_task(_stop(app, runtime(), sig)))
 
     for sig in HANGUP_SIGNALS:
@@ -68,4 +95,5 @@ async def _stop(app: App[Any], runtime: WorkflowRuntime | None, sig: signal.Sign
 
         with contextlib.suppress(Exception):  # a courtesy: the interrupted step is resumable without it
             record_interruption(runtime, hangup_reason(sig))
+    exit_anyway(128 + int(sig), EXIT_GRACE_S)
     app.exit(return_code=128 + int(sig))
