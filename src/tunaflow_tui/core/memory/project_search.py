@@ -6,7 +6,8 @@ vectors and the messages holding every word of the query, fused by reciprocal ra
 embedding model, ``hybrid`` is full-text search (all tiers) and says so (:attr:`SearchResult.note`);
 ``vector`` raises :class:`SearchUnavailable`.
 
-The vector index is built from the database on first use (about 0.35 s per 100,000 chunks) and
+The vector index is built from the database on first use (about 0.35 s per 100,000 chunks, on the
+searching worker thread) and
 kept current by the background indexer through :meth:`ProjectSearch.add_chunks`. Chunks that no
 longer exist (an edited or deleted message) are dropped from it when a search meets them.
 Embedding the query loads the model: call :meth:`ProjectSearch.search` from a worker thread.
@@ -130,10 +131,16 @@ def _best_chunk(content: str, query: str) -> tuple[int, int]:
 
 
 class ProjectSearch:
-    """Hybrid search over a project's finished messages (thread-safe; call from a worker thread)."""
+    """Hybrid search over a project's finished messages (thread-safe; call from a worker thread).
 
-    def __init__(self, store: Store, embedder: Embedder | None, *, model_id: str = MODEL_ID) -> None:
+    ``exact_below`` sets the vector index's exact-search threshold (default
+    :data:`~tunaflow_tui.core.memory.vectors.EXACT_BELOW`).
+    """
+
+    def __init__(self, store: Store, embedder: Embedder | None, *, model_id: str = MODEL_ID,
+                 exact_below: int | None = None) -> None:
         self._store = store
+        self._exact_below = exact_below
         self._embedder = embedder
         self._model_id = model_id
         self._lock = threading.Lock()
@@ -170,7 +177,8 @@ class ProjectSearch:
 
         with self._lock:
             if self._index is None:
-                index: VectorIndex[int] = VectorIndex.from_blobs(self._store.chunk_vectors(self._model_id))
+                index: VectorIndex[int] = VectorIndex.from_blobs(self._store.chunk_vectors(self._model_id),
+                                                                   exact_below=self._exact_below)
                 locations = self._store.chunk_locations(index.ids())
                 self._owner = {chunk_id: where.message_id for chunk_id, where in locations.items()}
                 self._index = index
