@@ -116,16 +116,19 @@ def test_adds_replacements_and_removals_are_searchable_at_once() -> None:
     assert 5 not in {h.id for h in index.top_k(rows[5], 20)}
     index.remove(10_000)
     assert 10_000 not in {h.id for h in index.top_k(fresh, 50)}
-    # Removing a row moves the last row into its hole: its bits must move with it.
-    last = index.ids()[-1]
-    moved = index.vector(last)
+    # Removing a row moves the last row into its hole: its bits must move with it (the hole's
+    # own bits are as far from the moved vector as bits can be).
+    other = unit(rng.standard_normal(DIM).astype(np.float32))
+    index.add(17, -other)
+    index.add(30_000, other)  # the last row
     index.remove(17)
-    hit = index.top_k(moved, 1)[0]
-    assert hit.id == last and hit.score > 0.999
-    assert 17 not in {h.id for h in index.top_k(rows[17], 20)}
+    hit = index.top_k(other, 1)[0]
+    assert hit.id == 30_000 and hit.score > 0.999
+    assert 17 not in {h.id for h in index.top_k(-other, 20)}
     for _ in range(400):  # growth past the loaded capacity keeps the bits beside the floats
         index.add(20_000 + _, unit(rng.standard_normal(DIM).astype(np.float32)))
     assert index.top_k(index.vector(20_399), 1)[0].id == 20_399
+    assert all(index.top_k(rows[i], 1)[0].id == i for i in (2_500, 2_900, 2_998))
 
 
 def test_ties_keep_row_order_and_k_beyond_the_index_returns_everything() -> None:
