@@ -5,7 +5,7 @@ over a large vocabulary mixed with the hand-written set's sentences and identifi
 messages (≤ 800 characters) and stores them the way a caller of the memory engine would, in a
 temporary SQLite file: the messages in an FTS5 table (unicode61, as the message index) and one
 1,536-byte vector blob per chunk in a plain table. The index is then loaded with
-``VectorIndex.from_blobs``.
+``VectorIndex.from_blobs`` (its time and the RSS it adds are printed).
 
 Vectors: embedding 100k chunks would take hours, so the model embeds a pool of generated chunks
 and every stored vector is a random mix of two pool vectors plus noise (realistic norms and
@@ -14,7 +14,11 @@ embeddings of generated and hand-written questions.
 
 Per size it prints, as median/p95 over interleaved rounds (wall time, and process CPU time, which
 the load of other processes on the machine inflates less):
-  * hybrid: as project search runs it — the messages holding every word of the query (one FTS
+  * vector search exact (brute force over the float matrix: the baseline) and approximate (sign
+    bits pick ``candidate_count(k)`` rows, exact cosine ranks them), and which of the two project
+    search uses at this size; the recall of the approximate top 10 and top 50 against the exact
+    ones, and the same for a sweep of candidate counts (the choice of ``CANDIDATES_PER_HIT``);
+  * hybrid with exact vectors, and hybrid as project search runs it — the messages holding every word of the query (one FTS
     query) + vector top 50 chunks → messages + reciprocal rank fusion (``hybrid_search``), without
     the query embedding; run one after the other, and with the vector search on a worker thread
     beside the FTS query;
@@ -42,12 +46,13 @@ from pathlib import Path
 import numpy as np
 from memory_corpus import ConversationGenerator, load_queries
 
+from tunaflow_tui.core.memory import vectors as vector_module
 from tunaflow_tui.core.memory.chunks import split_into_chunks
 from tunaflow_tui.core.memory.embedder import Embedder
 from tunaflow_tui.core.memory.fts_search import every_word_search, tiered_search
 from tunaflow_tui.core.memory.fusion import rank_owners
 from tunaflow_tui.core.memory.hybrid import hybrid_search
-from tunaflow_tui.core.memory.vectors import VectorIndex, vector_to_blob
+from tunaflow_tui.core.memory.vectors import VectorIndex, candidate_count, vector_to_blob
 
 GOAL_P95_MS = 15.0
 CANDIDATES = 50
@@ -93,7 +98,12 @@ class Corpus:
         self.blob_rate = len(owners) / (time.perf_counter() - started)
         del vectors
         started = time.perf_counter()
-        self.index: VectorIndex[int] = VectorIndex.from_blobs(self.conn.execute("SELECT id, vector FROM chunk_vectors"))
+        rss = _rss_mb()
+        # Built to search approximately at any size; ``exact`` below picks the path per call.
+        self.index: VectorIndex[int] = VectorIndex.from_blobs(self.conn.execute("SELECT id, vector FROM chunk_vectors"),
+                                                              exact_below=0)
+        self.load_seconds = time.perf_counter() - started
+        self.index_mb = _rss_mb() - rss
         self.owners = [row[0] for row in self.conn.execute("SELECT message_id FROM chunk_vectors ORDER BY id")]
         self.load_rate = len(owners) / (time.perf_counter() - started)
         self.conn.execute("CREATE VIRTUAL TABLE temp.vocab USING fts5vocab(main, messages_fts, row)")
@@ -126,12 +136,13 @@ class Corpus:
         """Message ids from the FTS tiers."""
         return tiered_search(self.run, text, CANDIDATES, doc_frequency=self.doc_frequency if prune else None)
 
-    def vector_ranking(self, vector: np.ndarray) -> list[int]:
+    def vector_ranking(self, vector: np.ndarray, exact: bool = False) -> list[int]:
         """Message ids of the top chunks, each message at its best chunk's rank."""
-        return rank_owners((hit.id for hit in self.index.top_k(vector, CANDIDATES)), self.owners.__getitem__)
+        hits = self.index.top_k(vector, CANDIDATES, exact=exact)
+        return rank_owners((hit.id for hit in hits), self.owners.__getitem__)
 
     def hybrid(self, text: str, vector: np.ndarray, executor: Executor | None = None, *,
-               all_tiers: bool = False) -> list[int]:
+               all_tiers: bool = False, exact: bool = False) -> list[int]:
         """The fused top 10 messages (the vector search on ``executor`` beside the FTS query, if given).
 
         As project search fuses: the every-word tier beside the vectors; ``all_tiers`` fuses the
@@ -140,7 +151,7 @@ class Corpus:
         def fts() -> list[int]:
             return self.fts(text) if all_tiers else every_word_search(self.run, text, CANDIDATES)
 
-        hits = hybrid_search(fts, lambda: self.vector_ranking(vector), executor=executor)
+        hits = hybrid_search(fts, lambda: self.vector_ranking(vector, exact), executor=executor)
         return [hit.id for hit in hits]
 
 
@@ -157,25 +168,65 @@ def _line(name: str, wall: list[float], cpu: list[float] | None = None) -> str:
     return text
 
 
+def _recall(found: list[int], expected: list[int]) -> float:
+    return len(set(found) & set(expected)) / max(1, len(expected))
+
+
+def _print_recall(corpus: Corpus, questions: list[str], query_vectors: list[np.ndarray]) -> None:
+    """Recall of the approximate top k against the exact one, at the chosen candidate count and a sweep."""
+    ks = (10, CANDIDATES)
+    exact = {k: [[h.id for h in corpus.index.top_k(v, k, exact=True)] for v in query_vectors] for k in ks}
+    exact_fused = [corpus.hybrid(q, v, exact=True) for q, v in zip(questions, query_vectors, strict=True)]
+    chosen = vector_module.CANDIDATES_PER_HIT
+    for per_hit in sorted({20, 40, 60, chosen, 160}):
+        vector_module.CANDIDATES_PER_HIT = per_hit
+        try:
+            counts = [candidate_count(k) for k in ks]
+            cpu: list[float] = []
+            recalls: dict[int, list[float]] = {k: [] for k in ks}
+            for qi, vector in enumerate(query_vectors):
+                for k in ks:
+                    started = time.process_time()
+                    found = [h.id for h in corpus.index.top_k(vector, k)]
+                    if k == CANDIDATES:
+                        cpu.append((time.process_time() - started) * 1000)
+                    recalls[k].append(_recall(found, exact[k][qi]))
+            fused = [_recall(corpus.hybrid(q, v), exact_fused[i])
+                     for i, (q, v) in enumerate(zip(questions, query_vectors, strict=True))]
+        finally:
+            vector_module.CANDIDATES_PER_HIT = chosen
+        mark = "  <- chosen" if per_hit == chosen else ""
+        print(f"  approximate, {counts[0]} / {counts[1]} candidates for k = 10 / {CANDIDATES}: "
+              f"recall@10 {np.mean(recalls[10]):.3f} (min {min(recalls[10]):.1f}), "
+              f"recall@{CANDIDATES} {np.mean(recalls[CANDIDATES]):.3f} (min {min(recalls[CANDIDATES]):.2f}); "
+              f"fused top 10 as with exact vectors {np.mean(fused):.3f} (min {min(fused):.1f}); "
+              f"top {CANDIDATES} CPU p50 {_pct(cpu, 0.5):.2f} ms{mark}")
+
+
 def _measure_size(folder: Path, size: int, pool: np.ndarray, questions: list[str],
                   query_vectors: list[np.ndarray], rounds: int) -> bool:
     """Build a corpus of ``size`` chunks, time the searches, print; False when the goal applies and fails."""
     corpus = Corpus(folder, size, pool, seed=size)
+    product = "exact" if size < vector_module.EXACT_BELOW else "approximate"
     print(f"\n{size:,} chunks from {len(corpus.messages):,} messages; build: FTS {corpus.fts_rate:,.0f} rows/s, "
-          f"vector blobs {corpus.blob_rate:,.0f} rows/s, VectorIndex.from_blobs {corpus.load_rate:,.0f} rows/s; "
-          f"RSS {_rss_mb():.0f} MB")
-    names = ("hybrid", "hybrid, parallel", "hybrid, all tiers (before)", "fts only", "vector only",
-             "fts only, no pruning")
+          f"vector blobs {corpus.blob_rate:,.0f} rows/s, VectorIndex.from_blobs {corpus.load_rate:,.0f} rows/s "
+          f"({corpus.load_seconds:.2f} s with the SQLite read, floats and bits {corpus.index_mb:+.0f} MB RSS); "
+          f"RSS {_rss_mb():.0f} MB; project search uses {product} vector search at this size")
+    _print_recall(corpus, questions, query_vectors)
+    names = ("hybrid, exact vectors (before)", "hybrid", "hybrid, parallel", "hybrid, all tiers", "fts only",
+             "vector only, exact (before)", "vector only", "fts only, no pruning")
     timings: dict[str, tuple[list[float], list[float]]] = {name: ([], []) for name in names}
     with ThreadPoolExecutor(max_workers=1) as executor:
         for round_no in range(rounds):
             for qi, question in enumerate(questions):
                 vector = query_vectors[qi]
                 runs: list[tuple[str, Callable[[], object]]] = [
+                    ("hybrid, exact vectors (before)", lambda q=question, v=vector: corpus.hybrid(q, v, exact=True)),
                     ("hybrid", lambda q=question, v=vector: corpus.hybrid(q, v)),
                     ("hybrid, parallel", lambda q=question, v=vector: corpus.hybrid(q, v, executor)),
-                    ("hybrid, all tiers (before)", lambda q=question, v=vector: corpus.hybrid(q, v, all_tiers=True)),
+                    ("hybrid, all tiers", lambda q=question, v=vector: corpus.hybrid(q, v, all_tiers=True)),
                     ("fts only", lambda q=question: corpus.fts(q)),
+                    ("vector only, exact (before)", lambda v=vector: corpus.vector_ranking(v, exact=True)),
                     ("vector only", lambda v=vector: corpus.vector_ranking(v)),
                     ("fts only, no pruning", lambda q=question: corpus.fts(q, prune=False)),
                 ]
@@ -188,10 +239,14 @@ def _measure_size(folder: Path, size: int, pool: np.ndarray, questions: list[str
     for name, (wall, cpu) in timings.items():
         print(_line(name, wall, cpu))
     fts_wall = timings["fts only"][0]
-    for name in ("hybrid", "hybrid, parallel", "hybrid, all tiers (before)"):
+    for name in ("hybrid", "hybrid, parallel", "hybrid, all tiers"):
         wall = timings[name][0]
         print(f"  {name} / fts only: p50 {_pct(wall, 0.5) / _pct(fts_wall, 0.5):.2f}×, "
               f"p95 {_pct(wall, 0.95) / _pct(fts_wall, 0.95):.2f}×")
+    for name, before in (("hybrid", "hybrid, exact vectors (before)"), ("vector only", "vector only, exact (before)")):
+        (wall, cpu), (wall_before, cpu_before) = timings[name], timings[before]
+        print(f"  {name} / exact: wall p95 {_pct(wall, 0.95) / _pct(wall_before, 0.95):.2f}×, "
+              f"CPU p50 {_pct(cpu, 0.5) / _pct(cpu_before, 0.5):.2f}×, CPU p95 {_pct(cpu, 0.95) / _pct(cpu_before, 0.95):.2f}×")
     hybrid_p95 = min(_pct(timings["hybrid"][0], 0.95), _pct(timings["hybrid, parallel"][0], 0.95))
     corpus.conn.close()
     if size < 100_000:

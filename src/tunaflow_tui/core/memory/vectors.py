@@ -34,7 +34,7 @@ EXACT_BELOW = 20_000
 #: The bit stage keeps at least this many candidates for the exact stage …
 MIN_CANDIDATES = 200
 #: … and at least this many per hit asked for.
-CANDIDATES_PER_HIT = 40
+CANDIDATES_PER_HIT = 80
 #: Rows whose bits are computed at once when an index is loaded (bounds the temporary memory).
 _BITS_BLOCK = 8192
 
@@ -318,9 +318,8 @@ class VectorIndex(Generic[K]):
         Rows as far as the last one kept come too, up to ``2 × wanted`` in all (first rows first),
         so that ties do not drop a row at random. Call with the lock held.
         """
-        distance = np.bitwise_count(self._bits[0, :size] ^ query_bits[0]).astype(np.uint16)
-        for word in range(1, self._words):
-            distance += np.bitwise_count(self._bits[word, :size] ^ query_bits[word])
+        # One pass over all the words: a word's bits are contiguous, so the sum is a row-wise add.
+        distance = np.bitwise_count(self._bits[:, :size] ^ query_bits[:, np.newaxis]).sum(axis=0, dtype=np.uint16)
         # Distances are small integers: count them, and find the radius holding ``wanted`` rows.
         within = np.cumsum(np.bincount(distance, minlength=self._words * 64 + 1))
         radius = int(np.searchsorted(within, wanted))
