@@ -6,7 +6,7 @@ vectors and the messages holding every word of the query, fused by reciprocal ra
 embedding model, ``hybrid`` is full-text search (all tiers) and says so (:attr:`SearchResult.note`);
 ``vector`` raises :class:`SearchUnavailable`.
 
-The vector index is built from the database on first use (about 0.35 s per 100,000 chunks, on the
+The vector index is built from the database on first use (0.35–1.5 s per 100,000 chunks, on the
 searching worker thread) and
 kept current by the background indexer through :meth:`ProjectSearch.add_chunks`. Chunks that no
 longer exist (an edited or deleted message) are dropped from it when a search meets them.

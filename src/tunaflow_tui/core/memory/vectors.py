@@ -3,14 +3,17 @@
 A stored vector is 384 little-endian float32 values: 1,536 bytes, the same on every machine.
 Callers keep the blobs wherever they like (a SQLite BLOB column, a file) next to
 :data:`~tunaflow_tui.core.memory.model_files.MODEL_ID`, and rebuild a :class:`VectorIndex` from
-``(id, blob)`` pairs at start-up (about 0.35 s for 100,000 rows read from SQLite).
+``(id, blob)`` pairs at start-up (0.35–1.5 s for 100,000 rows read from SQLite, depending on the
+machine's load: off the event loop).
 
 Search is exact (one single-threaded matrix–vector product and a partial sort) below
 :data:`EXACT_BELOW` vectors: about 1 ms at 10,000, where exactness matters most. Above it, search is
 two-stage: every vector also keeps its signs as bits (384 bits, 48 bytes), the Hamming distance of
 those bits to the query's picks :func:`candidate_count` rows, and only those rows are scored by
-exact cosine. At 100,000 vectors that reads 4.8 MB of bits instead of 154 MB of floats (about 1 ms
-instead of 8–10 ms), and finds the exact top 10 at about 0.99 recall (bench/search_hybrid.py).
+exact cosine. At 100,000 vectors a top 50 reads 4.8 MB of bits and 4,000 rows of floats instead of
+154 MB of floats: about half the CPU time of exact search, with 0.94 of the exact top 50 found on
+the benchmark's vectors (bench/search_hybrid.py, bench/RESULTS.md). Scores returned are always
+exact cosines; only a hit may be missing.
 """
 
 from __future__ import annotations
@@ -128,7 +131,7 @@ class VectorIndex(Generic[K]):
     are kept beside the floats as vectors come and go (never rebuilt for a search). Searches of
     an index with fewer than ``exact_below`` vectors are exact; larger ones are approximate (see
     :meth:`top_k`). All methods are thread-safe: a search holds the lock while it reads the
-    matrices, so it never sees half of an update (about 1 ms at 100k rows).
+    matrices, so it never sees half of an update (3–5 ms at 100k rows).
     """
 
     def __init__(self, dim: int = EMBEDDING_DIM, *, exact_below: int | None = None) -> None:
