@@ -53,6 +53,7 @@ if TYPE_CHECKING:  # cards, messages, help and workflow load on first use: the f
     from tunaflow_tui.widgets.done_card import DoneCard
     from tunaflow_tui.widgets.message_block import MessageBlock
     from tunaflow_tui.widgets.records.adopt import AdoptCard
+    from tunaflow_tui.widgets.roundtable_thread import RoundtableThread
     from tunaflow_tui.widgets.sidebar import Sidebar
     from tunaflow_tui.widgets.workflow_view import WorkflowView
 
@@ -103,6 +104,10 @@ class SessionControls(Protocol):
 
     async def route(self, update: RuntimeUpdate) -> None:
         """Hand a runtime update to the controller that owns it."""
+        ...
+
+    def roundtable_requested(self, conversation_id: str, action: str) -> None:
+        """A roundtable key in the pane (add_seat, remove_seat, next_round, stop)."""
         ...
 
 
@@ -179,6 +184,9 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         ("Pickers", "tunaflow_tui.screens.pickers:PickerScreen"),
         ("Context pack", "tunaflow_tui.screens.pickers:ContextPackScreen"),
         ("Roundtable set-up", "tunaflow_tui.screens.roundtable_setup:RoundtableSetupScreen"),
+        ("Roundtable", "tunaflow_tui.widgets.roundtable_thread:RoundtableThread"),
+        ("Roundtable board", "tunaflow_tui.widgets.roundtable_board:RoundtableBoard"),
+        ("Add seat", "tunaflow_tui.screens.roundtable_seat:AddSeatScreen"),
         ("Search", "tunaflow_tui.screens.search:SearchScreen"),
         ("Help", "tunaflow_tui.screens.help:HelpScreen"),
     ]
@@ -539,6 +547,11 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         """A branch key in the pane: adopt, rename, archive, restore or delete that branch."""
         if (session := self._session_or_say()) is not None:
             session.branches.requested(event.conversation_id, event.action)
+
+    def on_roundtable_thread_requested(self, event: RoundtableThread.Requested) -> None:
+        """A roundtable key in the pane: add or remove a seat, the next round, stop."""
+        if (session := self._session_or_say()) is not None:
+            session.roundtable_requested(event.conversation_id, event.action)
 
     def on_adopt_card_open_branch(self, event: AdoptCard.OpenBranch) -> None:
         """An adopt card's open key: show the adopted branch in the pane."""

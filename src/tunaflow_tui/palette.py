@@ -28,10 +28,16 @@ def _start_roundtable(session: ProjectSession) -> None:
     start_roundtable(session)
 
 
-def _roundtable_board() -> ModuleType:
-    from tunaflow_tui.controllers import roundtable_board
+def _roundtable() -> ModuleType:
+    from tunaflow_tui.controllers import roundtable
 
-    return roundtable_board
+    return roundtable
+
+
+def _roundtable_seats() -> ModuleType:
+    from tunaflow_tui.controllers import roundtable_seats
+
+    return roundtable_seats
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +54,7 @@ class PaletteCommand:
 _APP = "tunaflow_tui.app:TunaflowApp"
 _PANE = "tunaflow_tui.widgets.workspace:Workspace"
 _BRANCH = "tunaflow_tui.widgets.branch_thread:BranchThread"
+_ROUNDTABLE = "tunaflow_tui.widgets.roundtable_thread:RoundtableThread"
 
 COMMANDS: tuple[PaletteCommand, ...] = (
     PaletteCommand("Approve plan", "Approve the plan waiting for approval: development starts",
@@ -91,13 +98,17 @@ COMMANDS: tuple[PaletteCommand, ...] = (
                    "Several agents discuss one topic in rounds (the focused message is the topic)",
                    lambda s: _start_roundtable(s)),
     PaletteCommand("Next round", "The roundtable in the pane runs one more round; your messages since are seen by all",
-                   lambda s: _roundtable_board().next_round(s)),
+                   lambda s: _roundtable().next_round(s), (_ROUNDTABLE, "roundtable.next_round")),
     PaletteCommand("Stop roundtable", "Cancel the answering seats of the roundtable in the pane; no further seat starts",
-                   lambda s: _roundtable_board().stop(s)),
+                   lambda s: _roundtable().stop(s), (_ROUNDTABLE, "roundtable.stop")),
+    PaletteCommand("Add seat", "Add a seat to the roundtable in the pane (between rounds): name, engine, role, blind",
+                   lambda s: _roundtable_seats().add_seat(s), (_ROUNDTABLE, "roundtable.add_seat")),
+    PaletteCommand("Remove seat", "Remove a seat from the roundtable in the pane (between rounds); its answers stay",
+                   lambda s: _roundtable_seats().remove_seat(s), (_ROUNDTABLE, "roundtable.remove_seat")),
     PaletteCommand("Cancel seat", "Cancel one answering seat of the roundtable in the pane; the others go on",
-                   lambda s: _roundtable_board().cancel_seat(s)),
+                   lambda s: _roundtable_seats().cancel_seat(s)),
     PaletteCommand("Re-run seat", "Run one seat of the roundtable in the pane again; only its answer is replaced",
-                   lambda s: _roundtable_board().rerun_seat(s)),
+                   lambda s: _roundtable_seats().rerun_seat(s)),
     PaletteCommand("Toggle branch pane", "Show or hide the branch pane", lambda s: s.panes.toggle_pane(),
                    (_PANE, "pane.toggle")),
     PaletteCommand("Pin branch pane", "Pin the branch pane as a 50:50 split, or unpin it",

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
-from tunaflow_tui.controllers.sources import message_view, speaker_label
+from tunaflow_tui.controllers.sources import message_view, seat_label, speaker_label
 from tunaflow_tui.core.terminal_text import neutralize
 from tunaflow_tui.runtime.branching import BranchError
 from tunaflow_tui.viewmodels.chat import MessageView
@@ -38,6 +38,8 @@ def recipient_of(runtime: WorkflowRuntime, conversation_id: str) -> str:
         return f"nobody (this branch is {branch.status} and read-only)"
     if branch.kind != "general":
         return "nobody (the workflow drives this branch)"
+    if branch.mode == "roundtable":
+        return "every seat of the roundtable, with the next round"
     return f"Architect ({branch.engine or architect}) in branch {branch.id}"
 
 
@@ -127,9 +129,12 @@ class ConversationController:
 
     async def stream_started(self, event: MessageStarted) -> None:
         """An agent began a reply: a streaming block in each chat showing its conversation."""
-        view = MessageView(event.message_id, "assistant",
-                           speaker_label("assistant", event.role, event.engine, event.model), "", "streaming")
         cid = event.conversation_id
+        label = speaker_label("assistant", event.role, event.engine, event.model)
+        if cid.startswith("branch:"):  # a roundtable seat is headed with its name, engine and role
+            record = self._runtime.store.get_message(event.message_id)
+            label = (seat_label(record.meta, event.engine) if record is not None else None) or label
+        view = MessageView(event.message_id, "assistant", label, "", "streaming")
         if cid.startswith("branch:"):
             await self._panes.branch_started(cid)
         for chat in self.chats(cid):

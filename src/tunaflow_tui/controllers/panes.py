@@ -108,8 +108,16 @@ class PaneController:
             return
         cid = f"branch:{branch_id}"
         chat = ChatView(self._sources.of(cid), window=BRANCH_WINDOW)
-        thread = BranchThread(cid, chat, self._recipient(cid), read_only=self._read_only_note(view),
-                              restorable=view.read_only, cursor_blink=self._app.composer_cursor_blink)
+        thread: BranchThread | None = None
+        if view.mode == "roundtable" and view.kind == "general":  # its board, the seats' answers, the moderator
+            from tunaflow_tui.controllers.roundtable_board import roundtable_thread
+
+            thread = roundtable_thread(self._app, self._runtime, branch_id, chat, self._recipient(cid),
+                                       read_only=self._read_only_note(view), restorable=view.read_only,
+                                       cursor_blink=self._app.composer_cursor_blink)
+        if thread is None:
+            thread = BranchThread(cid, chat, self._recipient(cid), read_only=self._read_only_note(view),
+                                  restorable=view.read_only, cursor_blink=self._app.composer_cursor_blink)
         self.branch_conversation = cid
         self._branch_chat = chat
         await self._app.workspace.pane.show(view, thread)
@@ -140,8 +148,7 @@ class PaneController:
             restore = key_for(self._app, BranchThread, "branch.restore", "u", words=True)
             return f"This branch is {view.status} and read-only: {restore} restores it to continue it."
         if view.mode == "roundtable" and view.kind == "general":
-            return (f"The roundtable's seats answer here. Select a message and press {branch_key} to fork it "
-                    "and talk about it.")
+            return ""  # the moderator writes to every seat
         if view.kind != "general" or view.mode != "chat":
             return (f"The workflow drives this branch. Select a message and press {branch_key} to fork it "
                     "and talk about it.")

@@ -1,34 +1,36 @@
-"""A running roundtable in the app: its board in the branch pane, and the moderator's controls.
+"""A roundtable in the app: its thread in the branch pane, its board kept in step with its events.
 
-The board (:mod:`tunaflow_tui.widgets.roundtable_board`) is redrawn from the store on every event of
-the roundtable, so it shows what is stored: each seat's state, its tokens and cost this round and
-in all, the totals per round, and at the end the brief and the consensus card. The controls
-(palette: next round, stop, cancel one seat, re-run one seat) act on the roundtable shown.
+Any roundtable the pane shows — started here, started from the shell with ``tunaflow roundtable``,
+or opened from the sidebar — gets a :class:`RoundtableLive`: the roundtable (opened from the store
+when this window did not start it), whether its rounds are running here, and the moderator's
+messages held for the next round. The board (:mod:`tunaflow_tui.widgets.roundtable_board`) is
+redrawn from the store on every event of the roundtable, so it shows what is stored: each seat's
+state, its tokens and cost this round and in all, the totals per round, and at the end the brief,
+the consensus card and the peer ranking.
 """
 
 from __future__ import annotations
 
+import json
 import weakref
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from tunaflow_tui.widgets.roundtable_board import BoardState, RoundtableBoard, SeatBlock, SeatUsage
+from tunaflow_tui.controllers.sources import message_view
+from tunaflow_tui.core.roundtable.brief import first_sentences
+from tunaflow_tui.runtime.roundtable import Roundtable, RoundtableError
+from tunaflow_tui.runtime.roundtable_records import RANKING_MEMO_KIND, SeatFinished
+from tunaflow_tui.widgets.roundtable_board import BoardState, BriefView, RankingView, SeatBlock, SeatUsage
+from tunaflow_tui.widgets.roundtable_thread import RoundtableThread
 
 if TYPE_CHECKING:
-    from textual.widget import Widget
-
-    from tunaflow_tui.controllers.session import ProjectSession
-    from tunaflow_tui.runtime.roundtable import Roundtable
+    from tunaflow_tui.app import TunaflowApp
     from tunaflow_tui.runtime.roundtable_records import RoundtableEvent, SeatAnswer
+    from tunaflow_tui.runtime.runtime import WorkflowRuntime
+    from tunaflow_tui.widgets.chat_view import ChatView
 
-CONTROLS = "palette: Next round · Stop roundtable · Cancel seat · Re-run seat"
-_LIVE: weakref.WeakKeyDictionary[ProjectSession, dict[int, RoundtableLive]] = weakref.WeakKeyDictionary()
-"""The roundtables started in each open project window, by branch id."""
-
-
-def live_of(session: ProjectSession, branch_id: int) -> RoundtableLive | None:
-    """The board keeper of the roundtable ``branch_id`` started in ``session``'s window."""
-    return _LIVE.get(session, {}).get(branch_id)
+CONTROLS = "> next round · + add seat · - remove seat · ctrl+r stop"
+_LIVE: weakref.WeakKeyDictionary[WorkflowRuntime, dict[int, RoundtableLive]] = weakref.WeakKeyDictionary()
+"""The roundtables each open project window has shown, by branch id."""
 
 
 def _usage(answer: SeatAnswer) -> SeatUsage:
@@ -36,7 +38,37 @@ def _usage(answer: SeatAnswer) -> SeatUsage:
     return SeatUsage(usage.input_tokens, usage.output_tokens, usage.cost_usd)
 
 
-def board_state(table: Roundtable, *, running: bool) -> BoardState:
+def ranking_view(table: Roundtable) -> RankingView | None:
+    """The latest peer ranking of ``table`` as stored, if that round ran."""
+    memos = table.rt.store.list_memos(kind=RANKING_MEMO_KIND, branch_id=table.branch.id)
+    if not memos:
+        return None
+    try:
+        data = json.loads(memos[-1].content)
+        scores = tuple((str(row["seat"]), int(row["points"])) for row in data.get("scores") or ())
+        left_out = tuple((str(seat), str(why)) for seat, why in (data.get("left_out") or {}).items())
+        return RankingView(int(data.get("round") or 0), scores, left_out)
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def brief_view(table: Roundtable) -> BriefView | None:
+    """Each seat's key position (the first two sentences of its last answer) and the ranking; None before any answer."""
+    latest: dict[str, SeatAnswer] = {}
+    for answer in table.answers():
+        if answer.ok:
+            latest[answer.seat] = answer
+    if not latest:
+        return None
+    order = [seat.name for seat in table.setup.seats]
+    names = [name for name in order if name in latest] + [name for name in latest if name not in order]
+    positions = tuple((name, latest[name].role,
+                       first_sentences(latest[name].message.display_text or latest[name].message.content))
+                      for name in names)
+    return BriefView(positions, ranking_view(table))
+
+
+def board_state(table: Roundtable, *, running: bool, held: tuple[str, ...] = ()) -> BoardState:
     """The board of ``table`` as stored now; seats answering now show as answering."""
     answers = table.answers()
     shown_round = max([a.round for a in answers] + [1])
@@ -50,163 +82,127 @@ def board_state(table: Roundtable, *, running: bool) -> BoardState:
         round_usage = SeatUsage()
         for answer in this_round:
             round_usage = round_usage.plus(_usage(answer))
-        if table.seat_running(seat.name):
+        latest = this_round[-1] if this_round else None
+        if latest is not None and latest.message.status != "streaming":  # its answer (or failure) is stored
+            state, error = ("answered", "") if latest.ok else (
+                "cancelled" if latest.message.status == "interrupted" else "failed", latest.error)
+        elif table.seat_running(seat.name) or latest is not None:
             state, error = "answering", ""
-        elif not this_round:
-            state, error = "waiting", ""
-        elif this_round[-1].ok:
-            state, error = "answered", ""
         else:
-            failed = this_round[-1]
-            error = failed.error
-            state = "cancelled" if failed.message.status == "cancelled" else "failed"
-        blocks.append(SeatBlock(seat.name, seat.engine, seat.role_label,
-                                state, error, round_usage, total))
+            state, error = "waiting", ""
+        blocks.append(SeatBlock(seat.name, seat.engine, seat.role_label, state, error, round_usage, total))
     per_round: dict[int, SeatUsage] = {}
     for answer in answers:
         per_round[answer.round] = per_round.get(answer.round, SeatUsage()).plus(_usage(answer))
-    consensus = table.consensus()
-    finished = not running and bool(answers)
+    running = running or table.running
+    brief = None if running else brief_view(table)
+    consensus = table.consensus() if brief is not None else None
     return BoardState(
         round=shown_round, mode=table.setup.mode, seats=tuple(blocks), rounds=tuple(sorted(per_round.items())),
-        running=running, brief_ready=finished and bool(table.brief().strip()),
-        consensus=consensus.consensus if consensus and finished else (),
-        contested=consensus.contested if consensus and finished else (),
-        dissent=consensus.dissent if consensus and finished else (),
-        keys=CONTROLS)
+        running=running, brief=brief,
+        consensus=consensus.consensus if consensus else (),
+        contested=consensus.contested if consensus else (),
+        dissent=consensus.dissent if consensus else (),
+        held=held, keys=CONTROLS)
 
 
 class RoundtableLive:
-    """Keeps the board of one roundtable in step with its events."""
+    """One roundtable shown in a window: keeps its board in step with its events, holds the moderator's words."""
 
-    def __init__(self, session: ProjectSession, table: Roundtable) -> None:
-        self.session = session
+    def __init__(self, app: TunaflowApp, table: Roundtable) -> None:
+        self.app = app
         self.table = table
-        self.board = RoundtableBoard(board_state(table, running=False), id="roundtable-board")
         self.running = False
+        """True while this window runs rounds of it (between two planned rounds too)."""
+        self.held: list[str] = []
+        """What the moderator wrote while a round ran: it goes to every seat when the round ends."""
         table.subscribe(self._event)
-        _LIVE.setdefault(session, {})[table.branch.id] = self
 
-    async def attach(self) -> None:
-        """Put the board at the top of the branch pane (above the answers)."""
-        pane = self.session.app.workspace.pane
-        if self.board.is_attached:
-            return
-        body = pane.body
-        if body is None or not body.is_attached:
-            return
-        await pane.mount(self.board, before=body)
-        # the board belongs to this roundtable's answers: when the pane shows another branch, it goes too
-        self.board.set_interval(0.25, lambda: self._follow(body))
+    @property
+    def conversation_id(self) -> str:
+        """The roundtable's conversation (``branch:{id}``)."""
+        return self.table.conversation_id
 
-    def _follow(self, body: Widget) -> None:
-        if not body.is_attached and self.board.is_attached:
-            self.board.remove()
+    @property
+    def busy(self) -> bool:
+        """Whether a round or a seat's re-run is in progress."""
+        return self.running or self.table.running
+
+    def state(self) -> BoardState:
+        """The board as the store and the running seats are now."""
+        return board_state(self.table, running=self.busy, held=tuple(self.held))
+
+    def thread(self) -> RoundtableThread | None:
+        """The pane's thread of this roundtable, when the pane shows it."""
+        for thread in self.app.query(RoundtableThread):
+            if thread.conversation_id == self.conversation_id and thread.is_attached:
+                return thread
+        return None
 
     def redraw(self) -> None:
-        """Show the roundtable as stored now."""
-        if self.board.is_attached:
-            self.board.show(board_state(self.table, running=self.running))
+        """Show the roundtable as stored now (when the pane shows it)."""
+        thread = self.thread()
+        if thread is not None:
+            thread.board.show(self.state())
 
-    def _event(self, _event: RoundtableEvent) -> None:
+    def flush_held(self) -> int:
+        """Store the held messages as the moderator's word between rounds; how many were stored."""
+        stored = 0
+        while self.held:
+            text = self.held.pop(0)
+            try:
+                self.table.add_user_message(text)
+            except RoundtableError as error:
+                self.app.notify(f"Your message was not stored: {error}", severity="error", timeout=10)
+                continue
+            stored += 1
         self.redraw()
+        return stored
+
+    def _event(self, event: RoundtableEvent) -> None:
+        self.redraw()
+        if isinstance(event, SeatFinished):
+            # whom the answer responds to is known once it is stored: its heading says so
+            self.app.call_later(self._relabel, event.answer.message.id)
+
+    async def _relabel(self, message_id: int) -> None:
+        thread = self.thread()
+        record = self.table.rt.store.get_message(message_id)
+        block = thread.chat.block_for(message_id) if thread is not None else None
+        if block is not None and record is not None and not block.is_streaming and record.status != "streaming":
+            await block.finish(message_view(record))
 
 
-def shown_table(session: ProjectSession) -> Roundtable | None:
-    """The roundtable whose branch the pane shows, if it was started in this app."""
-    cid = session.panes.branch_conversation
-    if cid is None or not cid.startswith("branch:"):
-        return None
-    live = live_of(session, int(cid.removeprefix("branch:")))
-    return live.table if live is not None else None
-
-
-def _table_or_say(session: ProjectSession) -> Roundtable | None:
-    table = shown_table(session)
-    if table is None:
-        session.app.notify("Open a roundtable started in this window in the branch pane first.", severity="warning")
-    return table
-
-
-def next_round(session: ProjectSession) -> None:
-    """Run one more round of the roundtable shown (the user's messages since are seen by every seat)."""
-    table = _table_or_say(session)
-    if table is None:
-        return
-    if table.running:
-        session.app.notify("A round is running: wait for it, or stop it.", severity="warning")
-        return
-    live = live_of(session, table.branch.id)
-
-    async def one_round() -> None:
-        if live is not None:
-            live.running = True
-            live.redraw()
+def live_for(app: TunaflowApp, runtime: WorkflowRuntime, branch_id: int) -> RoundtableLive | None:
+    """The window's keeper of roundtable ``branch_id`` (opened from the store the first time); None if it is none."""
+    found = _LIVE.setdefault(runtime, {})
+    live = found.get(branch_id)
+    if live is None:
         try:
-            await table.run_round()
-        finally:
-            if live is not None:
-                live.running = False
-                live.redraw()
-        table.write_brief()
-
-    session.workers.run_agent(one_round(), "run the next round")
+            table = Roundtable.open(runtime, branch_id)
+        except (RoundtableError, ValueError, KeyError, TypeError):
+            return None
+        live = found[branch_id] = RoundtableLive(app, table)
+    return live
 
 
-def stop(session: ProjectSession) -> None:
-    """Stop the roundtable shown: its running seats are cancelled, no further seat starts."""
-    table = _table_or_say(session)
-    if table is not None:
-        stopped = table.stop()
-        session.app.notify(f"Roundtable stopped ({stopped} seats cancelled)." if stopped else "Roundtable stopped.")
+def live_of(runtime: WorkflowRuntime, branch_id: int) -> RoundtableLive | None:
+    """The keeper of roundtable ``branch_id`` if this window has shown it."""
+    return _LIVE.get(runtime, {}).get(branch_id)
 
 
-def _pick_seat(session: ProjectSession, table: Roundtable, title: str, running_only: bool,
-               then: Callable[[str], None]) -> None:
-    from tunaflow_tui.screens.pickers import PickerScreen
-
-    seats = [s for s in table.setup.seats if table.seat_running(s.name) or not running_only]
-    if not seats:
-        session.app.notify("No seat is answering now.", severity="warning")
-        return
-    choices = [(s.name, f"{s.name} · {s.engine} · {s.role_label}") for s in seats]
-
-    def picked(name: str | None) -> None:
-        if name:
-            then(name)
-
-    session.app.push_screen(PickerScreen(title, "Pick a seat (enter), escape to leave it.", choices), picked)
+def adopt(app: TunaflowApp, table: Roundtable) -> RoundtableLive:
+    """Keep a roundtable this window just convened."""
+    live = RoundtableLive(app, table)
+    _LIVE.setdefault(table.rt, {})[table.branch.id] = live
+    return live
 
 
-def cancel_seat(session: ProjectSession) -> None:
-    """Cancel one answering seat of the roundtable shown; the others go on."""
-    table = _table_or_say(session)
-    if table is not None:
-        _pick_seat(session, table, "Cancel seat", True, lambda name: _cancelled(session, table, name))
-
-
-def _cancelled(session: ProjectSession, table: Roundtable, name: str) -> None:
-    if not table.cancel_seat(name):
-        session.app.notify(f"{name} is not answering now.", severity="warning")
-
-
-def rerun_seat(session: ProjectSession) -> None:
-    """Run one seat's latest turn again; its new answer replaces only that one."""
-    table = _table_or_say(session)
-    if table is None:
-        return
-    if table.running:
-        session.app.notify("A round is running: re-run a seat between rounds.", severity="warning")
-        return
-
-    def rerun(name: str) -> None:
-        live = live_of(session, table.branch.id)
-
-        async def again() -> None:
-            await table.rerun_seat(name)
-            if live is not None:
-                live.redraw()
-
-        session.workers.run_agent(again(), f"run {name} again")
-
-    _pick_seat(session, table, "Re-run seat", False, rerun)
+def roundtable_thread(app: TunaflowApp, runtime: WorkflowRuntime, branch_id: int, chat: ChatView, recipient: str, *,
+                      read_only: str, restorable: bool, cursor_blink: bool) -> RoundtableThread | None:
+    """The pane's thread of roundtable ``branch_id``: its board, answers and composer (None: not a roundtable)."""
+    live = live_for(app, runtime, branch_id)
+    if live is None:
+        return None
+    return RoundtableThread(live.conversation_id, chat, live.state(), recipient, read_only=read_only,
+                            restorable=restorable, cursor_blink=cursor_blink)

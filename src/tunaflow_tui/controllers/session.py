@@ -162,12 +162,28 @@ class ProjectSession:
         return self.conversation.recipient(conversation_id)
 
     def send(self, conversation_id: str, text: str) -> None:
-        """The user sent ``text``."""
+        """The user sent ``text`` (in a roundtable: to every seat, with the next round)."""
+        from tunaflow_tui.controllers import roundtable
+
+        if roundtable.is_roundtable(self, conversation_id):
+            roundtable.moderate(self, conversation_id, text)
+            return
         self.conversation.send(conversation_id, text)
 
     def retry(self, conversation_id: str, message_id: int) -> None:
-        """The user asked to rerun a failed turn."""
+        """The user asked to rerun a failed turn (a roundtable seat's: that seat runs again)."""
+        from tunaflow_tui.controllers.roundtable_seats import rerun_message
+
+        record = self.store.get_message(message_id)
+        if record is not None and rerun_message(self, record):
+            return
         self.conversation.retry(conversation_id, message_id)
+
+    def roundtable_requested(self, conversation_id: str, action: str) -> None:
+        """A roundtable key in the pane: add or remove a seat, the next round, stop."""
+        from tunaflow_tui.controllers import roundtable
+
+        roundtable.requested(self, conversation_id, action)
 
     # ------------------------------------------------------------------ runtime updates
     async def route(self, update: RuntimeUpdate) -> None:

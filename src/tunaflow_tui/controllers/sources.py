@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from tunaflow_tui.core.storage import Store
 from tunaflow_tui.core.storage.records import MessageRecord
 from tunaflow_tui.core.terminal_text import neutralize
 from tunaflow_tui.core.turns import ToolLine, Usage
+from tunaflow_tui.runtime.roundtable_records import ANSWER_KIND, TOPIC_KIND, USER_KIND
 from tunaflow_tui.viewmodels.chat import ErrorView, MessageView
 
 ROLE_TITLES = {
@@ -28,6 +29,29 @@ def speaker_label(role: str, persona: str | None, engine: str | None, model: str
         return "tunaflow"
     name = ROLE_TITLES.get(persona or "", (persona or "Agent").title())
     return " · ".join(part for part in (name, engine, model) if part)
+
+
+def seat_label(meta: Mapping[str, object], engine: str | None) -> str | None:
+    """A roundtable seat's heading: ``alice · claude · proposer · round 2``, and whom a sequential answer
+    responds to; None for a message that is not a seat's answer. Names are the user's and the engine's,
+    the heading is drawn as plain text."""
+    kind = meta.get("kind")
+    if kind == USER_KIND:
+        return "You · to every seat"
+    if kind == TOPIC_KIND:
+        return "You · topic"
+    if kind != ANSWER_KIND:
+        return None
+    role = str(meta.get("role_label") or meta.get("role") or "")
+    parts = [str(meta.get("seat") or "seat"), engine or "", role, "blind" if meta.get("blind") else ""]
+    label = " · ".join(part for part in parts if part)
+    number = meta.get("round")
+    if isinstance(number, int) and number > 0:
+        label += f" · round {number}"
+    responds = meta.get("responds_to")
+    if meta.get("mode") == "sequential" and isinstance(responds, (list, tuple)) and responds:
+        label += " — responds to " + ", ".join(str(name) for name in responds)
+    return neutralize(label)
 
 
 def usage_text(usage: Usage) -> str:
@@ -57,7 +81,8 @@ def message_view(record: MessageRecord, tools: tuple[ToolLine, ...] = ()) -> Mes
     return MessageView(
         id=record.id,
         role=record.role,
-        label=speaker_label(record.role, record.persona, record.engine, record.model),
+        label=seat_label(record.meta, record.engine)
+        or speaker_label(record.role, record.persona, record.engine, record.model),
         content=record.display_text,
         status=record.status,
         usage_text=usage_text(record.usage),

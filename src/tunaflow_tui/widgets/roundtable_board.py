@@ -1,20 +1,29 @@
-"""RoundtableBoard: a roundtable's seats, live, above its answers in the branch pane.
+"""RoundtableBoard: a roundtable's seats, live, above its answers in the branch pane, and its brief at the end.
 
-One block per seat: its name, engine and role, what it is doing (waiting, answering, answered,
+One line per seat: its name, engine and role, what it is doing (waiting, answering, answered,
 failed with the reason and how to retry, cancelled), and its tokens in and out and cost where the
-engine reports it, for the round shown and in all. A line per round gives the round's totals; when
-the rounds end, the brief's state and the synthesizer's consensus show as a card.
+engine reports it, for the round shown and in all. A line per round gives the round's totals. When
+the rounds end, the brief follows: each seat's key position, the synthesizer's consensus card, and
+the peer-ranking table when that round ran. The board scrolls (it takes the focus for the arrow
+keys) so the whole brief is readable in a small terminal.
 
 The board only draws a :class:`BoardState`; the controller builds it from the roundtable's stored
-answers and the seats running now, so what it shows is what is stored.
+answers and the seats running now, so what it shows is what is stored. Every text from an agent is
+neutralised and drawn as plain text.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
 from textual.content import Content
 from textual.widgets import Static
+
+from tunaflow_tui.core.terminal_text import neutralize
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +61,24 @@ class SeatBlock:
 
 
 @dataclass(frozen=True, slots=True)
+class RankingView:
+    """The peer-ranking round's Borda totals (best first) and the voters left out, with why."""
+
+    round: int
+    scores: tuple[tuple[str, int], ...]
+    left_out: tuple[tuple[str, str], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class BriefView:
+    """The brief as the board shows it: each seat's key position, then the ranking if it ran."""
+
+    positions: tuple[tuple[str, str, str], ...]
+    """(seat, role, its first two sentences)."""
+    ranking: RankingView | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class BoardState:
     """What the board shows: the round, each seat, the totals per round, the end of the rounds."""
 
@@ -60,63 +87,145 @@ class BoardState:
     seats: tuple[SeatBlock, ...]
     rounds: tuple[tuple[int, SeatUsage], ...] = ()
     running: bool = False
-    brief_ready: bool = False
+    brief: BriefView | None = None
+    """The brief, once the rounds are over (None while they run or before any answer)."""
     consensus: tuple[str, ...] = ()
     contested: tuple[str, ...] = ()
     dissent: tuple[str, ...] = ()
+    held: tuple[str, ...] = ()
+    """The moderator's messages waiting for the running round to end (they go with the next one)."""
     keys: str = ""
+
+    @property
+    def brief_ready(self) -> bool:
+        """Whether the brief is shown."""
+        return self.brief is not None
 
 
 _MARKS = {"waiting": ("·", "dim"), "answering": ("▸", "bold $accent"), "answered": ("✓", "$success"),
           "failed": ("✗", "bold $error"), "cancelled": ("⊘", "$warning"), "stopped": ("⊘", "$warning")}
 
 
+def _line(text: str) -> str:
+    return " ".join(neutralize(text).split())
+
+
+def _usage_text(seat: SeatBlock) -> str:
+    """The seat's tokens this round, and in all when it spoke in earlier rounds too; empty before any."""
+    spent = seat.round_usage
+    total = seat.total_usage
+    if total == SeatUsage():
+        return ""
+    if spent == total:
+        return spent.label()
+    return f"{spent.label()} · all {total.label()}"
+
+
 def board_content(state: BoardState) -> Content:
-    """The board as styled text (pure: the snapshot and unit tests read it)."""
+    """The seats and the rounds as styled text, a line per seat (pure: the snapshot and unit tests read it)."""
     parts: list[tuple[str, str] | str] = []
     how = "running" if state.running else "between rounds"
     parts.append((f"Roundtable · round {state.round} · {state.mode} · {how}\n", "bold"))
     for seat in state.seats:
         mark, style = _MARKS.get(seat.state, ("·", ""))
-        parts += [(f"{mark} ", style), (seat.name, "bold"), (f" · {seat.engine} · {seat.role}", "dim"),
-                  ("  ", ""), (seat.state, style)]
-        parts.append((f"   round {state.round}: {seat.round_usage.label()} · all: {seat.total_usage.label()}\n", "dim"))
+        parts += [(f"{mark} ", style), (_line(seat.name), "bold"),
+                  (f" · {_line(seat.engine)} · {_line(seat.role)}", "dim"), ("  ", ""), (seat.state, style)]
+        spent = _usage_text(seat)
+        parts.append((f"  {spent}\n" if spent else "\n", "dim"))
         if seat.state == "failed":
-            parts.append((f"    {seat.error or 'the seat failed'} — re-run this seat to retry\n", "$error"))
+            parts.append((f"    {_line(seat.error) or 'the seat failed'} — re-run this seat to retry\n", "$error"))
     for number, usage in state.rounds:
         parts.append((f"Round {number}: {usage.label()}\n", "dim"))
-    if state.brief_ready or state.consensus or state.contested or state.dissent:
-        parts.append(("Brief ready" if state.brief_ready else "No brief yet", "bold $success"))
-        parts.append((" — adopt the branch to bring it into the main conversation\n", "dim"))
-    if state.consensus or state.contested or state.dissent:
-        parts.append(("Consensus\n", "bold"))
-        parts += [f"  • {line}\n" for line in state.consensus]
-        if state.contested:
-            parts.append(("Contested\n", "bold"))
-            parts += [f"  • {line}\n" for line in state.contested]
-        if state.dissent:
-            parts.append(("Dissent\n", "bold"))
-            parts += [f"  • {line}\n" for line in state.dissent]
+    for text in state.held:
+        parts.append(("✉ held for the next round: ", "bold $warning"))
+        parts.append((f"{_line(text)[:120]}\n", ""))
     if state.keys:
         parts.append((state.keys, "dim"))
     return Content.assemble(*parts).rstrip()
 
 
-class RoundtableBoard(Static):
+def brief_content(state: BoardState) -> Content:
+    """The brief (Key Positions), the consensus card and the ranking table as styled text."""
+    brief = state.brief
+    if brief is None:
+        return Content("")
+    parts: list[tuple[str, str] | str] = [("Brief", "bold $success"),
+                                          (" — adopt the branch to bring it into the main conversation\n", "dim"),
+                                          ("Key Positions\n", "bold")]
+    for seat, role, summary in brief.positions:
+        parts += [("• ", ""), (_line(seat), "bold"), (f" ({_line(role)}): ", "dim"),
+                  (f"{_line(summary) or '(no answer)'}\n", "")]
+    if state.consensus or state.contested or state.dissent:
+        parts.append(("Consensus\n", "bold"))
+        parts += [f"  • {_line(line)}\n" for line in state.consensus]
+        if state.contested:
+            parts.append(("Contested\n", "bold"))
+            parts += [f"  • {_line(line)}\n" for line in state.contested]
+        if state.dissent:
+            parts.append(("Dissent\n", "bold"))
+            parts += [f"  • {_line(line)}\n" for line in state.dissent]
+    ranking = brief.ranking
+    if ranking is not None:
+        parts.append((f"Peer ranking (round {ranking.round}, Borda points)\n", "bold"))
+        width = max((len(_line(seat)) for seat, _points in ranking.scores), default=4)
+        for place, (seat, points) in enumerate(ranking.scores, 1):
+            parts.append(f"  {place}. {_line(seat).ljust(width)}  {points:>3}\n")
+        for seat, why in ranking.left_out:
+            parts.append((f"  left out: {_line(seat)} — {_line(why)}\n", "dim"))
+    return Content.assemble(*parts).rstrip()
+
+
+class RoundtableBoard(VerticalScroll, can_focus=True):
     """The seats of the roundtable shown in the branch pane, redrawn with :meth:`show`."""
+
+    HELP = """\
+## Roundtable board
+The seats, what each is doing and what it cost; when the rounds end, the brief: each seat's key
+position, the consensus and the peer ranking. **up/down** and **page up/down** scroll it.
+"""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("up", "scroll_up", "Scroll up", show=False),
+        Binding("down", "scroll_down", "Scroll down", show=False),
+    ]
 
     DEFAULT_CSS = """
     RoundtableBoard {
-        height: auto; max-height: 50%; overflow-y: auto; padding: 0 1;
+        height: auto; max-height: 50%; padding: 0 1;
         background: $boost; border-bottom: solid $primary;
     }
+    RoundtableBoard.-brief { max-height: 70%; }
+    RoundtableBoard:focus { background-tint: $accent 10%; }
+    RoundtableBoard > Static { height: auto; }
+    RoundtableBoard > #rt-brief { margin-top: 1; }
     """
 
     def __init__(self, state: BoardState, *, id: str | None = None) -> None:
-        super().__init__(board_content(state), id=id)
+        super().__init__(id=id)
         self.state = state
+
+    def compose(self) -> ComposeResult:
+        yield Static(board_content(self.state), id="rt-seats-view")
+        brief = Static(brief_content(self.state), id="rt-brief")
+        brief.display = self.state.brief_ready
+        yield brief
+        self.set_class(self.state.brief_ready, "-brief")
+
+    @property
+    def text(self) -> str:
+        """What the board says, as plain text (seats, then the brief)."""
+        text = board_content(self.state).plain
+        if self.state.brief_ready:
+            text += "\n" + brief_content(self.state).plain
+        return text
 
     def show(self, state: BoardState) -> None:
         """Redraw for ``state``."""
         self.state = state
-        self.update(board_content(state))
+        if not self.is_mounted:
+            return
+        self.query_one("#rt-seats-view", Static).update(board_content(state))
+        brief = self.query_one("#rt-brief", Static)
+        brief.update(brief_content(state))
+        brief.display = state.brief_ready
+        self.set_class(state.brief_ready, "-brief")

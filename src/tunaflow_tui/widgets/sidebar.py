@@ -1,7 +1,7 @@
 """Sidebar: conversations, branches, archive and plans in one keyboard-navigable tree.
 
-Roundtables get their section only when there is one to list: the sidebar offers nothing that does
-not work.
+Roundtables get their section once the project has one (started in the app or with ``tunaflow
+roundtable``); picking one shows it in the branch pane.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ SECTIONS: tuple[tuple[str, str], ...] = (
 )
 
 OPTIONAL_SECTIONS = frozenset({"roundtables"})
-"""Sections shown only when they have items (nothing in the app starts a roundtable)."""
+"""Sections shown only when they have items ("Start roundtable" in the palette makes the first one)."""
 
 # Phases that wait for the user are drawn in the warning colour, finished ones dimmed.
 PHASE_STYLES: dict[str, str] = {

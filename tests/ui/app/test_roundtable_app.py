@@ -60,7 +60,7 @@ async def test_start_roundtable_sets_up_estimates_and_opens_the_branch_in_the_pa
 async def test_the_board_shows_each_seat_live_and_the_controls_run_a_round_and_rerun_one_seat(open_app) -> None:
     from textual.widgets import OptionList
 
-    from tunaflow_tui.controllers.roundtable_board import shown_table
+    from tunaflow_tui.controllers.roundtable import shown_live
     from tunaflow_tui.widgets.roundtable_board import RoundtableBoard
 
     app, session, runtime = open_app()
@@ -76,23 +76,24 @@ async def test_the_board_shows_each_seat_live_and_the_controls_run_a_round_and_r
         await until(pilot, lambda: not isinstance(app.screen, RoundtableSetupScreen), "the form closing")
         await until(pilot, lambda: app.query(RoundtableBoard), "the board in the pane")
         board = app.query_one(RoundtableBoard)
-        await until(pilot, lambda: not session.workers.agents_running() and "between rounds" in str(board.render()),
+        await until(pilot, lambda: not session.workers.agents_running() and "between rounds" in board.text,
                     "the round to end")
-        text = str(board.render())
+        text = board.text
         assert "alice · demo · proposer" in text and "bob · demo · critic" in text, text
         assert text.count("answered") == 2 and "between rounds" in text
-        table = shown_table(session)
-        assert table is not None
+        live = shown_live(session)
+        assert live is not None
+        table = live.table
         tokens = table.token_totals()["per_seat"]["alice"]
         assert f"{tokens['input']:,} in / {tokens['output']:,} out" in text, "the seat's tokens, as stored"
-        assert "Round 1: " in text and "Brief ready" in text
+        assert "Round 1: " in text and "Key Positions" in text
 
         done = table.last_round()
         await run_from_palette(pilot, app, "Next round")
         nxt = done + 1
         await until(pilot, lambda: len(table.answers()) == 2 * nxt and not session.workers.agents_running(),
                     "one more round answered by both seats")
-        await until(pilot, lambda: f"round {nxt} ·" in str(board.render()) and f"Round {nxt}: " in str(board.render()),
+        await until(pilot, lambda: f"round {nxt} ·" in board.text and f"Round {nxt}: " in board.text,
                     "the board on the new round")
 
         before = {a.seat: a.message.id for a in table.answers() if a.round == nxt}
