@@ -41,7 +41,9 @@ class AddSeatScreen(DialogScreen[Seat | None]):
         with Vertical():
             yield Label("Add seat — it speaks last, from the next round")
             yield Input(placeholder="name (letters, digits, . - _)", id="seat-name")
-            yield Select([(engine, engine) for engine in self._engines], value=self._engines[0],
+            # the engine the last seat uses: a line-up on one engine grows on it
+            last = self._seats[-1].engine if self._seats and self._seats[-1].engine in self._engines else None
+            yield Select([(engine, engine) for engine in self._engines], value=last or self._engines[0],
                          allow_blank=False, id="seat-engine")
             yield Input(placeholder="role: proposer, critic, judge, synthesizer or your own words",
                         id="seat-role")

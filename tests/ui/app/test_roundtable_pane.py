@@ -1,0 +1,365 @@
+"""A roundtable in the branch pane: every seat streams into its own block headed with its name, engine and
+role; the moderator writes to every seat from the pane's composer; seats are added and removed between
+rounds; the brief shows at the end; the sidebar lists the project's roundtables, shell-started ones too."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from typing import Any, ClassVar
+
+import pytest
+from app_harness import posted, run_from_palette, settle
+from holding_engine import holding_factory
+from textual.widgets import Checkbox, Input, OptionList
+from waiting import until
+
+from tunaflow_tui.agents.base import Engine, Turn, TurnRequest
+from tunaflow_tui.agents.events import EngineEvent, FinalMessage, SessionStarted, TextDelta, Usage
+from tunaflow_tui.controllers.roundtable import RoundtableRequest, run_roundtable, shown_live
+from tunaflow_tui.core.roundtable.seats import RoundtableSetup, Seat
+from tunaflow_tui.core.settings.engines import EngineConfig
+from tunaflow_tui.runtime.roundtable import Roundtable
+from tunaflow_tui.runtime.roundtable_records import ANSWER_KIND, RANKING_MEMO_KIND, USER_KIND
+from tunaflow_tui.widgets.message_block import MessageBlock
+from tunaflow_tui.widgets.roundtable_board import RoundtableBoard
+from tunaflow_tui.widgets.roundtable_thread import RoundtableThread
+
+TOPIC = "Should the report also list bigrams?"
+THREE = (Seat("alice", "demo", "proposer"), Seat("bob", "demo", "critic"), Seat("carl", "demo", "judge"))
+
+
+def _start(session: Any, *seats: Seat, mode: str = "deliberative", rounds: int = 1) -> None:
+    setup = RoundtableSetup(topic=TOPIC, seats=seats or THREE, mode=mode)
+    session.workers.run_agent(run_roundtable(session, RoundtableRequest(setup, rounds)), "run the roundtable")
+
+
+def _thread(app: Any) -> RoundtableThread | None:
+    found = app.query(RoundtableThread)
+    return found.first() if found else None
+
+
+def _labels(app: Any) -> list[str]:
+    thread = _thread(app)
+    if thread is None:
+        return []
+    return [str(block.query_one(".message-label").render()) for block in thread.chat.blocks()]
+
+
+def _block(app: Any, seat: str) -> MessageBlock | None:
+    thread = _thread(app)
+    for block in thread.chat.blocks() if thread is not None else ():
+        if block.view.meta.get("seat") == seat or str(block.query_one(".message-label").render()).startswith(seat):
+            return block
+    return None
+
+
+def _answers(runtime: Any) -> list[Any]:
+    branches = runtime.store.list_branches()
+    if not branches:
+        return []
+    [branch] = branches
+    return [m for m in runtime.store.list_messages(branch.shadow_conversation_id, limit=500)
+            if m.meta.get("kind") == ANSWER_KIND]
+
+
+async def test_deliberative_seats_stream_at_once_each_in_its_own_block_and_answers_show_as_they_finish(
+        open_app: Any) -> None:
+    factory, engine = holding_factory("proposer", "critic", after="report")
+    app, session, _runtime = open_app(engine_factory=factory)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        _start(session)
+
+        def two_writing_one_done() -> bool:
+            alice, bob, carl = _block(app, "alice"), _block(app, "bob"), _block(app, "carl")
+            return (alice is not None and bob is not None and carl is not None and alice.is_streaming
+                    and bob.is_streaming and "report" in alice.text and "report" in bob.text
+                    and not carl.is_streaming)
+
+        await until(pilot, two_writing_one_done, "alice and bob writing at once while carl's answer is done")
+        labels = _labels(app)
+        assert any(label.startswith("alice · demo · proposer · round 1") and "writing…" in label for label in labels)
+        assert any(label.startswith("bob · demo · critic · round 1") and "writing…" in label for label in labels)
+        assert "carl · demo · judge · round 1" in labels, labels
+        carl = _block(app, "carl")
+        assert carl is not None and "As judge" in carl.text
+        for seat in ("alice", "bob", "carl"):  # a fixed few widgets per message, as in the chat
+            block = _block(app, seat)
+            assert block is not None and len(block.query("*")) <= 12, seat
+        board = app.query_one(RoundtableBoard)
+        assert "alice · demo · proposer  answering" in board.text and "carl · demo · judge  answered" in board.text
+        engine().release()
+        await until(pilot, lambda: not session.workers.agents_running() and "Key Positions" in board.text,
+                    "the round to end with the brief")
+        await until(pilot, lambda: not any("writing…" in label for label in _labels(app)), "every answer finished")
+
+
+class _NamingTurn(Turn):
+    """A seat's turn shaped like the demo engine's: the critic names and quotes the proposer."""
+
+    ANSWERS: ClassVar[dict[str, str]] = {"proposer": "Split the storage layer into three modules. Schema, records and queries each stand alone.",
+               "critic": "I disagree with alice: two modules are enough. The queries belong with the records."}
+
+    def __init__(self, request: TurnRequest) -> None:
+        self.request = request
+
+    async def __aiter__(self) -> AsyncIterator[EngineEvent]:
+        text = self.ANSWERS.get(self.request.role, "No opinion.")
+        yield SessionStarted(f"naming-{self.request.role}")
+        for word in text.split(" "):
+            yield TextDelta(word + " ")
+        yield Usage(input_tokens=len(self.request.prompt) // 4, output_tokens=len(text) // 4)
+        yield FinalMessage(text + " ")
+
+    async def cancel(self) -> None:
+        return None
+
+
+class _NamingEngine(Engine):
+    type = "demo"
+
+    def __init__(self, config: EngineConfig) -> None:
+        self.name = config.name or "demo"
+
+    def start(self, request: TurnRequest) -> Turn:
+        return _NamingTurn(request)
+
+
+async def test_a_sequential_answer_says_whom_it_responds_to(open_app: Any) -> None:
+    app, session, runtime = open_app(engine_factory=_NamingEngine)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        _start(session, Seat("alice", "demo", "proposer"), Seat("bob", "demo", "critic"), mode="sequential")
+        await until(pilot, lambda: not session.workers.agents_running() and len(_answers(runtime)) == 2,
+                    "both seats answering")
+        await until(pilot, lambda: "bob · demo · critic · round 1 — responds to alice" in _labels(app),
+                    "bob's heading naming alice")
+        assert "alice · demo · proposer · round 1" in _labels(app), "the first speaker responds to nobody"
+
+
+async def test_the_moderator_writes_between_rounds_every_seat_reads_it_next_round(open_app: Any) -> None:
+    app, session, runtime = open_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        _start(session, Seat("alice", "demo", "proposer"), Seat("bob", "demo", "critic"))
+        await until(pilot, lambda: len(_answers(runtime)) == 2 and not session.workers.agents_running()
+                    and _thread(app) is not None, "round 1")
+        thread = _thread(app)
+        assert thread is not None and thread.composer is not None
+        assert "every seat of the roundtable" in str(thread.composer.query_one("#composer-recipient").render())
+        thread.composer.focus_input()
+        thread.composer.input.load_text("Weigh the memory cost of bigrams.")
+        await pilot.press("enter")
+        await until(pilot, lambda: len(_answers(runtime)) == 4 and not session.workers.agents_running(),
+                    "the seats answering the moderator at once")
+        [branch] = runtime.store.list_branches()
+        messages = runtime.store.list_messages(branch.shadow_conversation_id, limit=50)
+        [said] = [m for m in messages if m.meta.get("kind") == USER_KIND]
+        assert said.content == "Weigh the memory cost of bigrams." and said.meta["round"] == 2, "it counts as a round"
+        later = [m for m in _answers(runtime) if m.meta["round"] == 3]
+        assert len(later) == 2 and all("Weigh the memory cost of bigrams." in m.meta["prompt"] for m in later)
+        await until(pilot, lambda: "You · to every seat" in _labels(app), "the moderator's message in the pane")
+
+
+async def test_a_message_written_while_a_round_runs_is_held_and_goes_with_the_next_round(open_app: Any) -> None:
+    factory, engine = holding_factory("proposer", after="report")
+    app, session, runtime = open_app(engine_factory=factory)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        _start(session, Seat("alice", "demo", "proposer"), Seat("bob", "demo", "critic"))
+        await until(pilot, lambda: _thread(app) is not None and _block(app, "alice") is not None
+                    and "report" in _block(app, "alice").text, "alice writing")  # type: ignore[union-attr]
+        thread = _thread(app)
+        assert thread is not None and thread.composer is not None
+        thread.composer.focus_input()
+        thread.composer.input.load_text("Keep it to one module.")
+        await pilot.press("enter")
+        board = app.query_one(RoundtableBoard)
+        await until(pilot, lambda: "held for the next round: Keep it to one module." in board.text, "the held line")
+        assert any("held and goes to every seat as soon as it ends" in str(n.message) for n in posted(app))
+        assert not [m for m in runtime.store.list_messages(thread.conversation_id, limit=50)
+                    if m.meta.get("kind") == USER_KIND], "nothing enters the running round"
+        engine().release()
+        await until(pilot, lambda: len(_answers(runtime)) == 4 and not session.workers.agents_running(),
+                    "the round ending, the message stored and the seats answering it")
+        [said] = [m for m in runtime.store.list_messages(thread.conversation_id, limit=50)
+                  if m.meta.get("kind") == USER_KIND]
+        assert said.meta["round"] == 2
+        assert all("Keep it to one module." in m.meta["prompt"] for m in _answers(runtime) if m.meta["round"] == 3)
+        await until(pilot, lambda: "held for the next round" not in board.text, "the held line gone")
+
+
+async def test_seats_are_added_and_removed_between_rounds_and_refused_during_one(open_app: Any) -> None:
+    from tunaflow_tui.screens.pickers import PickerScreen
+    from tunaflow_tui.screens.roundtable_seat import AddSeatScreen
+
+    factory, engine = holding_factory("proposer", after="report")
+    app, session, runtime = open_app(engine_factory=factory)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        _start(session, Seat("alice", "demo", "proposer"), Seat("bob", "demo", "critic"))
+        await until(pilot, lambda: engine().holding("proposer") if engine_made(engine) else False, "a round running")
+        thread = _thread(app)
+        assert thread is not None
+        thread.chat.focus()
+        await pilot.press("plus")
+        await until(pilot, lambda: any("add seats between rounds" in str(n.message) for n in posted(app)),
+                    "the refusal")
+        assert not isinstance(app.screen, AddSeatScreen)
+        engine().release()
+        await until(pilot, lambda: not session.workers.agents_running() and "between rounds" in thread.board.text,
+                    "the round to end")
+
+        thread.chat.focus()
+        await pilot.press("plus")
+        await until(pilot, lambda: isinstance(app.screen, AddSeatScreen), "the add-seat form")
+        form = app.screen
+        form.query_one("#seat-name", Input).value = "bob"
+        form.query_one("#seat-role", Input).value = "security auditor"
+        form.query_one("#seat-blind", Checkbox).value = True
+        form.query_one("#seat-name", Input).focus()
+        await pilot.press("enter")
+        await until(pilot, lambda: "two seats are called 'bob'" in str(form.query_one("#seat-error").render()),
+                    "the taken name refused")
+        form.query_one("#seat-name", Input).value = "dora"
+        await pilot.press("enter")
+        await until(pilot, lambda: not isinstance(app.screen, AddSeatScreen), "the form closing")
+        live = shown_live(session)
+        assert live is not None
+        dora = live.table.setup.seat("dora")
+        assert (dora.engine, dora.role, dora.role_text, dora.blind) == ("demo", "custom", "security auditor", True)
+        assert "dora · demo · security auditor  waiting" in thread.board.text
+        stored = Roundtable.open(runtime, live.table.branch.id).setup
+        assert [s.name for s in stored.seats] == ["alice", "bob", "dora"], "the line-up is stored"
+
+        await run_from_palette(pilot, app, "Remove seat")
+        await until(pilot, lambda: isinstance(app.screen, PickerScreen), "the seat picker")
+        await pilot.press("down", "down", "enter")  # dora
+        await until(pilot, lambda: "dora" not in thread.board.text, "dora gone from the board")
+        assert [s.name for s in Roundtable.open(runtime, live.table.branch.id).setup.seats] == ["alice", "bob"]
+
+
+def engine_made(getter: Any) -> bool:
+    try:
+        getter()
+    except IndexError:
+        return False
+    return True
+
+
+def _seed_ended(runtime: Any, *, synthesizer: bool, ranking: bool) -> Roundtable:
+    """A roundtable whose two rounds are stored: answers, a synthesizer's consensus, a peer ranking."""
+    seats = [Seat("alice", "demo", "proposer"), Seat("bob", "demo", "critic")]
+    if synthesizer:
+        seats.append(Seat("syn", "demo", "synthesizer"))
+    table = Roundtable.convene(runtime, RoundtableSetup(topic=TOPIC, seats=tuple(seats), mode="sequential"))
+    answers = {
+        "alice": "List bigrams behind a flag. The default output stays as it is today.",
+        "bob": "Bigrams double the memory of the report. Count them only when asked, and test the flag.",
+        "syn": ("The seats agree on a flag. The memory cost stays open.\n\n<!-- tunaflow:consensus -->\n"
+                "consensus:\n- Bigrams go behind a --bigrams flag\ncontested:\n- Whether to cap the memory used\n"
+                "dissent:\n- bob: count nothing by default\n<!-- /tunaflow:consensus -->\n"),
+    }
+    for number in (1, 2):
+        for seat in seats:
+            message = runtime.store.add_message(
+                table.conversation_id, "assistant", answers[seat.name], persona=seat.persona, engine="demo",
+                meta={"kind": ANSWER_KIND, "seat": seat.name, "round": number, "role": seat.role,
+                      "role_label": seat.role_label, "blind": False, "mode": "sequential", "prompt": "…",
+                      "context_tokens": 300, "responds_to": ["alice"] if seat.name != "alice" else []})
+            from tunaflow_tui.core.turns import Usage as TurnUsage
+
+            runtime.store.update_message(message.id, usage=TurnUsage(input_tokens=300 * number, output_tokens=40))
+    if ranking:
+        runtime.store.add_memo(RANKING_MEMO_KIND, json.dumps({
+            "round": 3, "scores": [{"seat": "bob", "points": 2}, {"seat": "alice", "points": 1},
+                                   {"seat": "syn", "points": 0}],
+            "left_out": {"syn": "its reply did not rank every answer exactly once"}}),
+            branch_id=table.branch.id, conversation_id=table.conversation_id)
+    table.write_brief()
+    return table
+
+
+async def test_the_brief_shows_key_positions_consensus_and_ranking_and_scrolls_at_80x24(open_app: Any) -> None:
+    app, session, runtime = open_app()
+    table = _seed_ended(runtime, synthesizer=True, ranking=True)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        await session.panes.open_branch(table.branch.id, focus=True)
+        await until(pilot, lambda: _thread(app) is not None, "the roundtable in the pane")
+        board = app.query_one(RoundtableBoard)
+        text = board.text
+        assert "Key Positions" in text
+        assert "• alice (proposer): List bigrams behind a flag. The default output stays as it is today." in text
+        assert "• bob (critic): Bigrams double the memory of the report. Count them only when asked, and test" \
+               " the flag." in text
+        assert "Consensus\n  • Bigrams go behind a --bigrams flag" in text
+        assert "Contested\n  • Whether to cap the memory used" in text and "Dissent\n  • bob: count nothing" in text
+        assert "Peer ranking (round 3, Borda points)\n  1. bob" in text
+        assert "left out: syn — its reply did not rank every answer exactly once" in text
+        assert "<!--" not in text, "no marker shows"
+        await until(pilot, lambda: board.max_scroll_y > 0, "the brief taller than its room at 80×24")
+        board.focus()
+        await pilot.press("end")
+        await until(pilot, lambda: board.scroll_y == board.max_scroll_y, "the board scrolled to the ranking")
+
+
+@pytest.mark.parametrize("how", ["palette", "retry key"])
+async def test_a_failed_seat_runs_again_from_its_error_card_or_the_palette(open_app: Any, how: str) -> None:
+    app, session, runtime = open_app()
+    table = Roundtable.convene(runtime, RoundtableSetup(topic=TOPIC, seats=(Seat("alice", "demo", "proposer"),)))
+    failed = runtime.store.add_message(table.conversation_id, "assistant", "", persona="proposer", engine="demo",
+                                       status="error", meta={"kind": ANSWER_KIND, "seat": "alice", "round": 1,
+                                                             "role": "proposer", "role_label": "proposer",
+                                                             "mode": "sequential", "prompt": TOPIC})
+    runtime.store.update_message(failed.id, error_kind="crashed", error_message="exited with code 1")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await session.panes.open_branch(table.branch.id, focus=True)
+        await until(pilot, lambda: _block(app, "alice") is not None, "alice's failed answer")
+        assert "alice · demo · proposer  failed" in app.query_one(RoundtableBoard).text
+        if how == "palette":
+            await run_from_palette(pilot, app, "Re-run seat")
+            await until(pilot, lambda: app.screen.query(OptionList), "the seat picker")
+            await pilot.press("enter")
+        else:
+            block = _block(app, "alice")
+            assert block is not None
+            block.focus()
+            await pilot.press("r")
+        await until(pilot, lambda: [m.status for m in _answers(runtime)] == ["done"], "alice's answer replacing it")
+        await until(pilot, lambda: "alice · demo · proposer  answered" in app.query_one(RoundtableBoard).text,
+                    "the board following")
+
+
+async def test_the_sidebar_lists_a_roundtable_started_from_the_shell_and_opens_it(
+        open_app: Any, demo_project: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    import subprocess
+    import sys
+
+    from tunaflow_tui.widgets.sidebar import Sidebar
+
+    monkeypatch.setenv("TUNAFLOW_ENGINES__DEMO__DEMO_DELAY_S", "0")
+    shell = subprocess.run([sys.executable, "-m", "tunaflow_tui", "roundtable", str(demo_project), "--topic", TOPIC,
+                            "--seat", "ada=demo:proposer", "--seat", "ben=demo:critic", "--rounds", "1"],
+                           capture_output=True, text=True, timeout=120, check=False)
+    assert shell.returncode == 0, shell.stderr
+    app, _session, _runtime = open_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        tree = app.query_one(Sidebar).sidebar_tree
+        labels = [str(node.label) for node in tree.root.children]
+        assert "Roundtables 1" in labels, labels
+        section = tree.root.children[labels.index("Roundtables 1")]
+        [row] = section.children
+        assert TOPIC[:20] in str(row.label)
+        tree.focus()
+        tree.move_cursor(row)
+        await pilot.press("enter")
+        await until(pilot, lambda: _thread(app) is not None and "Key Positions" in app.query_one(RoundtableBoard).text,
+                    "the roundtable in the pane with its brief")
+        text = app.query_one(RoundtableBoard).text
+        assert "ada · demo · proposer  answered" in text and "ben · demo · critic  answered" in text
+        labels = _labels(app)
+        assert "ada · demo · proposer · round 1" in labels and "ben · demo · critic · round 1" in labels, labels
