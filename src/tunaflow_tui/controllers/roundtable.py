@@ -101,7 +101,7 @@ async def run_roundtable(session: ProjectSession, request: RoundtableRequest) ->
     table = Roundtable.convene(session.runtime, request.setup)
     live = adopt(session.app, table)
     await session.panes.refresh_sidebar()
-    await session.panes.open_branch(table.branch.id)
+    await session.panes.open_branch(table.branch.id, focus=True)  # the user moderates it from here
     workspace = session.app.workspace
     if workspace.narrow and workspace.mode == "drawer":  # a narrow drawer cannot hold the seats: full width
         workspace.mode = "pinned"

@@ -194,7 +194,7 @@ position, the consensus and the peer ranking. **up/down** and **page up/down** s
         height: auto; max-height: 50%; padding: 0 1;
         background: $boost; border-bottom: solid $primary;
     }
-    RoundtableBoard.-brief { max-height: 70%; }
+    RoundtableBoard.-brief { max-height: 60%; }
     RoundtableBoard:focus { background-tint: $accent 10%; }
     RoundtableBoard > Static { height: auto; }
     RoundtableBoard > #rt-brief { margin-top: 1; }

@@ -168,7 +168,7 @@ def _in_seat_order(run_seat: Callable[..., Any], seats: tuple[str, ...]) -> Call
 
 @pytest.fixture
 def steady_app(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., TunaflowApp]]:
-    """The app on the demo project for snapshots: ``steady_app(folder, hide_engine_clis=False)``.
+    """The app on the demo project for snapshots: ``steady_app(folder, hide_engine_clis=False, engine_factory=None)``.
 
     The project lives at ``<temp>/<folder>`` (prompt sizes and token counts derive from its path, so
     it is the same path on every run); a lock file beside it, held until the test ends, keeps two
@@ -188,7 +188,8 @@ def steady_app(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., Tunafl
     made: list[tuple[WorkflowRuntime, Path]] = []
     locks: dict[str, IO[str]] = {}
 
-    def factory(folder: str, *, hide_engine_clis: bool = False) -> TunaflowApp:
+    def factory(folder: str, *, hide_engine_clis: bool = False,
+                engine_factory: EngineFactory | None = None) -> TunaflowApp:
         root = Path(tempfile.gettempdir()) / folder
         if folder not in locks:
             locks[folder] = (root.parent / f"{folder}.lock").open("w")
@@ -214,7 +215,8 @@ def steady_app(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., Tunafl
         monkeypatch.setattr(review, "run_tests", steady_run_tests)
         monkeypatch.setattr(review, "_run_seat", _in_seat_order(review._run_seat, review.SEATS))
         project = copy_demo_project(root / "textstats")
-        runtime = WorkflowRuntime(project, demo_settings(project))
+        runtime = (WorkflowRuntime(project, demo_settings(project)) if engine_factory is None
+                   else WorkflowRuntime(project, demo_settings(project), engine_factory=engine_factory))
         made.append((runtime, root))
         app = build_app(runtime, notes=(), cursor_blink=False)
         app.theme = "tunaflow-dark"

@@ -4,13 +4,13 @@ rounds; the brief shows at the end; the sidebar lists the project's roundtables,
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator
 from typing import Any, ClassVar
 
 import pytest
 from app_harness import posted, run_from_palette, settle
 from holding_engine import holding_factory
+from roundtable_seeds import seed_ended
 from textual.widgets import Checkbox, Input, OptionList
 from waiting import until
 
@@ -20,7 +20,7 @@ from tunaflow_tui.controllers.roundtable import RoundtableRequest, run_roundtabl
 from tunaflow_tui.core.roundtable.seats import RoundtableSetup, Seat
 from tunaflow_tui.core.settings.engines import EngineConfig
 from tunaflow_tui.runtime.roundtable import Roundtable
-from tunaflow_tui.runtime.roundtable_records import ANSWER_KIND, RANKING_MEMO_KIND, USER_KIND
+from tunaflow_tui.runtime.roundtable_records import ANSWER_KIND, USER_KIND
 from tunaflow_tui.widgets.message_block import MessageBlock
 from tunaflow_tui.widgets.roundtable_board import RoundtableBoard
 from tunaflow_tui.widgets.roundtable_thread import RoundtableThread
@@ -248,42 +248,9 @@ def engine_made(getter: Any) -> bool:
     return True
 
 
-def _seed_ended(runtime: Any, *, synthesizer: bool, ranking: bool) -> Roundtable:
-    """A roundtable whose two rounds are stored: answers, a synthesizer's consensus, a peer ranking."""
-    seats = [Seat("alice", "demo", "proposer"), Seat("bob", "demo", "critic")]
-    if synthesizer:
-        seats.append(Seat("syn", "demo", "synthesizer"))
-    table = Roundtable.convene(runtime, RoundtableSetup(topic=TOPIC, seats=tuple(seats), mode="sequential"))
-    answers = {
-        "alice": "List bigrams behind a flag. The default output stays as it is today.",
-        "bob": "Bigrams double the memory of the report. Count them only when asked, and test the flag.",
-        "syn": ("The seats agree on a flag. The memory cost stays open.\n\n<!-- tunaflow:consensus -->\n"
-                "consensus:\n- Bigrams go behind a --bigrams flag\ncontested:\n- Whether to cap the memory used\n"
-                "dissent:\n- bob: count nothing by default\n<!-- /tunaflow:consensus -->\n"),
-    }
-    for number in (1, 2):
-        for seat in seats:
-            message = runtime.store.add_message(
-                table.conversation_id, "assistant", answers[seat.name], persona=seat.persona, engine="demo",
-                meta={"kind": ANSWER_KIND, "seat": seat.name, "round": number, "role": seat.role,
-                      "role_label": seat.role_label, "blind": False, "mode": "sequential", "prompt": "…",
-                      "context_tokens": 300, "responds_to": ["alice"] if seat.name != "alice" else []})
-            from tunaflow_tui.core.turns import Usage as TurnUsage
-
-            runtime.store.update_message(message.id, usage=TurnUsage(input_tokens=300 * number, output_tokens=40))
-    if ranking:
-        runtime.store.add_memo(RANKING_MEMO_KIND, json.dumps({
-            "round": 3, "scores": [{"seat": "bob", "points": 2}, {"seat": "alice", "points": 1},
-                                   {"seat": "syn", "points": 0}],
-            "left_out": {"syn": "its reply did not rank every answer exactly once"}}),
-            branch_id=table.branch.id, conversation_id=table.conversation_id)
-    table.write_brief()
-    return table
-
-
 async def test_the_brief_shows_key_positions_consensus_and_ranking_and_scrolls_at_80x24(open_app: Any) -> None:
     app, session, runtime = open_app()
-    table = _seed_ended(runtime, synthesizer=True, ranking=True)
+    table = seed_ended(runtime, synthesizer=True, ranking=True)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot, app)
         await session.panes.open_branch(table.branch.id, focus=True)

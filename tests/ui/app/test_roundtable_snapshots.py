@@ -1,0 +1,131 @@
+"""Snapshots of a roundtable in the whole app at 80×24 and 120×40: a live deliberative round (two seats
+streaming, one done), the brief at the end (Key Positions, whom each answer responds to, the peer
+ranking) and the consensus card. Finished states are seeded in the store; the live round holds two
+seats mid-answer."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from app_harness import quiet
+from holding_engine import holding_factory
+from roundtable_seeds import TOPIC, seed_ended
+from textual.containers import ScrollableContainer
+from waiting import until
+
+from tunaflow_tui.controllers import status
+from tunaflow_tui.controllers.roundtable import RoundtableRequest, run_roundtable
+from tunaflow_tui.core.roundtable.seats import RoundtableSetup, Seat
+from tunaflow_tui.widgets.message_block import MessageBlock
+from tunaflow_tui.widgets.roundtable_board import RoundtableBoard
+from tunaflow_tui.widgets.roundtable_thread import RoundtableThread
+
+SIZES = [(80, 24), (120, 40)]
+IDS = ["80x24", "120x40"]
+FOLDER = "tunaflow-roundtable-snapshots"
+
+
+def _blocks(app: Any) -> dict[str, MessageBlock]:
+    found = app.query(RoundtableThread)
+    if not found:
+        return {}
+    return {str(block.query_one(".message-label").render()).split(" · ")[0]: block
+            for block in found.first().chat.blocks()}
+
+
+async def _settled_view(pilot: Any) -> None:
+    """Every runtime update drawn, no toast, every scrollbar where its view is (agents may still be held)."""
+    app = pilot.app
+    await app.controller.bridge.drained()
+    await pilot.pause()
+    app.clear_notifications()
+
+    def thumbs_in_place() -> bool:
+        stale = [view for view in app.screen.query(ScrollableContainer)
+                 if view.show_vertical_scrollbar and view.display and (
+                     view.vertical_scrollbar.position != view.scroll_y
+                     or view.vertical_scrollbar.window_virtual_size != view.virtual_size.height)]
+        for view in stale:
+            view.refresh(layout=True)
+            view.vertical_scrollbar.refresh()
+        return not stale
+
+    await until(pilot, thumbs_in_place, "the scrollbars to show where their views are")
+    await pilot.pause()
+
+
+@pytest.fixture
+def live_app(steady_app: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+    monkeypatch.setattr(status, "now", lambda: 0.0)  # the status line's elapsed time reads 0s
+    factory, engine = holding_factory("proposer", "critic", after="report")
+    app = steady_app(FOLDER, engine_factory=factory)
+    app.held_engine = engine
+    return app
+
+
+async def _live_round(pilot: Any) -> None:
+    app = pilot.app
+    await quiet(pilot)
+    session = app.controller
+    setup = RoundtableSetup(topic=TOPIC, mode="deliberative", seats=(
+        Seat("alice", "demo", "proposer"), Seat("bob", "demo", "critic"), Seat("carl", "demo", "judge")))
+    session.workers.run_agent(run_roundtable(session, RoundtableRequest(setup, 1)), "run the roundtable")
+
+    def two_writing_one_done() -> bool:
+        blocks = _blocks(app)
+        if not {"alice", "bob", "carl"} <= set(blocks):
+            return False
+        alice, bob, carl = blocks["alice"], blocks["bob"], blocks["carl"]
+        return (alice.is_streaming and bob.is_streaming and not carl.is_streaming and "report" in alice.text
+                and "report" in bob.text and alice.shows_all and bob.shows_all
+                and "carl · demo · judge  answered" in app.query_one(RoundtableBoard).text)
+
+    await until(pilot, two_writing_one_done, "alice and bob writing, carl done", limit=60)
+    await _settled_view(pilot)
+
+
+@pytest.fixture
+def ended_app(steady_app: Any) -> Any:
+    return steady_app(FOLDER)
+
+
+async def _open_seeded(pilot: Any, *, synthesizer: bool, ranking: bool) -> None:
+    app = pilot.app
+    await quiet(pilot)
+    table = seed_ended(app.controller.runtime, synthesizer=synthesizer, ranking=ranking)
+    await app.controller.panes.refresh_sidebar()
+    await app.controller.panes.open_branch(table.branch.id, focus=True)
+    if app.workspace.narrow:
+        await pilot.press("f7")  # the pinned pane takes the whole width of a narrow terminal
+    await until(pilot, lambda: app.query(RoundtableBoard) and "Key Positions" in app.query_one(RoundtableBoard).text,
+                "the roundtable with its brief")
+    await quiet(pilot)
+
+
+async def _brief(pilot: Any) -> None:
+    await _open_seeded(pilot, synthesizer=False, ranking=True)
+
+
+async def _consensus(pilot: Any) -> None:
+    await _open_seeded(pilot, synthesizer=True, ranking=False)
+    board = pilot.app.query_one(RoundtableBoard)
+    board.focus()
+    await pilot.press("end")  # the card closes the brief: scrolled into view
+    await until(pilot, lambda: board.scroll_y == board.max_scroll_y, "the board scrolled to the consensus card")
+    await quiet(pilot)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=IDS)
+def test_live_round(snap_compare: Any, live_app: Any, size: tuple[int, int]) -> None:
+    assert snap_compare(live_app, terminal_size=size, run_before=_live_round)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=IDS)
+def test_brief(snap_compare: Any, ended_app: Any, size: tuple[int, int]) -> None:
+    assert snap_compare(ended_app, terminal_size=size, run_before=_brief)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=IDS)
+def test_consensus_card(snap_compare: Any, ended_app: Any, size: tuple[int, int]) -> None:
+    assert snap_compare(ended_app, terminal_size=size, run_before=_consensus)
