@@ -1,0 +1,58 @@
+"""A roundtable in a real terminal (tmux), by keyboard only: the palette's Start roundtable, the set-up form
+(topic, three demo seats, deliberative, one round), the three seats streaming at once, the brief."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+pytestmark = pytest.mark.e2e
+
+SEATS = ("ana=demo:proposer", "ben=demo:critic", "cy=demo:judge")
+
+
+def test_start_a_deliberative_roundtable_see_three_seats_stream_then_the_brief(
+        demo: Callable[[int, int], Any], e2e_env: dict[str, str], quit_demo: Callable[[Any], None]) -> None:
+    e2e_env["TUNAFLOW_ENGINES__DEMO__DEMO_DELAY_S"] = "0.4"  # the seats write for seconds: time to see them
+    session = demo(120, 40)
+
+    session.press("C-p")
+    session.wait_for("Search for commands")
+    session.send_text("Start roundtable")
+    session.wait_for("Several agents discuss one topic")
+    session.press("Enter")
+    session.wait_for("Participants, one per line")
+
+    session.send_text("Should the report also list bigrams?")
+    session.press("Tab")  # the participants
+    session.press(*["C-k"] * 12)  # the preset's lines go (each: its text, then the line itself)
+    session.wait_for(lambda s: "=demo:" not in s.split("Participants", 1)[1].split("rounds", 1)[0])
+    for i, seat in enumerate(SEATS):
+        session.send_text(seat)
+        if i < len(SEATS) - 1:
+            session.press("Enter")
+    session.wait_for("cy=demo:judge")
+    session.press("Tab")  # the mode
+    session.press("Enter")
+    session.wait_for(lambda s: "deliberative" in s)  # its choices open
+    session.press("Down", "Enter")
+    session.wait_for(lambda s: re.search(r"deliberative\s*▼", s) is not None)
+    session.press("Tab")  # the rounds
+    session.press("C-u")
+    session.wait_for(lambda s: re.search(r"▊\s+rounds\s+▎", s) is not None)  # empty: its placeholder shows
+    session.send_text("1")
+    session.wait_for("3 seats × 1 rounds = 3 calls")
+    session.press("Enter")
+
+    # the form closes, the roundtable opens in the pane and its three seats answer at once
+    screen = session.wait_for(lambda s: len(re.findall(r"▸ (ana|ben|cy) · demo · \w+\s+answering", s)) == 3)
+    assert "Roundtable · round 1 · deliberative" in screen, screen
+    session.wait_for(lambda s: s.count("writing…") >= 2)  # their blocks stream side by side in the chat
+    screen = session.wait_for("Key Positions")
+    assert len(re.findall(r"✓ (ana|ben|cy) · demo · \w+\s+answered", screen)) == 3, screen
+    assert "• ana (proposer): As proposer:" in screen, screen
+    assert "Traceback" not in screen
+    quit_demo(session)
