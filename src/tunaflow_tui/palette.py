@@ -105,6 +105,8 @@ COMMANDS: tuple[PaletteCommand, ...] = (
                    lambda s: _roundtable_seats().add_seat(s), (_ROUNDTABLE, "roundtable.add_seat")),
     PaletteCommand("Remove seat", "Remove a seat from the roundtable in the pane (between rounds); its answers stay",
                    lambda s: _roundtable_seats().remove_seat(s), (_ROUNDTABLE, "roundtable.remove_seat")),
+    PaletteCommand("Rank answers", "Every seat of the roundtable in the pane ranks the others' latest answers, "
+                   "anonymously; the table joins the brief", lambda s: _roundtable().rank(s)),
     PaletteCommand("Cancel seat", "Cancel one answering seat of the roundtable in the pane; the others go on",
                    lambda s: _roundtable_seats().cancel_seat(s)),
     PaletteCommand("Re-run seat", "Run one seat of the roundtable in the pane again; only its answer is replaced",

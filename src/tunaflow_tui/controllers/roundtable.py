@@ -222,6 +222,37 @@ def stop(session: ProjectSession) -> None:
     session.app.notify(f"Roundtable stopped ({stopped} seats cancelled)." if stopped else "Roundtable stopped.")
 
 
+def rank(session: ProjectSession) -> None:
+    """The anonymous peer-ranking round of the roundtable shown; its table joins the brief."""
+    live = live_or_say(session)
+    if live is None:
+        return
+    try:
+        if live.busy:
+            raise RoundtableError("a round is running; rank the answers between rounds")
+        live.table.ensure_between_rounds("rank the answers")
+    except RoundtableError as error:
+        session.app.notify(f"{neutralize(str(error)).capitalize()}.", severity="warning")
+        return
+
+    async def ranking() -> None:
+        live.running = True
+        live.redraw()
+        try:
+            result = await live.table.rank()
+        except RoundtableError as error:
+            session.app.notify(f"Not ranked: {neutralize(str(error))}", severity="warning", timeout=8)
+            return
+        finally:
+            live.flush_held()
+            live.running = False
+            live.redraw()
+        left = f"; {len(result.left_out)} left out (see the brief)" if result.left_out else ""
+        session.app.notify(f"Peer ranking done{left}.", severity="warning" if result.left_out else "information")
+
+    session.workers.run_agent(ranking(), "rank the answers")
+
+
 def requested(session: ProjectSession, conversation_id: str, action: str) -> None:
     """A key of the roundtable's thread: add_seat, remove_seat, next_round or stop."""
     from tunaflow_tui.controllers import roundtable_seats

@@ -8,7 +8,7 @@ from tunaflow_tui.core.storage import Store
 from tunaflow_tui.core.storage.records import MessageRecord
 from tunaflow_tui.core.terminal_text import neutralize
 from tunaflow_tui.core.turns import ToolLine, Usage
-from tunaflow_tui.runtime.roundtable_records import ANSWER_KIND, TOPIC_KIND, USER_KIND
+from tunaflow_tui.runtime.roundtable_records import ANSWER_KIND, RANKING_KIND, TOPIC_KIND, USER_KIND
 from tunaflow_tui.viewmodels.chat import ErrorView, MessageView
 
 ROLE_TITLES = {
@@ -40,6 +40,8 @@ def seat_label(meta: Mapping[str, object], engine: str | None) -> str | None:
         return "You · to every seat"
     if kind == TOPIC_KIND:
         return "You · topic"
+    if kind == RANKING_KIND:
+        return neutralize(f"{meta.get('seat') or 'seat'} · {engine or ''} · ranks the others' answers")
     if kind != ANSWER_KIND:
         return None
     role = str(meta.get("role_label") or meta.get("role") or "")

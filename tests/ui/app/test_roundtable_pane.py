@@ -330,3 +330,21 @@ async def test_the_sidebar_lists_a_roundtable_started_from_the_shell_and_opens_i
         assert "ada · demo · proposer  answered" in text and "ben · demo · critic  answered" in text
         labels = _labels(app)
         assert "ada · demo · proposer · round 1" in labels and "ben · demo · critic · round 1" in labels, labels
+
+
+async def test_rank_answers_from_the_palette_adds_the_ranking_table_to_the_brief(open_app: Any) -> None:
+    app, session, runtime = open_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        _start(session, Seat("alice", "demo", "proposer"), Seat("bob", "demo", "critic"))
+        await until(pilot, lambda: len(_answers(runtime)) == 2 and not session.workers.agents_running()
+                    and _thread(app) is not None, "round 1")
+        await run_from_palette(pilot, app, "Rank answers")
+        board = app.query_one(RoundtableBoard)
+        # the demo seats answer in prose, not a ranking: both are left out, and the brief says why
+        await until(pilot, lambda: "Peer ranking (round 2, Borda points)" in board.text
+                    and not session.workers.agents_running(), "the ranking table in the brief")
+        assert "left out: alice — its reply did not rank every answer exactly once" in board.text
+        assert "left out: bob — its reply did not rank every answer exactly once" in board.text
+        assert any("Peer ranking done; 2 left out" in str(n.message) for n in posted(app))
+        await until(pilot, lambda: "alice · demo · ranks the others' answers" in _labels(app), "the ballots headed")
