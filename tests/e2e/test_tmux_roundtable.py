@@ -16,7 +16,7 @@ SEATS = ("ana=demo:proposer", "ben=demo:critic", "cy=demo:judge")
 
 def test_start_a_deliberative_roundtable_see_three_seats_stream_then_the_brief(
         demo: Callable[[int, int], Any], e2e_env: dict[str, str], quit_demo: Callable[[Any], None]) -> None:
-    e2e_env["TUNAFLOW_ENGINES__DEMO__DEMO_DELAY_S"] = "0.4"  # the seats write for seconds: time to see them
+    e2e_env["TUNAFLOW_ENGINES__DEMO__DEMO_DELAY_S"] = "0.5"  # the seats write for seconds: time to see them
     session = demo(120, 40)
 
     session.press("C-p")
@@ -48,9 +48,10 @@ def test_start_a_deliberative_roundtable_see_three_seats_stream_then_the_brief(
     session.press("Enter")
 
     # the form closes, the roundtable opens in the pane and its three seats answer at once
-    screen = session.wait_for(lambda s: len(re.findall(r"▸ (ana|ben|cy) · demo · \w+\s+answering", s)) == 3)
+    # (the board lists all three answering while their blocks stream side by side in the chat)
+    screen = session.wait_for(lambda s: len(re.findall(r"▸ (ana|ben|cy) · demo · \w+\s+answering", s)) == 3
+                              and s.count("writing…") >= 2)
     assert "Roundtable · round 1 · deliberative" in screen, screen
-    session.wait_for(lambda s: s.count("writing…") >= 2)  # their blocks stream side by side in the chat
     screen = session.wait_for("Key Positions")
     assert len(re.findall(r"✓ (ana|ben|cy) · demo · \w+\s+answered", screen)) == 3, screen
     assert "• ana (proposer): As proposer:" in screen, screen
