@@ -5,6 +5,8 @@ seats mid-answer."""
 
 from __future__ import annotations
 
+import asyncio
+import time
 from typing import Any
 
 import pytest
@@ -20,6 +22,7 @@ from tunaflow_tui.core.roundtable.seats import RoundtableSetup, Seat
 from tunaflow_tui.widgets.message_block import MessageBlock
 from tunaflow_tui.widgets.roundtable_board import RoundtableBoard
 from tunaflow_tui.widgets.roundtable_thread import RoundtableThread
+from tunaflow_tui.widgets.stream_clock import GROW_INTERVAL
 
 SIZES = [(80, 24), (120, 40)]
 IDS = ["80x24", "120x40"]
@@ -45,14 +48,39 @@ async def _settled_view(pilot: Any) -> None:
         stale = [view for view in app.screen.query(ScrollableContainer)
                  if view.show_vertical_scrollbar and view.display and (
                      view.vertical_scrollbar.position != view.scroll_y
-                     or view.vertical_scrollbar.window_virtual_size != view.virtual_size.height)]
+                     or view.vertical_scrollbar.window_virtual_size != view.virtual_size.height
+                     or view.vertical_scrollbar.window_size != view.scrollable_content_region.height)]
         for view in stale:
             view.refresh(layout=True)
             view.vertical_scrollbar.refresh()
         return not stale
 
     await until(pilot, thumbs_in_place, "the scrollbars to show where their views are")
+    for view in app.screen.query(ScrollableContainer):  # drawn anew from where they are now
+        if view.show_vertical_scrollbar and view.display:
+            view.vertical_scrollbar.refresh()
     await pilot.pause()
+    await pilot.pause()
+
+
+def _started_in_seat_order(runtime: Any, monkeypatch: pytest.MonkeyPatch, order: tuple[str, ...]) -> None:
+    """Seats of a deliberative round still run at once, but each one's message is created after the
+    previous seat's: their blocks (and status lines) stand in seat order on every run."""
+    real_run = runtime.runner.run
+    started: list[str] = []
+
+    async def run(**kwargs: Any) -> Any:
+        seat = str(kwargs["meta"]["seat"])
+        while len(started) < order.index(seat):  # the seats before it have their message
+            await asyncio.sleep(0.005)
+        turn = asyncio.ensure_future(real_run(**kwargs))
+        while not turn.done() and not any(m.meta.get("seat") == seat for m in
+                                          runtime.store.list_messages(kwargs["conversation_id"], limit=50)):
+            await asyncio.sleep(0.005)
+        started.append(seat)
+        return await turn
+
+    monkeypatch.setattr(runtime.runner, "run", run)
 
 
 @pytest.fixture
@@ -60,6 +88,7 @@ def live_app(steady_app: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
     monkeypatch.setattr(status, "now", lambda: 0.0)  # the status line's elapsed time reads 0s
     factory, engine = holding_factory("proposer", "critic", after="report")
     app = steady_app(FOLDER, engine_factory=factory)
+    _started_in_seat_order(app.controller.runtime, monkeypatch, ("alice", "bob", "carl"))
     app.held_engine = engine
     return app
 
@@ -82,6 +111,20 @@ async def _live_round(pilot: Any) -> None:
                 and "carl · demo · judge  answered" in app.query_one(RoundtableBoard).text)
 
     await until(pilot, two_writing_one_done, "alice and bob writing, carl done", limit=60)
+    chat = app.query_one(RoundtableThread).chat
+    # the streaming tails have taken their rows and the chat follows its newest line
+    seen: list[tuple[float, tuple[int, float]]] = []
+
+    def laid_out() -> bool:  # the tails have their rows: the chat's height and place hold over two growth beats
+        now = (chat.virtual_size.height, chat.scroll_y)
+        if not seen or seen[-1][1] != now:
+            seen.append((time.monotonic(), now))
+        return (all(b.shows_all for b in _blocks(app).values()) and chat.scroll_y == chat.max_scroll_y
+                and time.monotonic() - seen[-1][0] >= 2 * GROW_INTERVAL)
+
+    await until(pilot, laid_out, "the pane's chat laid out at its newest line")
+    chat.scroll_home(animate=False)  # the topic, then the two seats writing, then the one done
+    await until(pilot, lambda: chat.scroll_y == 0, "the pane's chat at its first message")
     await _settled_view(pilot)
 
 
