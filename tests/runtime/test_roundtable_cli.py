@@ -151,9 +151,9 @@ def test_an_unknown_flag_is_refused_before_anything_runs(harness: Harness,
 
 def test_other_subcommands_keep_argparse_usage_for_an_unknown_flag(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exc:
-        main(["search", ".", "words", "--loud"])
+        main(["status", ".", "--loud"])
     err = capsys.readouterr().err
-    assert exc.value.code == 2 and err.startswith("usage: tunaflow search") and "unrecognized arguments: --loud" in err
+    assert exc.value.code == 2 and err.startswith("usage: tunaflow status") and "unrecognized arguments: --loud" in err
 
 
 def test_a_path_that_is_not_a_directory_is_refused(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
