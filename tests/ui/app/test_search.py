@@ -102,7 +102,9 @@ async def test_a_branch_hit_opens_in_the_branch_pane_at_that_message(open_app, d
         screen = await search_for(pilot, app, "quokka")
         [hit] = screen.results.hits
         assert hit.where == "⎇ cache experiments" and hit.branch_id == branch_id
-        await pilot.press("down", "enter")  # through the list, as a user picks a hit
+        await pilot.press("down")  # through the list, as a user picks a hit
+        await until(pilot, lambda: app.focused is screen.query_one("#hits"), "the hits focused")
+        await pilot.press("enter")
         cid = f"branch:{branch_id}"
         await until(pilot, lambda: (chat := session.panes.chat_for(cid)) is not None
                     and chat.focused_message_id == target, "the hit focused in the branch pane")
