@@ -160,3 +160,28 @@ def test_a_path_that_is_not_a_directory_is_refused(tmp_path: Any, capsys: pytest
     code = main(["roundtable", str(tmp_path / "nowhere"), "--topic", "t", "--seat", "a=demo"])
     err = capsys.readouterr().err
     assert code == 1 and "is not a directory" in err and not (tmp_path / "nowhere").exists()
+
+
+def test_one_seat_per_vendor_claude_codex_and_gemini(harness: Harness, capsys: pytest.CaptureFixture[str],
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each adapter answers its seat from its own CLI's stream format (gemini's from a captured run)."""
+    from pathlib import Path
+
+    gemini = Path(__file__).resolve().parents[1] / "fakes" / "bin" / "gemini"
+    monkeypatch.setenv("FAKE_CLI_SCENARIO", "ok")
+    harness.set_script(**{"seat:alice": [{"text": "Split the storage layer now."}],
+                          "seat:bob": [{"text": "Wait for the migrations."}]})
+    (harness.project / ".tunaflow").mkdir(exist_ok=True)
+    (harness.project / ".tunaflow" / "config.toml").write_text(
+        harness.config_toml() + f'\n[engines.fgemini]\ntype = "gemini"\ncommand = "{gemini}"\n')
+    code, out, err = _run(harness, capsys, "--topic", "Split?", "--seat", "alice=fclaude", "--seat",
+                          "bob=fcodex:critic", "--seat", "carol=fgemini:judge", "--mode", "deliberative", "--json")
+    assert code == 0, err
+    doc = json.loads(out)
+    answers = {a["seat"]: a for a in doc["rounds"][0]["answers"]}
+    assert [(s["name"], s["engine"]) for s in doc["seats"]] == [
+        ("alice", "fclaude"), ("bob", "fcodex"), ("carol", "fgemini")]
+    assert answers["alice"]["text"] == "Split the storage layer now."
+    assert answers["bob"]["text"] == "Wait for the migrations."
+    assert answers["carol"]["status"] == "done" and answers["carol"]["text"].startswith("Hello from the")
+    assert "**carol** (judge): Hello from the" in doc["brief"]
