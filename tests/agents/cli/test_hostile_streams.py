@@ -5,9 +5,11 @@ from __future__ import annotations
 import asyncio
 import os
 import time
+from pathlib import Path
 from typing import Any
 
 import pytest
+from waiting import until
 
 from tunaflow_tui.agents.base import Engine, TurnRequest
 from tunaflow_tui.agents.claude import ClaudeEngine
@@ -36,6 +38,14 @@ def _engine(kind: str, fake_cli: Any, scenario: str, extra: dict[str, str] | Non
 
 
 CLIS = pytest.mark.parametrize("kind", ["claude", "codex", "gemini"])
+
+
+def _blocked_writing_to_a_pipe(pid: int) -> bool:
+    """Whether the process sleeps in the kernel's pipe write (the pipe is full), as ``/proc`` tells."""
+    try:
+        return "pipe_write" in Path(f"/proc/{pid}/wchan").read_text()
+    except OSError:
+        return False
 
 
 @CLIS
@@ -69,7 +79,10 @@ async def test_cancelling_a_flooding_agent_ends_it_promptly(fake_cli, kind: str)
         async for event in turn:
             events.append(event)
             if isinstance(event, SessionStarted):  # its first line: SIGTERM is ignored by now
-                await asyncio.sleep(0.5)  # let the flood fill the pipe while nobody reads
+                [started_process] = [e for e in events if isinstance(e, ProcessStarted)]
+                # nobody reads while the flood fills the pipe: the agent ends up blocked writing to it
+                await until(None, lambda pid=started_process.pid: _blocked_writing_to_a_pipe(pid),
+                            "the flooding agent to fill its pipe", limit=25)
                 await turn.cancel()
     error = events[-1]
     assert isinstance(error, EngineError) and error.kind is ErrorKind.CANCELLED
