@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from app_harness import armed, demo_settings, screen_text, settle
+from app_harness import armed, screen_text, settle
+from holding_engine import holding_factory
+from waiting import until
 
 from tunaflow_tui.core.workflow.service import WorkflowService
 from tunaflow_tui.screens.decision import DecisionScreen
@@ -11,21 +13,15 @@ from tunaflow_tui.screens.decision import DecisionScreen
 SIZES = [(80, 24), (120, 40)]
 
 
-async def _wait_for(pilot, predicate, timeout: float = 20.0) -> None:
-    for _ in range(int(timeout / 0.05)):
-        if predicate():
-            return
-        await pilot.pause(0.05)
-    raise AssertionError("timed out waiting")
-
-
 @pytest.mark.parametrize("size", SIZES)
-async def test_f4_on_the_architect_says_cancelled_by_you(open_app, demo_project, size) -> None:
-    app, _controller, runtime = open_app(settings=demo_settings(demo_project, delay=0.2))
+async def test_f4_on_the_architect_says_cancelled_by_you(open_app, size) -> None:
+    factory, engine = holding_factory("architect")  # the Architect stops mid-answer until cancelled
+    app, _controller, runtime = open_app(engine_factory=factory)
     async with app.run_test(size=size) as pilot:
         app.composer.input.load_text("Add a word frequency report")
         await pilot.press("enter")
-        await _wait_for(pilot, lambda: any(b.is_streaming and b.text for b in app.chat_view.blocks()))
+        await until(pilot, lambda: any(b.is_streaming and b.text for b in app.chat_view.blocks())
+                    and engine().holding("architect"), "the Architect writing")
         await pilot.press("f4")
         await settle(pilot, app)
         [answer] = [m for m in runtime.store.list_messages("main") if m.role == "assistant"]
@@ -36,8 +32,9 @@ async def test_f4_on_the_architect_says_cancelled_by_you(open_app, demo_project,
 
 
 @pytest.mark.parametrize("size", SIZES)
-async def test_f4_on_the_developer_is_recorded_as_cancelled_by_you(open_app, demo_project, size) -> None:
-    app, _controller, runtime = open_app(settings=demo_settings(demo_project, delay=0.2))
+async def test_f4_on_the_developer_is_recorded_as_cancelled_by_you(open_app, size) -> None:
+    factory, engine = holding_factory("developer")  # the Developer stops mid-answer until cancelled
+    app, _controller, runtime = open_app(engine_factory=factory)
     plan = WorkflowService(runtime.store).create_plan_from_proposal(
         title="Add a word frequency report", slug="word-frequency", subtasks=[("Count words", "")])
     async with app.run_test(size=size) as pilot:
@@ -45,7 +42,9 @@ async def test_f4_on_the_developer_is_recorded_as_cancelled_by_you(open_app, dem
         await pilot.press("f2")
         await armed(pilot, app)
         await pilot.press("a")
-        await _wait_for(pilot, lambda: any(c.startswith("branch:") for c in runtime.runner.running_conversations))
+        await until(pilot, lambda: any(c.startswith("branch:") for c in runtime.runner.running_conversations)
+                    and engine().holding("developer"),
+                    "the Developer writing")
         await pilot.press("f4")
         await settle(pilot, app)
         assert isinstance(app.screen, DecisionScreen)
