@@ -9,6 +9,10 @@ from textual.app import App
 
 from tunaflow_tui.core.settings import Settings, load_settings
 
+FAILING_REVIEWS = 5
+"""How many review rounds the demo Reviewer fails in the ``at_second_failure`` projects (more than the
+doom-loop threshold, so the app's next round fails too): open them with ``fail_reviews=FAILING_REVIEWS``."""
+
 
 def demo_settings(project: Path, *, fail_reviews: int = 0, delay: float = 0.0, **workflow: object) -> Settings:
     """Every role on the demo engine, no pacing between chunks, worktrees beside the project, no bell."""

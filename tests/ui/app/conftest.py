@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import IO, Any
 
 import pytest
-from app_harness import demo_settings
+from app_harness import FAILING_REVIEWS, demo_settings
 
 from tunaflow_tui.agents.demo.sample import copy_demo_project
 from tunaflow_tui.app import TunaflowApp
@@ -78,6 +78,15 @@ def at_approval(demo_project: Path, approval_template: Path) -> Path:
     return Path(shutil.copytree(approval_template, demo_project, symlinks=True))
 
 
+def _copy_back(template: Path) -> Path:
+    """The template's folder copied back to where it was made (its worktree links and stored paths point
+    there); the project in it."""
+    work = template.parent / template.name.removesuffix("-template")
+    shutil.rmtree(work, ignore_errors=True)
+    shutil.copytree(template, work, symlinks=True)
+    return work / "textstats"
+
+
 @pytest.fixture(scope="session")
 def review_template(tmp_path_factory: pytest.TempPathFactory, approval_template: Path) -> Path:
     """The approval template's plan approved and run through to its review verdict, once per test process.
@@ -109,10 +118,43 @@ def at_review(demo_project: Path, review_template: Path) -> Path:
     """A project whose plan for :data:`REQUEST` was approved, implemented, tested and reviewed (a pass):
     its verdict waits for the user. The project is at the same path in every test of a process (its
     worktree and the store's paths point there): pass it to ``open_app(project=at_review)``."""
-    work = review_template.parent / "at-review"
-    shutil.rmtree(work, ignore_errors=True)
-    shutil.copytree(review_template, work, symlinks=True)
-    return work / "textstats"
+    return _copy_back(review_template)
+
+
+@pytest.fixture(scope="session")
+def second_failure_template(tmp_path_factory: pytest.TempPathFactory, approval_template: Path) -> Path:
+    """The approval template's plan approved, failed in review, reworked and failed again, once per test
+    process (the Developer's turns, the project's tests and the review seats run headless through the
+    real runtime, the demo Reviewer failing ``FAILING_REVIEWS`` rounds: ``app_harness``)."""
+    work = tmp_path_factory.getbasetemp() / "at-second-failure"
+    project = work / "textstats"
+    shutil.copytree(approval_template, project, symlinks=True)
+
+    async def fail_twice(runtime: WorkflowRuntime) -> None:
+        [plan] = runtime.store.list_plans()
+        plan = await runtime.decide(plan.id, "approve")
+        assert plan.pending_decision == "review", plan
+        plan = await runtime.decide(plan.id, "rework")
+        assert plan.pending_decision == "review", plan
+
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        _user_dirs_in(monkeypatch, tmp_path_factory.mktemp("second-failure-user"))
+        runtime = WorkflowRuntime(project, demo_settings(project, fail_reviews=FAILING_REVIEWS))
+        try:
+            asyncio.run(fail_twice(runtime))
+        finally:
+            runtime.close()
+    template = tmp_path_factory.getbasetemp() / "at-second-failure-template"
+    shutil.copytree(work, template, symlinks=True)
+    return template
+
+
+@pytest.fixture
+def at_second_failure(demo_project: Path, second_failure_template: Path) -> Path:
+    """A project whose plan for :data:`REQUEST` failed its review twice (rework in between): the second
+    FAIL verdict waits for the user. Open it with ``open_app(project=at_second_failure,
+    fail_reviews=FAILING_REVIEWS)``; like :func:`at_review`, it is at the same path in every test of a process."""
+    return _copy_back(second_failure_template)
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ key just as a card takes the focus, or answers a question that popped up on its 
 from __future__ import annotations
 
 import pytest
-from app_harness import ARMING_WAIT, posted, screen_text
+from app_harness import ARMING_WAIT, FAILING_REVIEWS, posted, screen_text
 from holding_engine import holding_factory
 from textual.app import App, ComposeResult
 from textual.widgets import TextArea
@@ -199,19 +199,19 @@ def test_retry_key_is_hidden_not_dimmed_when_no_seat_failed() -> None:
 # ---------------------------------------------------------------------------------- questions
 
 
-async def test_doom_loop_question_arms_and_its_choices_are_remappable(open_app, arming_clock) -> None:
-    app, _controller, runtime = open_app(fail_reviews=5)
+async def test_doom_loop_question_arms_and_its_choices_are_remappable(open_app, at_second_failure,
+                                                                      arming_clock) -> None:
+    # two reviews failed already, with a rework between them (seeded: those turns ran once, headless)
+    app, _controller, runtime = open_app(project=at_second_failure, fail_reviews=FAILING_REVIEWS)
     app.set_keymap({"doom.redesign": "e"})
     async with app.run_test(size=(120, 40)) as pilot:
-        card = await proposal_in_focus(pilot, app)
-        await armed(pilot, card, arming_clock)
-        await pilot.press("a")
-        for _ in range(2):
-            await idle(pilot, app)
-            verdict = app.focused
-            assert isinstance(verdict, ReviewVerdictCard)
-            await armed(pilot, verdict, arming_clock)
-            await pilot.press("w")
+        await idle(pilot, app)
+        await pilot.press("f2")
+        await idle(pilot, app)
+        verdict = app.focused
+        assert isinstance(verdict, ReviewVerdictCard) and verdict.view.verdict == "fail"
+        await armed(pilot, verdict, arming_clock)
+        await pilot.press("w")  # the third round fails too: the question comes up on its own
         await until(pilot, lambda: isinstance(app.screen, DoomLoopScreen), "the doom-loop question")
         screen = app.screen
         assert isinstance(screen, DoomLoopScreen) and not screen.is_armed

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from app_harness import FAILING_REVIEWS, posted, screen_text, send, settle
 from app_harness import armed as harness_armed
-from app_harness import posted, screen_text, send, settle
 
 from tunaflow_tui.screens.decision import DecisionScreen
 from tunaflow_tui.screens.doom_loop import DoomLoopScreen
@@ -138,18 +138,19 @@ async def test_redesign_from_the_verdict_goes_back_to_the_architect(open_app) ->
         assert runtime.store.list_plans()[0].phase == "approval"
 
 
-async def test_doom_loop_modal_after_three_failed_reviews(open_app) -> None:
-    app, _controller, runtime = open_app(fail_reviews=5)
+async def test_doom_loop_modal_after_three_failed_reviews(open_app, at_second_failure) -> None:
+    # two reviews failed already, with a rework between them (seeded: those turns ran once, headless)
+    app, _controller, runtime = open_app(project=at_second_failure, fail_reviews=FAILING_REVIEWS)
     async with app.run_test(size=(120, 40)) as pilot:
-        await send(pilot, app, REQUEST)
-        await armed(pilot, app)
-        await pilot.press("a")
         await settle(pilot, app)
-        for _ in range(2):
-            assert isinstance(app.focused, ReviewVerdictCard)
-            await armed(pilot, app)
-            await pilot.press("w")
-            await settle(pilot, app)
+        await pilot.press("f2")
+        await settle(pilot, app)
+        verdict = app.focused
+        assert isinstance(verdict, ReviewVerdictCard)
+        assert (verdict.view.round_no, verdict.view.verdict) == (2, "fail")
+        await armed(pilot, app)
+        await pilot.press("w")  # the third round fails too
+        await settle(pilot, app)
         assert isinstance(app.screen, DoomLoopScreen)
         text = screen_text(app)
         assert "Review keeps failing" in text and "Round 3 · FAIL" in text
