@@ -50,7 +50,8 @@ async def test_deleting_an_active_branch_asks_then_removes_its_messages(open_app
         branch = await open_in_pane(pilot, app, branch_id)
         branch.chat.blocks()[-1].focus()
         await pilot.press("delete")
-        await until(pilot, lambda: isinstance(app.screen, ConfirmBranchScreen), "the question")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmBranchScreen)  # the question, drawn
+                    and "deleted with it" in screen_text(app), "the question")
         assert "2 messages are deleted with it" in screen_text(app)
         await pilot.press("escape")  # kept
         await until(pilot, lambda: not isinstance(app.screen, ConfirmBranchScreen), "the question closing")
