@@ -587,6 +587,10 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         session = self.session
         if session is not None:
             await session.route(update)
+            return
+        hold = getattr(self.controller, "hold_update", None)  # the project is still opening
+        if hold is not None:
+            hold(update)
 
 
 def screenshot_folder() -> Path:

@@ -25,6 +25,7 @@ from tunaflow_tui.viewmodels.chat import ListMessageSource, MessageSource
 
 if TYPE_CHECKING:
     from tunaflow_tui.app import TunaflowApp
+    from tunaflow_tui.controllers.bridge import RuntimeUpdate
     from tunaflow_tui.controllers.session import ProjectSession
     from tunaflow_tui.runtime.runtime import WorkflowRuntime
 
@@ -62,6 +63,7 @@ class ProjectOpener:
         self._app: TunaflowApp | None = None
         self._empty = ListMessageSource()
         self._queued: list[tuple[str, str]] = []
+        self._early: list[RuntimeUpdate] = []  # runtime updates that came before the session took over
         self._opened = asyncio.Event()
         self._lock = threading.Lock()
         self._closed = False
@@ -184,12 +186,28 @@ class ProjectOpener:
         cid = app.conversation_id
         await app.chat_view.reload(session.message_source(cid))
         app.composer.recipient = session.recipient(cid)
+        while self._early:  # in order; any that arrive meanwhile join the end of the list
+            await session.route(self._early.pop(0))
         self.session = session
         await session.ready()
         queued, self._queued = self._queued, []
         for conversation_id, text in queued:
             session.send(conversation_id, text)
         freeze_loaded("project open")  # the runtime, the store and the conversation are loaded
+
+    @property
+    def held_updates(self) -> int:
+        """Runtime updates held until the project is open (see :meth:`hold_update`)."""
+        return len(self._early)
+
+    def hold_update(self, update: RuntimeUpdate) -> None:
+        """A runtime update that reached the app while the project opens: routed once it is open.
+
+        The runtime talks from the moment the session is attached, before the conversation is
+        loaded; dropping what it says then would lose a stream's start and leave the update counted
+        as pending for ever.
+        """
+        self._early.append(update)
 
     async def wait_idle(self, timeout: float = 30.0) -> None:
         """Wait until the project is open, no agent runs and every event has reached the screen."""

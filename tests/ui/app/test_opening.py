@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 import threading
 from pathlib import Path
@@ -265,3 +266,34 @@ async def test_what_the_first_frame_and_the_opened_project_loaded_is_kept_out_of
             assert gc.get_freeze_count() == frozen
     finally:
         app.controller.close()
+
+
+async def test_what_the_runtime_says_while_the_conversation_loads_reaches_the_screen(demo_project) -> None:
+    """The runtime talks from the moment the project's session is attached, before the conversation
+    is on screen: a notice it raises then is shown once the project is open (not dropped, and not left
+    counted as pending, which kept waiting for the screen to catch up for ever)."""
+    from tunaflow_tui.runtime.events import NoticeRaised
+    from tunaflow_tui.widgets.chat_view import ChatView
+
+    app, opener, gate = _gated_app(demo_project)
+    chat_reload = ChatView.reload
+
+    async def reload_while_the_runtime_talks(view, source):  # type: ignore[no-untyped-def]
+        runtime = opener.runtime
+        assert runtime is not None
+        runtime.emit(NoticeRaised("The embedding model is loading in the background.", "warning"))
+        deadline = asyncio.get_running_loop().time() + HANG_LIMIT
+        while not opener.held_updates:  # the app took the notice while the conversation still loads
+            assert asyncio.get_running_loop().time() < deadline, "the notice never reached the app"
+            await asyncio.sleep(0.01)
+        await chat_reload(view, source)
+
+    try:
+        async with app.run_test(size=(120, 40)) as pilot:
+            app.chat_view.reload = reload_while_the_runtime_talks.__get__(app.chat_view)
+            gate.set()
+            await opener.wait_idle(HANG_LIMIT)
+            await until(pilot, lambda: any("embedding model is loading" in n.message for n in posted(app)),
+                        "the notice raised while the conversation loaded")
+    finally:
+        opener.close()
