@@ -7,33 +7,15 @@ display text, for every role; ``scrub_markers`` the same text.
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from collections.abc import Callable
-from pathlib import Path
-from types import ModuleType
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from marker_reference import REFERENCE
 
 from tunaflow_tui.core.markers import ParseResult, parse_markers, scrub_markers
 
-
-def _load_reference() -> ModuleType:
-    name = "tunaflow_markers_reference"
-    if name in sys.modules:
-        return sys.modules[name]
-    folder = Path(__file__).with_name("reference_parser")
-    spec = importlib.util.spec_from_file_location(name, folder / "__init__.py", submodule_search_locations=[str(folder)])
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-REFERENCE = _load_reference()
 ROLE_NAMES = [None, "architect", "developer", "reviewer", "verifier", "synthesizer", "user"]
 
 

@@ -8,13 +8,10 @@ and blanks, runs of backticks of every length.
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
-import sys
-from pathlib import Path
-from types import ModuleType
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from marker_reference import REFERENCE
 
 from tunaflow_tui.core.markers import ImplComplete, parse_markers, proposal, quotes, sections
 from tunaflow_tui.core.markers.model import (
@@ -30,21 +27,6 @@ from tunaflow_tui.core.markers.model import (
 )
 from tunaflow_tui.core.markers.sections import LINE_CACHE, heading_candidates, shared_memo, split_heading
 
-
-def _load_reference() -> ModuleType:
-    name = "tunaflow_markers_reference"
-    if name in sys.modules:
-        return sys.modules[name]
-    folder = Path(__file__).with_name("reference_parser")
-    spec = importlib.util.spec_from_file_location(name, folder / "__init__.py", submodule_search_locations=[str(folder)])
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-REFERENCE = _load_reference()
 ref_sections = REFERENCE.sections
 ref_proposal = REFERENCE.proposal
 ref_quotes = REFERENCE.quotes
