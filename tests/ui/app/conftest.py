@@ -87,6 +87,25 @@ def _copy_back(template: Path) -> Path:
     return work / "textstats"
 
 
+def _headless_template(tmp_path_factory: pytest.TempPathFactory, approval_template: Path, name: str,
+                       drive: Callable[[WorkflowRuntime], Any], **settings: Any) -> Path:
+    """The approval template copied to ``<basetemp>/<name>`` and driven on by ``drive`` through the real
+    runtime, headless; the result kept as ``<name>-template`` for :func:`_copy_back`."""
+    work = tmp_path_factory.getbasetemp() / name
+    project = work / "textstats"
+    shutil.copytree(approval_template, project, symlinks=True)
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        _user_dirs_in(monkeypatch, tmp_path_factory.mktemp(f"{name}-user"))
+        runtime = WorkflowRuntime(project, demo_settings(project, **settings))
+        try:
+            asyncio.run(drive(runtime))
+        finally:
+            runtime.close()
+    template = tmp_path_factory.getbasetemp() / f"{name}-template"
+    shutil.copytree(work, template, symlinks=True)
+    return template
+
+
 @pytest.fixture(scope="session")
 def review_template(tmp_path_factory: pytest.TempPathFactory, approval_template: Path) -> Path:
     """The approval template's plan approved and run through to its review verdict, once per test process.
@@ -95,22 +114,12 @@ def review_template(tmp_path_factory: pytest.TempPathFactory, approval_template:
     runtime, in the folder :func:`at_review` copies it back into for every test: git's worktree links
     and the paths the store keeps hold there as they were made.
     """
-    work = tmp_path_factory.getbasetemp() / "at-review"
-    project = work / "textstats"
-    shutil.copytree(approval_template, project, symlinks=True)
-    with pytest.MonkeyPatch.context() as monkeypatch:
-        _user_dirs_in(monkeypatch, tmp_path_factory.mktemp("review-template-user"))
-        runtime = WorkflowRuntime(project, demo_settings(project))
-        try:
-            [plan] = runtime.store.list_plans()
-            asyncio.run(runtime.decide(plan.id, "approve"))
-            plan = runtime.get_plan(plan.id)
-            assert plan.pending_decision == "review", plan
-        finally:
-            runtime.close()
-    template = tmp_path_factory.getbasetemp() / "at-review-template"
-    shutil.copytree(work, template, symlinks=True)
-    return template
+    async def approve(runtime: WorkflowRuntime) -> None:
+        [plan] = runtime.store.list_plans()
+        plan = await runtime.decide(plan.id, "approve")
+        assert plan.pending_decision == "review", plan
+
+    return _headless_template(tmp_path_factory, approval_template, "at-review", approve)
 
 
 @pytest.fixture
@@ -126,10 +135,6 @@ def second_failure_template(tmp_path_factory: pytest.TempPathFactory, approval_t
     """The approval template's plan approved, failed in review, reworked and failed again, once per test
     process (the Developer's turns, the project's tests and the review seats run headless through the
     real runtime, the demo Reviewer failing ``FAILING_REVIEWS`` rounds: ``app_harness``)."""
-    work = tmp_path_factory.getbasetemp() / "at-second-failure"
-    project = work / "textstats"
-    shutil.copytree(approval_template, project, symlinks=True)
-
     async def fail_twice(runtime: WorkflowRuntime) -> None:
         [plan] = runtime.store.list_plans()
         plan = await runtime.decide(plan.id, "approve")
@@ -137,16 +142,8 @@ def second_failure_template(tmp_path_factory: pytest.TempPathFactory, approval_t
         plan = await runtime.decide(plan.id, "rework")
         assert plan.pending_decision == "review", plan
 
-    with pytest.MonkeyPatch.context() as monkeypatch:
-        _user_dirs_in(monkeypatch, tmp_path_factory.mktemp("second-failure-user"))
-        runtime = WorkflowRuntime(project, demo_settings(project, fail_reviews=FAILING_REVIEWS))
-        try:
-            asyncio.run(fail_twice(runtime))
-        finally:
-            runtime.close()
-    template = tmp_path_factory.getbasetemp() / "at-second-failure-template"
-    shutil.copytree(work, template, symlinks=True)
-    return template
+    return _headless_template(tmp_path_factory, approval_template, "at-second-failure", fail_twice,
+                              fail_reviews=FAILING_REVIEWS)
 
 
 @pytest.fixture
