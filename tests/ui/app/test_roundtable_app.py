@@ -9,6 +9,19 @@ from waiting import until
 
 from tunaflow_tui.screens.roundtable_setup import RoundtableSetupScreen, parse_seat_line, seat_line
 
+TOPIC = "Should the report also list bigrams?"
+
+
+async def _setup_form(pilot, app) -> RoundtableSetupScreen:  # type: ignore[no-untyped-def]
+    """Open the set-up form from the palette, its topic typed in."""
+    await settle(pilot, app)
+    await run_from_palette(pilot, app, "Start roundtable")
+    await until(pilot, lambda: isinstance(app.screen, RoundtableSetupScreen), "the set-up form")
+    form = app.screen
+    assert isinstance(form, RoundtableSetupScreen)
+    form.query_one("#rt-topic", Input).value = TOPIC
+    return form
+
 
 def test_a_seat_line_carries_model_and_limit() -> None:
     seat = parse_seat_line("sec=demo:security auditor:blind model=opus limit=300")
@@ -20,11 +33,7 @@ def test_a_seat_line_carries_model_and_limit() -> None:
 async def test_start_roundtable_sets_up_estimates_and_opens_the_branch_in_the_pane(open_app) -> None:
     app, session, runtime = open_app()
     async with app.run_test(size=(140, 44)) as pilot:
-        await settle(pilot, app)
-        await run_from_palette(pilot, app, "Start roundtable")
-        await until(pilot, lambda: isinstance(app.screen, RoundtableSetupScreen), "the set-up form")
-        form = app.screen
-        form.query_one("#rt-topic", Input).value = "Should the report also list bigrams?"
+        form = await _setup_form(pilot, app)
         seats = form.query_one("#rt-seats", TextArea)
         seats.text = "alice=demo:proposer\nbob=nope:critic"
         error = form.query_one("#rt-error", Static)
@@ -65,11 +74,7 @@ async def test_the_board_shows_each_seat_live_and_the_controls_run_a_round_and_r
 
     app, session, runtime = open_app()
     async with app.run_test(size=(140, 44)) as pilot:
-        await settle(pilot, app)
-        await run_from_palette(pilot, app, "Start roundtable")
-        await until(pilot, lambda: isinstance(app.screen, RoundtableSetupScreen), "the set-up form")
-        form = app.screen
-        form.query_one("#rt-topic", Input).value = "Should the report also list bigrams?"
+        form = await _setup_form(pilot, app)
         form.query_one("#rt-rounds", Input).value = "1"
         form.query_one("#rt-seats", TextArea).text = "alice=demo:proposer\nbob=demo:critic"
         await pilot.click("#rt-start")

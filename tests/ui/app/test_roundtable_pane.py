@@ -34,6 +34,14 @@ def _start(session: Any, *seats: Seat, mode: str = "deliberative", rounds: int =
     session.workers.run_agent(run_roundtable(session, RoundtableRequest(setup, rounds)), "run the roundtable")
 
 
+async def _round_one_of_two(pilot: Any, app: Any, session: Any, runtime: Any) -> None:
+    """Start a roundtable of alice (proposer) and bob (critic) and wait until its first round is over."""
+    await settle(pilot, app)
+    _start(session, Seat("alice", "demo", "proposer"), Seat("bob", "demo", "critic"))
+    await until(pilot, lambda: len(_answers(runtime)) == 2 and not session.workers.agents_running()
+                and _thread(app) is not None, "round 1")
+
+
 def _thread(app: Any) -> RoundtableThread | None:
     found = app.query(RoundtableThread)
     return found.first() if found else None
@@ -141,10 +149,7 @@ async def test_a_sequential_answer_says_whom_it_responds_to(open_app: Any) -> No
 async def test_the_moderator_writes_between_rounds_every_seat_reads_it_next_round(open_app: Any) -> None:
     app, session, runtime = open_app()
     async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot, app)
-        _start(session, Seat("alice", "demo", "proposer"), Seat("bob", "demo", "critic"))
-        await until(pilot, lambda: len(_answers(runtime)) == 2 and not session.workers.agents_running()
-                    and _thread(app) is not None, "round 1")
+        await _round_one_of_two(pilot, app, session, runtime)
         thread = _thread(app)
         assert thread is not None and thread.composer is not None
         assert "every seat of the roundtable" in str(thread.composer.query_one("#composer-recipient").render())
@@ -335,10 +340,7 @@ async def test_the_sidebar_lists_a_roundtable_started_from_the_shell_and_opens_i
 async def test_rank_answers_from_the_palette_adds_the_ranking_table_to_the_brief(open_app: Any) -> None:
     app, session, runtime = open_app()
     async with app.run_test(size=(120, 40)) as pilot:
-        await settle(pilot, app)
-        _start(session, Seat("alice", "demo", "proposer"), Seat("bob", "demo", "critic"))
-        await until(pilot, lambda: len(_answers(runtime)) == 2 and not session.workers.agents_running()
-                    and _thread(app) is not None, "round 1")
+        await _round_one_of_two(pilot, app, session, runtime)
         await run_from_palette(pilot, app, "Rank answers")
         board = app.query_one(RoundtableBoard)
         # the demo seats answer in prose, not a ranking: both are left out, and the brief says why
