@@ -67,3 +67,25 @@ def test_building_the_parser_for_the_window_loads_no_other_subcommand(command: s
     heavy = ("tunaflow_tui.core.storage", "tunaflow_tui.core.markers", "tunaflow_tui.core.workflow",
              "tunaflow_tui.core.settings", "tunaflow_tui.agents", "tunaflow_tui.runtime")
     assert not [name for name in loaded if name.startswith(heavy)]
+
+
+WINDOW_PROBE = """
+import sys
+from pathlib import Path
+from tunaflow_tui.subcommands.open import open_project_app
+open_project_app(Path(sys.argv[1]))
+print("\\n".join(sorted(m for m in sys.modules if m.startswith("tunaflow_tui"))))
+"""
+
+
+def test_the_window_is_built_before_any_project_module_loads(tmp_path) -> None:
+    # `tunaflow PATH` draws its window first and opens the project in a worker: nothing of the
+    # workflow machine, the markers, storage, settings, engines or runtime is loaded to build it
+    out = subprocess.run([sys.executable, "-c", WINDOW_PROBE, str(tmp_path)], capture_output=True, text=True,
+                         check=True)
+    loaded = set(out.stdout.split())
+    assert "tunaflow_tui.app" in loaded
+    heavy = ("tunaflow_tui.core.storage", "tunaflow_tui.core.markers", "tunaflow_tui.core.workflow.commands",
+             "tunaflow_tui.core.workflow.machine", "tunaflow_tui.core.settings", "tunaflow_tui.agents",
+             "tunaflow_tui.runtime")
+    assert not [name for name in loaded if name.startswith(heavy)]
