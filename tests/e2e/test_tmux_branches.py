@@ -14,7 +14,7 @@ pytestmark = pytest.mark.e2e
 
 def test_fork_chat_while_main_answers_then_adopt(demo: Callable[[int, int], Any], e2e_env: dict[str, str],
                                                  quit_demo: Callable[[Any], None]) -> None:
-    e2e_env["TUNAFLOW_ENGINES__DEMO__DEMO_DELAY_S"] = "0.5"  # replies take seconds: time to talk meanwhile
+    e2e_env["TUNAFLOW_ENGINES__DEMO__DEMO_DELAY_S"] = "0.2"  # a reply takes several seconds: time to talk meanwhile
     session = demo(120, 40)
     session.send_text("hello")
     session.press("Enter")

@@ -124,13 +124,17 @@ async def palette_offers(pilot: Any, app: Any, name: str) -> None:
 
 
 async def run_from_palette(pilot: Any, app: Any, name: str) -> None:
-    """Open the command palette, type ``name``, wait for it to be offered and run it with enter."""
-    from textual.command import CommandPalette
+    """Open the command palette, enter ``name``, wait for it to be offered and run it with enter.
+
+    The name goes into the palette's input at once, as a paste does: the palette searches for it
+    once, not once per letter (``test_help_and_footer.py`` types a name into it letter by letter).
+    """
+    from textual.command import CommandInput, CommandPalette
     from waiting import until
 
     await pilot.press("ctrl+p")
     await until(pilot, lambda: isinstance(app.screen, CommandPalette), "the command palette")
-    await pilot.press(*name)
+    app.screen.query_one(CommandInput).insert_text_at_cursor(name)
     await palette_offers(pilot, app, name)
     palette = app.screen
     await pilot.press("enter")
