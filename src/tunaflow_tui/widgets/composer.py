@@ -28,6 +28,7 @@ from textual.widgets import Static, TextArea
 
 from tunaflow_tui.core.terminal_text import neutralize
 from tunaflow_tui.widgets import arming
+from tunaflow_tui.widgets.stream_clock import StreamClock
 
 
 class ComposerInput(TextArea):
@@ -47,8 +48,10 @@ class ComposerInput(TextArea):
     """When a key last reached the input (on the arming clock); None before the first one."""
 
     def on_key(self) -> None:
-        """Remember when the user last typed here (the app holds its cards back while they do)."""
+        """Remember when the user last typed here (the app holds its cards back while they do, and
+        streaming answers add rows less often)."""
         self.last_key_at = arming.now()
+        StreamClock.of(self.app).typed()
 
     def action_submit(self) -> None:
         """Send what was typed before enter, after the keys already waiting for this input.

@@ -106,6 +106,10 @@ class MarkdownChunks:
         self._documents.append(markdown_renderable(source, self.code_theme))
         self._lines.append(None)
 
+    def drop_from(self, index: int) -> None:
+        """Remove document ``index`` and those after it."""
+        del self.sources[index:], self._documents[index:], self._lines[index:]
+
     def __len__(self) -> int:
         return len(self._documents)
 
@@ -117,6 +121,10 @@ class MarkdownChunks:
             lines = console.render_lines(self._documents[index], options.update(height=None), pad=False)
             while lines and not any(segment.text.strip() for segment in lines[-1]):
                 lines.pop()
+            if index:  # Rich starts a document that opens with a list with an empty line: the
+                # blank line before it is already drawn, as in the text drawn as one document
+                while lines and not any(segment.text for segment in lines[0]):
+                    del lines[0]
             cached = self._lines[index] = (width, lines)
         return cached[1]
 
@@ -160,6 +168,8 @@ class MarkdownLines(Widget):
         self._strips: list[Strip] = []
         self._strips_key: tuple[object, ...] | None = None
         self._strips_done = 0
+        self._marks: list[int] = []
+        """Where each drawn document's lines start in ``_strips``."""
 
     def render(self) -> MarkdownChunks:
         return self._chunks
@@ -181,13 +191,20 @@ class MarkdownLines(Widget):
         # The link style comes from this widget's own rules: they are the same while its styles are.
         key = (width, style, self.styles._cache_key, self.auto_links, self._chunks)
         if key != self._strips_key:
-            self._strips, self._strips_key, self._strips_done = [], key, 0
+            self._strips, self._strips_key, self._strips_done, self._marks = [], key, 0, []
         chunks = self._chunks
         while self._strips_done < len(chunks):
+            self._marks.append(len(self._strips))
             piece = RichVisual(self, chunks.piece(self._strips_done))
             self._strips.extend(Visual.to_strips(self, piece, width, None, style))
             self._strips_done += 1
         return self._strips
+
+    def _redraw_from(self, index: int) -> None:
+        """Document ``index`` and those after it changed: their lines are drawn again when asked for."""
+        if self._strips_done > index:
+            del self._strips[self._marks[index] :], self._marks[index:]
+            self._strips_done = index
 
     def line_count(self, width: int) -> int:
         """Rows the documents take at ``width``."""
@@ -292,6 +309,9 @@ class StreamTail(MarkdownLines):
 
     def __init__(self, *, classes: str | None = None) -> None:
         super().__init__(MarkdownChunks(), classes=classes)
+        self._complete = ""
+        """The start of the text shown, made of complete blocks: drawn once, kept while it stays the same."""
+        self._complete_documents = 0
         self._rows = 0
         self._rows_width = 0
         self.out_of_step = False
@@ -312,8 +332,28 @@ class StreamTail(MarkdownLines):
         return self._rows
 
     def show(self, source: str, *, grow: bool) -> None:
-        """Draw ``source`` (already neutralised Markdown); take the rows it needs only if ``grow``."""
-        self._set_chunks(MarkdownChunks([source]))
+        """Draw ``source`` (already neutralised Markdown); take the rows it needs only if ``grow``.
+
+        The complete blocks at its start (cut where :func:`find_seal` cuts) are drawn as documents of
+        their own and kept from one call to the next while the text grows after them: each flush
+        draws only the block being written, however long the tail has grown between growth beats.
+        """
+        chunks = self._chunks
+        if self._complete and source.startswith(self._complete):
+            chunks.drop_from(self._complete_documents)  # the block being written is drawn again
+            self._redraw_from(self._complete_documents)
+        else:
+            chunks = MarkdownChunks()
+            self._set_chunks(chunks)
+            self._complete, self._complete_documents = "", 0
+        rest = source[len(self._complete) :]
+        cut, _fence = find_seal(rest)
+        if cut:
+            chunks.add(rest[:cut])
+            self._complete += rest[:cut]
+            self._complete_documents = len(chunks)
+            rest = rest[cut:]
+        chunks.add(rest)
         width = self._rows_width
         if not width:  # not laid out yet: the first layout sizes it
             self.refresh(layout=True)

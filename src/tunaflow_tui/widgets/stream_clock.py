@@ -33,6 +33,18 @@ reached hundreds of milliseconds on a loaded two-core machine; two growth beats 
 composer's repaints free most of the time, and new lines still arrive twice a second.
 """
 
+TYPING_GROW_INTERVAL = 1.5
+"""While the user types, streaming answers add rows at most this often (seconds).
+
+A growth beat's layout is the longest frame the app draws while answers stream; a key that arrives
+during one waits for it.  With a key every 30 ms, two beats a second still held one key in ten or so
+behind a layout; one beat every 1.5 s while the user types keeps that under one in twenty, and the
+answers still move (their last rows are redrawn on every flush).
+"""
+
+TYPING_PAUSE = 1.0
+"""Seconds after the last key during which the user counts as typing."""
+
 
 class Flushable(Protocol):
     """A streaming block the clock writes to."""
@@ -51,6 +63,7 @@ class StreamClock:
         self.waiting: dict[Flushable, None] = {}
         self.timer: Timer | None = None
         self._grown_at = 0.0
+        self._typed_at = float("-inf")
 
     @classmethod
     def of(cls, app: App[object]) -> StreamClock:
@@ -60,15 +73,23 @@ class StreamClock:
             clock = cls._clocks[app] = cls(app)
         return clock
 
+    def typed(self) -> None:
+        """A key reached a composer: growth beats space out to :data:`TYPING_GROW_INTERVAL` for a while."""
+        self._typed_at = time.monotonic()
+
     def may_grow(self, interval: float = GROW_INTERVAL) -> bool:
         """True if a growth beat is due: streaming blocks may add rows now (the beat is taken).
 
         Args:
             interval: The least time since the last beat.  The first chunk after a quiet spell passes
                 :data:`FLUSH_INTERVAL`: a slow stream shows each of its lines at once, and several
-                slow streams still lay out the chat at most that often.
+                slow streams still lay out the chat at most that often.  While the user types
+                (a key in the last :data:`TYPING_PAUSE` seconds) it is at least
+                :data:`TYPING_GROW_INTERVAL`.
         """
         now = time.monotonic()
+        if now - self._typed_at < TYPING_PAUSE:
+            interval = max(interval, TYPING_GROW_INTERVAL)
         if now - self._grown_at < interval:
             return False
         self._grown_at = now

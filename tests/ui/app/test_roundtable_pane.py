@@ -80,10 +80,12 @@ async def test_deliberative_seats_stream_at_once_each_in_its_own_block_and_answe
         _start(session)
 
         def two_writing_one_done() -> bool:
+            # carl's block and the board's line for carl each follow carl's finished turn (in either order)
             alice, bob, carl = _block(app, "alice"), _block(app, "bob"), _block(app, "carl")
             return (alice is not None and bob is not None and carl is not None and alice.is_streaming
                     and bob.is_streaming and "report" in alice.text and "report" in bob.text
-                    and not carl.is_streaming)
+                    and not carl.is_streaming
+                    and "carl · demo · judge  answered" in app.query_one(RoundtableBoard).text)
 
         await until(pilot, two_writing_one_done, "alice and bob writing at once while carl's answer is done")
         labels = _labels(app)

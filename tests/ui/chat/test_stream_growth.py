@@ -7,7 +7,7 @@ from types import SimpleNamespace
 from tunaflow_tui.viewmodels.chat import MessageView
 from tunaflow_tui.widgets import message_block, stream_clock
 from tunaflow_tui.widgets.markdown_stream import StreamTail
-from tunaflow_tui.widgets.stream_clock import GROW_INTERVAL, StreamClock
+from tunaflow_tui.widgets.stream_clock import GROW_INTERVAL, TYPING_GROW_INTERVAL, TYPING_PAUSE, StreamClock
 
 
 def _streaming(message_id: int) -> MessageView:
@@ -96,3 +96,39 @@ async def test_a_block_taken_down_while_its_answer_streams_draws_nothing_and_rai
         await block.flush_pending(grow=True)  # the clock ticks once more, on a growth beat
         await pilot.pause()
         assert block.text == "first paragraph\n\nsecond paragraph\n\nthird"
+
+
+def test_while_the_user_types_growth_beats_space_out_and_come_back_once_they_stop(monkeypatch) -> None:
+    now = [100.0]
+    monkeypatch.setattr(stream_clock, "time", SimpleNamespace(monotonic=lambda: now[0]))
+    clock = StreamClock(app=None)  # type: ignore[arg-type]
+    assert clock.may_grow()
+    for step in (0.0, 0.6, 0.6):  # a key now and then (well within TYPING_PAUSE of each other)
+        now[0] += step
+        clock.typed()
+    assert now[0] - 100.0 > GROW_INTERVAL  # without the typing, a beat would be due
+    assert not clock.may_grow()  # a layout now could hold the next key back
+    assert not clock.may_grow(stream_clock.FLUSH_INTERVAL)  # a quiet stream's first line waits too
+    now[0] = 100.0 + TYPING_GROW_INTERVAL
+    assert clock.may_grow()
+    now[0] += GROW_INTERVAL
+    assert not clock.may_grow()  # the last key was less than TYPING_PAUSE ago
+    now[0] = 101.2 + TYPING_PAUSE + 0.1  # the typing stopped: the usual beat again
+    assert clock.may_grow()
+    now[0] += GROW_INTERVAL
+    assert clock.may_grow()
+
+
+async def test_a_key_in_the_composer_tells_the_stream_clock_the_user_is_typing(make_app, monkeypatch) -> None:
+    now = [100.0]
+    monkeypatch.setattr(stream_clock, "time", SimpleNamespace(monotonic=lambda: now[0]))
+    app, _ = make_app([MessageView(1, "user", "You", "Go on.")])
+    async with app.run_test(size=(80, 24)) as pilot:
+        clock = StreamClock.of(app)
+        assert clock.may_grow()
+        app.composer.focus_input()
+        await pilot.press("h", "i")
+        now[0] += GROW_INTERVAL
+        assert not clock.may_grow()
+        now[0] += TYPING_GROW_INTERVAL
+        assert clock.may_grow()

@@ -70,10 +70,11 @@ async def test_keys_reach_the_composer_within_a_few_frames_while_three_answers_s
             shown_at = next(i for i, text in enumerate(frames[before_frames:]) if text == typed)
             assert shown_at <= 2, f"{char!r} appeared only in the {shown_at + 1}th frame after the key"
             assert len(sent) > before_sent, "the streams stalled while the key was handled"
+        # the typing over, growth beats come back and the finished paragraphs move into the bodies
+        await until(pilot, lambda: all("streamed text" in block.query_one(".message-body").source
+                                       for block in blocks), "the streamed paragraphs sealed into the bodies")
         stop.set()
         await asyncio.gather(*tasks)
         assert composer.input.text == "hello"
         assert all(len(block.text) > 500 for block in blocks)
         await until(pilot, lambda: all(not block._pending for block in blocks), "the streams flushed")
-        await pilot.pause()
-        assert all("streamed text" in block.query_one(".message-body").source for block in blocks)
