@@ -11,7 +11,8 @@ edge, mid-word: at 80 columns quit fell off.  This footer orders the keys by wha
 and shows as many as fit, whole: the ``first`` and ``keep`` keys always, the others in that order
 while there is room.  What does not fit is listed in help.
 
-The footer is composed again whenever the keys change (every focus change).  Textual's footer ties
+The footer is composed again whenever the keys change (every focus change), and only then: a
+widget refreshing its bindings without changing them leaves it as it is.  Textual's footer ties
 each key to its ``compact`` style with ``data_bind``, which registers a watcher on the footer that
 keeps the key alive until ``compact`` changes — that is, forever: every recompose would leak its
 keys.  This footer gives each key its style directly instead and passes a change on itself.
@@ -74,6 +75,8 @@ class KeyFooter(Footer):
         self.then = tuple(then)
         self._ranked: list[tuple[tuple[int, int], list[Widget]]] = []
         self._fit_tries = 0
+        self._drawn: tuple[object, ...] | None = None
+        """What the keys shown were composed from (see :meth:`_signature`)."""
 
     def _rank(self, unit: list[Widget], depth: dict[str, int]) -> tuple[int, int]:
         """(0.., 0) for ``first``; then the focused widget's keys (nearest widget first), ``keep``, the
@@ -136,7 +139,17 @@ class KeyFooter(Footer):
             joined.append(widget)
         return joined
 
+    @staticmethod
+    def _signature(screen: Screen[object]) -> tuple[object, ...]:
+        """The active keys of ``screen`` as the footer shows them: where each is defined, what it does
+        and says, and whether it is enabled."""
+        return tuple((key, id(active.node), active.binding.action, active.binding.description,
+                      active.binding.key_display, active.binding.show, active.binding.tooltip,
+                      active.enabled, active.tooltip)
+                     for key, active in screen.active_bindings.items())
+
     def compose(self) -> ComposeResult:
+        self._drawn = self._signature(self.screen) if self._bindings_ready else None
         widgets = self._join_groups(compose(self, super().compose()))
         for key in _keys(widgets):
             if key._reactive_connect:
@@ -214,6 +227,13 @@ class KeyFooter(Footer):
             if self.is_attached and screen is self.screen:
                 self.call_after_refresh(self.recompose)
             return
+        signature = self._signature(screen) if screen is self.screen else None
+        if self._ranked and signature is not None and signature == self._drawn:
+            # the keys shown, or about to be (a widget refreshed its bindings, a message finished
+            # streaming): composing the footer again would only lay out the screen once more
+            return
+        if signature is not None and screen.app.app_focus and self.is_attached:
+            self._drawn = signature  # what the recompose asked for now will show
         super().bindings_changed(screen)
 
     def watch_compact(self, compact: bool) -> None:

@@ -334,3 +334,28 @@ async def test_the_footer_follows_a_change_of_style() -> None:
         await until_styled(True)
         footer_widget.compact = False
         await until_styled(False)
+
+
+async def test_bindings_refreshed_without_a_change_leave_the_footer_as_it_is() -> None:
+    # a message that finishes streaming refreshes its bindings; the keys shown stay the same, and
+    # composing the footer again would lay the whole screen out once more
+    app = _FooterApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        footer_widget = app.query_one(KeyFooter)
+        pane, field = app.query_one(_Pane), app.query_one(_Field)
+        pane.focus()
+        await _footer_shows(pilot, footer_widget, "Pane key")
+        composed: list[str] = []
+        real = footer_widget.recompose
+
+        async def counting_recompose() -> None:
+            composed.append(app.focused.__class__.__name__)
+            await real()
+
+        footer_widget.recompose = counting_recompose  # type: ignore[method-assign]
+        for _ in range(3):
+            pane.refresh_bindings()
+            app.refresh_bindings()
+        field.focus()  # other keys: the footer is composed again, once
+        await _footer_shows(pilot, footer_widget, "Field key")
+        assert composed == ["_Field"]
