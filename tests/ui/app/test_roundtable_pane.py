@@ -51,13 +51,16 @@ def _labels(app: Any) -> list[str]:
     thread = _thread(app)
     if thread is None:
         return []
-    return [str(block.query_one(".message-label").render()) for block in thread.chat.blocks()]
+    # a block mounted a moment ago may not have composed its label yet: it is not listed until it has
+    return [str(labels.first().render()) for block in thread.chat.blocks()
+            if (labels := block.query(".message-label"))]
 
 
 def _block(app: Any, seat: str) -> MessageBlock | None:
     thread = _thread(app)
     for block in thread.chat.blocks() if thread is not None else ():
-        if block.view.meta.get("seat") == seat or str(block.query_one(".message-label").render()).startswith(seat):
+        labels = block.query(".message-label")  # none yet in a block mounted a moment ago
+        if block.view.meta.get("seat") == seat or (labels and str(labels.first().render()).startswith(seat)):
             return block
     return None
 

@@ -33,8 +33,9 @@ def _blocks(app: Any) -> dict[str, MessageBlock]:
     found = app.query(RoundtableThread)
     if not found:
         return {}
-    return {str(block.query_one(".message-label").render()).split(" · ")[0]: block
-            for block in found.first().chat.blocks()}
+    # a block mounted a moment ago may not have composed its label yet: it is not listed until it has
+    return {str(labels.first().render()).split(" · ")[0]: block
+            for block in found.first().chat.blocks() if (labels := block.query(".message-label"))}
 
 
 async def _settled_view(pilot: Any) -> None:
