@@ -9,8 +9,9 @@ app does not import the workflow runtime before the first frame (see
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from tunaflow_tui.core.lazy_names import lazy_names
 
 if TYPE_CHECKING:
     from tunaflow_tui.controllers.opener import ProjectOpener
@@ -27,8 +28,4 @@ _HOMES = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(import_module(home), name)
+__getattr__, __dir__ = lazy_names(__name__, _HOMES)

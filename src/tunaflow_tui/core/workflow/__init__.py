@@ -10,8 +10,9 @@ and the marker modules they read proposals with.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from tunaflow_tui.core.lazy_names import lazy_names
 
 if TYPE_CHECKING:
     from tunaflow_tui.core.workflow.commands import (
@@ -68,77 +69,63 @@ if TYPE_CHECKING:
     from tunaflow_tui.core.workflow.ways import PlanContext, WayOn, decision_command, open_step, ways_on
 
 _SOURCES: dict[str, str] = {
-    "ALL_COMMANDS": "commands",
-    "Abandon": "commands",
-    "Accept": "commands",
-    "AcceptOverride": "commands",
-    "AcceptPartial": "commands",
-    "Actor": "phases",
-    "AggregateVerdict": "verdicts",
-    "Approve": "commands",
-    "Command": "commands",
-    "ContinueAfterEscalation": "commands",
-    "ContinueDev": "commands",
-    "DEFAULT_DOOM_THRESHOLD": "machine",
-    "Decision": "decisions",
-    "DevStalled": "commands",
-    "EditProposal": "commands",
-    "EventSpec": "machine",
-    "Hold": "commands",
-    "IllegalTransition": "machine",
-    "ImplementationReported": "commands",
-    "MarkComplete": "commands",
-    "MarkerRejected": "commands",
-    "Outcome": "machine",
-    "PendingDecision": "phases",
-    "Phase": "phases",
-    "PlanContext": "ways",
-    "PlanEventType": "phases",
-    "PlanState": "machine",
-    "ProposalReceived": "commands",
-    "Redesign": "commands",
-    "RequestRevision": "commands",
-    "Resume": "commands",
-    "RetryReview": "commands",
-    "RetrySetup": "commands",
-    "ReviewFinished": "commands",
-    "ReviewStanding": "verdicts",
-    "ReviewStarted": "commands",
-    "Rework": "commands",
-    "ScoreSummary": "verdicts",
-    "SeatResult": "verdicts",
-    "SetupFailed": "commands",
-    "SkipSetup": "commands",
-    "SubtaskReported": "commands",
-    "Verdict": "verdicts",
-    "Waiting": "phases",
-    "WayOn": "ways",
-    "aggregate": "verdicts",
-    "allowed_commands": "machine",
-    "allowed_names": "machine",
-    "decision_command": "ways",
-    "failures_since_reset": "machine",
-    "open_step": "ways",
-    "transition": "machine",
-    "unheld": "machine",
-    "ways_on": "ways",
+    "ALL_COMMANDS": ".commands",
+    "Abandon": ".commands",
+    "Accept": ".commands",
+    "AcceptOverride": ".commands",
+    "AcceptPartial": ".commands",
+    "Actor": ".phases",
+    "AggregateVerdict": ".verdicts",
+    "Approve": ".commands",
+    "Command": ".commands",
+    "ContinueAfterEscalation": ".commands",
+    "ContinueDev": ".commands",
+    "DEFAULT_DOOM_THRESHOLD": ".machine",
+    "Decision": ".decisions",
+    "DevStalled": ".commands",
+    "EditProposal": ".commands",
+    "EventSpec": ".machine",
+    "Hold": ".commands",
+    "IllegalTransition": ".machine",
+    "ImplementationReported": ".commands",
+    "MarkComplete": ".commands",
+    "MarkerRejected": ".commands",
+    "Outcome": ".machine",
+    "PendingDecision": ".phases",
+    "Phase": ".phases",
+    "PlanContext": ".ways",
+    "PlanEventType": ".phases",
+    "PlanState": ".machine",
+    "ProposalReceived": ".commands",
+    "Redesign": ".commands",
+    "RequestRevision": ".commands",
+    "Resume": ".commands",
+    "RetryReview": ".commands",
+    "RetrySetup": ".commands",
+    "ReviewFinished": ".commands",
+    "ReviewStanding": ".verdicts",
+    "ReviewStarted": ".commands",
+    "Rework": ".commands",
+    "ScoreSummary": ".verdicts",
+    "SeatResult": ".verdicts",
+    "SetupFailed": ".commands",
+    "SkipSetup": ".commands",
+    "SubtaskReported": ".commands",
+    "Verdict": ".verdicts",
+    "Waiting": ".phases",
+    "WayOn": ".ways",
+    "aggregate": ".verdicts",
+    "allowed_commands": ".machine",
+    "allowed_names": ".machine",
+    "decision_command": ".ways",
+    "failures_since_reset": ".machine",
+    "open_step": ".ways",
+    "transition": ".machine",
+    "unheld": ".machine",
+    "ways_on": ".ways",
 }
 
-
-
-def __getattr__(name: str) -> Any:
-    """Load a re-exported name from its module on first use."""
-    module = _SOURCES.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted([*globals(), *_SOURCES])
-
+__getattr__, __dir__ = lazy_names(__name__, _SOURCES)
 
 __all__ = [
     "ALL_COMMANDS",
