@@ -39,11 +39,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 @pytest.hookimpl(trylast=True)
 def pytest_runtest_teardown(item: pytest.Item) -> None:
-    """Let the finished test's widgets go: Textual 8.2 keeps the last 1,024 styles caches drawn (an
-    ``lru_cache`` on ``StylesCache.get_inner_outer``), and every line they rendered with them."""
-    styles_cache = sys.modules.get("textual._styles_cache")
-    if styles_cache is not None:
-        styles_cache.StylesCache.get_inner_outer.cache_clear()
+    """Let the finished test's widgets go, as the chat lets released messages go
+    (:func:`~tunaflow_tui.widgets.chat_view.forget_released_lines`)."""
+    if "textual._styles_cache" in sys.modules:  # a test that drew no widget leaves Textual unloaded
+        from tunaflow_tui.widgets.chat_view import forget_released_lines
+
+        forget_released_lines()
 
 
 def pytest_runtest_logfinish(nodeid: str, location: tuple[str, int | None, str]) -> None:

@@ -37,7 +37,7 @@ def _new_block(view: MessageView) -> MessageBlock:
     return MessageBlock(view)
 
 
-def _forget_released_lines() -> None:
+def forget_released_lines() -> None:
     """Let removed blocks' rendered lines go.
 
     Textual 8.2 caches ``StylesCache.get_inner_outer`` per styles cache (``lru_cache(1024)`` on the
@@ -411,7 +411,7 @@ class ChatView(VerticalScroll):
         """Remove ``blocks`` and let go of everything they rendered."""
         if blocks:
             await self.remove_children(blocks)
-            _forget_released_lines()
+            forget_released_lines()
 
     def _keep_in_place(self, block: MessageBlock, offset: float) -> None:
         """Scroll so that ``block`` is ``offset`` rows below the top of the view, as before."""
