@@ -88,14 +88,19 @@ async def test_typing_on_while_the_proposal_arrives_never_approves_it(open_app, 
 
 
 async def test_a_key_just_typed_in_the_empty_composer_keeps_the_focus(open_app, monkeypatch, arming_clock) -> None:
-    app, controller, runtime = open_app()
+    # the Developer is held mid-answer, so the keys are typed before the review's verdict arrives
+    factory, engine = holding_factory("developer")
+    app, controller, runtime = open_app(engine_factory=factory)
     async with app.run_test(size=(120, 40)) as pilot:
         card = await proposal_in_focus(pilot, app)
         await armed(pilot, card, arming_clock)
         await pilot.press("a")  # approved: development and review run
+        await until(pilot, lambda: engine().holding("developer"), "the Developer writing")
         app.composer.focus_input()
+        await until(pilot, lambda: isinstance(app.focused, ComposerInput), "the composer focused")
         await pilot.press("x", "backspace")  # typed and rubbed out: the composer is empty again
         monkeypatch.setattr(conversation_module, "TYPING_PAUSE", 600.0)  # however long the review takes
+        engine().release()
         await idle(pilot, app)
         assert phase_and_pending(runtime) == ("review", "review")
         assert isinstance(app.focused, ComposerInput)
