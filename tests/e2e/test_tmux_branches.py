@@ -50,8 +50,8 @@ def test_fork_chat_while_main_answers_then_adopt(demo: Callable[[int, int], Any]
     session.press("Enter")
     session.wait_for("Adopt (ctrl+s)")
     session.press("C-s")
-    screen = session.wait_for("Adopted branch 1")
-    assert "o opens the branch" in screen
+    # the card arrives headline first; the chat follows it to its last line (the key) a frame later
+    screen = session.wait_for(lambda s: "Adopted branch 1" in s and "o opens the branch" in s)
     archive = screen.split("Archive", 1)[1]
     assert "[adopted]" in archive, screen
     assert "Traceback" not in screen
