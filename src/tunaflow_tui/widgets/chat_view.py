@@ -440,6 +440,17 @@ class ChatView(VerticalScroll):
         if shown:
             self.vertical_scrollbar.position = self.scroll_y
 
+    def on_resize(self) -> None:
+        """Stay at the newest text, thumb included, when the chat changes size while following it.
+
+        Textual lays an anchored view out against its size before the change and puts it at the
+        bottom on the next layout, moving the thumb without repainting it: the chat showed its end
+        with the thumb still where the earlier layout put it (the dock grew under a new verdict).
+        Scrolling to the end here, with the new size, moves view and thumb together.
+        """
+        if self.is_following and self.show_vertical_scrollbar and self.scroll_y != self.max_scroll_y:
+            self.scroll_end(animate=False, immediate=True)
+
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         """Load the previous page at the top and the next one at the bottom."""
         super().watch_scroll_y(old_value, new_value)

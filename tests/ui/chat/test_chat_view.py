@@ -271,3 +271,24 @@ async def test_a_message_typed_on_two_lines_shows_on_two_lines(make_app, read_sc
         assert "alpha one" in lines and "beta two" in lines
         assert "alpha one beta two" not in read_screen(app)
         assert any(line.startswith("code line 1") for line in lines)
+
+
+async def test_a_chat_that_shrinks_while_following_draws_its_thumb_where_it_shows(make_app) -> None:
+    # the decision dock grows under a new verdict: the chat gets shorter while it follows the newest text
+    from textual.geometry import Region
+
+    app, _ = make_app(_numbered(30))
+    async with app.run_test(size=(80, 24)) as pilot:
+        chat = app.chat_view
+        await until(pilot, lambda: chat.is_following and chat.scroll_y == chat.max_scroll_y > 0, "the chat at its end")
+        chat.styles.max_height = 6
+        await until(pilot, lambda: chat.size.height == 6, "the chat shorter")
+        app.screen.refresh(layout=True)  # any later layout (a toast, the footer) …
+        await pilot.pause()
+        assert chat.scroll_y == chat.max_scroll_y  # … shows the newest text …
+        bar = chat.vertical_scrollbar
+        rows = Region(0, 0, bar.size.width, bar.size.height)
+        drawn = [list(strip) for strip in bar.render_lines(rows)]
+        bar.refresh()
+        # … and the thumb as drawn is the thumb of that position, not one left from before
+        assert drawn == [list(strip) for strip in bar.render_lines(rows)]
