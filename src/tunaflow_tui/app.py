@@ -34,6 +34,7 @@ from tunaflow_tui.widgets.chat_view import ChatView
 from tunaflow_tui.widgets.composer import Composer
 from tunaflow_tui.widgets.decision_dock import DecisionDock
 from tunaflow_tui.widgets.key_footer import KeyFooter
+from tunaflow_tui.widgets.stream_clock import StreamClock
 from tunaflow_tui.widgets.workspace import Workspace
 
 if TYPE_CHECKING:  # cards, messages, help and workflow load on first use: the first frame needs none of them
@@ -274,6 +275,10 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         if ready is not None:
             await ready()
         self.call_after_refresh(freeze_loaded, "first frame")
+
+    def on_unmount(self) -> None:
+        """The stream clock stops, and full garbage collections run again if typing held them."""
+        StreamClock.of(self).stop()
 
     @property
     def chat_view(self) -> ChatView:

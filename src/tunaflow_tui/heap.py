@@ -31,3 +31,34 @@ def freeze_loaded(stage: str) -> bool:
     gc.collect()
     gc.freeze()
     return True
+
+
+HELD_FULL_THRESHOLD = 1_000
+"""The full-collection threshold while full passes are held (Python's default is 10): in effect none."""
+
+_held: tuple[int, int, int] | None = None
+
+
+def hold_full_collections() -> None:
+    """Put off full collections (young ones go on) until :func:`release_full_collections`.
+
+    A full pass costs 45–60 ms while answers stream; a key typed meanwhile waits for it.  The app
+    holds them while the user types and lets them run again once the typing pauses.
+    """
+    global _held
+    if _held is None:
+        _held = gc.get_threshold()
+        gc.set_threshold(_held[0], _held[1], HELD_FULL_THRESHOLD)
+
+
+def release_full_collections() -> None:
+    """Let full collections run again at the usual rate (a no-op when none are held)."""
+    global _held
+    if _held is not None:
+        gc.set_threshold(*_held)
+        _held = None
+
+
+def full_collections_held() -> bool:
+    """True between :func:`hold_full_collections` and :func:`release_full_collections`."""
+    return _held is not None

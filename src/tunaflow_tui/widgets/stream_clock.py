@@ -9,13 +9,18 @@ line being written fills word by word), and at most every :data:`GROW_INTERVAL` 
 answers may add rows (the lines written meanwhile appear together).  Every streaming block of the
 app is written in the same tick, so several parallel streams cost one layout per growth beat, not
 one per block or per chunk.
+
+While the user types, full garbage collections are held too (:mod:`tunaflow_tui.heap`): a full
+pass is the other long pause a key can land in.  They run again once the typing pauses.
 """
 
 from __future__ import annotations
 
 import time
 import weakref
-from typing import TYPE_CHECKING, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+
+from tunaflow_tui.heap import hold_full_collections, release_full_collections
 
 if TYPE_CHECKING:
     from textual.app import App
@@ -56,17 +61,18 @@ class Flushable(Protocol):
 class StreamClock:
     """One timer per app that writes the collected text of every streaming block at once."""
 
-    _clocks: ClassVar[weakref.WeakKeyDictionary[App[object], StreamClock]] = weakref.WeakKeyDictionary()
+    _clocks: ClassVar[weakref.WeakKeyDictionary[App[Any], StreamClock]] = weakref.WeakKeyDictionary()
 
-    def __init__(self, app: App[object]) -> None:
+    def __init__(self, app: App[Any]) -> None:
         self.app = app
         self.waiting: dict[Flushable, None] = {}
         self.timer: Timer | None = None
         self._grown_at = 0.0
         self._typed_at = float("-inf")
+        self._pause_timer: Timer | None = None
 
     @classmethod
-    def of(cls, app: App[object]) -> StreamClock:
+    def of(cls, app: App[Any]) -> StreamClock:
         """The clock of ``app`` (created on first use)."""
         clock = cls._clocks.get(app)
         if clock is None:
@@ -74,8 +80,28 @@ class StreamClock:
         return clock
 
     def typed(self) -> None:
-        """A key reached a composer: growth beats space out to :data:`TYPING_GROW_INTERVAL` for a while."""
+        """A key reached a composer: growth beats space out to :data:`TYPING_GROW_INTERVAL` and full
+        garbage collections wait, until the typing pauses for :data:`TYPING_PAUSE`."""
         self._typed_at = time.monotonic()
+        if self._pause_timer is None:
+            hold_full_collections()
+            self._pause_timer = self.app.set_timer(TYPING_PAUSE, self._typing_paused, name="typing-pause")
+
+    def _typing_paused(self) -> None:
+        left = self._typed_at + TYPING_PAUSE - time.monotonic()
+        if left > 0:  # a key came meanwhile: look again when the pause after it ends
+            self._pause_timer = self.app.set_timer(left, self._typing_paused, name="typing-pause")
+            return
+        self._pause_timer = None
+        release_full_collections()
+
+    def stop(self) -> None:
+        """The app is closing: its timers go, and full collections run again if typing held them."""
+        for timer in (self.timer, self._pause_timer):
+            if timer is not None:
+                timer.stop()
+        self.timer = self._pause_timer = None
+        release_full_collections()
 
     def may_grow(self, interval: float = GROW_INTERVAL) -> bool:
         """True if a growth beat is due: streaming blocks may add rows now (the beat is taken).

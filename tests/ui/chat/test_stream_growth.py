@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import gc
 from types import SimpleNamespace
 
+from waiting import until
+
+from tunaflow_tui.heap import full_collections_held
 from tunaflow_tui.viewmodels.chat import MessageView
 from tunaflow_tui.widgets import message_block, stream_clock
 from tunaflow_tui.widgets.markdown_stream import StreamTail
@@ -98,10 +102,19 @@ async def test_a_block_taken_down_while_its_answer_streams_draws_nothing_and_rai
         assert block.text == "first paragraph\n\nsecond paragraph\n\nthird"
 
 
+class _Timer:
+    def stop(self) -> None:
+        pass
+
+
+_NO_TIMERS = SimpleNamespace(set_timer=lambda *args, **kwargs: _Timer())
+"""An app whose timers never fire: the clock's typing pause ends only when the test says."""
+
+
 def test_while_the_user_types_growth_beats_space_out_and_come_back_once_they_stop(monkeypatch) -> None:
     now = [100.0]
     monkeypatch.setattr(stream_clock, "time", SimpleNamespace(monotonic=lambda: now[0]))
-    clock = StreamClock(app=None)  # type: ignore[arg-type]
+    clock = StreamClock(app=_NO_TIMERS)  # type: ignore[arg-type]
     assert clock.may_grow()
     for step in (0.0, 0.6, 0.6):  # a key now and then (well within TYPING_PAUSE of each other)
         now[0] += step
@@ -117,6 +130,7 @@ def test_while_the_user_types_growth_beats_space_out_and_come_back_once_they_sto
     assert clock.may_grow()
     now[0] += GROW_INTERVAL
     assert clock.may_grow()
+    clock.stop()
 
 
 async def test_a_key_in_the_composer_tells_the_stream_clock_the_user_is_typing(make_app, monkeypatch) -> None:
@@ -132,3 +146,22 @@ async def test_a_key_in_the_composer_tells_the_stream_clock_the_user_is_typing(m
         assert not clock.may_grow()
         now[0] += TYPING_GROW_INTERVAL
         assert clock.may_grow()
+
+
+async def test_full_garbage_collections_wait_while_the_user_types(make_app, monkeypatch) -> None:
+    # a full pass is a pause of tens of milliseconds: a key typed meanwhile would wait for it
+    monkeypatch.setattr(stream_clock, "TYPING_PAUSE", 0.2)
+    usual = gc.get_threshold()
+    app, _ = make_app([MessageView(1, "user", "You", "Go on.")])
+    async with app.run_test(size=(80, 24)) as pilot:
+        app.composer.focus_input()
+        await pilot.pause()
+        assert not full_collections_held()
+        await pilot.press("h", "i")
+        assert full_collections_held() and gc.get_threshold()[2] > usual[2]
+        assert gc.get_threshold()[:2] == usual[:2]  # young collections go on
+        await until(pilot, lambda: not full_collections_held(), "full collections back once the typing paused")
+        assert gc.get_threshold() == usual
+        await pilot.press("x")
+        assert full_collections_held()
+    assert not full_collections_held() and gc.get_threshold() == usual  # the app closed mid-typing
