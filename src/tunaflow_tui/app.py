@@ -23,6 +23,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.events import DeliveryComplete, DeliveryFailed
+from textual.geometry import Size
 from textual.notifications import SeverityLevel
 from textual.theme import Theme
 from textual.widgets import Header, Static
@@ -115,6 +116,15 @@ class SessionControls(Protocol):
 SIDEBAR_MIN_COLUMNS = 100
 """Below this terminal width the sidebar starts hidden (ctrl+b shows it): the chat keeps its room."""
 
+
+
+def _rows_wanted(line: Static, viewport: Size) -> int:
+    """The rows ``line`` would take for its content now (up to its ``max-height`` in cells)."""
+    rows = line.get_content_height(line.container_size, viewport, line.content_size.width)
+    cap = line.styles.max_height
+    if cap is not None and cap.is_cells:
+        rows = min(rows, int(cap.value))
+    return rows
 
 class TunaflowApp(App[None]):
     """The tunaflow terminal app.
@@ -306,10 +316,18 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         return self.query_one("#decision-dock", DecisionDock)
 
     def set_status(self, text: str) -> None:
-        """Show what is going on above the composer, a line per running thing (empty hides it)."""
+        """Show what is going on above the composer, a line per running thing (empty hides it).
+
+        The lines tick every second while agents run: a tick that keeps their height redraws the
+        line alone, where a layout would lay out the whole screen (and hold up a key typed meanwhile).
+        """
         for line in self.query("#status-line").results(Static):
-            line.update(text)
-            line.display = bool(text)
+            shown = bool(text)
+            line.update(text, layout=False)
+            if line.display != shown:
+                line.display = shown
+            elif shown and _rows_wanted(line, self.size) != line.content_size.height:
+                line.refresh(layout=True)
 
     @property
     def session(self) -> SessionControls | None:

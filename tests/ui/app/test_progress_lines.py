@@ -72,3 +72,36 @@ async def test_each_seat_and_the_test_run_have_a_line_with_elapsed_time(open_app
 @pytest.mark.parametrize(("seconds", "shown"), [(0, "0s"), (59.9, "59s"), (65, "1m 05s"), (3725, "1h 02m")])
 def test_elapsed_time_reads_short(seconds: float, shown: str) -> None:
     assert status.elapsed(seconds) == shown
+
+
+async def test_a_tick_redraws_the_status_line_and_only_a_new_line_lays_the_screen_out(open_app, monkeypatch) -> None:
+    # a layout redoes the whole screen (a key typed meanwhile waits for it): the seconds ticking must not
+    clock = HandClock()
+    monkeypatch.setattr(status, "now", clock)
+    app, controller, runtime = open_app()
+    service = WorkflowService(runtime.store)
+    first, second = (service.create_plan_from_proposal(title=f"{PLAN_TITLE} {n}", slug=f"plan-{n}",
+                                                       subtasks=[("Count words", "")]) for n in (1, 2))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        gate = asyncio.Event()
+        controller.workers.run_agent(gate.wait(), "review")  # the review round at work
+        runtime.emit(ProjectTestsRunning(first.id, "python -m pytest -q", running=True))
+        await _until(pilot, lambda: "⟳ tests: python -m pytest -q 0s" in screen_text(app))
+        line = app.query_one("#status-line")
+        layouts: list[bool] = []
+        refresh = line.refresh
+
+        def counted(*regions, repaint=True, layout=False, recompose=False):
+            layouts.append(layout)
+            return refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
+
+        monkeypatch.setattr(line, "refresh", counted)
+        clock.advance(3)
+        await _until(pilot, lambda: "⟳ tests: python -m pytest -q 3s" in screen_text(app))
+        assert layouts and not any(layouts)
+        runtime.emit(ProjectTestsRunning(second.id, "make check", running=True))  # a second line: the status grows
+        await _until(pilot, lambda: "⟳ tests: make check 0s" in screen_text(app))
+        assert any(layouts) and line.size.height == 2
+        assert "⟳ tests: python -m pytest -q 3s" in screen_text(app)
+        gate.set()
