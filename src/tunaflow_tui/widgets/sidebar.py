@@ -156,7 +156,13 @@ class Sidebar(Vertical):
             tree.cursor_line = 0
 
     def update(self, sections: SidebarSections) -> None:
-        """Replace the content, keeping the cursor on the same item when it still exists."""
+        """Replace the content, keeping the cursor on the same item when it still exists.
+
+        The same content leaves the tree as it is (sections the user folded stay folded): a rebuild
+        lays out the whole screen, and the sidebar is refreshed on every change of a plan or branch.
+        """
+        if sections == self.sections and self.sidebar_tree.root.children:
+            return
         tree = self.sidebar_tree
         current = tree.cursor_node
         wanted = _key(current.data) if current is not None else None

@@ -91,6 +91,21 @@ async def test_update_keeps_the_cursor_on_the_same_item() -> None:
         assert tree.cursor_node is not None and tree.cursor_node.data == SECTIONS.branches[1]
 
 
+async def test_an_update_with_nothing_new_leaves_a_folded_section_folded() -> None:
+    # the sidebar is refreshed on every change of a plan or a branch, often with the same content
+    app = SidebarApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        sidebar = app.query_one(Sidebar)
+        await pilot.press("enter")  # "Conversations" folded
+        await pilot.pause()
+        sidebar.update(replace(SECTIONS))  # equal content, a new object
+        await pilot.pause()
+        assert "Main" not in screen_text(app)
+        sidebar.update(replace(SECTIONS, archive=(SidebarItem("archive", 8, "an adopted branch"),)))
+        await pilot.pause()
+        assert "an adopted branch" in screen_text(app)  # something new: the tree is built again
+
+
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])
 def test_snapshot_sidebar(snap_compare, size: tuple[int, int]) -> None:
     assert snap_compare(SidebarApp(), terminal_size=size)
