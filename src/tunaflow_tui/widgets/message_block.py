@@ -40,6 +40,11 @@ from tunaflow_tui.widgets.records import RecordCard, record_card
 from tunaflow_tui.widgets.stream_clock import FLUSH_INTERVAL, StreamClock
 
 
+def _tool_lines(tools: tuple[ToolLine, ...]) -> Content:
+    """The tool lines of a reply, one per tool (plain text: no markup, no links)."""
+    return _plain("\n".join(f"• {tool.name}  {tool.detail}".rstrip() for tool in tools))
+
+
 def _plain(text: str) -> Content:
     """Neutralised text as Content, so square brackets are never read as markup."""
     return Content(neutralize(text))
@@ -187,9 +192,8 @@ class MessageBlock(Vertical, can_focus=True):
         widgets: list[Widget] = []
         if view.tools:
             # All tool lines in one widget: a long tool list costs no more than a short one.
-            lines = "\n".join(f"• {tool.name}  {tool.detail}".rstrip() for tool in view.tools)
             widgets.append(
-                Collapsible(Static(_plain(lines), classes="tool-line", markup=False),
+                Collapsible(Static(_tool_lines(view.tools), classes="tool-line", markup=False),
                             title=tools_summary(view.tools), collapsed=True, classes="message-tools")
             )
         if self._hidden_chars:
@@ -227,11 +231,22 @@ class MessageBlock(Vertical, can_focus=True):
         self.set_class(view.status == "streaming", "-streaming")
 
     async def show_tools(self, tools: tuple[ToolLine, ...]) -> None:
-        """Show the tools used so far (while the answer is still streaming)."""
-        if tools != self.view.tools:
-            self.view = replace(self.view, tools=tools)
-            await self._render_extras()
-            self.refresh_bindings()
+        """Show the tools used so far (while the answer is still streaming).
+
+        A list already shown is written over in place: an agent at work uses a tool every few
+        seconds, and building the extras again each time mounted a new fold of widgets.
+        """
+        if tools == self.view.tools:
+            return
+        shown = self.view.tools
+        self.view = replace(self.view, tools=tools)
+        folds = list(self.query(".message-tools").results(Collapsible)) if shown and tools else []
+        if folds:
+            folds[0].title = tools_summary(tools)
+            folds[0].query_one(".tool-line", Static).update(_tool_lines(tools))
+            return
+        await self._render_extras()
+        self.refresh_bindings()
 
     async def append(self, text: str) -> None:
         """Append a chunk of a streaming answer (neutralised, split sequences handled).

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from app_harness import posted
-from textual.widgets import Markdown
+from textual.widgets import Collapsible, Markdown
 
+from tunaflow_tui.core.turns import ToolLine
 from tunaflow_tui.screens.help import HelpScreen
 from tunaflow_tui.viewmodels.chat import ErrorView, MessageView
 from tunaflow_tui.widgets.message_block import MarkdownBody, MessageBlock
@@ -130,3 +131,22 @@ async def test_notifications_are_plain_text_so_square_brackets_stay_as_written(m
         [note] = posted(app)
         assert note.message == "pytest said: [b]x[/b] and [/oops]"
         assert note.markup is False  # the toast shows the text as it is, never as markup
+
+
+async def test_tools_used_while_an_answer_streams_are_added_to_the_open_list(make_app, read_screen) -> None:
+    # an agent at work uses a tool every few seconds: the list grows where it is, still unfolded
+    app, _ = make_app([MessageView(1, "user", "You", "Fix the login")])
+    async with app.run_test(size=(120, 40)) as pilot:
+        block = await app.chat_view.start_stream(MessageView(2, "assistant", "Developer · codex", "", status="streaming"))
+        await block.append("Looking at the code.\n\n")
+        await block.show_tools((ToolLine("Read", "src/app.py"),))
+        await pilot.pause()
+        fold = block.query_one(Collapsible)
+        assert "1 tool used" in read_screen(app)
+        await pilot.press("escape", "t")  # unfolded
+        await pilot.pause()
+        await block.show_tools((ToolLine("Read", "src/app.py"), ToolLine("Edit", "src/routes.py")))
+        await pilot.pause()
+        assert block.query_one(Collapsible) is fold and not fold.collapsed
+        screen = read_screen(app)
+        assert "2 tools used" in screen and "src/app.py" in screen and "src/routes.py" in screen
