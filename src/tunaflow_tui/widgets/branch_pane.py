@@ -34,27 +34,33 @@ class BranchHeader(Static):
     }
     """
 
+    _rows = 0
+
     def show(self, view: BranchView | None) -> None:
-        """Show `view` (None: no branch)."""
-        if view is None:
-            self.update("Branch")
-            return
+        """Show `view` (None: no branch).
+
+        The header's lines never wrap, so a new text with as many lines as the last one is redrawn
+        in place: the header follows every change of the branch (an agent starting or ending in it),
+        and a layout redoes the whole screen.
+        """
         from textual.content import Content
 
-        if view.kind != "general" or view.mode != "chat":  # a plan's branch: one line, the workflow's words
-            self.update(Content.assemble(("⎇ ", "bold"), (view.label, "bold"), ("  ", ""),
-                                         (view.details, "not bold dim")))
-            return
-        # a user's branch: the label, then how it knows its parent, its engine and git branch
-        self.update(
-            Content.assemble(
+        if view is None:
+            content = Content("Branch")
+        elif view.kind != "general" or view.mode != "chat":  # a plan's branch: one line, the workflow's words
+            content = Content.assemble(("⎇ ", "bold"), (view.label, "bold"), ("  ", ""),
+                                       (view.details, "not bold dim"))
+        else:  # a user's branch: the label, then how it knows its parent, its engine and git branch
+            content = Content.assemble(
                 ("⎇ ", "bold"),
                 ("● " if view.live else "", "bold green"),
                 (view.label, "bold"),
                 ("\n", ""),
                 (view.details, "not bold dim"),
             )
-        )
+        rows = content.plain.count("\n") + 1
+        self.update(content, layout=rows != self._rows)
+        self._rows = rows
 
 
 class BranchPane(Vertical):

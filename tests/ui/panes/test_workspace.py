@@ -212,3 +212,30 @@ async def test_narrow_follows_the_terminal_width_not_the_workspace_width() -> No
         await pilot.pause()
         assert workspace.narrow
         assert pane.region.width == workspace.region.width
+
+
+async def test_the_branch_header_follows_a_status_change_in_place(monkeypatch) -> None:
+    # the header follows every agent starting or ending in the branch; a layout would redo the screen
+    from dataclasses import replace
+
+    from tunaflow_tui.widgets.branch_pane import BranchHeader
+
+    app = WorkspaceApp(mode="drawer")
+    async with app.run_test(size=(120, 40)) as pilot:
+        header = app.query_one(BranchHeader)
+        layouts: list[bool] = []
+        refresh = header.refresh
+
+        def counted(*regions, repaint=True, layout=False, recompose=False):
+            layouts.append(layout)
+            return refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
+
+        monkeypatch.setattr(header, "refresh", counted)
+        app.query_one(BranchPane).update_view(replace(BRANCH, live=True))
+        await pilot.pause()
+        assert layouts and not any(layouts)
+        assert "● try sqlite FTS instead" in str(header.render())
+        app.query_one(BranchPane).update_view(replace(BRANCH, kind="implementation", mode="plan"))
+        await pilot.pause()
+        assert any(layouts)  # one line instead of two: the header gets shorter
+        assert header.size.height == 1
