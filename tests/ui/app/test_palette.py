@@ -43,45 +43,80 @@ def _notes(app) -> list[str]:
     return [n.message for n in posted(app)]
 
 
-@pytest.mark.parametrize("name", REQUIRED)
-async def test_each_palette_command_runs(open_app, at_approval, name: str) -> None:
+DECIDING = ("Approve plan", "Request plan revision", "Hold plan")
+"""Commands that decide on the waiting plan: each runs in an app of its own."""
+
+SHARED = tuple(name for name in REQUIRED if name not in DECIDING)
+"""Commands that leave the plan waiting: they run one after the other in one app, back at the chat
+in between (as a user trying them in turn would be)."""
+
+PROPOSAL = "Add a word-frequency report to textstats"
+
+
+def _expect(app, runtime, name: str, new_notes: list[str]) -> None:
+    """What running ``name`` from the palette must have done."""
+    plan = runtime.store.list_plans()[0]
+    assert not [n for n in posted(app) if n.severity == "error"]
+    if name == "Approve plan":
+        assert plan.pending_decision == "review"
+    elif name == "Request plan revision":
+        assert isinstance(app.screen, FeedbackScreen)
+    elif name == "Hold plan":
+        assert plan.phase == "held"
+    elif name in ("Accept review", "Rework", "Redesign", "Retry review seat"):
+        assert any("No plan waits for" in n for n in new_notes), new_notes
+    elif name == "Toggle branch pane":
+        assert app.workspace.mode == "drawer"
+    elif name == "Pin branch pane":
+        assert app.workspace.mode == "pinned"
+    elif name in ("Open workflow", "Open plan documents"):
+        assert isinstance(app.screen, WorkflowScreen)
+    elif name == "Cancel agent":
+        assert "No agent is running." in new_notes
+    elif name == "Open native CLI":
+        assert any("no interactive CLI" in n for n in new_notes), new_notes
+    elif name in ("Switch engine", "Change theme"):
+        assert isinstance(app.screen, PickerScreen)
+    elif name == "Show context pack":
+        assert isinstance(app.screen, ContextPackScreen)
+        assert "recent" in str(app.screen.query_one("#sections").get_row_at(1)) or app.screen.pack.rows
+    else:
+        raise AssertionError(f"no expectation for {name!r}")
+
+
+@pytest.mark.parametrize("name", DECIDING)
+async def test_each_deciding_palette_command_runs(open_app, at_approval, name: str) -> None:
     # the Architect's proposal waits for approval (seeded: its turn ran once, headless)
     app, _controller, runtime = open_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
-        assert [card.view.title for card in app.query(PlanProposalCard)] == ["Add a word-frequency report to textstats"]
+        assert [card.view.title for card in app.query(PlanProposalCard)] == [PROPOSAL]
         before = len(posted(app))
         await _run_from_palette(pilot, app, name)
-        plan = runtime.store.list_plans()[0]
-        new_notes = _notes(app)[before:]
-        assert not [n for n in posted(app) if n.severity == "error"]
-        if name == "Approve plan":
-            assert plan.pending_decision == "review"
-        elif name == "Request plan revision":
-            assert isinstance(app.screen, FeedbackScreen)
-        elif name == "Hold plan":
-            assert plan.phase == "held"
-        elif name in ("Accept review", "Rework", "Redesign", "Retry review seat"):
-            assert any("No plan waits for" in n for n in new_notes)
-        elif name == "Toggle branch pane":
-            assert app.workspace.mode == "drawer"
-        elif name == "Pin branch pane":
-            assert app.workspace.mode == "pinned"
-        elif name in ("Open workflow", "Open plan documents"):
-            assert isinstance(app.screen, WorkflowScreen)
-        elif name == "Cancel agent":
-            assert "No agent is running." in new_notes
-        elif name == "Open native CLI":
-            assert any("no interactive CLI" in n for n in new_notes)
-        elif name in ("Switch engine", "Change theme"):
-            assert isinstance(app.screen, PickerScreen)
-        elif name == "Show context pack":
-            assert isinstance(app.screen, ContextPackScreen)
-            assert "recent" in str(app.screen.query_one("#sections").get_row_at(1)) or app.screen.pack.rows
-        elif name == "Search":
-            from tunaflow_tui.screens.search import SearchScreen
+        _expect(app, runtime, name, _notes(app)[before:])
 
-            assert isinstance(app.screen, SearchScreen)
+
+async def test_every_other_palette_command_runs_and_leaves_the_plan_waiting(open_app, at_approval) -> None:
+    app, _controller, runtime = open_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        chat = app.screen
+        failed: dict[str, str] = {}
+        for name in SHARED:  # every command is run and checked; the failures are reported together
+            assert [card.view.title for card in app.query(PlanProposalCard)] == [PROPOSAL]
+            assert runtime.store.list_plans()[0].pending_decision == "approval"
+            before = len(posted(app))
+            await _run_from_palette(pilot, app, name)
+            try:
+                _expect(app, runtime, name, _notes(app)[before:])
+            except AssertionError as error:
+                failed[name] = str(error)
+            while app.screen is not chat:  # back to the chat: the screen it opened closes …
+                app.pop_screen()
+                await until(pilot, lambda: app.screen is chat or len(app.screen_stack) > 1, "the screen closed")
+            app.workspace.mode = "hidden"  # … and the branch pane it showed goes
+            await settle(pilot, app)
+        assert failed == {}
 
 
 async def test_change_theme_applies_the_picked_theme(open_app) -> None:
