@@ -12,6 +12,7 @@ import itertools
 
 from app_harness import screen_text
 from state_walk import walk
+from waiting import until
 
 from tunaflow_tui.core.proposal_editing import EditedProposal
 from tunaflow_tui.core.workflow import (
@@ -138,6 +139,14 @@ async def test_every_state_is_reachable_by_f2_with_its_keys_and_in_the_palette(o
             app.clear_notifications()
             await pilot.press("f2")
             await session.wait_idle()
+
+            def answered(plan_id: int = plan.id) -> bool:  # the card is focused after the next refresh
+                focused = app.focused
+                return (isinstance(app.screen, DecisionScreen)
+                        or (isinstance(focused, DecisionCard) and card_plan_id(focused) == plan_id)
+                        or any("Nothing is waiting for you" in n.message for n in app._notifications))
+
+            await until(pilot, answered, f"f2's answer for {where}")
             if not way.asks_the_user:
                 assert any("Nothing is waiting for you" in n.message for n in app._notifications), where
                 continue
