@@ -20,7 +20,8 @@ async def test_enter_and_space_unfold_and_fold_a_record() -> None:
         await focus_record(pilot, app, 3)
         block = app.chat_view.block_for(3)
         assert "enter: details" in screen_text(app) and "Decided by you" not in screen_text(app)
-        assert "Details" in screen_text(app)  # the footer names the key for the focused record
+        # the footer names the key for the focused record (composed again on the next refresh)
+        await until(pilot, lambda: "Details" in screen_text(app), "the footer's key for the record")
         await pilot.press("enter")
         await until(pilot, lambda: "Use a token bucket, not a fixed window." in screen_text(app), "the details")
         assert "Decided by you at 2026-01-01 12:03" in screen_text(app)
