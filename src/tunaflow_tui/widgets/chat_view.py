@@ -142,6 +142,12 @@ class ChatView(VerticalScroll):
         return block.message_id if block else None
 
     @property
+    def pages_on_scroll(self) -> bool:
+        """True once scrolling to the top or the bottom loads the next page: a window just opened
+        (the newest messages, the first page, a search hit) scrolls itself into place first."""
+        return self._ready
+
+    @property
     def is_following(self) -> bool:
         """True while the view sticks to the newest text."""
         return self.is_anchored and not getattr(self, "_anchor_released", False)
@@ -186,7 +192,7 @@ class ChatView(VerticalScroll):
         if split:
             self.call_after_refresh(self._mount_rest, views[:split], shown)
         else:
-            self.call_after_refresh(self._set_ready)
+            self.call_after_refresh(self._set_ready, shown)
 
     async def _mount_rest(self, views: Sequence[MessageView], shown: int) -> None:
         if shown != self._shown:  # another window was opened meanwhile (a search hit): it stays alone
@@ -194,10 +200,13 @@ class ChatView(VerticalScroll):
         blocks = self.blocks()
         if blocks:
             await self._mount_views(views, before=blocks[0])
-        self.call_after_refresh(self._set_ready)
+        self.call_after_refresh(self._set_ready, shown)
 
-    def _set_ready(self) -> None:
-        self._ready = True
+    def _set_ready(self, shown: int) -> None:
+        """Let scrolling page again, unless another window was opened since ``shown`` was (a search
+        hit right after the chat opened: the first window's late word must not let it page away)."""
+        if shown == self._shown:
+            self._ready = True
 
     def follow(self) -> None:
         """Scroll to the newest text and keep following it."""
@@ -332,7 +341,7 @@ class ChatView(VerticalScroll):
                 blocks[0].focus(scroll_visible=False)
         finally:
             self._busy = False
-        self.call_after_refresh(self._scroll_home_then_ready)
+        self.call_after_refresh(self._scroll_home_then_ready, self._shown)
 
     async def jump_latest(self) -> None:
         """Show the newest messages (mounting them again if they were released) and follow new text."""
@@ -379,21 +388,24 @@ class ChatView(VerticalScroll):
         block = self.block_for(message_id)
         if block is not None:
             block.focus(scroll_visible=False)
-            self.call_after_refresh(self._scroll_to_block_then_ready, block)
+            self.call_after_refresh(self._scroll_to_block_then_ready, block, self._shown)
         return block
 
-    def _scroll_to_block_then_ready(self, block: MessageBlock, tries: int = 8, last_y: int = -1) -> None:
+    def _scroll_to_block_then_ready(self, block: MessageBlock, shown: int, tries: int = 8,
+                                    last_y: int = -1) -> None:
         """Put ``block`` at the top; again after each refresh while the blocks above it still grow
         (their Markdown lays out after mounting), then let scrolling page again."""
+        if shown != self._shown:  # another window was opened meanwhile
+            return
         if not block.is_attached:
-            self._set_ready()
+            self._set_ready(shown)
             return
         y = block.virtual_region.y
         self.scroll_to(y=y, animate=False, immediate=True)
         if y != last_y and tries > 0:
-            self.call_after_refresh(self._scroll_to_block_then_ready, block, tries - 1, y)
+            self.call_after_refresh(self._scroll_to_block_then_ready, block, shown, tries - 1, y)
         else:
-            self.call_after_refresh(self._set_ready)
+            self.call_after_refresh(self._set_ready, shown)
 
     def _reading_history(self) -> None:
         """The newest messages are released: stop following the tail until they are back."""
@@ -503,9 +515,11 @@ class ChatView(VerticalScroll):
         """Jump to the first message of the conversation."""
         await self.jump_first()
 
-    def _scroll_home_then_ready(self) -> None:
+    def _scroll_home_then_ready(self, shown: int) -> None:
+        if shown != self._shown:  # another window was opened meanwhile
+            return
         self.scroll_home(animate=False, immediate=True)
-        self.call_after_refresh(self._set_ready)
+        self.call_after_refresh(self._set_ready, shown)
 
     async def action_latest(self) -> None:
         """Jump to the newest message and follow new text again."""

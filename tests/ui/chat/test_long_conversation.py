@@ -11,6 +11,7 @@ import pytest
 from app_harness import screen_text
 from textual._styles_cache import StylesCache
 from textual.widget import Widget
+from waiting import until
 
 from tunaflow_tui.app import TunaflowApp
 from tunaflow_tui.controllers.sources import StoreMessageSource
@@ -166,6 +167,7 @@ async def test_open_at_a_message_deep_in_the_history_and_page_on_from_there(stor
         assert len(ids(app)) <= chat.window_size + 1
         assert chat.has_older and chat.has_newer
         assert "Step 5001" in screen_text(app)
+        await until(pilot, lambda: chat.pages_on_scroll, "the hit scrolled into place")
         chat.scroll_end(animate=False)
         await pilot.pause()
         await app.workers.wait_for_complete()
@@ -179,3 +181,4 @@ async def test_open_at_a_message_deep_in_the_history_and_page_on_from_there(stor
         before = ids(app)
         assert await chat.open_at(COUNT + 50) is None
         assert ids(app) == before
+
