@@ -102,7 +102,15 @@ async def quiet(pilot: Any) -> None:
         return not stale
 
     await until(pilot, thumbs_in_place, "the scrollbars to show where their views are")
+    await until(pilot, lambda: footers_current(pilot.app), "the footer to show the keys in force")
     await pilot.pause()
+
+
+def footers_current(app: Any) -> bool:
+    """True when every key footer on the screens open shows the keys its screen's bindings give now."""
+    from tunaflow_tui.widgets.key_footer import KeyFooter
+
+    return all(footer.shows_current_keys for screen in app.screen_stack for footer in screen.query(KeyFooter))
 
 
 async def palette_offers(pilot: Any, app: Any, name: str) -> None:

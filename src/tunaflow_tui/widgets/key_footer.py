@@ -76,7 +76,11 @@ class KeyFooter(Footer):
         self._ranked: list[tuple[tuple[int, int], list[Widget]]] = []
         self._fit_tries = 0
         self._drawn: tuple[object, ...] | None = None
-        """What the keys shown were composed from (see :meth:`_signature`)."""
+        """What the keys shown were composed from, or are about to be (see :meth:`_signature`)."""
+        self._composed: tuple[object, ...] | None = None
+        """What the keys shown were composed from."""
+        self._fitted = False
+        """The keys composed last were measured and the ones that do not fit left out."""
 
     def _rank(self, unit: list[Widget], depth: dict[str, int]) -> tuple[int, int]:
         """(0.., 0) for ``first``; then the focused widget's keys (nearest widget first), ``keep``, the
@@ -148,8 +152,16 @@ class KeyFooter(Footer):
                       active.enabled, active.tooltip)
                      for key, active in screen.active_bindings.items())
 
+    @property
+    def shows_current_keys(self) -> bool:
+        """True when the keys composed are those the screen's bindings give now (nothing to redo)."""
+        return (self.is_attached and self._fitted and self._composed is not None
+                and self._composed == self._signature(self.screen))
+
     def compose(self) -> ComposeResult:
         self._drawn = self._signature(self.screen) if self._bindings_ready else None
+        self._composed = self._drawn
+        self._fitted = False
         widgets = self._join_groups(compose(self, super().compose()))
         for key in _keys(widgets):
             if key._reactive_connect:
@@ -166,6 +178,8 @@ class KeyFooter(Footer):
         if self._ranked:
             self._fit_tries = 0
             self.call_after_refresh(self._fit)
+        else:
+            self._fitted = True
 
     def _always(self, rank: tuple[int, int]) -> bool:
         return rank[0] < len(self.first) or rank[0] == len(self.first) + 1
@@ -174,11 +188,14 @@ class KeyFooter(Footer):
         """Leave out, whole, the keys that do not fit; the ``first`` and ``keep`` keys stay."""
         ranked = [(rank, unit) for rank, unit in self._ranked if all(w.is_attached for w in unit)]
         if not ranked or not self.size.width:
+            self._fitted = True
             return
         if not all(unit[0].region.width for _rank, unit in ranked):  # not laid out yet: measure after the next frame
             self._fit_tries += 1
             if self._fit_tries < 50:
                 self.call_after_refresh(self._fit)
+            else:
+                self._fitted = True  # never laid out: nothing more will change
             return
         widths = self._widths([unit for _rank, unit in ranked])
         room = self.content_region.width
@@ -194,6 +211,7 @@ class KeyFooter(Footer):
         for _rank, unit in ranked:
             for widget in unit:
                 widget.display = id(unit) in shown
+        self._fitted = True
 
     @staticmethod
     def _widths(units: list[list[Widget]]) -> dict[int, int]:

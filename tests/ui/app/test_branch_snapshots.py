@@ -7,11 +7,12 @@ import asyncio
 from typing import Any
 
 import pytest
-from app_harness import quiet
+from app_harness import footers_current, quiet
 from textual.widgets import TextArea
 from waiting import until
 
 from tunaflow_tui.runtime.adoption import BranchSummary
+from tunaflow_tui.widgets.message_block import MessageBlock
 
 SIZES = [(80, 24), (120, 40)]
 
@@ -85,6 +86,12 @@ async def _adopt_editor(pilot: Any) -> None:
                 and any(area.text for area in pilot.app.screen.query(TextArea)),  # composed, and filled
                 "the adopt editor with the summary")
     pilot.app.clear_notifications()
+    # the summary's turn ends a moment after its text is in: its message settles under the editor,
+    # and the footer below takes the keys of the settled chat
+    chat_screen = pilot.app.screen_stack[0]
+    await until(pilot, lambda: not any(block.is_streaming for block in chat_screen.query(MessageBlock)),
+                "the summary's message settled")
+    await until(pilot, lambda: footers_current(pilot.app), "the footer to show the keys in force")
     await pilot.pause()
 
 
