@@ -114,6 +114,7 @@ COMMENT_PIECES = [
     "<!--", "-->", "<!-- tunaflow:impl-complete -->", "<!--TUNAFLOW : Subtask_Done : #3-->", "tunaflow",
     ":", "/", " ", "\u2003", "T", "ẗ", "x", "<!-- /tunaflow:consensus -->", "<!--x-->", "<!---->",
     "subtask-done:", "7", "0", "plan-proposal", "<!-- t u n a f l o w : impl-complete -->",
+    ">", "->", "--", "<!-- tunaflow:consensus > -->", "<!--tunaflow:impl-complete--->",
 ]  # fmt: skip
 comment_texts = st.lists(st.one_of(st.sampled_from(COMMENT_PIECES), st.text(max_size=4)), max_size=40).map("".join)
 

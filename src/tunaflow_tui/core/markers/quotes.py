@@ -19,7 +19,9 @@ from typing import Final
 
 #: Fence info strings whose fence may wrap a whole marker block the agent meant.
 WRAPPER_INFOS: Final = frozenset({"", "markdown", "md"})
-_BACKTICK_RUNS: Final = re.compile("(`+)")
+#: A run of backticks, written with a literal first: the regular expression engine then skips to the
+#: next backtick in a tight loop (``(`+)`` is tried at every character of the line).
+_BACKTICK_RUNS: Final = re.compile("(``*)")
 #: A run (as one character) and the next run of its length. A run with none after it is the last of
 #: its length: the search passes over the rest of the line once per length at most, so only for lines
 #: with at most _FEW_LENGTHS lengths of run.
