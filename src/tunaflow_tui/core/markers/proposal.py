@@ -25,6 +25,7 @@ from tunaflow_tui.core.markers.sections import (
     Section,
     heading_candidates,
     items_of,
+    may_head,
     normalize_name,
     split_heading,
     table_cells,
@@ -227,28 +228,36 @@ _read_task_heading = _task_heading.__wrapped__
 _read_heading_level = _heading_level.__wrapped__
 
 
+def _read_line(line: str) -> tuple[tuple[str, str] | None, str | None, bool] | None:
+    """What a proposal line heads, the task it titles and whether it clearly heads a section; None for
+    a line of text (most lines: told apart by one regular expression)."""
+    if may_head(line) is None:
+        return None
+    return _read_heading(line, PROPOSAL_SECTIONS), _read_task_heading(line), _read_heading_level(line)
+
+
 def _split_proposal(lines: list[str], memo: LineMemo) -> tuple[list[str], list[Section]]:
-    """Split a proposal body into the preamble and its sections (see the module docstring)."""
+    """Split a proposal body into the preamble and its sections (see the module docstring).
+
+    Each distinct line is read once per reply (:func:`_read_line`); a line of text changes nothing
+    and goes where the text goes.
+    """
     preamble: list[str] = []
     sections: list[Section] = []
     by_heading = False  # the open subtasks are written as task headings
     has_subtasks = False
-    reads: dict[str, tuple[tuple[str, str] | None, str | None, bool]] = memo.table("proposal lines")
+    reads: dict[str, tuple[tuple[str, str] | None, str | None, bool] | None] = memo.table("proposal lines")
     get = reads.get
     current: Section | None = None  # the last section
     in_subtasks = False  # the last section is the subtasks
     target = preamble  # where text goes: the last section's lines, or the preamble
-    done = 0  # lines before this one are placed
-    for index in heading_candidates(lines):  # the lines between candidates are text: they change nothing
-        if index > done:
-            target.extend(lines[done:index])
-        done = index + 1
-        line = lines[index]
-        read = get(line)
-        if read is None:  # what the line heads, the task it titles, whether it clearly heads a section
-            read = reads[line] = (
-                _read_heading(line, PROPOSAL_SECTIONS), _read_task_heading(line), _read_heading_level(line)
-            )
+    for line in lines:
+        read = get(line, MISS)
+        if read is MISS:
+            read = reads[line] = _read_line(line)
+        if read is None:  # a line of text
+            target.append(line)
+            continue
         heading, title, level = read
         # inside the subtasks, only a line that clearly heads a section ends them
         if heading is not None and (level or not in_subtasks or not (by_heading or line[:1] in (" ", "\t"))):
@@ -267,7 +276,6 @@ def _split_proposal(lines: list[str], memo: LineMemo) -> tuple[list[str], list[S
                 in_subtasks = has_subtasks = True
             by_heading = True
         target.append(line)
-    target.extend(lines[done:])
     return preamble, sections
 
 

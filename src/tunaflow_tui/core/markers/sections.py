@@ -4,10 +4,10 @@ A section heading is a line naming a known section, in English, Korean or Indone
 case-insensitively, with optional ``#`` heading marks, ``**bold**`` and a trailing colon; text after
 the colon on the same line is the section's first content (``description: Replace JWT``).
 
-The block readers share one pass over their lines: :func:`heading_candidates` finds, with one
-regular expression, the few lines that may head a section (the others are text to every reader and
-are taken in runs), and a :class:`LineMemo` keeps what each reading found in each distinct line, so
-a line repeated across a reply's blocks is read once.
+The block readers share what they read in a reply's lines: one regular expression tells the few
+lines that may head a section (:data:`may_head`, or :func:`heading_candidates` over many lines at
+once) from the text lines, and a :class:`LineMemo` keeps what each reading found in each distinct
+line, so a line repeated across a reply's blocks is read once and found again by one lookup.
 """
 
 from __future__ import annotations
@@ -109,6 +109,9 @@ _MAY_HEAD: Final = (
     + r"](?=[^\n]{0,40}[^\x00-\x7f])))"
 )
 _FIRST_MAY_HEAD: Final = re.compile(_MAY_HEAD)
+may_head: Final = _FIRST_MAY_HEAD.match
+"""``may_head(line)`` is None for a line that heads no section and does not start with ``#`` (see
+:func:`heading_candidates`); the readers that remember their readings per line ask it first."""
 _NEXT_MAY_HEAD: Final = re.compile(r"\n" + _MAY_HEAD)  # a literal first: found by a fast scan
 _FIRST_HASH: Final = re.compile(r"[ \t]*+[^\S\n]*+#")
 _NEXT_HASH: Final = re.compile(r"\n[ \t]*+[^\S\n]*+#")
