@@ -135,32 +135,63 @@ def _is_separator(cells: list[str]) -> bool:
     return all(cell and not cell.strip("-: ") for cell in cells)
 
 
-def _from_table(rows: list[str]) -> list[Subtask]:
-    table = [table_cells(r) for r in rows]
+def _read_row(row: str) -> tuple[list[str], bool]:
+    """The cells of a table row (never changed once read), and whether it is a separator row."""
+    cells = table_cells(row)
+    return cells, _is_separator(cells)
+
+
+def _row_subtask(
+    row: list[str], numbered: bool, fixed_idx: int, title_col: int | None, detail_col: int | None
+) -> tuple[str, str] | None:
+    """The title and details of the subtask a table row states, or None (see :func:`_from_table`)."""
+    idx = 0 if numbered and row and row[0].rstrip(".").isdigit() else fixed_idx
+    col = title_col
+    if col is None:
+        col = next((i for i, c in enumerate(row) if i != idx and c), None)
+    if col is None or col >= len(row) or not row[col]:
+        return None
+    if detail_col is not None and detail_col < len(row):
+        details = row[detail_col]
+    else:
+        details = " — ".join(c for i, c in enumerate(row) if i not in (idx, col) and c)
+    cell = row[col]
+    title, lead = _split_bold_lead(cell) if cell.startswith("**") else (cell.strip(), "")
+    return title, (details or lead).replace("<br>", "\n")
+
+
+def _from_table(rows: list[str], memo: LineMemo) -> list[Subtask]:
+    """The subtasks of a Markdown table, one per row past its header and separators.
+
+    Each distinct row is cut into cells once per reply (``memo``) and read as a subtask once per table.
+    """
+    reads: dict[str, tuple[list[str], bool]] = memo.table("table rows")
+    get = reads.get
+    table: list[tuple[list[str], bool]] = []
+    for row in rows:
+        read = get(row)
+        if read is None:
+            read = reads[row] = _read_row(row)
+        table.append(read)
     header: list[str] = []
-    if len(table) >= 2 and _is_separator(table[1]):
-        header, table = [normalize_name(h) for h in table[0]], table[2:]
-    table = [row for row in table if not _is_separator(row)]
+    first = 0  # the first row past the header
+    if len(table) >= 2 and table[1][1]:
+        header, first = [normalize_name(h) for h in table[0][0]], 2
     idx_col = next((i for i, h in enumerate(header) if h in _INDEX_COLUMNS), None)
     title_col = next((i for i, h in enumerate(header) if h in _TITLE_COLUMNS), None)
     detail_col = next((i for i, h in enumerate(header) if h in _DETAIL_COLUMNS), None)
-    subtasks: list[Subtask] = []
     numbered = idx_col is None and not header  # then a row starting with a number has it as its index
     fixed_idx = idx_col if idx_col is not None else -1
-    for row in table:
-        idx = 0 if numbered and row and row[0].rstrip(".").isdigit() else fixed_idx
-        col = title_col
-        if col is None:
-            col = next((i for i, c in enumerate(row) if i != idx and c), None)
-        if col is None or col >= len(row) or not row[col]:
+    made: dict[str, tuple[str, str] | None] = {}  # a row -> the title and details it states
+    subtasks: list[Subtask] = []
+    for row, (cells, separator) in zip(rows[first:], table[first:], strict=True):
+        if separator:
             continue
-        if detail_col is not None and detail_col < len(row):
-            details = row[detail_col]
-        else:
-            details = " — ".join(c for i, c in enumerate(row) if i not in (idx, col) and c)
-        cell = row[col]
-        title, lead = _split_bold_lead(cell) if cell.startswith("**") else (cell.strip(), "")
-        subtasks.append(subtask(len(subtasks) + 1, title, (details or lead).replace("<br>", "\n")))
+        stated = made.get(row, MISS)
+        if stated is MISS:
+            stated = made[row] = _row_subtask(cells, numbered, fixed_idx, title_col, detail_col)
+        if stated is not None:
+            subtasks.append(subtask(len(subtasks) + 1, *stated))
     return subtasks
 
 
@@ -186,9 +217,9 @@ def _from_list(lines: list[str], memo: LineMemo) -> list[Subtask]:
 def read_subtasks(lines: list[str], memo: LineMemo | None = None) -> tuple[Subtask, ...]:
     """The subtasks written in ``lines`` (the body of a subtasks section)."""
     memo = memo or LineMemo()
-    table = [line for line in lines if line.strip().startswith("|")]
+    table = [line for line in lines if line.lstrip().startswith("|")]
     if len(table) >= 2:
-        return tuple(_from_table(table))
+        return tuple(_from_table(table, memo))
     titles = _task_headings(lines, memo)
     if any(title is not None for title in titles):
         return tuple(_from_headings(lines, titles))
