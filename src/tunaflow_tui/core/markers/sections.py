@@ -342,42 +342,51 @@ def split_sections(
     return preamble, sections
 
 
+_BLANK: Final = (-2, "", "")
+_NO_ITEM: Final = -1
+_DEEPEST: Final = 1 << 62
+
+
+def _item_line(line: str) -> tuple[int, str, str]:
+    """``(indent, item text, stripped line)`` of a list item; ``(-1, "", stripped line)`` of another line
+    with text; :data:`_BLANK` for a blank line."""
+    stripped = line.strip()
+    if not stripped:
+        return _BLANK
+    item = _read_list_item(line)
+    return (item[0], item[1], stripped) if item is not None else (_NO_ITEM, "", stripped)
+
+
 def items_of(section: Section, memo: LineMemo | None = None) -> tuple[str, ...]:
     """The items of a findings-like section: top-level list items, or else each non-empty line.
 
-    Lines under an item (continuations, nested items) are folded into it.
+    Lines under an item (continuations, nested items) are folded into it. Each distinct line is read
+    once per reply (``memo``).
     """
-    table = (memo or LineMemo()).items
-    get = table.get
-    lines: list[str] = []
-    parsed: list[tuple[int, str] | None] = []
-    top = -1  # the least indent of an item, -1 while there is none
+    reads: dict[str, tuple[int, str, str]] = (memo or LineMemo()).table("item lines")
+    get = reads.get
+    filled: list[tuple[int, str, str]] = []
+    top = _DEEPEST  # the least indent of an item
     for line in section.lines:
-        if not line.strip():
+        read = get(line)
+        if read is None:
+            read = reads[line] = _item_line(line)
+        indent = read[0]
+        if indent == -2:  # blank
             continue
-        item = get(line, MISS)
-        if item is MISS:
-            item = table[line] = _read_list_item(line)
-        lines.append(line)
-        parsed.append(item)
-        if item is not None and (top == -1 or item[0] < top):
-            top = item[0]
-    if top == -1:
+        filled.append(read)
+        if _NO_ITEM < indent < top:
+            top = indent
+    if top == _DEEPEST:  # no item: each line is one
         items = [section.inline] if section.inline else []
-        items.extend(_unbold(line.strip()) for line in lines)
-        return tuple(i for i in items if i)
+        items.extend(_unbold(stripped) for _, _, stripped in filled)
+        return tuple(filter(None, items))
     groups: list[list[str]] = [[section.inline]] if section.inline else []
-    for line, item in zip(lines, parsed, strict=True):
-        if item is None:
-            if groups:
-                groups[-1].append(line.strip())
-            else:
-                groups.append([line.strip()])
-        elif item[0] <= top:
-            groups.append([item[1]])
-        elif groups:
-            groups[-1].append(item[1])
+    for indent, text, stripped in filled:
+        if indent == top:
+            groups.append([text])
+        elif not groups:
+            groups.append([stripped])
         else:
-            groups.append([line.strip()])
-    joined = [" ".join(p for p in group if p) if len(group) > 1 else group[0] for group in groups]
-    return tuple(i for i in joined if i)
+            groups[-1].append(text if indent != _NO_ITEM else stripped)
+    return tuple(filter(None, [" ".join(filter(None, group)) if len(group) > 1 else group[0] for group in groups]))

@@ -244,7 +244,7 @@ def read_verdict(
     get = table.get
     items = memo.items
     words: dict[str, VerdictValue | None] = memo.table("verdict words")
-    lines = body.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    lines = _lines(body)
     scores: list[tuple[str, int]] = []
     failed: dict[int, None] = {}
     preamble: list[str] = []
@@ -316,14 +316,14 @@ def read_verdict(
     if verdict is None:
         first = next((line for line in preamble if line.strip()), "")
         verdict = _verdict_word(first) if len(first.split()) <= 2 else None
-
-    def collect(name: str) -> tuple[str, ...]:
-        return tuple(i for s in sections if s.name == name for i in items_of(s, memo))
-
+    listed: dict[str, list[str]] = {"findings": [], "recommendations": []}
+    for section in sections:
+        if section.name in listed:
+            listed[section.name].extend(items_of(section, memo))
     return assemble(ReviewVerdict, {
         "accepted": accepted, "raw": raw, "span": span, "verdict": verdict or "conditional",
-        "scores": Scores(scores), "failed_subtasks": tuple(failed), "findings": collect("findings"),
-        "recommendations": collect("recommendations"), "closed": closed,
+        "scores": Scores(scores), "failed_subtasks": tuple(failed), "findings": tuple(listed["findings"]),
+        "recommendations": tuple(listed["recommendations"]), "closed": closed,
     })  # fmt: skip
 
 
@@ -336,15 +336,20 @@ def read_consensus(
     same reply read in their lines (a fresh one if none).
     """
     memo = memo or LineMemo()
-    lines = body.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    preamble, sections = split_sections(lines, CONSENSUS_SECTIONS, memo)
+    preamble, sections = split_sections(_lines(body), CONSENSUS_SECTIONS, memo)
     if any(line.strip() for line in preamble):
         sections.insert(0, Section("consensus", "", preamble))
-
-    def collect(name: str) -> tuple[str, ...]:
-        return tuple(i for s in sections if s.name == name for i in items_of(s, memo))
-
+    listed: dict[str, list[str]] = {name: [] for name in CONSENSUS_SECTIONS}
+    for section in sections:
+        listed[section.name].extend(items_of(section, memo))
     return assemble(Consensus, {
-        "accepted": accepted, "raw": raw, "span": span, "consensus": collect("consensus"),
-        "contested": collect("contested"), "dissent": collect("dissent"), "closed": closed,
+        "accepted": accepted, "raw": raw, "span": span, "consensus": tuple(listed["consensus"]),
+        "contested": tuple(listed["contested"]), "dissent": tuple(listed["dissent"]), "closed": closed,
     })  # fmt: skip
+
+
+def _lines(body: str) -> list[str]:
+    """The lines of a block's body (``\\r\\n`` and ``\\r`` end a line too)."""
+    if "\r" in body:
+        body = body.replace("\r\n", "\n").replace("\r", "\n")
+    return body.split("\n")
