@@ -70,24 +70,21 @@ _PLAIN_NAME: Final = re.compile(r"[^\W\d_]+(?:[ _-][^\W\d_]+)*")
 _LEAD: Final = re.compile(r"[\s#*_`\-]*")
 #: The first character of every section name, case-folded: a line whose name starts otherwise is no heading.
 _NAME_STARTS: Final = frozenset(alias[0] for alias in SECTION_ALIASES)
-#: An ASCII section name as written: any alias, its words joined by blanks, ``_`` or ``-``, any case.
-#: A line of ASCII text names no section unless one starts where its decoration ends.
-_ASCII_NAME: Final = re.compile(
-    "|".join(r"[\s_\-]+".join(map(re.escape, alias.split())) for alias in SECTION_ALIASES if alias.isascii()),
-    re.IGNORECASE | re.ASCII,
-)
 _UNESCAPED_PIPE: Final = re.compile(r"(?<!\\)\|")
-def _prefix_pattern(names: list[str]) -> str:
+_LINE_BLANKS: Final = r"(?:[^\S\n]|[_\-])+"
+
+
+def _prefix_pattern(names: list[str], blanks: str = _LINE_BLANKS) -> str:
     """A regular expression matching the start of any of ``names`` (ASCII, lower case; in any case; blanks
-    in a name: any run of blanks, ``_`` or ``-``), branching on one character at a time so that a line
-    is told apart in a few steps."""
+    in a name: any run of ``blanks``, by default blanks, ``_`` or ``-``), branching on one character at a
+    time so that a line is told apart in a few steps."""
     if "" in names:
         return ""  # a name ends here: any continuation matches
     branches = []
     for first in sorted({name[0] for name in names}):
-        rest = _prefix_pattern([name[1:] for name in names if name[0] == first])
+        rest = _prefix_pattern([name[1:] for name in names if name[0] == first], blanks)
         if first == " ":
-            head = r"(?:[^\S\n]|[_\-])+"
+            head = blanks
         else:
             head = f"[{first}{first.upper()}]" if first.isalpha() else re.escape(first)
         branches.append(head + (f"(?:{rest})" if "|" in rest else rest))
@@ -95,6 +92,13 @@ def _prefix_pattern(names: list[str]) -> str:
 
 
 _ASCII_ALIASES: Final = sorted(alias for alias in SECTION_ALIASES if alias.isascii())
+#: An ASCII section name as written: any alias, its words joined by blanks, ``_`` or ``-``, any case.
+#: A line of ASCII text names no section unless one starts where its decoration ends.
+_ASCII_NAME: Final = re.compile(_prefix_pattern(_ASCII_ALIASES, r"[\s_\-]+"), re.ASCII)
+#: Any section name as it reads case-folded: its words joined by blanks, ``_`` or ``-``. Once a line is
+#: case-folded (character by character; its decoration and blanks fold to themselves, so its name still
+#: starts at the same place), it names no section unless one starts where its decoration ends.
+_FOLDED_NAME: Final = re.compile(_prefix_pattern(sorted(SECTION_ALIASES), r"[\s_\-]+"))
 #: At the start of a line that may head a section (for :func:`split_heading`, whatever sections are
 #: allowed) or starts with ``#`` (a task heading): after the decoration :data:`_LEAD` skips, the start
 #: of an ASCII section name, a character outside ASCII (it may fold to a name), or a letter a name
@@ -144,8 +148,11 @@ def split_heading(line: str, allowed: frozenset[str] | None = None) -> tuple[str
     lead = _LEAD.match(line).end()  # type: ignore[union-attr]  # matches the empty string at least
     if lead == len(line) or line[lead].casefold()[:1] not in _NAME_STARTS:
         return None
-    if line.isascii() and _ASCII_NAME.match(line, lead) is None:
-        return None  # (a name with other characters may fold to an alias: only ASCII is told apart here)
+    if line.isascii():
+        if _ASCII_NAME.match(line, lead) is None:
+            return None
+    elif _FOLDED_NAME.match(line.casefold(), lead) is None:
+        return None  # (a name with other characters may fold to an alias: told apart once folded)
     text = line.strip()
     if not text or len(text) > 2000:
         return None
