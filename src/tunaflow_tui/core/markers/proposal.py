@@ -262,7 +262,7 @@ _read_heading_level = _heading_level.__wrapped__
 def _read_line(line: str) -> tuple[tuple[str, str] | None, str | None, bool] | None:
     """What a proposal line heads, the task it titles and whether it clearly heads a section; None for
     a line of text (most lines: told apart by one regular expression)."""
-    if may_head(line) is None:
+    if not may_head(line):
         return None
     return _read_heading(line, PROPOSAL_SECTIONS), _read_task_heading(line), _read_heading_level(line)
 

@@ -113,9 +113,10 @@ _MAY_HEAD: Final = (
     + r"](?=[^\n]{0,40}[^\x00-\x7f])))"
 )
 _FIRST_MAY_HEAD: Final = re.compile(_MAY_HEAD)
-may_head: Final = _FIRST_MAY_HEAD.match
-"""``may_head(line)`` is None for a line that heads no section and does not start with ``#`` (see
-:func:`heading_candidates`); the readers that remember their readings per line ask it first."""
+#: :data:`_MAY_HEAD` for a line of ASCII text, where no character lies outside ASCII.
+_ASCII_MAY_HEAD: Final = re.compile(
+    r"[\t\x0b\x0c\r\x1c-\x1f ]*+(?:#|[\t\x0b\x0c\r\x1c-\x1f #*_`\-]*+(?:" + _prefix_pattern(_ASCII_ALIASES) + "))"
+)
 _NEXT_MAY_HEAD: Final = re.compile(r"\n" + _MAY_HEAD)  # a literal first: found by a fast scan
 _FIRST_HASH: Final = re.compile(r"[ \t]*+[^\S\n]*+#")
 _NEXT_HASH: Final = re.compile(r"\n[ \t]*+[^\S\n]*+#")
@@ -307,6 +308,14 @@ def shared_memo() -> LineMemo:
     if memo.size() > 4 * LINE_CACHE:
         memo = _SHARED[0] = LineMemo()
     return memo
+
+
+def may_head(line: str) -> bool:
+    """False for a line that heads no section and does not start with ``#`` (as :func:`heading_candidates`
+    tells them apart); the readers that remember their readings per line ask it first."""
+    if line.isascii():
+        return _ASCII_MAY_HEAD.match(line) is not None
+    return _FIRST_MAY_HEAD.match(line) is not None
 
 
 def heading_candidates(lines: list[str], *, hashes_only: bool = False) -> list[int]:
