@@ -92,13 +92,27 @@ def _prefix_pattern(names: list[str], blanks: str = _LINE_BLANKS) -> str:
 
 
 _ASCII_ALIASES: Final = sorted(alias for alias in SECTION_ALIASES if alias.isascii())
-#: An ASCII section name as written: any alias, its words joined by blanks, ``_`` or ``-``, any case.
-#: A line of ASCII text names no section unless one starts where its decoration ends.
-_ASCII_NAME: Final = re.compile(_prefix_pattern(_ASCII_ALIASES, r"[\s_\-]+"), re.ASCII)
-#: Any section name as it reads case-folded: its words joined by blanks, ``_`` or ``-``. Once a line is
-#: case-folded (character by character; its decoration and blanks fold to themselves, so its name still
-#: starts at the same place), it names no section unless one starts where its decoration ends.
-_FOLDED_NAME: Final = re.compile(_prefix_pattern(sorted(SECTION_ALIASES), r"[\s_\-]+"))
+_NOTHING: Final = re.compile(r"(?!)")
+
+
+@lru_cache(maxsize=32)
+def _name_patterns(allowed: frozenset[str] | None) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """The names of the sections ``allowed`` (all if None), their words joined by blanks, ``_`` or ``-``:
+    the ASCII ones as written, in any case, and all of them as they read case-folded.
+
+    A line of ASCII text names none of these sections unless one of the first starts where its
+    decoration ends; any line, unless one of the second starts there once the line is case-folded
+    (character by character: its decoration and blanks fold to themselves, so its name still starts at
+    the same place).
+    """
+    names = sorted(alias for alias, section in SECTION_ALIASES.items() if allowed is None or section in allowed)
+    ascii_names = [name for name in names if name.isascii()]
+    return (
+        re.compile(_prefix_pattern(ascii_names, r"[\s_\-]+"), re.ASCII) if ascii_names else _NOTHING,
+        re.compile(_prefix_pattern(names, r"[\s_\-]+")) if names else _NOTHING,
+    )
+
+
 #: At the start of a line that may head a section (for :func:`split_heading`, whatever sections are
 #: allowed) or starts with ``#`` (a task heading): after the decoration :data:`_LEAD` skips, the start
 #: of an ASCII section name, a character outside ASCII (it may fold to a name), or a letter a name
@@ -149,10 +163,11 @@ def split_heading(line: str, allowed: frozenset[str] | None = None) -> tuple[str
     lead = _LEAD.match(line).end()  # type: ignore[union-attr]  # matches the empty string at least
     if lead == len(line) or line[lead].casefold()[:1] not in _NAME_STARTS:
         return None
+    as_written, folded = _name_patterns(allowed)  # a name of a section allowed must start past the decoration
     if line.isascii():
-        if _ASCII_NAME.match(line, lead) is None:
+        if as_written.match(line, lead) is None:
             return None
-    elif _FOLDED_NAME.match(line.casefold(), lead) is None:
+    elif folded.match(line.casefold(), lead) is None:
         return None  # (a name with other characters may fold to an alias: told apart once folded)
     text = line.strip()
     if not text or len(text) > 2000:
