@@ -17,6 +17,8 @@ from __future__ import annotations
 import gc
 from bisect import bisect_right
 from dataclasses import dataclass, field
+from itertools import chain
+from typing import Final
 
 from tunaflow_tui.core.markers.model import Marker, ParseResult, impl_complete, subtask_done
 from tunaflow_tui.core.markers.proposal import read_proposal
@@ -51,18 +53,18 @@ def _classify(text: str, comments: list[MarkerComment]) -> tuple[list[MarkerComm
     """Split comments into live ones (quote rule applied) and the wrapper fences chosen.
 
     One pass over the comments, in order: the line of each is found once (by position, never by
-    cutting the text into lines); its code spans are worked out only when it holds two backticks,
-    and its quote state only when it starts with a blank (a line starting with ``>`` is a quote line,
-    any other first character makes it neither).
+    cutting the text into lines). Outside a fence the quote rule's tests are taken cheapest first (a
+    line starting with ``>`` is a quote line, any other first character but a blank makes it neither
+    a quote line nor indented code): a line's code spans are worked out only when it holds two
+    backticks, and its quote state only when it starts with a blank.
     """
     fences = find_fences(text)
     lines = QuotedLines(text)
     size = len(text)
-    find, rfind, count = text.find, text.rfind, text.count
+    find, rfind = text.find, text.rfind
     line_start, line_end = 0, -1
-    ticks = False  # the current line holds two backticks or more
-    span_starts: list[int] | None = None
-    spans: list[tuple[int, int]] = []
+    first = ""  # the first character of the current line
+    bounds: list[int] | None = None  # where the current line's code spans start and end, once worked out
     fi, nfences = 0, len(fences)
     live: list[MarkerComment] = []
     fenced: dict[int, list[MarkerComment]] = {}
@@ -72,26 +74,25 @@ def _classify(text: str, comments: list[MarkerComment]) -> tuple[list[MarkerComm
             line_start = rfind("\n", line_end if line_end > 0 else 0, pos) + 1
             nl = find("\n", pos)
             line_end = size if nl == -1 else nl
-            ticks = count("`", line_start, line_end) >= 2
-            span_starts = None
-        if ticks:
-            if span_starts is None:
-                spans = []
-                inline_spans(text, line_start, line_end, spans)
-                span_starts = [a for a, _ in spans]
-            if span_starts:
-                k = bisect_right(span_starts, pos) - 1
-                if k >= 0 and pos < spans[k][1]:
-                    continue
+            first = text[line_start]
+            bounds = None
         if nfences:
             while fi < nfences and fences[fi].end <= pos:
                 fi += 1
-            if fi < nfences and fences[fi].start <= pos:
+            if fi < nfences and fences[fi].start <= pos:  # quoted, unless the fence wraps a block
                 if fences[fi].may_wrap:
-                    fenced.setdefault(fi, []).append(c)
+                    if bounds is None:
+                        bounds = _code_bounds(text, line_start, line_end)
+                    if not bisect_right(bounds, pos) & 1:  # not in a code span
+                        fenced.setdefault(fi, []).append(c)
                 continue
-        first = text[line_start]
-        if first == ">" or (first in " \t" and lines.line_quoted(line_start, line_end)):
+        if first == ">":
+            continue
+        if bounds is None:
+            bounds = _code_bounds(text, line_start, line_end)
+        if bounds and bisect_right(bounds, pos) & 1:  # in a code span
+            continue
+        if first in " \t" and lines.line_quoted(line_start, line_end):
             continue
         live.append(c)
     taken = {c.kind for c in live if c.kind in BLOCK_KINDS and not c.closing}
@@ -113,6 +114,20 @@ def _classify(text: str, comments: list[MarkerComment]) -> tuple[list[MarkerComm
     if wrappers:  # otherwise still in order
         live.sort(key=lambda c: c.start)
     return live, wrappers
+
+
+_NO_SPANS: Final[list[int]] = []
+
+
+def _code_bounds(text: str, start: int, end: int) -> list[int]:
+    """Where the code spans of the line ``text[start:end]`` start and end, in order (never change the
+    list): a position lies in one if an odd number of them are at or before it (two spans never touch:
+    two runs of backticks side by side are one run)."""
+    if text.count("`", start, end) < 2:
+        return _NO_SPANS
+    spans: list[tuple[int, int]] = []
+    inline_spans(text, start, end, spans)
+    return list(chain.from_iterable(spans))
 
 
 def _alone_on_line(text: str, comment: MarkerComment) -> bool:
