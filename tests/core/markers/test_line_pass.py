@@ -109,6 +109,24 @@ def test_indent_width_counts_tab_stops_as_the_reference_does(lead: str, rest: st
     assert quotes._indent_width(lead + rest) == ref_quotes._indent_width(lead + rest)
 
 
+QUOTE_PIECES = [" ", "  ", "   ", "    ", "\t", " \t", "\u3000", "\x1c", "> ", ">", "- ", "-", "* ", "+", "• ", "•",
+                "1. ", "12) ", "1234567890. ", "123456789.", "x", "text", "<!-- tunaflow:impl-complete -->", "\r"]  # fmt: skip
+quote_lines = st.lists(st.sampled_from(QUOTE_PIECES), max_size=4).map("".join)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(quote_lines, max_size=12))
+def test_quoted_and_indented_code_lines_are_told_apart_as_the_reference_tells_them(lines: list[str]) -> None:
+    text = "\n".join(lines)
+    ours, theirs = quotes.QuotedLines(text), ref_quotes.QuotedLines(text)
+    start = 0
+    for line in lines:
+        end = start + len(line)
+        assert ours.line_quoted(start, end) == theirs.line_quoted(start, end), (text, line)
+        assert quotes._starts_list_item(line) == ref_quotes._starts_list_item(line), line
+        start = end + 1
+
+
 def test_markers_made_quickly_equal_markers_made_by_their_constructor() -> None:
     made = [
         (assemble(SubtaskDone, {"accepted": True, "raw": "r", "span": (1, 2), "index": 3}),
