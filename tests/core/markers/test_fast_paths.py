@@ -58,6 +58,8 @@ def test_split_heading_rejects_early_only_lines_it_would_reject_anyway(line: str
         ("TITLE: Big", ("title", "Big")),
         ("## Übersicht", None),
         ("- title: not a heading", None),
+        ("non\x1cgoals: x", ("non_goals", "x")),  # \x1c-\x1f split words (str.split), though ASCII patterns miss them
+        ("## Expected\x1foutcome", ("expected_outcome", "")),
         ("a plain sentence of prose", None),
     ],
 )

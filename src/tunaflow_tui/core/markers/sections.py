@@ -95,22 +95,25 @@ _ASCII_ALIASES: Final = sorted(alias for alias in SECTION_ALIASES if alias.isasc
 _NOTHING: Final = re.compile(r"(?!)")
 
 
-@lru_cache(maxsize=32)
 def _name_patterns(allowed: frozenset[str] | None) -> tuple[re.Pattern[str], re.Pattern[str]]:
     """The names of the sections ``allowed`` (all if None), their words joined by blanks, ``_`` or ``-``:
-    the ASCII ones as written, in any case, and all of them as they read case-folded.
+    the ASCII ones as written, in any case, past the decoration :data:`_LEAD` skips, and all of them as
+    they read case-folded.
 
-    A line of ASCII text names none of these sections unless one of the first starts where its
-    decoration ends; any line, unless one of the second starts there once the line is case-folded
-    (character by character: its decoration and blanks fold to themselves, so its name still starts at
-    the same place).
+    A line of ASCII text names none of these sections unless the first matches it; any line, unless
+    the second matches where its decoration ends once the line is case-folded (character by character:
+    its decoration and blanks fold to themselves, so its name still starts at the same place).
     """
     names = sorted(alias for alias, section in SECTION_ALIASES.items() if allowed is None or section in allowed)
     ascii_names = [name for name in names if name.isascii()]
     return (
-        re.compile(_prefix_pattern(ascii_names, r"[\s_\-]+"), re.ASCII) if ascii_names else _NOTHING,
+        re.compile(r"[\s#*_`\-]*+(?:" + _prefix_pattern(ascii_names, r"[\s_\-]+") + ")") if ascii_names else _NOTHING,
         re.compile(_prefix_pattern(names, r"[\s_\-]+")) if names else _NOTHING,
     )
+
+
+_NAMES: dict[frozenset[str] | None, tuple[re.Pattern[str], re.Pattern[str]]] = {}
+""":func:`_name_patterns` of each set of sections asked about."""
 
 
 #: At the start of a line that may head a section (for :func:`split_heading`, whatever sections are
@@ -158,17 +161,22 @@ def _unbold(text: str) -> str:
 @lru_cache(maxsize=LINE_CACHE)
 def split_heading(line: str, allowed: frozenset[str] | None = None) -> tuple[str, str] | None:
     """``(section, rest_of_line)`` if ``line`` heads a section (one of ``allowed``, if given)."""
-    # Most lines are prose: reject them on the first character their name could start with, before
-    # any cutting (the name, once normalized, starts with the first character past the decoration).
-    lead = _LEAD.match(line).end()  # type: ignore[union-attr]  # matches the empty string at least
-    if lead == len(line) or line[lead].casefold()[:1] not in _NAME_STARTS:
-        return None
-    as_written, folded = _name_patterns(allowed)  # a name of a section allowed must start past the decoration
+    # Most lines are prose: reject them, before any cutting, unless the name of a section allowed
+    # starts past their decoration (the name, once normalized, starts with the first character there).
+    patterns = _NAMES.get(allowed)
+    if patterns is None:
+        if len(_NAMES) > 64:
+            _NAMES.clear()
+        patterns = _NAMES[allowed] = _name_patterns(allowed)
     if line.isascii():
-        if as_written.match(line, lead) is None:
+        if patterns[0].match(line) is None:
             return None
-    elif folded.match(line.casefold(), lead) is None:
-        return None  # (a name with other characters may fold to an alias: told apart once folded)
+    else:  # a name with other characters may fold to an alias: told apart once folded
+        lead = _LEAD.match(line).end()  # type: ignore[union-attr]  # matches the empty string at least
+        if lead == len(line) or line[lead].casefold()[:1] not in _NAME_STARTS:
+            return None
+        if patterns[1].match(line.casefold(), lead) is None:
+            return None
     text = line.strip()
     if not text or len(text) > 2000:
         return None
@@ -204,7 +212,8 @@ def split_heading(line: str, allowed: frozenset[str] | None = None) -> tuple[str
     section = SECTION_ALIASES.get(normalize_name(name))
     if section is None or (not decorated and rest) or (allowed is not None and section not in allowed):
         return None
-    return section, _unbold(rest.strip())
+    rest = rest.strip()
+    return section, rest if rest[:1] not in ("*", "_") else _unbold(rest)
 
 
 def table_cells(line: str) -> list[str]:
