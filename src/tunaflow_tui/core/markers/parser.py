@@ -18,6 +18,7 @@ import gc
 from bisect import bisect_right
 from dataclasses import dataclass, field
 from itertools import chain
+from operator import itemgetter
 from typing import Final
 
 from tunaflow_tui.core.markers.model import Marker, ParseResult, impl_complete, subtask_done
@@ -95,8 +96,10 @@ def _classify(text: str, comments: list[MarkerComment]) -> tuple[list[MarkerComm
         if first in " \t" and lines.line_quoted(line_start, line_end):
             continue
         live.append(c)
-    taken = {c.kind for c in live if c.kind in BLOCK_KINDS and not c.closing}
     wrappers: list[Fence] = []
+    if not fenced:
+        return live, wrappers
+    taken = {c.kind for c in live if c.kind in BLOCK_KINDS and not c.closing}
     for fi, inside in fenced.items():
         opened: set[str] = set()
         wraps: set[str] = set()
@@ -225,20 +228,41 @@ def parse_markers(text: str, role: str | None = None) -> ParseResult:
         gc.enable()
 
 
+_KIND: Final = itemgetter(2)  # a comment's kind
+
+
+def _singles(
+    text: str, live: list[MarkerComment], allowed: dict[str, bool]
+) -> tuple[list[Marker], list[tuple[int, int, str]]]:
+    """The markers of a reply whose live comments are all single markers, and the edits of its text."""
+    markers: list[Marker] = []
+    edits: list[tuple[int, int, str]] = []
+    done_ok, complete_ok = allowed["subtask-done"], allowed["impl-complete"]
+    for comment in live:
+        start, end, kind, _, number = comment
+        if kind == "subtask-done":
+            markers.append(subtask_done(number, done_ok, text[start:end], (start, end)))
+            edits.append((start, end, "" if done_ok else _inert(comment)))
+        else:
+            markers.append(impl_complete(complete_ok, text[start:end], (start, end)))
+            edits.append((start, end, "" if complete_ok else _inert(comment)))
+    return markers, edits
+
+
 def _parse_markers(text: str, role: str | None) -> ParseResult:
     comments = find_marker_comments(text)
     if not comments:
         return ParseResult((), text)
     live, wrappers = _classify(text, comments)
-    if any(kind in BLOCK_KINDS for kind in {c[2] for c in live}):
-        items, strays = _group(text, live)
-    else:  # single markers only: each is an item of its own
-        items, strays = list(live), []
-    markers: list[Marker] = []
-    edits: list[tuple[int, int, str]] = [(c.start, c.end, "") for c in strays]
+    allowed = {kind: may_emit(role, kind) for kind in (*BLOCK_KINDS, *SINGLE_KINDS)}  # once, not per marker
+    if not wrappers and BLOCK_KINDS.isdisjoint(map(_KIND, live)):  # single markers only, in order
+        markers, edits = _singles(text, live, allowed)
+        return ParseResult(tuple(markers), remove_spans(text, edits))
+    items, strays = _group(text, live)
+    markers = []
+    edits = [(c.start, c.end, "") for c in strays]
     hidden_until = 0  # end of the last accepted block: markers before it vanish with the block
     memo = shared_memo()  # what the blocks' readers read in each distinct line, shared by them all
-    allowed = {kind: may_emit(role, kind) for kind in (*BLOCK_KINDS, *SINGLE_KINDS)}  # once, not per marker
     for item in items:
         if isinstance(item, _Block):
             accepted = allowed[item.opener.kind]

@@ -141,7 +141,22 @@ BULLETS: Final = ("- ", "* ", "+ ", "• ", "· ")
 
 
 def normalize_name(name: str) -> str:
-    """Case-fold a section/key name and turn ``_``/``-`` runs and spaces into single spaces."""
+    """Case-fold a section/key name and turn ``_``/``-`` runs and spaces into single spaces.
+
+    Remembered per name (a reply writes the same keys on many lines that differ in their values).
+    """
+    normal = _NORMAL.get(name)
+    if normal is None:
+        if len(_NORMAL) >= LINE_CACHE:
+            _NORMAL.clear()
+        normal = _NORMAL[name] = _normalize(name)
+    return normal
+
+
+_NORMAL: dict[str, str] = {}
+
+
+def _normalize(name: str) -> str:
     if name.isalpha():  # the common case (``Findings``, ``verdict``): nothing to strip or join
         return name.casefold()
     if _PLAIN_NAME.fullmatch(name):  # words joined by single separators (``Plan coverage``, ``code_quality``)
