@@ -62,7 +62,7 @@ def _classify(text: str, comments: list[MarkerComment]) -> tuple[list[MarkerComm
     fences = find_fences(text)
     lines = QuotedLines(text)
     size = len(text)
-    find, rfind = text.find, text.rfind
+    find, rfind, count = text.find, text.rfind, text.count
     line_start, line_end = 0, -1
     first = ""  # the first character of the current line
     bounds: list[int] | None = None  # where the current line's code spans start and end, once worked out
@@ -83,14 +83,16 @@ def _classify(text: str, comments: list[MarkerComment]) -> tuple[list[MarkerComm
             if fi < nfences and fences[fi].start <= pos:  # quoted, unless the fence wraps a block
                 if fences[fi].may_wrap:
                     if bounds is None:
-                        bounds = _code_bounds(text, line_start, line_end)
+                        ticks = count("`", line_start, line_end)
+                        bounds = _code_bounds(text, line_start, line_end, ticks) if ticks > 1 else _NO_SPANS
                     if not bisect_right(bounds, pos) & 1:  # not in a code span
                         fenced.setdefault(fi, []).append(c)
                 continue
         if first == ">":
             continue
         if bounds is None:
-            bounds = _code_bounds(text, line_start, line_end)
+            ticks = count("`", line_start, line_end)
+            bounds = _code_bounds(text, line_start, line_end, ticks) if ticks > 1 else _NO_SPANS
         if bounds and bisect_right(bounds, pos) & 1:  # in a code span
             continue
         if first in " \t" and lines.line_quoted(line_start, line_end):
@@ -122,12 +124,14 @@ def _classify(text: str, comments: list[MarkerComment]) -> tuple[list[MarkerComm
 _NO_SPANS: Final[list[int]] = []
 
 
-def _code_bounds(text: str, start: int, end: int) -> list[int]:
-    """Where the code spans of the line ``text[start:end]`` start and end, in order (never change the
-    list): a position lies in one if an odd number of them are at or before it (two spans never touch:
-    two runs of backticks side by side are one run)."""
-    if text.count("`", start, end) < 2:
-        return _NO_SPANS
+def _code_bounds(text: str, start: int, end: int, ticks: int) -> list[int]:
+    """Where the code spans of the line ``text[start:end]`` (holding ``ticks`` backticks, two or more)
+    start and end, in order (never change the list): a position lies in one if an odd number of them are
+    at or before it (two spans never touch: two runs of backticks side by side are one run)."""
+    if ticks == 2:  # one span, unless the two make one run
+        first = text.find("`", start, end)
+        second = text.find("`", first + 1, end)
+        return [first, second + 1] if second > first + 1 else _NO_SPANS
     spans: list[tuple[int, int]] = []
     inline_spans(text, start, end, spans)
     return list(chain.from_iterable(spans))
