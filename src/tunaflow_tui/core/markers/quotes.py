@@ -201,9 +201,10 @@ class QuotedLines:
         return self._answer
 
     def _decide(self, line: str) -> bool:
-        width = _indent_width(line)
-        if width < 4:
-            return line.lstrip(" \t").startswith(">")
+        # (:func:`_indent_width` below, with an indent of spaces only counted in place)
+        body = line.lstrip(" ")
+        if (len(line) - len(body) if body[:1] != "\t" else _indent_width(line)) < 4:
+            return body.lstrip(" \t").startswith(">")
         text = self._text
         start = pos = self._line_start
         saw_blank = False
@@ -215,9 +216,10 @@ class QuotedLines:
                 break
             prev_start = text.rfind("\n", 0, pos - 1) + 1
             prev = text[prev_start : pos - 1]
-            if not prev.strip():
+            body = prev.lstrip(" ")
+            if not body.strip():
                 saw_blank = True
-            elif _indent_width(prev) < 4:
+            elif (len(prev) - len(body) if body[:1] != "\t" else _indent_width(prev)) < 4:
                 under_list = _starts_list_item(prev)
                 break
             pos = prev_start
