@@ -90,11 +90,12 @@ def _classify(text: str, comments: list[MarkerComment]) -> tuple[list[MarkerComm
                 continue
         if first == ">":
             continue
-        if bounds is None:
-            ticks = count("`", line_start, line_end)
-            bounds = _code_bounds(text, line_start, line_end, ticks) if ticks > 1 else _NO_SPANS
-        if bounds and bisect_right(bounds, pos) & 1:  # in a code span
-            continue
+        if pos > line_start:  # (a comment that starts its line is in no code span)
+            if bounds is None:
+                ticks = count("`", line_start, line_end)
+                bounds = _code_bounds(text, line_start, line_end, ticks) if ticks > 1 else _NO_SPANS
+            if bounds and bisect_right(bounds, pos) & 1:  # in a code span
+                continue
         if first in " \t" and lines.line_quoted(line_start, line_end):
             continue
         live.append(c)
