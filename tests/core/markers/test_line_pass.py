@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from marker_reference import REFERENCE
 
-from tunaflow_tui.core.markers import ImplComplete, parse_markers, proposal, quotes, sections
+from tunaflow_tui.core.markers import ImplComplete, parse_markers, proposal, quotes, scanner, sections
 from tunaflow_tui.core.markers.model import (
     Consensus,
     ReviewVerdict,
@@ -107,6 +107,25 @@ def test_code_spans_on_lines_with_many_run_lengths_are_found_as_the_reference_fi
 @given(st.text(alphabet=" \t", max_size=12), st.sampled_from(["", "x", "- item"]))
 def test_indent_width_counts_tab_stops_as_the_reference_does(lead: str, rest: str) -> None:
     assert quotes._indent_width(lead + rest) == ref_quotes._indent_width(lead + rest)
+
+
+@st.composite
+def texts_and_spans(draw: st.DrawFn) -> tuple[str, list[tuple[int, int, str]]]:
+    """A text of blanks, line ends and words, and sorted spans in it (touching, overlapping or empty)."""
+    text = draw(st.lists(st.sampled_from(["a", " ", "\t", "\n", "\r", "<!--c-->"]), max_size=30).map("".join))
+    spans = []
+    for _ in range(draw(st.integers(0, 5))):
+        start = draw(st.integers(0, len(text)))
+        end = draw(st.integers(start, min(len(text), start + 8)))
+        spans.append((start, end, draw(st.sampled_from(["", "", "R", "&lt;"]))))
+    return text, sorted(spans)
+
+
+@settings(max_examples=500, deadline=None)
+@given(texts_and_spans())
+def test_spans_are_removed_as_the_reference_removes_them(case: tuple[str, list[tuple[int, int, str]]]) -> None:
+    text, spans = case
+    assert scanner.remove_spans(text, spans) == REFERENCE.scanner.remove_spans(text, spans)
 
 
 QUOTE_PIECES = [" ", "  ", "   ", "    ", "\t", " \t", "\u3000", "\x1c", "> ", ">", "- ", "-", "* ", "+", "• ", "•",

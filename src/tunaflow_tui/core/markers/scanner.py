@@ -154,19 +154,27 @@ def remove_spans(text: str, spans: list[tuple[int, int, str]]) -> str:
     pos = 0
     rest_of_line = _REST_OF_LINE.match
     for start, end, replacement in spans:
+        if start <= pos:  # (a span overlapping or touching the previous one: rare)
+            if not replacement and (start == 0 or text[start - 1] == "\n"):
+                rest = rest_of_line(text, end)
+                if rest is not None:
+                    end = rest.end()
+            if end > pos:
+                if replacement:
+                    append(replacement)
+                pos = end
+            continue
+        kept = text[pos:start]
         if not replacement:  # widen to whole lines if only blanks share them with the span
-            left = start
-            while left > pos and text[left - 1] in " \t":
-                left -= 1
+            left = pos + len(kept.rstrip(" \t"))
             if left == 0 or text[left - 1] == "\n":
                 rest = rest_of_line(text, end)
                 if rest is not None:
                     start, end = left, rest.end()
-        if start < pos:
-            start = pos
+                    kept = kept[: left - pos]
         if end <= start:
             continue
-        append(text[pos:start])
+        append(kept)
         if replacement:
             append(replacement)
         pos = end
