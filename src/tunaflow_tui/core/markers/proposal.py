@@ -25,7 +25,6 @@ from tunaflow_tui.core.markers.sections import (
     Section,
     heading_candidates,
     items_of,
-    may_head,
     normalize_name,
     split_heading,
     table_cells,
@@ -260,11 +259,13 @@ _read_heading_level = _heading_level.__wrapped__
 
 
 def _read_line(line: str) -> tuple[tuple[str, str] | None, str | None, bool] | None:
-    """What a proposal line heads, the task it titles and whether it clearly heads a section; None for
-    a line of text (most lines: told apart by one regular expression)."""
-    if not may_head(line):
-        return None
-    return _read_heading(line, PROPOSAL_SECTIONS), _read_task_heading(line), _read_heading_level(line)
+    """What a proposal line heads, the task it titles and whether it clearly heads a section (asked only
+    of a heading: nothing else reads it); None for a line of text."""
+    heading = _read_heading(line, PROPOSAL_SECTIONS)
+    title = _read_task_heading(line)
+    if heading is None:
+        return None if title is None else (None, title, False)
+    return heading, title, _read_heading_level(line)
 
 
 def _split_proposal(lines: list[str], memo: LineMemo) -> tuple[list[str], list[Section]]:

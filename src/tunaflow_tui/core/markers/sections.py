@@ -4,10 +4,11 @@ A section heading is a line naming a known section, in English, Korean or Indone
 case-insensitively, with optional ``#`` heading marks, ``**bold**`` and a trailing colon; text after
 the colon on the same line is the section's first content (``description: Replace JWT``).
 
-The block readers share what they read in a reply's lines: one regular expression tells the few
-lines that may head a section (:data:`may_head`, or :func:`heading_candidates` over many lines at
-once) from the text lines, and a :class:`LineMemo` keeps what each reading found in each distinct
-line, so a line repeated across a reply's blocks is read once and found again by one lookup.
+The block readers share what they read in a reply's lines: a :class:`LineMemo` keeps what each
+reading found in each distinct line (a line of text included), so a line repeated across a reply's
+blocks is read once and found again by one lookup; a line of prose is told to head no section by one
+regular expression of the section names (:func:`split_heading`), and the lines that start with ``#``
+are found among many at once (:func:`heading_candidates`).
 """
 
 from __future__ import annotations
@@ -130,10 +131,6 @@ _MAY_HEAD: Final = (
     + r"](?=[^\n]{0,40}[^\x00-\x7f])))"
 )
 _FIRST_MAY_HEAD: Final = re.compile(_MAY_HEAD)
-#: :data:`_MAY_HEAD` for a line of ASCII text, where no character lies outside ASCII.
-_ASCII_MAY_HEAD: Final = re.compile(
-    r"[\t\x0b\x0c\r\x1c-\x1f ]*+(?:#|[\t\x0b\x0c\r\x1c-\x1f #*_`\-]*+(?:" + _prefix_pattern(_ASCII_ALIASES) + "))"
-)
 _NEXT_MAY_HEAD: Final = re.compile(r"\n" + _MAY_HEAD)  # a literal first: found by a fast scan
 _FIRST_HASH: Final = re.compile(r"[ \t]*+[^\S\n]*+#")
 _NEXT_HASH: Final = re.compile(r"\n[ \t]*+[^\S\n]*+#")
@@ -347,14 +344,6 @@ def shared_memo() -> LineMemo:
     if memo.size() > 4 * LINE_CACHE:
         memo = _SHARED[0] = LineMemo()
     return memo
-
-
-def may_head(line: str) -> bool:
-    """False for a line that heads no section and does not start with ``#`` (as :func:`heading_candidates`
-    tells them apart); the readers that remember their readings per line ask it first."""
-    if line.isascii():
-        return _ASCII_MAY_HEAD.match(line) is not None
-    return _FIRST_MAY_HEAD.match(line) is not None
 
 
 def heading_candidates(lines: list[str], *, hashes_only: bool = False) -> list[int]:
