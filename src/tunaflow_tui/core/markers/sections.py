@@ -387,18 +387,19 @@ def split_sections(
 
 
 _BLANK: Final = (-2, "", "")
-_NO_ITEM: Final = -1
+NO_ITEM: Final = -1
+"""The indent in the :func:`item_line` reading of a line that is no list item."""
 _DEEPEST: Final = 1 << 62
 
 
-def _item_line(line: str) -> tuple[int, str, str]:
-    """``(indent, item text, stripped line)`` of a list item; ``(-1, "", stripped line)`` of another line
-    with text; :data:`_BLANK` for a blank line."""
+def item_line(line: str) -> tuple[int, str, str]:
+    """``(indent, item text, stripped line)`` of a list item; ``(NO_ITEM, "", stripped line)`` of another
+    line with text; ``(-2, "", "")`` for a blank line. Readers keep it in the memo table ``"item lines"``."""
     stripped = line.strip()
     if not stripped:
         return _BLANK
     item = _read_list_item(line)
-    return (item[0], item[1], stripped) if item is not None else (_NO_ITEM, "", stripped)
+    return (item[0], item[1], stripped) if item is not None else (NO_ITEM, "", stripped)
 
 
 def items_of(section: Section, memo: LineMemo | None = None) -> tuple[str, ...]:
@@ -414,12 +415,12 @@ def items_of(section: Section, memo: LineMemo | None = None) -> tuple[str, ...]:
     for line in section.lines:
         read = get(line)
         if read is None:
-            read = reads[line] = _item_line(line)
+            read = reads[line] = item_line(line)
         indent = read[0]
         if indent == -2:  # blank
             continue
         filled.append(read)
-        if _NO_ITEM < indent < top:
+        if NO_ITEM < indent < top:
             top = indent
     if top == _DEEPEST:  # no item: each line is one
         items = [section.inline] if section.inline else []
@@ -432,5 +433,5 @@ def items_of(section: Section, memo: LineMemo | None = None) -> tuple[str, ...]:
         elif not groups:
             groups.append([stripped])
         else:
-            groups[-1].append(text if indent != _NO_ITEM else stripped)
+            groups[-1].append(text if indent != NO_ITEM else stripped)
     return tuple(filter(None, [" ".join(filter(None, group)) if len(group) > 1 else group[0] for group in groups]))

@@ -25,11 +25,12 @@ from tunaflow_tui.core.markers.sections import (
     BULLETS,
     LINE_CACHE,
     MISS,
+    NO_ITEM,
     SECTION_ALIASES,
     LineMemo,
     Section,
+    item_line,
     items_of,
-    list_item,
     normalize_name,
     split_heading,
     split_sections,
@@ -207,7 +208,6 @@ def _numbers(text: str) -> tuple[int, ...]:
 _read_verdict_line = _verdict_line.__wrapped__
 _read_key_value = _key_value.__wrapped__
 _read_heading = split_heading.__wrapped__
-_read_list_item = list_item.__wrapped__
 
 # What a filled verdict line says, whatever comes before it (checked in this order): a verdict
 # (``value, bare``), a score, a failed-subtasks key (its ``key, value`` pair), a section heading,
@@ -242,7 +242,7 @@ def read_verdict(
     memo = memo or LineMemo()
     table: dict[str, tuple[int, Any]] = memo.table("verdict")
     get = table.get
-    items = memo.items
+    items: dict[str, tuple[int, str, str]] = memo.table("item lines")
     words: dict[str, VerdictValue | None] = memo.table("verdict words")
     lines = _lines(body)
     scores: list[tuple[str, int]] = []
@@ -267,16 +267,16 @@ def read_verdict(
             if verdict is MISS:
                 verdict = words[value] = _verdict_word(value)
         if listing_failed or in_items:
-            item = items.get(line, MISS)
-            if item is MISS:
-                item = items[line] = _read_list_item(line)
+            item = items.get(line)
+            if item is None:
+                item = items[line] = item_line(line)
             if listing_failed:
-                number = _leading_number(item[1]) if item is not None else None
+                number = _leading_number(item[1]) if item[0] != NO_ITEM else None
                 if number is not None:
                     failed[number] = None
                     continue
                 listing_failed = False
-            if in_items and (item is not None or line[:1] in (" ", "\t")):
+            if in_items and (item[0] != NO_ITEM or line[:1] in (" ", "\t")):
                 current.append(line)
                 continue
         said = get(stripped)
