@@ -216,7 +216,7 @@ def _from_list(lines: list[str], memo: LineMemo) -> list[Subtask]:
 def read_subtasks(lines: list[str], memo: LineMemo | None = None) -> tuple[Subtask, ...]:
     """The subtasks written in ``lines`` (the body of a subtasks section)."""
     memo = memo or LineMemo()
-    table = [line for line in lines if line.lstrip().startswith("|")]
+    table = [line for line in lines if "|" in line and line.lstrip().startswith("|")]
     if len(table) >= 2:
         return tuple(_from_table(table, memo))
     titles = _task_headings(lines, memo)
@@ -357,7 +357,11 @@ def read_proposal(
         rest = preamble[filled_pre[0] + 1 :]
     subtasks: tuple[Subtask, ...] = ()
     if "subtasks" in by_name:
-        subtasks = read_subtasks([line for s in by_name["subtasks"] for line in [s.inline, *s.lines]], memo)
+        subtask_lines: list[str] = []
+        for section in by_name["subtasks"]:
+            subtask_lines.append(section.inline)
+            subtask_lines.extend(section.lines)
+        subtasks = read_subtasks(subtask_lines, memo)
     elif title:
         listed, after = _leading_list(extra, memo)
         if listed:
