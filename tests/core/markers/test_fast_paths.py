@@ -58,6 +58,8 @@ def test_split_heading_rejects_early_only_lines_it_would_reject_anyway(line: str
         ("TITLE: Big", ("title", "Big")),
         ("## Übersicht", None),
         ("- title: not a heading", None),
+        ("non\x1cgoals: x", ("non_goals", "x")),  # \x1c-\x1f split words (str.split), though ASCII patterns miss them
+        ("## Expected\x1foutcome", ("expected_outcome", "")),
         ("a plain sentence of prose", None),
     ],
 )
@@ -114,6 +116,7 @@ COMMENT_PIECES = [
     "<!--", "-->", "<!-- tunaflow:impl-complete -->", "<!--TUNAFLOW : Subtask_Done : #3-->", "tunaflow",
     ":", "/", " ", "\u2003", "T", "ẗ", "x", "<!-- /tunaflow:consensus -->", "<!--x-->", "<!---->",
     "subtask-done:", "7", "0", "plan-proposal", "<!-- t u n a f l o w : impl-complete -->",
+    ">", "->", "--", "<!-- tunaflow:consensus > -->", "<!--tunaflow:impl-complete--->",
 ]  # fmt: skip
 comment_texts = st.lists(st.one_of(st.sampled_from(COMMENT_PIECES), st.text(max_size=4)), max_size=40).map("".join)
 

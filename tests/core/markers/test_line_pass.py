@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from marker_reference import REFERENCE
 
-from tunaflow_tui.core.markers import ImplComplete, parse_markers, proposal, quotes, sections
+from tunaflow_tui.core.markers import ImplComplete, parse_markers, proposal, quotes, scanner, sections
 from tunaflow_tui.core.markers.model import (
     Consensus,
     ReviewVerdict,
@@ -106,6 +106,43 @@ def test_code_spans_on_lines_with_many_run_lengths_are_found_as_the_reference_fi
 @given(st.text(alphabet=" \t", max_size=12), st.sampled_from(["", "x", "- item"]))
 def test_indent_width_counts_tab_stops_as_the_reference_does(lead: str, rest: str) -> None:
     assert quotes._indent_width(lead + rest) == ref_quotes._indent_width(lead + rest)
+
+
+@st.composite
+def texts_and_spans(draw: st.DrawFn) -> tuple[str, list[tuple[int, int, str]]]:
+    """A text of blanks, line ends and words, and sorted spans in it (touching, overlapping or empty)."""
+    text = draw(st.lists(st.sampled_from(["a", " ", "\t", "\n", "\r", "<!--c-->"]), max_size=30).map("".join))
+    spans = []
+    for _ in range(draw(st.integers(0, 5))):
+        start = draw(st.integers(0, len(text)))
+        end = draw(st.integers(start, min(len(text), start + 8)))
+        spans.append((start, end, draw(st.sampled_from(["", "", "R", "&lt;"]))))
+    return text, sorted(spans)
+
+
+@settings(max_examples=500, deadline=None)
+@given(texts_and_spans())
+def test_spans_are_removed_as_the_reference_removes_them(case: tuple[str, list[tuple[int, int, str]]]) -> None:
+    text, spans = case
+    assert scanner.remove_spans(text, spans) == REFERENCE.scanner.remove_spans(text, spans)
+
+
+QUOTE_PIECES = [" ", "  ", "   ", "    ", "\t", " \t", "\u3000", "\x1c", "> ", ">", "- ", "-", "* ", "+", "• ", "•",
+                "1. ", "12) ", "1234567890. ", "123456789.", "x", "text", "<!-- tunaflow:impl-complete -->", "\r"]  # fmt: skip
+quote_lines = st.lists(st.sampled_from(QUOTE_PIECES), max_size=4).map("".join)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(quote_lines, max_size=12))
+def test_quoted_and_indented_code_lines_are_told_apart_as_the_reference_tells_them(lines: list[str]) -> None:
+    text = "\n".join(lines)
+    ours, theirs = quotes.QuotedLines(text), ref_quotes.QuotedLines(text)
+    start = 0
+    for line in lines:
+        end = start + len(line)
+        assert ours.line_quoted(start, end) == theirs.line_quoted(start, end), (text, line)
+        assert quotes._starts_list_item(line) == ref_quotes._starts_list_item(line), line
+        start = end + 1
 
 
 def test_markers_made_quickly_equal_markers_made_by_their_constructor() -> None:

@@ -17,6 +17,9 @@ from __future__ import annotations
 import gc
 from bisect import bisect_right
 from dataclasses import dataclass, field
+from itertools import chain
+from operator import itemgetter
+from typing import Final
 
 from tunaflow_tui.core.markers.model import Marker, ParseResult, impl_complete, subtask_done
 from tunaflow_tui.core.markers.proposal import read_proposal
@@ -51,18 +54,18 @@ def _classify(text: str, comments: list[MarkerComment]) -> tuple[list[MarkerComm
     """Split comments into live ones (quote rule applied) and the wrapper fences chosen.
 
     One pass over the comments, in order: the line of each is found once (by position, never by
-    cutting the text into lines); its code spans are worked out only when it holds two backticks,
-    and its quote state only when it starts with a blank (a line starting with ``>`` is a quote line,
-    any other first character makes it neither).
+    cutting the text into lines). Outside a fence the quote rule's tests are taken cheapest first (a
+    line starting with ``>`` is a quote line, any other first character but a blank makes it neither
+    a quote line nor indented code): a line's code spans are worked out only when it holds two
+    backticks, and its quote state only when it starts with a blank.
     """
     fences = find_fences(text)
     lines = QuotedLines(text)
     size = len(text)
     find, rfind, count = text.find, text.rfind, text.count
     line_start, line_end = 0, -1
-    ticks = False  # the current line holds two backticks or more
-    span_starts: list[int] | None = None
-    spans: list[tuple[int, int]] = []
+    first = ""  # the first character of the current line
+    bounds: list[int] | None = None  # where the current line's code spans start and end, once worked out
     fi, nfences = 0, len(fences)
     live: list[MarkerComment] = []
     fenced: dict[int, list[MarkerComment]] = {}
@@ -72,30 +75,34 @@ def _classify(text: str, comments: list[MarkerComment]) -> tuple[list[MarkerComm
             line_start = rfind("\n", line_end if line_end > 0 else 0, pos) + 1
             nl = find("\n", pos)
             line_end = size if nl == -1 else nl
-            ticks = count("`", line_start, line_end) >= 2
-            span_starts = None
-        if ticks:
-            if span_starts is None:
-                spans = []
-                inline_spans(text, line_start, line_end, spans)
-                span_starts = [a for a, _ in spans]
-            if span_starts:
-                k = bisect_right(span_starts, pos) - 1
-                if k >= 0 and pos < spans[k][1]:
-                    continue
+            first = text[line_start]
+            bounds = None
         if nfences:
             while fi < nfences and fences[fi].end <= pos:
                 fi += 1
-            if fi < nfences and fences[fi].start <= pos:
+            if fi < nfences and fences[fi].start <= pos:  # quoted, unless the fence wraps a block
                 if fences[fi].may_wrap:
-                    fenced.setdefault(fi, []).append(c)
+                    if bounds is None:
+                        ticks = count("`", line_start, line_end)
+                        bounds = _code_bounds(text, line_start, line_end, ticks) if ticks > 1 else _NO_SPANS
+                    if not bisect_right(bounds, pos) & 1:  # not in a code span
+                        fenced.setdefault(fi, []).append(c)
                 continue
-        first = text[line_start]
-        if first == ">" or (first in " \t" and lines.line_quoted(line_start, line_end)):
+        if first == ">":
+            continue
+        if pos > line_start:  # (a comment that starts its line is in no code span)
+            if bounds is None:
+                ticks = count("`", line_start, line_end)
+                bounds = _code_bounds(text, line_start, line_end, ticks) if ticks > 1 else _NO_SPANS
+            if bounds and bisect_right(bounds, pos) & 1:  # in a code span
+                continue
+        if first in " \t" and lines.line_quoted(line_start, line_end):
             continue
         live.append(c)
-    taken = {c.kind for c in live if c.kind in BLOCK_KINDS and not c.closing}
     wrappers: list[Fence] = []
+    if not fenced:
+        return live, wrappers
+    taken = {c.kind for c in live if c.kind in BLOCK_KINDS and not c.closing}
     for fi, inside in fenced.items():
         opened: set[str] = set()
         wraps: set[str] = set()
@@ -113,6 +120,22 @@ def _classify(text: str, comments: list[MarkerComment]) -> tuple[list[MarkerComm
     if wrappers:  # otherwise still in order
         live.sort(key=lambda c: c.start)
     return live, wrappers
+
+
+_NO_SPANS: Final[list[int]] = []
+
+
+def _code_bounds(text: str, start: int, end: int, ticks: int) -> list[int]:
+    """Where the code spans of the line ``text[start:end]`` (holding ``ticks`` backticks, two or more)
+    start and end, in order (never change the list): a position lies in one if an odd number of them are
+    at or before it (two spans never touch: two runs of backticks side by side are one run)."""
+    if ticks == 2:  # one span, unless the two make one run
+        first = text.find("`", start, end)
+        second = text.find("`", first + 1, end)
+        return [first, second + 1] if second > first + 1 else _NO_SPANS
+    spans: list[tuple[int, int]] = []
+    inline_spans(text, start, end, spans)
+    return list(chain.from_iterable(spans))
 
 
 def _alone_on_line(text: str, comment: MarkerComment) -> bool:
@@ -210,20 +233,41 @@ def parse_markers(text: str, role: str | None = None) -> ParseResult:
         gc.enable()
 
 
+_KIND: Final = itemgetter(2)  # a comment's kind
+
+
+def _singles(
+    text: str, live: list[MarkerComment], allowed: dict[str, bool]
+) -> tuple[list[Marker], list[tuple[int, int, str]]]:
+    """The markers of a reply whose live comments are all single markers, and the edits of its text."""
+    markers: list[Marker] = []
+    edits: list[tuple[int, int, str]] = []
+    done_ok, complete_ok = allowed["subtask-done"], allowed["impl-complete"]
+    for comment in live:
+        start, end, kind, _, number = comment
+        if kind == "subtask-done":
+            markers.append(subtask_done(number, done_ok, text[start:end], (start, end)))
+            edits.append((start, end, "" if done_ok else _inert(comment)))
+        else:
+            markers.append(impl_complete(complete_ok, text[start:end], (start, end)))
+            edits.append((start, end, "" if complete_ok else _inert(comment)))
+    return markers, edits
+
+
 def _parse_markers(text: str, role: str | None) -> ParseResult:
     comments = find_marker_comments(text)
     if not comments:
         return ParseResult((), text)
     live, wrappers = _classify(text, comments)
-    if any(kind in BLOCK_KINDS for kind in {c[2] for c in live}):
-        items, strays = _group(text, live)
-    else:  # single markers only: each is an item of its own
-        items, strays = list(live), []
-    markers: list[Marker] = []
-    edits: list[tuple[int, int, str]] = [(c.start, c.end, "") for c in strays]
+    allowed = {kind: may_emit(role, kind) for kind in (*BLOCK_KINDS, *SINGLE_KINDS)}  # once, not per marker
+    if not wrappers and BLOCK_KINDS.isdisjoint(map(_KIND, live)):  # single markers only, in order
+        markers, edits = _singles(text, live, allowed)
+        return ParseResult(tuple(markers), remove_spans(text, edits))
+    items, strays = _group(text, live)
+    markers = []
+    edits = [(c.start, c.end, "") for c in strays]
     hidden_until = 0  # end of the last accepted block: markers before it vanish with the block
     memo = shared_memo()  # what the blocks' readers read in each distinct line, shared by them all
-    allowed = {kind: may_emit(role, kind) for kind in (*BLOCK_KINDS, *SINGLE_KINDS)}  # once, not per marker
     for item in items:
         if isinstance(item, _Block):
             accepted = allowed[item.opener.kind]

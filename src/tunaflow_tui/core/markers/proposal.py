@@ -134,32 +134,63 @@ def _is_separator(cells: list[str]) -> bool:
     return all(cell and not cell.strip("-: ") for cell in cells)
 
 
-def _from_table(rows: list[str]) -> list[Subtask]:
-    table = [table_cells(r) for r in rows]
+def _read_row(row: str) -> tuple[list[str], bool]:
+    """The cells of a table row (never changed once read), and whether it is a separator row."""
+    cells = table_cells(row)
+    return cells, _is_separator(cells)
+
+
+def _row_subtask(
+    row: list[str], numbered: bool, fixed_idx: int, title_col: int | None, detail_col: int | None
+) -> tuple[str, str] | None:
+    """The title and details of the subtask a table row states, or None (see :func:`_from_table`)."""
+    idx = 0 if numbered and row and row[0].rstrip(".").isdigit() else fixed_idx
+    col = title_col
+    if col is None:
+        col = next((i for i, c in enumerate(row) if i != idx and c), None)
+    if col is None or col >= len(row) or not row[col]:
+        return None
+    if detail_col is not None and detail_col < len(row):
+        details = row[detail_col]
+    else:
+        details = " — ".join(c for i, c in enumerate(row) if i not in (idx, col) and c)
+    cell = row[col]
+    title, lead = _split_bold_lead(cell) if cell.startswith("**") else (cell.strip(), "")
+    return title, (details or lead).replace("<br>", "\n")
+
+
+def _from_table(rows: list[str], memo: LineMemo) -> list[Subtask]:
+    """The subtasks of a Markdown table, one per row past its header and separators.
+
+    Each distinct row is cut into cells once per reply (``memo``) and read as a subtask once per table.
+    """
+    reads: dict[str, tuple[list[str], bool]] = memo.table("table rows")
+    get = reads.get
+    table: list[tuple[list[str], bool]] = []
+    for row in rows:
+        read = get(row)
+        if read is None:
+            read = reads[row] = _read_row(row)
+        table.append(read)
     header: list[str] = []
-    if len(table) >= 2 and _is_separator(table[1]):
-        header, table = [normalize_name(h) for h in table[0]], table[2:]
-    table = [row for row in table if not _is_separator(row)]
+    first = 0  # the first row past the header
+    if len(table) >= 2 and table[1][1]:
+        header, first = [normalize_name(h) for h in table[0][0]], 2
     idx_col = next((i for i, h in enumerate(header) if h in _INDEX_COLUMNS), None)
     title_col = next((i for i, h in enumerate(header) if h in _TITLE_COLUMNS), None)
     detail_col = next((i for i, h in enumerate(header) if h in _DETAIL_COLUMNS), None)
-    subtasks: list[Subtask] = []
     numbered = idx_col is None and not header  # then a row starting with a number has it as its index
     fixed_idx = idx_col if idx_col is not None else -1
-    for row in table:
-        idx = 0 if numbered and row and row[0].rstrip(".").isdigit() else fixed_idx
-        col = title_col
-        if col is None:
-            col = next((i for i, c in enumerate(row) if i != idx and c), None)
-        if col is None or col >= len(row) or not row[col]:
+    made: dict[str, tuple[str, str] | None] = {}  # a row -> the title and details it states
+    subtasks: list[Subtask] = []
+    for row, (cells, separator) in zip(rows[first:], table[first:], strict=True):
+        if separator:
             continue
-        if detail_col is not None and detail_col < len(row):
-            details = row[detail_col]
-        else:
-            details = " — ".join(c for i, c in enumerate(row) if i not in (idx, col) and c)
-        cell = row[col]
-        title, lead = _split_bold_lead(cell) if cell.startswith("**") else (cell.strip(), "")
-        subtasks.append(subtask(len(subtasks) + 1, title, (details or lead).replace("<br>", "\n")))
+        stated = made.get(row, MISS)
+        if stated is MISS:
+            stated = made[row] = _row_subtask(cells, numbered, fixed_idx, title_col, detail_col)
+        if stated is not None:
+            subtasks.append(subtask(len(subtasks) + 1, *stated))
     return subtasks
 
 
@@ -185,9 +216,9 @@ def _from_list(lines: list[str], memo: LineMemo) -> list[Subtask]:
 def read_subtasks(lines: list[str], memo: LineMemo | None = None) -> tuple[Subtask, ...]:
     """The subtasks written in ``lines`` (the body of a subtasks section)."""
     memo = memo or LineMemo()
-    table = [line for line in lines if line.strip().startswith("|")]
+    table = [line for line in lines if "|" in line and line.lstrip().startswith("|")]
     if len(table) >= 2:
-        return tuple(_from_table(table))
+        return tuple(_from_table(table, memo))
     titles = _task_headings(lines, memo)
     if any(title is not None for title in titles):
         return tuple(_from_headings(lines, titles))
@@ -227,28 +258,38 @@ _read_task_heading = _task_heading.__wrapped__
 _read_heading_level = _heading_level.__wrapped__
 
 
+def _read_line(line: str) -> tuple[tuple[str, str] | None, str | None, bool] | None:
+    """What a proposal line heads, the task it titles and whether it clearly heads a section (asked only
+    of a heading: nothing else reads it); None for a line of text."""
+    heading = _read_heading(line, PROPOSAL_SECTIONS)
+    title = _read_task_heading(line)
+    if heading is None:
+        return None if title is None else (None, title, False)
+    return heading, title, _read_heading_level(line)
+
+
 def _split_proposal(lines: list[str], memo: LineMemo) -> tuple[list[str], list[Section]]:
-    """Split a proposal body into the preamble and its sections (see the module docstring)."""
+    """Split a proposal body into the preamble and its sections (see the module docstring).
+
+    Each distinct line is read once per reply (:func:`_read_line`); a line of text changes nothing
+    and goes where the text goes.
+    """
     preamble: list[str] = []
     sections: list[Section] = []
     by_heading = False  # the open subtasks are written as task headings
     has_subtasks = False
-    reads: dict[str, tuple[tuple[str, str] | None, str | None, bool]] = memo.table("proposal lines")
+    reads: dict[str, tuple[tuple[str, str] | None, str | None, bool] | None] = memo.table("proposal lines")
     get = reads.get
     current: Section | None = None  # the last section
     in_subtasks = False  # the last section is the subtasks
     target = preamble  # where text goes: the last section's lines, or the preamble
-    done = 0  # lines before this one are placed
-    for index in heading_candidates(lines):  # the lines between candidates are text: they change nothing
-        if index > done:
-            target.extend(lines[done:index])
-        done = index + 1
-        line = lines[index]
-        read = get(line)
-        if read is None:  # what the line heads, the task it titles, whether it clearly heads a section
-            read = reads[line] = (
-                _read_heading(line, PROPOSAL_SECTIONS), _read_task_heading(line), _read_heading_level(line)
-            )
+    for line in lines:
+        read = get(line, MISS)
+        if read is MISS:
+            read = reads[line] = _read_line(line)
+        if read is None:  # a line of text
+            target.append(line)
+            continue
         heading, title, level = read
         # inside the subtasks, only a line that clearly heads a section ends them
         if heading is not None and (level or not in_subtasks or not (by_heading or line[:1] in (" ", "\t"))):
@@ -267,7 +308,6 @@ def _split_proposal(lines: list[str], memo: LineMemo) -> tuple[list[str], list[S
                 in_subtasks = has_subtasks = True
             by_heading = True
         target.append(line)
-    target.extend(lines[done:])
     return preamble, sections
 
 
@@ -317,7 +357,11 @@ def read_proposal(
         rest = preamble[filled_pre[0] + 1 :]
     subtasks: tuple[Subtask, ...] = ()
     if "subtasks" in by_name:
-        subtasks = read_subtasks([line for s in by_name["subtasks"] for line in [s.inline, *s.lines]], memo)
+        subtask_lines: list[str] = []
+        for section in by_name["subtasks"]:
+            subtask_lines.append(section.inline)
+            subtask_lines.extend(section.lines)
+        subtasks = read_subtasks(subtask_lines, memo)
     elif title:
         listed, after = _leading_list(extra, memo)
         if listed:

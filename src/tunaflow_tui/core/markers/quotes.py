@@ -4,8 +4,9 @@ Fences (```` ``` ```` or ``~~~`` at the start of a line, any indentation, closed
 same character at least as long, or running to the end) are found by visiting only the lines that
 start with a fence string. Inline code spans are found per line, only for lines that hold a marker
 and two backticks (a run of N backticks closed by the next run of exactly N backticks on the same
-line); one sort of the runs by length gives each run the next of its length, which keeps that linear
-however many backticks a line holds. Block-quote lines and indented code blocks are decided per
+line): by one regular expression on a line whose runs have few lengths, else by one sort of the runs
+by length, which gives each run the next of its length; either keeps that linear however many
+backticks a line holds. Block-quote lines and indented code blocks are decided per
 line, only for lines that hold a marker and start with a blank or ``>``.
 """
 
@@ -19,13 +20,18 @@ from typing import Final
 
 #: Fence info strings whose fence may wrap a whole marker block the agent meant.
 WRAPPER_INFOS: Final = frozenset({"", "markdown", "md"})
-_BACKTICK_RUNS: Final = re.compile("(`+)")
-#: A run (as one character) and the next run of its length. A run with none after it is the last of
-#: its length: the search passes over the rest of the line once per length at most, so only for lines
-#: with at most _FEW_LENGTHS lengths of run.
-_PAIR: Final = re.compile(r"(.).*?\1", re.DOTALL)
+#: A run of backticks, written with a literal first: the regular expression engine then skips to the
+#: next backtick in a tight loop (``(`+)`` is tried at every character of the line).
+_BACKTICK_RUNS: Final = re.compile("(``*)")
+#: Runs of at most this many backticks have at most this many lengths.
 _FEW_LENGTHS: Final = 8
-_MAX_CHAR: Final = 0x110000
+_LONG_RUN: Final = "`" * (_FEW_LENGTHS + 1)
+#: A code span: a whole run of backticks (none just before it: the line starts past a newline), then
+#: text and runs taken whole, up to the next whole run as long as the first. A run with no such run
+#: after it is the last of its length, and the search passes over the rest of the line for it: once
+#: per length at most, so only for lines without a run longer than _FEW_LENGTHS.
+_SPAN: Final = re.compile(r"(`(?<!``)`*+)(?:[^`]++|`++)*?(?<!`)\1(?!`)")
+_SPAN_OF: Final = re.Match.span
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,11 +72,12 @@ def _closes(line: str, char: str, length: int) -> bool:
 def inline_spans(text: str, start: int, end: int, out: list[tuple[int, int]]) -> None:
     """Append the code spans (``(start, end)`` of each, backticks included) of the line ``text[start:end]`` to ``out``.
 
-    A run of N backticks opens a span closed by the next run of exactly N; a run with no such run
-    after it is literal, and the runs after it are looked at again. Two backticks make one span or
-    none; otherwise the runs, their positions and lengths come from C-level calls (one split, then a
-    regular expression over the runs written one character each, or one sort that puts the runs of
-    each length in order), so no Python loop visits every run.
+    ``start`` is the start of a line (0, or just past a newline). A run of N backticks opens a span
+    closed by the next run of exactly N; a run with no such run after it is literal, and the runs
+    after it are looked at again. Two backticks make one span or none; a line without a run longer
+    than _FEW_LENGTHS has its spans found by one regular expression; any other line has its runs
+    split out and sorted by length, which puts the runs of each length in order, so no Python loop
+    visits every run and none passes over the line more than once.
     """
     ticks = text.count("`", start, end)
     if ticks < 2:
@@ -81,17 +88,13 @@ def inline_spans(text: str, start: int, end: int, out: list[tuple[int, int]]) ->
         if second > first + 1:
             out.append((first, second + 1))
         return
+    if text.find(_LONG_RUN, start, end) == -1:
+        out.extend(map(_SPAN_OF, _SPAN.finditer(text, start, end)))
+        return
     parts = _BACKTICK_RUNS.split(text[start:end])  # text, run, text, run, …, text
     count = len(parts) // 2
-    if count < 2:
-        return
     offsets = list(accumulate(map(len, parts), initial=start))  # run k: offsets[2k+1] to offsets[2k+2]
     lengths = list(map(len, parts[1::2]))
-    if end - start < _MAX_CHAR and len(set(lengths)) <= _FEW_LENGTHS:
-        # One character per run, its length: a span is a character and the next one like it.
-        codes = "".join(map(chr, lengths))
-        out.extend((offsets[2 * m.start() + 1], offsets[2 * m.end()]) for m in _PAIR.finditer(codes))
-        return
     order = sorted(range(count), key=lengths.__getitem__)  # stable: each length's runs stay in order
     following = dict(pairwise(order))  # run -> the next run of its length, if any
     k = 0
@@ -198,9 +201,10 @@ class QuotedLines:
         return self._answer
 
     def _decide(self, line: str) -> bool:
-        width = _indent_width(line)
-        if width < 4:
-            return line.lstrip(" \t").startswith(">")
+        # (:func:`_indent_width` below, with an indent of spaces only counted in place)
+        body = line.lstrip(" ")
+        if (len(line) - len(body) if body[:1] != "\t" else _indent_width(line)) < 4:
+            return body.lstrip(" \t").startswith(">")
         text = self._text
         start = pos = self._line_start
         saw_blank = False
@@ -212,9 +216,10 @@ class QuotedLines:
                 break
             prev_start = text.rfind("\n", 0, pos - 1) + 1
             prev = text[prev_start : pos - 1]
-            if not prev.strip():
+            body = prev.lstrip(" ")
+            if not body.strip():
                 saw_blank = True
-            elif _indent_width(prev) < 4:
+            elif (len(prev) - len(body) if body[:1] != "\t" else _indent_width(prev)) < 4:
                 under_list = _starts_list_item(prev)
                 break
             pos = prev_start

@@ -4,10 +4,11 @@ A section heading is a line naming a known section, in English, Korean or Indone
 case-insensitively, with optional ``#`` heading marks, ``**bold**`` and a trailing colon; text after
 the colon on the same line is the section's first content (``description: Replace JWT``).
 
-The block readers share one pass over their lines: :func:`heading_candidates` finds, with one
-regular expression, the few lines that may head a section (the others are text to every reader and
-are taken in runs), and a :class:`LineMemo` keeps what each reading found in each distinct line, so
-a line repeated across a reply's blocks is read once.
+The block readers share what they read in a reply's lines: a :class:`LineMemo` keeps what each
+reading found in each distinct line (a line of text included), so a line repeated across a reply's
+blocks is read once and found again by one lookup; a line of prose is told to head no section by one
+regular expression of the section names (:func:`split_heading`), and the lines that start with ``#``
+are found among many at once (:func:`heading_candidates`).
 """
 
 from __future__ import annotations
@@ -70,24 +71,21 @@ _PLAIN_NAME: Final = re.compile(r"[^\W\d_]+(?:[ _-][^\W\d_]+)*")
 _LEAD: Final = re.compile(r"[\s#*_`\-]*")
 #: The first character of every section name, case-folded: a line whose name starts otherwise is no heading.
 _NAME_STARTS: Final = frozenset(alias[0] for alias in SECTION_ALIASES)
-#: An ASCII section name as written: any alias, its words joined by blanks, ``_`` or ``-``, any case.
-#: A line of ASCII text names no section unless one starts where its decoration ends.
-_ASCII_NAME: Final = re.compile(
-    "|".join(r"[\s_\-]+".join(map(re.escape, alias.split())) for alias in SECTION_ALIASES if alias.isascii()),
-    re.IGNORECASE | re.ASCII,
-)
 _UNESCAPED_PIPE: Final = re.compile(r"(?<!\\)\|")
-def _prefix_pattern(names: list[str]) -> str:
+_LINE_BLANKS: Final = r"(?:[^\S\n]|[_\-])+"
+
+
+def _prefix_pattern(names: list[str], blanks: str = _LINE_BLANKS) -> str:
     """A regular expression matching the start of any of ``names`` (ASCII, lower case; in any case; blanks
-    in a name: any run of blanks, ``_`` or ``-``), branching on one character at a time so that a line
-    is told apart in a few steps."""
+    in a name: any run of ``blanks``, by default blanks, ``_`` or ``-``), branching on one character at a
+    time so that a line is told apart in a few steps."""
     if "" in names:
         return ""  # a name ends here: any continuation matches
     branches = []
     for first in sorted({name[0] for name in names}):
-        rest = _prefix_pattern([name[1:] for name in names if name[0] == first])
+        rest = _prefix_pattern([name[1:] for name in names if name[0] == first], blanks)
         if first == " ":
-            head = r"(?:[^\S\n]|[_\-])+"
+            head = blanks
         else:
             head = f"[{first}{first.upper()}]" if first.isalpha() else re.escape(first)
         branches.append(head + (f"(?:{rest})" if "|" in rest else rest))
@@ -95,6 +93,30 @@ def _prefix_pattern(names: list[str]) -> str:
 
 
 _ASCII_ALIASES: Final = sorted(alias for alias in SECTION_ALIASES if alias.isascii())
+_NOTHING: Final = re.compile(r"(?!)")
+
+
+def _name_patterns(allowed: frozenset[str] | None) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """The names of the sections ``allowed`` (all if None), their words joined by blanks, ``_`` or ``-``:
+    the ASCII ones as written, in any case, past the decoration :data:`_LEAD` skips, and all of them as
+    they read case-folded.
+
+    A line of ASCII text names none of these sections unless the first matches it; any line, unless
+    the second matches where its decoration ends once the line is case-folded (character by character:
+    its decoration and blanks fold to themselves, so its name still starts at the same place).
+    """
+    names = sorted(alias for alias, section in SECTION_ALIASES.items() if allowed is None or section in allowed)
+    ascii_names = [name for name in names if name.isascii()]
+    return (
+        re.compile(r"[\s#*_`\-]*+(?:" + _prefix_pattern(ascii_names, r"[\s_\-]+") + ")") if ascii_names else _NOTHING,
+        re.compile(_prefix_pattern(names, r"[\s_\-]+")) if names else _NOTHING,
+    )
+
+
+_NAMES: dict[frozenset[str] | None, tuple[re.Pattern[str], re.Pattern[str]]] = {}
+""":func:`_name_patterns` of each set of sections asked about."""
+
+
 #: At the start of a line that may head a section (for :func:`split_heading`, whatever sections are
 #: allowed) or starts with ``#`` (a task heading): after the decoration :data:`_LEAD` skips, the start
 #: of an ASCII section name, a character outside ASCII (it may fold to a name), or a letter a name
@@ -116,7 +138,22 @@ BULLETS: Final = ("- ", "* ", "+ ", "• ", "· ")
 
 
 def normalize_name(name: str) -> str:
-    """Case-fold a section/key name and turn ``_``/``-`` runs and spaces into single spaces."""
+    """Case-fold a section/key name and turn ``_``/``-`` runs and spaces into single spaces.
+
+    Remembered per name (a reply writes the same keys on many lines that differ in their values).
+    """
+    normal = _NORMAL.get(name)
+    if normal is None:
+        if len(_NORMAL) >= LINE_CACHE:
+            _NORMAL.clear()
+        normal = _NORMAL[name] = _normalize(name)
+    return normal
+
+
+_NORMAL: dict[str, str] = {}
+
+
+def _normalize(name: str) -> str:
     if name.isalpha():  # the common case (``Findings``, ``verdict``): nothing to strip or join
         return name.casefold()
     if _PLAIN_NAME.fullmatch(name):  # words joined by single separators (``Plan coverage``, ``code_quality``)
@@ -136,13 +173,22 @@ def _unbold(text: str) -> str:
 @lru_cache(maxsize=LINE_CACHE)
 def split_heading(line: str, allowed: frozenset[str] | None = None) -> tuple[str, str] | None:
     """``(section, rest_of_line)`` if ``line`` heads a section (one of ``allowed``, if given)."""
-    # Most lines are prose: reject them on the first character their name could start with, before
-    # any cutting (the name, once normalized, starts with the first character past the decoration).
-    lead = _LEAD.match(line).end()  # type: ignore[union-attr]  # matches the empty string at least
-    if lead == len(line) or line[lead].casefold()[:1] not in _NAME_STARTS:
-        return None
-    if line.isascii() and _ASCII_NAME.match(line, lead) is None:
-        return None  # (a name with other characters may fold to an alias: only ASCII is told apart here)
+    # Most lines are prose: reject them, before any cutting, unless the name of a section allowed
+    # starts past their decoration (the name, once normalized, starts with the first character there).
+    patterns = _NAMES.get(allowed)
+    if patterns is None:
+        if len(_NAMES) > 64:
+            _NAMES.clear()
+        patterns = _NAMES[allowed] = _name_patterns(allowed)
+    if line.isascii():
+        if patterns[0].match(line) is None:
+            return None
+    else:  # a name with other characters may fold to an alias: told apart once folded
+        lead = _LEAD.match(line).end()  # type: ignore[union-attr]  # matches the empty string at least
+        if lead == len(line) or line[lead].casefold()[:1] not in _NAME_STARTS:
+            return None
+        if patterns[1].match(line.casefold(), lead) is None:
+            return None
     text = line.strip()
     if not text or len(text) > 2000:
         return None
@@ -178,7 +224,8 @@ def split_heading(line: str, allowed: frozenset[str] | None = None) -> tuple[str
     section = SECTION_ALIASES.get(normalize_name(name))
     if section is None or (not decorated and rest) or (allowed is not None and section not in allowed):
         return None
-    return section, _unbold(rest.strip())
+    rest = rest.strip()
+    return section, rest if rest[:1] not in ("*", "_") else _unbold(rest)
 
 
 def table_cells(line: str) -> list[str]:
@@ -339,42 +386,52 @@ def split_sections(
     return preamble, sections
 
 
+_BLANK: Final = (-2, "", "")
+NO_ITEM: Final = -1
+"""The indent in the :func:`item_line` reading of a line that is no list item."""
+_DEEPEST: Final = 1 << 62
+
+
+def item_line(line: str) -> tuple[int, str, str]:
+    """``(indent, item text, stripped line)`` of a list item; ``(NO_ITEM, "", stripped line)`` of another
+    line with text; ``(-2, "", "")`` for a blank line. Readers keep it in the memo table ``"item lines"``."""
+    stripped = line.strip()
+    if not stripped:
+        return _BLANK
+    item = _read_list_item(line)
+    return (item[0], item[1], stripped) if item is not None else (NO_ITEM, "", stripped)
+
+
 def items_of(section: Section, memo: LineMemo | None = None) -> tuple[str, ...]:
     """The items of a findings-like section: top-level list items, or else each non-empty line.
 
-    Lines under an item (continuations, nested items) are folded into it.
+    Lines under an item (continuations, nested items) are folded into it. Each distinct line is read
+    once per reply (``memo``).
     """
-    table = (memo or LineMemo()).items
-    get = table.get
-    lines: list[str] = []
-    parsed: list[tuple[int, str] | None] = []
-    top = -1  # the least indent of an item, -1 while there is none
+    reads: dict[str, tuple[int, str, str]] = (memo or LineMemo()).table("item lines")
+    get = reads.get
+    filled: list[tuple[int, str, str]] = []
+    top = _DEEPEST  # the least indent of an item
     for line in section.lines:
-        if not line.strip():
+        read = get(line)
+        if read is None:
+            read = reads[line] = item_line(line)
+        indent = read[0]
+        if indent == -2:  # blank
             continue
-        item = get(line, MISS)
-        if item is MISS:
-            item = table[line] = _read_list_item(line)
-        lines.append(line)
-        parsed.append(item)
-        if item is not None and (top == -1 or item[0] < top):
-            top = item[0]
-    if top == -1:
+        filled.append(read)
+        if NO_ITEM < indent < top:
+            top = indent
+    if top == _DEEPEST:  # no item: each line is one
         items = [section.inline] if section.inline else []
-        items.extend(_unbold(line.strip()) for line in lines)
-        return tuple(i for i in items if i)
+        items.extend(_unbold(stripped) for _, _, stripped in filled)
+        return tuple(filter(None, items))
     groups: list[list[str]] = [[section.inline]] if section.inline else []
-    for line, item in zip(lines, parsed, strict=True):
-        if item is None:
-            if groups:
-                groups[-1].append(line.strip())
-            else:
-                groups.append([line.strip()])
-        elif item[0] <= top:
-            groups.append([item[1]])
-        elif groups:
-            groups[-1].append(item[1])
+    for indent, text, stripped in filled:
+        if indent == top:
+            groups.append([text])
+        elif not groups:
+            groups.append([stripped])
         else:
-            groups.append([line.strip()])
-    joined = [" ".join(p for p in group if p) if len(group) > 1 else group[0] for group in groups]
-    return tuple(i for i in joined if i)
+            groups[-1].append(text if indent != NO_ITEM else stripped)
+    return tuple(filter(None, [" ".join(filter(None, group)) if len(group) > 1 else group[0] for group in groups]))

@@ -25,11 +25,12 @@ from tunaflow_tui.core.markers.sections import (
     BULLETS,
     LINE_CACHE,
     MISS,
+    NO_ITEM,
     SECTION_ALIASES,
     LineMemo,
     Section,
+    item_line,
     items_of,
-    list_item,
     normalize_name,
     split_heading,
     split_sections,
@@ -207,7 +208,6 @@ def _numbers(text: str) -> tuple[int, ...]:
 _read_verdict_line = _verdict_line.__wrapped__
 _read_key_value = _key_value.__wrapped__
 _read_heading = split_heading.__wrapped__
-_read_list_item = list_item.__wrapped__
 
 # What a filled verdict line says, whatever comes before it (checked in this order): a verdict
 # (``value, bare``), a score, a failed-subtasks key (its ``key, value`` pair), a section heading,
@@ -242,9 +242,9 @@ def read_verdict(
     memo = memo or LineMemo()
     table: dict[str, tuple[int, Any]] = memo.table("verdict")
     get = table.get
-    items = memo.items
+    items: dict[str, tuple[int, str, str]] = memo.table("item lines")
     words: dict[str, VerdictValue | None] = memo.table("verdict words")
-    lines = body.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    lines = _lines(body)
     scores: list[tuple[str, int]] = []
     failed: dict[int, None] = {}
     preamble: list[str] = []
@@ -267,16 +267,16 @@ def read_verdict(
             if verdict is MISS:
                 verdict = words[value] = _verdict_word(value)
         if listing_failed or in_items:
-            item = items.get(line, MISS)
-            if item is MISS:
-                item = items[line] = _read_list_item(line)
+            item = items.get(line)
+            if item is None:
+                item = items[line] = item_line(line)
             if listing_failed:
-                number = _leading_number(item[1]) if item is not None else None
+                number = _leading_number(item[1]) if item[0] != NO_ITEM else None
                 if number is not None:
                     failed[number] = None
                     continue
                 listing_failed = False
-            if in_items and (item is not None or line[:1] in (" ", "\t")):
+            if in_items and (item[0] != NO_ITEM or line[:1] in (" ", "\t")):
                 current.append(line)
                 continue
         said = get(stripped)
@@ -316,14 +316,14 @@ def read_verdict(
     if verdict is None:
         first = next((line for line in preamble if line.strip()), "")
         verdict = _verdict_word(first) if len(first.split()) <= 2 else None
-
-    def collect(name: str) -> tuple[str, ...]:
-        return tuple(i for s in sections if s.name == name for i in items_of(s, memo))
-
+    listed: dict[str, list[str]] = {"findings": [], "recommendations": []}
+    for section in sections:
+        if section.name in listed:
+            listed[section.name].extend(items_of(section, memo))
     return assemble(ReviewVerdict, {
         "accepted": accepted, "raw": raw, "span": span, "verdict": verdict or "conditional",
-        "scores": Scores(scores), "failed_subtasks": tuple(failed), "findings": collect("findings"),
-        "recommendations": collect("recommendations"), "closed": closed,
+        "scores": Scores(scores), "failed_subtasks": tuple(failed), "findings": tuple(listed["findings"]),
+        "recommendations": tuple(listed["recommendations"]), "closed": closed,
     })  # fmt: skip
 
 
@@ -336,15 +336,20 @@ def read_consensus(
     same reply read in their lines (a fresh one if none).
     """
     memo = memo or LineMemo()
-    lines = body.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-    preamble, sections = split_sections(lines, CONSENSUS_SECTIONS, memo)
+    preamble, sections = split_sections(_lines(body), CONSENSUS_SECTIONS, memo)
     if any(line.strip() for line in preamble):
         sections.insert(0, Section("consensus", "", preamble))
-
-    def collect(name: str) -> tuple[str, ...]:
-        return tuple(i for s in sections if s.name == name for i in items_of(s, memo))
-
+    listed: dict[str, list[str]] = {name: [] for name in CONSENSUS_SECTIONS}
+    for section in sections:
+        listed[section.name].extend(items_of(section, memo))
     return assemble(Consensus, {
-        "accepted": accepted, "raw": raw, "span": span, "consensus": collect("consensus"),
-        "contested": collect("contested"), "dissent": collect("dissent"), "closed": closed,
+        "accepted": accepted, "raw": raw, "span": span, "consensus": tuple(listed["consensus"]),
+        "contested": tuple(listed["contested"]), "dissent": tuple(listed["dissent"]), "closed": closed,
     })  # fmt: skip
+
+
+def _lines(body: str) -> list[str]:
+    """The lines of a block's body (``\\r\\n`` and ``\\r`` end a line too)."""
+    if "\r" in body:
+        body = body.replace("\r\n", "\n").replace("\r", "\n")
+    return body.split("\n")
