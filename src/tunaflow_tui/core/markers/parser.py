@@ -31,6 +31,7 @@ from tunaflow_tui.core.markers.scanner import (
     MarkerComment,
     find_marker_comments,
     remove_spans,
+    scrub_known,
     scrub_markers,
 )
 from tunaflow_tui.core.markers.sections import LineMemo, shared_memo
@@ -186,7 +187,11 @@ def _group(text: str, live: list[MarkerComment]) -> tuple[list[_Block | MarkerCo
 def _build(text: str, block: _Block, accepted: bool, memo: LineMemo) -> Marker:
     opener, closer = block.opener, block.closer
     body = text[opener.end : closer.start if closer else block.end]
-    body = scrub_markers(body)
+    if block.inner:  # the markers the block only mentions, as they stand in its body
+        shift = opener.end
+        body = scrub_known(body, [(c.start - shift, c.end - shift) for c in block.inner])
+    else:
+        body = scrub_markers(body)
     raw, span, closed = text[opener.start : block.end], (opener.start, block.end), closer is not None
     if opener.kind == "plan-proposal":
         return read_proposal(body, accepted=accepted, raw=raw, span=span, closed=closed, memo=memo)
