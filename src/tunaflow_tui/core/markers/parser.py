@@ -38,7 +38,7 @@ from tunaflow_tui.core.markers.sections import LineMemo, shared_memo
 from tunaflow_tui.core.markers.verdict import read_consensus, read_verdict
 
 
-@dataclass
+@dataclass(slots=True)
 class _Block:
     opener: MarkerComment
     closer: MarkerComment | None = None
@@ -162,6 +162,7 @@ def _group(text: str, live: list[MarkerComment]) -> tuple[list[_Block | MarkerCo
     items: list[_Block | MarkerComment] = []
     strays: list[MarkerComment] = []
     current: _Block | None = None
+    size = len(text)
     for c in live:
         if c.kind in SINGLE_KINDS:
             items.append(c)
@@ -171,7 +172,7 @@ def _group(text: str, live: list[MarkerComment]) -> tuple[list[_Block | MarkerCo
                     current.inner.append(c)
                     continue
                 current.end = c.start
-            current = _Block(c, end=len(text))
+            current = _Block(c, None, [], size)
             items.append(current)
         elif current is not None:
             if c.kind == current.opener.kind:
@@ -190,7 +191,7 @@ def _build(text: str, block: _Block, accepted: bool, memo: LineMemo) -> Marker:
     if block.inner:  # the markers the block only mentions, as they stand in its body
         shift = opener.end
         body = scrub_known(body, [(c.start - shift, c.end - shift) for c in block.inner])
-    else:
+    elif "<!--" in body:  # (a body without a comment has nothing to scrub)
         body = scrub_markers(body)
     raw, span, closed = text[opener.start : block.end], (opener.start, block.end), closer is not None
     if opener.kind == "plan-proposal":
