@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from tunaflow_tui.core.markers import parse_markers, scrub_markers
-from tunaflow_tui.core.markers.scanner import iter_tunaflow_comments
+from tunaflow_tui.core.markers.scanner import find_marker_comments, iter_tunaflow_comments, scrub_known
 
 
 def test_scrub_removes_block_markers_and_their_lines_but_keeps_content() -> None:
@@ -37,3 +40,15 @@ def test_scrub_never_leaves_a_marker_formed_by_joining_neighbours() -> None:
         scrubbed = scrub_markers(text)
         assert parse_markers(scrubbed).markers == ()
         assert list(iter_tunaflow_comments(scrubbed)) == []
+
+
+JOIN_PIECES = ["<!-- tunaflow:consensus -->", "<!--tunaflow:impl-complete-->", "<!-- /tunaflow:plan-proposal -->",
+               "<!-", "-", "->", "<!--", "-->", " tunaflow:review-verdict ", "<", "!", " ", "\n", "\t", "x", "`"]  # fmt: skip
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(JOIN_PIECES), max_size=30).map("".join))
+def test_scrub_told_where_the_markers_are_scrubs_as_scrub_markers_does(text: str) -> None:
+    markers = [(c.start, c.end) for c in find_marker_comments(text)]
+    assert scrub_known(text, markers) == scrub_markers(text)
+    assert scrub_known(text, markers[1:]) == scrub_markers(text)  # not told of them all: scrubbed as any text

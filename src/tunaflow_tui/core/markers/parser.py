@@ -31,13 +31,14 @@ from tunaflow_tui.core.markers.scanner import (
     MarkerComment,
     find_marker_comments,
     remove_spans,
+    scrub_known,
     scrub_markers,
 )
 from tunaflow_tui.core.markers.sections import LineMemo, shared_memo
 from tunaflow_tui.core.markers.verdict import read_consensus, read_verdict
 
 
-@dataclass
+@dataclass(slots=True)
 class _Block:
     opener: MarkerComment
     closer: MarkerComment | None = None
@@ -161,6 +162,7 @@ def _group(text: str, live: list[MarkerComment]) -> tuple[list[_Block | MarkerCo
     items: list[_Block | MarkerComment] = []
     strays: list[MarkerComment] = []
     current: _Block | None = None
+    size = len(text)
     for c in live:
         if c.kind in SINGLE_KINDS:
             items.append(c)
@@ -170,7 +172,7 @@ def _group(text: str, live: list[MarkerComment]) -> tuple[list[_Block | MarkerCo
                     current.inner.append(c)
                     continue
                 current.end = c.start
-            current = _Block(c, end=len(text))
+            current = _Block(c, None, [], size)
             items.append(current)
         elif current is not None:
             if c.kind == current.opener.kind:
@@ -186,7 +188,11 @@ def _group(text: str, live: list[MarkerComment]) -> tuple[list[_Block | MarkerCo
 def _build(text: str, block: _Block, accepted: bool, memo: LineMemo) -> Marker:
     opener, closer = block.opener, block.closer
     body = text[opener.end : closer.start if closer else block.end]
-    body = scrub_markers(body)
+    if block.inner:  # the markers the block only mentions, as they stand in its body
+        shift = opener.end
+        body = scrub_known(body, [(c.start - shift, c.end - shift) for c in block.inner])
+    elif "<!--" in body:  # (a body without a comment has nothing to scrub)
+        body = scrub_markers(body)
     raw, span, closed = text[opener.start : block.end], (opener.start, block.end), closer is not None
     if opener.kind == "plan-proposal":
         return read_proposal(body, accepted=accepted, raw=raw, span=span, closed=closed, memo=memo)

@@ -195,9 +195,25 @@ def scrub_markers(text: str) -> str:
     catch that, and whatever is left after them is made inert by escaping its ``<``. Total and
     linear: never raises on any ``str``.
     """
+    return _scrub(text, _SCRUB_PASSES)
+
+
+def scrub_known(text: str, comments: list[tuple[int, int]]) -> str:
+    """:func:`scrub_markers` of ``text``, told the ``(start, end)`` of marker comments in it, in order.
+
+    When they are all the comments ``text`` holds (as many as its ``<!--``), its first pass removes
+    them without looking for them; else ``text`` is scrubbed as any other.
+    """
+    if not comments or text.count("<!--") != len(comments):
+        return _scrub(text, _SCRUB_PASSES)
+    return _scrub(remove_spans(text, [(start, end, "") for start, end in comments]), _SCRUB_PASSES - 1)
+
+
+def _scrub(text: str, passes: int) -> str:
+    """:func:`scrub_markers` with at most ``passes`` passes of removal."""
     if "<!--" not in text:  # no comment, nothing to remove (a block's body, usually)
         return text
-    for _ in range(_SCRUB_PASSES):
+    for _ in range(passes):
         scrubbed = _scrub_once(text)
         if scrubbed == text:
             return text
