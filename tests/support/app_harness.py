@@ -147,3 +147,17 @@ async def run_from_palette(pilot: Any, app: Any, name: str) -> None:
     palette = app.screen
     await pilot.press("enter")
     await until(pilot, lambda: palette not in app.screen_stack, "the command palette closing")
+
+
+def refreshes_of(widget: Any, monkeypatch: Any) -> list[bool]:
+    """Record ``widget``'s refreshes from now on: one entry per call, True when it asked for a layout
+    (a layout redoes the whole screen; a repaint redraws the widget alone)."""
+    layouts: list[bool] = []
+    refresh = widget.refresh
+
+    def counted(*regions: Any, repaint: bool = True, layout: bool = False, recompose: bool = False) -> Any:
+        layouts.append(layout)
+        return refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
+
+    monkeypatch.setattr(widget, "refresh", counted)
+    return layouts

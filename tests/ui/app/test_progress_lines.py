@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from app_harness import screen_text, settle
+from app_harness import refreshes_of, screen_text, settle
 from hand_clock import HandClock
 from seeded_plans import PLAN_TITLE, with_branches
 
@@ -89,14 +89,7 @@ async def test_a_tick_redraws_the_status_line_and_only_a_new_line_lays_the_scree
         runtime.emit(ProjectTestsRunning(first.id, "python -m pytest -q", running=True))
         await _until(pilot, lambda: "⟳ tests: python -m pytest -q 0s" in screen_text(app))
         line = app.query_one("#status-line")
-        layouts: list[bool] = []
-        refresh = line.refresh
-
-        def counted(*regions, repaint=True, layout=False, recompose=False):
-            layouts.append(layout)
-            return refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
-
-        monkeypatch.setattr(line, "refresh", counted)
+        layouts = refreshes_of(line, monkeypatch)
         clock.advance(3)
         await _until(pilot, lambda: "⟳ tests: python -m pytest -q 3s" in screen_text(app))
         assert layouts and not any(layouts)

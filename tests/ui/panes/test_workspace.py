@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from app_harness import refreshes_of
 from textual.app import App, ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
@@ -223,14 +224,7 @@ async def test_the_branch_header_follows_a_status_change_in_place(monkeypatch) -
     app = WorkspaceApp(mode="drawer")
     async with app.run_test(size=(120, 40)) as pilot:
         header = app.query_one(BranchHeader)
-        layouts: list[bool] = []
-        refresh = header.refresh
-
-        def counted(*regions, repaint=True, layout=False, recompose=False):
-            layouts.append(layout)
-            return refresh(*regions, repaint=repaint, layout=layout, recompose=recompose)
-
-        monkeypatch.setattr(header, "refresh", counted)
+        layouts = refreshes_of(header, monkeypatch)
         app.query_one(BranchPane).update_view(replace(BRANCH, live=True))
         await pilot.pause()
         assert layouts and not any(layouts)
