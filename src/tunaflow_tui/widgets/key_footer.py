@@ -74,7 +74,8 @@ class KeyFooter(Footer):
         self.keep = tuple(keep)
         self.then = tuple(then)
         self._ranked: list[tuple[tuple[int, int], list[Widget]]] = []
-        self._fit_tries = 0
+        self._awaiting_layout = False
+        """Subscribed to the screen's next layout, to measure the keys then."""
         self._drawn: tuple[object, ...] | None = None
         """What the keys shown were composed from, or are about to be (see :meth:`_signature`)."""
         self._composed: tuple[object, ...] | None = None
@@ -176,7 +177,6 @@ class KeyFooter(Footer):
         for _rank, unit in self._ranked:
             yield from unit
         if self._ranked:
-            self._fit_tries = 0
             self.call_after_refresh(self._fit)
         else:
             self._fitted = True
@@ -190,12 +190,12 @@ class KeyFooter(Footer):
         if not ranked or not self.size.width:
             self._fitted = True
             return
-        if not all(unit[0].region.width for _rank, unit in ranked):  # not laid out yet: measure after the next frame
-            self._fit_tries += 1
-            if self._fit_tries < 50:
-                self.call_after_refresh(self._fit)
-            else:
-                self._fitted = True  # never laid out: nothing more will change
+        if not all(unit[0].region.width for _rank, unit in ranked):
+            # not laid out yet (a screen under a dialog is laid out only when it shows): measure after
+            # the screen's next layout, however long that takes
+            if not self._awaiting_layout:
+                self._awaiting_layout = True
+                self.screen.screen_layout_refresh_signal.subscribe(self, self._fit_after_layout)
             return
         widths = self._widths([unit for _rank, unit in ranked])
         room = self.content_region.width
@@ -212,6 +212,12 @@ class KeyFooter(Footer):
             for widget in unit:
                 widget.display = id(unit) in shown
         self._fitted = True
+
+    def _fit_after_layout(self, screen: Screen[object]) -> None:
+        """The screen was laid out: measure the keys now (once; :meth:`_fit` asks again if need be)."""
+        screen.screen_layout_refresh_signal.unsubscribe(self)
+        self._awaiting_layout = False
+        self._fit()
 
     @staticmethod
     def _widths(units: list[list[Widget]]) -> dict[int, int]:

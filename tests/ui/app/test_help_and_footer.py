@@ -12,6 +12,7 @@ from app_harness import palette_offers, screen_text, send, settle
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.command import CommandPalette
+from textual.screen import ModalScreen
 from textual.widgets import Markdown, OptionList, Static
 from textual.widgets._footer import FooterKey
 from waiting import until
@@ -359,3 +360,50 @@ async def test_bindings_refreshed_without_a_change_leave_the_footer_as_it_is() -
         field.focus()  # other keys: the footer is composed again, once
         await _footer_shows(pilot, footer_widget, "Field key")
         assert composed == ["_Field"]
+
+
+class _Form(Static, can_focus=True):
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("y", "save", "Save form"), Binding("z", "clear", "Clear form"),
+                                             Binding("w", "check", "Check form")]
+
+
+class _FormApp(_FooterApp):
+    def compose(self) -> ComposeResult:
+        yield _Pane("pane")
+        yield _Form("form")
+        yield KeyFooter(first=("noop",))
+
+
+class _Dialog(ModalScreen[None]):
+    def compose(self) -> ComposeResult:
+        yield Static("a dialog")
+
+
+def _keys_past_the_edge(footer_widget: KeyFooter) -> list[str]:
+    """Keys shown in part: past the palette key (when it shows), or past the footer's right edge."""
+    palette = [key.region for key in footer_widget.query(FooterKey)
+               if key.has_class("-command-palette") and key.display]
+    right = palette[0].x if palette and palette[0].width else footer_widget.region.right
+    return [key.description for key in footer_widget.query(FooterKey)
+            if key.display and not key.has_class("-command-palette") and key.region.right > right]
+
+
+async def test_keys_that_change_under_a_dialog_are_fitted_to_the_width() -> None:
+    # the screen under a dialog is laid out only when it is drawn: its footer measures the new keys
+    # after that layout, however long it takes, and never shows a key cut at the edge
+    app = _FormApp()
+    async with app.run_test(size=(40, 10)) as pilot:
+        footer_widget = app.query_one(KeyFooter)
+        pane, form = app.query_one(_Pane), app.query_one(_Form)
+        pane.focus()
+        await _footer_shows(pilot, footer_widget, "Pane key")
+        chat = app.screen
+        await app.push_screen(_Dialog())
+        chat.set_focus(form)  # the keys change under the dialog
+        await _footer_shows(pilot, footer_widget, "Save form")
+        await until(pilot, lambda: footer_widget.shows_current_keys, "the footer measured and fitted")
+        assert [key.description for key in footer_widget.query(FooterKey) if not key.display], "a key is left out"
+        assert _keys_past_the_edge(footer_widget) == []
+        app.pop_screen()
+        await until(pilot, lambda: footer_widget.shows_current_keys, "the footer as it shows again")
+        assert _keys_past_the_edge(footer_widget) == []
