@@ -107,10 +107,17 @@ async def quiet(pilot: Any) -> None:
 
 
 def footers_current(app: Any) -> bool:
-    """True when every key footer on the screens open shows the keys its screen's bindings give now."""
+    """True when every key footer on the screens drawn (the top one and those a dialog lets show
+    through) shows the keys its screen's bindings give now; a screen hidden under another is laid
+    out, and its footer fitted, only when it shows again."""
     from tunaflow_tui.widgets.key_footer import KeyFooter
 
-    return all(footer.shows_current_keys for screen in app.screen_stack for footer in screen.query(KeyFooter))
+    drawn = []
+    for screen in reversed(app.screen_stack):
+        drawn.append(screen)
+        if not screen.is_modal:
+            break
+    return all(footer.shows_current_keys for screen in drawn for footer in screen.query(KeyFooter))
 
 
 async def palette_offers(pilot: Any, app: Any, name: str) -> None:

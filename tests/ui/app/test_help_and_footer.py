@@ -12,7 +12,7 @@ from app_harness import palette_offers, screen_text, send, settle
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.command import CommandPalette
-from textual.screen import ModalScreen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Markdown, OptionList, Static
 from textual.widgets._footer import FooterKey
 from waiting import until
@@ -379,6 +379,11 @@ class _Dialog(ModalScreen[None]):
         yield Static("a dialog")
 
 
+class _Page(Screen[None]):
+    def compose(self) -> ComposeResult:
+        yield Static("a page over the whole screen")
+
+
 def _keys_past_the_edge(footer_widget: KeyFooter) -> list[str]:
     """Keys shown in part: past the palette key (when it shows), or past the footer's right edge."""
     palette = [key.region for key in footer_widget.query(FooterKey)
@@ -406,4 +411,22 @@ async def test_keys_that_change_under_a_dialog_are_fitted_to_the_width() -> None
         assert _keys_past_the_edge(footer_widget) == []
         app.pop_screen()
         await until(pilot, lambda: footer_widget.shows_current_keys, "the footer as it shows again")
+        assert _keys_past_the_edge(footer_widget) == []
+
+
+async def test_keys_that_change_under_a_whole_screen_are_fitted_when_it_shows_again() -> None:
+    # a screen hidden under another is not laid out at all: its footer measures when it shows
+    app = _FormApp()
+    async with app.run_test(size=(40, 10)) as pilot:
+        footer_widget = app.query_one(KeyFooter)
+        pane, form = app.query_one(_Pane), app.query_one(_Form)
+        pane.focus()
+        await _footer_shows(pilot, footer_widget, "Pane key")
+        chat = app.screen
+        await app.push_screen(_Page())
+        chat.set_focus(form)
+        await _footer_shows(pilot, footer_widget, "Save form")
+        app.pop_screen()
+        await until(pilot, lambda: footer_widget.shows_current_keys, "the footer measured and fitted")
+        assert [key.description for key in footer_widget.query(FooterKey) if not key.display], "a key is left out"
         assert _keys_past_the_edge(footer_widget) == []
