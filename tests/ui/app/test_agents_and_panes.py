@@ -28,7 +28,7 @@ async def test_cancel_agent_leaves_the_message_interrupted(open_app, demo_projec
         await until(pilot, lambda: any(b.is_streaming and b.text for b in app.chat_view.blocks())
                     and "writing…" in screen_text(app), "the Architect's answer streaming on screen")
         assert engine().holding("architect")
-        assert "writing…" in screen_text(app)
+        await until(pilot, lambda: "writing…" in screen_text(app), "writing… on screen")
         # the main chat stays usable while the agent streams
         app.composer.input.load_text("still typing")
         assert app.composer.text == "still typing"
@@ -36,7 +36,7 @@ async def test_cancel_agent_leaves_the_message_interrupted(open_app, demo_projec
         await settle(pilot, app)
         [answer] = [m for m in runtime.store.list_messages("main") if m.role == "assistant"]
         assert answer.status == "interrupted"
-        assert "interrupted" in screen_text(app)
+        await until(pilot, lambda: "interrupted" in screen_text(app), "interrupted on screen")
         assert runtime.store.list_plans() == ()
 
 
@@ -59,7 +59,7 @@ async def test_error_card_retry_runs_the_turn_again(tmp_path, monkeypatch) -> No
             await pilot.press("r")
             await settle(pilot, app)
             assert isinstance(app.focused, PlanProposalCard)
-            assert "Add multiplication to calc" in screen_text(app)
+            await until(pilot, lambda: "Add multiplication to calc" in screen_text(app), "Add multiplication to calc on screen")
             views = [block.view for block in app.chat_view.blocks()]
             # the crashed turn stays as it was; the retry answers in a fresh session (the crashed
             # one has nothing to resume), so no second error appears
@@ -85,7 +85,7 @@ async def test_branch_pane_shows_the_developer_and_toggles_and_pins(open_app, at
         assert isinstance(body, BranchThread) and isinstance(body.chat, ChatView)
         assert any(b.view.label.startswith("Developer") for b in body.chat.blocks())
         assert body.composer is None and "The workflow drives this branch" in screen_text(app)
-        assert "⎇ Implement: Add a word-frequency report" in screen_text(app)
+        await until(pilot, lambda: "⎇ Implement: Add a word-frequency report" in screen_text(app), "⎇ Implement: Add a word-frequency report on screen")
         app.composer.focus_input()
         await pilot.press("f7")
         await pilot.pause()
@@ -105,7 +105,7 @@ async def test_sidebar_lists_plans_and_branches_and_opens_a_branch(open_app) -> 
     app, _controller, _runtime = open_app()
     async with app.run_test(size=(140, 40)) as pilot:
         await send(pilot, app, REQUEST)
-        assert "[approval]" in screen_text(app)
+        await until(pilot, lambda: "[approval]" in screen_text(app), "[approval] on screen")
         await pilot.press("a")
         await settle(pilot, app)
         text = screen_text(app)
@@ -166,7 +166,7 @@ async def test_cancelling_the_developer_asks_whether_to_continue(open_app, demo_
         await pilot.press("f4")
         await settle(pilot, app)
         assert isinstance(app.screen, DecisionScreen)
-        assert "The Developer stopped" in screen_text(app)
+        await until(pilot, lambda: "The Developer stopped" in screen_text(app), "The Developer stopped on screen")
         await pilot.press("c")
         await settle(pilot, app)
         assert runtime.store.list_plans()[0].pending_decision == "review"
@@ -188,7 +188,7 @@ async def test_interrupted_step_after_a_crash_is_offered_and_resumed(open_app) -
         controller2.project.resume_interrupted("retry")
         await settle(pilot, app2)
         assert runtime2.store.list_plans()[0].pending_decision == "review"
-        assert "Review waiting: a accept" in screen_text(app2)
+        await until(pilot, lambda: "Review waiting: a accept" in screen_text(app2), "Review waiting: a accept on screen")
 
 
 async def test_an_agent_a_crash_left_running_is_named_blocks_resume_and_can_be_stopped(

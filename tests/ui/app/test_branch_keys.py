@@ -52,7 +52,7 @@ async def test_deleting_an_active_branch_asks_then_removes_its_messages(open_app
         await pilot.press("delete")
         await until(pilot, lambda: isinstance(app.screen, ConfirmBranchScreen)  # the question, drawn
                     and "deleted with it" in screen_text(app), "the question")
-        assert "2 messages are deleted with it" in screen_text(app)
+        await until(pilot, lambda: "2 messages are deleted with it" in screen_text(app), "2 messages are deleted with it on screen")
         await pilot.press("escape")  # kept
         await until(pilot, lambda: not isinstance(app.screen, ConfirmBranchScreen), "the question closing")
         assert runtime.store.get_branch(branch_id) is not None
@@ -136,7 +136,7 @@ async def test_switch_engine_in_the_pane_changes_only_that_branch(open_app: Any)
         await open_in_pane(pilot, app, branch_id)
         await run_from_palette(pilot, app, "Switch engine")
         await until(pilot, lambda: isinstance(app.screen, PickerScreen), "the engine picker")
-        assert f"branch {branch_id}" in screen_text(app)
+        await until(pilot, lambda: f"branch {branch_id}" in screen_text(app), f"branch {branch_id} on screen")
         picker = app.screen
         picker.query_one("OptionList").highlighted = [v for v, _ in picker.choices].index("other")
         await pilot.press("enter")

@@ -140,7 +140,7 @@ async def test_without_a_summarizer_engine_the_card_carries_the_last_reply_cut_a
         await open_in_pane(pilot, app, branch_id)
         await run_from_palette(pilot, app, "Adopt branch")
         await until(pilot, lambda: isinstance(app.screen, AdoptEditorScreen), "the adopt editor")
-        assert "cut at 300" in screen_text(app)
+        await until(pilot, lambda: "cut at 300" in screen_text(app), "cut at 300 on screen")
         await pilot.press("ctrl+s")
         await until(pilot, lambda: app.chat_view.query(AdoptCard), "the adopt card in main")
         await pilot.press("f6")  # the drawer covers the chat's right side

@@ -48,7 +48,7 @@ async def test_f4_on_the_developer_is_recorded_as_cancelled_by_you(open_app, siz
         await pilot.press("f4")
         await settle(pilot, app)
         assert isinstance(app.screen, DecisionScreen)
-        assert "You cancelled the Developer" in screen_text(app)
+        await until(pilot, lambda: "You cancelled the Developer" in screen_text(app), "You cancelled the Developer on screen")
         fresh = runtime.store.get_plan(plan.id)
         assert fresh.pending_detail["reason"] == "cancelled by you"
         finished = [e for e in runtime.store.list_plan_events(plan.id) if e.type == "agent_finished"]

@@ -83,7 +83,7 @@ async def test_typing_on_while_the_proposal_arrives_never_approves_it(open_app, 
         assert phase_and_pending(runtime) == ("approval", "approval")
         assert app.composer.text == "thanks also here"
         assert isinstance(app.focused, ComposerInput)
-        assert "Plan waiting — f2 focuses it" in screen_text(app)  # the hint says how to reach it
+        await until(pilot, lambda: "Plan waiting — f2 focuses it" in screen_text(app), "Plan waiting — f2 focuses it on screen")  # the hint says how to reach it
         assert any("f2 focuses it" in n for n in notes(app))
 
 
@@ -104,7 +104,7 @@ async def test_a_key_just_typed_in_the_empty_composer_keeps_the_focus(open_app, 
         await idle(pilot, app)
         assert phase_and_pending(runtime) == ("review", "review")
         assert isinstance(app.focused, ComposerInput)
-        assert "Review waiting — f2 focuses it" in screen_text(app)
+        await until(pilot, lambda: "Review waiting — f2 focuses it" in screen_text(app), "Review waiting — f2 focuses it on screen")
         assert controller.conversation.user_is_typing()
         monkeypatch.setattr(conversation_module, "TYPING_PAUSE", 0.0)
         assert not controller.conversation.user_is_typing()  # after the pause the next card takes the focus again
@@ -221,7 +221,7 @@ async def test_doom_loop_question_arms_and_its_choices_are_remappable(open_app, 
         screen = app.screen
         assert isinstance(screen, DoomLoopScreen) and not screen.is_armed
         await pilot.pause()  # drawn
-        assert "Architect redesigns (e)" in screen_text(app)  # the button shows the key in use
+        await until(pilot, lambda: "Architect redesigns (e)" in screen_text(app), "Architect redesigns (e) on screen")  # the button shows the key in use
         await pilot.press("e")  # too soon: nothing is decided
         await pilot.pause()
         assert app.screen is screen and PRESS_AGAIN in notes(app)

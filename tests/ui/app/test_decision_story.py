@@ -78,7 +78,7 @@ async def test_the_whole_story_stays_in_the_chat_and_in_export(open_app, at_appr
         revision.focus()
         await pilot.press("enter")
         await until(pilot, lambda: "Decided by you" in screen_text(app), "the unfolded record")
-        assert "Proposal (revision 1): Add a word-frequency report" in screen_text(app)
+        await until(pilot, lambda: "Proposal (revision 1): Add a word-frequency report" in screen_text(app), "Proposal (revision 1): Add a word-frequency report on screen")
     runtime.close()
 
     # a restart: a new runtime on the same project shows the same records, folded

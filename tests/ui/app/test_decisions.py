@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from app_harness import FAILING_REVIEWS, posted, screen_text, send, settle
 from app_harness import armed as harness_armed
+from waiting import until
 
 from tunaflow_tui.screens.decision import DecisionScreen
 from tunaflow_tui.screens.doom_loop import DoomLoopScreen
@@ -29,7 +30,7 @@ async def test_approve_then_accept_reaches_done(open_app) -> None:
         await send(pilot, app, REQUEST)
         card = app.focused
         assert isinstance(card, PlanProposalCard) and card.is_pending
-        assert "Add a word-frequency report to textstats" in screen_text(app)
+        await until(pilot, lambda: "Add a word-frequency report to textstats" in screen_text(app), "Add a word-frequency report to textstats on screen")
         assert "<!--" not in screen_text(app)
 
         await armed(pilot, app)
@@ -47,14 +48,14 @@ async def test_approve_then_accept_reaches_done(open_app) -> None:
         await settle(pilot, app)
         assert runtime.store.list_plans()[0].phase == "done"
         assert isinstance(app.focused, DoneCard)
-        assert "ready to merge into main" in screen_text(app)
-        assert "[done]" in screen_text(app)  # the sidebar's plan badge
+        await until(pilot, lambda: "ready to merge into main" in screen_text(app), "ready to merge into main on screen")
+        await until(pilot, lambda: "[done]" in screen_text(app), "[done] on screen")  # the sidebar's plan badge
 
         await armed(pilot, app)
         await pilot.press("m")
         await settle(pilot, app)
         assert "def word_frequencies" in (runtime.project_dir / "textstats" / "frequency.py").read_text()
-        assert "Merged into main" in screen_text(app)
+        await until(pilot, lambda: "Merged into main" in screen_text(app), "Merged into main on screen")
 
 
 async def test_decided_card_ignores_its_keys(open_app) -> None:
@@ -98,7 +99,7 @@ async def test_revise_with_feedback_brings_a_revised_card(open_app) -> None:
         card = app.focused
         assert isinstance(card, PlanProposalCard) and card.is_pending
         assert card.view.revision == 2
-        assert "revision 2" in screen_text(app)
+        await until(pilot, lambda: "revision 2" in screen_text(app), "revision 2 on screen")
         events = [e.type for e in runtime.store.list_plan_events(1)]
         assert "revision_requested" in events
 
@@ -112,7 +113,7 @@ async def test_rework_after_a_failed_review_then_pass(open_app) -> None:
         await settle(pilot, app)
         verdict = app.focused
         assert isinstance(verdict, ReviewVerdictCard) and verdict.view.verdict == "fail"
-        assert "FAIL" in screen_text(app)
+        await until(pilot, lambda: "FAIL" in screen_text(app), "FAIL on screen")
         await armed(pilot, app)
         await pilot.press("w")
         await settle(pilot, app)

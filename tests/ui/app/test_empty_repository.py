@@ -30,7 +30,7 @@ async def test_an_empty_repository_is_offered_an_initial_commit_of_its_files(ope
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         assert isinstance(app.screen, DecisionScreen)
-        assert "no commits yet" in screen_text(app)
+        await until(pilot, lambda: "no commits yet" in screen_text(app), "no commits yet on screen")
         await pilot.press("c")
         await until(pilot, lambda: any("Created the initial commit" in n for n in _notes(app)),
                     "the initial commit")

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from app_harness import screen_text, settle
+from waiting import until
 
 from tunaflow_tui.core.workflow import (
     Actor,
@@ -67,11 +68,11 @@ async def test_an_incomplete_review_says_1_of_2_seats_and_is_accepted_only_when_
         await _f2(pilot, app)
         card = app.focused
         assert isinstance(card, ReviewVerdictCard)
-        assert "1 of 2 seats" in screen_text(app)
+        await until(pilot, lambda: "1 of 2 seats" in screen_text(app), "1 of 2 seats on screen")
         await pilot.press("a")
         await pilot.pause()
         assert isinstance(app.screen, ConfirmDecisionScreen)
-        assert "only 1 of 2 seats answered" in screen_text(app)
+        await until(pilot, lambda: "only 1 of 2 seats answered" in screen_text(app), "only 1 of 2 seats answered on screen")
         await pilot.press("escape")  # not confirmed: nothing happens
         await settle(pilot, app)
         assert runtime.get_plan(plan_id).phase == "review" and card.view.decision is None
@@ -83,7 +84,7 @@ async def test_an_incomplete_review_says_1_of_2_seats_and_is_accepted_only_when_
         assert "accepted_partial_review" in _events(runtime, plan_id) and "accepted" not in _events(runtime, plan_id)
         done = app.decision_dock.card_for(plan_id)
         assert isinstance(done, DoneCard)
-        assert "accepted with an incomplete review (1 of 2 seats)" in screen_text(app)
+        await until(pilot, lambda: "accepted with an incomplete review (1 of 2 seats)" in screen_text(app), "accepted with an incomplete review (1 of 2 seats) on screen")
         assert "✔ Plan done" not in screen_text(app)
 
 
@@ -96,13 +97,13 @@ async def test_accepting_a_failed_review_is_an_override_that_is_confirmed_and_sa
         await pilot.press("a")
         await pilot.pause()
         assert isinstance(app.screen, ConfirmDecisionScreen)
-        assert "the reviewers did not pass this work" in screen_text(app)
+        await until(pilot, lambda: "the reviewers did not pass this work" in screen_text(app), "the reviewers did not pass this work on screen")
         assert runtime.get_plan(plan_id).phase == "review", "nothing is accepted before the confirmation"
         await pilot.press("enter")
         await settle(pilot, app)
         assert runtime.get_plan(plan_id).phase == "done"
         assert "accepted_over_failed_review" in _events(runtime, plan_id)
-        assert "⚠ Plan done — accepted over a failed review" in screen_text(app)
+        await until(pilot, lambda: "⚠ Plan done — accepted over a failed review" in screen_text(app), "⚠ Plan done — accepted over a failed review on screen")
         assert "✔ Plan done" not in screen_text(app)
 
 
@@ -122,7 +123,7 @@ async def test_abandoning_after_the_developer_stopped_is_confirmed_and_the_card_
         await pilot.press("x")
         await pilot.pause()
         assert isinstance(app.screen, ConfirmDecisionScreen)
-        assert "Abandon the plan: it stops here for good" in screen_text(app)
+        await until(pilot, lambda: "Abandon the plan: it stops here for good" in screen_text(app), "Abandon the plan: it stops here for good on screen")
         await pilot.press(*"wrong idea", "enter")
         await settle(pilot, app)
         assert runtime.get_plan(plan_id).phase == "abandoned"
@@ -158,7 +159,7 @@ async def test_with_automatic_review_off_the_review_is_started_from_its_card(ope
         await _f2(pilot, app)
         card = app.focused
         assert isinstance(card, WayCard) and card.view.plan_id == plan_id
-        assert "s start review" in screen_text(app)
+        await until(pilot, lambda: "s start review" in screen_text(app), "s start review on screen")
         await pilot.press("s")
         await settle(pilot, app)
         plan = runtime.get_plan(plan_id)
@@ -203,7 +204,7 @@ async def test_the_edited_plan_is_approved_and_written_to_the_plan_documents(ope
         await settle(pilot, app)
         card = app.focused
         assert isinstance(card, PlanProposalCard) and card.is_pending
-        assert "Print the top ten words" in screen_text(app)
+        await until(pilot, lambda: "Print the top ten words" in screen_text(app), "Print the top ten words on screen")
         assert "plan_edited" in _events(runtime, plan_id) and "approved" not in _events(runtime, plan_id)
         await pilot.press("a")
         await settle(pilot, app)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from app_harness import armed, screen_text, settle
 from seeded_plans import reviewed, seat
+from waiting import until
 
 from tunaflow_tui.widgets.sidebar import Sidebar
 
@@ -81,7 +82,7 @@ async def test_a_worktree_removed_as_a_decision_leaves_the_done_hint_too(open_ap
     plan_id = _done_with_worktree(runtime, demo_project)
     async with app.run_test(size=size) as pilot:
         await settle(pilot, app)
-        assert "x remove the worktree" in screen_text(app)
+        await until(pilot, lambda: "x remove the worktree" in screen_text(app), "x remove the worktree on screen")
         controller.decisions.decide(plan_id, Decision.REMOVE_WORKTREE)  # as f2's list or the palette decide it
         await settle(pilot, app)
         assert runtime.store.get_plan(plan_id).worktree_path is None

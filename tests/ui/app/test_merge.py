@@ -37,7 +37,7 @@ async def test_m_merges_the_plan_into_its_base(open_app, at_review) -> None:
         # until the user can see it: the card's view changes before the screen does
         await until(pilot, lambda: card.view.merged and "Merged into main" in screen_text(app), "the merge shown")
         assert card.view.merged == "fast-forward"
-        assert "Merged into main: fast-forward" in screen_text(app)
+        await until(pilot, lambda: "Merged into main: fast-forward" in screen_text(app), "Merged into main: fast-forward on screen")
         assert any(n.message.startswith("Merged: fast-forwarded main") for n in posted(app))
     assert (demo_project / "textstats" / "frequency.py").exists()
     assert _git(demo_project, "status", "--porcelain") == ""

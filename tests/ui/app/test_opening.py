@@ -46,14 +46,14 @@ async def test_window_shows_before_the_project_and_a_message_sent_meanwhile_is_k
     try:
         async with app.run_test(size=(120, 40)) as pilot:
             await pilot.pause()
-            assert "Opening project textstats" in screen_text(app)
-            assert "once the project is open" in screen_text(app)  # the composer says who will receive it
+            await until(pilot, lambda: "Opening project textstats" in screen_text(app), "Opening project textstats on screen")
+            await until(pilot, lambda: "once the project is open" in screen_text(app), "once the project is open on screen")  # the composer says who will receive it
             assert not opener.is_open
 
             await pilot.press(*REQUEST)
             await pilot.press("enter")
             await pilot.pause()
-            assert "1 message waiting to be sent" in screen_text(app)
+            await until(pilot, lambda: "1 message waiting to be sent" in screen_text(app), "1 message waiting to be sent on screen")
             assert any("sent as soon as it is ready" in n for n in _notes(app))
 
             await pilot.press("f2")  # keys that need the project say so instead of doing nothing
@@ -68,7 +68,7 @@ async def test_window_shows_before_the_project_and_a_message_sent_meanwhile_is_k
             await settle(pilot, app)
             assert opener.is_open
             assert "Opening project" not in screen_text(app)
-            assert "Architect (demo)" in screen_text(app)
+            await until(pilot, lambda: "Architect (demo)" in screen_text(app), "Architect (demo) on screen")
             card = app.focused
             assert isinstance(card, PlanProposalCard) and card.is_pending  # the queued message was sent
             [message] = [m for m in opener.session.store.list_messages("main") if m.role == "user"]
@@ -91,8 +91,8 @@ async def test_history_appears_once_the_project_is_open(open_app, demo_project) 
             gate.set()
             await opener.wait_idle(HANG_LIMIT)
             await pilot.pause()
-            assert "First question about textstats" in screen_text(reopened)
-            assert "Main" in screen_text(reopened)  # the sidebar arrived with the project
+            await until(pilot, lambda: "First question about textstats" in screen_text(reopened), "First question about textstats on screen")
+            await until(pilot, lambda: "Main" in screen_text(reopened), "Main on screen")  # the sidebar arrived with the project
     finally:
         opener.close()
 
@@ -136,7 +136,7 @@ async def test_held_plan_comes_back_as_a_held_card_that_can_be_approved(open_app
         await settle(pilot, app2)
         [card] = list(app2.query(PlanProposalCard))
         assert card.view.decision == "hold"
-        assert "Add a word-frequency report to textstats" in screen_text(app2)
+        await until(pilot, lambda: "Add a word-frequency report to textstats" in screen_text(app2), "Add a word-frequency report to textstats on screen")
         assert app2.focused is not card  # held: it waits, it does not grab the focus
         card.focus()
         await pilot.press("a")
@@ -159,7 +159,7 @@ async def test_without_git_the_app_offers_to_initialise_and_commits_the_files(op
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         assert isinstance(app.screen, DecisionScreen)
-        assert "is not a git repository" in screen_text(app)
+        await until(pilot, lambda: "is not a git repository" in screen_text(app), "is not a git repository on screen")
         await pilot.press("i")
         await until(pilot, lambda: any("Initialised a git repository" in n for n in _notes(app)),
                     "the git repository initialised")
@@ -184,7 +184,7 @@ async def test_without_git_declining_keeps_the_no_isolation_note(open_app, tmp_p
         await pilot.press("c")
         await pilot.pause()
         assert not isinstance(app.screen, DecisionScreen)
-        assert "no isolation and no merge step" in screen_text(app)
+        await until(pilot, lambda: "no isolation and no merge step" in screen_text(app), "no isolation and no merge step on screen")
         assert not runtime.is_git
     assert not (plain / ".git").exists()
     runtime.close()
@@ -195,7 +195,7 @@ async def test_without_git_declining_keeps_the_no_isolation_note(open_app, tmp_p
         await pilot.pause()
         await pilot.pause()
         assert not isinstance(again.screen, DecisionScreen)
-        assert "no isolation and no merge step" in screen_text(again)
+        await until(pilot, lambda: "no isolation and no merge step" in screen_text(again), "no isolation and no merge step on screen")
         controller.project.initialise_git()
         await until(pilot, lambda: runtime.is_git, "the git repository initialised")
         assert runtime.is_git

@@ -9,6 +9,7 @@ import pytest
 from app_harness import refreshes_of, screen_text, settle
 from hand_clock import HandClock
 from seeded_plans import PLAN_TITLE, with_branches
+from waiting import until
 
 from tunaflow_tui.controllers import status
 from tunaflow_tui.core.workflow.service import WorkflowService
@@ -56,7 +57,7 @@ async def test_each_seat_and_the_test_run_have_a_line_with_elapsed_time(open_app
         await _until(pilot, lambda: "12s" in screen_text(app))
         assert _status_lines(app) == ["⟳ reviewer (claude) is working… 12s — f6 shows it live",
                                       "⟳ verifier (codex) is working… 12s — f6 shows it live"]
-        assert "⟳ verifier (codex) is working… 12s" in screen_text(app)
+        await until(pilot, lambda: "⟳ verifier (codex) is working… 12s" in screen_text(app), "⟳ verifier (codex) is working… 12s on screen")
         store.update_message(ids[0], status="done")
         runtime.emit(MessageFinished(seats, ids[0], "done"))
         await _until(pilot, lambda: len(_status_lines(app)) == 1)
@@ -96,5 +97,5 @@ async def test_a_tick_redraws_the_status_line_and_only_a_new_line_lays_the_scree
         runtime.emit(ProjectTestsRunning(second.id, "make check", running=True))  # a second line: the status grows
         await _until(pilot, lambda: "⟳ tests: make check 0s" in screen_text(app))
         assert any(layouts) and line.size.height == 2
-        assert "⟳ tests: python -m pytest -q 3s" in screen_text(app)
+        await until(pilot, lambda: "⟳ tests: python -m pytest -q 3s" in screen_text(app), "⟳ tests: python -m pytest -q 3s on screen")
         gate.set()

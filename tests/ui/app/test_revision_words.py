@@ -8,6 +8,7 @@ import re
 import pytest
 from app_harness import armed, screen_text, settle
 from seeded_plans import reviewed, seat
+from waiting import until
 
 from tunaflow_tui.core.workflow.decisions import Decision
 from tunaflow_tui.runtime import prompts
@@ -25,7 +26,7 @@ async def test_a_redesign_after_a_pass_names_the_cards_revision_and_no_failure(o
         [card] = [c for c in app.query(PlanProposalCard) if c.view.plan_id == plan_id]
         assert card.view.revision == 2
         await armed(pilot, app)
-        assert "revision 2" in screen_text(app)
+        await until(pilot, lambda: "revision 2" in screen_text(app), "revision 2 on screen")
         reply = [m for m in runtime.store.list_messages("main") if m.role == "assistant"][-1].content
         assert re.findall(r"Revision (\d+)", reply) == ["2", "2"]  # the intro and the constraint it adds
         assert "use collections.Counter" in reply

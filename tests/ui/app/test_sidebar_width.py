@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from app_harness import screen_text
+from waiting import until
 
 from tunaflow_tui.widgets.sidebar import Sidebar
 
@@ -36,7 +37,7 @@ async def test_a_wide_terminal_shows_more_of_each_label(open_app) -> None:
         assert "Try sqlite FTS5 with trigrams" not in screen_text(app)
         await pilot.resize_terminal(240, 30)
         await pilot.pause()
-        assert "Try sqlite FTS5 with trigrams" in screen_text(app)
+        await until(pilot, lambda: "Try sqlite FTS5 with trigrams" in screen_text(app), "Try sqlite FTS5 with trigrams on screen")
 
 
 async def test_the_sidebar_gives_way_when_the_window_narrows_and_comes_back(open_app) -> None:

@@ -47,7 +47,7 @@ async def test_failed_setup_asks_and_skip_starts_the_developer(open_app, at_appr
         assert not isinstance(app.screen, WorktreeSetupScreen)
         verdict = app.focused
         assert isinstance(verdict, ReviewVerdictCard) and verdict.view.verdict == "pass"
-        assert "Ran with: tunaflow's own Python" in screen_text(app)
+        await until(pilot, lambda: "Ran with: tunaflow's own Python" in screen_text(app), "Ran with: tunaflow's own Python on screen")
 
 
 async def test_escape_leaves_it_for_later_and_f2_brings_it_back(open_app, at_approval) -> None:

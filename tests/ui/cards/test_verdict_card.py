@@ -8,6 +8,7 @@ import pytest
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 from textual.message import Message
+from waiting import until
 
 from tunaflow_tui.viewmodels.plans import SeatView, VerdictView
 from tunaflow_tui.widgets.decision_card import DecisionRequested
@@ -71,7 +72,7 @@ async def test_accept_on_a_failed_review_asks_for_the_override_and_is_not_shown_
     seen: list[Message] = []
     app = CardApp(FAIL)
     async with app.run_test(size=(100, 50), message_hook=seen.append) as pilot:
-        assert "a accept over the fail review…" in screen_text(app)
+        await until(pilot, lambda: "a accept over the fail review…" in screen_text(app), "a accept over the fail review… on screen")
         await pilot.press("a")
         await pilot.pause()
         assert [m.decision for m in decided(seen)] == ["accept_override"]
@@ -105,7 +106,7 @@ async def test_retry_only_with_an_errored_seat() -> None:
     seen.clear()
     app = CardApp(CONDITIONAL_ERROR)
     async with app.run_test(size=(100, 50), message_hook=seen.append) as pilot:
-        assert "t retry errored seat" in screen_text(app)
+        await until(pilot, lambda: "t retry errored seat" in screen_text(app), "t retry errored seat on screen")
         await pilot.press("t")
         await pilot.pause()
         assert [(m.decision, m.seat) for m in decided(seen)] == [("retry", "Verifier")]
@@ -121,7 +122,7 @@ async def test_decided_card_ignores_keys_and_shows_the_decision() -> None:
         await pilot.press("a", "w", "d", "t")
         await pilot.pause()
         assert decided(seen) == []
-        assert "Sent back to the Developer for rework" in screen_text(app)
+        await until(pilot, lambda: "Sent back to the Developer for rework" in screen_text(app), "Sent back to the Developer for rework on screen")
 
 
 async def test_errored_seat_is_explained_and_verdict_has_text() -> None:

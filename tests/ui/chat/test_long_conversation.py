@@ -80,13 +80,13 @@ async def test_home_shows_the_first_message_and_end_the_newest(store: Store) -> 
         await pilot.press("home")
         await pilot.pause()
         assert ids(app)[0] == 1 and chat.focused_message_id == 1
-        assert "THE FIRST MESSAGE" in screen_text(app)
+        await until(pilot, lambda: "THE FIRST MESSAGE" in screen_text(app), "THE FIRST MESSAGE on screen")
         assert len(app.query(MessageBlock)) <= chat.max_mounted
         assert chat.has_newer and not chat.has_older
         await pilot.press("end")
         await pilot.pause()
         assert ids(app)[-1] == COUNT and chat.focused_message_id == COUNT
-        assert "THE NEWEST MESSAGE" in screen_text(app)
+        await until(pilot, lambda: "THE NEWEST MESSAGE" in screen_text(app), "THE NEWEST MESSAGE on screen")
         assert not chat.has_newer and len(app.query(MessageBlock)) <= chat.max_mounted
 
 
@@ -96,11 +96,11 @@ async def test_ctrl_home_and_ctrl_end_from_the_composer_keep_the_cursor_there(st
         await pilot.pause()
         await pilot.press("h", "i", "ctrl+home")
         await pilot.pause()
-        assert "THE FIRST MESSAGE" in screen_text(app)
+        await until(pilot, lambda: "THE FIRST MESSAGE" in screen_text(app), "THE FIRST MESSAGE on screen")
         assert app.focused is app.composer.input and app.composer.text == "hi"
         await pilot.press("ctrl+end")
         await pilot.pause()
-        assert "THE NEWEST MESSAGE" in screen_text(app)
+        await until(pilot, lambda: "THE NEWEST MESSAGE" in screen_text(app), "THE NEWEST MESSAGE on screen")
         assert ids(app)[-1] == COUNT and app.composer.text == "hi"
 
 
@@ -166,7 +166,7 @@ async def test_open_at_a_message_deep_in_the_history_and_page_on_from_there(stor
         assert ids(app) == list(range(ids(app)[0], ids(app)[-1] + 1)) and ids(app)[0] < 5_001 < ids(app)[-1]
         assert len(ids(app)) <= chat.window_size + 1
         assert chat.has_older and chat.has_newer
-        assert "Step 5001" in screen_text(app)
+        await until(pilot, lambda: "Step 5001" in screen_text(app), "Step 5001 on screen")
         await until(pilot, lambda: chat.pages_on_scroll, "the hit scrolled into place")
         chat.scroll_end(animate=False)
         await pilot.pause()

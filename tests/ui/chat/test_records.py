@@ -27,8 +27,8 @@ async def test_enter_and_space_unfold_and_fold_a_record() -> None:
         await until(pilot, lambda: "Use a token bucket, not a fixed window." in screen_text(app)
                     and "Decided by you at 2026-01-01 12:03" in screen_text(app), "the details")
         assert "3. Return 429 with Retry-After" not in screen_text(app)  # subtasks numbered from 1
-        assert "2. Return 429 with Retry-After" in screen_text(app)
-        assert "enter: fold" in screen_text(app)
+        await until(pilot, lambda: "2. Return 429 with Retry-After" in screen_text(app), "2. Return 429 with Retry-After on screen")
+        await until(pilot, lambda: "enter: fold" in screen_text(app), "enter: fold on screen")
         await pilot.press("space")
         await until(pilot, lambda: not block.record.expanded, "folded again")
         assert "Decided by you" not in screen_text(app)
@@ -41,7 +41,7 @@ async def test_a_click_unfolds_a_record() -> None:
         card = app.chat_view.block_for(5).record
         await pilot.click(card)
         await until(pilot, lambda: card.expanded, "unfolded by the click")
-        assert "reviewer (claude): fail · correctness 4" in screen_text(app)
+        await until(pilot, lambda: "reviewer (claude): fail · correctness 4" in screen_text(app), "reviewer (claude): fail · correctness 4 on screen")
 
 
 async def test_enter_on_an_ordinary_message_unfolds_nothing() -> None:
@@ -60,4 +60,4 @@ async def test_a_record_of_another_kind_shows_its_text() -> None:
     async with app.run_test(size=(100, 30)) as pilot:
         await until(pilot, lambda: app.chat_view.block_for(10) is not None, "the messages mounted")
         assert app.chat_view.block_for(9).record is None
-        assert "A note of a kind this version does not draw." in screen_text(app)
+        await until(pilot, lambda: "A note of a kind this version does not draw." in screen_text(app), "A note of a kind this version does not draw. on screen")

@@ -7,6 +7,7 @@ from dataclasses import replace
 import pytest
 from textual.app import App, ComposeResult
 from textual.message import Message
+from waiting import until
 
 from tunaflow_tui.viewmodels.plans import SidebarItem, SidebarSections
 from tunaflow_tui.widgets.sidebar import Sidebar, SidebarTree
@@ -103,7 +104,7 @@ async def test_an_update_with_nothing_new_leaves_a_folded_section_folded() -> No
         assert "Main" not in screen_text(app)
         sidebar.update(replace(SECTIONS, archive=(SidebarItem("archive", 8, "an adopted branch"),)))
         await pilot.pause()
-        assert "an adopted branch" in screen_text(app)  # something new: the tree is built again
+        await until(pilot, lambda: "an adopted branch" in screen_text(app), "an adopted branch on screen")  # something new: the tree is built again
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])

@@ -9,6 +9,7 @@ import pytest
 from textual.app import App, ComposeResult
 from textual.message import Message
 from textual.widgets import Markdown, OptionList
+from waiting import until
 
 from tunaflow_tui.screens.documents import DocumentScreen, read_document
 from tunaflow_tui.viewmodels.plans import EventView, PlanSummaryView, SubtaskView
@@ -75,7 +76,7 @@ async def test_moving_the_cursor_shows_another_plan_and_enter_selects_it() -> No
     async with app.run_test(size=(120, 40), message_hook=seen.append) as pilot:
         await pilot.press("down")
         await pilot.pause()
-        assert "waiting for you: plan approval" in screen_text(app)
+        await until(pilot, lambda: "waiting for you: plan approval" in screen_text(app), "waiting for you: plan approval on screen")
         await pilot.press("enter")
         await pilot.pause()
         assert [m.plan_id for m in unique(seen, WorkflowView.PlanSelected)] == [8]  # type: ignore[attr-defined]
@@ -96,7 +97,7 @@ async def test_update_plans_keeps_the_selection_and_refreshes_details() -> None:
         await pilot.press("up", "up")
         await pilot.pause()
         assert view.selected == ticked
-        assert "✓  3. Tests" in screen_text(app)
+        await until(pilot, lambda: "✓  3. Tests" in screen_text(app), "✓  3. Tests on screen")
 
 
 async def test_enter_on_a_document_opens_it_read_only(tmp_path: Path) -> None:
