@@ -191,8 +191,9 @@ class KeyFooter(Footer):
             self._fitted = True
             return
         if not all(unit[0].region.width for _rank, unit in ranked):
-            # not laid out yet (a screen under a dialog is laid out only when it shows): measure after
-            # the screen's next layout, however long that takes
+            # not laid out yet (a screen under a dialog is laid out when it is next drawn, one hidden
+            # under another screen only when it shows again): measure after the screen's next
+            # layout, however long that takes
             if not self._awaiting_layout:
                 self._awaiting_layout = True
                 self.screen.screen_layout_refresh_signal.subscribe(self, self._fit_after_layout)
