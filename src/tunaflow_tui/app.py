@@ -117,7 +117,6 @@ SIDEBAR_MIN_COLUMNS = 100
 """Below this terminal width the sidebar starts hidden (ctrl+b shows it): the chat keeps its room."""
 
 
-
 def _rows_wanted(line: Static, viewport: Size) -> int:
     """The rows ``line`` would take for its content now (up to its ``max-height`` in cells)."""
     rows = line.get_content_height(line.container_size, viewport, line.content_size.width)
@@ -125,6 +124,7 @@ def _rows_wanted(line: Static, viewport: Size) -> int:
     if cap is not None and cap.is_cells:
         rows = min(rows, int(cap.value))
     return rows
+
 
 class TunaflowApp(App[None]):
     """The tunaflow terminal app.

@@ -339,7 +339,7 @@ def read_consensus(
     preamble, sections = split_sections(_lines(body), CONSENSUS_SECTIONS, memo)
     if any(line.strip() for line in preamble):
         sections.insert(0, Section("consensus", "", preamble))
-    listed: dict[str, list[str]] = {"consensus": [], "contested": [], "dissent": []}  # CONSENSUS_SECTIONS
+    listed: dict[str, list[str]] = {name: [] for name in CONSENSUS_SECTIONS}
     for section in sections:
         listed[section.name].extend(items_of(section, memo))
     return assemble(Consensus, {
