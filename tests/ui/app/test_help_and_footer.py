@@ -393,19 +393,27 @@ def _keys_past_the_edge(footer_widget: KeyFooter) -> list[str]:
             if key.display and not key.has_class("-command-palette") and key.region.right > right]
 
 
+async def _keys_change_under(pilot: Any, cover: Screen[None]) -> KeyFooter:
+    """Cover the main screen with ``cover``, then move its focus from the pane (one key) to the form
+    (three keys, more than fit at 40 columns); the main screen's footer once composed with them."""
+    app = pilot.app
+    footer_widget = app.query_one(KeyFooter)
+    pane, form = app.query_one(_Pane), app.query_one(_Form)
+    pane.focus()
+    await _footer_shows(pilot, footer_widget, "Pane key")
+    main = app.screen
+    await app.push_screen(cover)
+    main.set_focus(form)  # the keys change under the cover
+    await _footer_shows(pilot, footer_widget, "Save form")
+    return footer_widget
+
+
 async def test_keys_that_change_under_a_dialog_are_fitted_to_the_width() -> None:
     # the screen under a dialog is laid out only when it is drawn: its footer measures the new keys
     # after that layout, however long it takes, and never shows a key cut at the edge
     app = _FormApp()
     async with app.run_test(size=(40, 10)) as pilot:
-        footer_widget = app.query_one(KeyFooter)
-        pane, form = app.query_one(_Pane), app.query_one(_Form)
-        pane.focus()
-        await _footer_shows(pilot, footer_widget, "Pane key")
-        chat = app.screen
-        await app.push_screen(_Dialog())
-        chat.set_focus(form)  # the keys change under the dialog
-        await _footer_shows(pilot, footer_widget, "Save form")
+        footer_widget = await _keys_change_under(pilot, _Dialog())
         await until(pilot, lambda: footer_widget.shows_current_keys, "the footer measured and fitted")
         assert [key.description for key in footer_widget.query(FooterKey) if not key.display], "a key is left out"
         assert _keys_past_the_edge(footer_widget) == []
@@ -418,14 +426,7 @@ async def test_keys_that_change_under_a_whole_screen_are_fitted_when_it_shows_ag
     # a screen hidden under another is not laid out at all: its footer measures when it shows
     app = _FormApp()
     async with app.run_test(size=(40, 10)) as pilot:
-        footer_widget = app.query_one(KeyFooter)
-        pane, form = app.query_one(_Pane), app.query_one(_Form)
-        pane.focus()
-        await _footer_shows(pilot, footer_widget, "Pane key")
-        chat = app.screen
-        await app.push_screen(_Page())
-        chat.set_focus(form)
-        await _footer_shows(pilot, footer_widget, "Save form")
+        footer_widget = await _keys_change_under(pilot, _Page())
         app.pop_screen()
         await until(pilot, lambda: footer_widget.shows_current_keys, "the footer measured and fitted")
         assert [key.description for key in footer_widget.query(FooterKey) if not key.display], "a key is left out"
