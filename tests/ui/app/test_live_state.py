@@ -65,10 +65,8 @@ async def test_the_done_hint_stops_offering_to_remove_a_removed_worktree(open_ap
         card.focus()
         await armed(pilot, app)
         await pilot.press("x")
-        for _ in range(100):
-            if runtime.store.get_plan(plan_id).worktree_path is None and "x remove" not in screen_text(app):
-                break
-            await pilot.pause(0.05)
+        await until(pilot, lambda: runtime.store.get_plan(plan_id).worktree_path is None
+                    and "x remove" not in screen_text(app), "the worktree removed and its key gone", limit=5.0)
         text = screen_text(app)
         assert "remove the worktree" not in text and "x remove" not in text
         assert "Plan done: m merge into the base branch" in text

@@ -21,12 +21,8 @@ def _status_lines(app) -> list[str]:
     return [text.strip() for text in str(line.content).splitlines() if text.strip()] if line.display else []
 
 
-async def _until(pilot, predicate, timeout: float = 5.0) -> None:
-    for _ in range(int(timeout / 0.05)):
-        if predicate():
-            return
-        await pilot.pause(0.05)
-    raise AssertionError("timed out waiting")
+LIMIT_S = 5.0
+"""How long a status line may take to show what it should (its ticks are driven by a hand clock)."""
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])
@@ -44,23 +40,24 @@ async def test_each_seat_and_the_test_run_have_a_line_with_elapsed_time(open_app
         gate = asyncio.Event()
         controller.workers.run_agent(gate.wait(), "review")  # the review round at work
         runtime.emit(ProjectTestsRunning(plan.id, "python -m pytest -q", running=True))
-        await _until(pilot, lambda: _status_lines(app) == ["⟳ tests: python -m pytest -q 0s"])
+        await until(pilot, lambda: _status_lines(app) == ["⟳ tests: python -m pytest -q 0s"], "the test run's line at 0s", limit=LIMIT_S)
         clock.advance(3)
-        await _until(pilot, lambda: _status_lines(app) == ["⟳ tests: python -m pytest -q 3s"])  # it ticks
+        await until(pilot, lambda: _status_lines(app) == ["⟳ tests: python -m pytest -q 3s"], "the test run's line at 3s", limit=LIMIT_S)  # it ticks
         runtime.emit(ProjectTestsRunning(plan.id, "python -m pytest -q", running=False))
         ids = [store.add_message(seats, "assistant", "", persona=role, engine=engine, status="streaming").id
                for role, engine in (("reviewer", "claude"), ("verifier", "codex"))]
         runtime.emit(MessageStarted(seats, ids[0], "reviewer", "claude", ""))
         runtime.emit(MessageStarted(seats, ids[1], "verifier", "codex", ""))
-        await _until(pilot, lambda: len(_status_lines(app)) == 2)
+        await until(pilot, lambda: len(_status_lines(app)) == 2, "two status lines", limit=LIMIT_S)
         clock.advance(12)
-        await _until(pilot, lambda: "12s" in screen_text(app))
+        await until(pilot, lambda: "12s" in screen_text(app), "12s on screen", limit=LIMIT_S)
         assert _status_lines(app) == ["⟳ reviewer (claude) is working… 12s — f6 shows it live",
                                       "⟳ verifier (codex) is working… 12s — f6 shows it live"]
-        await until(pilot, lambda: "⟳ verifier (codex) is working… 12s" in screen_text(app), "⟳ verifier (codex) is working… 12s on screen")
+        await until(pilot, lambda: "⟳ verifier (codex) is working… 12s" in screen_text(app),
+                    "the verifier's line on screen", limit=LIMIT_S)
         store.update_message(ids[0], status="done")
         runtime.emit(MessageFinished(seats, ids[0], "done"))
-        await _until(pilot, lambda: len(_status_lines(app)) == 1)
+        await until(pilot, lambda: len(_status_lines(app)) == 1, "one status line", limit=LIMIT_S)
         assert _status_lines(app) == ["⟳ verifier (codex) is working… 12s — f6 shows it live"]
         store.update_message(ids[1], status="done")
         runtime.emit(MessageFinished(seats, ids[1], "done"))
@@ -88,14 +85,15 @@ async def test_a_tick_redraws_the_status_line_and_only_a_new_line_lays_the_scree
         gate = asyncio.Event()
         controller.workers.run_agent(gate.wait(), "review")  # the review round at work
         runtime.emit(ProjectTestsRunning(first.id, "python -m pytest -q", running=True))
-        await _until(pilot, lambda: "⟳ tests: python -m pytest -q 0s" in screen_text(app))
+        await until(pilot, lambda: "⟳ tests: python -m pytest -q 0s" in screen_text(app), "the test run's line at 0s on screen", limit=LIMIT_S)
         line = app.query_one("#status-line")
         layouts = refreshes_of(line, monkeypatch)
         clock.advance(3)
-        await _until(pilot, lambda: "⟳ tests: python -m pytest -q 3s" in screen_text(app))
+        await until(pilot, lambda: "⟳ tests: python -m pytest -q 3s" in screen_text(app), "the test run's line at 3s on screen", limit=LIMIT_S)
         assert layouts and not any(layouts)
         runtime.emit(ProjectTestsRunning(second.id, "make check", running=True))  # a second line: the status grows
-        await _until(pilot, lambda: "⟳ tests: make check 0s" in screen_text(app))
+        await until(pilot, lambda: "⟳ tests: make check 0s" in screen_text(app), "the second test run's line on screen", limit=LIMIT_S)
         assert any(layouts) and line.size.height == 2
-        await until(pilot, lambda: "⟳ tests: python -m pytest -q 3s" in screen_text(app), "⟳ tests: python -m pytest -q 3s on screen")
+        await until(pilot, lambda: "⟳ tests: python -m pytest -q 3s" in screen_text(app),
+                    "the first test run's line still on screen", limit=LIMIT_S)
         gate.set()
