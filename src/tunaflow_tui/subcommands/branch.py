@@ -181,7 +181,7 @@ def branch_json_meta(meta: Any) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run one branch action; exit 0 done, 1 refused (nothing changed)."""
+    """Run one branch action; exit 0 done, 1 refused (nothing changed), 2 an id beyond any row."""
     from tunaflow_tui.core.settings import SettingsError, load_settings
     from tunaflow_tui.core.storage import StorageError
     from tunaflow_tui.core.storage.store import database_path
@@ -193,6 +193,11 @@ def run(args: argparse.Namespace) -> int:
     if isinstance(parsed, str):
         return _fail(parsed)
     path, action, rest = parsed
+    from tunaflow_tui.subcommands.arguments import refuse_huge_ids
+
+    refused = refuse_huge_ids("branch", [("branch", rest[0] if rest else None)])
+    if refused is not None:
+        return refused
     project = path.resolve()
     if not project.is_dir():
         return _fail(f"{project} is not a directory")

@@ -21,6 +21,8 @@ from pathlib import Path
 
 MODES = ("hybrid", "fts", "vector")
 MAX_LIMIT = 200
+#: The query's words may come before, between and after the options (and any word after --).
+WORDS_ANYWHERE = True
 #: Said after an unrecognised option (usage errors are one line, exit 1): a query word may start with -.
 USAGE_HINT = "to search for words that start with -, put -- before the query: tunaflow search -- -word"
 
