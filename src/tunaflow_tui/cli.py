@@ -125,7 +125,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if hasattr(args, "_usage_errors"):
         del args._usage_errors
     module = importlib.import_module(f"tunaflow_tui.subcommands.{args.command}")
+    from tunaflow_tui.core.storage.errors import StorageError
+
     try:
         return int(module.run(args))
     except KeyboardInterrupt:
         return 130
+    except StorageError as exc:  # the project's database failed where the subcommand did not expect it
+        print(f"tunaflow {args.command}: {' '.join(str(exc).split())}", file=sys.stderr, flush=True)
+        return 1

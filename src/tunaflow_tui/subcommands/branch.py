@@ -127,6 +127,10 @@ def _act(rt: WorkflowRuntime, action: str, rest: list[str], args: argparse.Names
     from tunaflow_tui.runtime.branching import branch_of
     from tunaflow_tui.subcommands.branch_json import branch_json
 
+    if action in ("list", "show"):
+        from tunaflow_tui.subcommands.read_only import say_read_only
+
+        say_read_only("branch", rt.store.read_only)
     if action == "list":
         return _list(rt, args.json)
     if action == "show":

@@ -56,6 +56,9 @@ def run(args: argparse.Namespace) -> int:
         return _fail(f"{project} has no tunaflow data yet (no .tunaflow/state.db); open it with tunaflow first")
     try:
         with Store.open(project) as store:
+            from tunaflow_tui.subcommands.read_only import say_read_only
+
+            say_read_only("export", store.read_only)
             if args.plan is not None:
                 text = export_plan(store, str(args.plan).strip())
             else:

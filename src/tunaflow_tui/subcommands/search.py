@@ -76,6 +76,9 @@ def run(args: argparse.Namespace) -> int:
         return _fail(f"{project} has no tunaflow data yet (no .tunaflow/state.db); open it with tunaflow first")
     try:
         with Store.open(project) as store:
+            from tunaflow_tui.subcommands.read_only import say_read_only
+
+            say_read_only("search", store.read_only)
             embedder = None if args.mode == "fts" else Embedder()
             result = ProjectSearch(store, embedder).search(query, limit=args.limit, mode=args.mode)
             from tunaflow_tui.core.memory.model_files import MODEL_ID
