@@ -7,8 +7,8 @@ block the writer nor are blocked by it. A thread that is inside a write transact
 the writer, so it sees its own uncommitted changes.
 
 A project that cannot be written (a read-only mount, a folder of another user) is opened with
-readers only, through SQLite's ``mode=ro`` — or ``immutable=1`` when the WAL's shared-memory file
-is not there and cannot be created — and every write is refused with the reason.
+readers only, through SQLite's ``mode=ro`` — or ``immutable=1`` when the WAL files are not there
+(they could not be created) — and every write is refused with the reason.
 """
 
 from __future__ import annotations

@@ -60,7 +60,9 @@ class Store(ConversationStore, BranchStore, PlanStore, MemoStore, ProcessStore, 
         :mod:`~tunaflow_tui.core.storage.ownership`). The owner marks messages left ``streaming``
         by a crashed run ``interrupted``, keeping their text (their ids are in
         :attr:`recovered_message_ids`); any other process leaves them to the live one that writes
-        them. Raises :class:`StorageError` if the database cannot be created, opened or written.
+        them. A project whose database cannot be written is opened to be read only (:attr:`read_only`
+        says why; every write raises :class:`StorageError`). Raises :class:`StorageError` if the
+        database cannot be created, opened or written.
         """
         project_dir = Path(project_dir).resolve()
         if not project_dir.is_dir():
