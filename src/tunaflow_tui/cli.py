@@ -70,15 +70,53 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def _not_utf8(args: Sequence[str]) -> str | None:
+    """The first argument that is not UTF-8 text (bytes Python kept as lone surrogates), shown escaped."""
+    for arg in args:
+        try:
+            arg.encode("utf-8")
+        except UnicodeEncodeError:
+            return arg.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return None
+
+
+def _words_and_unknown(unknown: Sequence[str]) -> tuple[list[str], list[str]]:
+    """Split what argparse left over into more words (plain words, anything after ``--``) and real unknown flags.
+
+    argparse gives a ``nargs="*"`` positional only the words before the first option, so
+    ``search . --mode fts WAL`` would leave ``WAL`` over.
+    """
+    words: list[str] = []
+    flags: list[str] = []
+    after_dashes = False
+    for item in unknown:
+        if item == "--" and not after_dashes:
+            after_dashes = True
+        elif after_dashes or not item.startswith("-") or item == "-":
+            words.append(item)
+        else:
+            flags.append(item)
+    return words, flags
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Parse ``argv`` and run the chosen subcommand; returns the process exit code."""
     args_list = list(sys.argv[1:] if argv is None else argv)
+    bad = _not_utf8(args_list)
+    if bad is not None:  # it could be neither stored nor printed: say so before anything runs
+        print(f"tunaflow: the argument {bad[:200]} is not UTF-8 text; tunaflow takes text and paths in UTF-8",
+              file=sys.stderr, flush=True)
+        return 2
     # `tunaflow [PATH] [--no-mouse]` opens the app: insert the implicit `open`.
     if not args_list or (args_list[0] not in SUBCOMMANDS and args_list[0] not in ("-h", "--help", "--version")):
         args_list.insert(0, "open")
     chosen = args_list[0] if args_list[0] in SUBCOMMANDS else ""  # "": only the top-level options
     parser = build_parser(chosen)
     args, unknown = parser.parse_known_args(args_list)
+    if unknown and chosen and getattr(importlib.import_module(f"tunaflow_tui.subcommands.{chosen}"),
+                                      "WORDS_ANYWHERE", False):
+        more, unknown = _words_and_unknown(unknown)
+        args.words = [*args.words, *more]
     if unknown:
         # The subcommand's own parser reports it, so a subcommand with its own usage errors (exit 1,
         # one line) says so for an unknown flag too; the others keep argparse's usage and exit 2.
@@ -87,7 +125,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if hasattr(args, "_usage_errors"):
         del args._usage_errors
     module = importlib.import_module(f"tunaflow_tui.subcommands.{args.command}")
+    from tunaflow_tui.core.storage.errors import StorageError
+
     try:
         return int(module.run(args))
     except KeyboardInterrupt:
         return 130
+    except StorageError as exc:  # the project's database failed where the subcommand did not expect it
+        print(f"tunaflow {args.command}: {' '.join(str(exc).split())}", file=sys.stderr, flush=True)
+        return 1

@@ -289,3 +289,31 @@ async def test_a_reviewer_that_pushes_voids_the_round_instead_of_passing_it(harn
     finally:
         rt.close()
     assert "refs/heads/reviewed" in _remote_refs(bare)
+
+
+async def test_a_hook_the_developer_changed_is_reported_once_for_all_of_tunaflows_commits(harness: Harness) -> None:
+    ran = harness.root / "husky-ran"
+    husky = harness.project / ".husky"
+    husky.mkdir()
+    (husky / "pre-commit").write_text("#!/bin/sh\nexit 0\n")
+    (husky / "pre-commit").chmod(0o755)
+    harness.git("add", "-A")
+    harness.git("commit", "-q", "-m", "husky")
+    harness.git("config", "core.hooksPath", ".husky")
+    turn = dev_turn()
+    turn["write"][".husky/pre-commit"] = f"#!/bin/sh\ntouch '{ran}'\n"
+    harness.set_script(architect=[{"text": PROPOSAL}], developer=[turn], **PASS)
+    events: list[RuntimeEvent] = []
+    rt = _runtime(harness, events)
+    try:
+        plan = await _approved(rt)
+        assert plan.pending_decision == "review"
+        plan = await rt.decide(plan.id, "accept")
+        rt.merge(plan.id)
+        skipped = [e for e in rt.store.list_plan_events(plan.id) if e.type == "hooks_skipped"]
+    finally:
+        rt.close()
+    told = [n for n in _notices(events) if "did not run the hook" in n]
+    assert len(told) == 1 and "pre-commit" in told[0], told
+    assert len(skipped) == 1, "one change, one entry in the plan's history"
+    assert not ran.exists(), "the changed hook never ran"

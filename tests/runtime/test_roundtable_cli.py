@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import json
+import signal
+import subprocess
+import sys
 from typing import Any
 
 import pytest
 from runtime_harness import Harness
+from waiting import until_sync
 
 from tunaflow_tui.cli import main
 from tunaflow_tui.core.storage import Store
@@ -96,7 +100,37 @@ def test_json_gives_seats_rounds_context_tokens_brief_consensus_and_ranking(
     ranking = doc["ranking"]
     assert set(ranking["labels"]) == {"alice", "bob", "sam"} and ranking["left_out"] == {
         "sam": "its reply did not rank every answer exactly once"}
-    assert sum(item["points"] for item in ranking["scores"]) == 2
+    assert sum(item["points"] for item in ranking["scores"]) == 6, "two ballots of two answers: 2 + 1 each"
+
+
+def test_a_two_seat_ranking_gives_each_seat_the_point_of_the_other_s_vote(
+        harness: Harness, capsys: pytest.CaptureFixture[str]) -> None:
+    _configure(harness, **{"seat:alice": [{"text": "Split now."}, {"text": "1. A — the only other answer"}],
+                           "seat:bob": [{"text": "Wait."}, {"text": "1. A — sound"}]})
+    code, out, err = _run(harness, capsys, "--topic", "Split?", "--seat", "alice=fclaude", "--seat", "bob=fcodex",
+                          "--rank")
+    assert code == 0, err
+    assert "Ranking (Borda points): alice 1, bob 1" in out.splitlines()
+
+
+def test_sigterm_stops_a_roundtable_with_exit_128_plus_the_signal(harness: Harness) -> None:
+    started = harness.root / "alice.started"
+    _configure(harness, **{"seat:alice": [{"text": "Split now, because", "hang_after_partial": 120,
+                                           "started_file": str(started)}]})
+    proc = subprocess.Popen([sys.executable, "-m", "tunaflow_tui", "roundtable", str(harness.project), "--topic",
+                             "Split?", "--seat", "alice=fclaude"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                            text=True, start_new_session=True)
+    try:
+        until_sync(lambda: started.exists() and started.read_text().strip() != "", "the seat to start")
+        proc.send_signal(signal.SIGTERM)
+        out, _ = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 128 + signal.SIGTERM, out
+    assert "tunaflow roundtable: stopped by SIGTERM; the answers given so far are kept in branch:1" in out
+    assert "stopped by you" not in out and "Traceback" not in out
 
 
 def test_a_failing_seat_exits_4_and_keeps_the_others(harness: Harness, capsys: pytest.CaptureFixture[str]) -> None:

@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import io
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -12,7 +14,7 @@ import pytest
 from project_envs import WORKTREE_CHANGE, src_layout_project
 from runtime_harness import DEV_DONE, PROPOSAL, Harness, dev_turn, make_harness, verdict
 
-from tunaflow_tui.runtime.events import RuntimeEvent
+from tunaflow_tui.runtime.events import NoticeRaised, RuntimeEvent
 from tunaflow_tui.runtime.headless import EXIT_PENDING, GatePolicy, drive
 from tunaflow_tui.runtime.runtime import WorkflowRuntime
 
@@ -252,3 +254,44 @@ async def test_a_developer_that_force_commits_a_copied_file_is_reported_at_revie
         assert ".env" not in tree, "tunaflow's own commit took it back out of the branch's tree"
     finally:
         rt.close()
+
+
+async def test_a_project_deleted_and_created_again_starts_the_same_plan_and_keeps_the_old_worktree(
+        harness: Harness) -> None:
+    _passing_script(harness)
+    rt = _runtime(harness)
+    try:
+        await rt.send_user_message("Please add multiplication")
+        [old] = rt.store.list_plans()
+        old = await rt.decide(old.id, "approve")
+        assert old.pending_decision == "review"
+        old_tree = Path(old.worktree_path)
+    finally:
+        rt.close()
+    (old_tree / "notes-from-the-old-project.txt").write_text("unfinished idea")
+    shutil.rmtree(harness.project)
+    (harness.project / "tests").mkdir(parents=True)
+    (harness.project / "calc.py").write_text("def add(a, b):\n    return a + b\n")
+    (harness.project / "tests" / "test_calc.py").write_text(
+        "from calc import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n")
+    (harness.project / "pyproject.toml").write_text('[tool.pytest.ini_options]\npythonpath = ["."]\n')
+    for command in (["git", "init", "-q", "-b", "main"], ["git", "add", "-A"], ["git", "commit", "-q", "-m", "again"]):
+        subprocess.run(command, cwd=harness.project, check=True)
+
+    _passing_script(harness)
+    events: list[RuntimeEvent] = []
+    rt = _runtime(harness, events)
+    try:
+        await rt.send_user_message("Please add multiplication")
+        [plan] = rt.store.list_plans()
+        plan = await rt.decide(plan.id, "approve")
+        assert plan.pending_decision == "review", plan.pending_detail
+        assert plan.worktree_path == str(old_tree), "the same title: the same place"
+        [created] = _events(rt, plan.id, "worktree_created")
+    finally:
+        rt.close()
+    kept = Path(created["set_aside"])
+    assert kept.parent == old_tree.parent / ".rescued"
+    assert (kept / "notes-from-the-old-project.txt").read_text() == "unfinished idea"
+    notices = [e.text for e in events if isinstance(e, NoticeRaised)]
+    assert any(str(kept) in text and "moved, untouched" in text for text in notices), notices

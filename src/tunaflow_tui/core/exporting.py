@@ -13,6 +13,7 @@ from typing import Any
 
 from tunaflow_tui.core.markers import scrub_markers
 from tunaflow_tui.core.storage import Store
+from tunaflow_tui.core.storage.ids import beyond_any_row
 from tunaflow_tui.core.storage.records import (
     BranchRecord,
     MessageRecord,
@@ -151,7 +152,7 @@ def export_conversation(store: Store, conversation_id: str = "main") -> str:
 
 def find_plan(store: Store, key: str) -> PlanRecord:
     """A plan by number or slug; :class:`ExportError` naming the plans that exist otherwise."""
-    plan = store.get_plan(int(key)) if key.isdigit() else None
+    plan = store.get_plan(int(key)) if key.isdigit() and not beyond_any_row(key) else None
     if plan is None:
         plan = next((p for p in store.list_plans() if p.slug == key), None)
     if plan is not None:

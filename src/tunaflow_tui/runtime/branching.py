@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tunaflow_tui.core import gitops
+from tunaflow_tui.core.storage.ids import beyond_any_row
 from tunaflow_tui.core.storage.records import BranchRecord, MessageRecord
 from tunaflow_tui.core.terminal_text import neutralize
 from tunaflow_tui.runtime.events import NoticeRaised
@@ -50,6 +51,8 @@ def parse_ref(ref: str | int) -> str:
     number = text.removeprefix("branch:").removeprefix("#")
     if not (number.isascii() and number.isdigit()):
         raise BranchError(f"{neutralize(text)!r} is not a conversation: use main, a branch id (3) or branch:3")
+    if beyond_any_row(number):
+        raise BranchError(f"there is no branch {number[:40]}")
     return f"branch:{int(number)}"
 
 

@@ -79,10 +79,16 @@ def _prepare_sync(rt: WorkflowRuntime, plan: PlanRecord, is_git: bool) -> tuple[
             base = gitops.current_branch(rt.project_dir) or gitops.head_sha(rt.project_dir)
             git_branch = f"tunaflow/{plan.slug}"
             path = worktree_path_for(rt, plan.slug)
+            set_aside = gitops.set_aside_stale_folder(rt.project_dir, path)
             gitops.create_worktree(rt.project_dir, git_branch, base, path)
             worktree = str(path)
             # a new worktree is made ready (.worktreeinclude, worktree_setup) before the Developer starts
-            rt.service.record(plan.id, worktree_prep.CREATED_EVENT, Actor.SYSTEM, {"path": worktree})
+            rt.service.record(plan.id, worktree_prep.CREATED_EVENT, Actor.SYSTEM,
+                              {"path": worktree, **({"set_aside": str(set_aside)} if set_aside else {})})
+            if set_aside is not None:
+                rt.emit(NoticeRaised(f"A folder that is not a worktree of this repository (left by an earlier project "
+                                     f"at this path?) was where the plan's worktree goes: it was moved, untouched, "
+                                     f"to {set_aside}.", "warning"))
         branch = store.create_branch(
             conversation_id="main",
             checkpoint_id=plan.source_message_id,

@@ -114,12 +114,25 @@ async def commit(rt: WorkflowRuntime, plan: PlanRecord, root: Path, message: str
 
 
 def report_skipped_hooks(rt: WorkflowRuntime, plan: PlanRecord, skipped: tuple[str, ...], what: str) -> None:
-    """Record and show hooks tunaflow did not run because they are not the ones it was approved with."""
+    """Record and show hooks tunaflow did not run because they are not the ones it was approved with.
+
+    Once per plan and set of hooks: every later commit and the merge leave the same hooks out, and
+    saying so again each time would read as new changes.
+    """
+    if any(_skipped_hooks(event.detail) == sorted(skipped)
+           for event in rt.store.list_plan_events(plan.id) if event.type == HOOKS_SKIPPED_EVENT):
+        return
     rt.service.record(plan.id, HOOKS_SKIPPED_EVENT, Actor.SYSTEM,
-                            {"hooks": list(skipped), "for": what[:200], "summary": f"not run: {', '.join(skipped)}"})
+                      {"hooks": list(skipped), "for": what[:200], "summary": f"not run: {', '.join(skipped)}"})
+    they = "it" if len(skipped) == 1 else "they"
     rt.emit(NoticeRaised(
-        f"tunaflow did not run the {plural(len(skipped), 'hook')} {', '.join(skipped)}: they appeared or changed after the plan was "
-        "approved.", "warning"))
+        f"tunaflow did not run the {plural(len(skipped), 'hook')} {', '.join(skipped)}: {they} appeared or changed "
+        "after the plan was approved.", "warning"))
+
+
+def _skipped_hooks(detail: Mapping[str, object]) -> list[str]:
+    recorded = detail.get("hooks")
+    return sorted(str(name) for name in recorded) if isinstance(recorded, list | tuple) else []
 
 
 def merge_plan_branch(rt: WorkflowRuntime, plan: PlanRecord) -> gitops.MergeResult:

@@ -100,6 +100,7 @@ class Roundtable:
         self._running_round: int | None = None
         self._tasks: dict[str, asyncio.Task[SeatAnswer]] = {}
         self._stopping = False
+        self._stop_reason = STOPPED_BY_USER
         self._engines: dict[tuple[str, str], Engine] = {}
         self._embedding: set[asyncio.Task[None]] = set()
         self._prefetch = True
@@ -230,12 +231,16 @@ class Roundtable:
         return message
 
     # ------------------------------------------------------------------ running
-    def stop(self) -> int:
-        """Stop the discussion: running seats are cancelled and no seat still to speak starts; how many stopped."""
+    def stop(self, reason: str = STOPPED_BY_USER) -> int:
+        """Stop the discussion: running seats are cancelled and no seat still to speak starts; how many stopped.
+
+        ``reason`` is what the stopped seats' answers say (the user, or a signal to the headless command).
+        """
         self._stopping = True
+        self._stop_reason = reason
         tasks = [task for task in self._tasks.values() if not task.done()]
         for task in tasks:
-            task.cancel(STOPPED_BY_USER)
+            task.cancel(reason)
         return len(tasks)
 
     def cancel_seat(self, name: str) -> bool:
@@ -268,6 +273,7 @@ class Roundtable:
         """
         self.ensure_between_rounds("start a round")
         self._stopping = False
+        self._stop_reason = STOPPED_BY_USER
         self._prefetch = prefetch
         number = self.last_round() + 1
         self._running_round = number
@@ -276,7 +282,7 @@ class Roundtable:
         except asyncio.CancelledError:  # the whole run was stopped (a signal, the app closing): no orphan seat
             running = [task for task in self._tasks.values() if not task.done()]
             for task in running:
-                task.cancel(STOPPED_BY_USER)
+                task.cancel(self._stop_reason)
             await asyncio.gather(*running, return_exceptions=True)
             raise
         finally:
@@ -411,7 +417,7 @@ class Roundtable:
             return task.result()
         meta: dict[str, object] = {"kind": ANSWER_KIND, "seat": seat.name, "round": number, "role": seat.role,
                                    "role_label": seat.role_label, "blind": seat.blind, "mode": self.setup.mode}
-        why = STOPPED_BY_USER if self._stopping else CANCELLED_BY_USER
+        why = self._stop_reason if self._stopping else CANCELLED_BY_USER
         if not task.cancelled():
             why = f"the seat's turn failed: {task.exception()}"
         answer = SeatAnswer(self._failure(seat, meta, ErrorKind.CANCELLED if task.cancelled() else ErrorKind.CRASHED,

@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from tunaflow_tui.runtime.events import RuntimeEvent
 
+#: The PATH and TEXT may come before or after the options (and any word after --).
+WORDS_ANYWHERE = True
 USAGE = "tunaflow ask [PATH] TEXT [--to CONVERSATION_OR_BRANCH] [--fork MESSAGE_ID] [--engine NAME] [--json]"
 
 
@@ -167,11 +169,16 @@ async def _ask(args: argparse.Namespace, project: Path, text: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Ask once; exit 0 when answered, 1 otherwise."""
+    """Ask once; exit 0 when answered, 2 for an id beyond any row, 1 otherwise."""
     split = _split_words(args.words)
     if isinstance(split, str):
         return _fail(split)
     project, text = split
+    from tunaflow_tui.subcommands.arguments import refuse_huge_ids
+
+    refused = refuse_huge_ids("ask", [("--fork", args.fork), ("--to", args.to)])
+    if refused is not None:
+        return refused
     project = project.resolve()
     if not project.is_dir():
         return _fail(f"{project} is not a directory")

@@ -127,6 +127,10 @@ def _act(rt: WorkflowRuntime, action: str, rest: list[str], args: argparse.Names
     from tunaflow_tui.runtime.branching import branch_of
     from tunaflow_tui.subcommands.branch_json import branch_json
 
+    if action in ("list", "show"):
+        from tunaflow_tui.subcommands.read_only import say_read_only
+
+        say_read_only("branch", rt.store.read_only)
     if action == "list":
         return _list(rt, args.json)
     if action == "show":
@@ -181,7 +185,7 @@ def branch_json_meta(meta: Any) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run one branch action; exit 0 done, 1 refused (nothing changed)."""
+    """Run one branch action; exit 0 done, 1 refused (nothing changed), 2 an id beyond any row."""
     from tunaflow_tui.core.settings import SettingsError, load_settings
     from tunaflow_tui.core.storage import StorageError
     from tunaflow_tui.core.storage.store import database_path
@@ -193,6 +197,11 @@ def run(args: argparse.Namespace) -> int:
     if isinstance(parsed, str):
         return _fail(parsed)
     path, action, rest = parsed
+    from tunaflow_tui.subcommands.arguments import refuse_huge_ids
+
+    refused = refuse_huge_ids("branch", [("branch", rest[0] if rest else None)])
+    if refused is not None:
+        return refused
     project = path.resolve()
     if not project.is_dir():
         return _fail(f"{project} is not a directory")

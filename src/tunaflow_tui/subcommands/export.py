@@ -43,7 +43,12 @@ def _write_stdout(text: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print (or write) the export; exit 1 with a reason when there is nothing to export."""
+    """Print (or write) the export; exit 1 with a reason when there is nothing to export, 2 for an id beyond any row."""
+    from tunaflow_tui.subcommands.arguments import refuse_huge_ids
+
+    refused = refuse_huge_ids("export", [("--plan", args.plan), ("--conversation", args.conversation)])
+    if refused is not None:
+        return refused
     project = Path(args.path).expanduser().resolve()
     if not project.is_dir():
         return _fail(f"{args.path} is not a directory")
@@ -51,6 +56,9 @@ def run(args: argparse.Namespace) -> int:
         return _fail(f"{project} has no tunaflow data yet (no .tunaflow/state.db); open it with tunaflow first")
     try:
         with Store.open(project) as store:
+            from tunaflow_tui.subcommands.read_only import say_read_only
+
+            say_read_only("export", store.read_only)
             if args.plan is not None:
                 text = export_plan(store, str(args.plan).strip())
             else:

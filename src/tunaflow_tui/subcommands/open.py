@@ -137,6 +137,13 @@ def open_project_app(project: Path, load: SettingsLoader | None = None, *, force
         from tunaflow_tui.runtime.runtime import WorkflowRuntime
 
         runtime = WorkflowRuntime(project, (load or load_settings)())
+        if runtime.store.read_only is not None:  # the app writes as soon as it shows a conversation
+            from tunaflow_tui.core.storage import StorageError
+
+            reason = runtime.store.read_only
+            runtime.close()
+            raise StorageError(f"the project is read-only ({reason}); tunaflow status, search, export and "
+                               "branch list can still read it")
         runtime.start_memory()  # embeds what is missing in the background; the window does not wait
         return runtime
 

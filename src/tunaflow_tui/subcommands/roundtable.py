@@ -8,7 +8,8 @@ rounds were compressed, whom it responds to), the tokens per seat, the brief and
 ``--rank`` adds the anonymous peer-ranking round at the end.
 
 Exit codes: 0 every round completed with every seat; 1 a usage error (one line on stderr, nothing
-created); 4 some seat failed (its failure is in the output; the other seats' answers are kept).
+created); 4 some seat failed (its failure is in the output; the other seats' answers are kept);
+128 + N stopped by signal N (ctrl+c, SIGTERM, SIGHUP), as `tunaflow run`.
 """
 
 from __future__ import annotations
@@ -209,17 +210,17 @@ async def _convene(args: argparse.Namespace, project: Path, setup: RoundtableSet
                 return (await table.rank()).to_json()
             return None
 
-        def stopping(_sig: Any) -> None:
-            table.stop()
+        def stopping(sig: Any) -> None:
+            table.stop(stop_reason(sig))
 
         try:
             outcome = await run_until_signalled(work(), on_stop=stopping)
         except BranchError as exc:
             return _fail(str(exc))
-        if outcome.stopped_by is not None:
+        if outcome.stopped_by is not None and outcome.exit_code is not None:
             table.write_brief()
-            return _fail(f"{stop_reason(outcome.stopped_by)}; the answers given so far are kept in "
-                         f"{table.conversation_id}")
+            _fail(f"{stop_reason(outcome.stopped_by)}; the answers given so far are kept in {table.conversation_id}")
+            return outcome.exit_code
         ranking = outcome.result
         if args.json:
             print(json.dumps(_document(table, results, lines.notices, ranking), ensure_ascii=False, indent=2))
@@ -233,7 +234,7 @@ async def _convene(args: argparse.Namespace, project: Path, setup: RoundtableSet
 
 
 def run(args: argparse.Namespace) -> int:
-    """Convene and run a roundtable; exit 0, 1 (usage) or 4 (a seat failed)."""
+    """Convene and run a roundtable; exit 0, 1 (usage), 4 (a seat failed) or 128 + N (stopped by signal N)."""
     parsed = _parse(args)
     if isinstance(parsed, str):
         return _fail(parsed)

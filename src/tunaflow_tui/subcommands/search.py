@@ -21,6 +21,8 @@ from pathlib import Path
 
 MODES = ("hybrid", "fts", "vector")
 MAX_LIMIT = 200
+#: The query's words may come before, between and after the options (and any word after --).
+WORDS_ANYWHERE = True
 #: Said after an unrecognised option (usage errors are one line, exit 1): a query word may start with -.
 USAGE_HINT = "to search for words that start with -, put -- before the query: tunaflow search -- -word"
 
@@ -74,6 +76,9 @@ def run(args: argparse.Namespace) -> int:
         return _fail(f"{project} has no tunaflow data yet (no .tunaflow/state.db); open it with tunaflow first")
     try:
         with Store.open(project) as store:
+            from tunaflow_tui.subcommands.read_only import say_read_only
+
+            say_read_only("search", store.read_only)
             embedder = None if args.mode == "fts" else Embedder()
             result = ProjectSearch(store, embedder).search(query, limit=args.limit, mode=args.mode)
             from tunaflow_tui.core.memory.model_files import MODEL_ID

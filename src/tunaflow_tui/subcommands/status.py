@@ -102,6 +102,8 @@ def collect(project: Path) -> tuple[dict[str, Any], tuple[WaitingDecision, ...]]
     if not database_path(project).is_file():
         return document, ()
     with Store.open(project) as store:
+        if store.read_only is not None:
+            document["read_only"] = store.read_only
         service = WorkflowService(store)
         document["plans"] = _inert([_plan_json(plan, service) for plan in store.list_plans()])
         document["branches"] = branch_tree_json(store)
@@ -202,6 +204,9 @@ def run(args: argparse.Namespace) -> int:
     except StorageError as exc:
         print(f"tunaflow status: {exc}", file=sys.stderr)
         return 1
+    from tunaflow_tui.subcommands.read_only import say_read_only
+
+    say_read_only("status", document.get("read_only"))
     if args.json:
         _write(json.dumps(document, ensure_ascii=False, indent=2))
     elif args.short:

@@ -16,6 +16,7 @@ from tunaflow_tui.core.gitops import (
     list_worktrees,
     prune_worktrees,
     remove_worktree,
+    set_aside_stale_folder,
 )
 
 
@@ -99,3 +100,56 @@ def test_prune_forgets_a_worktree_deleted_by_hand(git_repo: Path, tmp_path: Path
     assert [w.branch for w in list_worktrees(git_repo)] == ["main"]
     # after pruning, the branch can be checked out again
     assert create_worktree(git_repo, "tunaflow/gone", "main", tmp_path / "wt2").is_dir()
+
+
+def _recreated(repo: Path) -> None:
+    """The project deleted and created again at the same path: same files, a new repository."""
+    subprocess.run(["rm", "-rf", str(repo)], check=True)
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
+    (repo / "README.md").write_text("# sample\n", encoding="utf-8")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "initial again")
+
+
+def test_a_worktree_left_by_a_deleted_project_is_moved_aside_and_kept(git_repo: Path, tmp_path: Path) -> None:
+    target = tmp_path / "worktrees" / "proj-1234" / "add-login"
+    create_worktree(git_repo, "tunaflow/add-login", "main", target)
+    (target / "work.txt").write_text("the old project's work", encoding="utf-8")
+    _recreated(git_repo)
+    with pytest.raises(GitError, match="not empty"):
+        create_worktree(git_repo, "tunaflow/add-login", "main", target)
+
+    kept = set_aside_stale_folder(git_repo, target)
+
+    assert kept is not None and kept.parent == target.parent / ".rescued" and kept.name.startswith("add-login-")
+    assert (kept / "work.txt").read_text(encoding="utf-8") == "the old project's work"
+    assert create_worktree(git_repo, "tunaflow/add-login", "main", target) == target.resolve()
+    assert set_aside_stale_folder(git_repo, target) is None, "a worktree of this repository stays"
+    assert set_aside_stale_folder(git_repo, tmp_path / "worktrees" / "nothing-here") is None
+
+
+def test_a_live_worktree_of_another_repository_is_not_moved(git_repo: Path, tmp_path: Path) -> None:
+    other = tmp_path / "other"
+    other.mkdir()
+    subprocess.run(["git", "init", "-q", "-b", "main", str(other)], check=True)
+    (other / "a.txt").write_text("a", encoding="utf-8")
+    git(other, "add", "-A")
+    git(other, "commit", "-q", "-m", "a")
+    target = tmp_path / "worktrees" / "shared-name"
+    create_worktree(other, "tunaflow/shared-name", "main", target)
+    with pytest.raises(GitError, match="worktree of another repository"):
+        set_aside_stale_folder(git_repo, target)
+    assert (target / "a.txt").exists()
+
+
+def test_a_symlink_in_the_way_is_moved_not_what_it_points_to(git_repo: Path, tmp_path: Path) -> None:
+    precious = tmp_path / "precious"
+    precious.mkdir()
+    (precious / "data.txt").write_text("keep", encoding="utf-8")
+    target = tmp_path / "worktrees" / "plan"
+    target.parent.mkdir()
+    target.symlink_to(precious)
+    kept = set_aside_stale_folder(git_repo, target)
+    assert kept is not None and kept.is_symlink() and not target.exists()
+    assert (precious / "data.txt").read_text(encoding="utf-8") == "keep"

@@ -204,6 +204,25 @@ def test_a_ranking_must_place_every_letter_once() -> None:
     assert parse_ranking("I refuse to rank.", ["A", "B"]) is None
 
 
-def test_borda_gives_n_minus_one_for_first_place() -> None:
+def test_borda_gives_n_for_first_place_and_one_for_last() -> None:
     scores = borda({"a": ["b", "c"], "b": ["a", "c"], "c": ["b", "a"]}, ["a", "b", "c"])
-    assert scores == (("b", 2), ("a", 1), ("c", 0))
+    assert scores == (("b", 4), ("a", 3), ("c", 2))
+
+
+def test_a_two_seat_ranking_scores_the_votes_it_got() -> None:
+    assert borda({"a": ["b"], "b": ["a"]}, ["a", "b"]) == (("a", 1), ("b", 1))
+    assert borda({"a": ["b"]}, ["a", "b"]) == (("b", 1), ("a", 0)), "b's ballot was left out: a got no vote"
+
+
+def test_a_table_of_thirty_seats_puts_all_twenty_nine_other_answers_on_every_ballot() -> None:
+    answers = {f"seat{i:02}": f"answer {i}" for i in range(30)}
+    ballots = make_ballots(answers, random.Random(5))
+    for ballot in ballots:
+        assert sorted(ballot.labels.values()) == sorted(set(answers) - {ballot.voter}), "no answer left out"
+        assert list(ballot.labels)[24:] == ["Y", "Z", "AA", "AB", "AC"]
+    ballot = ballots[0]
+    reply = "\n".join(f"{place}. {label} — reason {place}" for place, label in enumerate(reversed(ballot.labels), 1))
+    parsed = parse_ranking(reply, list(ballot.labels))
+    assert parsed is not None and [label for label, _r in parsed][:3] == ["AC", "AB", "AA"]
+    assert parsed[0][1] == "reason 1"
+    assert parse_ranking(reply.replace("AB —", "B —"), list(ballot.labels)) is None, "AB missing, B twice"

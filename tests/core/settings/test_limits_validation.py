@@ -51,3 +51,25 @@ def test_sensible_values_still_load(config_home: Path) -> None:
         "[workflow]\ntest_timeout_s = 30\n", encoding="utf-8")
     claude = load_settings().engines["claude"]
     assert (claude.timeout_idle_s, claude.timeout_total_s, claude.max_output_bytes) == (0.5, 7200, 1)
+
+
+@pytest.mark.parametrize(("table", "key", "value"), [
+    ("engines.claude", "timeout_idle_s", "true"), ("engines.claude", "max_output_bytes", "true"),
+    ("workflow", "test_timeout_s", "false"), ("context", "max_tokens", "true"), ("memory", "link_max", "true"),
+    ("workflow", "auto_review", "1"), ("ui", "bell", "0"),
+])
+def test_a_switch_is_no_number_and_a_number_no_switch(config_home: Path, table: str, key: str, value: str) -> None:
+    (config_home / "config.toml").write_text(f"[{table}]\n{key} = {value}\n", encoding="utf-8")
+    with pytest.raises(SettingsError) as info:
+        load_settings()
+    message = str(info.value)
+    assert f"{table}.{key}: " in message and str(config_home / "config.toml") in message
+    assert ("a number is expected here" in message) != ("true or false is expected here" in message), message
+
+
+def test_switches_and_numbers_from_the_environment_are_still_read(
+        config_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TUNAFLOW_ENGINES__DEMO__TIMEOUT_IDLE_S", "30")
+    monkeypatch.setenv("TUNAFLOW_WORKFLOW__AUTO_REVIEW", "false")
+    settings = load_settings()
+    assert settings.engines["demo"].timeout_idle_s == 30 and settings.workflow.auto_review is False

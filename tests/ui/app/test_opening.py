@@ -123,6 +123,28 @@ def test_command_line_exits_with_the_error_when_the_project_cannot_be_opened(dem
     assert "tunaflow: Cannot open textstats" in error and "bell" in error
 
 
+async def test_the_app_refuses_a_read_only_project_and_changes_nothing(demo_project, monkeypatch) -> None:
+    from tunaflow_tui.core.storage import Store
+    from tunaflow_tui.core.storage import store as store_module
+
+    with Store.open(demo_project) as store:
+        store.add_message("main", "user", "written before")
+    database = demo_project / ".tunaflow" / "state.db"
+    before = database.read_bytes()
+    # as the file system's read-only flag would say (the commands' tests mount a real one)
+    monkeypatch.setattr(store_module, "read_only_reason", lambda _db: "the file system is mounted read-only")
+    app = open_project_app(demo_project, lambda: demo_settings(demo_project), cursor_blink=False)
+    opener = app.controller
+    async with app.run_test(size=(120, 40)) as pilot:
+        await opener.wait_opened()
+        await pilot.pause()
+        assert opener.error == ("Cannot open textstats: the project is read-only (the file system is mounted "
+                                "read-only); tunaflow status, search, export and branch list can still read it")
+        assert "the project is read-only" in screen_text(app)
+    opener.close()
+    assert database.read_bytes() == before
+
+
 async def test_held_plan_comes_back_as_a_held_card_that_can_be_approved(open_app) -> None:
     app, _controller, runtime = open_app()
     async with app.run_test(size=(120, 40)) as pilot:

@@ -42,6 +42,7 @@ from tunaflow_tui.core.gitops.worktrees import (
     list_worktrees,
     prune_worktrees,
     remove_worktree,
+    set_aside_stale_folder,
 )
 
 __all__ = [
@@ -82,6 +83,7 @@ __all__ = [
     "repo_root",
     "resolve_commit",
     "restore",
+    "set_aside_stale_folder",
     "snapshot",
     "trusted_hooks",
     "validate_branch_name",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 
 from tunaflow_tui.core.gitops.repo import branch_exists, repo_root, resolve_commit, validate_branch_name
@@ -50,6 +51,62 @@ def list_worktrees(repo: Path) -> list[Worktree]:
 
 def _same_path(a: Path, b: Path) -> bool:
     return a.resolve() == b.resolve()
+
+
+RESCUE_DIR = ".rescued"
+"""Beside the worktrees, where a folder that was in the way of a new one is kept."""
+
+
+def _live_worktree_of_another_repository(folder: Path, repo: Path) -> Path | None:
+    """The git directory of another, still existing repository whose worktree ``folder`` is, if it is one."""
+    dot_git = folder / ".git"
+    if dot_git.is_symlink() or not dot_git.is_file():
+        return None
+    try:
+        first = dot_git.read_text(encoding="utf-8", errors="replace").splitlines()[0]
+    except (OSError, IndexError):
+        return None
+    if not first.startswith("gitdir:"):
+        return None
+    gitdir = Path(first.removeprefix("gitdir:").strip())
+    gitdir = (gitdir if gitdir.is_absolute() else folder / gitdir).resolve()
+    if not gitdir.is_dir():
+        return None  # its repository is gone: the folder is what a deleted project left behind
+    common = Path(run_git(["rev-parse", "--git-common-dir"], repo).stdout.decode("utf-8", "surrogateescape").strip())
+    common = (common if common.is_absolute() else repo / common).resolve()
+    return None if common in gitdir.parents else gitdir
+
+
+def set_aside_stale_folder(repo: Path, path: Path) -> Path | None:
+    """Move what occupies ``path`` but is none of ``repo``'s worktrees to :data:`RESCUE_DIR`, untouched.
+
+    A project deleted and created again at the same place gets the same worktree folder names, and
+    the old project's worktrees are still there: a new plan with an old plan's title could never
+    start. The folder is kept (``<path's folder>/.rescued/<name>-<time>``), never deleted; the
+    return value says where it went (None: nothing was in the way, or it is a worktree of ``repo``,
+    which :func:`create_worktree` deals with). A live worktree of another repository is left alone:
+    ``GitError``.
+    """
+    path = Path(path).expanduser()
+    target = path.parent.resolve() / path.name  # a symlink in the way is moved, not what it points to
+    if not target.is_symlink():
+        if not target.exists() or (target.is_dir() and not any(target.iterdir())):
+            return None
+        if any(_same_path(existing.path, target) for existing in list_worktrees(repo)):
+            return None
+        other = _live_worktree_of_another_repository(target, Path(repo))
+        if other is not None:
+            raise GitError(f"worktree path {target} is a worktree of another repository ({other}); move it away")
+    rescue = target.parent / RESCUE_DIR
+    rescue.mkdir(parents=True, exist_ok=True)
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    destination = rescue / f"{target.name}-{stamp}"
+    number = 1
+    while destination.exists() or destination.is_symlink():
+        number += 1
+        destination = rescue / f"{target.name}-{stamp}-{number}"
+    target.rename(destination)
+    return destination
 
 
 def create_worktree(repo: Path, branch: str, base: str, path: Path) -> Path:

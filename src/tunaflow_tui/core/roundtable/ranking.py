@@ -1,9 +1,11 @@
 """The anonymous peer-ranking round: letters per voter, reading the rankings, the Borda count.
 
-Each voter sees the other seats' latest answers under the letters A, B, C…, shuffled anew for
-every voter, and never its own answer. It answers one line per letter, best first, each with a
-reason. A ranking that does not place every letter exactly once is not counted (the voter is left
-out and the result says so). Borda: on a ballot of n answers, first place scores n − 1, last 0.
+Each voter sees the other seats' latest answers under the letters A, B, C… (after Z: AA, AB…, so
+a table of any size puts every answer on every ballot), shuffled anew for every voter, and never its
+own answer. It answers one line per letter, best first, each with a reason. A ranking that does not
+place every letter exactly once is not counted (the voter is left out and the result says so).
+Borda: on a ballot of n answers, first place scores n, last 1 — every place counts, so in a table of
+two seats each answer ranked by the other seat scores a point rather than nothing.
 Which letter meant which seat is kept for the user; no seat is ever told.
 """
 
@@ -12,11 +14,11 @@ from __future__ import annotations
 import random
 import re
 import string
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
-_LINE = re.compile(r"^\s*(?:\d+\s*[.):-]\s*)?[*_`\"'(\[]*(?:answer\s+)?([A-Z])\b[*_`\"')\]]*\s*[-—–:.)]?\s*(.*)$",
-                   re.IGNORECASE)
+_LINE = re.compile(
+    r"^\s*(?:\d+\s*[.):-]\s*)?[*_`\"'(\[]*(?:answer\s+)?([A-Z]{1,3})\b[*_`\"')\]]*\s*[-—–:.)]?\s*(.*)$", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,13 +59,25 @@ class RankingResult:
         }
 
 
+def ballot_labels() -> Iterator[str]:
+    """The ballot letters in order: A … Z, then AA, AB … AZ, BA … ZZ, AAA … (as spreadsheet columns)."""
+    number = 1
+    while True:
+        label, rest = "", number
+        while rest:
+            rest, digit = divmod(rest - 1, 26)
+            label = string.ascii_uppercase[digit] + label
+        yield label
+        number += 1
+
+
 def make_ballots(answers: Mapping[str, str], rng: random.Random) -> tuple[Ballot, ...]:
     """A ballot per seat with an answer: the others' seats under fresh letters, in a random order each."""
     ballots = []
     for voter in answers:
         others = [seat for seat in answers if seat != voter]
         rng.shuffle(others)
-        ballots.append(Ballot(voter, dict(zip(string.ascii_uppercase, others, strict=False))))
+        ballots.append(Ballot(voter, dict(zip(ballot_labels(), others, strict=False))))
     return tuple(ballots)
 
 
@@ -85,10 +99,11 @@ def parse_ranking(text: str, labels: Sequence[str]) -> tuple[tuple[str, str], ..
 
 
 def borda(rankings: Mapping[str, Sequence[str]], seats: Sequence[str]) -> tuple[tuple[str, int], ...]:
-    """Borda totals over ``rankings`` (voter → seats best first); every seat listed, best first, ties by name."""
+    """Borda totals over ``rankings`` (voter → seats best first; n places score n … 1); every seat listed,
+    best first, ties by name."""
     points = dict.fromkeys(seats, 0)
     for ranked in rankings.values():
         size = len(ranked)
         for place, seat in enumerate(ranked):
-            points[seat] = points.get(seat, 0) + size - 1 - place
+            points[seat] = points.get(seat, 0) + size - place
     return tuple(sorted(points.items(), key=lambda item: (-item[1], item[0].casefold())))

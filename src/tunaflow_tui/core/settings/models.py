@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from tunaflow_tui.core.settings.engines import EngineConfig
+from tunaflow_tui.core.settings.numbers import Number, Switch, WholeNumber
 
 ROLE_NAMES: tuple[str, ...] = ("architect", "developer", "reviewer", "verifier", "synthesizer", "summarizer")
 """Every role that is assigned an engine."""
@@ -42,18 +43,18 @@ class WorkflowConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    doom_threshold: int = Field(default=3, ge=1)
-    auto_review: bool = True
-    auto_rework: bool = False
+    doom_threshold: WholeNumber = Field(default=3, ge=1)
+    auto_review: Switch = True
+    auto_rework: Switch = False
     test_command: list[str] | None = None
-    test_timeout_s: float = Field(default=600.0, gt=0, allow_inf_nan=False)
-    use_worktree: bool = True
+    test_timeout_s: Number = Field(default=600.0, gt=0, allow_inf_nan=False)
+    use_worktree: Switch = True
     #: run in each new worktree before the Developer starts: a string for ``/bin/sh -c``, or an argv
     worktree_setup: str | list[str] | None = None
-    worktree_setup_timeout_s: float = Field(default=900.0, gt=0)
+    worktree_setup_timeout_s: Number = Field(default=900.0, gt=0)
     #: may the Developer push? Off: each engine's own permissions deny ``git push`` and a push seen
     #: after a turn stops the plan at a decision
-    allow_push: bool = False
+    allow_push: Switch = False
     worktree_root: Path | None = None  # filled with <user data dir>/worktrees by load_settings
 
 
@@ -63,9 +64,9 @@ class UiConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     theme: str = "textual-dark"
-    mouse: bool = True
-    notify_desktop: bool = False
-    bell: bool = True
+    mouse: Switch = True
+    notify_desktop: Switch = False
+    bell: Switch = True
     keymap: dict[str, str] = Field(default_factory=dict)
 
 
@@ -74,18 +75,18 @@ class ContextConfig(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    max_tokens: int = Field(default=24_000, ge=1_000)
-    persona_tokens: int = Field(default=2_000, ge=0)
-    project_tokens: int = Field(default=600, ge=0)
-    plan_tokens: int = Field(default=5_000, ge=0)
-    findings_tokens: int = Field(default=2_500, ge=0)
-    recent_turns_tokens: int = Field(default=6_000, ge=0)
-    retrieved_tokens: int = Field(default=3_000, ge=0)
-    memory_tokens: int = Field(default=2_000, ge=0)
-    links_tokens: int = Field(default=1_000, ge=0)
-    inheritance_tokens: int = Field(default=2_000, ge=0)
-    recent_turns_kept: int = Field(default=6, ge=0)
-    roundtable_output_tokens: int = Field(default=800, ge=50)
+    max_tokens: WholeNumber = Field(default=24_000, ge=1_000)
+    persona_tokens: WholeNumber = Field(default=2_000, ge=0)
+    project_tokens: WholeNumber = Field(default=600, ge=0)
+    plan_tokens: WholeNumber = Field(default=5_000, ge=0)
+    findings_tokens: WholeNumber = Field(default=2_500, ge=0)
+    recent_turns_tokens: WholeNumber = Field(default=6_000, ge=0)
+    retrieved_tokens: WholeNumber = Field(default=3_000, ge=0)
+    memory_tokens: WholeNumber = Field(default=2_000, ge=0)
+    links_tokens: WholeNumber = Field(default=1_000, ge=0)
+    inheritance_tokens: WholeNumber = Field(default=2_000, ge=0)
+    recent_turns_kept: WholeNumber = Field(default=6, ge=0)
+    roundtable_output_tokens: WholeNumber = Field(default=800, ge=50)
 
 
 class MemoryConfig(BaseModel):
@@ -94,19 +95,19 @@ class MemoryConfig(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     #: embed finished messages in the background for semantic search (off: full-text search only)
-    embeddings: bool = True
+    embeddings: Switch = True
     #: chunks of other conversations and older turns retrieved into an Architect or Developer pack
-    retrieved_chunks: int = Field(default=6, ge=0, le=50)
+    retrieved_chunks: WholeNumber = Field(default=6, ge=0, le=50)
     #: a conversation longer than this (tokens) gets topic summaries of its older part
-    compress_after_tokens: int = Field(default=12_000, ge=500)
+    compress_after_tokens: WholeNumber = Field(default=12_000, ge=500)
     #: messages at the end of a conversation that are never summarised (they travel verbatim)
-    compress_keep_messages: int = Field(default=12, ge=2)
+    compress_keep_messages: WholeNumber = Field(default=12, ge=2)
     #: tokens of older conversation one topic summary covers
-    summary_span_tokens: int = Field(default=4_000, ge=200)
+    summary_span_tokens: WholeNumber = Field(default=4_000, ge=200)
     #: cosine similarity a new conversation's first message needs to link an earlier one
-    link_min_similarity: float = Field(default=0.45, ge=0.0, le=1.0)
+    link_min_similarity: Number = Field(default=0.45, ge=0.0, le=1.0)
     #: links made for one new conversation, branch or plan
-    link_max: int = Field(default=5, ge=0, le=20)
+    link_max: WholeNumber = Field(default=5, ge=0, le=20)
 
 
 class Settings(BaseSettings):

@@ -5,6 +5,10 @@ transactions (so other processes wait on the busy timeout instead of failing mid
 Readers use their own connections (one per thread, ``query_only``) and, thanks to WAL, neither
 block the writer nor are blocked by it. A thread that is inside a write transaction reads through
 the writer, so it sees its own uncommitted changes.
+
+A project that cannot be written (a read-only mount, a folder of another user) is opened with
+readers only, through SQLite's ``mode=ro`` — or ``immutable=1`` when the WAL files are not there
+(they could not be created) — and every write is refused with the reason.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from typing import Any
 import peewee
 
 from tunaflow_tui.core.storage.errors import StorageError
+from tunaflow_tui.core.storage.failures import describe_failure
 
 BUSY_TIMEOUT_SECONDS = 5.0
 
@@ -52,38 +57,26 @@ class _TrackedDatabase(peewee.SqliteDatabase):
                 conn.close()
 
 
-def describe_failure(exc: BaseException) -> str:
-    """A human explanation of a database failure."""
-    text = str(exc).lower()
-    if "disk is full" in text or "database or disk is full" in text:
-        return "The disk is full: tunaflow could not save your data. Free some space and try again."
-    if "readonly" in text or "read-only" in text or "read only" in text:
-        return "The tunaflow database is read-only: check the permissions of .tunaflow/state.db."
-    if "locked" in text or "busy" in text:
-        return "The tunaflow database is busy in another process; try again in a moment."
-    if "not a database" in text or "malformed" in text or "corrupt" in text:
-        return "The tunaflow database file is damaged (.tunaflow/state.db)."
-    if "constraint" in text:
-        return f"The change was refused by the database: {exc}"
-    if "unable to open" in text:
-        return "tunaflow could not open its database file (.tunaflow/state.db)."
-    return f"A database error occurred: {exc}"
-
-
 @contextmanager
-def translated_errors() -> Iterator[None]:
-    """Turn driver and peewee errors into :class:`StorageError` with a human message."""
+def translated_errors(database: Path | None = None) -> Iterator[None]:
+    """Turn driver and peewee errors into :class:`StorageError` with a human message (see ``failures``)."""
     try:
         yield
     except (peewee.PeeweeException, sqlite3.Error) as exc:
-        raise StorageError(describe_failure(exc)) from exc
+        raise StorageError(describe_failure(exc, database)) from exc
 
 
 class DatabaseAccess:
     """The writer and the readers of one database file."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, read_only: str | None = None) -> None:
+        """``read_only``: why the file cannot be written (then it is only read, see the module)."""
         self.path = path
+        self.read_only = read_only
+        reader_name, reader_uri = str(path), False
+        if read_only is not None:
+            wal_files = all(Path(f"{path}{suffix}").exists() for suffix in ("-wal", "-shm"))
+            reader_name, reader_uri = f"{path.as_uri()}?{'mode=ro' if wal_files else 'immutable=1'}", True
         self._writer = _TrackedDatabase(
             str(path),
             pragmas=(("journal_mode", "wal"), *_COMMON_PRAGMAS),
@@ -94,11 +87,12 @@ class DatabaseAccess:
             autoconnect=False,
         )
         self._readers = _TrackedDatabase(
-            str(path),
+            reader_name,
             pragmas=(*_COMMON_PRAGMAS, ("query_only", 1)),
             timeout=BUSY_TIMEOUT_SECONDS,
             thread_safe=True,
             check_same_thread=False,
+            uri=reader_uri,
         )
         self._lock = threading.RLock()
         self._owner: int | None = None
@@ -106,7 +100,8 @@ class DatabaseAccess:
 
     def connect(self) -> sqlite3.Connection:
         """Open the writer connection and return the raw driver connection (for migrations)."""
-        with self._lock, translated_errors():
+        self._refuse_if_read_only()
+        with self._lock, translated_errors(self.path):
             self._writer.connect()
             conn: sqlite3.Connection = self._writer.connection()  # type: ignore[no-untyped-call]
             return conn
@@ -123,10 +118,11 @@ class DatabaseAccess:
         with self._lock:
             if self._closed:
                 raise StorageError("The project database is closed.")
+            self._refuse_if_read_only()
             outer = self._owner is None
             self._owner = threading.get_ident()
             try:
-                with translated_errors(), self._writer.atomic():
+                with translated_errors(self.path), self._writer.atomic():
                     yield self._writer
             finally:
                 if outer:
@@ -141,8 +137,12 @@ class DatabaseAccess:
             with self._lock:
                 yield self._writer
             return
-        with translated_errors(), self._readers.atomic():
+        with translated_errors(self.path), self._readers.atomic():
             yield self._readers
+
+    def _refuse_if_read_only(self) -> None:
+        if self.read_only is not None:
+            raise StorageError(f"The project is read-only ({self.read_only}): tunaflow can show it but not change it.")
 
     def close(self) -> None:
         """Close the writer and every reader connection."""

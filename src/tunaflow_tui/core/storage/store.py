@@ -13,6 +13,7 @@ from tunaflow_tui.core.storage.chunks import ChunkStore
 from tunaflow_tui.core.storage.columns import now_text
 from tunaflow_tui.core.storage.conversations import ConversationStore
 from tunaflow_tui.core.storage.errors import StorageError
+from tunaflow_tui.core.storage.failures import read_only_reason
 from tunaflow_tui.core.storage.gitexclude import exclude_from_git
 from tunaflow_tui.core.storage.memos import MemoStore
 from tunaflow_tui.core.storage.message_parse import parse_message
@@ -23,7 +24,7 @@ from tunaflow_tui.core.storage.processes import ProcessStore
 from tunaflow_tui.core.storage.records import ProjectRecord
 from tunaflow_tui.core.storage.roundtables import RoundtableStore
 from tunaflow_tui.core.storage.rows import project_record
-from tunaflow_tui.core.storage.schema import prepare_schema
+from tunaflow_tui.core.storage.schema import MIGRATIONS, prepare_schema, schema_version
 from tunaflow_tui.core.storage.storebase import all_rows, first_row
 from tunaflow_tui.core.storage.summaries import SummaryStore
 
@@ -59,11 +60,17 @@ class Store(ConversationStore, BranchStore, PlanStore, MemoStore, ProcessStore, 
         :mod:`~tunaflow_tui.core.storage.ownership`). The owner marks messages left ``streaming``
         by a crashed run ``interrupted``, keeping their text (their ids are in
         :attr:`recovered_message_ids`); any other process leaves them to the live one that writes
-        them. Raises :class:`StorageError` if the database cannot be created, opened or written.
+        them. A project whose database cannot be written is opened to be read only (:attr:`read_only`
+        says why; every write raises :class:`StorageError`). Raises :class:`StorageError` if the
+        database cannot be created, opened or written.
         """
         project_dir = Path(project_dir).resolve()
         if not project_dir.is_dir():
             raise StorageError(f"The project directory {project_dir} does not exist.")
+        if database_path(project_dir).is_file():
+            read_only = read_only_reason(database_path(project_dir))
+            if read_only is not None:
+                return cls._open_read_only(project_dir, read_only)
         try:
             (project_dir / STATE_DIR_NAME).mkdir(exist_ok=True)
         except OSError as exc:
@@ -73,7 +80,7 @@ class Store(ConversationStore, BranchStore, PlanStore, MemoStore, ProcessStore, 
         access = DatabaseAccess(database_path(project_dir))
         try:
             conn = access.connect()
-            with translated_errors():
+            with translated_errors(access.path):
                 prepare_schema(conn)
             project = cls._ensure_project(access, project_dir)
             recovered = cls._recover_streaming(access) if ownership.owner else ()
@@ -82,6 +89,28 @@ class Store(ConversationStore, BranchStore, PlanStore, MemoStore, ProcessStore, 
             ownership.release()
             raise
         return cls(access, project, recovered, ownership)
+
+    @classmethod
+    def _open_read_only(cls, project_dir: Path, reason: str) -> Store:
+        """Open a project that cannot be written: read as it is, nothing recovered or migrated."""
+        access = DatabaseAccess(database_path(project_dir), read_only=reason)
+        try:
+            with access.reading() as db:
+                version = schema_version(db.connection())  # type: ignore[no-untyped-call]
+                row = first_row(ProjectRow.select().order_by(ProjectRow.id), db) if version else None
+            if version != MIGRATIONS[-1].version or row is None:
+                raise StorageError(f"The project is read-only ({reason}) and its database was written by another "
+                                   f"tunaflow version (schema {version}, this one reads {MIGRATIONS[-1].version}); "
+                                   "open it once where it can be written.")
+        except BaseException:
+            access.close()
+            raise
+        return cls(access, project_record(row), ())
+
+    @property
+    def read_only(self) -> str | None:
+        """Why this project cannot be written (it was opened to be read only), or None."""
+        return self._db.read_only
 
     @staticmethod
     def _ensure_project(access: DatabaseAccess, project_dir: Path) -> ProjectRecord:
