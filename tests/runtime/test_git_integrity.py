@@ -289,3 +289,34 @@ async def test_a_reviewer_that_pushes_voids_the_round_instead_of_passing_it(harn
     finally:
         rt.close()
     assert "refs/heads/reviewed" in _remote_refs(bare)
+
+
+async def test_the_developer_changing_the_global_git_config_is_reported_undone_and_never_run(
+        harness: Harness, monkeypatch: Any) -> None:
+    home = harness.root / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("GIT_CONFIG_GLOBAL", raising=False)
+    users_own = "[user]\n\tname = The User\n"
+    (home / ".gitconfig").write_text(users_own)
+    marker = harness.root / "fsmonitor-ran"
+    monitor = harness.root / "monitor.sh"
+    monitor.write_text(f"#!/bin/sh\ntouch '{marker}'\n")
+    monitor.chmod(0o755)
+    turn = dev_turn(run=[["git", "config", "--global", "core.fsmonitor", str(monitor)]])
+    harness.set_script(architect=[{"text": PROPOSAL}], developer=[turn], **PASS)
+    events: list[RuntimeEvent] = []
+    rt = _runtime(harness, events)
+    try:
+        plan = await _approved(rt)
+        assert plan.pending_decision == "review"
+        assert (home / ".gitconfig").read_text() == users_own
+        assert any(f["kind"] == "shared_git" and f["repaired"] and "~/.gitconfig" in f["text"]
+                   for f in _integrity(rt, plan.id))
+        assert any("~/.gitconfig" in n and "restored" in n for n in _notices(events))
+        plan = await rt.decide(plan.id, "accept")
+        rt.merge(plan.id)
+    finally:
+        rt.close()
+    assert "tunaflow: Add multiplication to calc (developer)" in _subjects(harness, "main")
+    assert not marker.exists(), "the planted fsmonitor ran"

@@ -480,7 +480,7 @@ class _Check:
         restored, failed = restore_shared(state)
         shown = [state.display(p) for p in restored]
         if restored:
-            self.add(Finding("shared_git", f"{self.who} changed the repository's shared git files "
+            self.add(Finding("shared_git", f"{self.who} changed shared git files "
                              f"({', '.join(shown[:5])}); tunaflow restored them.", repaired=True))
         if failed:
             self.add(Finding("shared_git", f"{self.who} changed {', '.join(state.display(p) for p in failed[:5])} "
