@@ -320,3 +320,30 @@ async def test_the_developer_changing_the_global_git_config_is_reported_undone_a
         rt.close()
     assert "tunaflow: Add multiplication to calc (developer)" in _subjects(harness, "main")
     assert not marker.exists(), "the planted fsmonitor ran"
+
+
+async def test_a_reviewer_writing_in_the_users_own_tree_is_reported_reverted_and_the_merge_goes_through(
+        harness: Harness) -> None:
+    calc = harness.project / "calc.py"
+    original = calc.read_text()
+    stray = harness.project / "notes-from-review.txt"
+    write = {str(calc): "# the reviewer was here\n", str(stray): "a stray file\n"}
+    harness.set_script(architect=[{"text": PROPOSAL}], developer=[dev_turn()],
+                       reviewer=[{"text": verdict("pass"), "write": write}], verifier=PASS["verifier"])
+    events: list[RuntimeEvent] = []
+    rt = _runtime(harness, events)
+    try:
+        plan = await _approved(rt)
+        assert plan.pending_decision == "review" and plan.pending_detail["verdict"] == "pass"
+        assert calc.read_text() == original and not stray.exists()
+        [finding] = [f for f in _integrity(rt, plan.id) if f["kind"] == "main_tree"]
+        assert "calc.py" in finding["text"] and "notes-from-review.txt" in finding["text"]
+        assert any("your own working tree" in n and "put them back" in n for n in _notices(events))
+        kept = finding["rescue_ref"]
+        assert harness.git("show", f"{kept}:calc.py") == "# the reviewer was here\n"
+        plan = await rt.decide(plan.id, "accept")
+        result = rt.merge(plan.id)
+    finally:
+        rt.close()
+    assert result.kind in ("fast-forward", "merge-commit"), result
+    assert "def mul" in calc.read_text()

@@ -13,7 +13,9 @@ from tunaflow_tui.core.gitops.guard import (
     Snapshot,
     changed_paths,
     fingerprint,
+    keep_files,
     restore,
+    restore_files,
     snapshot,
 )
 from tunaflow_tui.core.gitops.hooks import HookBaseline, TrustedHooks, hook_fingerprint, trusted_hooks
@@ -73,6 +75,7 @@ __all__ = [
     "is_ancestor",
     "is_clean",
     "is_git_repo",
+    "keep_files",
     "list_worktrees",
     "local_branches",
     "merge_base",
@@ -82,6 +85,7 @@ __all__ = [
     "repo_root",
     "resolve_commit",
     "restore",
+    "restore_files",
     "snapshot",
     "trusted_hooks",
     "validate_branch_name",
