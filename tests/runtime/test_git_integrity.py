@@ -347,3 +347,22 @@ async def test_a_reviewer_writing_in_the_users_own_tree_is_reported_reverted_and
         rt.close()
     assert result.kind in ("fast-forward", "merge-commit"), result
     assert "def mul" in calc.read_text()
+
+
+async def test_the_developer_writing_in_the_users_own_tree_is_put_back_and_its_work_still_committed(
+        harness: Harness) -> None:
+    calc = harness.project / "calc.py"
+    original = calc.read_text()
+    turn = dev_turn()
+    turn["write"][str(calc)] = "# written in the wrong tree\n"
+    harness.set_script(architect=[{"text": PROPOSAL}], developer=[turn], **PASS)
+    events: list[RuntimeEvent] = []
+    rt = _runtime(harness, events)
+    try:
+        plan = await _approved(rt)
+        assert plan.pending_decision == "review"
+        assert calc.read_text() == original
+        assert any(f["kind"] == "main_tree" and "calc.py" in f["text"] for f in _integrity(rt, plan.id))
+        assert "tunaflow: Add multiplication to calc (developer)" in _subjects(harness, plan.git_branch)
+    finally:
+        rt.close()

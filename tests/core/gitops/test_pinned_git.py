@@ -27,6 +27,7 @@ from tunaflow_tui.core.gitops import (
     snapshot,
 )
 from tunaflow_tui.core.gitops.runner import git_env, run_git
+from tunaflow_tui.core.gitops.shared import changed_shared, read_shared, restore_shared
 
 HOOKS = ("pre-commit", "commit-msg", "post-commit", "post-checkout", "pre-merge-commit", "post-merge",
          "reference-transaction", "prepare-commit-msg", "post-index-change")
@@ -127,3 +128,17 @@ def test_inherited_git_variables_do_not_redirect_tunaflows_git(git_repo: Path, t
     assert env["GIT_AUTHOR_NAME"] == os.environ["GIT_AUTHOR_NAME"]
     # git_repo's own commit, not the empty repository GIT_DIR names
     assert run_git(["rev-parse", "HEAD"], git_repo).returncode == 0
+
+
+def test_a_global_config_named_by_git_config_global_is_watched_and_put_back(
+        git_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    chosen = tmp_path / "my-gitconfig"
+    chosen.write_text("[user]\n\tname = Me\n", encoding="utf-8")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(chosen))
+    before = read_shared(git_repo)
+    subprocess.run(["git", "config", "--global", "core.fsmonitor", "touch /tmp/planted"], cwd=git_repo, check=True)
+    changed = changed_shared(before)
+    assert changed == [str(chosen)]
+    restored, failed = restore_shared(before)
+    assert (restored, failed) == ([str(chosen)], [])
+    assert chosen.read_text(encoding="utf-8") == "[user]\n\tname = Me\n"
