@@ -26,7 +26,7 @@ from tunaflow_tui.core.gitops import (
     remove_worktree,
     snapshot,
 )
-from tunaflow_tui.core.gitops.runner import git_env, run_git
+from tunaflow_tui.core.gitops.runner import git_env, program_pins, run_git
 from tunaflow_tui.core.gitops.shared import changed_shared, read_shared, restore_shared
 
 HOOKS = ("pre-commit", "commit-msg", "post-commit", "post-checkout", "pre-merge-commit", "post-merge",
@@ -142,3 +142,21 @@ def test_a_global_config_named_by_git_config_global_is_watched_and_put_back(
     restored, failed = restore_shared(before)
     assert (restored, failed) == ([str(chosen)], [])
     assert chosen.read_text(encoding="utf-8") == "[user]\n\tname = Me\n"
+
+
+def test_repository_only_programs_are_reset_to_the_users_own_and_git_lfs_is_kept(
+        git_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    mine = tmp_path / "gitconfig"
+    mine.write_text("[gpg]\n\tprogram = /opt/my/gpg\n", encoding="utf-8")
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(mine))
+    git(git_repo, "config", "gpg.program", "/tmp/evil-gpg")
+    git(git_repo, "config", "filter.evil.clean", "/tmp/evil-clean")
+    git(git_repo, "config", "remote.origin.uploadpack", "/tmp/evil-upload")
+    git(git_repo, "config", "filter.lfs.clean", "git-lfs clean -- %f")  # as `git lfs install --local` writes it
+    git(git_repo, "config", "filter.lfs.process", "git-lfs filter-process")
+
+    pins = program_pins(git_repo)
+
+    assert set(pins[1::2]) == {
+        "filter.evil.clean=", "gpg.program=/opt/my/gpg", "remote.origin.uploadpack=git-upload-pack"}
+    assert set(pins[0::2]) == {"-c"}

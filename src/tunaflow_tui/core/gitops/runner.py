@@ -81,6 +81,13 @@ _PROGRAM_KEYS: tuple[tuple[re.Pattern[str], str], ...] = (
 _PROGRAM_KEYS_QUERY = (r"^(filter\..+\.(clean|smudge|process)|merge\..+\.driver|diff\..+\.(textconv|command)"
                        r"|gpg(\..+)?\.program|gpg\.ssh\.defaultkeycommand|remote\..+\.(uploadpack|receivepack))$")
 _TRUSTED_SCOPES = frozenset({"system", "global"})
+#: what ``git lfs install --local`` writes: Git LFS's own programs, kept (blanking them would commit
+#: the files' contents instead of LFS pointers, or fail every command on ``required``)
+_LFS_VALUES = frozenset({
+    ("filter.lfs.clean", "git-lfs clean -- %f"),
+    ("filter.lfs.smudge", "git-lfs smudge -- %f"),
+    ("filter.lfs.process", "git-lfs filter-process"),
+})
 
 #: subcommands that never run a filter, driver or signing program (no configuration query needed)
 _PLUMBING = frozenset({
@@ -138,7 +145,7 @@ def program_pins(cwd: Path) -> list[str]:
     planted: dict[str, str] = {}  # lower-cased key -> key as written
     for scope, entry in zip(parts[0::2], parts[1::2], strict=False):
         key, _sep, value = entry.partition("\n")
-        if scope in _TRUSTED_SCOPES:
+        if scope in _TRUSTED_SCOPES or (key.lower(), value) in _LFS_VALUES:
             trusted[key.lower()] = value
             planted.pop(key.lower(), None)
         else:
