@@ -203,10 +203,12 @@ def check_main_tree(project: Path, main: gitops.Snapshot, *, actor: str, label: 
         ref = None
     restored = gitops.restore_files(project, main, skip=lambda rel: not _outside_tunaflow(rel))
     names = ", ".join(restored[:5]) + (" …" if len(restored) > 5 else "")
-    keep_note = f" (the changed version is kept as {ref})" if ref else ""
+    # the user may have edited their own tree meanwhile: nothing is lost, and the way back is named
+    keep_note = (f" The changed versions are kept: if a change was yours, get it back with "
+                 f"git restore --source={ref} -- <file>." if ref else "")
     return refguard.Finding(
         "main_tree", f"{actor[:1].upper()}{actor[1:]} changed {plural(len(restored), 'file')} in your own working "
-        f"tree ({names}); tunaflow put them back{keep_note}.", repaired=True, rescue_ref=ref)
+        f"tree ({names}); tunaflow put them back.{keep_note}", repaired=True, rescue_ref=ref)
 
 
 def _level(finding: refguard.Finding) -> str:
