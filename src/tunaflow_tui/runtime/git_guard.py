@@ -176,15 +176,25 @@ async def before_turn(rt: WorkflowRuntime, plan: PlanRecord) -> TurnGuard | None
     """Snapshot the repository before an agent turn of ``plan`` (None when it is not a git repository)."""
     worktree = Path(plan.worktree_path) if plan.worktree_path else None
 
+    unguarded: list[str] = []
+
     def snapshot() -> TurnGuard | None:
         if not rt.is_git or not gitops.has_commits(rt.project_dir):
             return None
         refs = refguard.take_snapshot(rt.project_dir, worktree)
-        # an agent in its own worktree has no business in the user's tree; a plan without one works there
-        main = gitops.snapshot(rt.project_dir) if worktree is not None else None
+        main = None
+        if worktree is not None:  # an agent in its own worktree has no business in the user's tree
+            try:
+                main = gitops.snapshot(rt.project_dir)
+            except (gitops.GitError, OSError) as exc:  # e.g. an unreadable file: the turn still runs
+                unguarded.append(str(exc)[:300])
         return TurnGuard(refs, main)
 
-    return await asyncio.to_thread(snapshot)
+    guard = await asyncio.to_thread(snapshot)
+    if unguarded:
+        rt.emit(NoticeRaised(f"tunaflow could not record your own working tree before this turn, so writes "
+                             f"there will not be caught: {unguarded[0]}", "warning"))
+    return guard
 
 
 def check_main_tree(project: Path, main: gitops.Snapshot, *, actor: str, label: str) -> refguard.Finding | None:
