@@ -31,12 +31,12 @@ from tunaflow_tui.core.gitops import runner
 def unpinned() -> Iterator[None]:
     """The runner without the configuration read or the ``-c`` options (the baseline)."""
     needs, pinned = runner._needs_program_pins, runner.PINNED_CONFIG
-    runner._needs_program_pins = lambda sub, rest: False  # type: ignore[assignment]
+    runner._needs_program_pins = lambda sub, rest: False
     runner.PINNED_CONFIG = ()
     try:
         yield
     finally:
-        runner._needs_program_pins, runner.PINNED_CONFIG = needs, pinned  # type: ignore[assignment]
+        runner._needs_program_pins, runner.PINNED_CONFIG = needs, pinned
 
 
 def make_repo(root: Path, files: int) -> Path:
