@@ -3,7 +3,8 @@
 Environment:
 - FAKE_CLI_SCENARIO: which captured run (or synthetic behaviour) to replay;
 - FAKE_CLI_LOG: a file to which each invocation appends one JSON line {argv, stdin, cwd, env};
-- FAKE_CLI_PIDFILE: where the ``grandchild`` scenario writes its grandchild's pid;
+- FAKE_CLI_PIDFILE: where the ``grandchild`` and ``holder-*`` scenarios write their grandchild's pid;
+- FAKE_CLI_DETACH: ``setsid`` makes the ``holder-*`` grandchild leave the process group (default: stays in it).
 - FAKE_CLI_PRELUDE: ``deep-nesting`` prints one line of 200,000 ``[`` before the scenario's stream.
 """
 
@@ -72,6 +73,31 @@ def print_help(name: str) -> None:
     sys.stdout.flush()
 
 
+HOLDER = """
+import os, signal, sys, time
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+if os.fork():
+    os._exit(0)  # double fork: the holder is nobody's child, as a daemonised helper is
+with open(sys.argv[1] + ".tmp", "w") as fh:
+    fh.write(str(os.getpid()))
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+time.sleep(60)
+"""
+
+
+def spawn_stdout_holder() -> None:
+    """Leave behind a grandchild that ignores SIGTERM and holds stdout open for a minute.
+
+    With FAKE_CLI_DETACH=setsid it also leaves the process group. Returns once its pid is in
+    FAKE_CLI_PIDFILE.
+    """
+    pidfile = Path(os.environ["FAKE_CLI_PIDFILE"])
+    subprocess.run([sys.executable, "-c", HOLDER, str(pidfile)], check=True,
+                   start_new_session=os.environ.get("FAKE_CLI_DETACH") == "setsid")
+    while not pidfile.exists():
+        time.sleep(0.01)
+
+
 def run_common(first_line: str) -> bool:
     """Synthetic scenarios shared by all fakes; returns False when the scenario is not one of them."""
     if os.environ.get("FAKE_CLI_PRELUDE") == "deep-nesting":
@@ -111,6 +137,11 @@ def run_common(first_line: str) -> bool:
         Path(os.environ["FAKE_CLI_PIDFILE"]).write_text(str(child.pid), encoding="utf-8")
         emit(first_line)
         time.sleep(60)
+    elif name == "close-stdout":  # one line, then stdout closed while the CLI keeps running
+        emit(first_line)
+        os.close(1)
+        time.sleep(60)
+        os._exit(0)  # stdout is gone: no flush at exit
     elif name == "crash":
         sys.stderr.write("fatal: something went badly wrong\n")
         sys.stderr.flush()

@@ -317,3 +317,80 @@ async def test_a_hook_the_developer_changed_is_reported_once_for_all_of_tunaflow
     assert len(told) == 1 and "pre-commit" in told[0], told
     assert len(skipped) == 1, "one change, one entry in the plan's history"
     assert not ran.exists(), "the changed hook never ran"
+
+
+async def test_the_developer_changing_the_global_git_config_is_reported_undone_and_never_run(
+        harness: Harness, monkeypatch: Any) -> None:
+    home = harness.root / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("GIT_CONFIG_GLOBAL", raising=False)
+    users_own = "[user]\n\tname = The User\n"
+    (home / ".gitconfig").write_text(users_own)
+    marker = harness.root / "fsmonitor-ran"
+    monitor = harness.root / "monitor.sh"
+    monitor.write_text(f"#!/bin/sh\ntouch '{marker}'\n")
+    monitor.chmod(0o755)
+    turn = dev_turn(run=[["git", "config", "--global", "core.fsmonitor", str(monitor)]])
+    harness.set_script(architect=[{"text": PROPOSAL}], developer=[turn], **PASS)
+    events: list[RuntimeEvent] = []
+    rt = _runtime(harness, events)
+    try:
+        plan = await _approved(rt)
+        assert plan.pending_decision == "review"
+        assert (home / ".gitconfig").read_text() == users_own
+        assert any(f["kind"] == "shared_git" and f["repaired"] and "~/.gitconfig" in f["text"]
+                   for f in _integrity(rt, plan.id))
+        assert any("~/.gitconfig" in n and "restored" in n for n in _notices(events))
+        plan = await rt.decide(plan.id, "accept")
+        rt.merge(plan.id)
+    finally:
+        rt.close()
+    assert "tunaflow: Add multiplication to calc (developer)" in _subjects(harness, "main")
+    assert not marker.exists(), "the planted fsmonitor ran"
+
+
+async def test_a_reviewer_writing_in_the_users_own_tree_is_reported_reverted_and_the_merge_goes_through(
+        harness: Harness) -> None:
+    calc = harness.project / "calc.py"
+    original = calc.read_text()
+    stray = harness.project / "notes-from-review.txt"
+    write = {str(calc): "# the reviewer was here\n", str(stray): "a stray file\n"}
+    harness.set_script(architect=[{"text": PROPOSAL}], developer=[dev_turn()],
+                       reviewer=[{"text": verdict("pass"), "write": write}], verifier=PASS["verifier"])
+    events: list[RuntimeEvent] = []
+    rt = _runtime(harness, events)
+    try:
+        plan = await _approved(rt)
+        assert plan.pending_decision == "review" and plan.pending_detail["verdict"] == "pass"
+        assert calc.read_text() == original and not stray.exists()
+        [finding] = [f for f in _integrity(rt, plan.id) if f["kind"] == "main_tree"]
+        assert "calc.py" in finding["text"] and "notes-from-review.txt" in finding["text"]
+        assert any("your own working tree" in n and "put them back" in n for n in _notices(events))
+        kept = finding["rescue_ref"]
+        assert harness.git("show", f"{kept}:calc.py") == "# the reviewer was here\n"
+        plan = await rt.decide(plan.id, "accept")
+        result = rt.merge(plan.id)
+    finally:
+        rt.close()
+    assert result.kind in ("fast-forward", "merge-commit"), result
+    assert "def mul" in calc.read_text()
+
+
+async def test_the_developer_writing_in_the_users_own_tree_is_put_back_and_its_work_still_committed(
+        harness: Harness) -> None:
+    calc = harness.project / "calc.py"
+    original = calc.read_text()
+    turn = dev_turn()
+    turn["write"][str(calc)] = "# written in the wrong tree\n"
+    harness.set_script(architect=[{"text": PROPOSAL}], developer=[turn], **PASS)
+    events: list[RuntimeEvent] = []
+    rt = _runtime(harness, events)
+    try:
+        plan = await _approved(rt)
+        assert plan.pending_decision == "review"
+        assert calc.read_text() == original
+        assert any(f["kind"] == "main_tree" and "calc.py" in f["text"] for f in _integrity(rt, plan.id))
+        assert "tunaflow: Add multiplication to calc (developer)" in _subjects(harness, plan.git_branch)
+    finally:
+        rt.close()

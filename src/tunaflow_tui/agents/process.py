@@ -1,7 +1,13 @@
 """Run one agent CLI turn as a subprocess and turn its JSON lines into engine events.
 
 Shared by the claude, codex and gemini adapters. The subprocess runs in its own session (process
-group) so that cancelling, timing out or hitting the output cap kills every process the CLI started.
+group), and its environment carries a per-turn mark (:mod:`tunaflow_tui.core.turn_marks`), so that
+cancelling, timing out, hitting the output cap or simply finishing ends every process the CLI
+started — those that left the group with ``setsid`` included.
+
+The turn ends with the agent, not with its stdout: once the CLI has exited, what is still in the
+pipe is read for a short drain window and the turn ends, even while a leftover descendant holds
+stdout open; a CLI that closes stdout and keeps running is stopped by the idle timeout.
 Output is read in bounded chunks, so an enormous line without a newline cannot exhaust memory: the
 total bytes read are capped by ``max_output_bytes``.
 """
@@ -32,6 +38,7 @@ from tunaflow_tui.agents.events import (
 )
 from tunaflow_tui.agents.jsonlines import decode_json_line
 from tunaflow_tui.core.processes import LIVE_GROUPS, identify
+from tunaflow_tui.core.turn_marks import MARK_VARIABLE, end_marked, new_mark
 
 #: how much of stderr is kept for error cards
 STDERR_TAIL_BYTES = 8192
@@ -39,6 +46,10 @@ STDERR_TAIL_BYTES = 8192
 READ_CHUNK = 65536
 #: how long a process may take to exit after SIGTERM before the group gets SIGKILL
 DEFAULT_KILL_GRACE_S = 2.0
+#: how long stdout is still read after the CLI exited (its last lines may still be in the pipe)
+DEFAULT_EXIT_DRAIN_S = 1.0
+#: how often the reader checks whether the CLI has exited
+_EXIT_POLL_S = 0.02
 
 _SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH", re.IGNORECASE)
 _MIN_SECRET_LEN = 6
@@ -121,6 +132,7 @@ class ProcessSpec:
     #: how the user configures this engine's binary (used in the binary-missing message)
     config_hint: str = ""
     kill_grace_s: float = DEFAULT_KILL_GRACE_S
+    exit_drain_s: float = DEFAULT_EXIT_DRAIN_S
     cleanup: list[Callable[[], None]] = field(default_factory=list)
 
 
@@ -140,6 +152,7 @@ class SubprocessTurn(Turn):
         self._cancelled = False
         self._started = False
         self._secrets = secret_values(spec.env)
+        self._mark = new_mark()
 
     @property
     def pid(self) -> int | None:
@@ -190,7 +203,7 @@ class SubprocessTurn(Turn):
             self._proc = await asyncio.create_subprocess_exec(
                 *spec.argv,
                 cwd=str(spec.cwd),
-                env=spec.env,
+                env={**spec.env, MARK_VARIABLE: self._mark},
                 stdin=asyncio.subprocess.PIPE if spec.stdin_data is not None else asyncio.subprocess.DEVNULL,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
@@ -246,14 +259,24 @@ class SubprocessTurn(Turn):
         tasks = [asyncio.create_task(drain_stderr())]
         if spec.stdin_data is not None:
             tasks.append(asyncio.create_task(feed_stdin()))
+        exit_watch = asyncio.create_task(_until_exited(proc))
+        read: asyncio.Task[bytes] | None = None
         total_bytes = 0
         malformed = 0
         pending = bytearray()
         failure: EngineError | None = None
         read_to_end = False  # False when the consumer stopped early or the task was cancelled
+        stdout_closed = False
+        drain_until: float | None = None  # set once the CLI has exited
         try:
             while True:
                 now = time.monotonic()
+                if drain_until is None and proc.returncode is not None:
+                    drain_until = now + spec.exit_drain_s
+                if stdout_closed and proc.returncode is not None:
+                    break
+                if drain_until is not None and now >= drain_until:
+                    break  # the CLI is gone; whoever still holds its stdout is not the turn
                 idle_left = spec.timeout_idle_s - (now - last_activity[0])
                 total_left = spec.timeout_total_s - (now - started)
                 if total_left <= 0:
@@ -264,15 +287,24 @@ class SubprocessTurn(Turn):
                     failure = EngineError(ErrorKind.TIMEOUT,
                                           f"No output for {spec.timeout_idle_s:g} s; the agent was stopped.")
                     break
-                try:
-                    # not asyncio.wait_for: on Python 3.11 it swallows a cancellation that arrives while a
-                    # read completes, and a flooding agent makes that near certain — the turn would go on
-                    async with asyncio.timeout(min(idle_left, total_left)):
-                        chunk = await proc.stdout.read(READ_CHUNK)
-                except TimeoutError:
+                wait_s = min(idle_left, total_left, *(() if drain_until is None else (drain_until - now,)))
+                # one read stays pending across wake-ups (not asyncio.wait_for: on Python 3.11 it swallows a
+                # cancellation that arrives while a read completes, and a flooding agent makes that near certain)
+                waiters: set[asyncio.Task[Any]] = set() if exit_watch.done() else {exit_watch}
+                if not stdout_closed:
+                    if read is None:
+                        read = asyncio.create_task(proc.stdout.read(READ_CHUNK))
+                    waiters.add(read)
+                if not waiters:
                     continue
+                await asyncio.wait(waiters, timeout=wait_s, return_when=asyncio.FIRST_COMPLETED)
+                if read is None or not read.done():
+                    continue
+                chunk = read.result()
+                read = None
                 if not chunk:
-                    break
+                    stdout_closed = True  # the CLI may still be running: it has until the idle timeout to exit
+                    continue
                 last_activity[0] = time.monotonic()
                 total_bytes += len(chunk)
                 if total_bytes > spec.max_output_bytes:
@@ -304,7 +336,8 @@ class SubprocessTurn(Turn):
                 # a cancelled task or an abandoned stream must not wait for the agent to finish on its own
                 await self._kill_group()
             exit_code = await self._wait_exit(proc, spec.timeout_total_s - (time.monotonic() - started))
-            await self._kill_group()  # whatever the CLI left running in its group
+            await self._kill_group()  # whatever the CLI left running, in its group or not
+            await _cancel(read, exit_watch)
             await _discard_rest(proc.stdout)  # reach EOF so the pipe transport closes cleanly
             await _finish_tasks(tasks)
         tail = stderr_tail()
@@ -356,6 +389,8 @@ class SubprocessTurn(Turn):
             os.killpg(pgid, signal.SIGKILL)
         await _exited(proc, 10.0)
         await _wait_group_gone(pgid)
+        # descendants that left the group (setsid) still carry the turn's mark
+        await asyncio.to_thread(end_marked, self._mark)
         LIVE_GROUPS.discard(pgid)
 
 
@@ -372,6 +407,23 @@ async def _exited(proc: asyncio.subprocess.Process, timeout: float) -> bool:
             return False
         await asyncio.sleep(0.01)
     return True
+
+
+async def _until_exited(proc: asyncio.subprocess.Process) -> None:
+    """Return once the process has exited (its pipes may still be held open by its descendants)."""
+    while proc.returncode is None:
+        await asyncio.sleep(_EXIT_POLL_S)
+
+
+async def _cancel(*tasks: asyncio.Task[Any] | None) -> None:
+    """Cancel helper tasks that may still be pending and wait until they are done."""
+    for task in tasks:
+        if task is not None and not task.done():
+            task.cancel()
+    for task in tasks:
+        if task is not None:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
 
 
 async def _wait_group_gone(pgid: int, timeout: float = 2.0) -> None:

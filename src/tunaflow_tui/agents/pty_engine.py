@@ -37,6 +37,7 @@ from tunaflow_tui.agents.limits import line_limit, wire_limit
 from tunaflow_tui.agents.pty_input import as_one_line, type_line
 from tunaflow_tui.core.processes import LIVE_GROUPS, identify
 from tunaflow_tui.core.settings.engines import EngineConfig
+from tunaflow_tui.core.turn_marks import MARK_VARIABLE, end_marked, new_mark
 
 _ANSI_RE = re.compile(
     r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor moves
@@ -72,6 +73,7 @@ class PtyTurn(Turn):
         self._size = 0
         self._wire = 0  # bytes read from the terminal, control sequences included
         self.child_pid: int | None = None
+        self._mark = new_mark()
 
     async def __aiter__(self) -> AsyncIterator[EngineEvent]:
         """Yield events from the worker thread until the terminal one."""
@@ -114,7 +116,8 @@ class PtyTurn(Turn):
         if path is None:
             return EngineError(ErrorKind.BINARY_MISSING,
                                f"{command or '(no command configured)'} was not found on PATH")
-        env = {**os.environ, **self.config.env, **self.request.extra_env}
+        # the mark finds what the program started even after it left the session (setsid)
+        env = {**os.environ, **self.config.env, **self.request.extra_env, MARK_VARIABLE: self._mark}
         child = pexpect.spawn(path, list(self.config.extra_args), cwd=str(self.request.cwd), env=env,
                               encoding="utf-8", codec_errors="replace", dimensions=(50, 200), echo=False)
         child.delaybeforesend = None
@@ -133,6 +136,7 @@ class PtyTurn(Turn):
             return self._dialogue(child, emit)
         finally:
             _kill_group(child)
+            end_marked(self._mark)
             LIVE_GROUPS.discard(identity.pgid)
 
     def _dialogue(self, child: pexpect.spawn, emit: Emit) -> EngineEvent:

@@ -1,15 +1,18 @@
 """Git integrity around the plan's agent turns, and tunaflow's own commits (spec §3 "Git integrity").
 
 Before each Developer or review turn the repository is snapshotted (refs, both HEADs, stash,
-remotes on disk, shared hooks and config); afterwards it is checked and repaired, and what was found
-becomes a ``git_integrity`` plan event and notices. tunaflow's own commits go only to the plan's
+remotes on disk, shared hooks and config, the user's global git config, and — when the plan works
+in a worktree of its own — the files of the user's main working tree); afterwards it is checked and
+repaired, and what was found becomes a ``git_integrity`` plan event and notices. tunaflow's own commits go only to the plan's
 branch and run only the hooks the repository had when the plan was approved.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -170,16 +173,65 @@ def other_plans_refs(rt: WorkflowRuntime, plan: PlanRecord) -> frozenset[str]:
     return frozenset(refs)
 
 
-async def before_turn(rt: WorkflowRuntime, plan: PlanRecord) -> refguard.RefSnapshot | None:
+@dataclass(frozen=True)
+class TurnGuard:
+    """The repository before an agent turn: its refs and shared files, and the user's own tree."""
+
+    refs: refguard.RefSnapshot
+    main_tree: gitops.Snapshot | None  # None when the agent works in the main tree itself
+
+
+def _outside_tunaflow(rel: str) -> bool:
+    return not (rel == ".tunaflow" or rel.startswith(".tunaflow/"))
+
+
+async def before_turn(rt: WorkflowRuntime, plan: PlanRecord) -> TurnGuard | None:
     """Snapshot the repository before an agent turn of ``plan`` (None when it is not a git repository)."""
     worktree = Path(plan.worktree_path) if plan.worktree_path else None
 
-    def snapshot() -> refguard.RefSnapshot | None:
+    unguarded: list[str] = []
+
+    def snapshot() -> TurnGuard | None:
         if not rt.is_git or not gitops.has_commits(rt.project_dir):
             return None
-        return refguard.take_snapshot(rt.project_dir, worktree)
+        refs = refguard.take_snapshot(rt.project_dir, worktree)
+        main = None
+        if worktree is not None:  # an agent in its own worktree has no business in the user's tree
+            try:
+                main = gitops.snapshot(rt.project_dir)
+            except (gitops.GitError, OSError) as exc:  # e.g. an unreadable file: the turn still runs
+                unguarded.append(str(exc)[:300])
+        return TurnGuard(refs, main)
 
-    return await asyncio.to_thread(snapshot)
+    guard = await asyncio.to_thread(snapshot)
+    if unguarded:
+        rt.emit(NoticeRaised(f"tunaflow could not record your own working tree before this turn, so writes "
+                             f"there will not be caught: {unguarded[0]}", "warning"))
+    return guard
+
+
+def check_main_tree(project: Path, main: gitops.Snapshot, *, actor: str, label: str) -> refguard.Finding | None:
+    """Put back files an agent wrote in the user's main working tree; its versions are kept under a ref.
+
+    tunaflow's own folder is not looked at. HEAD and the index are left alone (the user may commit).
+    """
+    now = gitops.fingerprint(project)
+    changed = [p for p in gitops.changed_paths(main.fingerprint, now) if _outside_tunaflow(p)]
+    if not changed:
+        return None
+    try:
+        sha = gitops.keep_files(project, changed, f"{actor} wrote these in the main working tree")
+        ref = refguard.keep_as_rescue(project, label, sha, "main-tree") if sha else None
+    except gitops.GitError:
+        ref = None
+    restored = gitops.restore_files(project, main, skip=lambda rel: not _outside_tunaflow(rel))
+    names = ", ".join(restored[:5]) + (" …" if len(restored) > 5 else "")
+    # the user may have edited their own tree meanwhile: nothing is lost, and the way back is named
+    keep_note = (f" The changed versions are kept: if a change was yours, get it back with "
+                 f"git restore --source={ref} -- <file>." if ref else "")
+    return refguard.Finding(
+        "main_tree", f"{actor[:1].upper()}{actor[1:]} changed {plural(len(restored), 'file')} in your own working "
+        f"tree ({names}); tunaflow put them back.{keep_note}", repaired=True, rescue_ref=ref)
 
 
 def _level(finding: refguard.Finding) -> str:
@@ -193,7 +245,7 @@ def _level(finding: refguard.Finding) -> str:
 async def after_turn(
     rt: WorkflowRuntime,
     plan: PlanRecord,
-    snap: refguard.RefSnapshot | None,
+    guard: TurnGuard | None,
     *,
     actor: str,
     restore_worktree: Callable[[], object] | None = None,
@@ -202,15 +254,19 @@ async def after_turn(
 
     ``restore_worktree`` (reviewers) puts the worktree's files back once the hooks are safe again.
     """
-    if snap is None:
+    if guard is None:
         if restore_worktree is not None:
             await asyncio.to_thread(restore_worktree)
         return refguard.TurnReport()
     report = await asyncio.to_thread(
-        refguard.check_turn, snap, plan_ref=plan_ref(plan), actor=actor,
+        refguard.check_turn, guard.refs, plan_ref=plan_ref(plan), actor=actor,
         allow_push=rt.settings.workflow.allow_push, repair_refs=plan.worktree_path is not None,
         ignore_refs=other_plans_refs(rt, plan), rescue_label=plan.slug, restore_worktree=restore_worktree,
     )
+    if guard.main_tree is not None:  # after the shared hooks are safe again: restoring runs git
+        main = await asyncio.to_thread(check_main_tree, rt.project_dir, guard.main_tree, actor=actor, label=plan.slug)
+        if main is not None:
+            report = dataclasses.replace(report, findings=(*report.findings, main))
     if report.changed:
         rt.service.record(plan.id, INTEGRITY_EVENT, Actor.SYSTEM, {
             "actor": actor, "decision": report.needs_decision,

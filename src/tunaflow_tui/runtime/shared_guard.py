@@ -78,7 +78,7 @@ class SharedGitGuard:
         shown = tuple(state.display(path) for path in restored)
         if shown:
             self._emit(NoticeRaised(
-                f"{who} changed the repository's shared git files ({', '.join(shown[:5])}) during its turn; "
+                f"{who} changed shared git files ({', '.join(shown[:5])}) during its turn; "
                 "tunaflow put them back, so your next commit runs none of it.", "warning", conversation_id))
         if failed:
             self._emit(NoticeRaised(

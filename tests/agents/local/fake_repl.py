@@ -46,6 +46,19 @@ def main() -> int:
         if line.startswith("count "):  # how much of the line arrived, and how it ended
             say(f"received {len(line)} characters, ending with {line[-12:]!r}\n")
             continue
+        if line == "daemon":  # leaves behind a helper in a session of its own, then answers
+            import os
+            import subprocess
+            pidfile = os.environ["FAKE_REPL_PIDFILE"]
+            code = ("import os, sys, time\nif os.fork(): os._exit(0)\n"
+                    "open(sys.argv[1] + '.tmp', 'w').write(str(os.getpid()))\n"
+                    "os.rename(sys.argv[1] + '.tmp', sys.argv[1])\ntime.sleep(60)\n")
+            subprocess.run([sys.executable, "-c", code, pidfile], start_new_session=True, check=True,
+                           stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            while not os.path.exists(pidfile):
+                time.sleep(0.01)
+            say("helper started\n")
+            continue
         if line == "slow":
             for n in range(200):
                 say(f"line {n}\n", pause=0.05)

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from tests.support.waiting import until
 
 from tunaflow_tui.agents.base import TurnRequest
 from tunaflow_tui.agents.events import EngineError, EngineEvent, ErrorKind, FinalMessage, TextDelta
@@ -111,3 +112,19 @@ async def test_idle_timeout_before_the_prompt(tmp_path: Path) -> None:
 async def test_output_cap(tmp_path: Path, cap: int) -> None:
     events = await _collect(_engine(max_output_bytes=cap), "slow", tmp_path)
     assert isinstance(events[-1], EngineError) and events[-1].kind is ErrorKind.OUTPUT_TOO_LARGE
+
+
+async def test_a_helper_that_left_the_session_ends_with_the_turn(tmp_path: Path) -> None:
+    pidfile = tmp_path / "helper.pid"
+    events = await _collect(_engine(env={"FAKE_REPL_PIDFILE": str(pidfile)}), "daemon", tmp_path)
+    assert events[-1] == FinalMessage("helper started")
+    helper = int(pidfile.read_text())
+    await until(None, lambda: not _running(helper), "the helper to be killed", limit=10)
+
+
+def _running(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rpartition(")")[2].split()[0] != "Z"

@@ -13,7 +13,9 @@ from tunaflow_tui.core.gitops.guard import (
     Snapshot,
     changed_paths,
     fingerprint,
+    keep_files,
     restore,
+    restore_files,
     snapshot,
 )
 from tunaflow_tui.core.gitops.hooks import HookBaseline, TrustedHooks, hook_fingerprint, trusted_hooks
@@ -74,6 +76,7 @@ __all__ = [
     "is_ancestor",
     "is_clean",
     "is_git_repo",
+    "keep_files",
     "list_worktrees",
     "local_branches",
     "merge_base",
@@ -83,6 +86,7 @@ __all__ = [
     "repo_root",
     "resolve_commit",
     "restore",
+    "restore_files",
     "set_aside_stale_folder",
     "snapshot",
     "trusted_hooks",

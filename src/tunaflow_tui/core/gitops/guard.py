@@ -7,12 +7,12 @@ import os
 import shutil
 import stat
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from tunaflow_tui.core.gitops.repo import current_branch, has_commits, head_sha, status_porcelain
-from tunaflow_tui.core.gitops.runner import GitError, git_text, run_git
+from tunaflow_tui.core.gitops.runner import GitError, git_text, identity_args, run_git
 
 _CHUNK = 1 << 20
 
@@ -173,17 +173,18 @@ def _prune_empty_dirs(root: Path, rel: str, keep: set[str]) -> None:
         parent = parent.parent
 
 
-def restore(worktree: Path, snap: Snapshot) -> list[str]:
-    """Bring ``worktree`` back to ``snap``: revert edits, delete new files, recreate deleted ones.
+def restore_files(worktree: Path, snap: Snapshot, *, skip: Callable[[str], bool] | None = None) -> list[str]:
+    """Put ``worktree``'s files back as in ``snap`` (edits reverted, new files deleted, deleted ones back).
 
-    Also restores the index and HEAD if they moved. Returns the file paths that had changed.
+    HEAD and the index are left as they are; paths for which ``skip`` is true are left alone.
+    Returns the file paths that had changed (and were put back).
     """
     root = Path(worktree).resolve()
     if root != snap.worktree:
         raise GitError(f"snapshot was taken of {snap.worktree}, not {root}")
     before = snap.fingerprint
     now = fingerprint(root)
-    changed = changed_paths(before, now)
+    changed = [p for p in changed_paths(before, now) if skip is None or not skip(p)]
     kept_dirs = {Path(p).parent.as_posix() for p in before.files}
     for rel_dir in list(kept_dirs):
         kept_dirs.update(parent.as_posix() for parent in Path(rel_dir).parents)
@@ -198,7 +199,18 @@ def restore(worktree: Path, snap: Snapshot) -> list[str]:
     for rel in changed:
         if rel in before.files:
             _write_back(root, rel, before.files[rel], snap.blobs[rel])
-    _restore_head(root, before, now)
+    return changed
+
+
+def restore(worktree: Path, snap: Snapshot) -> list[str]:
+    """Bring ``worktree`` back to ``snap``: revert edits, delete new files, recreate deleted ones.
+
+    Also restores the index and HEAD if they moved. Returns the file paths that had changed.
+    """
+    root = Path(worktree).resolve()
+    changed = restore_files(root, snap)
+    now_head = head_sha(root) if has_commits(root) else None
+    _restore_head(root, snap.fingerprint, now_head, current_branch(root))
     if snap.index_bytes is not None:
         index = _index_path(root)
         if not index.exists() or index.read_bytes() != snap.index_bytes:
@@ -206,8 +218,8 @@ def restore(worktree: Path, snap: Snapshot) -> list[str]:
     return changed
 
 
-def _restore_head(root: Path, before: Fingerprint, now: Fingerprint) -> None:
-    if before.head is None or (before.head == now.head and before.branch == now.branch):
+def _restore_head(root: Path, before: Fingerprint, now_head: str | None, now_branch: str | None) -> None:
+    if before.head is None or (before.head == now_head and before.branch == now_branch):
         return
     if before.branch is not None:
         # Moving the branch back drops commits a reviewer made; they were never the developer's work.
@@ -215,3 +227,22 @@ def _restore_head(root: Path, before: Fingerprint, now: Fingerprint) -> None:
         run_git(["symbolic-ref", "HEAD", f"refs/heads/{before.branch}"], root)
     else:
         run_git(["update-ref", "--no-deref", "HEAD", before.head], root)
+
+
+def keep_files(root: Path, paths: Sequence[str], message: str) -> str | None:
+    """Commit the current content of ``paths`` under ``root`` (no ref, HEAD or index touched).
+
+    The commit has no parent and holds only those paths, so ``git show`` lists exactly them; the
+    caller names it with a ref.
+    For changes tunaflow is about to revert where they may be someone's work: they stay reachable.
+    Returns the commit, or None when none of the paths exists any more.
+    """
+    root = Path(root)
+    present = [p for p in paths if os.path.lexists(root / p)]
+    if not present:
+        return None
+    with tempfile.TemporaryDirectory(prefix="tunaflow-keep-") as tmp:
+        env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
+        run_git(["--literal-pathspecs", "add", "-f", "--", *present], root, env=env)
+        tree = run_git(["write-tree"], root, env=env).stdout.decode("ascii").strip()
+    return run_git([*identity_args(root), "commit-tree", tree, "-m", message], root).stdout.decode().strip()

@@ -100,8 +100,8 @@ class TrustedHooks:
 def trusted_hooks(worktree: Path, baseline: HookBaseline, *, copy: bool = False) -> Iterator[TrustedHooks]:
     """Arguments for a git command in ``worktree`` that runs only hooks unchanged since ``baseline``.
 
-    When every hook is as it was, git uses its own hooks directory (no arguments) unless ``copy``
-    is set. Otherwise the unchanged hooks are copied into a private directory — the copy is
+    When every hook is as it was, git is pointed at its own hooks directory unless ``copy`` is set
+    (without these arguments tunaflow's git runs no hook at all, see :mod:`.runner`). Otherwise the unchanged hooks are copied into a private directory — the copy is
     checked, so a hook swapped in between is not run — and git is pointed at it for the duration
     of the ``with`` block. ``copy`` is for a command that rewrites the files the hooks live in
     (a merge into a tree with an in-tree ``core.hooksPath``).
@@ -110,7 +110,7 @@ def trusted_hooks(worktree: Path, baseline: HookBaseline, *, copy: bool = False)
     current = hook_fingerprint(worktree)
     skipped = sorted(name for name, digest in current.files.items() if baseline.files.get(name) != digest)
     if not skipped and not copy:
-        yield TrustedHooks((), ())
+        yield TrustedHooks(("-c", f"core.hooksPath={directory.resolve()}"), ())
         return
     with tempfile.TemporaryDirectory(prefix="tunaflow-hooks-") as tmp:
         for name in sorted(current.files):

@@ -87,7 +87,7 @@ class RefSnapshot:
 class Finding:
     """One thing an agent changed, what tunaflow did about it, and whether the user must decide."""
 
-    kind: str  # worktree_head | plan_branch | ref | stash | push | shared_git | main_head
+    kind: str  # worktree_head | plan_branch | ref | stash | push | shared_git | main_head | main_tree
     text: str
     repaired: bool
     needs_decision: bool = False
@@ -248,6 +248,11 @@ class _Rescuer:
         run_git(["update-ref", "-m", "tunaflow: kept after an agent turn", name, sha], self.repo)
         self.kept[sha] = name
         return name
+
+
+def keep_as_rescue(repo: Path, label: str, sha: str, what: str) -> str:
+    """Keep ``sha`` under a new ``refs/tunaflow/rescue/<label>/…-<what>`` ref; the ref's name."""
+    return _Rescuer(repo, label).keep(sha, what)
 
 
 def _ref_part(text: str) -> str:
@@ -480,7 +485,7 @@ class _Check:
         restored, failed = restore_shared(state)
         shown = [state.display(p) for p in restored]
         if restored:
-            self.add(Finding("shared_git", f"{self.who} changed the repository's shared git files "
+            self.add(Finding("shared_git", f"{self.who} changed shared git files "
                              f"({', '.join(shown[:5])}); tunaflow restored them.", repaired=True))
         if failed:
             self.add(Finding("shared_git", f"{self.who} changed {', '.join(state.display(p) for p in failed[:5])} "

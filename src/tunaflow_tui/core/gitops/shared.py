@@ -2,12 +2,14 @@
 
 A worktree's ``.git`` is a pointer into the main repository's git directory, so an agent working in
 its own worktree can still write ``.git/hooks/post-commit`` or ``.git/config`` for the whole
-repository (and for the user's next commit). :func:`read_shared` records those files exactly;
+repository (and for the user's next commit), and ``git config --global`` writes the user's own
+configuration, read by every git on the machine. :func:`read_shared` records those files exactly;
 :func:`restore_shared` puts them back and says what it changed.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shutil
@@ -41,13 +43,31 @@ class SharedState:
     entries: Mapping[str, SharedEntry]  # absolute path -> entry
 
     def display(self, path: str) -> str:
-        """``path`` as the user knows it: ``.git/hooks/post-commit`` rather than an absolute path."""
+        """``path`` as the user knows it: ``.git/hooks/post-commit``, ``~/.gitconfig``."""
         common = self.directories[0].parent
         try:
             rel = Path(path).relative_to(common)
         except ValueError:
+            home = Path(os.path.expanduser("~"))
+            with contextlib.suppress(ValueError):
+                return f"~/{Path(path).relative_to(home).as_posix()}"
             return path
         return f"{common.name if common.name == '.git' else common}/{rel.as_posix()}"
+
+
+def global_config_files() -> tuple[Path, ...]:
+    """The user's global git configuration files, as git finds them in this process's environment.
+
+    ``GIT_CONFIG_GLOBAL`` when set (git then reads only it), else ``~/.gitconfig`` and
+    ``$XDG_CONFIG_HOME/git/config`` (``~/.config/git/config``). Files that do not exist yet are
+    listed too: an agent creating one is a change.
+    """
+    chosen = os.environ.get("GIT_CONFIG_GLOBAL")
+    if chosen:
+        return (Path(os.path.expanduser(chosen)).absolute(),)
+    home = Path(os.path.expanduser("~"))
+    xdg = os.environ.get("XDG_CONFIG_HOME") or str(home / ".config")
+    return (home / ".gitconfig", Path(xdg) / "git" / "config")
 
 
 def _absolute(base: Path, raw: str) -> Path:
@@ -58,8 +78,8 @@ def _absolute(base: Path, raw: str) -> Path:
 def watched_paths(repo: Path, worktree: Path | None) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
     """The shared hook directories and configuration files of the repository at ``repo``.
 
-    The common git directory's ``hooks`` and ``config`` (plus ``config.worktree`` files), and an
-    absolute ``core.hooksPath`` outside the working trees. A relative ``core.hooksPath`` (``.husky``)
+    The common git directory's ``hooks`` and ``config`` (plus ``config.worktree`` files), an
+    absolute ``core.hooksPath`` outside the working trees, and the user's global configuration. A relative ``core.hooksPath`` (``.husky``)
     lies inside each working tree: it is project code, covered by the worktree's own fingerprint.
     """
     repo = Path(repo)
@@ -79,6 +99,7 @@ def watched_paths(repo: Path, worktree: Path | None) -> tuple[tuple[Path, ...], 
         own = _absolute(Path(worktree), git_text(["rev-parse", "--git-dir"], Path(worktree)))
         if own != common:
             files.append(own / "config.worktree")
+    files += [f for f in global_config_files() if f not in files]
     return tuple(directories), tuple(files)
 
 

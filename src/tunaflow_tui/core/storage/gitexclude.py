@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
+
+from tunaflow_tui.core.gitops.runner import GitError, run_git
 
 EXCLUDE_PATTERN = ".tunaflow/"
 _EQUIVALENT = {".tunaflow", ".tunaflow/", "/.tunaflow", "/.tunaflow/"}
@@ -11,19 +12,13 @@ _EQUIVALENT = {".tunaflow", ".tunaflow/", "/.tunaflow", "/.tunaflow/"}
 
 def _git_common_dir(project_dir: Path) -> Path | None:
     try:
-        out = subprocess.run(
-            ["git", "rev-parse", "--git-common-dir"],
-            cwd=project_dir,
-            capture_output=True,
-            text=True,
-            timeout=10,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
+        out = run_git(["rev-parse", "--git-common-dir"], project_dir, check=False, timeout_s=10)
+    except GitError:
         return None
-    if out.returncode != 0 or not out.stdout.strip():
+    text = out.stdout.decode("utf-8", "surrogateescape").strip()
+    if out.returncode != 0 or not text:
         return None
-    common = Path(out.stdout.strip())
+    common = Path(text)
     return common if common.is_absolute() else (project_dir / common).resolve()
 
 
