@@ -28,9 +28,11 @@ def _cells(screen: ContextPackScreen) -> dict[str, list[str]]:
 async def test_sections_budgets_cuts_and_text_for_the_next_and_the_last_turn(open_app, demo_project) -> None:
     settings = demo_settings(demo_project)
     small = settings.context.model_copy(update={"recent_turns_tokens": 40})
-    app, session, _runtime = open_app(settings=settings.model_copy(update={"context": small}))
+    app, session, runtime = open_app(settings=settings.model_copy(update={"context": small}))
     async with app.run_test(size=(120, 40)) as pilot:
         await send(pilot, app, REQUEST)
+        # the next turn starts a new session (as after an engine switch): it gets the full pack
+        runtime.store.set_native_session("main", runtime.engine_for("architect")[0].name, None)
         session.tools.show_context_pack()
         await until(pilot, lambda: shown(app), "the context pack view")
         screen = app.screen

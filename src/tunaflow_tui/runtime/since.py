@@ -1,0 +1,210 @@
+"""What a turn sends: the full ContextPack to a new session, or what a resumed session has not seen.
+
+A resumed native session holds its own turns, but not what entered its conversation from elsewhere
+after its last turn: adopt records with their summaries, decision records with the user's words,
+merges, removed worktrees, messages written while another engine answered, new session links. The
+section "Since your last turn" carries them, with the retrieved history for the request minus the
+chunks the session already got. What each session was sent is kept in the store
+(:class:`~tunaflow_tui.core.storage.deliveries.Delivered`), so nothing is sent to it twice.
+
+A session whose conversation was compressed since its last turn is not resumed: the next turn starts a
+new one with the full pack (see :func:`compressed_since`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from tunaflow_tui.core.memory.project_search import ProjectHit
+from tunaflow_tui.core.storage.deliveries import Delivered, DeliveryItem
+from tunaflow_tui.core.storage.records import MessageRecord, PlanRecord
+from tunaflow_tui.core.workflow.phases import PlanEventType
+from tunaflow_tui.runtime.context import ContextPack, SectionSpec, assemble
+from tunaflow_tui.runtime.context_builder import RETRIEVING_ROLES, PackSources, format_turn
+from tunaflow_tui.runtime.decision_records import conversation_of
+from tunaflow_tui.runtime.links import cited_link, pack_links
+
+if TYPE_CHECKING:
+    from tunaflow_tui.runtime.runtime import WorkflowRuntime
+
+SINCE_TITLE = "Since your last turn"
+#: Messages of a conversation read for one "since" section: more than its budget holds.
+SINCE_MESSAGES = 200
+
+
+@dataclass(frozen=True, slots=True)
+class TurnPrompt:
+    """A turn's prompt as it is (or would be) sent, and what to remember the session got once it is."""
+
+    pack: ContextPack
+    resumed: bool
+    deliveries: tuple[DeliveryItem, ...]
+
+    @property
+    def prompt(self) -> str:
+        """The exact text sent: a resumed turn with nothing new is the request alone."""
+        if self.resumed and not any(section.text.strip() for section in self.pack.sections):
+            return self.pack.request
+        return self.pack.render()
+
+
+def delivered_to(rt: WorkflowRuntime, engine: str, session_id: str, conversation_id: str) -> Delivered:
+    """What the session was sent; for a session without rows, its own last reply marks what it knows."""
+    delivered = rt.store.delivered(engine, session_id)
+    if delivered.known:
+        return delivered
+    last = rt.store.last_message_of_session(conversation_id, session_id)
+    through = last if last is not None else rt.store.newest_message_id(conversation_id)
+    return Delivered(from_id=0, through_id=through)
+
+
+def compressed_since(rt: WorkflowRuntime, engine: str, session_id: str, conversation_id: str) -> bool:
+    """True when topic summaries replaced part of the conversation after the session was last sent a turn."""
+    delivered = rt.store.delivered(engine, session_id)
+    if delivered.summaries_through is None:
+        return False
+    return rt.store.newest_summary_id(conversation_id) > delivered.summaries_through
+
+
+def _watermarks(rt: WorkflowRuntime, conversation_id: str) -> list[DeliveryItem]:
+    return [DeliveryItem("through", rt.store.newest_message_id(conversation_id)),
+            DeliveryItem("events", rt.store.newest_plan_event_id()),
+            DeliveryItem("summaries", rt.store.newest_summary_id(conversation_id))]
+
+
+def _sent_hits(pack: ContextPack, hits: tuple[ProjectHit, ...]) -> list[DeliveryItem]:
+    """The retrieved chunks that made it into the pack's "retrieved" section (a cut may drop some)."""
+    from tunaflow_tui.runtime.context_builder import ContextBuilder
+
+    text = next((s.text for s in pack.sections if s.name == "retrieved"), "")
+    return [DeliveryItem("chunk", hit.message.id, hit.chunk_start) for hit in hits
+            if ContextBuilder.format_hit(hit) in text]
+
+
+def fresh_deliveries(rt: WorkflowRuntime, conversation_id: str, pack: ContextPack, sources: PackSources,
+                     exclude_message_id: int | None) -> tuple[DeliveryItem, ...]:
+    """What a new session is sent with the full pack: the recent turns on, its chunks and links."""
+    first = min((*sources.recent_ids, *((exclude_message_id,) if exclude_message_id is not None else ())),
+                default=rt.store.newest_message_id(conversation_id))
+    items = [DeliveryItem("from", first), *_watermarks(rt, conversation_id), *_sent_hits(pack, sources.hits)]
+    links_text = next((s.text for s in pack.sections if s.name == "links"), "")
+    items += [DeliveryItem("link", link.id) for link in sources.links if cited_link(rt, link) in links_text]
+    return tuple(items)
+
+
+def fork_deliveries(rt: WorkflowRuntime, conversation_id: str) -> tuple[DeliveryItem, ...]:
+    """What a branch's forked session knows after its first turn: the branch so far."""
+    return (DeliveryItem("from", 0), *_watermarks(rt, conversation_id))
+
+
+def _removed_worktrees(rt: WorkflowRuntime, conversation_id: str, after_event: int | None) -> list[str]:
+    if after_event is None:
+        return []
+    lines = []
+    for plan in rt.store.list_plans():
+        if conversation_of(rt, plan) != conversation_id:
+            continue
+        for event in rt.store.list_plan_events(plan.id):
+            if event.id > after_event and event.type == PlanEventType.WORKTREE_REMOVED:
+                branch = f" (its branch {plan.git_branch} stays)" if plan.git_branch else ""
+                lines.append(f"- The worktree of plan {plan.id} “{plan.title}” was removed{branch}.")
+    return lines
+
+
+def _unseen_messages(rt: WorkflowRuntime, conversation_id: str, session_id: str, delivered: Delivered,
+                     exclude_message_id: int | None) -> list[MessageRecord]:
+    """Messages of the conversation after the session's last turn that it did not write itself."""
+    after = delivered.through_id or 0
+    messages = rt.store.list_messages(conversation_id, after_id=after, limit=SINCE_MESSAGES)
+    return [m for m in messages
+            if m.id != exclude_message_id and m.native_session_id != session_id and m.content.strip()
+            and m.status != "streaming"]
+
+
+def since_text(rt: WorkflowRuntime, conversation_id: str, session_id: str, delivered: Delivered,
+               exclude_message_id: int | None) -> tuple[str, tuple[MessageRecord, ...], tuple[int, ...]]:
+    """The "since your last turn" text, the messages it quotes and the links it newly cites."""
+    unseen = _unseen_messages(rt, conversation_id, session_id, delivered, exclude_message_id)
+    parts = [format_turn(m) for m in unseen]
+    removed = _removed_worktrees(rt, conversation_id, delivered.events_through)
+    if removed:
+        parts.append("\n".join(removed))
+    new_links = [link for link in pack_links(rt, conversation_id) if link.id not in delivered.links]
+    if new_links:
+        parts.append("Newly linked sessions:\n" + "\n".join(f"- {cited_link(rt, link)}" for link in new_links))
+    return "\n\n".join(parts), tuple(unseen), tuple(link.id for link in new_links)
+
+
+def resumed_turn(rt: WorkflowRuntime, *, role: str, conversation_id: str, request: str, engine: str,
+                 session_id: str, findings: tuple[str, ...], exclude_message_id: int | None,
+                 system: str) -> TurnPrompt:
+    """The prompt of a resumed turn: what the session has not seen, the new retrieved history, the request."""
+    cfg = rt.settings.context
+    delivered = delivered_to(rt, engine, session_id, conversation_id)
+    retrieving = role in RETRIEVING_ROLES and cfg.retrieved_tokens > 0 and rt.settings.memory.retrieved_chunks > 0
+    if retrieving:
+        rt.memory.prepare_retrieval(request)
+    items = _watermarks(rt, conversation_id)
+    text, unseen, link_ids = since_text(rt, conversation_id, session_id, delivered, exclude_message_id)
+    specs: list[SectionSpec] = []
+    if findings:
+        specs.append(SectionSpec("findings", "Review findings", "\n".join(f"- {f}" for f in findings), 1,
+                                 budget=cfg.findings_tokens))
+    if text:
+        specs.append(SectionSpec("since", SINCE_TITLE, text, 2, keep="tail", budget=cfg.since_tokens))
+    hits: tuple[ProjectHit, ...] = ()
+    if retrieving:
+        low = delivered.from_id if delivered.from_id is not None else 0
+        high = delivered.through_id or 0
+
+        def known(hit: ProjectHit) -> bool:
+            own = hit.message.conversation_id == conversation_id and low <= hit.message.id <= high
+            return own or (hit.message.id, hit.chunk_start) in delivered.chunks
+
+        excluded = {m.id for m in unseen}
+        if exclude_message_id is not None:
+            excluded.add(exclude_message_id)
+        found, hits = rt.context.retrieved_hits(request, exclude_message_ids=excluded, skip=known)
+        if found:
+            specs.append(SectionSpec("retrieved", "Retrieved from the project's history", found, 6,
+                                     budget=cfg.retrieved_tokens))
+    pack = assemble(specs, cfg.max_tokens, request=request, system=system)
+    since_section = next((s for s in pack.sections if s.name == "since"), None)
+    if since_section is not None and since_section.text.strip():
+        items += [DeliveryItem("link", link_id) for link_id in link_ids]
+    items += _sent_hits(pack, hits)
+    if not delivered.known:  # a session from before tunaflow kept track: all it wrote, it knows
+        items.append(DeliveryItem("from", 0))
+    return TurnPrompt(pack, True, tuple(items))
+
+
+def full_turn(rt: WorkflowRuntime, *, role: str, conversation_id: str, request: str, plan: PlanRecord | None,
+              findings: tuple[str, ...], exclude_message_id: int | None, system: str,
+              history: bool) -> TurnPrompt:
+    """The prompt of a turn on a new session: the full ContextPack."""
+    pack, sources = rt.context.build_with_sources(
+        role=role, conversation_id=conversation_id, request=request, plan=plan, findings=findings,
+        exclude_message_id=exclude_message_id, system=system, history=history)
+    deliveries = fresh_deliveries(rt, conversation_id, pack, sources, exclude_message_id) if history else ()
+    return TurnPrompt(pack, False, deliveries)
+
+
+def forked_turn(rt: WorkflowRuntime, *, conversation_id: str, request: str, system: str) -> TurnPrompt:
+    """The prompt of a branch's first turn in a fork of its parent's session: the request alone."""
+    pack = assemble([], rt.settings.context.max_tokens, request=request, system=system)
+    return TurnPrompt(pack, True, fork_deliveries(rt, conversation_id))
+
+
+def remember(rt: WorkflowRuntime, *, engine: str, conversation_id: str, session_id: str | None,
+             resumed_from: str | None, fork: bool, turn: TurnPrompt) -> None:
+    """After a turn the agent read: remember what its session (``session_id``, as the engine named it) got.
+
+    A session the engine renamed while resuming keeps what the old name was sent (a fork is a session
+    of another conversation: it starts from what its own turn sent).
+    """
+    if not session_id or not turn.deliveries:
+        return
+    if resumed_from and not fork and resumed_from != session_id:
+        rt.store.copy_deliveries(engine, resumed_from, session_id)
+    rt.store.record_delivery(engine, session_id, conversation_id, turn.deliveries)
