@@ -183,3 +183,20 @@ async def test_the_last_turn_sent_is_the_exact_prompt_of_a_resumed_turn(harness:
     assert sent is not None and sent.resumed
     assert sent.prompt == _turns(harness)[-1]["prompt"]
     assert [s.name for s in sent.pack.sections if s.text] == ["since"]
+
+
+async def test_messages_another_engine_wrote_meanwhile_reach_the_resumed_session(harness: Harness,
+                                                                                 rt: WorkflowRuntime) -> None:
+    """An engine without native sessions (an HTTP model) answered in main in between: the conversation
+    keeps claude's session, and claude's next turn is told what was said."""
+    await rt.send_user_message("Plan the cache.")
+    session = rt.store.get_conversation("main").native_session_id
+    rt.store.add_message("main", "user", "Quick check: is Redis installed here?")
+    rt.store.add_message("main", "assistant", "Redis 7.2 is installed and running.", persona="architect",
+                         engine="local-llama")
+    await rt.send_user_message("Then use it for the cache.")
+    turn = _turns(harness)[-1]
+    assert _resumed(turn) == session
+    since = turn["prompt"].split(SINCE, 1)[1]
+    assert "Quick check: is Redis installed here?" in since and "Redis 7.2 is installed and running." in since
+    assert "Plan the cache." not in turn["prompt"] and "Noted." not in turn["prompt"], "its own turns it has"
