@@ -137,17 +137,25 @@ async def test_an_engine_switch_gets_the_full_pack_and_the_way_back_too(harness:
     assert "## Recent conversation" in third["prompt"] and "Second question on codex." in third["prompt"]
 
 
-async def test_compressed_memory_since_the_last_turn_starts_a_new_session_with_the_full_pack(
+async def test_compressed_memory_over_what_the_session_holds_starts_a_new_session_with_the_full_pack(
         harness: Harness, rt: WorkflowRuntime) -> None:
+    rt.settings.context.recent_turns_kept = 1
     await rt.send_user_message("Tell me about the uploader.")
     await rt.send_user_message("And its retries?")
     messages = rt.store.list_messages("main")
-    rt.store.save_summary("main", messages[0].id, messages[1].id, "The user asked about the uploader.", None)
+    rt.store.save_summary("main", messages[0].id, messages[1].id, "UPLOADER-SUMMARY of the first exchange.", None)
     await rt.send_user_message("And its timeouts?")
     first, second, third = _turns(harness)
     assert _resumed(first) is None and _resumed(second) is not None
-    assert _resumed(third) is None and "--session-id" in third["argv"]
-    assert "## Compressed memory" in third["prompt"] or "## Recent conversation" in third["prompt"]
+    assert _resumed(third) is None and "--session-id" in third["argv"], "the summarised session is not resumed"
+    assert "## Compressed memory" in third["prompt"] and "UPLOADER-SUMMARY" in third["prompt"]
+    assert "## Recent conversation" in third["prompt"] and "And its retries?" in third["prompt"]
+    new_session = rt.store.get_conversation("main").native_session_id
+
+    # the same early range summarised again: older than anything the new session holds, it stays
+    rt.store.save_summary("main", messages[0].id, messages[1].id, "UPLOADER-SUMMARY, re-done.", None)
+    await rt.send_user_message("And its logging?")
+    assert _resumed(_turns(harness)[-1]) == new_session
 
 
 async def test_a_branch_adopted_by_another_process_is_seen_by_the_next_turn(harness: Harness,

@@ -21,7 +21,7 @@ from tunaflow_tui.core.storage.deliveries import Delivered, DeliveryItem
 from tunaflow_tui.core.storage.records import MessageRecord, PlanRecord
 from tunaflow_tui.core.workflow.phases import PlanEventType
 from tunaflow_tui.runtime.context import ContextPack, SectionSpec, assemble
-from tunaflow_tui.runtime.context_builder import RETRIEVING_ROLES, PackSources, format_turn
+from tunaflow_tui.runtime.context_builder import NEWEST_SUMMARIES, RETRIEVING_ROLES, PackSources, format_turn
 from tunaflow_tui.runtime.decision_records import conversation_of
 from tunaflow_tui.runtime.links import cited_link, pack_links
 
@@ -60,11 +60,17 @@ def delivered_to(rt: WorkflowRuntime, engine: str, session_id: str, conversation
 
 
 def compressed_since(rt: WorkflowRuntime, engine: str, session_id: str, conversation_id: str) -> bool:
-    """True when topic summaries replaced part of the conversation after the session was last sent a turn."""
+    """True when a topic summary written after the session's last turn covers messages the session holds.
+
+    The session's own history is then the older part that compressed memory replaced: a new session with
+    the full pack (summaries, then the recent turns) takes over. A summary re-done over messages from
+    before the session started changes nothing for it.
+    """
     delivered = rt.store.delivered(engine, session_id)
-    if delivered.summaries_through is None:
+    if delivered.summaries_through is None or delivered.from_id is None:
         return False
-    return rt.store.newest_summary_id(conversation_id) > delivered.summaries_through
+    return any(summary.id > delivered.summaries_through and summary.last_message_id >= delivered.from_id
+               for summary in rt.store.list_summaries(conversation_id, newest=NEWEST_SUMMARIES))
 
 
 def _watermarks(rt: WorkflowRuntime, conversation_id: str) -> list[DeliveryItem]:
