@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from runtime_harness import PROPOSAL, Harness
+from runtime_harness import PROPOSAL, Harness, dev_turn, verdict
 
 from tunaflow_tui.core.memory.embedder import Embedder
 from tunaflow_tui.runtime.runtime import WorkflowRuntime
@@ -208,3 +208,33 @@ async def test_messages_another_engine_wrote_meanwhile_reach_the_resumed_session
     since = turn["prompt"].split(SINCE, 1)[1]
     assert "Quick check: is Redis installed here?" in since and "Redis 7.2 is installed and running." in since
     assert "Plan the cache." not in turn["prompt"] and "Noted." not in turn["prompt"], "its own turns it has"
+
+
+async def test_decisions_a_removed_worktree_and_a_merge_reach_the_architect_on_its_session(
+        harness: Harness, tmp_path: Path) -> None:
+    harness.set_script(architect=[{"text": PROPOSAL}, {"text": "Noted."}], developer=[dev_turn()],
+                       reviewer=[{"text": verdict("pass")}], verifier=[{"text": verdict("pass")}])
+    rt = _runtime(harness, tmp_path)
+    try:
+        await rt.send_user_message("Please add multiplication")
+        session = rt.store.get_conversation("main").native_session_id
+        [plan] = rt.store.list_plans()
+        plan = await rt.decide(plan.id, "approve")
+        plan = await rt.decide(plan.id, "accept")
+        rt.remove_worktree(plan.id)
+        await rt.send_user_message("Where are we?")
+        turn = _turns(harness)[-1]
+        assert _resumed(turn) == session
+        since = turn["prompt"].split(SINCE, 1)[1]
+        assert "You approved plan" in since and "You accepted review round 1" in since
+        assert f"The worktree of plan {plan.id}" in since and f"its branch tunaflow/{plan.slug} stays" in since
+
+        rt.merge(plan.id)
+        await rt.send_user_message("And now?")
+        turn = _turns(harness)[-1]
+        assert _resumed(turn) == session
+        since = turn["prompt"].split(SINCE, 1)[1]
+        assert f"You merged tunaflow/{plan.slug} into main" in since
+        assert "You approved plan" not in since and "The worktree of plan" not in since, "sent once"
+    finally:
+        rt.close()

@@ -105,16 +105,16 @@ def fork_deliveries(rt: WorkflowRuntime, conversation_id: str) -> tuple[Delivery
 
 
 def _removed_worktrees(rt: WorkflowRuntime, conversation_id: str, after_event: int | None) -> list[str]:
+    """Worktrees of this conversation's plans removed after plan event ``after_event`` (no record says so)."""
     if after_event is None:
         return []
     lines = []
-    for plan in rt.store.list_plans():
-        if conversation_of(rt, plan) != conversation_id:
+    for event in rt.store.plan_events_after(after_event, (PlanEventType.WORKTREE_REMOVED,)):
+        plan = rt.store.get_plan(event.plan_id)
+        if plan is None or conversation_of(rt, plan) != conversation_id:
             continue
-        for event in rt.store.list_plan_events(plan.id):
-            if event.id > after_event and event.type == PlanEventType.WORKTREE_REMOVED:
-                branch = f" (its branch {plan.git_branch} stays)" if plan.git_branch else ""
-                lines.append(f"- The worktree of plan {plan.id} “{plan.title}” was removed{branch}.")
+        branch = f" (its branch {plan.git_branch} stays)" if plan.git_branch else ""
+        lines.append(f"- The worktree of plan {plan.id} “{plan.title}” was removed{branch}.")
     return lines
 
 

@@ -6,7 +6,7 @@ so the next turn carries only what it has not seen (see ``runtime/since.py``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 
 import peewee
@@ -19,6 +19,8 @@ from tunaflow_tui.core.storage.models import (
     PlanEventRow,
     SessionDeliveryRow,
 )
+from tunaflow_tui.core.storage.records import PlanEventRecord
+from tunaflow_tui.core.storage.rows import plan_event_record
 from tunaflow_tui.core.storage.storebase import StoreBase, all_rows, first_row, require_choice
 
 
@@ -129,6 +131,14 @@ class DeliveryStore(StoreBase):
         with self._db.reading() as db:
             row = first_row(PlanEventRow.select(peewee.fn.MAX(PlanEventRow.id).alias("last")), db)
         return int(row["last"]) if row is not None and row["last"] is not None else 0
+
+    def plan_events_after(self, event_id: int, types: Collection[str]) -> tuple[PlanEventRecord, ...]:
+        """The project's plan events of ``types`` newer than ``event_id``, oldest first."""
+        query = (PlanEventRow.select().where((PlanEventRow.id > event_id) & PlanEventRow.type.in_(list(types)))
+                 .order_by(PlanEventRow.id))
+        with self._db.reading() as db:
+            rows = all_rows(query, db)
+        return tuple(plan_event_record(row) for row in rows)
 
     def newest_summary_id(self, conversation_id: str) -> int:
         """The id of the conversation's newest topic summary (0 without any)."""
