@@ -64,6 +64,7 @@ async def test_after_fork_and_adopt_the_next_resumed_main_turn_holds_the_summary
     assert _resumed(first) is None and _resumed(second) == session
     prompt = second["prompt"]
     assert SINCE in prompt and SUMMARY in prompt and "“quarantine”" in prompt
+    assert f"Newly linked sessions:\n- Adopted branch {branch.id} “quarantine”" in prompt, "the new link, cited"
     assert prompt.rstrip().endswith("Go on with the upload design."), "the user's words come last"
     assert "Where do partial uploads go?" not in prompt, "the session has its own history already"
 
@@ -238,3 +239,37 @@ async def test_decisions_a_removed_worktree_and_a_merge_reach_the_architect_on_i
         assert "You approved plan" not in since and "The worktree of plan" not in since, "sent once"
     finally:
         rt.close()
+
+
+async def test_an_adopted_roundtable_brief_reaches_the_resumed_session(harness: Harness,
+                                                                      rt: WorkflowRuntime) -> None:
+    await rt.send_user_message("How should we authenticate?")
+    session = rt.store.get_conversation("main").native_session_id
+    table = rt.store.create_branch(conversation_id="main", checkpoint_id=None, parent_branch_id=None,
+                                   mode="roundtable", kind="general", label="auth roundtable")
+    rt.store.add_message(table.shadow_conversation_id, "assistant", "PKCE.", persona="proposer")
+    rt.store.add_memo("roundtable_brief", "Key Positions\n- proposer: PKCE.\n- critic: add refresh tokens.",
+                      conversation_id=table.shadow_conversation_id, branch_id=table.id)
+    await rt.adopt_branch(table.id)
+    await rt.send_user_message("Settle it, then.")
+    turn = _turns(harness)[-1]
+    assert _resumed(turn) == session
+    since = turn["prompt"].split(SINCE, 1)[1]
+    assert "- proposer: PKCE." in since and "- critic: add refresh tokens." in since
+
+
+async def test_a_branch_linked_after_its_first_turn_cites_the_link_on_its_next(harness: Harness,
+                                                                              rt: WorkflowRuntime) -> None:
+    await rt.send_user_message("Start here.")
+    branch = rt.fork("main", rt.store.list_messages("main")[0].id, label="cache")
+    cid = branch.shadow_conversation_id
+    await rt.send_user_message("Try a cache.", cid)
+    spike = rt.store.create_branch(conversation_id="main", checkpoint_id=None, parent_branch_id=None, mode="chat",
+                                   kind="general", label="old cache spike")
+    rt.store.add_session_link(cid, spike.shadow_conversation_id, "related", "An LRU cache of 512 entries was enough.")
+    await rt.send_user_message("Which size?", cid)
+    first, second = _turns(harness)[-2:]
+    assert _resumed(second) is not None
+    assert "An LRU cache of 512 entries was enough." not in first["prompt"]
+    assert f"- Related branch {spike.id} “old cache spike”: An LRU cache of 512 entries was enough." in \
+        second["prompt"].split(SINCE, 1)[1]
