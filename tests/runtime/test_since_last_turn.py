@@ -273,3 +273,22 @@ async def test_a_branch_linked_after_its_first_turn_cites_the_link_on_its_next(h
     assert "An LRU cache of 512 entries was enough." not in first["prompt"]
     assert f"- Related branch {spike.id} “old cache spike”: An LRU cache of 512 entries was enough." in \
         second["prompt"].split(SINCE, 1)[1]
+
+
+async def test_the_since_section_keeps_to_its_own_budget_newest_first(harness: Harness,
+                                                                      rt: WorkflowRuntime) -> None:
+    rt.settings.context.since_tokens = 80
+    await rt.send_user_message("Begin.")
+    for i in range(40):
+        rt.store.add_message("main", "assistant", f"Status note number {i} from the night shift.",
+                             persona="architect", engine="local-llama")
+    await rt.send_user_message("Catch me up.")
+    prompt = _turns(harness)[-1]["prompt"]
+    since = prompt.split(SINCE, 1)[1]
+    assert "Status note number 39 from the night shift." in since and "Status note number 0 from" not in since
+    assert "earlier items left out to fit the budget]\n\n**Architect**: Status note number" in since, \
+        "whole items only, after a line saying how many were left out"
+    sent = rt.last_sent
+    assert sent is not None
+    section = next(s for s in sent.pack.sections if s.name == "since")
+    assert section.budget == 80 and section.tokens <= 80 + 10

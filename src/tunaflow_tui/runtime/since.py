@@ -7,8 +7,8 @@ section "Since your last turn" carries them, with the retrieved history for the 
 chunks the session already got. What each session was sent is kept in the store
 (:class:`~tunaflow_tui.core.storage.deliveries.Delivered`), so nothing is sent to it twice.
 
-A session whose conversation was compressed since its last turn is not resumed: the next turn starts a
-new one with the full pack (see :func:`compressed_since`).
+A session whose own history was summarised into compressed memory since its last turn is not resumed:
+the next turn starts a new one with the full pack (see :func:`compressed_since`).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from tunaflow_tui.runtime.context import ContextPack, SectionSpec, assemble
 from tunaflow_tui.runtime.context_builder import NEWEST_SUMMARIES, RETRIEVING_ROLES, PackSources, format_turn
 from tunaflow_tui.runtime.decision_records import conversation_of
 from tunaflow_tui.runtime.links import cited_link, pack_links
+from tunaflow_tui.runtime.tokens import default_counter
 
 if TYPE_CHECKING:
     from tunaflow_tui.runtime.runtime import WorkflowRuntime
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
 SINCE_TITLE = "Since your last turn"
 #: Messages of a conversation read for one "since" section: more than its budget holds.
 SINCE_MESSAGES = 200
+_LEFT_OUT = "[{count} earlier items left out to fit the budget]"
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,15 +124,20 @@ def _unseen_messages(rt: WorkflowRuntime, conversation_id: str, session_id: str,
                      exclude_message_id: int | None) -> list[MessageRecord]:
     """Messages of the conversation after the session's last turn that it did not write itself."""
     after = delivered.through_id or 0
-    messages = rt.store.list_messages(conversation_id, after_id=after, limit=SINCE_MESSAGES)
+    # the newest ones: the section keeps its tail when it is cut, so the oldest are the ones to lose
+    messages = rt.store.list_messages(conversation_id, limit=SINCE_MESSAGES)
     return [m for m in messages
-            if m.id != exclude_message_id and m.native_session_id != session_id and m.content.strip()
+            if m.id > after and m.id != exclude_message_id and m.native_session_id != session_id and m.content.strip()
             and m.status != "streaming"]
 
 
 def since_text(rt: WorkflowRuntime, conversation_id: str, session_id: str, delivered: Delivered,
                exclude_message_id: int | None) -> tuple[str, tuple[MessageRecord, ...], tuple[int, ...]]:
-    """The "since your last turn" text, the messages it quotes and the links it newly cites."""
+    """The "since your last turn" text, the messages it quotes and the links it newly cites.
+
+    Whole items within ``[context] since_tokens``, the newest kept: older ones that do not fit are
+    left out with a line saying how many.
+    """
     unseen = _unseen_messages(rt, conversation_id, session_id, delivered, exclude_message_id)
     parts = [format_turn(m) for m in unseen]
     removed = _removed_worktrees(rt, conversation_id, delivered.events_through)
@@ -139,7 +146,19 @@ def since_text(rt: WorkflowRuntime, conversation_id: str, session_id: str, deliv
     new_links = [link for link in pack_links(rt, conversation_id) if link.id not in delivered.links]
     if new_links:
         parts.append("Newly linked sessions:\n" + "\n".join(f"- {cited_link(rt, link)}" for link in new_links))
-    return "\n\n".join(parts), tuple(unseen), tuple(link.id for link in new_links)
+    counter = default_counter()
+    budget = rt.settings.context.since_tokens - counter.count(_LEFT_OUT.format(count=len(parts)))
+    kept: list[str] = []
+    used = 0
+    for part in reversed(parts):
+        cost = counter.count(part) + 2
+        if kept and used + cost > budget:
+            break
+        kept.insert(0, part)
+        used += cost
+    if len(kept) < len(parts):
+        kept.insert(0, _LEFT_OUT.format(count=len(parts) - len(kept)))
+    return "\n\n".join(kept), tuple(unseen), tuple(link.id for link in new_links)
 
 
 def resumed_turn(rt: WorkflowRuntime, *, role: str, conversation_id: str, request: str, engine: str,
