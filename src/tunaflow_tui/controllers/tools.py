@@ -102,15 +102,15 @@ class ToolsController:
 
     def _packs(self) -> list[PackView]:
         from tunaflow_tui.core.personas import load_persona
-        from tunaflow_tui.runtime import planning
+        from tunaflow_tui.runtime import planning, since
 
         runtime = self._runtime
         plan = planning.plan_in_drafting(runtime) or planning.active_plan(runtime)
         persona = load_persona("architect", runtime.project_dir)
         engine_name = runtime.engine_for("architect")[0].name
-        resume = runtime.session_to_resume("architect", "main", engine_name)
-        turn = runtime.prepare_turn("architect", "main", "", engine=engine_name, resume=resume, plan=plan,
-                                    system=persona)
+        resume = since.session_to_resume(runtime, "main", engine_name)
+        turn = since.prepare_turn(runtime, "architect", "main", "", engine=engine_name, resume=resume, plan=plan,
+                                  system=persona)
         intro = ("The Architect's next turn resumes its native session: it gets what it has not seen yet, "
                  "then your message." if turn.resumed
                  else "The Architect's next turn starts a session with this pack, then your message.")

@@ -270,7 +270,7 @@ class WorkflowRuntime:
         lock = self._turn_locks.setdefault((conversation_id, role), asyncio.Lock())
         async with lock:
             engine, config = self.engine_named(engine_name) if engine_name else self.engine_for(role)
-            resume = await asyncio.to_thread(self.session_to_resume, role, conversation_id, engine.name,
+            resume = await asyncio.to_thread(since.session_to_resume, self, conversation_id, engine.name,
                                              fresh_session=fresh_session, blind=blind)
             fork = False
             if resume is None and fork_session and not fresh_session and not blind:
@@ -310,8 +310,9 @@ class WorkflowRuntime:
         persona = load_persona(role, self.project_dir)
         # building the prompt reads git and the database: off the event loop, so the UI never stalls
         turn = await asyncio.to_thread(
-            self.prepare_turn, role, conversation_id, request_text, engine=engine.name, resume=resume, fork=fork,
-            plan=plan, findings=findings, exclude_message_id=exclude_message_id, system=persona, blind=blind)
+            since.prepare_turn, self, role, conversation_id, request_text, engine=engine.name, resume=resume,
+            fork=fork, plan=plan, findings=findings, exclude_message_id=exclude_message_id, system=persona,
+            blind=blind)
         prompt = turn.prompt
         self.last_sent = SentPack(role, conversation_id, turn.pack, resumed=turn.resumed, prompt=prompt)
         request = TurnRequest(
@@ -333,41 +334,6 @@ class WorkflowRuntime:
             since.remember(self, engine=engine.name, conversation_id=conversation_id,
                            session_id=result.message.native_session_id, resumed_from=resume, fork=fork, turn=turn)
         return result
-
-    def prepare_turn(self, role: str, conversation_id: str, request_text: str, *, engine: str,
-                     resume: str | None, fork: bool = False, plan: PlanRecord | None = None,
-                     findings: tuple[str, ...] = (), exclude_message_id: int | None = None,
-                     system: str | None = None, blind: bool = False) -> since.TurnPrompt:
-        """The prompt a turn sends (nothing is sent or remembered): see :mod:`.since`.
-
-        A new session gets the full ContextPack; a resumed one what it has not seen; a fork of the
-        parent's session the request alone. A worker thread: it reads git and the database.
-        """
-        persona = system if system is not None else load_persona(role, self.project_dir)
-        if resume and fork:
-            return since.forked_turn(self, conversation_id=conversation_id, request=request_text, system=persona)
-        if resume and not blind:
-            return since.resumed_turn(self, role=role, conversation_id=conversation_id, request=request_text,
-                                      engine=engine, session_id=resume, findings=findings,
-                                      exclude_message_id=exclude_message_id, system=persona)
-        return since.full_turn(self, role=role, conversation_id=conversation_id, request=request_text, plan=plan,
-                               findings=findings, exclude_message_id=exclude_message_id, system=persona,
-                               history=not blind)
-
-    def session_to_resume(self, role: str, conversation_id: str, engine_name: str, *,
-                          fresh_session: bool = False, blind: bool = False) -> str | None:
-        """The native session a turn of ``role`` on ``engine_name`` in ``conversation_id`` resumes, if any.
-
-        None for a fresh or blind turn, a conversation whose session belongs to another engine, and a
-        session whose conversation was compressed after its last turn (the full pack goes to a new one).
-        """
-        conversation = self.store.get_conversation(conversation_id)
-        if fresh_session or blind or conversation is None or not conversation.native_session_id \
-                or conversation.native_engine != engine_name:
-            return None
-        if since.compressed_since(self, engine_name, conversation.native_session_id, conversation_id):
-            return None
-        return conversation.native_session_id
 
     # ----------------------------------------------------------------- public API
     async def send_user_message(self, text: str, conversation_id: str = "main", *,

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from tunaflow_tui.core.memory.project_search import ProjectHit
+from tunaflow_tui.core.personas import load_persona
 from tunaflow_tui.core.storage.deliveries import Delivered, DeliveryItem
 from tunaflow_tui.core.storage.records import MessageRecord, PlanRecord
 from tunaflow_tui.core.workflow.phases import PlanEventType
@@ -233,3 +234,39 @@ def remember(rt: WorkflowRuntime, *, engine: str, conversation_id: str, session_
     if resumed_from and not fork and resumed_from != session_id:
         rt.store.copy_deliveries(engine, resumed_from, session_id)
     rt.store.record_delivery(engine, session_id, conversation_id, turn.deliveries)
+
+
+def session_to_resume(rt: WorkflowRuntime, conversation_id: str, engine_name: str, *,
+                      fresh_session: bool = False, blind: bool = False) -> str | None:
+    """The native session a turn on ``engine_name`` in ``conversation_id`` resumes, if any.
+
+    None for a fresh or blind turn, a conversation whose session belongs to another engine, and a
+    session whose own history was summarised since its last turn (the full pack goes to a new one).
+    """
+    conversation = rt.store.get_conversation(conversation_id)
+    if fresh_session or blind or conversation is None or not conversation.native_session_id \
+            or conversation.native_engine != engine_name:
+        return None
+    if compressed_since(rt, engine_name, conversation.native_session_id, conversation_id):
+        return None
+    return conversation.native_session_id
+
+
+def prepare_turn(rt: WorkflowRuntime, role: str, conversation_id: str, request: str, *, engine: str,
+                 resume: str | None, fork: bool = False, plan: PlanRecord | None = None,
+                 findings: tuple[str, ...] = (), exclude_message_id: int | None = None,
+                 system: str | None = None, blind: bool = False) -> TurnPrompt:
+    """The prompt a turn sends (nothing is sent or remembered).
+
+    A new session gets the full ContextPack; a resumed one what it has not seen; a fork of the
+    parent's session the request alone. A worker thread: it reads git and the database.
+    """
+    persona = system if system is not None else load_persona(role, rt.project_dir)
+    if resume and fork:
+        return forked_turn(rt, conversation_id=conversation_id, request=request, system=persona)
+    if resume and not blind:
+        return resumed_turn(rt, role=role, conversation_id=conversation_id, request=request, engine=engine,
+                            session_id=resume, findings=findings, exclude_message_id=exclude_message_id,
+                            system=persona)
+    return full_turn(rt, role=role, conversation_id=conversation_id, request=request, plan=plan,
+                     findings=findings, exclude_message_id=exclude_message_id, system=persona, history=not blind)
