@@ -102,27 +102,29 @@ class ToolsController:
 
     def _packs(self) -> list[PackView]:
         from tunaflow_tui.core.personas import load_persona
-        from tunaflow_tui.runtime import planning
+        from tunaflow_tui.runtime import planning, since
 
         runtime = self._runtime
         plan = planning.plan_in_drafting(runtime) or planning.active_plan(runtime)
         persona = load_persona("architect", runtime.project_dir)
-        pack = runtime.context.build(role="architect", conversation_id="main", request="", plan=plan,
-                                     system=persona)
-        conversation = runtime.store.get_conversation("main")
-        resumes = bool(conversation and conversation.native_session_id
-                       and conversation.native_engine == runtime.settings.roles.architect)
-        intro = ("The Architect's next turn resumes its native session, so it gets only your message; "
-                 "this is the pack it would get on a fresh session or another engine."
-                 if resumes else "The Architect's next turn gets this pack before your message.")
-        packs = [pack_view("next turn", intro, pack, persona, None, links=self._link_choices("main"))]
+        engine_name = runtime.engine_for("architect")[0].name
+        resume = since.session_to_resume(runtime, "main", engine_name)
+        turn = since.prepare_turn(runtime, "architect", "main", "", engine=engine_name, resume=resume, plan=plan,
+                                  system=persona)
+        intro = ("The Architect's next turn resumes its native session: it gets what it has not seen yet, "
+                 "then your message." if turn.resumed
+                 else "The Architect's next turn starts a session with this pack, then your message.")
+        packs = [pack_view("next turn", intro, turn.pack, persona, None, links=self._link_choices("main"),
+                           prompt=turn.prompt)]
         sent = runtime.last_sent
         if sent is not None:
             where = "the main conversation" if sent.conversation_id == "main" else sent.conversation_id
-            packs.append(pack_view("last turn sent", f"What the {sent.role.title()} got in {where}, "
+            how = "a resumed session: what it had not seen" if sent.resumed else "a new session: the full pack"
+            packs.append(pack_view("last turn sent", f"What the {sent.role.title()} got in {where} ({how}), "
                                    "as it was sent.", sent.pack, load_persona(sent.role, runtime.project_dir), None,
                                    conversation_id=sent.conversation_id,
-                                   links=self._link_choices(sent.conversation_id)))
+                                   links=self._link_choices(sent.conversation_id),
+                                   prompt=sent.prompt or sent.pack.render()))
         return packs
 
     def _link_choices(self, conversation_id: str) -> tuple[LinkChoice, ...]:

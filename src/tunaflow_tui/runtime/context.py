@@ -76,11 +76,16 @@ class ContextPack:
 
 @dataclass(frozen=True, slots=True)
 class SentPack:
-    """The pack a turn was sent with: which role, in which conversation."""
+    """The pack a turn was sent with: which role, in which conversation, and the exact prompt.
+
+    ``resumed``: the turn resumed a native session, so the pack holds only what it had not seen.
+    """
 
     role: str
     conversation_id: str
     pack: ContextPack
+    resumed: bool = False
+    prompt: str = ""
 
 
 def _heading(title: str) -> str:

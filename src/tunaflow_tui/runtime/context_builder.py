@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tunaflow_tui.core import gitops
 from tunaflow_tui.core.markers import scrub_markers
 from tunaflow_tui.core.memory.project_search import ProjectHit
 from tunaflow_tui.core.personas import load_persona
-from tunaflow_tui.core.storage.records import MessageRecord, PlanRecord
+from tunaflow_tui.core.storage.records import MessageRecord, PlanRecord, SessionLinkRecord
 from tunaflow_tui.runtime.context import ContextPack, SectionSpec, assemble
 from tunaflow_tui.runtime.links import cited_link, pack_links
 from tunaflow_tui.runtime.prompts import plan_brief
@@ -32,6 +35,17 @@ MAX_LISTED_FILES = 30
 RETRIEVING_ROLES = frozenset({"architect", "developer"})
 #: Summaries read for a pack: more than any memory budget holds.
 NEWEST_SUMMARIES = 64
+#: Roles that work in a plan's worktree: their "Project" section names it, its branch and base.
+WORKTREE_ROLES = frozenset({"developer", "reviewer", "verifier"})
+
+
+@dataclass(frozen=True, slots=True)
+class PackSources:
+    """What a pack was built from: the recent messages, the retrieved chunks and the links it cites."""
+
+    recent_ids: tuple[int, ...] = ()
+    hits: tuple[ProjectHit, ...] = ()
+    links: tuple[SessionLinkRecord, ...] = ()
 
 
 def format_turn(message: MessageRecord) -> str:
@@ -49,14 +63,28 @@ class ContextBuilder:
     def __init__(self, rt: WorkflowRuntime) -> None:
         self._rt = rt
 
-    def project_identity(self) -> str:
-        """Project name, path, git branch and its top-level entries."""
+    def project_identity(self, plan: PlanRecord | None = None, *, worktree: bool = False) -> str:
+        """Project name, path, git branch and its top-level entries.
+
+        With ``worktree`` and a ``plan`` that has one, the path is the plan's worktree and the branch
+        is the plan's own (``tunaflow/<slug>``) with the branch it was based on: where the Developer and
+        the reviewers work, not the main tree.
+        """
         rt = self._rt
-        lines = [f"Project: {rt.project_dir.name}", f"Path: {rt.project_dir}"]
-        if rt.is_git:
-            lines.append(f"Git branch: {gitops.current_branch(rt.project_dir) or '(detached)'}")
+        where = rt.project_dir
+        lines = [f"Project: {rt.project_dir.name}"]
+        if worktree and plan is not None and plan.worktree_path:
+            where = Path(plan.worktree_path)
+            lines.append(f"Path: {where} (the plan's own git worktree)")
+            if plan.git_branch:
+                base = f" (based on {plan.base_branch})" if plan.base_branch else ""
+                lines.append(f"Git branch: {plan.git_branch}{base}")
+        else:
+            lines.append(f"Path: {where}")
+            if rt.is_git:
+                lines.append(f"Git branch: {gitops.current_branch(rt.project_dir) or '(detached)'}")
         try:
-            names = sorted(p.name + ("/" if p.is_dir() else "") for p in rt.project_dir.iterdir()
+            names = sorted(p.name + ("/" if p.is_dir() else "") for p in where.iterdir()
                            if not p.name.startswith("."))
         except OSError:
             names = []
@@ -84,11 +112,24 @@ class ContextBuilder:
         Messages in ``exclude_message_ids`` (the recent turns, the request itself) are left out, since
         the pack carries them already.
         """
+        return self.retrieved_hits(request, exclude_message_ids=exclude_message_ids)[0]
+
+    def retrieved_hits(self, request: str, *, exclude_message_ids: set[int],
+                       skip: Callable[[ProjectHit], bool] | None = None) -> tuple[str, tuple[ProjectHit, ...]]:
+        """:meth:`retrieved`'s text and the hits it holds; hits for which ``skip`` is true are left out.
+
+        With ``skip`` (chunks a resumed session already has), more candidates are asked for, so the
+        section still holds up to ``[memory] retrieved_chunks`` new ones.
+        """
         limit = self._rt.settings.memory.retrieved_chunks
         budget = self._rt.settings.context.retrieved_tokens
-        hits = self._rt.memory.retrieve(request, exclude_message_ids=exclude_message_ids, limit=limit)
+        wanted = limit if skip is None else limit * 4
+        hits = self._rt.memory.retrieve(request, exclude_message_ids=exclude_message_ids, limit=wanted)
+        if skip is not None:
+            hits = tuple(hit for hit in hits if not skip(hit))[:limit]
         counter = default_counter()
         parts: list[str] = []
+        used_hits: list[ProjectHit] = []
         used = 0
         for hit in hits:  # whole chunks, best first, while they fit: a chunk cut in half helps nobody
             text = self.format_hit(hit)
@@ -96,8 +137,9 @@ class ContextBuilder:
             if used + cost > budget:
                 continue
             parts.append(text)
+            used_hits.append(hit)
             used += cost
-        return "\n\n".join(parts)
+        return "\n\n".join(parts), tuple(used_hits)
 
     def compressed(self, conversation_id: str, before_id: int | None) -> str:
         """The topic summaries of messages older than ``before_id``, each with its range, oldest first.
@@ -189,6 +231,23 @@ class ContextBuilder:
         ``history`` the pack holds no conversation, inheritance, links or retrieved chunks (a blind
         reviewer sees only the project and the plan). Only Architect and Developer packs retrieve.
         """
+        return self.build_with_sources(role=role, conversation_id=conversation_id, request=request, plan=plan,
+                                       findings=findings, exclude_message_id=exclude_message_id, system=system,
+                                       history=history)[0]
+
+    def build_with_sources(
+        self,
+        *,
+        role: str,
+        conversation_id: str,
+        request: str,
+        plan: PlanRecord | None = None,
+        findings: tuple[str, ...] = (),
+        exclude_message_id: int | None = None,
+        system: str | None = None,
+        history: bool = True,
+    ) -> tuple[ContextPack, PackSources]:
+        """:meth:`build`, with what the pack was built from (to remember what a session was sent)."""
         cfg = self._rt.settings.context
         retrieving = history and role in RETRIEVING_ROLES and cfg.retrieved_tokens > 0 \
             and self._rt.settings.memory.retrieved_chunks > 0
@@ -198,7 +257,8 @@ class ContextBuilder:
         if system is None:
             system = load_persona(role, self._rt.project_dir)
         specs = [
-            SectionSpec("project", "Project", self.project_identity(), 2, budget=cfg.project_tokens),
+            SectionSpec("project", "Project", self.project_identity(plan, worktree=role in WORKTREE_ROLES), 2,
+                        budget=cfg.project_tokens),
         ]
         if plan is not None:
             specs.append(SectionSpec("plan", f"Active plan ({plan.phase})",
@@ -207,12 +267,13 @@ class ContextBuilder:
             specs.append(SectionSpec("findings", "Review findings",
                                      "\n".join(f"- {f}" for f in findings), 1, budget=cfg.findings_tokens))
         if not history:
-            return assemble(specs, cfg.max_tokens, request=request, system=system)
+            return assemble(specs, cfg.max_tokens, request=request, system=system), PackSources()
         inherited = self.inheritance(conversation_id)
         if inherited:
             specs.append(SectionSpec("inheritance", "Thread inheritance (from the parent conversation)",
                                      inherited, 3, keep="tail", budget=cfg.inheritance_tokens))
-        links = self.links(conversation_id)
+        cited = pack_links(self._rt, conversation_id)
+        links = "\n".join(f"- {cited_link(self._rt, link)}" for link in cited)
         if links:
             specs.append(SectionSpec("links", "Linked sessions", links, 5, budget=cfg.links_tokens))
         recent_messages = self._recent_messages(conversation_id, exclude_message_id)
@@ -225,12 +286,14 @@ class ContextBuilder:
         if memory:
             specs.append(SectionSpec("memory", "Compressed memory (earlier in this conversation)",
                                      memory, 5, keep="tail", budget=cfg.memory_tokens))
+        hits: tuple[ProjectHit, ...] = ()
         if retrieving:
             excluded = {m.id for m in recent_messages}
             if exclude_message_id is not None:
                 excluded.add(exclude_message_id)
-            found = self.retrieved(request, exclude_message_ids=excluded)
+            found, hits = self.retrieved_hits(request, exclude_message_ids=excluded)
             if found:
                 specs.append(SectionSpec("retrieved", "Retrieved from the project's history",
                                          found, 6, budget=cfg.retrieved_tokens))
-        return assemble(specs, cfg.max_tokens, request=request, system=system)
+        pack = assemble(specs, cfg.max_tokens, request=request, system=system)
+        return pack, PackSources(tuple(m.id for m in recent_messages), hits, cited)

@@ -40,6 +40,7 @@ from tunaflow_tui.runtime import (
     planning,
     recovery,
     review,
+    since,
 )
 from tunaflow_tui.runtime.agent_turn import MarkerProgress, TurnResult, TurnRunner
 from tunaflow_tui.runtime.context import SentPack
@@ -102,7 +103,7 @@ class WorkflowRuntime:
         self.memory = ProjectMemory(self.store, settings, self.emit, embedder=embedder)
         self.context = ContextBuilder(self)
         self.last_sent: SentPack | None = None
-        """The ContextPack the latest turn was sent with (a resumed native session sends none)."""
+        """The prompt the latest turn was sent with (a resumed session's: what it had not seen)."""
         self._engine_factory = engine_factory
         self._engines: dict[str, Engine] = {}
         self._plan_locks: dict[int, asyncio.Lock] = {}
@@ -269,16 +270,8 @@ class WorkflowRuntime:
         lock = self._turn_locks.setdefault((conversation_id, role), asyncio.Lock())
         async with lock:
             engine, config = self.engine_named(engine_name) if engine_name else self.engine_for(role)
-            conversation = self.store.get_conversation(conversation_id)
-            resume: str | None = None
-            if (
-                not fresh_session
-                and not blind
-                and conversation is not None
-                and conversation.native_session_id
-                and conversation.native_engine == engine.name
-            ):
-                resume = conversation.native_session_id
+            resume = await asyncio.to_thread(since.session_to_resume, self, conversation_id, engine.name,
+                                             fresh_session=fresh_session, blind=blind)
             fork = False
             if resume is None and fork_session and not fresh_session and not blind:
                 resume, fork = fork_session, True
@@ -315,23 +308,13 @@ class WorkflowRuntime:
         fork: bool = False,
     ) -> TurnResult:
         persona = load_persona(role, self.project_dir)
-        if resume:
-            prompt = request_text
-        else:
-            # building the pack reads git and the database: off the event loop, so the UI never stalls
-            pack = await asyncio.to_thread(
-                self.context.build,
-                role=role,
-                conversation_id=conversation_id,
-                request=request_text,
-                plan=plan,
-                findings=findings,
-                exclude_message_id=exclude_message_id,
-                system=persona,
-                history=not blind,
-            )
-            prompt = pack.render()
-            self.last_sent = SentPack(role, conversation_id, pack)
+        # building the prompt reads git and the database: off the event loop, so the UI never stalls
+        turn = await asyncio.to_thread(
+            since.prepare_turn, self, role, conversation_id, request_text, engine=engine.name, resume=resume,
+            fork=fork, plan=plan, findings=findings, exclude_message_id=exclude_message_id, system=persona,
+            blind=blind)
+        prompt = turn.prompt
+        self.last_sent = SentPack(role, conversation_id, turn.pack, resumed=turn.resumed, prompt=prompt)
         request = TurnRequest(
             prompt=prompt,
             cwd=cwd or self.project_dir,
@@ -343,10 +326,14 @@ class WorkflowRuntime:
             allow_push=self.settings.workflow.allow_push,
         )
         self.progress(f"{role} ({engine.name}) is working…")
-        return await self.runner.run(
+        result = await self.runner.run(
             engine=engine, model=config.model, conversation_id=conversation_id, role=role, request=request,
             on_markers=on_markers, plan_id=plan.id if plan is not None else None,
         )
+        if not blind and (result.ok or result.text.strip()):  # the agent read it: its session has it now
+            since.remember(self, engine=engine.name, conversation_id=conversation_id,
+                           session_id=result.message.native_session_id, resumed_from=resume, fork=fork, turn=turn)
+        return result
 
     # ----------------------------------------------------------------- public API
     async def send_user_message(self, text: str, conversation_id: str = "main", *,

@@ -88,8 +88,9 @@ class ContextPackScreen(DialogScreen[None]):
     HELP = """\
 ## Context pack
 What an agent's turn receives: every section with its tokens, its own budget and what was cut to
-fit, and the highlighted section's text. **l** switches between the turn about to be sent and the
-last turn sent. **x** drops one of the linked sessions the pack cites: the conversation's next turns
+fit, and the highlighted section's text; the last row, *whole prompt*, is the exact text sent. A turn
+that resumes the engine's session gets only what that session has not seen ("since your last turn").
+**l** switches between the turn about to be sent and the last turn sent. **x** drops one of the linked sessions the pack cites: the conversation's next turns
 go without it, and it is not linked again.
 """
 

@@ -53,14 +53,25 @@ def _cut(truncated: bool, cut_tokens: int, kept: str) -> str:
     return "all" if not kept.strip() else f"{cut_tokens:,} tokens"
 
 
+PROMPT_ROW = "whole prompt"
+"""The last row: the exact text the turn sends (or sent), every section and the request together."""
+
+
 def pack_view(title: str, intro: str, pack: ContextPack, persona: str, persona_budget: int | None, *,
-              conversation_id: str = "main", links: tuple[LinkChoice, ...] = ()) -> PackView:
-    """The view of ``pack``; ``persona`` is the system prompt it travels with (counted in the total)."""
+              conversation_id: str = "main", links: tuple[LinkChoice, ...] = (), prompt: str | None = None,
+              ) -> PackView:
+    """The view of ``pack``; ``persona`` is the system prompt it travels with (counted in the total).
+
+    ``prompt`` is the exact text sent with it (by default the pack rendered), shown as the last row.
+    """
     rows = [PackRowView("persona", pack.system_tokens, persona_budget, "", neutralize(persona))]
     for section in pack.sections:
         rows.append(PackRowView(section.name, section.tokens, section.budget,
                                 _cut(section.truncated, section.cut_tokens, section.text),
                                 neutralize(section.text) or NO_TEXT))
     rows.append(PackRowView("request", pack.request_tokens, None, "", neutralize(pack.request) or NO_TEXT))
+    whole = pack.render() if prompt is None else prompt
+    rows.append(PackRowView(PROMPT_ROW, pack.total_tokens - pack.system_tokens, None, "",
+                            neutralize(whole).strip() or NO_TEXT))
     links = tuple(LinkChoice(link.link_id, neutralize(link.label)) for link in links)
     return PackView(title, intro, tuple(rows), pack.total_tokens, pack.budget, conversation_id, links)

@@ -28,9 +28,11 @@ def _cells(screen: ContextPackScreen) -> dict[str, list[str]]:
 async def test_sections_budgets_cuts_and_text_for_the_next_and_the_last_turn(open_app, demo_project) -> None:
     settings = demo_settings(demo_project)
     small = settings.context.model_copy(update={"recent_turns_tokens": 40})
-    app, session, _runtime = open_app(settings=settings.model_copy(update={"context": small}))
+    app, session, runtime = open_app(settings=settings.model_copy(update={"context": small}))
     async with app.run_test(size=(120, 40)) as pilot:
         await send(pilot, app, REQUEST)
+        # the next turn starts a new session (as after an engine switch): it gets the full pack
+        runtime.store.set_native_session("main", runtime.engine_for("architect")[0].name, None)
         session.tools.show_context_pack()
         await until(pilot, lambda: shown(app), "the context pack view")
         screen = app.screen
@@ -113,3 +115,44 @@ async def test_a_linked_session_is_dropped_from_the_view(open_app, demo_project)
         assert "word frequency report" in cited and "cache spike" not in cited
         assert link_new_conversation(runtime, cid) == ()
         assert [link.to_conversation_id for link in pack_links(runtime, cid)] == ["main"]
+
+
+async def test_a_resumed_turn_shows_what_it_has_not_seen_and_the_exact_prompt(open_app, demo_project) -> None:
+    """After an adopt, the Architect's next turn resumes its session: the view shows the "since" section
+    with the summary and the whole prompt; once sent, the last turn is that prompt, and the next has none."""
+    from tunaflow_tui.viewmodels.context_pack import PROMPT_ROW
+
+    summary = "Stop words are left out of the report."
+    app, session, runtime = open_app(settings=demo_settings(demo_project))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await send(pilot, app, "Which words does the report count?")
+        answer = runtime.store.list_messages("main")[-1]
+        branch = runtime.fork("main", answer.id, label="stop words")
+        runtime.store.add_message(branch.shadow_conversation_id, "assistant", "Skip stop words.", persona="architect")
+        await runtime.adopt_branch(branch.id, summary=summary)
+
+        session.tools.show_context_pack()
+        await until(pilot, lambda: shown(app), "the context pack view")
+        screen = app.screen
+        assert screen.pack.title == "next turn" and "resumes its native session" in screen.pack.intro
+        names = [row.name for row in screen.pack.rows]
+        assert "since" in names and "project" not in names, "a resumed session has the project already"
+        text = screen.query_one("#section-text", Static)
+        screen.query_one("#sections", DataTable).move_cursor(row=names.index(PROMPT_ROW))
+        await until(pilot, lambda: "## Since your last turn" in str(text.render()), "the whole prompt")
+        assert summary in str(text.render())
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, ContextPackScreen), "the view closed")
+
+        await send(pilot, app, "Go on.")
+        session.tools.show_context_pack()
+        await until(pilot, lambda: shown(app), "the context pack view again")
+        screen = app.screen
+        assert summary not in screen.pack.rows[-1].text, "the next turn does not send it again"
+        await pilot.press("l")
+        assert screen.pack.title == "last turn sent" and "resumed session" in screen.pack.intro
+        names = [row.name for row in screen.pack.rows]
+        text = screen.query_one("#section-text", Static)
+        screen.query_one("#sections", DataTable).move_cursor(row=names.index(PROMPT_ROW))
+        await until(pilot, lambda: summary in str(text.render()), "the prompt the last turn was sent")
+        assert str(text.render()).rstrip().endswith("Go on.")

@@ -85,6 +85,8 @@ class ContextConfig(BaseModel):
     memory_tokens: WholeNumber = Field(default=2_000, ge=0)
     links_tokens: WholeNumber = Field(default=1_000, ge=0)
     inheritance_tokens: WholeNumber = Field(default=2_000, ge=0)
+    since_tokens: WholeNumber = Field(default=3_000, ge=0)
+    """What entered a conversation after a resumed session's last turn (adopt and decision records, links…)."""
     recent_turns_kept: WholeNumber = Field(default=6, ge=0)
     roundtable_output_tokens: WholeNumber = Field(default=800, ge=50)
 

@@ -31,6 +31,7 @@ BRANCH_STATUSES = ("active", "adopted", "archived")
 BRANCH_CONTEXT_SOURCES = ("native_fork", "inheritance")
 SUBTASK_STATUSES = ("pending", "done", "failed")
 PROCESS_KINDS = ("agent", "tests")
+DELIVERY_KINDS = ("from", "through", "events", "summaries", "chunk", "link")
 EVENT_ACTORS = tuple(actor.value for actor in Actor)
 
 
@@ -318,13 +319,40 @@ ConversationSummaryRow.add_index(ConversationSummaryRow.conversation_id, Convers
                                  name="conversation_summaries_by_range")
 
 
+class SessionDeliveryRow(_Base):
+    """Row of ``session_deliveries``: one thing a native session (``engine``, ``session_id``) was sent.
+
+    ``kind`` says what ``item_id`` is: ``from``/``through`` the first and last message of the
+    conversation the session knows, ``events``/``summaries`` the newest plan event and summary when it
+    was last sent, ``chunk`` a retrieved chunk (its message; ``item_part`` its start offset), ``link``
+    a session link it cites.
+    """
+
+    id = _serial()
+    engine = TextField()
+    session_id = TextField()
+    conversation_id = TextField(constraints=[_references("conversations", "CASCADE")])
+    kind = TextField(constraints=[_one_of("kind", DELIVERY_KINDS)])
+    item_id = IntegerField()
+    item_part = IntegerField(constraints=[_default("0")])
+    created_at = TimestampField()
+
+    class Meta:
+        table_name = "session_deliveries"
+
+
+SessionDeliveryRow.add_index(SessionDeliveryRow.engine, SessionDeliveryRow.session_id, SessionDeliveryRow.kind,
+                             SessionDeliveryRow.item_id, SessionDeliveryRow.item_part, unique=True,
+                             name="session_deliveries_key")
+
+
 SessionLinkRow.add_index(SessionLinkRow.from_conversation_id, name="session_links_from")
 SessionLinkRow.add_index(SessionLinkRow.to_conversation_id, name="session_links_to")
 
 MODELS: tuple[type[Model], ...] = (
     ProjectRow, ConversationRow, MessageRow, MessageIndex, BranchRow, PlanRow, SubtaskRow, PlanEventRow,
     MemoRow, SessionLinkRow, RunningProcessRow, MessageChunkRow,
-    ConversationSummaryRow,
+    ConversationSummaryRow, SessionDeliveryRow,
 )
 
 VIEWS: tuple[str, ...] = (

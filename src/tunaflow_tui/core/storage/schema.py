@@ -325,9 +325,29 @@ _V11_VOCABULARY = Migration(
     ("CREATE VIRTUAL TABLE messages_vocab USING fts5vocab(messages_fts, row)",),
 )
 
+# A resumed native session holds its own history but not what entered the conversation from elsewhere;
+# what each session was sent is kept, so its next turn carries what it has not seen, once.
+_V12_DELIVERIES = Migration(
+    12,
+    "what each native session was sent",
+    (
+        """CREATE TABLE session_deliveries (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            engine TEXT NOT NULL,
+            session_id TEXT NOT NULL,
+            conversation_id TEXT NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+            kind TEXT NOT NULL CHECK (kind IN ('from', 'through', 'events', 'summaries', 'chunk', 'link')),
+            item_id INTEGER NOT NULL,
+            item_part INTEGER NOT NULL DEFAULT 0,
+            created_at TEXT NOT NULL)""",
+        "CREATE UNIQUE INDEX session_deliveries_key"
+        " ON session_deliveries(engine, session_id, kind, item_id, item_part)",
+    ),
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     _V1_BASE, _V2_USAGE, _V3_LOOKUPS, _V4_TOOLS, _V5_FINISHED_INDEX, _V6_PARSED, _V7_PROCESSES, _V8_BRANCH_CONTEXT,
-    _V9_CHUNKS, _V10_SUMMARIES, _V11_VOCABULARY,
+    _V9_CHUNKS, _V10_SUMMARIES, _V11_VOCABULARY, _V12_DELIVERIES,
 )
 CURRENT_VERSION: int = MIGRATIONS[-1].version
 

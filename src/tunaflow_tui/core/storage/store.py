@@ -12,6 +12,7 @@ from tunaflow_tui.core.storage.branches import BranchStore
 from tunaflow_tui.core.storage.chunks import ChunkStore
 from tunaflow_tui.core.storage.columns import now_text
 from tunaflow_tui.core.storage.conversations import ConversationStore
+from tunaflow_tui.core.storage.deliveries import DeliveryStore
 from tunaflow_tui.core.storage.errors import StorageError
 from tunaflow_tui.core.storage.failures import read_only_reason
 from tunaflow_tui.core.storage.gitexclude import exclude_from_git
@@ -38,7 +39,7 @@ def database_path(project_dir: Path) -> Path:
 
 
 class Store(ConversationStore, BranchStore, PlanStore, MemoStore, ProcessStore, ChunkStore,
-            SummaryStore, RoundtableStore):
+            SummaryStore, RoundtableStore, DeliveryStore):
     """Everything tunaflow persists for one project; safe to call from several threads.
 
     Every writing method is one transaction; reads return immutable records. Use :meth:`open`.
