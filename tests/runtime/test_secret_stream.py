@@ -35,7 +35,7 @@ def _project(tmp_path: Path, scenario: str) -> tuple[Path, dict[str, str]]:
         f"[engines.fclaude]\ntype = \"claude\"\ncommand = \"{FAKES_BIN / 'claude'}\"\ntimeout_idle_s = 3\n",
         encoding="utf-8")
     env = {**os.environ, "PYTHONIOENCODING": "utf-8", "FAKE_CLI_SCENARIO": scenario, "LEAKY_API_KEY": CANARY,
-           "XDG_CONFIG_HOME": str(tmp_path / "xdg-config"), "XDG_DATA_HOME": str(tmp_path / "xdg-data"),
+           "XDG_CONFIG_HOME": str(tmp_path / "xdg-config"), "XDG_DATA_HOME": str(tmp_path / "xdg-data"), "XDG_STATE_HOME": str(tmp_path / "xdg-state"),
            "TUNAFLOW_MEMORY__EMBEDDINGS": "false"}
     return project, env
 
@@ -77,7 +77,7 @@ def _assert_kept_nowhere(project: Path, env: dict[str, str]) -> str:
 
 def test_a_dripped_credential_never_reaches_stdout_or_storage(tmp_path: Path) -> None:
     project, env = _project(tmp_path, "drip")
-    out = _tunaflow(project, env, "ask", str(project), "what is my key?")
+    out = _tunaflow(project, env, "ask", str(project), "what is my key?", "--trust")
     assert out.returncode == 0, out.stderr
     assert out.stdout == "Your key is *** - keep it safe.\n"
     assert _leaks(out.stderr) == []
@@ -87,7 +87,7 @@ def test_a_dripped_credential_never_reaches_stdout_or_storage(tmp_path: Path) ->
 @pytest.mark.parametrize("scenario", ["drip-crash", "drip-hang"])
 def test_a_turn_that_ends_mid_credential_keeps_none_of_it(tmp_path: Path, scenario: str) -> None:
     project, env = _project(tmp_path, scenario)
-    out = _tunaflow(project, env, "ask", str(project), "what is my key?")
+    out = _tunaflow(project, env, "ask", str(project), "what is my key?", "--trust")
     assert out.returncode != 0
     assert _leaks(out.stdout + out.stderr) == []
     assert out.stdout.startswith("Your key is ***")
@@ -98,7 +98,7 @@ def test_a_turn_that_ends_mid_credential_keeps_none_of_it(tmp_path: Path, scenar
 def test_a_turn_stopped_by_the_user_mid_credential_keeps_none_of_it(tmp_path: Path) -> None:
     project, env = _project(tmp_path, "drip-hang")
     env = {**env, "FAKE_CLI_LOG": str(tmp_path / "calls.jsonl")}
-    process = subprocess.Popen([sys.executable, "-m", "tunaflow_tui", "ask", str(project), "what is my key?"],
+    process = subprocess.Popen([sys.executable, "-m", "tunaflow_tui", "ask", str(project), "what is my key?", "--trust"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=project)
     try:
         database = project / ".tunaflow" / "state.db"
