@@ -150,3 +150,24 @@ def test_the_token_is_printed_once_and_never_logged(tmp_path: Path) -> None:
     _, err = process.communicate(timeout=10)
     assert "".join(one.lines).count(one.token) == 1
     assert one.token not in err
+
+
+def test_the_textual_serve_in_use_is_the_range_the_guard_was_checked_against() -> None:
+    """The guard subclasses a private method: a new textual-serve range must be checked before it is allowed."""
+    import re
+    import tomllib
+    from importlib.metadata import version
+
+    from tunaflow_tui.subcommands.serve_server import CHECKED_TEXTUAL_SERVE
+
+    pyproject = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text(encoding="utf-8"))
+    pins = [d for d in pyproject["project"]["dependencies"] if d.startswith("textual-serve")]
+    assert pins == [f"textual-serve{CHECKED_TEXTUAL_SERVE}"]
+    bounds = re.fullmatch(r">=([\d.]+),<([\d.]+)", CHECKED_TEXTUAL_SERVE)
+    assert bounds is not None
+    low, high = bounds.groups()
+
+    def parts(text: str) -> tuple[int, ...]:
+        return tuple(int(p) for p in re.findall(r"\d+", text)[:3])
+
+    assert parts(low) <= parts(version("textual-serve")) < parts(high)
