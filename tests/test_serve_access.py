@@ -10,6 +10,8 @@ import aiohttp
 import pytest
 from serve_process import Served, free_port, serve, stop
 
+pytestmark = pytest.mark.e2e
+
 EVIL = "http://evil.example"
 
 

@@ -53,3 +53,25 @@ async def test_a_stderr_tail_that_starts_inside_a_credential_keeps_no_piece_of_i
     assert isinstance(error, EngineError) and error.stderr_tail.endswith("xxxx")
     assert CANARY[-6:] not in error.stderr_tail
     assert _pieces(events) == []
+
+
+async def test_tool_details_notices_and_errors_are_masked_whole() -> None:
+    from collections.abc import AsyncIterator
+
+    from tunaflow_tui.agents.events import ErrorKind, Notice, ToolLine, ToolUse
+    from tunaflow_tui.agents.redaction import masked_events
+    from tunaflow_tui.core.secret_masking import SecretRegistry
+
+    async def stream() -> AsyncIterator[EngineEvent]:
+        yield TextDelta("Calling with can")
+        yield ToolUse(ToolLine("Bash", f"curl -H 'x-api-key: {CANARY}' https://api.example"))
+        yield Notice(f"retrying with {CANARY}")
+        yield EngineError(ErrorKind.CRASHED, f"died holding {CANARY}", stderr_tail=CANARY, partial_text=CANARY)
+
+    events = [event async for event in masked_events(stream(), SecretRegistry.build([CANARY]))]
+    assert _pieces(events) == []
+    tool_at = next(i for i, event in enumerate(events) if isinstance(event, ToolUse))
+    before = "".join(e.text for e in events[:tool_at] if isinstance(e, TextDelta))
+    assert before == "Calling with can", "a text block ends at a tool call: what was held back comes first"
+    tool = events[tool_at]
+    assert isinstance(tool, ToolUse) and tool.tool == ToolLine("Bash", "curl -H 'x-api-key: ***' https://api.example")
