@@ -127,7 +127,7 @@ class SecretRegistry:
         masker = StreamMasker(self)
         return masker.feed(text) + masker.flush(final=True)
 
-    def _trailing_prefix(self, text: str) -> int:
+    def trailing_prefix_start(self, text: str) -> int:
         """Where a cut-off secret begins at the end of ``text`` (``len(text)`` when none does)."""
         start = len(text)
         token = _TRAILING_TOKEN.search(text)
@@ -175,7 +175,7 @@ class StreamMasker:
             return buf
         out, _ = self._replace(buf, len(buf))
         if final:
-            start = self._registry._trailing_prefix(out)
+            start = self._registry.trailing_prefix_start(out)
             if start < len(out):
                 out = out[:start] + MASK
         return out
