@@ -54,6 +54,18 @@ _TOKEN_STARTS = re.compile("|".join(f"(?:{start})" for _, _, start in TOKEN_SHAP
 _TRAILING_TOKEN = re.compile(r"(?:sk-ant-|gh[pousr]_|github_pat_|AKIA|ASIA)[A-Za-z0-9_\-]*\Z")
 
 
+#: literals up to this length have their prefixes in one regex (deeper nesting strains ``re``)
+_NESTED_MAX = 200
+
+
+def _prefixes(literal: str) -> str:
+    """A regex for the non-empty prefixes of ``literal``: ``a(?:b(?:c)?)?`` for ``abc``."""
+    nested = ""
+    for char in reversed(literal[1:]):
+        nested = f"(?:{re.escape(char)}{nested})?"
+    return re.escape(literal[0]) + nested
+
+
 def looks_secret(name: str) -> bool:
     """True for a variable name like ``ANTHROPIC_API_KEY``, ``GH_TOKEN`` or ``DB_PASSWORD``."""
     return bool(_SECRET_NAME.search(name))
@@ -89,8 +101,8 @@ class SecretRegistry:
     pattern: re.Pattern[str] | None
     longest: int
     token_patterns: bool = True
-    #: the characters a secret can begin with (a quick filter before ``could_start``)
-    first_chars: frozenset[str] = frozenset()
+    #: matches, at the end of a text, the earliest point from which more text could still make a secret
+    open_end: re.Pattern[str] | None = None
 
     @classmethod
     def build(cls, values: Iterable[str] = (), *, token_patterns: bool = True) -> SecretRegistry:
@@ -108,19 +120,33 @@ class SecretRegistry:
             alternatives += TOKEN_PATTERNS
             longest = max(longest, *(size for _, size, _ in TOKEN_SHAPES))
         pattern = re.compile("|".join(alternatives)) if alternatives else None
-        first = {literal[0] for literal in ordered} | (set("sgA-") if token_patterns else set())
-        return cls(ordered, pattern, longest, token_patterns, frozenset(first))
-
-    def could_start(self, text: str) -> bool:
-        """True when more text after ``text`` could make it (the start of) a secret."""
-        if any(literal.startswith(text) for literal in self.literals):
-            return True
-        return self.token_patterns and _TOKEN_STARTS.fullmatch(text) is not None
+        # nested groups in one regex for the usual lengths; longer values are looked at in Python
+        starts = [_prefixes(literal) for literal in ordered if len(literal) <= _NESTED_MAX]
+        if token_patterns:
+            starts.append(_TOKEN_STARTS.pattern)
+        open_end = re.compile(f"(?:{'|'.join(starts)})\\Z") if starts else None
+        return cls(ordered, pattern, longest, token_patterns, open_end)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> SecretRegistry:
         """The registry for an agent given ``env``: its secret-looking values and the token patterns."""
         return cls.build(secret_env_values(env))
+
+    def open_from(self, text: str, start: int) -> int:
+        """The earliest point at or after ``start`` from which more text could still make a secret
+        (``len(text)`` when there is none): what follows it must wait for the next piece."""
+        found = self.open_end.search(text, start) if self.open_end is not None else None
+        earliest = found.start() if found is not None else len(text)
+        for literal in self.literals:
+            if len(literal) <= _NESTED_MAX:
+                continue
+            at = text.find(literal[0], start, earliest)
+            while at != -1:
+                if literal.startswith(text[at:]):
+                    earliest = at
+                    break
+                at = text.find(literal[0], at + 1, earliest)
+        return earliest
 
     def mask(self, text: str) -> str:
         """``text`` masked as a whole, as if it were a complete stream (trailing prefixes included)."""
@@ -161,9 +187,7 @@ class StreamMasker:
         buf = self._tail + piece
         # text before this point has every character a match could span: it is decided
         decided = max(len(buf) - (self._registry.longest - 1), buf.rfind("\n") + 1, 0)
-        registry = self._registry
-        cut = next((at for at in range(decided, len(buf))
-                    if buf[at] in registry.first_chars and registry.could_start(buf[at:])), len(buf))
+        cut = self._registry.open_from(buf, decided)
         out, emitted = self._replace(buf, cut)
         self._tail = buf[emitted:]
         return out
