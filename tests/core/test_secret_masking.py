@@ -114,3 +114,12 @@ def test_the_registry_takes_secret_looking_variables_of_eight_characters_or_more
     env = {"ANTHROPIC_API_KEY": "sk-ant-0123456789", "GH_TOKEN": "short", "DB_PASSWORD": "pa55word!",
            "HOME": "/home/someone-long", "MULTI_SECRET": "line-one-secret\nline-two-secret\n"}
     assert secret_env_values(env) == ["line-one-secret", "line-two-secret", "pa55word!", "sk-ant-0123456789"]
+
+
+def test_a_very_long_secret_split_anywhere_is_masked() -> None:
+    long_value = "".join(chr(ord("a") + (i * 7) % 26) for i in range(700))  # a long token or key line
+    registry = SecretRegistry.build([long_value], token_patterns=False)
+    text = f"before {long_value} after"
+    for point in range(0, len(text), 37):
+        assert streamed(registry, [text[:point], text[point:]]) == f"before {MASK} after", point
+    assert streamed(registry, [f"cut {long_value[:350]}"]) == f"cut {MASK}"
