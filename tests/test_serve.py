@@ -1,13 +1,10 @@
-"""`tunaflow serve` serves the app's page on localhost and refuses to listen publicly by accident."""
+"""`tunaflow serve` serves the app's page on localhost, only to whoever holds the printed token."""
 
 from __future__ import annotations
 
 import asyncio
-import os
 import re
 import shlex
-import socket
-import subprocess
 import sys
 import time
 import urllib.error
@@ -16,48 +13,19 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from serve_process import Served, free_port, serve, stop
 
 from tunaflow_tui.subcommands.serve import app_command, is_loopback
 
 
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def serve(*args: str, cwd: Path) -> subprocess.Popen[str]:
-    env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
-    return subprocess.Popen(
-        [sys.executable, "-m", "tunaflow_tui", "serve", *args],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=cwd, env=env,
-    )
-
-
-def fetch_page(port: int, process: subprocess.Popen[str], timeout: float = 30.0) -> tuple[int, str]:
-    deadline = time.monotonic() + timeout
-    last_error: Exception | None = None
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            _, err = process.communicate()
-            pytest.fail(f"tunaflow serve exited early ({process.returncode}): {err}")
-        try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5) as response:
-                return response.status, response.read().decode("utf-8")
-        except (urllib.error.URLError, ConnectionError, TimeoutError) as exc:
-            last_error = exc
-            time.sleep(0.2)
-    pytest.fail(f"no page on port {port} within {timeout}s: {last_error}")
-
-
-def stop(process: subprocess.Popen[str]) -> None:
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=10)
+def fetch_page(served: Served) -> tuple[int, str, str]:
+    """Open the printed address like a browser: status, page and the session cookie (``name=value``)."""
+    cookies = urllib.request.HTTPCookieProcessor()
+    opener = urllib.request.build_opener(cookies)
+    with opener.open(served.url, timeout=10) as response:
+        assert response.url.rstrip("/") == served.base, "the redirect dropped the token from the address"
+        page = response.read().decode("utf-8")
+        return response.status, page, "; ".join(f"{c.name}={c.value}" for c in cookies.cookiejar)
 
 
 @pytest.mark.e2e
@@ -67,14 +35,15 @@ def test_serves_the_app_page_on_localhost(tmp_path: Path) -> None:
     port = free_port()
     process = serve(str(project), "--port", str(port), cwd=tmp_path)
     try:
-        status, page = fetch_page(port, process)
+        served = Served(process, port)
+        status, page, cookie = fetch_page(served)
         assert status == 200
         assert "tunaflow · my-project" in page
         assert f"ws://127.0.0.1:{port}/ws" in page
         # Serving alone does not open the project; a browser tab does.
         assert not (project / ".tunaflow").exists()
         database = project / ".tunaflow" / "state.db"
-        screen = asyncio.run(open_tab(port, until=database))
+        screen = asyncio.run(open_tab(served, cookie, until=database))
         assert b"Architect" in screen
         assert database.is_file(), "the tab opened the project (after its first frame)"
     finally:
@@ -82,13 +51,13 @@ def test_serves_the_app_page_on_localhost(tmp_path: Path) -> None:
     assert process.returncode is not None
 
 
-async def open_tab(port: int, until: Path, timeout: float = 30.0) -> bytes:
+async def open_tab(served: Served, cookie: str, until: Path, timeout: float = 30.0) -> bytes:
     """Connect like a browser tab; what the app painted until the composer showed and ``until`` exists."""
     import aiohttp
 
     received = b""
     async with aiohttp.ClientSession() as session, session.ws_connect(
-        f"http://127.0.0.1:{port}/ws?width=100&height=30"
+        f"{served.base}/ws?width=100&height=30", headers={"Cookie": cookie, "Origin": served.origin}
     ) as websocket:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline and not (b"Architect" in received and until.exists()):
@@ -135,6 +104,7 @@ def test_each_tab_runs_the_app_on_the_project_without_shell_interpretation(tmp_p
 
 
 def _fetch(port: int, path: str) -> str:
+    # static files (textual-serve's script, styles and fonts) need no token: they hold nothing private
     with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=10) as response:
         assert response.status == 200, path
         return response.read().decode("utf-8", errors="replace")
@@ -157,7 +127,7 @@ def test_the_page_has_a_title_loads_nothing_from_outside_and_gives_the_terminal_
     port = free_port()
     process = serve(str(project), "--port", str(port), cwd=tmp_path)
     try:
-        status, page = fetch_page(port, process)
+        status, page, _ = fetch_page(Served(process, port))
         assert status == 200
         assert "<title>tunaflow · my-project</title>" in page
         assert _outside(_URL_RE.findall(page)) == []

@@ -30,6 +30,7 @@ SUBCOMMANDS: dict[str, str] = {
     "roundtable": "let several agents discuss one topic in rounds, in a new roundtable branch",
     "search": "search every message of the project by words and by meaning",
     "serve": "serve the app to a browser on localhost",
+    "trust": "let the commands a project's own configuration names run (or never)",
 }
 
 

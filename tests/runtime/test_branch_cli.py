@@ -26,8 +26,7 @@ def _tunaflow(h: Harness, *args: str, stdin: str | None = None) -> subprocess.Co
 
 def _configure(h: Harness, **script: list[dict[str, Any]]) -> None:
     h.set_script(**(script or {"architect": [{"text": "An answer."}]}))
-    (h.project / ".tunaflow").mkdir(exist_ok=True)
-    (h.project / ".tunaflow" / "config.toml").write_text(h.config_toml())
+    h.write_config()
 
 
 def _json(out: subprocess.CompletedProcess[str]) -> Any:

@@ -53,8 +53,7 @@ async def test_approval_in_an_empty_repository_is_refused_with_the_way_out_and_t
 
 
 def _run(h: Harness, *args: str) -> subprocess.CompletedProcess[str]:
-    (h.project / ".tunaflow").mkdir(exist_ok=True)
-    (h.project / ".tunaflow" / "config.toml").write_text(h.config_toml())
+    h.write_config()
     return subprocess.run([sys.executable, "-m", "tunaflow_tui", "run", str(h.project), *args],
                           capture_output=True, text=True, timeout=120)
 

@@ -210,8 +210,7 @@ async def test_cancel_stops_every_turn_of_a_conversation(harness: Harness) -> No
 
 def test_headless_architect_failure_exits_1_with_the_reason(harness: Harness) -> None:
     harness.set_script(architect=[{"crash": True}])
-    (harness.project / ".tunaflow").mkdir()
-    (harness.project / ".tunaflow" / "config.toml").write_text(harness.config_toml())
+    harness.write_config()
     result = subprocess.run([sys.executable, "-m", "tunaflow_tui", "run", str(harness.project), "--request", "x"],
                             capture_output=True, text=True, timeout=60)
     assert result.returncode == 1
@@ -220,8 +219,7 @@ def test_headless_architect_failure_exits_1_with_the_reason(harness: Harness) ->
 
 def test_headless_stalled_developer_says_which_decision_and_why(harness: Harness) -> None:
     harness.set_script(architect=[{"text": PROPOSAL}], developer=[{"crash": True}])
-    (harness.project / ".tunaflow").mkdir()
-    (harness.project / ".tunaflow" / "config.toml").write_text(harness.config_toml())
+    harness.write_config()
     result = subprocess.run([sys.executable, "-m", "tunaflow_tui", "run", str(harness.project), "--request", "x",
                              "--approve"], capture_output=True, text=True, timeout=60)
     assert result.returncode == 3

@@ -19,8 +19,7 @@ def _run(h: Harness, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def _configure(h: Harness) -> None:
-    (h.project / ".tunaflow").mkdir(exist_ok=True)
-    (h.project / ".tunaflow" / "config.toml").write_text(h.config_toml())
+    h.write_config()
 
 
 def test_without_approve_it_stops_at_the_gate_and_a_later_run_continues(harness: Harness) -> None:

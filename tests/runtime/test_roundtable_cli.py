@@ -22,9 +22,7 @@ HOSTILE = "Split now.\x1b]0;owned\x07\x1b[2J It is cheap.\x9b31m"
 
 def _configure(h: Harness, **script: list[dict[str, Any]]) -> None:
     h.set_script(**script)
-    (h.project / ".tunaflow").mkdir(exist_ok=True)
-    (h.project / ".tunaflow" / "config.toml").write_text(
-        h.config_toml() + f'\n[engines.gone]\ntype = "gemini"\ncommand = "{h.root / "no-such-gemini"}"\n')
+    h.write_config(f'\n[engines.gone]\ntype = "gemini"\ncommand = "{h.root / "no-such-gemini"}"\n')
 
 
 def _run(h: Harness, capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
@@ -205,9 +203,7 @@ def test_one_seat_per_vendor_claude_codex_and_gemini(harness: Harness, capsys: p
     monkeypatch.setenv("FAKE_CLI_SCENARIO", "ok")
     harness.set_script(**{"seat:alice": [{"text": "Split the storage layer now."}],
                           "seat:bob": [{"text": "Wait for the migrations."}]})
-    (harness.project / ".tunaflow").mkdir(exist_ok=True)
-    (harness.project / ".tunaflow" / "config.toml").write_text(
-        harness.config_toml() + f'\n[engines.fgemini]\ntype = "gemini"\ncommand = "{gemini}"\n')
+    harness.write_config(f'\n[engines.fgemini]\ntype = "gemini"\ncommand = "{gemini}"\n')
     code, out, err = _run(harness, capsys, "--topic", "Split?", "--seat", "alice=fclaude", "--seat",
                           "bob=fcodex:critic", "--seat", "carol=fgemini:judge", "--mode", "deliberative", "--json")
     assert code == 0, err

@@ -90,8 +90,7 @@ async def test_an_agent_answering_in_a_branch_leaves_no_hook_behind(harness: Har
 def test_a_roundtable_seat_leaves_no_hook_behind(harness: Harness, capsys: pytest.CaptureFixture[str]) -> None:
     turn, marker = _plant(harness, "Split the module later.")
     harness.set_script(**{"seat:alice": [turn], "seat:bob": [{"text": "Agreed with alice."}]})
-    (harness.project / ".tunaflow").mkdir(exist_ok=True)
-    (harness.project / ".tunaflow" / "config.toml").write_text(harness.config_toml())
+    harness.write_config()
     before = _git_files(harness)
     code = main(["roundtable", str(harness.project), "--topic", "Split calc.py?", "--seat", "alice=fclaude",
                  "--seat", "bob=fcodex:critic"])

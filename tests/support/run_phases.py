@@ -97,8 +97,7 @@ def script_phase(h: Harness, phase: str, **hang: Any) -> PhaseRun:
         slow["write"] = {**slow["write"], "tests/test_slow.py": SLOW_TEST}
         turns["developer"] = [slow]
     h.set_script(**turns)
-    (h.project / ".tunaflow").mkdir(exist_ok=True)
-    (h.project / ".tunaflow" / "config.toml").write_text(h.config_toml())
+    h.write_config()
     return PhaseRun(phase, files, flags, plan_phase, env)
 
 

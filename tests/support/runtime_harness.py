@@ -13,6 +13,8 @@ from typing import Any
 import pytest
 
 from tunaflow_tui.core.settings import EngineConfig, RolesConfig, Settings, WorkflowConfig
+from tunaflow_tui.core.settings.loader import project_trust
+from tunaflow_tui.core.settings.trust import TrustStore
 
 FAKE = Path(__file__).resolve().parents[1] / "runtime" / "fakes" / "scripted_agent.py"
 
@@ -83,6 +85,8 @@ class Harness:
             "TUNAFLOW_FAKE_STATE": str(self.root / "state.json"),
             "TUNAFLOW_FAKE_LOG": str(self.log_path),
             "CODEX_API_KEY": "not-a-real-key",
+            # where the trust given by write_config is kept: every process of the test must see it
+            "XDG_STATE_HOME": str(self.root / "xdg-state"),
             # the project's own pytest runs inside these tests: keep it from loading every installed plugin
             "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
         }
@@ -108,6 +112,13 @@ class Harness:
             f"[engines.fcodex]\ntype = \"codex\"\ncommand = \"{self.bin_dir / 'codex'}\"\ntimeout_idle_s = 30\n\n"
             f"[workflow]\nworktree_root = \"{self.data_dir / 'worktrees'}\"\ntest_timeout_s = 120\n"
         )
+
+    def write_config(self, extra: str = "") -> None:
+        """Write :meth:`config_toml` (plus ``extra``) as the project's config file and trust it, as its
+        user would with `tunaflow trust`: the file names the stand-in CLIs as commands."""
+        (self.project / ".tunaflow").mkdir(exist_ok=True)
+        (self.project / ".tunaflow" / "config.toml").write_text(self.config_toml() + extra)
+        TrustStore().trust(self.project, project_trust(self.project).commands)
 
     def calls(self) -> list[dict[str, Any]]:
         if not self.log_path.exists():

@@ -154,6 +154,12 @@ def _configured_engines(report: DoctorReport, project_dir: Path | None) -> dict[
         report.add("config", "settings", FAIL, f"configuration could not be read: {exc}",
                    "fix the file named above (tunaflow falls back to defaults)")
         return {}
+    decided = settings.project_trust
+    if decided is not None and decided.state.value in ("untrusted", "denied"):
+        # the project's own commands were left out of the settings: nothing of them is run here
+        report.add("config", "project commands", WARN,
+                   f"not run: {decided.state.value} ({'; '.join(decided.lines)})",
+                   f"read them, then `tunaflow trust {decided.project}`")
     engines = {name: (cfg.effective_type, cfg.command) for name, cfg in settings.engines.items()}
     for name, (etype, _command) in sorted(engines.items()):
         report.add("config", f"engine {name}", INFO, f"type {etype}")

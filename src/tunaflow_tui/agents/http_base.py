@@ -29,6 +29,8 @@ from tunaflow_tui.agents.events import (
 )
 from tunaflow_tui.agents.jsonlines import decode_json_line
 from tunaflow_tui.agents.limits import line_limit, wire_limit
+from tunaflow_tui.agents.redaction import masked_events
+from tunaflow_tui.core.secret_masking import SecretRegistry
 from tunaflow_tui.core.settings.engines import EngineConfig
 
 if TYPE_CHECKING:
@@ -167,7 +169,11 @@ class HttpStreamTurn(Turn, abc.ABC):
         self.state.parts.append(text)
         return [TextDelta(text)]
 
-    async def __aiter__(self) -> AsyncIterator[EngineEvent]:
+    def __aiter__(self) -> AsyncIterator[EngineEvent]:
+        """The turn's events with the secrets of its environment (and well-known token shapes) masked."""
+        return masked_events(self._events(), SecretRegistry.from_env({**os.environ, **self.config.env, **self.request.extra_env}))
+
+    async def _events(self) -> AsyncIterator[EngineEvent]:
         """Yield events until the terminal one."""
         if self._task is None and not self._done:
             self._task = asyncio.create_task(self._run())

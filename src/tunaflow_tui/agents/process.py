@@ -16,14 +16,14 @@ from __future__ import annotations
 
 import abc
 import asyncio
+import codecs
 import contextlib
 import os
-import re
 import signal
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
-from dataclasses import dataclass, field, fields, replace
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +37,9 @@ from tunaflow_tui.agents.events import (
     ProcessStarted,
 )
 from tunaflow_tui.agents.jsonlines import decode_json_line
+from tunaflow_tui.agents.redaction import masked_events
 from tunaflow_tui.core.processes import LIVE_GROUPS, identify
+from tunaflow_tui.core.secret_masking import SecretRegistry, StreamMasker
 from tunaflow_tui.core.turn_marks import MARK_VARIABLE, end_marked, new_mark
 
 #: how much of stderr is kept for error cards
@@ -51,47 +53,12 @@ DEFAULT_EXIT_DRAIN_S = 1.0
 #: how often the reader checks whether the CLI has exited
 _EXIT_POLL_S = 0.02
 
-_SECRET_NAME = re.compile(r"KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH", re.IGNORECASE)
-_MIN_SECRET_LEN = 6
-
-
 def merged_env(config_env: Mapping[str, str], extra_env: Mapping[str, str]) -> dict[str, str]:
     """The subprocess environment: this process's environment, then the engine's, then the turn's."""
     env = dict(os.environ)
     env.update(config_env)
     env.update(extra_env)
     return env
-
-
-def secret_values(env: Mapping[str, str]) -> list[str]:
-    """Values of variables whose names look like credentials (longest first), for redaction."""
-    values = {v for k, v in env.items() if _SECRET_NAME.search(k) and len(v) >= _MIN_SECRET_LEN}
-    return sorted(values, key=len, reverse=True)
-
-
-def redact(text: str, secrets: Iterable[str]) -> str:
-    """Replace every occurrence of a secret value in ``text`` with ``***``."""
-    for secret in secrets:
-        if secret in text:
-            text = text.replace(secret, "***")
-    return text
-
-
-def _scrub(event: EngineEvent, secrets: list[str]) -> EngineEvent:
-    """A copy of ``event`` with secret values removed from all of its text fields."""
-    if not secrets:
-        return event
-    changes: dict[str, Any] = {}
-    for f in fields(event):
-        value = getattr(event, f.name)
-        if isinstance(value, str):
-            cleaned = redact(value, secrets)
-            if cleaned != value:
-                changes[f.name] = cleaned
-    if not changes:
-        return event
-    cleaned_event: EngineEvent = replace(event, **changes)
-    return cleaned_event
 
 
 def tail_text(data: bytes | bytearray, max_lines: int = 40) -> str:
@@ -151,7 +118,7 @@ class SubprocessTurn(Turn):
         self._proc: asyncio.subprocess.Process | None = None
         self._cancelled = False
         self._started = False
-        self._secrets = secret_values(spec.env)
+        self._registry = SecretRegistry.from_env(spec.env)
         self._mark = new_mark()
 
     @property
@@ -174,8 +141,8 @@ class SubprocessTurn(Turn):
 
     async def _events(self) -> AsyncIterator[EngineEvent]:
         try:
-            async for event in self._run():
-                yield _scrub(event, self._secrets)
+            async for event in masked_events(self._run(), self._registry):
+                yield event
         finally:
             await self._kill_group()
             for cleanup in self._spec.cleanup:
@@ -236,14 +203,24 @@ class SubprocessTurn(Turn):
         last_activity = [time.monotonic()]
         started = time.monotonic()
 
+        def keep_stderr(masked: str) -> None:
+            data = masked.encode("utf-8")
+            stderr_buf.append(data)
+            stderr_size[0] += len(data)
+            while stderr_size[0] - len(stderr_buf[0]) >= STDERR_TAIL_BYTES:
+                stderr_size[0] -= len(stderr_buf.popleft())
+
         async def drain_stderr() -> None:
             assert proc.stderr is not None
-            # stderr is logs and retry chatter, not progress: only stdout resets the idle watchdog
-            while chunk := await proc.stderr.read(READ_CHUNK):
-                stderr_buf.append(chunk)
-                stderr_size[0] += len(chunk)
-                while stderr_size[0] - len(stderr_buf[0]) >= STDERR_TAIL_BYTES:
-                    stderr_size[0] -= len(stderr_buf.popleft())
+            # masked as one stream before the tail is cut, so the tail never starts inside a secret
+            decoder = codecs.getincrementaldecoder("utf-8")("replace")
+            masker = StreamMasker(self._registry)
+            try:
+                # stderr is logs and retry chatter, not progress: only stdout resets the idle watchdog
+                while chunk := await proc.stderr.read(READ_CHUNK):
+                    keep_stderr(masker.feed(decoder.decode(chunk)))
+            finally:
+                keep_stderr(masker.feed(decoder.decode(b"", final=True)) + masker.flush(final=True))
 
         async def feed_stdin() -> None:
             assert proc.stdin is not None and spec.stdin_data is not None

@@ -35,7 +35,9 @@ from tunaflow_tui.agents.events import (
 )
 from tunaflow_tui.agents.limits import line_limit, wire_limit
 from tunaflow_tui.agents.pty_input import as_one_line, type_line
+from tunaflow_tui.agents.redaction import masked_events
 from tunaflow_tui.core.processes import LIVE_GROUPS, identify
+from tunaflow_tui.core.secret_masking import SecretRegistry
 from tunaflow_tui.core.settings.engines import EngineConfig
 from tunaflow_tui.core.turn_marks import MARK_VARIABLE, end_marked, new_mark
 
@@ -75,7 +77,11 @@ class PtyTurn(Turn):
         self.child_pid: int | None = None
         self._mark = new_mark()
 
-    async def __aiter__(self) -> AsyncIterator[EngineEvent]:
+    def __aiter__(self) -> AsyncIterator[EngineEvent]:
+        """The turn's events with the secrets of its environment (and well-known token shapes) masked."""
+        return masked_events(self._events(), SecretRegistry.from_env({**os.environ, **self.config.env, **self.request.extra_env}))
+
+    async def _events(self) -> AsyncIterator[EngineEvent]:
         """Yield events from the worker thread until the terminal one."""
         if self._thread is None:
             if self._cancel.is_set():

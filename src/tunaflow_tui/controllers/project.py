@@ -18,10 +18,12 @@ from tunaflow_tui.controllers.git_offer import (
     initialise_repository,
     remember_git_declined,
 )
+from tunaflow_tui.controllers.trust_offer import untrusted_note, wants_trust_prompt
 from tunaflow_tui.core.terminal_text import neutralize
 from tunaflow_tui.keyhints import app_key
 from tunaflow_tui.runtime.leftovers import describe
 from tunaflow_tui.screens.git_init import git_init_screen, initial_commit_screen
+from tunaflow_tui.screens.trust import trust_screen
 
 if TYPE_CHECKING:
     from tunaflow_tui.app import TunaflowApp
@@ -66,11 +68,43 @@ class ProjectController:
         leftovers = self._runtime.leftover_agents()
         if leftovers:  # an agent a crashed tunaflow left running: resuming waits for it, or it is stopped
             app.notify(neutralize(describe(leftovers)), severity="warning", timeout=30)
+        if wants_trust_prompt(self._runtime.settings):
+            decided = self._runtime.settings.project_trust
+            assert decided is not None
+            app.push_screen(trust_screen(neutralize(self._runtime.project_dir.name),
+                                         [neutralize(line) for line in decided.lines]), self._trust_answered)
         if self._offer_git_init and not self._runtime.is_git and not git_declined(self._runtime.project_dir):
             app.push_screen(git_init_screen(neutralize(self._runtime.project_dir.name)), self._git_answered)
         elif self._offer_git_init and self._runtime.needs_initial_commit:
             app.push_screen(initial_commit_screen(neutralize(self._runtime.project_dir.name)),
                             self._initial_commit_answered)
+
+    # ------------------------------------------------------------------ the project's own commands
+    def _trust_answered(self, choice: str | None) -> None:
+        from tunaflow_tui.core.settings import load_settings
+        from tunaflow_tui.core.settings.trust import TrustStore
+
+        runtime = self._runtime
+        decided = runtime.settings.project_trust
+        if decided is None or choice not in ("trust", "never"):
+            self._app.notify("The project's own commands are not used for now; you are asked again next time.",
+                             severity="warning", timeout=10)
+            return
+        note = untrusted_note(runtime.settings)
+        try:
+            if choice == "never":
+                TrustStore().deny(runtime.project_dir, decided.commands)
+                self._app.notify("Never: the project's own commands are not used, and not asked about again "
+                                 "until they change.", timeout=10)
+                return
+            TrustStore().trust(runtime.project_dir, decided.commands)
+            runtime.replace_settings(load_settings(runtime.project_dir))
+        except Exception as exc:  # shown; the project goes on without its commands
+            self._app.notify(f"Could not record the decision: {neutralize(str(exc)) or type(exc).__name__}",
+                             severity="error", timeout=12)
+            return
+        self._status.drop_note(note)
+        self._app.notify("Trusted: the project's own commands are used from the next turn on.", timeout=10)
 
     # ------------------------------------------------------------------ a repository without a commit
     def _initial_commit_answered(self, choice: str | None) -> None:

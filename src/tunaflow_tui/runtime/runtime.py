@@ -195,6 +195,11 @@ class WorkflowRuntime:
         self.memory.close()
         self.store.close()
 
+    def replace_settings(self, settings: Settings) -> None:
+        """Use ``settings`` from the next turn on (e.g. once the user trusted the project's commands)."""
+        self.settings = settings
+        self._engines.clear()
+
     def engine_for(self, role: str) -> tuple[Engine, EngineConfig]:
         """The engine configured for ``role`` (one instance per engine name, reused)."""
         config = self.settings.engine_for_role(role)

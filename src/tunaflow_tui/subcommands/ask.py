@@ -17,6 +17,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tunaflow_tui.subcommands.trust import add_trust_flag
+
 if TYPE_CHECKING:
     from tunaflow_tui.runtime.events import RuntimeEvent
 
@@ -38,6 +40,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="a configured engine for this turn (for --fork: the new branch's engine)")
     parser.add_argument("--json", action="store_true",
                         help="print the ids (conversation, branch, messages) and the answer as JSON at the end")
+    add_trust_flag(parser)
 
 
 def _fail(text: str) -> int:
@@ -101,11 +104,15 @@ async def _ask(args: argparse.Namespace, project: Path, text: str) -> int:
     from tunaflow_tui.runtime.leftovers import AgentStillRunning
     from tunaflow_tui.runtime.runtime import WorkflowRuntime
     from tunaflow_tui.runtime.signals import run_until_signalled, stop_reason
+    from tunaflow_tui.subcommands.trust import untrusted_refusal
 
     try:
-        settings = load_settings(project)
+        settings = load_settings(project, trust=args.trust)
     except SettingsError as exc:
         return _fail(str(exc))
+    refusal = untrusted_refusal(project, settings)
+    if refusal is not None:  # before anything is stored: a refused question leaves no trace
+        return _fail(refusal)
     printer = _AnswerPrinter("", quiet=args.json)
     rt = WorkflowRuntime(project, settings, observer=printer)
     try:

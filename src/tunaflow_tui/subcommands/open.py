@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tunaflow_tui.controllers.git_offer import NOT_GIT_NOTE
+from tunaflow_tui.controllers.trust_offer import untrusted_note
 from tunaflow_tui.core.config_paths import project_config_path, user_config_path
 
 if TYPE_CHECKING:
@@ -26,7 +27,8 @@ if TYPE_CHECKING:
 
 DEMO_ONLY_NOTE = "No agent CLI found: the demo engine plays every role."
 
-__all__ = ["DEMO_ONLY_NOTE", "NOT_GIT_NOTE", "build_app", "open_project_app", "project_notes", "run_app"]
+__all__ = ["DEMO_ONLY_NOTE", "NOT_GIT_NOTE", "build_app", "open_project_app", "project_notes", "run_app",
+           "untrusted_note"]
 
 SettingsLoader = Callable[[], "Settings"]
 
@@ -45,6 +47,9 @@ def project_notes(runtime: WorkflowRuntime, *, demo_note: str = DEMO_ONLY_NOTE) 
         notes.append(demo_note)
     if not runtime.is_git:
         notes.append(NOT_GIT_NOTE)
+    untrusted = untrusted_note(runtime.settings)
+    if untrusted:
+        notes.append(untrusted)
     return tuple(notes)
 
 

@@ -21,6 +21,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from tunaflow_tui.subcommands.trust import add_trust_flag
+
 if TYPE_CHECKING:
     from tunaflow_tui.core.roundtable.seats import RoundtableSetup
     from tunaflow_tui.runtime.events import RuntimeEvent
@@ -57,6 +59,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--rank", action="store_true",
                         help="end with an anonymous peer-ranking round (Borda count)")
     parser.add_argument("--json", action="store_true", help="print one JSON document at the end")
+    add_trust_flag(parser)
 
 
 def _fail(text: str) -> int:
@@ -187,11 +190,15 @@ async def _convene(args: argparse.Namespace, project: Path, setup: RoundtableSet
     from tunaflow_tui.runtime.roundtable import Roundtable
     from tunaflow_tui.runtime.runtime import WorkflowRuntime
     from tunaflow_tui.runtime.signals import run_until_signalled, stop_reason
+    from tunaflow_tui.subcommands.trust import untrusted_refusal
 
     try:
-        settings = load_settings(project)
+        settings = load_settings(project, trust=args.trust)
     except SettingsError as exc:
         return _fail(str(exc))
+    refusal = untrusted_refusal(project, settings)
+    if refusal is not None:
+        return _fail(refusal)
     lines = _EventLines(quiet=args.json)
     rt = WorkflowRuntime(project, settings, observer=lines.runtime_event)
     try:

@@ -9,6 +9,8 @@ import signal
 import sys
 from pathlib import Path
 
+from tunaflow_tui.subcommands.trust import add_trust_flag
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of `tunaflow run`."""
@@ -37,17 +39,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "(a plan's branch needs a commit to start from)")
     parser.add_argument("--stop-leftovers", action="store_true",
                         help="stop agents an earlier, crashed tunaflow left running (instead of waiting for them)")
+    add_trust_flag(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     """Drive the cycle; exit 0 done, 3 decision pending, 1 error."""
     from tunaflow_tui.core.settings import SettingsError, load_settings
     from tunaflow_tui.core.storage import StorageError
+    from tunaflow_tui.core.terminal_text import neutralize
     from tunaflow_tui.runtime.git_guard import create_initial_commit, needs_initial_commit
     from tunaflow_tui.runtime.headless import EXIT_ERROR, GatePolicy, ProgressPrinter, drive
     from tunaflow_tui.runtime.recovery import record_interruption
     from tunaflow_tui.runtime.runtime import WorkflowRuntime
     from tunaflow_tui.runtime.signals import Outcome, run_until_signalled, stop_reason
+    from tunaflow_tui.subcommands.trust import untrusted_refusal
 
     project = Path(args.path).resolve()
     if not project.is_dir():
@@ -57,9 +62,13 @@ def run(args: argparse.Namespace) -> int:
         print("tunaflow run: --max-rounds must be at least 1", file=sys.stderr)
         return EXIT_ERROR
     try:
-        settings = load_settings(project, force_demo=args.demo)
+        settings = load_settings(project, force_demo=args.demo, trust=args.trust)
     except SettingsError as exc:
         print(f"tunaflow run: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    refusal = untrusted_refusal(project, settings)
+    if refusal is not None:
+        print(f"tunaflow run: {neutralize(refusal)}", file=sys.stderr)
         return EXIT_ERROR
     if settings.workflow.use_worktree and needs_initial_commit(project):
         if not args.initial_commit:

@@ -2,8 +2,9 @@
 
 Every browser tab gets its own app process (``python -m tunaflow_tui open PATH``, or ``demo``); they
 share the project database, which is safe because it runs in WAL mode with a busy timeout.
-textual-serve has no authentication, so only loopback addresses are served unless ``--public``
-says otherwise.
+Only the person who started it gets in: the Host, Origin and per-run token checks live in
+``serve_guard``, the textual-serve subclass that installs them in ``serve_server``. Only loopback
+addresses are served unless ``--public`` says otherwise.
 
 The page is tunaflow's own (``data/serve/app_index.html``): it has a title, loads nothing from
 outside this server (textual-serve's page fetched a web font from the internet), addresses its files
@@ -21,6 +22,7 @@ from pathlib import Path
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
+DEFAULT_MAX_TABS = 8  # the same as serve_guard's; not imported from there so --help needs no aiohttp
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -34,6 +36,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="allow a non-loopback --host; anyone who can reach it controls your agents")
     parser.add_argument("--public-url", default=None, metavar="URL",
                         help="the address browsers use to reach the server, e.g. behind a proxy")
+    parser.add_argument("--max-tabs", type=int, default=DEFAULT_MAX_TABS, metavar="N",
+                        help=f"browser tabs open at once, each an app process (default: {DEFAULT_MAX_TABS})")
 
 
 def is_loopback(host: str) -> bool:
@@ -69,25 +73,28 @@ def run(args: argparse.Namespace) -> int:
     """Serve until interrupted; exit 2 for a refused host, a bad port or a missing project."""
     if not is_loopback(args.host) and not args.public:
         return _fail(
-            f"refusing to listen on {args.host}: textual-serve has no authentication, so anyone who can "
-            "reach that address could drive your agents. Use --host 127.0.0.1 (the default), or add "
+            f"refusing to listen on {args.host}: anyone who can reach that address and learns the "
+            "token could drive your agents. Use --host 127.0.0.1 (the default), or add "
             "--public if you really mean it."
         )
     if not 0 < args.port < 65536:
         return _fail(f"--port must be between 1 and 65535; got {args.port}")
+    if args.max_tabs < 1:
+        return _fail(f"--max-tabs must be at least 1; got {args.max_tabs}")
     project: Path | None = None
     if not args.demo:
         project = Path(args.path).expanduser().resolve()
         if not project.is_dir():
             return _fail(f"{args.path} is not a directory")
     if not is_loopback(args.host):
-        print(f"tunaflow serve: WARNING: serving on {args.host} without authentication.", file=sys.stderr)
+        print(f"tunaflow serve: WARNING: serving on {args.host}; traffic is not encrypted.", file=sys.stderr)
 
-    from textual_serve.server import Server
+    from tunaflow_tui.subcommands.serve_guard import ServeAccess
+    from tunaflow_tui.subcommands.serve_server import GuardedServer
 
     title = "tunaflow demo" if project is None else f"tunaflow · {project.name}"
-    server = Server(app_command(project), host=args.host, port=args.port, title=title,
-                    public_url=args.public_url, templates_path=page_templates())
+    access = ServeAccess(port=args.port, bind_host=args.host, public_url=args.public_url, max_tabs=args.max_tabs)
+    server = GuardedServer(app_command(project), access, title=title, templates_path=page_templates())
     try:
         server.serve()
     except OSError as exc:

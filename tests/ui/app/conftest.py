@@ -30,6 +30,7 @@ REQUEST = "Add a word frequency report"
 def _user_dirs_in(monkeypatch: pytest.MonkeyPatch, where: Path) -> None:
     monkeypatch.setenv("XDG_CONFIG_HOME", str(where / "xdg-config"))
     monkeypatch.setenv("XDG_DATA_HOME", str(where / "xdg-data"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(where / "xdg-state"))
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
     for name in list(os.environ):
         if name.upper().startswith("TUNAFLOW_"):

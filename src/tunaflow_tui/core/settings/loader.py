@@ -17,6 +17,13 @@ from pydantic import ValidationError
 from tunaflow_tui.core.config_paths import APP_NAME, project_config_path, user_config_path
 from tunaflow_tui.core.settings.errors import SettingsError
 from tunaflow_tui.core.settings.models import ENGINE_TYPES, ROLE_NAMES, Settings
+from tunaflow_tui.core.settings.trust import (
+    ProjectTrust,
+    TrustState,
+    TrustStore,
+    command_keys,
+    without_command_keys,
+)
 
 ENV_PREFIX = "TUNAFLOW_"
 VENDOR_CLIS: tuple[str, ...] = ("claude", "codex", "gemini")
@@ -135,19 +142,41 @@ def _source_of(path: tuple[str, ...], layers: list[tuple[Path, dict[str, Any]]])
     return None
 
 
-def load_settings(project_dir: Path | None = None, *, force_demo: bool = False) -> Settings:
+def project_trust(project_dir: Path, store: TrustStore | None = None) -> ProjectTrust:
+    """The command keys of the project's own configuration file and what its user decided about them."""
+    file = project_config_path(project_dir)
+    data = read_toml(file)
+    check_top_level(file, data)
+    commands = command_keys(data)
+    return ProjectTrust(project_dir, commands, (store or TrustStore()).state(project_dir, commands))
+
+
+def load_settings(project_dir: Path | None = None, *, force_demo: bool = False, trust: bool = False) -> Settings:
     """Load the effective settings for ``project_dir`` (or user-level only when None).
 
     Precedence: built-in defaults < user ``config.toml`` < project ``.tunaflow/config.toml`` <
     ``TUNAFLOW_*`` env vars (``__`` separates nesting). ``force_demo`` assigns every role to ``demo``.
+    The project file's command keys apply only when its user trusted them (see :mod:`.trust`);
+    ``trust`` records that trust first. ``settings.project_trust`` says which way it went.
     """
     layers: list[tuple[Path, dict[str, Any]]] = []
-    files = [user_config_path()]
+    user_file = user_config_path()
+    data = read_toml(user_file)
+    check_top_level(user_file, data)
+    if data:
+        layers.append((user_file, data))
+    decided: ProjectTrust | None = None
     if project_dir is not None:
-        files.append(project_config_path(project_dir))
-    for file in files:
+        file = project_config_path(project_dir)
         data = read_toml(file)
         check_top_level(file, data)
+        store = TrustStore()
+        decided = project_trust(project_dir, store)
+        if trust and decided.state in (TrustState.UNTRUSTED, TrustState.DENIED):
+            store.trust(project_dir, decided.commands)
+            decided = ProjectTrust(project_dir, decided.commands, TrustState.TRUSTED)
+        if decided.state not in (TrustState.TRUSTED, TrustState.NOTHING_TO_TRUST):
+            data = without_command_keys(data)
         if data:
             layers.append((file, data))
     merged = _defaults()
@@ -167,6 +196,7 @@ def load_settings(project_dir: Path | None = None, *, force_demo: bool = False) 
         raise SettingsError(error["msg"], source=_source_of(loc, layers), key=".".join(loc)) from exc
     settings = _finish(settings, layers, force_demo)
     settings.config_files = [file for file, _ in layers]
+    settings.project_trust = decided
     return settings
 
 

@@ -10,6 +10,7 @@ from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, Settings
 
 from tunaflow_tui.core.settings.engines import EngineConfig
 from tunaflow_tui.core.settings.numbers import Number, Switch, WholeNumber
+from tunaflow_tui.core.settings.trust import ProjectTrust
 
 ROLE_NAMES: tuple[str, ...] = ("architect", "developer", "reviewer", "verifier", "synthesizer", "summarizer")
 """Every role that is assigned an engine."""
@@ -127,6 +128,8 @@ class Settings(BaseSettings):
     memory: MemoryConfig = Field(default_factory=MemoryConfig)
     #: the configuration files that were read, lowest precedence first
     config_files: list[Path] = Field(default_factory=list, exclude=True)
+    #: the project file's command keys and whether they apply (None: no project file was read)
+    project_trust: ProjectTrust | None = Field(default=None, exclude=True)
 
     @classmethod
     def settings_customise_sources(
