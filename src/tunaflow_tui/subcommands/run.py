@@ -42,6 +42,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Drive the cycle; exit 0 done, 3 decision pending, 1 error."""
     from tunaflow_tui.core.settings import SettingsError, load_settings
+    from tunaflow_tui.core.storage.leases import TurnInProgress
     from tunaflow_tui.runtime.git_guard import create_initial_commit, needs_initial_commit
     from tunaflow_tui.runtime.headless import EXIT_ERROR, GatePolicy, ProgressPrinter, drive
     from tunaflow_tui.runtime.recovery import record_interruption
@@ -91,6 +92,9 @@ def run(args: argparse.Namespace) -> int:
         outcome = asyncio.run(run_until_signalled(work, on_stop=stopping))
     except KeyboardInterrupt:  # a ctrl+c before the work started or after it ended
         outcome = Outcome(None, signal.SIGINT)
+    except TurnInProgress as exc:
+        _tell(f"tunaflow run: Still running: {exc}. Your request was not stored.")
+        return EXIT_ERROR
     except Exception as exc:
         _tell(f"tunaflow run: {type(exc).__name__}: {exc}")
         return EXIT_ERROR

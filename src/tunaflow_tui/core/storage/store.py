@@ -14,6 +14,7 @@ from tunaflow_tui.core.storage.columns import now_text
 from tunaflow_tui.core.storage.conversations import ConversationStore
 from tunaflow_tui.core.storage.errors import StorageError
 from tunaflow_tui.core.storage.gitexclude import exclude_from_git
+from tunaflow_tui.core.storage.leases import LeaseStore
 from tunaflow_tui.core.storage.memos import MemoStore
 from tunaflow_tui.core.storage.message_parse import parse_message
 from tunaflow_tui.core.storage.models import MessageRow, ProjectRow
@@ -37,7 +38,7 @@ def database_path(project_dir: Path) -> Path:
 
 
 class Store(ConversationStore, BranchStore, PlanStore, MemoStore, ProcessStore, ChunkStore,
-            SummaryStore, RoundtableStore):
+            SummaryStore, RoundtableStore, LeaseStore):
     """Everything tunaflow persists for one project; safe to call from several threads.
 
     Every writing method is one transaction; reads return immutable records. Use :meth:`open`.
