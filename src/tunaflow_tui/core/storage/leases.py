@@ -128,6 +128,12 @@ def _lease(row: Row) -> TurnLease:
                      str(row["role"]), row["message_id"], float(row["heartbeat_at"] or 0.0))
 
 
+def live_conversations(db: peewee.Database) -> frozenset[str]:
+    """The conversations whose lease a live process holds (read through ``db``)."""
+    rows = all_rows(TurnLeaseRow.select().where(TurnLeaseRow.owner_token.is_null(False)), db)
+    return frozenset(lease.conversation_id for lease in map(_lease, rows) if not lease.is_stale())
+
+
 class LeaseStore(StoreBase):
     """Turn-lease methods of the store (see the module docstring)."""
 
@@ -219,6 +225,10 @@ class LeaseStore(StoreBase):
             return None
         lease = _lease(row)
         return None if lease.is_stale() else lease
+
+    def data_version(self) -> int:
+        """A number that changes whenever another process commits to the database (poll it to follow them)."""
+        return self._db.data_version()
 
     def live_leases(self) -> tuple[TurnLease, ...]:
         """Every lease a live process holds, by conversation."""

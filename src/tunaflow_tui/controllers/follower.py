@@ -1,0 +1,107 @@
+"""Follow what other processes write: `tunaflow run` or `ask` in another terminal, a second app.
+
+Every :data:`POLL_SECONDS` the follower asks SQLite's ``PRAGMA data_version`` (off the event loop),
+which changes only when another connection — another process — commits. When it has changed, the
+chats on screen whose conversation changed are shown again from the database (a reply another
+process is writing grows while it streams and settles when it ends), and the sidebar, the workflow
+view and the decision cards follow the plans that moved. A conversation whose turn this process
+streams itself is left to the live stream.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from tunaflow_tui.core.storage import StorageError
+
+if TYPE_CHECKING:
+    from tunaflow_tui.app import TunaflowApp
+    from tunaflow_tui.controllers.conversation import ConversationController
+    from tunaflow_tui.controllers.decisions import DecisionController
+    from tunaflow_tui.controllers.panes import PaneController
+    from tunaflow_tui.runtime.runtime import WorkflowRuntime
+    from tunaflow_tui.widgets.chat_view import ChatView
+
+POLL_SECONDS = 0.3
+"""How often the database is asked whether another process wrote to it."""
+_TAIL = 4
+"""How many of a chat's newest messages tell whether it changed."""
+
+Fingerprint = tuple[tuple[int, str, int], ...]
+
+
+class ExternalWrites:
+    """Polls the database for other processes' commits and brings the screen up to date."""
+
+    def __init__(self, app: TunaflowApp, runtime: WorkflowRuntime, panes: PaneController,
+                 conversation: ConversationController, decisions: DecisionController) -> None:
+        self._app = app
+        self._runtime = runtime
+        self._panes = panes
+        self._conversation = conversation
+        self._decisions = decisions
+        self._version: int | None = None
+        self._checking = False
+        self._chats: dict[str, Fingerprint] = {}
+        self._plans: dict[int, str] = {}
+
+    async def start(self) -> None:
+        """Take the database as it is now as seen, then poll it."""
+        self._version = await asyncio.to_thread(self._runtime.store.data_version)
+        self._plans = await asyncio.to_thread(self._plan_stamps)
+        streaming_here = set(self._runtime.runner.running_conversations)
+        for conversation_id, chat in self._visible_chats():
+            if conversation_id not in streaming_here:
+                await self._fill_live(chat)
+        self._app.set_interval(POLL_SECONDS, self._tick, name="follow other processes")
+
+    def _plan_stamps(self) -> dict[int, str]:
+        return {plan.id: str(plan.updated_at) for plan in self._runtime.store.list_plans()}
+
+    async def _tick(self) -> None:
+        if self._checking:  # the last look is still busy (a slow disk): never two at once
+            return
+        self._checking = True
+        try:
+            version = await asyncio.to_thread(self._runtime.store.data_version)
+            if version != self._version:
+                self._version = version
+                await self.catch_up()
+        except StorageError:
+            return  # closing, or busy for a moment: the next look tries again
+        finally:
+            self._checking = False
+
+    async def catch_up(self) -> None:
+        """Show what other processes wrote: changed chats, moved plans, the sidebar."""
+        streaming_here = set(self._runtime.runner.running_conversations)
+        for conversation_id, chat in self._visible_chats():
+            if conversation_id in streaming_here or chat.has_newer:
+                continue  # this process streams it live; or the user reads older messages: leave them be
+            tail = await asyncio.to_thread(chat.source.window, None, _TAIL)
+            seen = tuple((view.id, view.status, len(view.content)) for view in tail)
+            if seen != self._chats.get(conversation_id):
+                self._chats[conversation_id] = seen
+                await chat.reload()
+                await self._fill_live(chat)
+        plans = await asyncio.to_thread(self._plan_stamps)
+        moved = [plan_id for plan_id, stamp in plans.items() if self._plans.get(plan_id) != stamp]
+        self._plans = plans
+        for plan_id in moved:
+            plan = self._runtime.store.get_plan(plan_id)
+            if plan is not None:
+                await self._decisions.plan_changed(plan)
+        await self._panes.plan_changed()
+
+    async def _fill_live(self, chat: ChatView) -> None:
+        """Show what is stored of the replies another process is writing (a chat loads them empty)."""
+        for block in chat.blocks():
+            if block.is_streaming and not block.text:
+                record = await asyncio.to_thread(self._runtime.store.get_message, block.message_id)
+                if record is not None and record.display_text:
+                    await block.append(record.display_text)
+
+    def _visible_chats(self) -> list[tuple[str, ChatView]]:
+        shown = dict.fromkeys(cid for cid in (self._app.conversation_id, self._panes.branch_conversation) if cid)
+        return [(cid, chat) for cid in shown for chat in self._conversation.chats(cid)]

@@ -1,0 +1,52 @@
+"""A step another live process runs is running, not interrupted: no resume is offered beside it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+
+from runtime_harness import Harness
+from seeded_plans import with_branches
+
+from tunaflow_tui.core.processes import start_ticks
+from tunaflow_tui.core.storage.leases import LeaseHolder
+from tunaflow_tui.core.workflow import Approve
+from tunaflow_tui.core.workflow.phases import Waiting
+from tunaflow_tui.runtime.runtime import WorkflowRuntime
+
+
+def _other_process() -> subprocess.Popen[bytes]:
+    """A live process standing for `tunaflow run` in another terminal (it holds a lease seeded for it)."""
+    return subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE)
+
+
+def _holder(proc: subprocess.Popen[bytes]) -> LeaseHolder:
+    here = LeaseHolder.this_process()
+    deadline = time.monotonic() + 60
+    while start_ticks(proc.pid) is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return LeaseHolder(here.host, here.boot_id, proc.pid, start_ticks(proc.pid))
+
+
+def test_a_developer_step_another_process_runs_is_not_offered_for_resume(harness: Harness) -> None:
+    rt = WorkflowRuntime(harness.project, harness.settings())
+    other = _other_process()
+    try:
+        plan = rt.service.create_plan_from_proposal(title="Add mul", slug="add-mul", subtasks=[("mul", "")])
+        impl, _review = with_branches(rt.store, plan.id, "add-mul")
+        rt.service.apply(plan.id, Approve(), actor="user")  # the Developer's step is open
+        assert [run.plan_id for run in rt.interrupted_plans()] == [plan.id], "no one runs it: interrupted"
+        assert rt.way_on(plan.id).waiting is Waiting.INTERRUPTED
+        rt.store.acquire_lease(f"branch:{impl}", role="developer", holder=_holder(other))
+        assert rt.interrupted_plans() == (), "the other process's Developer is at work"
+        way = rt.way_on(plan.id)
+        assert way.waiting is not Waiting.INTERRUPTED and not way.decisions, way
+        other.kill()
+        other.wait()
+        assert [run.plan_id for run in rt.interrupted_plans()] == [plan.id], "its process died: interrupted"
+    finally:
+        if other.poll() is None:
+            other.kill()
+            other.wait()
+        rt.close()
