@@ -50,3 +50,44 @@ def test_a_developer_step_another_process_runs_is_not_offered_for_resume(harness
             other.kill()
             other.wait()
         rt.close()
+
+
+async def test_turns_of_one_process_share_a_lease_until_the_last_ends(harness: Harness) -> None:
+    """The seats of a review round answer in one conversation at once: the first to end keeps it held."""
+    import asyncio
+
+    from tunaflow_tui.runtime.turn_leases import LeaseKeeper
+
+    rt = WorkflowRuntime(harness.project, harness.settings())
+    lost: list[str] = []
+    keeper = LeaseKeeper(rt.store, on_lost=lambda lease: lost.append(lease.conversation_id), interval_s=0.01)
+    try:
+        first_may_end, second_in, second_may_end = asyncio.Event(), asyncio.Event(), asyncio.Event()
+
+        async def seat(entered: asyncio.Event | None, may_end: asyncio.Event) -> None:
+            async with keeper.holding("main", "reviewer"):
+                if entered is not None:
+                    entered.set()
+                await may_end.wait()
+
+        first = asyncio.create_task(seat(None, first_may_end))  # takes the lease
+        while keeper.lease_of("main") is None:
+            await asyncio.sleep(0)
+        lease = keeper.lease_of("main")
+        second = asyncio.create_task(seat(second_in, second_may_end))  # joins it
+        await second_in.wait()
+        first_may_end.set()
+        await first  # the seat that took the lease ends first
+        assert lease is not None and rt.store.holds_lease(lease), "the other seat still writes under it"
+        second_may_end.set()
+        await second
+        assert keeper.lease_of("main") is None and rt.store.live_lease("main") is None, "the last one gave it up"
+
+        async with keeper.holding("main") as taken:
+            rt.store.release_lease(taken)  # as if another process had taken it over
+            deadline = asyncio.get_running_loop().time() + 60
+            while not lost and asyncio.get_running_loop().time() < deadline:
+                await asyncio.sleep(0.01)
+        assert lost == ["main"], "the heartbeat tells the turn it lost its lease"
+    finally:
+        rt.close()

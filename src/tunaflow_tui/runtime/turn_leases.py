@@ -3,8 +3,8 @@
 A turn (and the user message that asks for it) holds the conversation's lease from the database
 (:mod:`tunaflow_tui.core.storage.leases`) for as long as it runs: a second process that wants to
 answer, delete or adopt there is refused with a clear line instead of racing the writer. Inside
-one process the lease is re-entrant — storing the user's message, then the reply's turn, then a
-retry of a stale session all run under the one lease taken first. A heartbeat renews it every
+one process the lease is shared — storing the user's message, then the reply's turn, a retry of a
+stale session, the seats of a review round all run under the one lease taken first. A heartbeat renews it every
 :data:`~tunaflow_tui.core.storage.leases.HEARTBEAT_INTERVAL_S`; when renewing finds it lost (another
 process judged this one gone and took over), ``on_lost`` is told so the turn can be stopped.
 """
@@ -15,12 +15,20 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 
 from tunaflow_tui.core.storage import Store
 from tunaflow_tui.core.storage.leases import HEARTBEAT_INTERVAL_S, TurnLease
 
 LostLease = Callable[[TurnLease], None]
 """Told when the heartbeat finds a lease taken over by another process."""
+
+
+@dataclass(slots=True)
+class _Held:
+    lease: TurnLease
+    task: asyncio.Task[None]
+    users: int = 0
 
 
 class LeaseKeeper:
@@ -31,42 +39,39 @@ class LeaseKeeper:
         self._store = store
         self._on_lost = on_lost
         self._interval_s = interval_s
-        self._held: dict[str, tuple[TurnLease, int, asyncio.Task[None]]] = {}
+        self._held: dict[str, _Held] = {}
 
     def lease_of(self, conversation_id: str) -> TurnLease | None:
         """The lease this process holds in ``conversation_id``, if any."""
         held = self._held.get(conversation_id)
-        return held[0] if held is not None else None
+        return held.lease if held is not None else None
 
     @asynccontextmanager
     async def holding(self, conversation_id: str, role: str = "") -> AsyncIterator[TurnLease]:
-        """Hold the lease of ``conversation_id`` for the block (re-entrant in this process).
+        """Hold the lease of ``conversation_id`` for the block (shared by this process's turns there).
 
-        Raises :class:`~tunaflow_tui.core.storage.leases.TurnInProgress`, having taken nothing,
-        while another live process holds it.
+        Turns of one process in one conversation (a message and its reply, the seats of a review
+        round) share the lease; the last of them to end gives it up. Raises
+        :class:`~tunaflow_tui.core.storage.leases.TurnInProgress`, having taken nothing, while
+        another live process holds it.
         """
         held = self._held.get(conversation_id)
-        if held is not None:
-            lease, count, task = held
-            self._held[conversation_id] = (lease, count + 1, task)
-            try:
-                yield lease
-            finally:
-                lease, count, task = self._held[conversation_id]
-                self._held[conversation_id] = (lease, count - 1, task)
-            return
-        lease = self._store.acquire_lease(conversation_id, role=role)
-        task = asyncio.get_running_loop().create_task(self._beat(lease), name=f"lease {conversation_id}")
-        self._held[conversation_id] = (lease, 1, task)
+        if held is None:
+            lease = self._store.acquire_lease(conversation_id, role=role)
+            task = asyncio.get_running_loop().create_task(self._beat(lease), name=f"lease {conversation_id}")
+            held = self._held[conversation_id] = _Held(lease, task)
+        held.users += 1
         try:
-            yield lease
+            yield held.lease
         finally:
-            self._held.pop(conversation_id, None)
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
-            with contextlib.suppress(Exception):  # a lease left behind is stale as soon as this process ends
-                self._store.release_lease(lease)
+            held.users -= 1
+            if held.users == 0 and self._held.get(conversation_id) is held:
+                del self._held[conversation_id]
+                held.task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await held.task
+                with contextlib.suppress(Exception):  # a lease left behind is stale once this process ends
+                    self._store.release_lease(held.lease)
 
     async def _beat(self, lease: TurnLease) -> None:
         while True:

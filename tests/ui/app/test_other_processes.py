@@ -47,7 +47,7 @@ async def test_a_reopened_app_follows_the_turn_another_process_writes(harness: H
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                               env={**os.environ, "PYTHONIOENCODING": "utf-8"})
     try:
-        until_sync(lambda: (harness.root / "started").exists() and _streaming_reply(first_owner) is not None
+        until_sync(lambda: ((harness.root / "started").exists() and _streaming_reply(first_owner) is not None)
                    or asking.poll() is not None, "the other process's reply to be half written")
         assert asking.poll() is None, asking.communicate()
         reply_id = _streaming_reply(first_owner)
