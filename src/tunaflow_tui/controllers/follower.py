@@ -11,6 +11,7 @@ streams itself is left to the live stream.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from tunaflow_tui.core.storage import StorageError
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
     from tunaflow_tui.controllers.decisions import DecisionController
     from tunaflow_tui.controllers.panes import PaneController
     from tunaflow_tui.runtime.runtime import WorkflowRuntime
+    from tunaflow_tui.viewmodels.chat import MessageView
     from tunaflow_tui.widgets.chat_view import ChatView
 
 POLL_SECONDS = 0.3
@@ -45,6 +47,8 @@ class ExternalWrites:
         self._checking = False
         self._chats: dict[str, Fingerprint] = {}
         self._plans: dict[int, str] = {}
+        self._fed: dict[int, str] = {}
+        """What is on screen of each reply another process writes (its display text so far)."""
 
     async def start(self) -> None:
         """Take the database as it is now as seen, then poll it."""
@@ -81,10 +85,16 @@ class ExternalWrites:
                 continue  # this process streams it live; or the user reads older messages: leave them be
             tail = await asyncio.to_thread(chat.source.window, None, _TAIL)
             seen = tuple((view.id, view.status, len(view.content)) for view in tail)
-            if seen != self._chats.get(conversation_id):
-                self._chats[conversation_id] = seen
-                await chat.reload()
-                await self._fill_live(chat)
+            before = self._chats.get(conversation_id)
+            if seen == before:
+                continue
+            self._chats[conversation_id] = seen
+            if before is not None and await self._grown_in_place(chat, before, tail):
+                continue  # only a reply being written grew, or it ended: no need to draw the chat anew
+            for view in tail:
+                self._fed.pop(view.id, None)
+            await chat.reload()
+            await self._fill_live(chat)
         plans = await asyncio.to_thread(self._plan_stamps)
         moved = [plan_id for plan_id, stamp in plans.items() if self._plans.get(plan_id) != stamp]
         self._plans = plans
@@ -94,13 +104,38 @@ class ExternalWrites:
                 await self._decisions.plan_changed(plan)
         await self._panes.plan_changed()
 
+    async def _grown_in_place(self, chat: ChatView, before: Fingerprint, tail: Sequence[MessageView]) -> bool:
+        """Bring the chat's last messages up to date where they are; False if it must be drawn anew."""
+        if [entry[0] for entry in before] != [view.id for view in tail]:
+            return False  # a message came or went
+        for entry, view in zip(before, tail, strict=True):
+            block = chat.block_for(view.id)
+            if block is None:
+                return False
+            if not block.is_streaming:
+                if entry != (view.id, view.status, len(view.content)):
+                    return False  # a finished message changed: draw it anew
+                continue
+            fed = self._fed.get(view.id)
+            if view.status != "streaming":
+                await block.finish(view)
+                self._fed.pop(view.id, None)
+            elif fed is None or not view.content.startswith(fed):
+                return False  # not the text shown so far plus more (a marker hidden since): draw it anew
+            elif len(view.content) > len(fed):
+                await block.append(view.content[len(fed):])
+                self._fed[view.id] = view.content
+        return True
+
     async def _fill_live(self, chat: ChatView) -> None:
         """Show what is stored of the replies another process is writing (a chat loads them empty)."""
         for block in chat.blocks():
-            if block.is_streaming and not block.text:
+            if block.is_streaming and block.message_id not in self._fed:
                 record = await asyncio.to_thread(self._runtime.store.get_message, block.message_id)
-                if record is not None and record.display_text:
-                    await block.append(record.display_text)
+                text = record.display_text if record is not None else ""
+                if text:
+                    await block.append(text)
+                self._fed[block.message_id] = text
 
     def _visible_chats(self) -> list[tuple[str, ChatView]]:
         shown = dict.fromkeys(cid for cid in (self._app.conversation_id, self._panes.branch_conversation) if cid)
