@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from tunaflow_tui.runtime.runtime import WorkflowRuntime
     from tunaflow_tui.viewmodels.chat import MessageView
     from tunaflow_tui.widgets.chat_view import ChatView
+    from tunaflow_tui.widgets.message_block import MessageBlock
 
 POLL_SECONDS = 0.3
 """How often the database is asked whether another process wrote to it."""
@@ -47,17 +48,14 @@ class ExternalWrites:
         self._checking = False
         self._chats: dict[str, Fingerprint] = {}
         self._plans: dict[int, str] = {}
-        self._fed: dict[int, str] = {}
-        """What is on screen of each reply another process writes (its display text so far)."""
+        self._fed: dict[MessageBlock, str] = {}
+        """What is on screen of each reply another process writes (its display text so far), by block."""
 
     async def start(self) -> None:
         """Take the database as it is now as seen, then poll it."""
         self._version = await asyncio.to_thread(self._runtime.store.data_version)
         self._plans = await asyncio.to_thread(self._plan_stamps)
-        streaming_here = set(self._runtime.runner.running_conversations)
-        for conversation_id, chat in self._visible_chats():
-            if conversation_id not in streaming_here:
-                await self._fill_live(chat)
+        await self._fill_visible()
         self._app.set_interval(POLL_SECONDS, self._tick, name="follow other processes")
 
     def _plan_stamps(self) -> dict[int, str]:
@@ -72,8 +70,12 @@ class ExternalWrites:
             if version != self._version:
                 self._version = version
                 await self.catch_up()
+            else:
+                await self._fill_visible()  # a chat opened since (the branch pane) loads live replies empty
         except StorageError:
             return  # closing, or busy for a moment: the next look tries again
+        except Exception as exc:  # a screen torn down meanwhile (the app closing): following must never crash it
+            self._app.log.error(f"following other processes failed: {exc!r}")
         finally:
             self._checking = False
 
@@ -91,8 +93,6 @@ class ExternalWrites:
             self._chats[conversation_id] = seen
             if before is not None and await self._grown_in_place(chat, before, tail):
                 continue  # only a reply being written grew, or it ended: no need to draw the chat anew
-            for view in tail:
-                self._fed.pop(view.id, None)
             await chat.reload()
             await self._fill_live(chat)
         plans = await asyncio.to_thread(self._plan_stamps)
@@ -116,26 +116,33 @@ class ExternalWrites:
                 if entry != (view.id, view.status, len(view.content)):
                     return False  # a finished message changed: draw it anew
                 continue
-            fed = self._fed.get(view.id)
+            fed = self._fed.get(block)
             if view.status != "streaming":
                 await block.finish(view)
-                self._fed.pop(view.id, None)
+                self._fed.pop(block, None)
             elif fed is None or not view.content.startswith(fed):
                 return False  # not the text shown so far plus more (a marker hidden since): draw it anew
             elif len(view.content) > len(fed):
                 await block.append(view.content[len(fed):])
-                self._fed[view.id] = view.content
+                self._fed[block] = view.content
         return True
+
+    async def _fill_visible(self) -> None:
+        streaming_here = set(self._runtime.runner.running_conversations)
+        self._fed = {block: text for block, text in self._fed.items() if block.is_attached}
+        for conversation_id, chat in self._visible_chats():
+            if conversation_id not in streaming_here:
+                await self._fill_live(chat)
 
     async def _fill_live(self, chat: ChatView) -> None:
         """Show what is stored of the replies another process is writing (a chat loads them empty)."""
         for block in chat.blocks():
-            if block.is_streaming and block.message_id not in self._fed:
+            if block.is_streaming and block not in self._fed:
                 record = await asyncio.to_thread(self._runtime.store.get_message, block.message_id)
                 text = record.display_text if record is not None else ""
                 if text:
                     await block.append(text)
-                self._fed[block.message_id] = text
+                self._fed[block] = text
 
     def _visible_chats(self) -> list[tuple[str, ChatView]]:
         shown = dict.fromkeys(cid for cid in (self._app.conversation_id, self._panes.branch_conversation) if cid)

@@ -79,3 +79,46 @@ async def test_a_reopened_app_follows_the_turn_another_process_writes(harness: H
             asking.kill()
             asking.wait()
         first_owner.close()
+
+
+async def test_the_app_refuses_to_adopt_or_delete_a_branch_another_process_writes(harness: Harness) -> None:
+    from app_harness import posted, run_from_palette
+    from branch_seeds import fork_seeded, open_in_pane, seed_branch, seed_main, thread
+
+    seeding = WorkflowRuntime(harness.project, harness.settings())
+    try:
+        branch_id = fork_seeded(seeding, seed_main(seeding)[1], "other terminal")
+        seed_branch(seeding, branch_id)
+    finally:
+        seeding.close()
+    asking = subprocess.Popen([sys.executable, "-m", "tunaflow_tui", "ask", "and then?", "--to", str(branch_id)],
+                              cwd=harness.project, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              env={**os.environ, "PYTHONIOENCODING": "utf-8"})
+    runtime = WorkflowRuntime(harness.project, harness.settings())
+    try:
+        until_sync(lambda: (harness.root / "started").exists() or asking.poll() is not None, "the gate")
+        assert asking.poll() is None, asking.communicate()
+        app = build_app(runtime, notes=(), cursor_blink=False)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await open_in_pane(pilot, app, branch_id)
+            await until(pilot, lambda: "The first half" in screen_text(app), "the half-written reply in the pane",
+                        limit=60)
+            busy = f"branch {branch_id} has a turn in progress (pid {asking.pid}) — wait for it or cancel it"
+            await run_from_palette(pilot, app, "Adopt branch")
+            await until(pilot, lambda: any(busy in str(n.message).lower() for n in posted(app)),
+                        "the adopt refused", limit=20)
+            assert runtime.store.get_branch(branch_id).status == "active"  # type: ignore[union-attr]
+            (harness.root / "release").touch()  # no key is pressed from here on
+            await until(pilot, lambda: "The second half" in screen_text(app), "the rest of the reply in the pane",
+                        limit=60)
+            assert thread(app) is not None
+        _out, err = asking.communicate(timeout=120)
+        assert asking.returncode == 0 and "Traceback" not in err, err
+        replies = runtime.store.list_messages(f"branch:{branch_id}")
+        assert replies[-1].content == f"{FIRST}\n\n{SECOND}" and replies[-1].status == "done", "nothing lost"
+    finally:
+        (harness.root / "release").touch()
+        if asking.poll() is None:
+            asking.kill()
+            asking.wait()
+        runtime.close()
