@@ -91,3 +91,34 @@ async def test_turns_of_one_process_share_a_lease_until_the_last_ends(harness: H
         assert lost == ["main"], "the heartbeat tells the turn it lost its lease"
     finally:
         rt.close()
+
+
+async def test_a_turn_whose_lease_was_taken_over_stops_and_writes_nothing_more(harness: Harness) -> None:
+    """A process that was judged gone (a laptop asleep past its lease) finds its lease taken: its agent is
+    stopped and its reply keeps what the new holder found, nothing written after the takeover."""
+    import asyncio
+
+    gate = {"after": "Half.\n\n", "started": str(harness.root / "started"), "release": str(harness.root / "release")}
+    harness.set_script(architect=[{"text": "Half.\n\nThe rest, too late.", "gate": gate}])
+    rt = WorkflowRuntime(harness.project, harness.settings())
+    other = _other_process()
+    try:
+        sending = asyncio.create_task(rt.send_user_message("go on"))
+        deadline = asyncio.get_running_loop().time() + 120
+        while not (harness.root / "started").exists() and asyncio.get_running_loop().time() < deadline:
+            await asyncio.sleep(0.01)
+        lease = rt.runner.leases.lease_of("main")
+        assert lease is not None
+        rt.store.release_lease(lease)  # what a takeover looks like from here: another token in the row
+        rt.store.acquire_lease("main", role="architect", holder=_holder(other))
+        result = await asyncio.wait_for(sending, 20)  # stopped at the next heartbeat, long before the idle timeout
+        (harness.root / "release").touch()
+        assert result is not None and not result.ok
+        reply = rt.store.get_message(result.message.id)
+        assert reply is not None and "too late" not in reply.content, "nothing written after the takeover"
+        assert rt.store.live_lease("main") is not None and rt.store.live_lease("main").holder.pid == other.pid  # type: ignore[union-attr]
+    finally:
+        (harness.root / "release").touch()
+        other.kill()
+        other.wait()
+        rt.close()
