@@ -46,7 +46,6 @@ class ExternalWrites:
         self._decisions = decisions
         self._version: int | None = None
         self._checking = False
-        self._chats: dict[str, Fingerprint] = {}
         self._plans: dict[int, str] = {}
         self._fed: dict[MessageBlock, str] = {}
         """What is on screen of each reply another process writes (its display text so far), by block."""
@@ -87,11 +86,10 @@ class ExternalWrites:
                 continue  # this process streams it live; or the user reads older messages: leave them be
             tail = await asyncio.to_thread(chat.source.window, None, _TAIL)
             seen = tuple((view.id, view.status, len(view.content)) for view in tail)
-            before = self._chats.get(conversation_id)
+            before = _shown(chat)
             if seen == before:
                 continue
-            self._chats[conversation_id] = seen
-            if before is not None and await self._grown_in_place(chat, before, tail):
+            if await self._grown_in_place(chat, before, tail):
                 continue  # only a reply being written grew, or it ended: no need to draw the chat anew
             await chat.reload()
             await self._fill_live(chat)
@@ -137,7 +135,7 @@ class ExternalWrites:
     async def _fill_live(self, chat: ChatView) -> None:
         """Show what is stored of the replies another process is writing (a chat loads them empty)."""
         for block in chat.blocks():
-            if block.is_streaming and block not in self._fed:
+            if block.is_streaming and block not in self._fed and not block.text:  # not a stream of this process
                 record = await asyncio.to_thread(self._runtime.store.get_message, block.message_id)
                 text = record.display_text if record is not None else ""
                 if text:
@@ -147,3 +145,8 @@ class ExternalWrites:
     def _visible_chats(self) -> list[tuple[str, ChatView]]:
         shown = dict.fromkeys(cid for cid in (self._app.conversation_id, self._panes.branch_conversation) if cid)
         return [(cid, chat) for cid in shown for chat in self._conversation.chats(cid)]
+
+
+def _shown(chat: ChatView) -> Fingerprint:
+    """The chat's newest messages as it shows them (a reply still being written shows no stored text)."""
+    return tuple((block.message_id, block.view.status, len(block.view.content)) for block in chat.blocks()[-_TAIL:])
