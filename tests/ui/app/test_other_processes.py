@@ -82,7 +82,7 @@ async def test_a_reopened_app_follows_the_turn_another_process_writes(harness: H
 
 
 async def test_the_app_refuses_to_adopt_or_delete_a_branch_another_process_writes(harness: Harness) -> None:
-    from app_harness import posted, run_from_palette
+    from app_harness import posted
     from branch_seeds import fork_seeded, open_in_pane, seed_branch, seed_main, thread
 
     seeding = WorkflowRuntime(harness.project, harness.settings())
@@ -104,9 +104,9 @@ async def test_the_app_refuses_to_adopt_or_delete_a_branch_another_process_write
             await until(pilot, lambda: "The first half" in screen_text(app), "the half-written reply in the pane",
                         limit=60)
             busy = f"branch {branch_id} has a turn in progress (pid {asking.pid}) — wait for it or cancel it"
-            await run_from_palette(pilot, app, "Adopt branch")
+            app.controller.branches.requested(f"branch:{branch_id}", "adopt")  # the adopt key / palette entry
             await until(pilot, lambda: any(busy in str(n.message).lower() for n in posted(app)),
-                        "the adopt refused", limit=20)
+                        "the adopt refused", limit=60)
             assert runtime.store.get_branch(branch_id).status == "active"  # type: ignore[union-attr]
             (harness.root / "release").touch()  # no key is pressed from here on
             await until(pilot, lambda: "The second half" in screen_text(app), "the rest of the reply in the pane",
@@ -122,3 +122,31 @@ async def test_the_app_refuses_to_adopt_or_delete_a_branch_another_process_write
             asking.kill()
             asking.wait()
         runtime.close()
+
+
+ABANDON_ELSEWHERE = """
+import sys
+from pathlib import Path
+from tunaflow_tui.core.storage import Store
+from tunaflow_tui.core.workflow import Abandon
+from tunaflow_tui.core.workflow.service import WorkflowService
+with Store.open(Path(sys.argv[1])) as store:
+    [plan] = store.list_plans()
+    WorkflowService(store).apply(plan.id, Abandon(reason="done from another terminal"), actor="user")
+"""
+
+
+async def test_a_plan_decided_in_another_process_updates_its_card_without_a_keystroke(open_app, at_approval) -> None:
+    from app_harness import settle
+
+    app, _session, runtime = open_app(project=at_approval)
+    [plan] = runtime.store.list_plans()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        assert app.decision_dock.card_for(plan.id) is not None and "abandoned" not in screen_text(app)
+        done = subprocess.run([sys.executable, "-c", ABANDON_ELSEWHERE, str(at_approval)], capture_output=True,
+                              text=True, timeout=120, env=os.environ.copy())
+        assert done.returncode == 0, done.stderr
+        await until(pilot, lambda: "abandoned ─╯" in screen_text(app), "the card marked abandoned", limit=60)
+        assert "[abandoned]" in screen_text(app), "the sidebar follows too"
+        assert runtime.store.get_plan(plan.id).phase == "abandoned"  # type: ignore[union-attr]
