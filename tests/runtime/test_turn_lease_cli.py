@@ -115,17 +115,17 @@ def test_a_second_ask_or_run_request_is_refused_and_stores_nothing(harness: Harn
     _configure(harness, _gated(harness), {"text": "a later answer"})
     asking = _asking(harness, "the first question")
     with Store.open(harness.project) as store:
-        before = [(m.id, m.content) for m in store.list_messages("main")]
+        before = [(m.id, m.role) for m in store.list_messages("main")]
     second = _one_line(_tunaflow(harness, "ask", "a second question"))
     with Store.open(harness.project) as store:
-        assert [(m.id, m.content) for m in store.list_messages("main")] == before, "no unanswered message"
+        assert [(m.id, m.role) for m in store.list_messages("main")] == before, "no unanswered message"
     assert f"Still running: main has a turn in progress (pid {asking.pid})" in second
     assert "not stored" in second
     run = _tunaflow(harness, "run", "--request", "build something")
     assert run.returncode != 0 and "Traceback" not in run.stderr
     assert "Still running:" in run.stdout + run.stderr and str(asking.pid) in run.stdout + run.stderr
     with Store.open(harness.project) as store:
-        assert [(m.id, m.content) for m in store.list_messages("main")] == before, "no unanswered message"
+        assert [(m.id, m.role) for m in store.list_messages("main")] == before, "no unanswered message"
     assert _answered(harness, asking)["answer"] == ANSWER
     with Store.open(harness.project) as store:
         assert [m.content for m in store.list_messages("main")] == ["the first question", ANSWER]
