@@ -28,7 +28,7 @@ async def test_no_second_agent_starts_in_a_conversation_where_one_still_runs(har
         assert "architect agent (fclaude)" in message and f"process group {pid}" in message
         assert "Stop leftover agents" in message and "wait" in message
         assert harness.calls() == []  # no agent was started
-        assert [m.role for m in rt.store.list_messages("main", limit=10)] == ["assistant", "user"]  # kept
+        assert [m.role for m in rt.store.list_messages("main", limit=10)] == ["assistant"]  # refused: nothing stored
 
         [stopped] = await rt.stop_leftover_agents()
         assert stopped.record.identity.pid == pid

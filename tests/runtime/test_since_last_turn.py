@@ -166,7 +166,7 @@ async def test_a_branch_adopted_by_another_process_is_seen_by_the_next_turn(harn
     answer = rt.store.list_messages("main")[-1]
     branch = rt.fork("main", answer.id, label="sqlite")
     rt.store.add_message(branch.shadow_conversation_id, "assistant", "SQLite is enough.", persona="architect")
-    (harness.project / ".tunaflow" / "config.toml").write_text(harness.config_toml())
+    harness.write_config()
     summary = harness.root / "summary.txt"
     summary.write_text("We chose SQLite with WAL for the single-user case.")
     shell = subprocess.run([sys.executable, "-m", "tunaflow_tui", "branch", "adopt", str(branch.id),

@@ -11,6 +11,7 @@ import asyncio
 from typing import TYPE_CHECKING
 
 from tunaflow_tui.controllers.sources import message_view, seat_label, speaker_label
+from tunaflow_tui.core.storage.leases import TurnInProgress
 from tunaflow_tui.core.terminal_text import neutralize
 from tunaflow_tui.runtime.branching import BranchError
 from tunaflow_tui.viewmodels.chat import MessageView
@@ -100,6 +101,9 @@ class ConversationController:
                 await self._runtime.send_user_message(text, conversation_id)
             except BranchError as error:
                 self._app.notify(f"Not sent: {neutralize(str(error))}", severity="warning", timeout=8)
+            except TurnInProgress as error:  # another process writes a turn here: nothing was stored
+                self._app.notify(f"Not sent: still running: {neutralize(str(error))}.", severity="warning",
+                                 timeout=8)
 
     async def _retry(self, message_id: int) -> None:
         record = self._runtime.store.get_message(message_id)

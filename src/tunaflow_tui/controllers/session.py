@@ -11,6 +11,7 @@ needs:
 - :class:`~tunaflow_tui.controllers.tools.ToolsController` — engines, native CLI, themes, context pack;
 - :class:`~tunaflow_tui.controllers.search.SearchController` — project search and opening a hit;
 - :class:`~tunaflow_tui.controllers.branches.BranchesController` — forking, talking in and adopting branches;
+- :class:`~tunaflow_tui.controllers.follower.ExternalWrites` — what other processes write, shown as it lands;
 - :class:`~tunaflow_tui.controllers.status.StatusController` and
   :class:`~tunaflow_tui.controllers.attention.AttentionController` — the status line and the bell.
 
@@ -31,6 +32,7 @@ from tunaflow_tui.controllers.branches import BranchesController
 from tunaflow_tui.controllers.bridge import RuntimeBridge, RuntimeUpdate
 from tunaflow_tui.controllers.conversation import ConversationController
 from tunaflow_tui.controllers.decisions import DecisionController
+from tunaflow_tui.controllers.follower import ExternalWrites
 from tunaflow_tui.controllers.outcomes import OutcomeController
 from tunaflow_tui.controllers.panes import PaneController
 from tunaflow_tui.controllers.project import ProjectController
@@ -91,6 +93,7 @@ class ProjectSession:
         self.tools: ToolsController
         self.search: SearchController
         self.branches: BranchesController
+        self.follower: ExternalWrites
         self._routes: dict[type[RuntimeEvent], Route] = {}
 
     @property
@@ -125,6 +128,7 @@ class ProjectSession:
         self.tools = ToolsController(app, runtime, self.workers, self.conversation_in_focus)
         self.search = SearchController(app, runtime, self.panes, self.workers)
         self.branches = BranchesController(app, runtime, self.panes, self.conversation, self.workers)
+        self.follower = ExternalWrites(app, runtime, self.panes, self.conversation, self.decisions)
         self._routes = {
             MessageStarted: self._stream_started,
             MessageDelta: self.conversation.stream_delta,
@@ -151,6 +155,7 @@ class ProjectSession:
         self.status.memory(MemoryProgress(memory.embedded, memory.total, memory.running, memory.unavailable))
         await self.decisions.restore()
         self.project.greet(bool(self.runtime.waiting()))
+        await self.follower.start()  # from now on, what other processes write shows without a keystroke
 
     # ------------------------------------------------------------------ what the app asks of a controller
     def message_source(self, conversation_id: str) -> StoreMessageSource:

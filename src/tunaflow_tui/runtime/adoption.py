@@ -20,7 +20,7 @@ from tunaflow_tui.core.markers import scrub_markers
 from tunaflow_tui.core.storage.branches import Adoption
 from tunaflow_tui.core.storage.records import BranchRecord, MessageRecord
 from tunaflow_tui.core.terminal_text import neutralize
-from tunaflow_tui.runtime.branching import BranchError, branch_of
+from tunaflow_tui.runtime.branching import BranchError, branch_of, refuse_live_turn
 from tunaflow_tui.runtime.context_builder import format_turn
 from tunaflow_tui.runtime.events import MessageAdded, NoticeRaised
 from tunaflow_tui.runtime.tokens import default_counter
@@ -69,6 +69,7 @@ def _adoptable(rt: WorkflowRuntime, ref: str | int) -> tuple[BranchRecord, tuple
         raise BranchError(f"branch {branch.id} is adopted already")
     if branch.status != "active":
         raise BranchError(f"branch {branch.id} is {branch.status}; restore it before adopting it")
+    refuse_live_turn(rt, branch)
     messages = _branch_messages(rt, branch)
     if not messages:
         raise BranchError(f"branch {branch.id} is empty: there is nothing to adopt")
@@ -183,9 +184,10 @@ async def adopt(rt: WorkflowRuntime, ref: str | int, *, summary: str | BranchSum
 
     A :class:`BranchSummary` (one :func:`summarize` wrote, as the user confirmed it) keeps its source
     and note on the record; a plain text counts as the caller's. Refused (BranchError, nothing
-    changed) for an unknown, adopted, archived or empty branch.
+    changed) for an unknown, adopted, archived or empty branch, and for one whose answer is still
+    being written (:class:`~.branching.BranchBusy`, checked again in the adopting transaction).
     """
-    branch, messages = _adoptable(rt, ref)
+    branch, _messages = _adoptable(rt, ref)
     given = summary if isinstance(summary, BranchSummary) else None
     wanted = summary.text if isinstance(summary, BranchSummary) else summary
     text = wanted.strip() if wanted is not None else ""
@@ -196,8 +198,16 @@ async def adopt(rt: WorkflowRuntime, ref: str | int, *, summary: str | BranchSum
         if wanted is not None:
             raise BranchError("the summary is empty")
         chosen = await summarize(rt, branch.id)
-    branch, messages = _adoptable(rt, branch.id)  # the summary took time: still adoptable?
-    diff_stat = branch_diff_stat(rt, branch)
+    diff_stat = branch_diff_stat(rt, _adoptable(rt, branch.id)[0])  # git runs outside the transaction
+    with rt.store.transaction():  # the check and the record together: no turn starts in between
+        adoption = _record(rt, branch.id, chosen, diff_stat)
+    rt.emit(MessageAdded(adoption.record.conversation_id, adoption.record.id, "system"))
+    rt.progress(f"Adopted branch {branch.id} into {branch.conversation_id}.")
+    return adoption
+
+
+def _record(rt: WorkflowRuntime, branch_id: int, chosen: BranchSummary, diff_stat: str | None) -> Adoption:
+    branch, messages = _adoptable(rt, branch_id)  # the summary took time: still adoptable?
     meta: dict[str, object] = {
         "kind": ADOPT_KIND,
         "branch_id": branch.id,
@@ -213,8 +223,5 @@ async def adopt(rt: WorkflowRuntime, ref: str | int, *, summary: str | BranchSum
         "summary_note": chosen.note,
         "checkpoint_id": branch.checkpoint_id,
     }
-    adoption = rt.store.record_adoption(branch.id, content=record_text(branch, chosen, len(messages), diff_stat),
-                                        meta=meta, summary=chosen.text)
-    rt.emit(MessageAdded(adoption.record.conversation_id, adoption.record.id, "system"))
-    rt.progress(f"Adopted branch {branch.id} into {branch.conversation_id}.")
-    return adoption
+    return rt.store.record_adoption(branch.id, content=record_text(branch, chosen, len(messages), diff_stat),
+                                    meta=meta, summary=chosen.text)

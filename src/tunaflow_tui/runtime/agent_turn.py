@@ -27,6 +27,7 @@ from tunaflow_tui.core.marker_prose import ProseStream
 from tunaflow_tui.core.markers import ParseResult, parse_markers
 from tunaflow_tui.core.processes import ProcessIdentity
 from tunaflow_tui.core.storage import Store
+from tunaflow_tui.core.storage.leases import LeaseLost, TurnLease
 from tunaflow_tui.core.storage.records import MessageRecord
 from tunaflow_tui.core.turns import ToolLine, Usage
 from tunaflow_tui.core.workflow.event_text import USER_CANCELLED
@@ -42,6 +43,7 @@ from tunaflow_tui.runtime.events import (
 from tunaflow_tui.runtime.leftovers import AgentStillRunning, find_leftovers
 from tunaflow_tui.runtime.reply_persistence import ReplyPersister
 from tunaflow_tui.runtime.shared_guard import SharedGitGuard
+from tunaflow_tui.runtime.turn_leases import LeaseKeeper
 
 MarkerProgress = Callable[[ParseResult], None]
 """Told the reply so far, parsed, whenever a marker arrives while it streams."""
@@ -79,6 +81,16 @@ class TurnRunner:
         self.stop_reason: str | None = None
         self._cancel_reasons: dict[int, str] = {}  # message id -> why it was cancelled (e.g. "cancelled by you")
         """Why every running turn is being stopped (set before cancelling them, e.g. ``stopped by SIGTERM``)."""
+        self.leases = LeaseKeeper(store, on_lost=self._lease_lost)
+        """The conversations' leases this process holds: one turn per conversation across processes."""
+        self._background: set[asyncio.Task[int]] = set()
+
+    def _lease_lost(self, lease: TurnLease) -> None:
+        # another process took the conversation over: this turn writes nothing more, so stop its agent
+        task = asyncio.get_running_loop().create_task(
+            self.cancel(lease.conversation_id, reason="another tunaflow process took this conversation over"))
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
 
     @property
     def running_conversations(self) -> tuple[str, ...]:
@@ -115,7 +127,10 @@ class TurnRunner:
         with the reply from its start (e.g. which roundtable seat and round it answers).
 
         Raises :class:`AgentStillRunning`, before anything is stored, when an agent that an earlier
-        tunaflow started in this conversation still runs.
+        tunaflow started in this conversation still runs, and
+        :class:`~tunaflow_tui.core.storage.leases.TurnInProgress` while another process holds the
+        conversation's lease (its turn is being written there). The turn holds the lease while it
+        runs; every write of its reply checks it, so a turn whose lease was taken over writes nothing.
 
         ``on_markers`` is called while the reply streams, each time a marker comment arrives, with
         the text so far parsed for ``role`` (so the markers' validity is the same as at the end).
@@ -123,14 +138,16 @@ class TurnRunner:
         A turn outside the plan's own git guard runs inside the runner's :class:`SharedGitGuard`: git's
         shared hooks and configuration are put back after it if the agent changed them.
         """
-        guard = self._guard if self._guard is not None and self._guard.covers(role, plan_id) else None
-        shared = await guard.before() if guard is not None else None
-        try:
-            return await self._run(engine=engine, model=model, conversation_id=conversation_id, role=role,
-                                   request=request, on_markers=on_markers, plan_id=plan_id, meta=meta)
-        finally:
-            if guard is not None:
-                await guard.after(shared, f"The {role} agent ({engine.name})", conversation_id)
+        async with self.leases.holding(conversation_id, role) as lease:
+            guard = self._guard if self._guard is not None and self._guard.covers(role, plan_id) else None
+            shared = await guard.before() if guard is not None else None
+            try:
+                return await self._run(engine=engine, model=model, conversation_id=conversation_id, role=role,
+                                       request=request, on_markers=on_markers, plan_id=plan_id, meta=meta,
+                                       lease=lease)
+            finally:
+                if guard is not None:
+                    await guard.after(shared, f"The {role} agent ({engine.name})", conversation_id)
 
     async def _run(
         self,
@@ -143,6 +160,7 @@ class TurnRunner:
         on_markers: MarkerProgress | None,
         plan_id: int | None,
         meta: Mapping[str, object] | None,
+        lease: TurnLease,
     ) -> TurnResult:
         store = self._store
         leftovers = find_leftovers(store, conversations=(conversation_id,))
@@ -150,10 +168,12 @@ class TurnRunner:
             raise AgentStillRunning(leftovers)
         before = store.get_conversation(conversation_id)
         previous_session = (before.native_engine, before.native_session_id) if before is not None else (None, None)
-        message = store.add_message(
-            conversation_id, "assistant", "", persona=role, engine=engine.name, model=model or None,
-            status="streaming", meta=meta,
-        )
+        with store.fenced(lease):
+            message = store.add_message(
+                conversation_id, "assistant", "", persona=role, engine=engine.name, model=model or None,
+                status="streaming", meta=meta,
+            )
+            store.attach_lease_message(lease, message.id)
         self._emit(MessageStarted(conversation_id, message.id, role, engine.name, model))
         text_parts: list[str] = []
         tools: list[ToolLine] = []
@@ -167,7 +187,8 @@ class TurnRunner:
         def save() -> None:
             content = "".join(text_parts)
             if (len(content), len(tools)) != (saved[0], saved[1]):
-                store.update_message(message.id, content=content, tools=tools)
+                with store.fenced(lease):  # a turn whose lease was taken over writes nothing more
+                    store.update_message(message.id, content=content, tools=tools)
                 saved[0], saved[1] = len(content), len(tools)
 
         persister = ReplyPersister(save)
@@ -225,7 +246,12 @@ class TurnRunner:
             for record_id in processes:  # the engine has ended its process group by now
                 store.forget_process(record_id)
             self._running.pop(message.id, None)
-            message = self._finish(message, text_parts, final_text, error, usage, session_id, tools)
+            try:
+                with store.fenced(lease):
+                    message = self._finish(message, text_parts, final_text, error, usage, session_id, tools)
+            except LeaseLost as lost:
+                error = EngineError(ErrorKind.CANCELLED, str(lost), partial_text="".join(text_parts))
+                message = store.get_message(message.id) or message
             if session_id is not None and message.status == "error" and not message.content.strip():
                 # A session that failed before writing anything may have no transcript to resume:
                 # the next turn goes on from the session the conversation had before.

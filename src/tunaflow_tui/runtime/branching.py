@@ -43,6 +43,17 @@ class BranchReadOnly(BranchError):
     """A message was sent to an adopted or archived branch."""
 
 
+class BranchBusy(BranchError):
+    """The branch has a turn in progress (this or another process writes its reply): it cannot change now."""
+
+
+def refuse_live_turn(rt: WorkflowRuntime, branch: BranchRecord) -> None:
+    """Raise :class:`BranchBusy` while a live process holds the branch's lease (its answer is being written)."""
+    lease = rt.store.live_lease(branch.shadow_conversation_id)
+    if lease is not None:
+        raise BranchBusy(f"branch {branch.id} has a turn in progress ({lease.describe()}) — wait for it or cancel it")
+
+
 def parse_ref(ref: str | int) -> str:
     """The conversation id ``ref`` names: ``main``, ``branch:N``, ``N`` or ``#N`` (BranchError otherwise)."""
     text = str(ref).strip()
@@ -232,11 +243,19 @@ def delete(rt: WorkflowRuntime, ref: str | int) -> BranchRecord:
     """Delete a branch (the caller has confirmed): an active one's messages go with it.
 
     Adopted and archived branches keep their messages (an adopt record cites them). Refused for
-    ``main``, for a branch with branches of its own, and for the branch of a plan still in progress.
+    ``main``, for a branch with branches of its own, for the branch of a plan still in progress, and
+    while a turn is being written in the branch (:class:`BranchBusy`; checked in the deleting
+    transaction, so no turn can start in between).
     """
     if parse_ref(ref) == "main":
         raise BranchError("the main conversation cannot be deleted")
+    with rt.store.transaction():
+        return _delete(rt, ref)
+
+
+def _delete(rt: WorkflowRuntime, ref: str | int) -> BranchRecord:
     branch = branch_of(rt, ref)
+    refuse_live_turn(rt, branch)
     children = rt.store.child_branches(branch.id)
     if children:
         ids = ", ".join(str(child.id) for child in children)

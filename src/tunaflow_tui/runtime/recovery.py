@@ -48,11 +48,12 @@ def interrupted_runs(rt: WorkflowRuntime) -> tuple[InterruptedRun, ...]:
 
     Also a plan in development whose Developer never started (the process stopped between the
     decision and the agent). None while another live process owns the project: its steps are
-    running there, not stopped.
+    running there, not stopped; nor a step whose conversation's lease a live process holds.
     """
     if not rt.store.is_owner:
         return ()
     running = set(rt.runner.running_conversations)
+    running |= {lease.conversation_id for lease in rt.store.live_leases()}  # turns another process writes now
     busy = rt.busy_plan_ids()
     found = []
     for plan in rt.store.list_plans():

@@ -33,6 +33,7 @@ from tunaflow_tui.core.roundtable.prompts import PromptParts, SpokenAnswer, buil
 from tunaflow_tui.core.roundtable.ranking import RankingResult
 from tunaflow_tui.core.roundtable.references import responds_to
 from tunaflow_tui.core.roundtable.seats import SYNTHESIZER, RoundtableSetup, Seat, SeatSpecError, check_unique
+from tunaflow_tui.core.storage.leases import TurnInProgress
 from tunaflow_tui.core.storage.records import BranchRecord, MessageRecord
 from tunaflow_tui.core.terminal_text import neutralize
 from tunaflow_tui.runtime.branching import BranchError, branch_of
@@ -386,7 +387,7 @@ class Roundtable:
                 task.uncancel()
             message = self._stored_turn(seat.name, number) or self._failure(
                 seat, meta, ErrorKind.CANCELLED, str(exc.args[0]) if exc.args else CANCELLED_BY_USER)
-        except (AgentStillRunning, KeyError, ValueError, OSError) as exc:
+        except (AgentStillRunning, TurnInProgress, KeyError, ValueError, OSError) as exc:
             message = self._failure(seat, meta, ErrorKind.CRASHED, str(exc) or type(exc).__name__)
         if message.status == "done" and message.content.strip() and not seat.blind:
             meta["responds_to"] = list(responds_to(message.content, seat.name, seen))

@@ -350,20 +350,33 @@ class WorkflowRuntime:
         refuses the message (:class:`~tunaflow_tui.runtime.branching.BranchReadOnly`) and stores nothing.
         ``engine`` names another configured engine than the Architect's for this turn in main; a branch
         keeps the engine it was forked with.
+
+        While another process writes a turn in the conversation (it holds the lease), or an agent an
+        earlier tunaflow left running still works there, the message is refused and nothing is stored
+        (:class:`~tunaflow_tui.core.storage.leases.TurnInProgress`, :class:`.leftovers.AgentStillRunning`).
         """
         text = text.strip()
         if not text:
             return None
-        branch = None
         if engine is not None and engine not in self.settings.engines:
             raise branching.BranchError(f"there is no engine named {engine!r}")
+        if conversation_id != "main":
+            branching.writable_branch(self, conversation_id)  # a bad target is named before any lease is taken
+        async with self.runner.leases.holding(conversation_id, "architect"):
+            return await self._send_held(text, conversation_id, engine)
+
+    async def _send_held(self, text: str, conversation_id: str, engine: str | None) -> TurnResult | None:
+        branch = None
         if conversation_id == "main":
             self.store.main_conversation()
         else:
-            branch = branching.writable_branch(self, conversation_id)
+            branch = branching.writable_branch(self, conversation_id)  # again: it may have been adopted meanwhile
             if engine is not None and engine != branch.engine:
                 raise branching.BranchError(f"branch {branch.id} runs on {branch.engine}; a branch keeps the "
                                             "engine it was forked with (fork it again to use another)")
+        found = leftovers.find_leftovers(self.store, conversations=(conversation_id,))
+        if found:  # never a second agent beside one an earlier tunaflow left running here
+            raise leftovers.AgentStillRunning(found)
         user_msg = self.store.add_message(conversation_id, "user", text, status="done")
         self.emit(MessageAdded(conversation_id, user_msg.id, "user"))
         planning.record_user_markers(self, user_msg)

@@ -99,6 +99,7 @@ def _split_words(words: list[str]) -> tuple[Path, str] | str:
 async def _ask(args: argparse.Namespace, project: Path, text: str) -> int:
     from tunaflow_tui.core.markers import scrub_markers
     from tunaflow_tui.core.settings import SettingsError, load_settings
+    from tunaflow_tui.core.storage.leases import TurnInProgress
     from tunaflow_tui.core.terminal_text import neutralize
     from tunaflow_tui.runtime.branching import BranchError, conversation_of
     from tunaflow_tui.runtime.leftovers import AgentStillRunning
@@ -168,6 +169,9 @@ async def _ask(args: argparse.Namespace, project: Path, text: str) -> int:
         if not result.ok:
             return _fail(f"the Architect's turn failed: {result.message.error_message or result.message.status}")
         return 0
+    except TurnInProgress as exc:
+        printer.finish()
+        return _fail(f"Still running: {exc}. Your message was not stored.")
     except (BranchError, AgentStillRunning) as exc:
         printer.finish()
         return _fail(str(exc))

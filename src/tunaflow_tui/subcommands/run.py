@@ -46,6 +46,7 @@ def run(args: argparse.Namespace) -> int:
     """Drive the cycle; exit 0 done, 3 decision pending, 1 error."""
     from tunaflow_tui.core.settings import SettingsError, load_settings
     from tunaflow_tui.core.storage import StorageError
+    from tunaflow_tui.core.storage.leases import TurnInProgress
     from tunaflow_tui.core.terminal_text import neutralize
     from tunaflow_tui.runtime.git_guard import create_initial_commit, needs_initial_commit
     from tunaflow_tui.runtime.headless import EXIT_ERROR, GatePolicy, ProgressPrinter, drive
@@ -101,6 +102,9 @@ def run(args: argparse.Namespace) -> int:
         outcome = asyncio.run(run_until_signalled(work, on_stop=stopping))
     except KeyboardInterrupt:  # a ctrl+c before the work started or after it ended
         outcome = Outcome(None, signal.SIGINT)
+    except TurnInProgress as exc:
+        _tell(f"tunaflow run: Still running: {exc}. Your request was not stored.")
+        return EXIT_ERROR
     except StorageError as exc:  # its message is the cause, for a person
         _tell(f"tunaflow run: {exc}")
         return EXIT_ERROR

@@ -8,7 +8,8 @@ used in order (the last one repeats; a roundtable seat, named `Seat: NAME` in it
 scripted as `"seat:NAME"`). A turn may wait at a `barrier` (its own file, then all listed files), so
 seats that must overlap prove it. A turn may write or delete files in its working directory,
 run commands (``"run": [[argv...], ...]``, after the writes — git checkout, commit, push, chmod: a
-hostile agent's shell), stream slowly, pause after a given piece of text, crash, hang (or flood while
+hostile agent's shell), stream slowly, pause after a given piece of text (for some seconds, or
+at a ``gate`` until the test creates a release file), crash, hang (or flood while
 it "hangs"), ignore SIGTERM, or (codex)
 answer 401 Unauthorized — whatever the test needs. Like the real claude, a command that matches
 a ``--disallowedTools "Bash(prefix:*)"`` rule is refused, not run; other CLIs' mechanisms are not
@@ -147,6 +148,18 @@ def _stream_text(turn: dict, emit_delta) -> None:
             time.sleep(float(seconds))
             at = end
         for chunk in _chunks(text[at:]):
+            emit_delta(chunk)
+        return
+    gate = turn.get("gate")
+    if gate:  # {"after": text, "started": file, "release": file}: stream up to it, then wait for the test
+        end = text.index(gate["after"]) + len(gate["after"])
+        for chunk in _chunks(text[:end]):
+            emit_delta(chunk)
+        Path(gate["started"]).write_text(str(os.getpid()))
+        until = time.monotonic() + float(gate.get("limit", 120))
+        while not Path(gate["release"]).exists() and time.monotonic() < until:
+            time.sleep(0.01)
+        for chunk in _chunks(text[end:]):
             emit_delta(chunk)
         return
     hang = turn.get("hang_after_partial")

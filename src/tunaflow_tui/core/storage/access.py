@@ -144,6 +144,17 @@ class DatabaseAccess:
         if self.read_only is not None:
             raise StorageError(f"The project is read-only ({self.read_only}): tunaflow can show it but not change it.")
 
+    def data_version(self) -> int:
+        """SQLite's ``PRAGMA data_version`` on the writer: it changes when another process commits.
+
+        The writer's own commits leave it as it is, so a change means someone else wrote.
+        """
+        with self._lock, translated_errors(self.path):
+            if self._closed:
+                raise StorageError("The project database is closed.")
+            row = self.writer_connection.execute("PRAGMA data_version").fetchone()
+        return int(row[0])
+
     def close(self) -> None:
         """Close the writer and every reader connection."""
         with self._lock:

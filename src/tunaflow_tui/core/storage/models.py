@@ -273,6 +273,29 @@ class RunningProcessRow(_Base):
         table_name = "running_processes"
 
 
+class TurnLeaseRow(_Base):
+    """Row of ``turn_leases``: who writes the turn in progress in a conversation (no owner: free).
+
+    ``generation`` grows with every new holder; ``pid_start`` is the holder's start time in clock
+    ticks since boot (``/proc/<pid>/stat`` field 22); ``heartbeat_at`` is seconds since the epoch.
+    """
+
+    conversation_id = TextField(primary_key=True)
+    owner_token = TextField(null=True)
+    generation = IntegerField(constraints=[_default("0")])
+    host = TextField(constraints=[_default("''")])
+    boot_id = TextField(constraints=[_default("''")])
+    pid = IntegerField(null=True)
+    pid_start = IntegerField(null=True)
+    role = TextField(constraints=[_default("''")])
+    message_id = IntegerField(null=True)
+    acquired_at = TextField(null=True)
+    heartbeat_at = FloatField(null=True)
+
+    class Meta:
+        table_name = "turn_leases"
+
+
 class MessageChunkRow(_Base):
     """Row of ``message_chunks``: one chunk of a finished message and its vector under ``model_id``.
 
@@ -352,7 +375,7 @@ SessionLinkRow.add_index(SessionLinkRow.to_conversation_id, name="session_links_
 MODELS: tuple[type[Model], ...] = (
     ProjectRow, ConversationRow, MessageRow, MessageIndex, BranchRow, PlanRow, SubtaskRow, PlanEventRow,
     MemoRow, SessionLinkRow, RunningProcessRow, MessageChunkRow,
-    ConversationSummaryRow, SessionDeliveryRow,
+    ConversationSummaryRow, SessionDeliveryRow, TurnLeaseRow,
 )
 
 VIEWS: tuple[str, ...] = (

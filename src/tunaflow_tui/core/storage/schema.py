@@ -345,9 +345,32 @@ _V12_DELIVERIES = Migration(
     ),
 )
 
+# A turn in progress is a fact every process respects: one lease row per conversation names the
+# process that writes its reply (pid and start time, boot, host) and proves it is still there
+# (heartbeat); a new holder bumps the generation, and the reply's writes check the owner token.
+_V13_TURN_LEASES = Migration(
+    13,
+    "one lease per conversation for the turn in progress",
+    (
+        """CREATE TABLE turn_leases (
+            conversation_id TEXT NOT NULL PRIMARY KEY,
+            owner_token TEXT,
+            generation INTEGER NOT NULL DEFAULT 0,
+            host TEXT NOT NULL DEFAULT '',
+            boot_id TEXT NOT NULL DEFAULT '',
+            pid INTEGER,
+            pid_start INTEGER,
+            role TEXT NOT NULL DEFAULT '',
+            message_id INTEGER,
+            acquired_at TEXT,
+            heartbeat_at REAL)""",
+    ),
+)
+
 MIGRATIONS: tuple[Migration, ...] = (
     _V1_BASE, _V2_USAGE, _V3_LOOKUPS, _V4_TOOLS, _V5_FINISHED_INDEX, _V6_PARSED, _V7_PROCESSES, _V8_BRANCH_CONTEXT,
     _V9_CHUNKS, _V10_SUMMARIES, _V11_VOCABULARY, _V12_DELIVERIES,
+    _V13_TURN_LEASES,
 )
 CURRENT_VERSION: int = MIGRATIONS[-1].version
 

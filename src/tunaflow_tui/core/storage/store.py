@@ -16,6 +16,7 @@ from tunaflow_tui.core.storage.deliveries import DeliveryStore
 from tunaflow_tui.core.storage.errors import StorageError
 from tunaflow_tui.core.storage.failures import read_only_reason
 from tunaflow_tui.core.storage.gitexclude import exclude_from_git
+from tunaflow_tui.core.storage.leases import LeaseStore, live_conversations
 from tunaflow_tui.core.storage.memos import MemoStore
 from tunaflow_tui.core.storage.message_parse import parse_message
 from tunaflow_tui.core.storage.models import MessageRow, ProjectRow
@@ -39,7 +40,7 @@ def database_path(project_dir: Path) -> Path:
 
 
 class Store(ConversationStore, BranchStore, PlanStore, MemoStore, ProcessStore, ChunkStore,
-            SummaryStore, RoundtableStore, DeliveryStore):
+            SummaryStore, RoundtableStore, DeliveryStore, LeaseStore):
     """Everything tunaflow persists for one project; safe to call from several threads.
 
     Every writing method is one transaction; reads return immutable records. Use :meth:`open`.
@@ -138,9 +139,11 @@ class Store(ConversationStore, BranchStore, PlanStore, MemoStore, ProcessStore, 
             if first_row(MessageRow.select(MessageRow.id).where(MessageRow.status == "streaming"), db) is None:
                 return ()
         with access.writing() as db:
+            live = live_conversations(db)  # a reply another live process is writing is not left behind
             rows = all_rows(
                 MessageRow.select(MessageRow.id, MessageRow.role, MessageRow.persona, MessageRow.content)
-                .where(MessageRow.status == "streaming").order_by(MessageRow.id),
+                .where((MessageRow.status == "streaming") & MessageRow.conversation_id.not_in(live))
+                .order_by(MessageRow.id),
                 db,
             )
             stamp = now_text()

@@ -150,8 +150,15 @@ class WorkflowService:
         return self._way(plan, events, running=running)
 
     def _way(self, plan: PlanRecord, events: Sequence[PlanEventRecord], *, running: bool) -> WayOn:
-        running = running or not self._store.is_owner
+        running = running or not self._store.is_owner or self._leased_elsewhere(plan)
         return ways_on(plan_state(plan, events), plan_context(plan, events, running=running))
+
+    def _leased_elsewhere(self, plan: PlanRecord) -> bool:
+        """Whether a live process holds the lease of a conversation the plan's agents work in."""
+        own = {f"branch:{b}" for b in (plan.impl_branch_id, plan.review_branch_id) if b is not None}
+        if plan.phase in (Phase.CHAT, Phase.DRAFTING):
+            own.add("main")
+        return any(lease.conversation_id in own for lease in self._store.live_leases())
 
     def check(self, plan_id: int, command: Command, *, actor: Actor) -> None:
         """Raise :class:`IllegalTransition` if ``command`` would be refused now; writes nothing."""
