@@ -213,7 +213,7 @@ async def _convene(args: argparse.Namespace, project: Path, setup: RoundtableSet
             table.stop()
 
         try:
-            outcome = await run_until_signalled(work(), on_stop=stopping)
+            outcome = await run_until_signalled(rt.with_memory(work()), on_stop=stopping)
         except BranchError as exc:
             return _fail(str(exc))
         if outcome.stopped_by is not None:

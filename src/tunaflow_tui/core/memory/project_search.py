@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
 
-    from tunaflow_tui.core.memory.embedder import Embedder
+    from tunaflow_tui.core.memory.embedding_port import TextEmbedder
     from tunaflow_tui.core.memory.vectors import VectorIndex
     from tunaflow_tui.core.storage import Store
 
@@ -137,7 +137,7 @@ class ProjectSearch:
     :data:`~tunaflow_tui.core.memory.vectors.EXACT_BELOW`).
     """
 
-    def __init__(self, store: Store, embedder: Embedder | None, *, model_id: str = MODEL_ID,
+    def __init__(self, store: Store, embedder: TextEmbedder | None, *, model_id: str = MODEL_ID,
                  exact_below: int | None = None) -> None:
         self._store = store
         self._exact_below = exact_below
