@@ -118,6 +118,10 @@ class WorkerEmbedder:
             raise self._error
         if self._loaded:
             return
+        status = quick_status(self._env)
+        if not status.available:  # no model here: no worker to start
+            self._error = EmbeddingUnavailable(status.kind or Unavailability.LOAD_FAILED, status.detail, status.hint)
+            raise self._error
         started = time.perf_counter()
         self._request({"op": "load"})
         self.load_seconds = time.perf_counter() - started
