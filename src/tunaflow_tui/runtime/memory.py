@@ -12,6 +12,7 @@ has exited. Without the model everything keeps working on full text, and the use
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 import time
 from collections.abc import Callable, Collection
@@ -27,8 +28,8 @@ from tunaflow_tui.core.storage.store import database_path
 from tunaflow_tui.runtime.events import MemoryProgress, NoticeRaised, RuntimeEvent
 
 if TYPE_CHECKING:
-    from tunaflow_tui.core.memory.worker_client import WorkerEmbedder
     from tunaflow_tui.core.memory.embedding_port import TextEmbedder
+    from tunaflow_tui.core.memory.worker_client import WorkerEmbedder
 
 
 def unavailable_notice(reason: str) -> str:
@@ -202,10 +203,8 @@ class ProjectMemory:
         if self._indexer is not None:
             self._indexer.stop()
         if self._started:
-            try:
+            with contextlib.suppress(Exception):  # a store closing under us: nothing lost, only postponed
                 self.hand_over()
-            except Exception:  # the store may be closing under us; nothing is lost, only postponed
-                pass
         self.search_engine.close()
         worker = self._worker()
         if worker is not None:

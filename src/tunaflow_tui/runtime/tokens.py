@@ -5,10 +5,7 @@ from __future__ import annotations
 import threading
 from functools import lru_cache
 from importlib import resources
-from typing import TYPE_CHECKING, Protocol
-
-if TYPE_CHECKING:
-    from tokenizers import Tokenizer
+from typing import Protocol
 
 _LOCK = threading.Lock()
 #: Texts whose counts are remembered, and the longest text remembered (longer ones are rare).

@@ -36,7 +36,13 @@ from tunaflow_tui.core.memory.model_files import (
     Unavailability,
     quick_status,
 )
-from tunaflow_tui.core.memory.worker_protocol import LOG_NAME, ProtocolError, receive_frame, send_frame, socket_path
+from tunaflow_tui.core.memory.worker_protocol import (
+    LOG_NAME,
+    ProtocolError,
+    receive_frame,
+    send_frame,
+    socket_path,
+)
 
 if TYPE_CHECKING:
     import numpy as np
