@@ -143,3 +143,27 @@ def test_without_a_model_no_worker_is_started_and_search_is_full_text(harness: H
     assert [e.text for e in events if isinstance(e, NoticeRaised)] == [
         e.text for e in events if isinstance(e, NoticeRaised) and "no-such-model.onnx" in e.text][:1]
     assert not (harness.project / ".tunaflow" / LOG_NAME).exists(), "no worker was started"
+
+
+@needs_model
+def test_the_workers_vector_index_follows_new_and_edited_messages(harness: Harness) -> None:
+    with Store.open(harness.project) as store:
+        store.add_message("main", "user", "How should we store the passwords of our users safely?")
+        memory = ProjectMemory(store, _settings(), lambda _event: None)
+        try:
+            memory.embed_pending()
+            first = memory.search("hashing credentials securely", mode="vector", limit=1).hits
+            assert [hit.message.content[:10] for hit in first] == ["How should"]
+            invoices = store.add_message("main", "user", "Which database ought to hold the invoices?")
+            memory.embed_pending()
+            found = memory.search("where to persist billing records", mode="vector", limit=1).hits
+            assert [hit.message.id for hit in found] == [invoices.id], "chunks stored since are searched"
+            store.update_message(invoices.id, content="Tabs or spaces for indentation?")
+            memory.embed_pending()
+            found = memory.search("where to persist billing records", mode="vector", limit=2).hits
+            assert all("invoices" not in hit.message.content for hit in found)
+            assert any(hit.message.id == invoices.id for hit in
+                       memory.search("whitespace style for code", mode="vector", limit=1).hits)
+            assert memory.search_engine._index is None, "the app's process holds no vector index"
+        finally:
+            memory.close()

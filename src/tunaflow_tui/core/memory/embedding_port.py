@@ -9,7 +9,8 @@ indexer, project search, query vectors and roundtable recall take either.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Protocol
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     import numpy as np
@@ -43,3 +44,11 @@ class TextEmbedder(Protocol):
 
     def embed_one(self, text: str) -> NDArray[np.float32]:
         """The vector of one text, shape ``(384,)``."""
+
+
+@runtime_checkable
+class RemoteVectors(Protocol):
+    """An embedder whose process also keeps the project's vector index and searches it."""
+
+    def nearest_chunks(self, project_dir: Path, vector: NDArray[np.float32], k: int) -> list[tuple[int, float]]:
+        """The ``k`` stored chunks most like ``vector``: (chunk id, cosine), best first."""

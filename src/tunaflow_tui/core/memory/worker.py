@@ -13,7 +13,11 @@ Requests (JSON headers, see :mod:`.worker_protocol`):
 - ``embed`` with ``texts``: one float32 row per text in the payload;
 - ``backfill`` with ``project``: embed every finished message of that project still without chunks,
   on a thread of the worker, so a short command can hand its new messages over and exit;
-- ``progress`` with ``project``: how far that backfill is.
+- ``progress`` with ``project``: how far that backfill is;
+- ``nearest`` with ``project`` and ``k``, the query vector as payload: the ``k`` chunks most like it
+  (``hits``: chunk id and cosine), from that project's vector index, which the worker reads from the
+  database on first use (0.35–1.5 s per 100,000 chunks) and brings up to date at each request (the
+  chunks stored since), so the 154 MB of a 100,000-chunk index live here, not in the app.
 
 The worker leaves after ``--idle`` seconds without a request or a backfill running, telling each
 open connection ``bye`` first, so the model's 230–280 MB go back to the system.
@@ -28,6 +32,7 @@ import socket
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,6 +45,7 @@ from tunaflow_tui.core.memory.worker_protocol import (
     send_frame,
     socket_path,
 )
+from tunaflow_tui.core.storage.errors import StorageError
 
 try:
     import fcntl
@@ -67,6 +73,45 @@ class _Backfill:
     error: str | None = None
 
 
+class _ProjectVectors:
+    """One project's chunk vectors in memory, read once and then only what was stored since."""
+
+    def __init__(self, project: Path) -> None:
+        self._project = project
+        self._lock = threading.Lock()
+        self._store: Any = None
+        self._index: Any = None
+        self._last_id = 0
+
+    def _read_all(self, store: Any) -> Iterator[tuple[int, bytes]]:
+        for chunk_id, blob in store.chunk_vectors(MODEL_ID):
+            self._last_id = chunk_id  # ascending ids
+            yield chunk_id, blob
+
+    def nearest(self, payload: bytes, k: int) -> list[tuple[int, float]]:
+        """The ``k`` chunks nearest the query vector in ``payload`` (384 float32), that still exist."""
+        from tunaflow_tui.core.memory.vectors import VectorIndex, blob_to_vector
+        from tunaflow_tui.core.storage import Store
+
+        query = blob_to_vector(payload)
+        with self._lock:
+            if self._store is None:  # kept open: a search must not pay for opening the database
+                self._store = Store.open(self._project, claim_ownership=False)
+            store = self._store
+            if self._index is None:
+                self._index = VectorIndex.from_blobs(self._read_all(store))
+            else:
+                for chunk_id, blob in store.chunk_vectors(MODEL_ID, after_id=self._last_id):
+                    self._index.add_blob(chunk_id, blob)
+                    self._last_id = chunk_id
+            hits = self._index.top_k(query, max(0, min(k, 10_000)))
+            where = store.chunk_locations([hit.id for hit in hits])
+            for hit in hits:
+                if hit.id not in where:  # an edited or deleted message's old chunk
+                    self._index.remove(hit.id)
+        return [(hit.id, hit.score) for hit in hits if hit.id in where]
+
+
 class EmbeddingWorker:
     """Serves embedding requests on a Unix socket until idle; see the module docstring."""
 
@@ -82,6 +127,7 @@ class EmbeddingWorker:
         self._closing = False
         self._connections: set[socket.socket] = set()
         self._backfills: dict[str, _Backfill] = {}
+        self._indexes: dict[str, _ProjectVectors] = {}
 
     # ------------------------------------------------------------------ lifetime
     def _touch(self, delta: int = 0) -> None:
@@ -175,9 +221,23 @@ class EmbeddingWorker:
                 return {"ok": True, "embedded": backfill.embedded, "total": backfill.total,
                         "running": backfill.running or backfill.wanted.is_set(),
                         "unavailable": backfill.unavailable, "error": backfill.error}, b""
+            if op == "nearest":
+                project, k = header.get("project"), header.get("k")
+                if not isinstance(project, str) or not Path(project).is_dir() or not isinstance(k, int):
+                    return {"ok": False, "error": "nearest needs a project folder and k"}, b""
+                return {"ok": True, "hits": self._vectors(project).nearest(_payload, k)}, b""
         except EmbeddingUnavailable as error:
             return {"ok": False, "kind": str(error.kind), "reason": error.reason, "hint": error.hint}, b""
+        except (StorageError, ValueError) as exc:
+            return {"ok": False, "error": str(exc)}, b""
         return {"ok": False, "error": f"unknown request {op!r}"}, b""
+
+    def _vectors(self, project: str) -> _ProjectVectors:
+        with self._lock:
+            vectors = self._indexes.get(project)
+            if vectors is None:
+                vectors = self._indexes[project] = _ProjectVectors(Path(project))
+        return vectors
 
     # ------------------------------------------------------------------ backfill
     def _backfill(self, project: str, *, start: bool) -> _Backfill:

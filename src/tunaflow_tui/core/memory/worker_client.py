@@ -168,6 +168,18 @@ class WorkerEmbedder:
         """How far the worker's backfill of ``project_dir`` is (``embedded``, ``total``, ``running``)."""
         return self._request({"op": "progress", "project": str(Path(project_dir).resolve())})[0]
 
+    def nearest_chunks(self, project_dir: Path, vector: NDArray[np.float32], k: int) -> list[tuple[int, float]]:
+        """The ``k`` stored chunks of ``project_dir`` most like ``vector``: (chunk id, cosine), best first.
+
+        The worker keeps the project's vector index (154 MB at 100,000 chunks), so this process does not.
+        """
+        import numpy as np
+
+        payload = np.asarray(vector, dtype="<f4").tobytes()
+        header = {"op": "nearest", "project": str(Path(project_dir).resolve()), "k": int(k)}
+        hits = self._request(header, payload)[0]["hits"]
+        return [(int(chunk_id), float(score)) for chunk_id, score in hits]
+
     def worker_pid(self) -> int:
         """The pid of the worker serving this project (starting one if needed)."""
         return int(self._request({"op": "hello"})[0]["pid"])
@@ -180,12 +192,12 @@ class WorkerEmbedder:
             conn.close()
 
     # ------------------------------------------------------------------ plumbing
-    def _request(self, header: dict[str, Any]) -> tuple[dict[str, Any], bytes]:
+    def _request(self, header: dict[str, Any], payload: bytes = b"") -> tuple[dict[str, Any], bytes]:
         last_problem = "the embedding worker did not answer"
         for _attempt in range(ATTEMPTS):
             conn = self._checkout()
             try:
-                answer = self._exchange(conn, header)
+                answer = self._exchange(conn, header, payload)
             except _IdleExit:
                 conn.close()
                 self._drop_idle_connections()  # they all belong to the worker that left
@@ -211,10 +223,10 @@ class WorkerEmbedder:
         raise WorkerLost(last_problem)
 
     @staticmethod
-    def _exchange(conn: socket.socket, header: dict[str, Any]) -> tuple[dict[str, Any], bytes]:
+    def _exchange(conn: socket.socket, header: dict[str, Any], payload: bytes) -> tuple[dict[str, Any], bytes]:
         # A send to a worker that has left may fail while its "bye" still waits to be read.
         with contextlib.suppress(OSError):
-            send_frame(conn, header)
+            send_frame(conn, header, payload)
         answer = receive_frame(conn)
         if answer is None:
             raise ProtocolError("the connection closed")

@@ -126,12 +126,13 @@ class ChunkStore(StoreBase):
                 ).execute(db)))
         return tuple(ids)
 
-    def chunk_vectors(self, model_id: str, *, batch: int = 5_000) -> Iterator[tuple[int, bytes]]:
+    def chunk_vectors(self, model_id: str, *, batch: int = 5_000, after_id: int = 0) -> Iterator[tuple[int, bytes]]:
         """``(chunk id, vector blob)`` of every stored chunk with a vector for ``model_id``, by id.
 
-        Read in batches, each in its own snapshot, so the writer is never held up by a long read.
+        Only chunks with an id above ``after_id`` (the ones stored since an index was read). Read in
+        batches, each in its own snapshot, so the writer is never held up by a long read.
         """
-        last = 0
+        last = after_id
         while True:
             query = (
                 MessageChunkRow.select(MessageChunkRow.id, MessageChunkRow.vector)
