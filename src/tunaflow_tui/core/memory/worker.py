@@ -252,13 +252,15 @@ class EmbeddingWorker:
         return backfill
 
     def _run_backfill(self, project: str, backfill: _Backfill) -> None:
-        from tunaflow_tui.core.memory.indexer import EmbeddingIndexer, IndexerState
+        from tunaflow_tui.core.memory.indexer import WORKER_NICENESS, EmbeddingIndexer, IndexerState
         from tunaflow_tui.core.storage import StorageError, Store
 
         def progress(state: IndexerState) -> None:
             backfill.embedded, backfill.total = state.embedded, state.total
             backfill.unavailable = state.unavailable
 
+        with contextlib.suppress(OSError, AttributeError):  # a backfill yields to searches and to the app
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), WORKER_NICENESS)
         while backfill.wanted.is_set():
             backfill.running = True
             backfill.wanted.clear()
