@@ -88,22 +88,34 @@ class _ProjectVectors:
             self._last_id = chunk_id  # ascending ids
             yield chunk_id, blob
 
+    def _current(self) -> tuple[Any, Any]:
+        """The open store and the index with every chunk stored so far (call with the lock held)."""
+        from tunaflow_tui.core.memory.vectors import VectorIndex
+        from tunaflow_tui.core.storage import Store
+
+        if self._store is None:  # kept open: a search must not pay for opening the database
+            self._store = Store.open(self._project, claim_ownership=False)
+        store = self._store
+        if self._index is None:
+            self._index = VectorIndex.from_blobs(self._read_all(store))
+        else:
+            for chunk_id, blob in store.chunk_vectors(MODEL_ID, after_id=self._last_id):
+                self._index.add_blob(chunk_id, blob)
+                self._last_id = chunk_id
+        return store, self._index
+
+    def warm(self) -> None:
+        """Read the index now (at the worker's start, beside the model's load), for the first search."""
+        with self._lock:
+            self._current()
+
     def nearest(self, payload: bytes, k: int) -> list[tuple[int, float]]:
         """The ``k`` chunks nearest the query vector in ``payload`` (384 float32), that still exist."""
-        from tunaflow_tui.core.memory.vectors import VectorIndex, blob_to_vector
-        from tunaflow_tui.core.storage import Store
+        from tunaflow_tui.core.memory.vectors import blob_to_vector
 
         query = blob_to_vector(payload)
         with self._lock:
-            if self._store is None:  # kept open: a search must not pay for opening the database
-                self._store = Store.open(self._project, claim_ownership=False)
-            store = self._store
-            if self._index is None:
-                self._index = VectorIndex.from_blobs(self._read_all(store))
-            else:
-                for chunk_id, blob in store.chunk_vectors(MODEL_ID, after_id=self._last_id):
-                    self._index.add_blob(chunk_id, blob)
-                    self._last_id = chunk_id
+            store, _index = self._current()
             hits = self._index.top_k(query, max(0, min(k, 10_000)))
             where = store.chunk_locations([hit.id for hit in hits])
             for hit in hits:
@@ -167,9 +179,23 @@ class EmbeddingWorker:
                 send_frame(conn, {"ok": False, "bye": True})
 
     def _preload(self) -> None:
-        # A worker is started because something is about to be embedded: load at once.
+        # A worker is started because something is about to be embedded or searched: load the model
+        # at once, and the project's vectors beside it (the first search after the worker was idle
+        # waits for both; on two cores they load side by side).
+        project = self.state_dir.parent
+        if (self.state_dir / "state.db").is_file():
+            threading.Thread(target=self._preload_vectors, args=(str(project),), name="tunaflow-embed-index",
+                             daemon=True).start()
         with contextlib.suppress(EmbeddingUnavailable):
             self.embedder.load()
+
+    def _preload_vectors(self, project: str) -> None:
+        self._touch(+1)  # not idle while reading
+        try:
+            with contextlib.suppress(Exception):  # the first search reads it again and reports what fails
+                self._vectors(project).warm()
+        finally:
+            self._touch(-1)
 
     # ------------------------------------------------------------------ requests
     def _serve_connection(self, conn: socket.socket) -> None:
