@@ -167,3 +167,25 @@ def test_the_workers_vector_index_follows_new_and_edited_messages(harness: Harne
             assert memory.search_engine._index is None, "the app's process holds no vector index"
         finally:
             memory.close()
+
+
+@needs_model
+def test_the_apps_indexer_and_a_backfill_handed_over_by_a_command_share_the_work(harness: Harness) -> None:
+    with Store.open(harness.project) as store:
+        for i in range(16):
+            store.add_message("main", "assistant", f"Note {i}. " + PARAGRAPH)
+        command = WorkerEmbedder(harness.project / ".tunaflow", idle_seconds=20)
+        memory = ProjectMemory(store, _settings(idle=20), lambda _event: None)
+        try:
+            command.backfill(harness.project)  # what `tunaflow ask` leaves to the worker as it exits
+            memory.start()  # the app opening the same project meanwhile
+            until_sync(lambda: store.embedding_counts(MODEL_ID).remaining == 0
+                       and not command.progress(harness.project)["running"], "both finished", 120)
+            assert memory.indexer is not None and memory.indexer.wait_idle(60)
+            assert not _duplicates(store), "a message embedded by both is stored once"
+            expected = sum(len(split_into_chunks(m.content)) for m in store.list_messages("main", limit=100))
+            assert len(list(store.chunk_vectors(MODEL_ID))) == expected
+            assert command.worker_pid() == memory.embedder.worker_pid()  # type: ignore[union-attr]
+        finally:
+            memory.close()
+            command.close()
