@@ -54,6 +54,8 @@ START_TIMEOUT_SECONDS = 30.0
 MAX_CONNECTIONS = 4
 #: Attempts at one request before the worker is given up for now.
 ATTEMPTS = 3
+#: Longest wait for one answer (a first search at 100,000 chunks reads the index: seconds, not minutes).
+ANSWER_TIMEOUT_SECONDS = 300.0
 
 
 class WorkerLost(EmbeddingUnavailable):
@@ -261,6 +263,7 @@ class WorkerEmbedder:
         except OSError:
             conn.close()
             return None
+        conn.settimeout(ANSWER_TIMEOUT_SECONDS)  # a worker that hangs is treated as one that died
         return conn
 
     def _connect(self) -> socket.socket:
