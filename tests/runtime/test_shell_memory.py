@@ -79,3 +79,31 @@ def test_search_with_embeddings_off_is_full_text_and_starts_no_worker(harness: H
     assert document["mode"] == "fts" and "turned off" in " ".join(document["notes"])
     assert [hit["role"] for hit in document["hits"]] == ["user"]
     assert not (harness.project / ".tunaflow" / "embed-worker.log").exists(), "no worker was started"
+
+
+def test_a_long_conversation_is_summarised_and_a_new_branch_linked_when_ask_writes_them(harness: Harness) -> None:
+    harness.set_script(architect=[{"text": "Noted."}, {"text": "Backoff it is."}],
+                       summarizer=[{"text": "The parser keeps its state; the uploader retries with backoff."}
+                                   for _ in range(4)])
+    (harness.project / ".tunaflow").mkdir(exist_ok=True)
+    (harness.project / ".tunaflow" / "config.toml").write_text(
+        harness.config_toml() + "\n[memory]\ncompress_after_tokens = 600\ncompress_keep_messages = 2\n"
+        "summary_span_tokens = 300\n")
+    with Store.open(harness.project) as store:  # an earlier, long conversation in main
+        for i in range(12):
+            store.add_message("main", "user" if i % 2 == 0 else "assistant",
+                              f"On topic {i} the uploader retries three times with exponential backoff. " * 4)
+    first = _tunaflow(harness, "ask", str(harness.project), "Anything else on the uploader?", "--json")
+    assert first.returncode == 0, first.stderr
+    with Store.open(harness.project) as store:
+        summaries = store.list_summaries("main")
+        assert summaries and "backoff" in summaries[-1].content, "the older part of main was summarised"
+    answer = json.loads(first.stdout)["message_id"]
+    fork = _tunaflow(harness, "ask", str(harness.project), "Should the uploader retries use exponential backoff?",
+                     "--fork", str(answer), "--json")
+    assert fork.returncode == 0, fork.stderr
+    branch = json.loads(fork.stdout)["conversation_id"]
+    with Store.open(harness.project) as store:
+        related = [link for link in store.all_session_links()
+                   if link.kind == "related" and link.from_conversation_id == branch]
+        assert [link.to_conversation_id for link in related] == ["main"], "the new branch is linked to main"
