@@ -88,8 +88,16 @@ def test_the_worker_leaves_when_idle_and_comes_back_on_the_next_request(tmp_path
         assert client.embed_one("hello").shape == (384,)
         pid = client.worker_pid()
         until_sync(lambda: _gone(pid) and not socket_path(state).exists(), "the idle worker exits and removes its socket", 30)
+        assert not client.loaded, "a turn's retrieval does not wait for a new worker"
+        with Store.open(tmp_path) as store:
+            store.add_message("main", "user", "hello from the main conversation")
+            memory = ProjectMemory(store, _settings(), lambda _event: None, embedder=client)
+            assert [hit.message.content for hit in memory.retrieve("hello", exclude_message_ids=(), limit=3)] \
+                == ["hello from the main conversation"]
+            assert client.starts == 1, "retrieval used full text and started no worker"
+            memory.close()
         assert client.embed(["hello again"]).shape == (1, 384), "a new worker answers"
-        assert client.worker_pid() != pid and client.starts == 2
+        assert client.worker_pid() != pid and client.starts == 2 and client.loaded
     finally:
         client.close()
 

@@ -96,8 +96,12 @@ class WorkerEmbedder:
     # ------------------------------------------------------------------ the Embedder's face
     @property
     def loaded(self) -> bool:
-        """Whether a worker loaded the model for this client (it is loaded again after a restart)."""
-        return self._loaded
+        """Whether a worker has the model loaded for this client now (cheap: one ``stat``).
+
+        False again once the worker has left (idle): retrieval for a turn then uses full text rather
+        than wait for a new worker, as before the model's first load; the next embedding starts one.
+        """
+        return self._loaded and socket_path(self.state_dir.resolve()).exists()
 
     @property
     def error(self) -> EmbeddingUnavailable | None:
