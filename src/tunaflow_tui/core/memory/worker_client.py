@@ -217,9 +217,9 @@ class WorkerEmbedder:
             with self._lock:
                 self._lost_told = False
                 self._idle_connections.append(conn)
-            reply, payload = answer
+            reply, answer_payload = answer
             if reply.get("ok"):
-                return reply, payload
+                return reply, answer_payload
             if "reason" in reply:
                 kind = Unavailability(reply.get("kind", Unavailability.LOAD_FAILED))
                 self._error = EmbeddingUnavailable(kind, str(reply["reason"]), str(reply.get("hint", "")))
