@@ -85,6 +85,8 @@ def pytest_configure(config: pytest.Config) -> None:
     os.environ.setdefault("GIT_COMMITTER_NAME", "tunaflow-tests")
     os.environ.setdefault("GIT_COMMITTER_EMAIL", "tests@tunaflow.invalid")
     os.environ.setdefault("GIT_CONFIG_NOSYSTEM", "1")
+    # Embedding workers that tests start (every `ask` hands its messages to one) leave soon after.
+    os.environ.setdefault("TUNAFLOW_MEMORY__WORKER_IDLE_SECONDS", "3")
 
 
 @pytest.fixture

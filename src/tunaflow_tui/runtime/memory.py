@@ -1,28 +1,35 @@
 """Project memory for the runtime: background embedding, project search and retrieval for the pack.
 
 One :class:`ProjectMemory` per runtime. Nothing runs until :meth:`ProjectMemory.start` (the app
-calls it when it opens a project): then the indexer embeds what is missing (the backfill, with
-:class:`~tunaflow_tui.runtime.events.MemoryProgress` events) and, from then on, every message
-that finishes, on its own thread. Without the model everything keeps working on full text, and
-the user is told once.
+and the commands that write messages call it): then the indexer embeds what is missing (the
+backfill, with :class:`~tunaflow_tui.runtime.events.MemoryProgress` events) and, from then on,
+every message that finishes, on its own thread. The model itself runs in the project's embedding
+worker process (:mod:`~tunaflow_tui.core.memory.worker`), never in this one. What is still to
+embed when the memory closes is handed to that worker, which finishes it after a short command
+has exited. Without the model everything keeps working on full text, and the user is told once.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
+import time
 from collections.abc import Callable, Collection
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tunaflow_tui.core.memory.indexer import EmbeddingIndexer, IndexerState
-from tunaflow_tui.core.memory.model_files import MODEL_ID
+from tunaflow_tui.core.memory.model_files import MODEL_ID, EmbeddingUnavailable
 from tunaflow_tui.core.memory.project_search import ProjectHit, ProjectSearch, SearchResult
 from tunaflow_tui.core.settings import Settings
 from tunaflow_tui.core.storage import Store
+from tunaflow_tui.core.storage.store import database_path
 from tunaflow_tui.runtime.events import MemoryProgress, NoticeRaised, RuntimeEvent
 
 if TYPE_CHECKING:
-    from tunaflow_tui.core.memory.embedder import Embedder
+    from tunaflow_tui.core.memory.embedding_port import TextEmbedder
+    from tunaflow_tui.core.memory.worker_client import WorkerEmbedder
 
 
 def unavailable_notice(reason: str) -> str:
@@ -34,25 +41,33 @@ def unavailable_notice(reason: str) -> str:
 RETRIEVAL_CANDIDATES = 20
 
 
-def default_embedder(settings: Settings) -> Embedder | None:
-    """The process-wide embedder, or None when ``[memory] embeddings`` is off."""
+def worker_lost_notice() -> str:
+    """What the user is told once when the embedding worker stopped and is being started again."""
+    return ("The embedding worker stopped; it is being started again. "
+            "Search uses full text until it is back.")
+
+
+def default_embedder(settings: Settings, state_dir: Path,
+                     on_lost: Callable[[str], None] | None = None) -> TextEmbedder | None:
+    """The client of the project's embedding worker, or None when ``[memory] embeddings`` is off."""
     if not settings.memory.embeddings:
         return None
-    from tunaflow_tui.core.memory.embedder import shared_embedder
+    from tunaflow_tui.core.memory.worker_client import WorkerEmbedder
 
-    return shared_embedder()
+    return WorkerEmbedder(state_dir, idle_seconds=settings.memory.worker_idle_seconds, on_lost=on_lost)
 
 
 class ProjectMemory:
     """The memory of one open project: indexer, search, retrieval (thread-safe)."""
 
     def __init__(self, store: Store, settings: Settings, emit: Callable[[RuntimeEvent], None], *,
-                 embedder: Embedder | None = None, use_default_embedder: bool = True) -> None:
+                 embedder: TextEmbedder | None = None, use_default_embedder: bool = True) -> None:
         self._store = store
         self._settings = settings
         self._emit = emit
         if embedder is None and use_default_embedder:
-            embedder = default_embedder(settings)
+            state_dir = database_path(Path(store.project.path)).parent
+            embedder = default_embedder(settings, state_dir, on_lost=self._worker_lost)
         self._embedder = embedder
         self.search_engine = ProjectSearch(store, embedder)
         self._indexer: EmbeddingIndexer | None = None
@@ -69,7 +84,7 @@ class ProjectMemory:
         return self._started
 
     @property
-    def embedder(self) -> Embedder | None:
+    def embedder(self) -> TextEmbedder | None:
         """The embedder this project's memory uses (None when embeddings are turned off)."""
         return self._embedder
 
@@ -86,7 +101,7 @@ class ProjectMemory:
         except RuntimeError:
             self._loop = None
         self._started = True
-        if self._indexer is not None:
+        if self._indexer is not None and self._store.read_only is None:  # a read-only project stores no vectors
             self._indexer.start()
         else:
             self._emit(MemoryProgress(0, 0, running=False, unavailable="semantic search is turned off"))
@@ -134,11 +149,66 @@ class ProjectMemory:
         if query.strip():
             self.search_engine.prepare(query)
 
+    def hand_over(self) -> bool:
+        """Ask the embedding worker to embed what is still to do, so it is done after this process exits.
+
+        False when there is nothing to hand over, no worker (embeddings off, an in-process
+        embedder) or no model; the worker is started if needed. A worker thread or a command's exit.
+        """
+        worker = self._worker()
+        if worker is None or not worker.available():
+            return False
+        if not self._store.embedding_counts(MODEL_ID).remaining:
+            return False
+        try:
+            worker.backfill(Path(self._store.project.path))
+        except EmbeddingUnavailable:
+            return False
+        return True
+
+    def embed_pending(self, report: Callable[[int, int], None] | None = None, *,
+                      timeout: float = 3600.0) -> IndexerState:
+        """Embed every finished message still without vectors before returning (a search from the shell).
+
+        The embedding worker does it (and keeps it if this process stops waiting); ``report`` is
+        called with (embedded, total) about every 0.2 s while it runs. A worker thread only.
+        """
+        worker = self._worker()
+        if worker is None or not worker.available():
+            return self.state()
+        project = Path(self._store.project.path)
+        deadline = time.monotonic() + timeout
+        try:
+            progress = worker.backfill(project)
+            while progress.get("running") and time.monotonic() < deadline:
+                if report is not None:
+                    report(int(progress.get("embedded", 0)), int(progress.get("total", 0)))
+                time.sleep(0.2)
+                progress = worker.progress(project)
+        except EmbeddingUnavailable:
+            pass
+        return self.state()
+
+    def _worker(self) -> WorkerEmbedder | None:
+        from tunaflow_tui.core.memory.worker_client import WorkerEmbedder
+
+        return self._embedder if isinstance(self._embedder, WorkerEmbedder) else None
+
     def close(self) -> None:
-        """Stop the indexer after the message it is embedding, and the query-embedding thread."""
+        """Stop the indexer after the message it is embedding, hand the rest to the worker, close.
+
+        Once started, whatever is still to embed goes to the embedding worker, which outlives this
+        process (a shell command's exit, the app's quit) and finishes it.
+        """
         if self._indexer is not None:
             self._indexer.stop()
+        if self._started:
+            with contextlib.suppress(Exception):  # a store closing under us: nothing lost, only postponed
+                self.hand_over()
         self.search_engine.close()
+        worker = self._worker()
+        if worker is not None:
+            worker.close()
 
     # ------------------------------------------------------------------ from the indexer's thread
     def _post(self, event: RuntimeEvent) -> None:
@@ -153,6 +223,9 @@ class ProjectMemory:
 
     def _progress(self, state: IndexerState) -> None:
         self._post(MemoryProgress(state.embedded, state.total, state.running, state.unavailable))
+
+    def _worker_lost(self, _reason: str) -> None:
+        self._post(NoticeRaised(worker_lost_notice(), "warning"))
 
     def _unavailable(self, reason: str) -> None:
         self._post(NoticeRaised(unavailable_notice(reason), "warning"))

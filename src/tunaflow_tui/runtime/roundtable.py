@@ -58,7 +58,7 @@ from tunaflow_tui.runtime.roundtable_records import (
 from tunaflow_tui.runtime.tokens import default_counter
 
 if TYPE_CHECKING:
-    from tunaflow_tui.core.memory.embedder import Embedder
+    from tunaflow_tui.core.memory.embedding_port import TextEmbedder
     from tunaflow_tui.runtime.runtime import WorkflowRuntime
 
 CANCELLED_BY_USER = "cancelled by you"
@@ -89,7 +89,7 @@ class Roundtable:
     """One roundtable branch and the controls over its rounds (one instance per open roundtable)."""
 
     def __init__(self, rt: WorkflowRuntime, branch: BranchRecord, setup: RoundtableSetup, *,
-                 embedder: Embedder | None = None, observer: RoundtableObserver | None = None) -> None:
+                 embedder: TextEmbedder | None = None, observer: RoundtableObserver | None = None) -> None:
         self.rt = rt
         self.branch = branch
         self.setup = setup
@@ -109,7 +109,7 @@ class Roundtable:
     # ------------------------------------------------------------------ creation
     @classmethod
     def convene(cls, rt: WorkflowRuntime, setup: RoundtableSetup, *, conversation_id: str = "main",
-                checkpoint_id: int | None = None, label: str | None = None, embedder: Embedder | None = None,
+                checkpoint_id: int | None = None, label: str | None = None, embedder: TextEmbedder | None = None,
                 observer: RoundtableObserver | None = None) -> Roundtable:
         """Open a new roundtable branch of ``conversation_id`` on ``setup`` (the topic is its first message).
 
@@ -134,7 +134,7 @@ class Roundtable:
         return cls(rt, branch, setup, embedder=embedder, observer=observer)
 
     @classmethod
-    def open(cls, rt: WorkflowRuntime, ref: str | int, *, embedder: Embedder | None = None,
+    def open(cls, rt: WorkflowRuntime, ref: str | int, *, embedder: TextEmbedder | None = None,
              observer: RoundtableObserver | None = None) -> Roundtable:
         """The roundtable of an existing branch (its latest set-up); BranchError if it is not a roundtable."""
         branch = branch_of(rt, ref)

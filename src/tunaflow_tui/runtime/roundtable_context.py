@@ -30,7 +30,7 @@ from tunaflow_tui.core.storage.records import PlanRecord
 from tunaflow_tui.runtime.tokens import default_counter
 
 if TYPE_CHECKING:
-    from tunaflow_tui.core.memory.embedder import Embedder
+    from tunaflow_tui.core.memory.embedding_port import TextEmbedder
     from tunaflow_tui.core.storage import Store
     from tunaflow_tui.runtime.runtime import WorkflowRuntime
 
@@ -123,7 +123,7 @@ class StoredAnswer:
 class EarlierRoundsRecall:
     """Builds what seats are told of earlier rounds: selected excerpts, or the full transcript."""
 
-    def __init__(self, store: Store, embedder: Embedder | None) -> None:
+    def __init__(self, store: Store, embedder: TextEmbedder | None) -> None:
         self._store = store
         self._embedder = embedder
         self._query_vectors: dict[str, object] = {}

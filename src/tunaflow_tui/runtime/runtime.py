@@ -9,9 +9,9 @@ always says where each plan is, even after a crash.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from tunaflow_tui.agents.base import Engine, PermissionProfile, TurnRequest
 from tunaflow_tui.agents.events import ErrorKind
@@ -58,7 +58,7 @@ from tunaflow_tui.runtime.memory import ProjectMemory
 from tunaflow_tui.runtime.shared_guard import SharedGitGuard
 
 if TYPE_CHECKING:
-    from tunaflow_tui.core.memory.embedder import Embedder
+    from tunaflow_tui.core.memory.embedding_port import TextEmbedder
 
 EngineFactory = Callable[[EngineConfig], Engine]
 
@@ -79,6 +79,8 @@ class RuntimeError_(Exception):
     """A step of the cycle could not run; the message says what and how to fix it."""
 
 
+T = TypeVar("T")
+
 class WorkflowRuntime:
     """Runs conversations and the plan cycle for one project."""
 
@@ -90,7 +92,7 @@ class WorkflowRuntime:
         store: Store | None = None,
         engine_factory: EngineFactory = create_engine,
         observer: Observer | None = None,
-        embedder: Embedder | None = None,
+        embedder: TextEmbedder | None = None,
     ) -> None:
         self.project_dir = project_dir.resolve()
         self.settings = settings
@@ -189,6 +191,19 @@ class WorkflowRuntime:
     def start_memory(self) -> None:
         """Start embedding the project's messages in the background (the backfill, then each new one)."""
         self.memory.start()
+
+    async def with_memory(self, work: Awaitable[T]) -> T:
+        """``work`` with memory on, as in the app: then wait for the compression and links it started.
+
+        For the commands that write messages (``ask``, ``run``, ``roundtable``, ``branch adopt``):
+        what they write is embedded (or handed to the embedding worker at :meth:`close`), long
+        conversations are summarised and new branches linked before the command exits.
+        """
+        self.start_memory()
+        result = await work
+        while self._background:
+            await asyncio.gather(*list(self._background), return_exceptions=True)
+        return result
 
     def close(self) -> None:
         """Stop background memory work and close the database."""

@@ -7,8 +7,6 @@ from functools import lru_cache
 from importlib import resources
 from typing import Protocol
 
-from tokenizers import Tokenizer
-
 _LOCK = threading.Lock()
 #: Texts whose counts are remembered, and the longest text remembered (longer ones are rare).
 _CACHE_ENTRIES = 2_048
@@ -30,6 +28,10 @@ class WordPieceCounter:
     """Counts tokens with the packaged WordPiece tokenizer (no truncation, no padding)."""
 
     def __init__(self) -> None:
+        # Imported here, not with the module: a project opens without the tokenizer library until a
+        # pack is counted (the embedding model's own tokenizer runs in the embedding worker).
+        from tokenizers import Tokenizer
+
         self._cached_count = lru_cache(maxsize=_CACHE_ENTRIES)(self._count)
         path = resources.files("tunaflow_tui") / "data" / "tokenizer" / "wordpiece-uncased.json"
         self._tokenizer = Tokenizer.from_str(path.read_text(encoding="utf-8"))

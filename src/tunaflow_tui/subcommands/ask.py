@@ -134,8 +134,8 @@ async def _ask(args: argparse.Namespace, project: Path, text: str) -> int:
         def stopping(sig: Any) -> None:
             rt.runner.stop_reason = stop_reason(sig)
 
-        outcome = await run_until_signalled(rt.send_user_message(text, conversation, engine=engine),
-                                            on_stop=stopping)
+        turn = rt.send_user_message(text, conversation, engine=engine)
+        outcome = await run_until_signalled(rt.with_memory(turn), on_stop=stopping)
         printer.finish()
         if outcome.stopped_by is not None:
             return _fail(f"{stop_reason(outcome.stopped_by)}; what the Architect wrote so far is kept")

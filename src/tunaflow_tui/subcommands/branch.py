@@ -115,8 +115,7 @@ async def _adopt(rt: WorkflowRuntime, ref: str, summary: str | None) -> Any:
     def stopping(sig: Any) -> None:
         rt.runner.stop_reason = stop_reason(sig)
 
-    outcome = await run_until_signalled(rt.adopt_branch(ref, summary=summary),
-                                        on_stop=stopping)
+    outcome = await run_until_signalled(rt.with_memory(rt.adopt_branch(ref, summary=summary)), on_stop=stopping)
     if outcome.stopped_by is not None:
         return stop_reason(outcome.stopped_by)
     return outcome.result

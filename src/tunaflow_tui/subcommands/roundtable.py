@@ -221,7 +221,7 @@ async def _convene(args: argparse.Namespace, project: Path, setup: RoundtableSet
             table.stop(stop_reason(sig))
 
         try:
-            outcome = await run_until_signalled(work(), on_stop=stopping)
+            outcome = await run_until_signalled(rt.with_memory(work()), on_stop=stopping)
         except BranchError as exc:
             return _fail(str(exc))
         if outcome.stopped_by is not None and outcome.exit_code is not None:

@@ -99,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
         _tell(f"tunaflow run: {stop_reason(sig)}: stopping the agents and the tests…")
 
     try:
-        outcome = asyncio.run(run_until_signalled(work, on_stop=stopping))
+        outcome = asyncio.run(run_until_signalled(runtime.with_memory(work), on_stop=stopping))
     except KeyboardInterrupt:  # a ctrl+c before the work started or after it ended
         outcome = Outcome(None, signal.SIGINT)
     except TurnInProgress as exc:

@@ -3,8 +3,10 @@
 Every finished message of the project (main conversation, branches, review and implementation
 runs) is searched by full text (FTS5 bm25 over the words of the query) and by meaning (the stored
 chunk vectors), fused by rank. The query is plain text: quotes, ``*``, ``AND``, ``NEAR`` and the
-like are searched for as words. Without the embedding model, hybrid search is full-text search
-and says so on stderr; ``--mode vector`` is then an error.
+like are searched for as words. Messages not embedded yet (written by other commands, or while
+the app was closed) are embedded first by the project's embedding worker, with a progress line on
+stderr when that takes over a second. Without the embedding model, or with ``[memory] embeddings
+= false``, hybrid search is full-text search and says so on stderr; ``--mode vector`` is then an error.
 
 PATH is taken as the project when more than one word is given and the first is a directory;
 otherwise every word is the query and the project is the current directory. Words starting with
@@ -17,12 +19,17 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from pathlib import Path
 
 MODES = ("hybrid", "fts", "vector")
 MAX_LIMIT = 200
 #: The query's words may come before, between and after the options (and any word after --).
 WORDS_ANYWHERE = True
+#: The embedding of pending messages is reported once it has taken this long …
+PROGRESS_AFTER_S = 1.0
+#: … and then this often.
+PROGRESS_EVERY_S = 2.0
 #: Said after an unrecognised option (usage errors are one line, exit 1): a query word may start with -.
 USAGE_HINT = "to search for words that start with -, put -- before the query: tunaflow search -- -word"
 
@@ -59,13 +66,31 @@ def _write(text: str) -> None:
         sys.stdout.write(text)
 
 
+class _EmbeddingProgress:
+    """Says on stderr how far the embedding of pending messages is, once it takes over a second."""
+
+    def __init__(self) -> None:
+        self._started = time.monotonic()
+        self._last = 0.0
+
+    def __call__(self, embedded: int, total: int) -> None:
+        now = time.monotonic()
+        if now - self._started < PROGRESS_AFTER_S or now - self._last < PROGRESS_EVERY_S:
+            return
+        self._last = now
+        print(f"tunaflow search: embedding messages before searching: {embedded:,} of {total:,} done",
+              file=sys.stderr, flush=True)
+
+
 def run(args: argparse.Namespace) -> int:
     """Print the hits, best first; exit 1 with one line on stderr for bad input."""
-    from tunaflow_tui.core.memory.embedder import Embedder
-    from tunaflow_tui.core.memory.project_search import ProjectSearch, SearchUnavailable
+    from tunaflow_tui.core.memory.model_files import MODEL_ID
+    from tunaflow_tui.core.memory.project_search import SearchUnavailable
+    from tunaflow_tui.core.settings import SettingsError, load_settings
     from tunaflow_tui.core.storage import StorageError, Store
     from tunaflow_tui.core.storage.store import database_path
     from tunaflow_tui.core.terminal_text import neutralize
+    from tunaflow_tui.runtime.memory import ProjectMemory
 
     project, query = _split(list(args.words))
     if not query.strip():
@@ -75,14 +100,24 @@ def run(args: argparse.Namespace) -> int:
     if not database_path(project).is_file():
         return _fail(f"{project} has no tunaflow data yet (no .tunaflow/state.db); open it with tunaflow first")
     try:
+        settings = load_settings(project)
+    except SettingsError as exc:
+        return _fail(str(exc))
+    try:
         with Store.open(project) as store:
             from tunaflow_tui.subcommands.read_only import say_read_only
 
             say_read_only("search", store.read_only)
-            embedder = None if args.mode == "fts" else Embedder()
-            result = ProjectSearch(store, embedder).search(query, limit=args.limit, mode=args.mode)
-            from tunaflow_tui.core.memory.model_files import MODEL_ID
-
+            memory = ProjectMemory(store, settings, lambda _event: None,
+                                   use_default_embedder=args.mode != "fts")
+            try:
+                if args.mode != "fts" and store.read_only is None:
+                    # Messages written from the shell or while the app was closed: embedded first, by
+                    # the embedding worker, so that meaning finds them too.
+                    memory.embed_pending(_EmbeddingProgress())
+                result = memory.search(query, limit=args.limit, mode=args.mode)
+            finally:
+                memory.close()
             counts = store.embedding_counts(MODEL_ID)
     except SearchUnavailable as exc:
         return _fail(str(exc))

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
 
-    from tunaflow_tui.core.memory.embedder import Embedder
+    from tunaflow_tui.core.memory.embedding_port import TextEmbedder
     from tunaflow_tui.core.storage import Store
 
 #: Messages read per query while a pass runs.
@@ -40,6 +40,8 @@ BATCH_MESSAGES = 8
 PROGRESS_INTERVAL_S = 0.5
 #: The indexer's thread runs at this nice value (Linux sets it per thread), so the UI comes first.
 WORKER_NICENESS = 10
+#: Seconds before a pass is tried again after a transient failure (the embedding worker could not be reached).
+RETRY_SECONDS = 5.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +77,7 @@ class EmbeddingIndexer:
     def __init__(
         self,
         store: Store,
-        embedder: Embedder,
+        embedder: TextEmbedder,
         *,
         on_progress: Callable[[IndexerState], None] | None = None,
         on_unavailable: Callable[[str], None] | None = None,
@@ -96,6 +98,7 @@ class EmbeddingIndexer:
         self._lock = threading.Lock()
         self._state = IndexerState(0, 0, running=False)
         self._told_unavailable = False
+        self._retry: threading.Timer | None = None
 
     @property
     def state(self) -> IndexerState:
@@ -119,6 +122,9 @@ class EmbeddingIndexer:
         """Stop after the message being embedded, and wait for the thread (at most ``timeout``)."""
         self._stopping.set()
         self._wake.set()
+        retry = self._retry
+        if retry is not None:
+            retry.cancel()
         thread = self._thread
         if thread is not None and thread is not threading.current_thread():
             thread.join(timeout)
@@ -160,16 +166,20 @@ class EmbeddingIndexer:
             reason = None if self._embedder.error is None else self._embedder.error.reason
             self._report(IndexerState(counts.embedded, counts.total, running=False, unavailable=reason))
             return
+        embedded, total = counts.embedded, counts.total
         try:
             self._embedder.load()
+            self._report(IndexerState(embedded, total, running=True))
+            if not self._embed_missing(embedded, total):
+                return
         except EmbeddingUnavailable as error:
-            self._report(IndexerState(counts.embedded, counts.total, running=False, unavailable=error.reason))
-            if not self._told_unavailable and self._on_unavailable is not None:
-                self._told_unavailable = True
-                self._on_unavailable(error.reason)
+            self._unavailable(error, IndexerState(embedded, total, running=False, unavailable=error.reason))
             return
-        embedded, total = counts.embedded, counts.total
-        self._report(IndexerState(embedded, total, running=True))
+        counts = self._store.embedding_counts(self._model_id)
+        self._report(IndexerState(counts.embedded, counts.total, running=False))
+
+    def _embed_missing(self, embedded: int, total: int) -> bool:
+        """Embed every message still without chunks; False when stopped midway."""
         last_report = time.monotonic()
         after_id = 0
         while not self._stopping.is_set():
@@ -178,15 +188,31 @@ class EmbeddingIndexer:
                 break
             for message in batch:
                 if self._stopping.is_set():
-                    return
+                    return False
                 after_id = message.id
                 if self._embed_message(message.id, message.content):
                     embedded += 1
             if time.monotonic() - last_report >= PROGRESS_INTERVAL_S:
                 last_report = time.monotonic()
                 self._report(IndexerState(embedded, max(total, embedded), running=True))
-        counts = self._store.embedding_counts(self._model_id)
-        self._report(IndexerState(counts.embedded, counts.total, running=False))
+        return True
+
+    def _unavailable(self, error: EmbeddingUnavailable, state: IndexerState) -> None:
+        """Report why nothing more is embedded now; a transient failure is tried again later.
+
+        A lasting one (no model) is told once. A transient one (the embedding worker could not be
+        reached) was told by the worker's client, and the pass runs again after :data:`RETRY_SECONDS`.
+        """
+        self._report(state)
+        if getattr(error, "transient", False):
+            if not self._stopping.is_set():
+                self._retry = threading.Timer(RETRY_SECONDS, self.wake)
+                self._retry.daemon = True
+                self._retry.start()
+            return
+        if not self._told_unavailable and self._on_unavailable is not None:
+            self._told_unavailable = True
+            self._on_unavailable(error.reason)
 
     def _embed_message(self, message_id: int, content: str) -> bool:
         """Embed and store one message's chunks; False when the message changed meanwhile."""

@@ -21,13 +21,15 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tunaflow_tui.core.memory.chunks import split_into_chunks
+from tunaflow_tui.core.memory.embedding_port import RemoteVectors
 from tunaflow_tui.core.memory.fts_query import MAX_QUERY_CHARS, match_tiers, query_terms
 from tunaflow_tui.core.memory.fts_search import every_word_search, tiered_search
 from tunaflow_tui.core.memory.fusion import FusedHit, reciprocal_rank_fusion
-from tunaflow_tui.core.memory.model_files import MODEL_ID
+from tunaflow_tui.core.memory.model_files import MODEL_ID, EmbeddingUnavailable
 from tunaflow_tui.core.memory.query_vectors import QueryVectors
 from tunaflow_tui.core.storage.records import MessageRecord
 from tunaflow_tui.core.storage.search_query import SNIPPET_END, SNIPPET_START
@@ -36,8 +38,8 @@ if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
 
-    from tunaflow_tui.core.memory.embedder import Embedder
-    from tunaflow_tui.core.memory.vectors import VectorIndex
+    from tunaflow_tui.core.memory.embedding_port import TextEmbedder
+    from tunaflow_tui.core.memory.vectors import VectorHit, VectorIndex
     from tunaflow_tui.core.storage import Store
 
 MODES = ("hybrid", "fts", "vector")
@@ -137,7 +139,7 @@ class ProjectSearch:
     :data:`~tunaflow_tui.core.memory.vectors.EXACT_BELOW`).
     """
 
-    def __init__(self, store: Store, embedder: Embedder | None, *, model_id: str = MODEL_ID,
+    def __init__(self, store: Store, embedder: TextEmbedder | None, *, model_id: str = MODEL_ID,
                  exact_below: int | None = None) -> None:
         self._store = store
         self._exact_below = exact_below
@@ -214,11 +216,18 @@ class ProjectSearch:
         """Stop the query-embedding worker thread."""
         self.query_vectors.close()
 
-    def vector_chunks(self, vector: NDArray[np.float32], limit: int, *,
-                      exclude: Collection[int], conversations: Collection[str] | None) -> list[tuple[int, int, float]]:
-        """(chunk id, message id, cosine) of the best chunks, best first, skipping excluded messages."""
+    def _nearest(self, vector: NDArray[np.float32], k: int) -> list[VectorHit[int]]:
+        """The ``k`` nearest chunks: from the embedding worker's index when it keeps one, else from this one's."""
+        from tunaflow_tui.core.memory.vectors import VectorHit
+
+        if isinstance(self._embedder, RemoteVectors):
+            try:
+                pairs = self._embedder.nearest_chunks(Path(self._store.project.path), vector, k)
+            except EmbeddingUnavailable:  # the worker is gone for now: full text answers alone
+                return []
+            return [VectorHit(chunk_id, score) for chunk_id, score in pairs]
         index = self._loaded_index()
-        hits = index.top_k(vector, limit + len(exclude))
+        hits = index.top_k(vector, k)
         locations = self._store.chunk_locations([hit.id for hit in hits])
         stale = [hit.id for hit in hits if hit.id not in locations]
         if stale:
@@ -226,6 +235,13 @@ class ProjectSearch:
                 for chunk_id in stale:
                     index.remove(chunk_id)
                     self._owner.pop(chunk_id, None)
+        return hits
+
+    def vector_chunks(self, vector: NDArray[np.float32], limit: int, *,
+                      exclude: Collection[int], conversations: Collection[str] | None) -> list[tuple[int, int, float]]:
+        """(chunk id, message id, cosine) of the best chunks, best first, skipping excluded messages."""
+        hits = self._nearest(vector, limit + len(exclude))
+        locations = self._store.chunk_locations([hit.id for hit in hits])
         found = []
         allowed: dict[int, MessageRecord] = {}
         if conversations is not None:

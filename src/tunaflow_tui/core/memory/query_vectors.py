@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
 
-    from tunaflow_tui.core.memory.embedder import Embedder
+    from tunaflow_tui.core.memory.embedding_port import TextEmbedder
 
 #: Texts whose vectors are kept (a vector is 1.5 KB).
 REMEMBERED = 32
@@ -37,7 +37,7 @@ class QueryVectors:
     (:meth:`get` with ``load``), so a turn never waits for the model to load.
     """
 
-    def __init__(self, embedder: Embedder | None, *, remembered: int = REMEMBERED) -> None:
+    def __init__(self, embedder: TextEmbedder | None, *, remembered: int = REMEMBERED) -> None:
         self._embedder = embedder
         self._remembered = max(1, remembered)
         self._lock = threading.Lock()

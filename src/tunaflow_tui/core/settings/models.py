@@ -99,6 +99,8 @@ class MemoryConfig(BaseModel):
 
     #: embed finished messages in the background for semantic search (off: full-text search only)
     embeddings: Switch = True
+    #: seconds the embedding worker process stays after its last job before it exits (and frees its memory)
+    worker_idle_seconds: Number = Field(default=30.0, ge=0.5, le=3600.0)
     #: chunks of other conversations and older turns retrieved into an Architect or Developer pack
     retrieved_chunks: WholeNumber = Field(default=6, ge=0, le=50)
     #: a conversation longer than this (tokens) gets topic summaries of its older part

@@ -126,26 +126,24 @@ class ChunkStore(StoreBase):
                 ).execute(db)))
         return tuple(ids)
 
-    def chunk_vectors(self, model_id: str, *, batch: int = 5_000) -> Iterator[tuple[int, bytes]]:
+    def chunk_vectors(self, model_id: str, *, batch: int = 5_000, after_id: int = 0) -> Iterator[tuple[int, bytes]]:
         """``(chunk id, vector blob)`` of every stored chunk with a vector for ``model_id``, by id.
 
-        Read in batches, each in its own snapshot, so the writer is never held up by a long read.
+        Only chunks with an id above ``after_id`` (the ones stored since an index was read). Read in
+        batches, each in its own snapshot, so the writer is never held up by a long read. Plain SQL:
+        building a row object per chunk took two thirds of the time to read 100,000 of them.
         """
-        last = 0
+        last = after_id
+        sql = ("SELECT id, vector FROM message_chunks WHERE model_id = ? AND vector IS NOT NULL AND id > ? "
+               "ORDER BY id LIMIT ?")
         while True:
-            query = (
-                MessageChunkRow.select(MessageChunkRow.id, MessageChunkRow.vector)
-                .where((MessageChunkRow.model_id == model_id) & MessageChunkRow.vector.is_null(False)
-                       & (MessageChunkRow.id > last))
-                .order_by(MessageChunkRow.id).limit(batch)
-            )
             with self._db.reading() as db:
-                rows = all_rows(query, db)
-            for row in rows:
-                yield int(row["id"]), bytes(row["vector"])
+                rows = db.execute_sql(sql, (model_id, last, batch)).fetchall()  # type: ignore[no-untyped-call]
+            for chunk_id, vector in rows:
+                yield int(chunk_id), bytes(vector)
             if len(rows) < batch:
                 return
-            last = int(rows[-1]["id"])
+            last = int(rows[-1][0])
 
     def chunk_locations(self, chunk_ids: Sequence[int]) -> dict[int, ChunkLocation]:
         """The message and offsets of each chunk id that still exists (plain SQL: it runs on every search)."""

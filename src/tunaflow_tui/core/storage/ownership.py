@@ -41,6 +41,14 @@ class Ownership:
             return
         self._fd = fd
 
+    @classmethod
+    def declined(cls) -> Ownership:
+        """An ownership never taken: the process is not the owner and holds no lock."""
+        ownership = cls.__new__(cls)
+        ownership._fd = None
+        ownership.owner = False
+        return ownership
+
     def release(self) -> None:
         """Give ownership up (the next process to open the project takes it)."""
         if self._fd is not None:

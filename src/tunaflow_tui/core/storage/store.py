@@ -55,7 +55,7 @@ class Store(ConversationStore, BranchStore, PlanStore, MemoStore, ProcessStore, 
         self._ownership = ownership
 
     @classmethod
-    def open(cls, project_dir: Path) -> Store:
+    def open(cls, project_dir: Path, *, claim_ownership: bool = True) -> Store:
         """Open (creating and migrating if needed) the store of ``project_dir``.
 
         The first process to open a project owns it until it closes (:attr:`is_owner`, see
@@ -65,6 +65,8 @@ class Store(ConversationStore, BranchStore, PlanStore, MemoStore, ProcessStore, 
         them. A project whose database cannot be written is opened to be read only (:attr:`read_only`
         says why; every write raises :class:`StorageError`). Raises :class:`StorageError` if the
         database cannot be created, opened or written.
+        A helper process (the embedding worker) passes ``claim_ownership=False``: it never owns the
+        project, so it never keeps ownership from the app or a command opened after it.
         """
         project_dir = Path(project_dir).resolve()
         if not project_dir.is_dir():
@@ -78,7 +80,7 @@ class Store(ConversationStore, BranchStore, PlanStore, MemoStore, ProcessStore, 
         except OSError as exc:
             raise StorageError(f"tunaflow could not create {project_dir / STATE_DIR_NAME}: {exc.strerror}") from exc
         exclude_from_git(project_dir)
-        ownership = Ownership(project_dir / STATE_DIR_NAME)
+        ownership = Ownership(project_dir / STATE_DIR_NAME) if claim_ownership else Ownership.declined()
         access = DatabaseAccess(database_path(project_dir))
         try:
             conn = access.connect()
