@@ -49,7 +49,7 @@ if TYPE_CHECKING:
     from numpy.typing import NDArray
 
 #: Seconds a client waits for a worker it started to answer (Python start-up and imports on a busy machine).
-START_TIMEOUT_SECONDS = 30.0
+START_TIMEOUT_SECONDS = 120.0
 #: Connections one client keeps open (the indexer and a search may ask at the same time).
 MAX_CONNECTIONS = 4
 #: Attempts at one request before the worker is given up for now.
