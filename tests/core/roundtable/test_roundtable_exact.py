@@ -116,11 +116,12 @@ def test_seat_specs_split_at_the_first_equals_and_blind_only_after_the_engine() 
 
 
 def test_borda_points_are_exact() -> None:
+    # on a ballot of n answers, first place scores n and last place 1
     assert borda({"alice": ["bob", "carol"], "bob": ["carol", "alice"], "carol": ["alice", "bob"]},
-                 ["alice", "bob", "carol"]) == (("alice", 1), ("bob", 1), ("carol", 1))
+                 ["alice", "bob", "carol"]) == (("alice", 3), ("bob", 3), ("carol", 3))
     assert borda({"alice": ["bob", "carol"], "bob": ["carol", "alice"]}, ["alice", "bob", "carol", "dave"]) == (
-        ("bob", 1), ("carol", 1), ("alice", 0), ("dave", 0))
-    assert borda({"x": ["late"]}, ["alice"]) == (("alice", 0), ("late", 0)), "a seat not listed still counts"
+        ("carol", 3), ("bob", 2), ("alice", 1), ("dave", 0))
+    assert borda({"x": ["late"]}, ["alice"]) == (("late", 1), ("alice", 0)), "a seat not listed still counts"
 
 
 def test_a_ranking_reads_past_lines_it_cannot_use() -> None:
