@@ -103,21 +103,25 @@ class Harness:
         wf = WorkflowConfig(worktree_root=self.data_dir / "worktrees", test_timeout_s=120, **workflow)
         return Settings(roles=roles, engines=engines, workflow=wf)
 
-    def config_toml(self) -> str:
-        """The same settings as a project config file, for `tunaflow run` in a subprocess."""
+    def config_toml(self, idle_s: int = 30) -> str:
+        """The same settings as a project config file, for `tunaflow run` in a subprocess.
+
+        ``idle_s`` is the engines' idle timeout: a test whose stand-in waits at a gate for as long as the
+        test needs (on a loaded machine, longer than 30 s) gives it more, so the turn is not ended under it.
+        """
         return (
             "[roles]\narchitect = \"fclaude\"\ndeveloper = \"fclaude\"\nreviewer = \"fclaude\"\n"
             "verifier = \"fcodex\"\nsynthesizer = \"fclaude\"\nsummarizer = \"fclaude\"\n\n"
-            f"[engines.fclaude]\ntype = \"claude\"\ncommand = \"{self.bin_dir / 'claude'}\"\ntimeout_idle_s = 30\n\n"
-            f"[engines.fcodex]\ntype = \"codex\"\ncommand = \"{self.bin_dir / 'codex'}\"\ntimeout_idle_s = 30\n\n"
+            f"[engines.fclaude]\ntype = \"claude\"\ncommand = \"{self.bin_dir / 'claude'}\"\ntimeout_idle_s = {idle_s}\n\n"
+            f"[engines.fcodex]\ntype = \"codex\"\ncommand = \"{self.bin_dir / 'codex'}\"\ntimeout_idle_s = {idle_s}\n\n"
             f"[workflow]\nworktree_root = \"{self.data_dir / 'worktrees'}\"\ntest_timeout_s = 120\n"
         )
 
-    def write_config(self, extra: str = "") -> None:
+    def write_config(self, extra: str = "", *, idle_s: int = 30) -> None:
         """Write :meth:`config_toml` (plus ``extra``) as the project's config file and trust it, as its
         user would with `tunaflow trust`: the file names the stand-in CLIs as commands."""
         (self.project / ".tunaflow").mkdir(exist_ok=True)
-        (self.project / ".tunaflow" / "config.toml").write_text(self.config_toml() + extra)
+        (self.project / ".tunaflow" / "config.toml").write_text(self.config_toml(idle_s) + extra)
         TrustStore().trust(self.project, project_trust(self.project).commands)
 
     def calls(self) -> list[dict[str, Any]]:

@@ -31,7 +31,7 @@ def harness(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Harness:
     h = make_harness(tmp_path, monkeypatch)
     gate = {"after": FIRST + "\n\n", "started": str(tmp_path / "started"), "release": str(tmp_path / "release")}
     h.set_script(architect=[{"text": f"{FIRST}\n\n{SECOND}", "gate": gate}])
-    h.write_config()
+    h.write_config(idle_s=600)  # the stand-in waits at its gate as long as the test needs
     return h
 
 
