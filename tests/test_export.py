@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -167,3 +168,15 @@ def test_conversation_and_plan_together_are_refused(tmp_path: Path) -> None:
     out = export(str(tmp_path), "--plan", "1", "--conversation", "main")
     assert out.returncode == 2
     assert "not allowed with" in out.stderr
+
+
+def test_a_conversation_longer_than_two_pages_is_exported_whole_and_in_order(tmp_path: Path) -> None:
+    count = 1201  # the store is read 500 messages at a time: two full pages and one more message
+    with Store.open(tmp_path) as store:
+        for number in range(count):
+            store.add_message("main", "user" if number % 2 == 0 else "assistant", f"Message number {number:04d}.",
+                              persona=None if number % 2 == 0 else "architect", engine="claude")
+    out = export(str(tmp_path))
+    assert out.returncode == 0, out.stderr
+    found = re.findall(r"Message number (\d{4})\.", out.stdout)
+    assert found == [f"{number:04d}" for number in range(count)], "every message once, oldest first"
