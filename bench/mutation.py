@@ -58,6 +58,7 @@ class Figures:
     survived: int = 0
     timeout: int = 0
     no_tests: int = 0
+    not_checked: int = 0
     other: int = 0
     survivors: list[str] = field(default_factory=list)
     equivalent: list[str] = field(default_factory=list)
@@ -136,6 +137,8 @@ def run(module: Module, workdir: Path, *, max_children: int, fresh: bool) -> Fig
                 figures.equivalent.append(name)
             else:
                 figures.survivors.append(f"{name} ({status})")
+        elif status == "not checked":  # the run stopped before this mutant
+            figures.not_checked += 1
         else:
             figures.other += 1
             figures.survivors.append(f"{name} ({status})")
@@ -157,14 +160,14 @@ def main(argv: list[str] | None = None) -> int:
         for module in chosen:
             print(f"{module.name}: {', '.join(module.mutate)} ({module.lines()} lines) <- {', '.join(module.tests)}")
         return 0
-    print("| module | mutants | killed | survived | timed out | no tests | equivalent | score | minutes |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| module | mutants | killed | survived | timed out | no tests | not run | equivalent | score | minutes |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     reports: list[tuple[Module, Figures]] = []
     for module in chosen:
         figures = run(module, args.workdir / module.name, max_children=args.max_children, fresh=args.fresh)
         reports.append((module, figures))
         print(f"| {module.name} | {figures.mutants} | {figures.killed} | {figures.survived} | {figures.timeout} | "
-              f"{figures.no_tests} | {len(figures.equivalent)} | {figures.score:.0f}% | "
+              f"{figures.no_tests} | {figures.not_checked} | {len(figures.equivalent)} | {figures.score:.0f}% | "
               f"{figures.seconds / 60:.1f} |", flush=True)
     for module, figures in reports:
         for survivor in figures.survivors:
