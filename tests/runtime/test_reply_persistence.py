@@ -8,7 +8,6 @@ import functools
 import time
 
 import pytest
-
 from runtime_harness import Harness
 from waiting import until
 

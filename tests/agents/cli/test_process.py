@@ -94,7 +94,7 @@ async def test_cancel_mid_stream_kills_the_whole_group(fake_cli, tmp_path: Path)
                 grandchild = int(pidfile.read_text())
                 await turn.cancel()
                 # gone once cancel returns (the grandchild outlives a SIGTERM; it would sleep 600 s)
-                until_sync(lambda: not alive(grandchild), "the SIGTERM-deaf grandchild gone", limit=10)
+                until_sync(lambda pid=grandchild: not alive(pid), "the SIGTERM-deaf grandchild gone", limit=10)
     finally:
         if grandchild and alive(grandchild):
             os.kill(grandchild, signal.SIGKILL)

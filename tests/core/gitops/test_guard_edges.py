@@ -4,6 +4,7 @@ index, HEAD moved or detached, a repository without commits, a snapshot that nam
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -11,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tunaflow_tui.core.gitops import GitError, create_worktree, fingerprint, restore, snapshot
-from tunaflow_tui.core.gitops.guard import Snapshot
+from tunaflow_tui.core.gitops.guard import Fingerprint, Snapshot
 
 
 def git(repo: Path, *args: str) -> str:
@@ -168,18 +169,20 @@ def test_a_snapshot_naming_a_path_outside_the_worktree_is_refused(git_repo: Path
     entry, blob = snap.fingerprint.files["src/app.py"], snap.blobs["src/app.py"]
     for rel in ("../escaped.txt", "src/../../escaped.txt"):
         forged = Snapshot(worktree=snap.worktree,
-                          fingerprint=type(snap.fingerprint)(head=snap.fingerprint.head, branch=snap.fingerprint.branch,
-                                                             status=snap.fingerprint.status,
-                                                             files={**snap.fingerprint.files, rel: entry}),
+                          fingerprint=Fingerprint(head=snap.fingerprint.head, branch=snap.fingerprint.branch,
+                                                  status=snap.fingerprint.status,
+                                                  files={**snap.fingerprint.files, rel: entry}),
                           blobs={**snap.blobs, rel: blob}, index_bytes=snap.index_bytes)
-        with pytest.raises(GitError, match="^refusing to restore a path outside the worktree: '"):
+        refused = f"refusing to restore a path outside the worktree: {rel!r}"
+        with pytest.raises(GitError, match=f"^{re.escape(refused)}$"):
             restore(wt, forged)
         assert not (tmp_path / "escaped.txt").exists()
 
 
 def test_a_snapshot_is_restored_only_into_its_own_worktree(git_repo: Path, tmp_path: Path) -> None:
     wt = _worktree(git_repo, tmp_path)
-    with pytest.raises(GitError, match=f"^snapshot was taken of {git_repo.resolve()}, not {wt.resolve()}$"):
+    expected = f"snapshot was taken of {git_repo.resolve()}, not {wt.resolve()}"
+    with pytest.raises(GitError, match=f"^{re.escape(expected)}$"):
         restore(wt, snapshot(git_repo))
 
 

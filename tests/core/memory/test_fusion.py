@@ -43,7 +43,7 @@ def test_unnamed_lists_weights_k_and_limit() -> None:
     assert reciprocal_rank_fusion({}) == [] and reciprocal_rank_fusion({"fts": []}) == []
     assert reciprocal_rank_fusion({"a": [1, 2]}, limit=0) == []
     assert reciprocal_rank_fusion({"a": [1, 2]}, limit=-3) == []
-    with pytest.raises(ValueError, match="^k must not be negative$"):
+    with pytest.raises(ValueError, match=r"^k must not be negative$"):
         reciprocal_rank_fusion({"a": [1]}, k=-1)
 
 

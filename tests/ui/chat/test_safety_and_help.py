@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from app_harness import posted
-from waiting import until
 from textual.widgets import Collapsible, Markdown
+from waiting import until
 
 from tunaflow_tui.core.turns import ToolLine
 from tunaflow_tui.screens.help import HelpScreen
