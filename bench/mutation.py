@@ -15,8 +15,8 @@ Not part of CI (a module takes minutes to an hour). Rerun a module whenever its 
     python bench/mutation.py            # every module, smallest first
 
 A module's copy is kept: ``cd /tmp/tunaflow-mutation/NAME && mutmut show MUTANT`` shows a survivor's
-diff, ``mutmut run MUTANT`` retries one after a new test (copy the test into the scratch tree first,
-or run with ``--fresh``).
+diff; after writing tests, ``--retest`` runs only the last run's survivors again (``--fresh`` starts over,
+as it must once the module's source has changed).
 """
 
 from __future__ import annotations
@@ -100,29 +100,39 @@ def prepare(module: Module, workdir: Path, *, fresh: bool) -> None:
     (workdir / "pyproject.toml").write_text(pyproject.replace(header, header + selection, 1), encoding="utf-8")
 
 
-def run(module: Module, workdir: Path, *, max_children: int, fresh: bool) -> Figures:
-    """Mutate ``module`` in ``workdir`` and read back what mutmut found."""
-    prepare(module, workdir, fresh=fresh)
+def _statuses(workdir: Path, env: dict[str, str]) -> list[tuple[str, str]]:
+    """Every mutant of the last run in ``workdir`` with its status (killed, survived, ...)."""
+    results = subprocess.run([sys.executable, "-m", "mutmut", "results", "--all", "true"], cwd=workdir, env=env,
+                             capture_output=True, text=True, check=False)
+    found = []
+    for line in results.stdout.splitlines():
+        name, sep, status = line.strip().rpartition(": ")
+        if sep:
+            found.append((name, status))
+    return found
+
+
+def run(module: Module, workdir: Path, *, max_children: int, fresh: bool, retest: bool = False) -> Figures:
+    """Mutate ``module`` in ``workdir`` and read back what mutmut found (``retest``: only the survivors of
+    the last run, against the tests as they are now)."""
+    prepare(module, workdir, fresh=fresh and not retest)
     mutated = workdir / "mutants" / "src"
     # It must exist before mutmut starts: Python remembers a path that was missing when first looked at as
     # holding nothing, and tunaflow would then be imported unmutated from wherever it is installed.
     mutated.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, "PYTHONPATH": str(mutated)}  # subprocesses started by the tests import the mutants too
     env.pop("MUTANT_UNDER_TEST", None)
+    names = [name for name, status in _statuses(workdir, env) if status in ("survived", "no tests")] if retest else []
     started = time.monotonic()
     log = workdir / "mutmut-run.log"
-    with log.open("w", encoding="utf-8") as out:
-        done = subprocess.run([sys.executable, "-m", "mutmut", "run", "--max-children", str(max_children)],
-                              cwd=workdir, env=env, stdout=out, stderr=subprocess.STDOUT, check=False)
+    if not retest or names:
+        with log.open("w", encoding="utf-8") as out:
+            done = subprocess.run([sys.executable, "-m", "mutmut", "run", "--max-children", str(max_children), *names],
+                                  cwd=workdir, env=env, stdout=out, stderr=subprocess.STDOUT, check=False)
+        if done.returncode != 0:
+            print(f"{module.name}: mutmut failed (exit {done.returncode}); see {log}", file=sys.stderr)
     figures = Figures(seconds=time.monotonic() - started)
-    if done.returncode != 0:
-        print(f"{module.name}: mutmut failed (exit {done.returncode}); see {log}", file=sys.stderr)
-    results = subprocess.run([sys.executable, "-m", "mutmut", "results", "--all", "true"], cwd=workdir, env=env,
-                             capture_output=True, text=True, check=False)
-    for line in results.stdout.splitlines():
-        name, sep, status = line.strip().rpartition(": ")
-        if not sep:
-            continue
+    for name, status in _statuses(workdir, env):
         figures.mutants += 1
         if status == "killed":
             figures.killed += 1
@@ -153,6 +163,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/tunaflow-mutation"))
     parser.add_argument("--max-children", type=int, default=1, help="mutants tested at once (default 1)")
     parser.add_argument("--fresh", action="store_true", help="forget an earlier run of the module")
+    parser.add_argument("--retest", action="store_true",
+                        help="test only the last run's survivors again, with the tests as they are now")
     args = parser.parse_args(argv)
     chosen = [modules[name] for name in args.module] if args.module else sorted(modules.values(),
                                                                                  key=Module.lines)
@@ -164,7 +176,8 @@ def main(argv: list[str] | None = None) -> int:
     print("|---|---|---|---|---|---|---|---|---|---|")
     reports: list[tuple[Module, Figures]] = []
     for module in chosen:
-        figures = run(module, args.workdir / module.name, max_children=args.max_children, fresh=args.fresh)
+        figures = run(module, args.workdir / module.name, max_children=args.max_children, fresh=args.fresh,
+                      retest=args.retest)
         reports.append((module, figures))
         print(f"| {module.name} | {figures.mutants} | {figures.killed} | {figures.survived} | {figures.timeout} | "
               f"{figures.no_tests} | {figures.not_checked} | {len(figures.equivalent)} | {figures.score:.0f}% | "
