@@ -11,6 +11,17 @@ from export_seeds import seed_conversation, seed_plan
 from tunaflow_tui.core.exporting import ExportError, export_conversation, export_plan, find_plan
 from tunaflow_tui.core.storage import Store
 from tunaflow_tui.core.turns import Usage
+from tunaflow_tui.core.workflow import (
+    Approve,
+    Hold,
+    ImplementationReported,
+    ReviewFinished,
+    ReviewStarted,
+    Rework,
+    SeatResult,
+    aggregate,
+)
+from tunaflow_tui.core.workflow.service import WorkflowService
 
 WHEN = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC")
 LONG_ERROR = "x " * 300
@@ -237,3 +248,72 @@ def test_asking_for_a_plan_before_there_is_one_says_so(tmp_path: Path) -> None:
     with Store.open(tmp_path) as store, pytest.raises(ExportError) as plan:
         export_plan(store, "1")
     assert str(plan.value) == "there is no plan '1'; this project has no plans yet"
+
+
+def _cut(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _words(word: str, count: int) -> str:
+    return " ".join([word] * count)
+
+
+def test_long_texts_are_cut_where_the_export_says_and_nothing_is_left_out(tmp_path: Path) -> None:
+    title, subtask, constraint, non_goal = (_words("title", 60), _words("subtask", 60), _words("constraint", 120),
+                                           _words("nongoal", 150))
+    finding, error, feedback = _words("finding", 130), _words("error", 70), _words("feedback", 80)
+    path = "/work/" + "w" * 420
+    seats = [
+        SeatResult(seat="s" * 70, engine="e" * 70, verdict="fail", scores={"q" * 70: 2, "code_quality": 4},
+                   findings=(finding,), recommendations=("Split the parser",)),
+        SeatResult(seat="second", engine="claude", verdict="fail", scores={"code_quality": 2}, failed_subtasks=(1,)),
+        SeatResult(seat="z" * 70, engine="claude", verdict=None, error=error),
+        SeatResult(seat="", engine="", verdict="pass"),
+    ]
+    with Store.open(tmp_path) as store:
+        service = WorkflowService(store)
+        plan = service.create_plan_from_proposal(title=title, slug="long", description="Count.",
+                                                 expected_outcome="It counts.", constraints=[constraint],
+                                                 non_goals=[non_goal], subtasks=[(subtask, "")])
+        store.update_plan(plan.id, git_branch="g" * 130, base_branch="b" * 130, worktree_path=path)
+        service.apply(plan.id, Approve(), actor="user")
+        service.apply(plan.id, ImplementationReported(), actor="agent")
+        service.apply(plan.id, ReviewStarted(), actor="system")
+        service.apply(plan.id, ReviewFinished(aggregate(seats)), actor="system")
+        service.apply(plan.id, Rework(feedback=feedback), actor="user")
+        service.apply(plan.id, ImplementationReported(), actor="agent")
+        service.apply(plan.id, ReviewStarted(), actor="system")
+        service.apply(plan.id, ReviewFinished(aggregate(seats[3:])), actor="system")
+        service.apply(plan.id, Hold(), actor="user")
+        text = _shown(export_plan(store, "long"), tmp_path)
+    summary = aggregate(seats).scores
+    shown_scores = [f"{name} {score.mean:.1f}" + (f" (±{score.spread})" if score.spread else "")
+                    for name, score in sorted(summary.items())]  # stored with sorted keys
+    for line in (
+        f"# Plan #1: {_cut(title, 200)}",
+        "- Waiting for a decision: review (on hold)",
+        f"- Git branch: `{_cut('g' * 130, 120)}` (base `{_cut('b' * 130, 120)}`)",
+        f"- Worktree: `{_cut(path, 400)}`",
+        f"- [ ] 1. {_cut(subtask, 300)}",
+        "### Expected outcome\n\nIt counts.",
+        f"### Constraints\n\n- {_cut(constraint, 1000)}",
+        f"### Non-goals\n\n- {_cut(non_goal, 1000)}",
+        "### Round 1: fail",
+        "Scores: " + ", ".join(_cut(shown, 60) for shown in shown_scores),
+        "Failed subtasks: 1",
+        f"Findings:\n\n- {_cut(finding, 1000)}\n\nRecommendations:\n\n- Split the parser",
+        f"Review errors (not counted as a fail): {_cut('z' * 70, 60)}",
+        f"- **{_cut('s' * 70, 60)}** ({_cut('e' * 70, 60)}): fail\n"
+        f"  - scores: code_quality 4, {_cut('q' * 70 + ' 2', 60)}\n"
+        f"  - finding: {_cut(finding, 1000)}\n"
+        "  - recommendation: Split the parser\n"
+        "- **second** (claude): fail\n"
+        "  - scores: code_quality 2\n"
+        f"- **{_cut('z' * 70, 60)}** (claude): {_cut('review error: ' + _cut(error, 300), 300)}\n"
+        "- **seat** (?): pass",
+        f"Decision: {_cut('rework requested after review round 1: ' + feedback, 600)} by user, WHEN",
+        "### Round 2: pass",
+    ):
+        assert line in text, line
+    assert "(±2" in text, "the spread of the seats' scores is shown"
+    assert text.index("### Round 1") < text.index("Decision: rework") < text.index("### Round 2")
