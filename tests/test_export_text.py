@@ -12,6 +12,7 @@ from tunaflow_tui.core.exporting import ExportError, export_conversation, export
 from tunaflow_tui.core.storage import Store
 from tunaflow_tui.core.turns import Usage
 from tunaflow_tui.core.workflow import (
+    Abandon,
     Approve,
     Hold,
     ImplementationReported,
@@ -317,3 +318,91 @@ def test_long_texts_are_cut_where_the_export_says_and_nothing_is_left_out(tmp_pa
         assert line in text, line
     assert "(±2" in text, "the spread of the seats' scores is shown"
     assert text.index("### Round 1") < text.index("Decision: rework") < text.index("### Round 2")
+
+
+ABANDONED = """\
+# Plan #1: Later
+
+- Phase: abandoned
+- Slug: `later`
+- Revision: 0 · review rounds: 0
+- Outcome: abandoned
+- Created: WHEN · updated: WHEN
+
+## Subtasks
+
+This plan has no subtasks.
+
+## Description
+
+*No description.*
+
+## Review rounds
+
+No review has finished yet.
+
+## Branches
+
+- Implementation: none
+- Review: none
+
+## Timeline (2 events)
+
+- WHEN · agent · proposal received (revision 1, 0 subtasks)
+- WHEN · user · abandoned
+"""
+
+
+def test_an_abandoned_plan_without_subtasks_reads_exactly_so(tmp_path: Path) -> None:
+    with Store.open(tmp_path) as store:
+        service = WorkflowService(store)
+        plan = service.create_plan_from_proposal(title="Later", slug="later")
+        service.apply(plan.id, Abandon(), actor="user")
+        assert _shown(export_plan(store, "later"), tmp_path) == ABANDONED
+
+
+def test_a_waiting_plan_says_so_and_a_held_one_says_from_where(tmp_path: Path) -> None:
+    with Store.open(tmp_path) as store:
+        service = WorkflowService(store)
+        plan = service.create_plan_from_proposal(title="Held", slug="held", subtasks=[("One", ""), ("Two", "")])
+        service.apply(plan.id, Approve(), actor="user")
+        service.mark_subtask_done(plan.id, 1)
+        service.apply(plan.id, ImplementationReported(), actor="agent")
+        service.apply(plan.id, ReviewStarted(), actor="system")
+        service.apply(plan.id, ReviewFinished(aggregate([SeatResult(seat="r", engine="claude", verdict="pass")])),
+                      actor="system")
+        waiting = export_plan(store, "held")
+        service.apply(plan.id, Hold(), actor="user")
+        held = export_plan(store, "held")
+    assert "- Phase: review\n" in waiting and "- Waiting for a decision: review\n" in waiting
+    assert "## Subtasks (1/2 done)\n\n- [x] 1. One\n- [ ] 2. Two\n" in waiting
+    assert "- Phase: held (held from review)\n" in held and "- Waiting for a decision: review (on hold)\n" in held
+
+
+def test_an_empty_conversation_says_so(tmp_path: Path) -> None:
+    with Store.open(tmp_path) as store:
+        text = export_conversation(store)
+    assert _shown(text, tmp_path) == "# Main conversation\n\nProject: <name> (`<project>`)\nMessages: 0\n\n" \
+                                      "*No messages yet.*\n"
+
+
+def test_more_than_two_pages_of_messages_are_exported_whole_and_in_order(tmp_path: Path) -> None:
+    count = 1001  # read 500 at a time: two full pages and one more
+    with Store.open(tmp_path) as store:
+        for number in range(count):
+            store.add_message("main", "user", f"Message number {number:04d}.")
+        text = export_conversation(store)
+    assert re.findall(r"Message number (\d{4})\.", text) == [f"{number:04d}" for number in range(count)]
+    assert f"Messages: {count}\n" in text
+
+
+def test_text_exactly_at_a_limit_is_not_cut(tmp_path: Path) -> None:
+    label = "b" * 120
+    with Store.open(tmp_path) as store:
+        branch = store.create_branch(conversation_id="main", checkpoint_id=None, parent_branch_id=None, mode="chat",
+                                     kind="implementation", label=label)
+        store.add_message(branch.shadow_conversation_id, "user", "hi")
+        failed = store.add_message("main", "assistant", "", persona="developer", engine="claude")
+        store.update_message(failed.id, status="error", error_kind="k" * 70)
+        assert export_conversation(store, str(branch.id)).startswith(f"# Branch #{branch.id}: {label}\n")
+        assert f"> **Error ({_cut('k' * 70, 60)})**\n" in export_conversation(store)
