@@ -16,6 +16,7 @@ from tunaflow_tui.core.workflow import (
     Approve,
     Hold,
     ImplementationReported,
+    RetryReview,
     ReviewFinished,
     ReviewStarted,
     Rework,
@@ -406,3 +407,33 @@ def test_text_exactly_at_a_limit_is_not_cut(tmp_path: Path) -> None:
         store.update_message(failed.id, status="error", error_kind="k" * 70)
         assert export_conversation(store, str(branch.id)).startswith(f"# Branch #{branch.id}: {label}\n")
         assert f"> **Error ({_cut('k' * 70, 60)})**\n" in export_conversation(store)
+
+
+def test_a_failed_subtask_a_review_branch_and_a_round_without_a_verdict_read_exactly_so(tmp_path: Path) -> None:
+    errors = [SeatResult(seat="reviewer", engine="claude", verdict=None, error="timed out"),
+              SeatResult(seat="verifier", engine="codex", verdict=None, error="crashed")]
+    failing = [SeatResult(seat="reviewer", engine="claude", verdict="fail", failed_subtasks=(1, 3))]
+    with Store.open(tmp_path) as store:
+        service = WorkflowService(store)
+        plan = service.create_plan_from_proposal(title="Three", slug="three", subtasks=[
+            ("Parse", "split on spaces\n\nand on tabs"), ("Count", ""), ("Print", "")])
+        review = store.create_branch(conversation_id="main", checkpoint_id=None, parent_branch_id=None,
+                                     mode="roundtable", kind="review", label="r" * 130)
+        store.update_branch(review.id, git_branch="t" * 130)
+        store.update_plan(plan.id, review_branch_id=review.id)
+        service.apply(plan.id, Approve(), actor="user")
+        service.mark_subtask_done(plan.id, 2)
+        service.apply(plan.id, ImplementationReported(), actor="agent")
+        service.apply(plan.id, ReviewStarted(), actor="system")
+        service.apply(plan.id, ReviewFinished(aggregate(errors)), actor="system")
+        service.apply(plan.id, RetryReview(), actor="user")
+        service.apply(plan.id, ReviewStarted(), actor="system")
+        service.apply(plan.id, ReviewFinished(aggregate(failing)), actor="system")
+        text = _shown(export_plan(store, "three"), tmp_path)
+    assert "## Subtasks (1/3 done)\n\n- [ ] 1. Parse\n      split on spaces\n\n      and on tabs\n" \
+           "- [x] 2. Count\n- [ ] 3. Print\n\n## Description" in text
+    assert "### Round 1: no verdict (review error)\n\n*WHEN*\n\n" \
+           "Review errors (not counted as a fail): reviewer, verifier\n\n" in text
+    assert "### Round 2: fail\n\n*WHEN*\n\nFailed subtasks: 1, 3\n\n" in text
+    assert (f"- Review: #{review.id} {_cut('r' * 130, 120)} (active, git `{_cut('t' * 130, 120)}`; "
+            f"conversation `branch:{review.id}`)") in text

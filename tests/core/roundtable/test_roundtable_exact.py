@@ -139,3 +139,9 @@ def test_a_ranking_result_is_stored_whole() -> None:
         "left_out": {"dave": "no ranking"},
         "labels": {"carol": {"A": "alice", "B": "bob"}},
     }
+
+
+def test_two_words_of_the_moderator_in_one_round_keep_their_order() -> None:
+    assert full_transcript([], [(2, "Zoom out first."), (2, "Also: a deadline.")]) == (
+        "### The moderator (the user), round 2\nZoom out first.\n\n"
+        "### The moderator (the user), round 2\nAlso: a deadline.")
