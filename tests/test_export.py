@@ -3,29 +3,15 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
+from export_seeds import seed_conversation, seed_plan
+
 from tunaflow_tui.core.storage import Store
-from tunaflow_tui.core.workflow import (
-    Approve,
-    ImplementationReported,
-    ReviewFinished,
-    ReviewStarted,
-    Rework,
-    SeatResult,
-    aggregate,
-)
 from tunaflow_tui.core.workflow.service import WorkflowService
-
-PROPOSAL = """Here is my plan.
-
-<!-- tunaflow:plan-proposal -->
-## Title
-Count words
-<!-- /tunaflow:plan-proposal -->
-"""
 
 
 def export(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
@@ -34,46 +20,6 @@ def export(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[s
         [sys.executable, "-m", "tunaflow_tui", "export", *args],
         capture_output=True, text=True, encoding="utf-8", cwd=cwd, env=env, timeout=60,
     )
-
-
-def seed_conversation(project: Path) -> None:
-    with Store.open(project) as store:
-        store.add_message("main", "user", "Please count words in 한국어 text")
-        store.add_message("main", "assistant", PROPOSAL, persona="architect", engine="claude", model="sonnet")
-        store.add_message("main", "assistant", "Half an answer", persona="architect", engine="codex",
-                          status="interrupted")
-        failed = store.add_message("main", "assistant", "", persona="developer", engine="gemini")
-        store.update_message(failed.id, status="error", error_kind="timeout",
-                             error_message="no output for 600 s")
-        store.add_message("main", "assistant", "before\x1b[2J\x1b]52;c;c2VjcmV0\x07\x1b]0;pwned\x07after",
-                          persona="reviewer", engine="claude")
-
-
-def seed_plan(project: Path) -> int:
-    with Store.open(project) as store:
-        service = WorkflowService(store)
-        plan = service.create_plan_from_proposal(
-            title="Count words", slug="count-words", description="Add a `words` command.",
-            subtasks=[("Parser", "split on spaces"), ("CLI flag", "")],
-        )
-        impl = store.create_branch(conversation_id="main", checkpoint_id=None, parent_branch_id=None,
-                                   mode="chat", kind="implementation", label="tunaflow/count-words")
-        store.update_branch(impl.id, git_branch="tunaflow/count-words")
-        store.update_plan(plan.id, impl_branch_id=impl.id, git_branch="tunaflow/count-words", base_branch="main")
-        store.add_message(impl.shadow_conversation_id, "assistant", "Implemented the parser.",
-                          persona="developer", engine="demo")
-        service.apply(plan.id, Approve(), actor="user")
-        service.mark_subtask_done(plan.id, 1)
-        service.apply(plan.id, ImplementationReported(), actor="agent")
-        service.apply(plan.id, ReviewStarted(), actor="system")
-        failed = aggregate([
-            SeatResult(seat="reviewer", engine="claude", verdict="fail", scores={"code_quality": 2},
-                       findings=("No test for empty input",), recommendations=("Add a test",)),
-            SeatResult(seat="verifier", engine="codex", verdict=None, error="timed out"),
-        ])
-        service.apply(plan.id, ReviewFinished(failed), actor="system")
-        service.apply(plan.id, Rework(feedback="Please add the test"), actor="user")
-        return plan.id
 
 
 def test_conversation_is_the_default_with_speakers_and_no_markers(tmp_path: Path) -> None:
@@ -167,3 +113,15 @@ def test_conversation_and_plan_together_are_refused(tmp_path: Path) -> None:
     out = export(str(tmp_path), "--plan", "1", "--conversation", "main")
     assert out.returncode == 2
     assert "not allowed with" in out.stderr
+
+
+def test_a_conversation_longer_than_two_pages_is_exported_whole_and_in_order(tmp_path: Path) -> None:
+    count = 1201  # the store is read 500 messages at a time: two full pages and one more message
+    with Store.open(tmp_path) as store:
+        for number in range(count):
+            store.add_message("main", "user" if number % 2 == 0 else "assistant", f"Message number {number:04d}.",
+                              persona=None if number % 2 == 0 else "architect", engine="claude")
+    out = export(str(tmp_path))
+    assert out.returncode == 0, out.stderr
+    found = re.findall(r"Message number (\d{4})\.", out.stdout)
+    assert found == [f"{number:04d}" for number in range(count)], "every message once, oldest first"

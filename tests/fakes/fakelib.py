@@ -3,7 +3,8 @@
 Environment:
 - FAKE_CLI_SCENARIO: which captured run (or synthetic behaviour) to replay;
 - FAKE_CLI_LOG: a file to which each invocation appends one JSON line {argv, stdin, cwd, env};
-- FAKE_CLI_PIDFILE: where the ``grandchild`` and ``holder-*`` scenarios write their grandchild's pid;
+- FAKE_CLI_PIDFILE: where the ``grandchild`` scenario's grandchild writes its pid once it ignores SIGTERM,
+  and the ``holder-*`` scenarios their grandchild's pid;
 - FAKE_CLI_DETACH: ``setsid`` makes the ``holder-*`` grandchild leave the process group (default: stays in it).
 - FAKE_CLI_PRELUDE: ``deep-nesting`` prints one line of 200,000 ``[`` before the scenario's stream.
 """
@@ -131,10 +132,16 @@ def run_common(first_line: str) -> bool:
         sys.stdout.flush()
         time.sleep(30)
     elif name == "grandchild":  # a grandchild that ignores SIGTERM, then a slow stream
-        child = subprocess.Popen([sys.executable, "-c",
-                                  "import signal,time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
-                                  "time.sleep(60)"])
-        Path(os.environ["FAKE_CLI_PIDFILE"]).write_text(str(child.pid), encoding="utf-8")
+        # The grandchild writes its pid only once its handler is set, and the first line waits for that:
+        # whoever reacts to the first line meets a grandchild already deaf to SIGTERM.
+        pidfile = Path(os.environ["FAKE_CLI_PIDFILE"])
+        subprocess.Popen([sys.executable, "-c",
+                          "import os,signal,sys,time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+                          "part = sys.argv[1] + '.part'; open(part, 'w').write(str(os.getpid())); "
+                          "os.replace(part, sys.argv[1]); time.sleep(600)", str(pidfile)])
+        until = time.monotonic() + 30
+        while not pidfile.exists() and time.monotonic() < until:
+            time.sleep(0.01)
         emit(first_line)
         time.sleep(60)
     elif name == "close-stdout":  # one line, then stdout closed while the CLI keeps running

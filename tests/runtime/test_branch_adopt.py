@@ -14,6 +14,7 @@ import pytest
 from runtime_harness import Harness
 
 from tunaflow_tui.core.storage import Store
+from tunaflow_tui.core.storage.access import _TrackedDatabase
 from tunaflow_tui.core.storage.models import SessionLinkRow
 from tunaflow_tui.core.storage.records import BranchRecord
 from tunaflow_tui.runtime.adoption import AdoptCancelled
@@ -189,6 +190,45 @@ async def test_a_failure_between_the_writes_leaves_the_old_state(harness: Harnes
     monkeypatch.undo()
     await rt.adopt_branch(branch.id, summary="We chose OAuth2 PKCE.")
     assert _state(rt.store) != before
+
+
+_WRITES = ("INSERT", "UPDATE", "DELETE", "REPLACE")
+
+
+async def test_a_failure_at_any_write_of_the_adoption_leaves_the_old_state(harness: Harness,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    rt = _runtime(harness)
+    branch, child, grandchild = _seed(rt)
+    before = _state(rt.store)
+    original = _TrackedDatabase.execute_sql
+    writes = [0]
+    fail_at = [0]
+
+    def failing(self: _TrackedDatabase, sql: str, *args: object, **kwargs: object) -> object:
+        if sql.lstrip().upper().startswith(_WRITES):
+            writes[0] += 1
+            if writes[0] == fail_at[0]:
+                raise OSError("disk full")
+        return original(self, sql, *args, **kwargs)
+
+    monkeypatch.setattr(_TrackedDatabase, "execute_sql", failing)
+    failed_at: list[int] = []
+    while True:  # fail the 1st write of the adoption, then the 2nd, ... until one goes through whole
+        fail_at[0] += 1
+        writes[0] = 0
+        try:
+            await rt.adopt_branch(branch.id, summary="We chose OAuth2 PKCE.")
+        except OSError:
+            failed_at.append(fail_at[0])
+            assert _state(rt.store) == before, f"a failure at write {fail_at[0]} left part of the adoption"
+            continue
+        break
+    assert len(failed_at) >= 4, "the record, the status, the archive and the link are written"
+    statuses = {b.id: b.status for b in rt.store.list_branches()}
+    assert statuses == {branch.id: "adopted", child.id: "archived", grandchild.id: "archived"}
+    assert rt.store.list_messages("main")[-1].meta["kind"] == "branch_adopt"
+    assert len(rt.store.all_session_links()) == 1
+    rt.close()
 
 
 _KILLED_ADOPTION = textwrap.dedent("""

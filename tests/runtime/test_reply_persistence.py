@@ -4,22 +4,29 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import time
 
+import pytest
 from runtime_harness import Harness
 from waiting import until
 
 from tunaflow_tui.core.storage import Store
+from tunaflow_tui.runtime import agent_turn
 from tunaflow_tui.runtime.events import MessageStarted, RuntimeEvent
+from tunaflow_tui.runtime.reply_persistence import ReplyPersister
 from tunaflow_tui.runtime.runtime import WorkflowRuntime
 
 PARAGRAPH = "I read calc.py: it only adds. Next I run the test suite, which takes a while.\n\n"
 REST = "The suite passed; multiplication is missing.\n"
 
 
-async def _stored_while_paused(harness: Harness, text: str, pause_after: str) -> str:
-    """Stream ``text``, pause 60 s after ``pause_after``; return what the database holds during the pause."""
-    harness.set_script(architect=[{"text": text, "pause_after": {pause_after: 60}}])
+async def _stored_while_paused(harness: Harness, text: str, pause_after: str, *, split_at: str | None = None,
+                               limit: float = 40) -> str:
+    """Stream ``text`` (as two chunks cut after ``split_at``, if given), pause 60 s after ``pause_after``;
+    return what the database holds during the pause."""
+    pauses = {split_at: 0, pause_after: 60} if split_at is not None else {pause_after: 60}
+    harness.set_script(architect=[{"text": text, "pause_after": pauses}])
     events: list[RuntimeEvent] = []
     rt = WorkflowRuntime(harness.project, harness.settings(), observer=events.append)
     turn = asyncio.create_task(rt.send_user_message("What does calc.py do?"))
@@ -33,7 +40,7 @@ async def _stored_while_paused(harness: Harness, text: str, pause_after: str) ->
                 return message.content if message is not None else ""
 
             # well within the agent's 60 s pause, however loaded the machine
-            await until(None, lambda: pause_after in stored(), "the text before the pause stored", limit=40)
+            await until(None, lambda: pause_after in stored(), "the text before the pause stored", limit=limit)
             assert not turn.done(), "the agent is still in its pause"
             return stored()
     finally:
@@ -45,6 +52,16 @@ async def _stored_while_paused(harness: Harness, text: str, pause_after: str) ->
 
 async def test_a_finished_paragraph_is_stored_during_the_pause_that_follows_it(harness: Harness) -> None:
     assert await _stored_while_paused(harness, PARAGRAPH + REST, PARAGRAPH) == PARAGRAPH
+
+
+async def test_a_paragraph_break_split_across_two_chunks_is_stored_as_a_finished_block(
+        harness: Harness, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Text without a finished block waits for the stale timer: an hour here, so only the finished-block rule
+    # (half a second) can store the reply during the pause.
+    monkeypatch.setattr(agent_turn, "ReplyPersister", functools.partial(ReplyPersister, stale_delay=3600))
+    first, second = "I read calc.py: it only adds.\n", "\nNext I run the test suite."
+    stored = await _stored_while_paused(harness, first + second, second, split_at=first, limit=10)
+    assert stored == first + second
 
 
 async def test_even_half_a_sentence_is_stored_during_a_pause(harness: Harness) -> None:

@@ -5,11 +5,13 @@ from __future__ import annotations
 import asyncio
 import os
 import resource
+import signal
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from waiting import until_sync
 
 from tunaflow_tui.agents.base import TurnRequest
 from tunaflow_tui.agents.claude import ClaudeEngine
@@ -71,23 +73,35 @@ async def test_output_cap_stops_a_10_mb_reply_quickly(fake_cli, collect, scenari
     assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before < 60_000
 
 
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
 async def test_cancel_mid_stream_kills_the_whole_group(fake_cli, tmp_path: Path) -> None:
     pidfile = tmp_path / "grandchild.pid"
     turn = engine(fake_cli, "grandchild", {"FAKE_CLI_PIDFILE": str(pidfile)}).start(request(fake_cli))
     assert isinstance(turn, SubprocessTurn)
     events = []
-    async for event in turn:
-        events.append(event)
-        if isinstance(event, SessionStarted):  # the init line arrived: the grandchild exists
-            assert pidfile.exists()
-            await turn.cancel()
+    grandchild = 0
+    try:
+        async for event in turn:
+            events.append(event)
+            if isinstance(event, SessionStarted):  # the init line came after the grandchild's SIGTERM handler
+                grandchild = int(pidfile.read_text())
+                await turn.cancel()
+                # gone once cancel returns (the grandchild outlives a SIGTERM; it would sleep 600 s)
+                until_sync(lambda pid=grandchild: not alive(pid), "the SIGTERM-deaf grandchild gone", limit=10)
+    finally:
+        if grandchild and alive(grandchild):
+            os.kill(grandchild, signal.SIGKILL)
     err = events[-1]
     assert isinstance(err, EngineError) and err.kind is ErrorKind.CANCELLED
     assert sum(isinstance(e, EngineError | FinalMessage) for e in events) == 1
     assert turn.pid is not None and not group_alive(turn.pid)
-    grandchild = int(pidfile.read_text())
-    with pytest.raises(ProcessLookupError):
-        os.kill(grandchild, 0)
 
 
 async def test_cancel_keeps_the_partial_text(fake_cli) -> None:

@@ -28,6 +28,9 @@ def test_ties_are_broken_by_best_rank_then_first_appearance() -> None:
 def test_an_id_repeated_within_one_list_counts_once_at_its_best_position() -> None:
     fused = reciprocal_rank_fusion({"vector": ["m1", "m2", "m1", "m1"]})
     assert [(hit.id, hit.ranks) for hit in fused] == [("m1", {"vector": 1}), ("m2", {"vector": 2})]
+    fused = reciprocal_rank_fusion({"vector": ["m1", "m1", "m2", "m3"]})  # the list goes on after a repeat
+    assert [(hit.id, hit.ranks) for hit in fused] == [("m1", {"vector": 1}), ("m2", {"vector": 3}),
+                                                      ("m3", {"vector": 4})]
 
 
 def test_unnamed_lists_weights_k_and_limit() -> None:
@@ -38,7 +41,9 @@ def test_unnamed_lists_weights_k_and_limit() -> None:
     assert [hit.id for hit in weighted] == [2, 1]
     assert len(reciprocal_rank_fusion({"a": list(range(100))}, limit=10)) == 10
     assert reciprocal_rank_fusion({}) == [] and reciprocal_rank_fusion({"fts": []}) == []
-    with pytest.raises(ValueError):
+    assert reciprocal_rank_fusion({"a": [1, 2]}, limit=0) == []
+    assert reciprocal_rank_fusion({"a": [1, 2]}, limit=-3) == []
+    with pytest.raises(ValueError, match=r"^k must not be negative$"):
         reciprocal_rank_fusion({"a": [1]}, k=-1)
 
 

@@ -72,3 +72,13 @@ def test_an_error_waits_for_the_other_search_then_propagates(executor: ThreadPoo
     assert len(outcome) == 1 and isinstance(outcome[0], RuntimeError)
     with pytest.raises(ValueError):
         hybrid_search(lambda: [1], lambda: (_ for _ in ()).throw(ValueError("bad vector")), executor=executor)
+
+
+@pytest.mark.parametrize("way", ["fts only", "in turn", "beside"])
+def test_k_and_limit_reach_the_fusion_whichever_way_it_runs(way: str, executor: ThreadPoolExecutor) -> None:
+    vector = None if way == "fts only" else (lambda: [1, 4])
+    pool = executor if way == "beside" else None
+    hits = hybrid_search(lambda: [3, 1, 2], vector, k=0, limit=2, executor=pool)
+    expected = [(3, 1.0), (1, 1 / 2)] if way == "fts only" else [(1, 1 / 2 + 1.0), (3, 1.0)]
+    assert [(hit.id, hit.score) for hit in hits] == [(i, pytest.approx(s)) for i, s in expected]
+    assert len(hybrid_search(lambda: list(range(30)), vector, executor=pool)) == 10, "ten hits unless told"

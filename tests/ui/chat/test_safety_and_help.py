@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from app_harness import posted
 from textual.widgets import Collapsible, Markdown
+from waiting import until
 
 from tunaflow_tui.core.turns import ToolLine
 from tunaflow_tui.screens.help import HelpScreen
@@ -43,6 +44,25 @@ async def test_control_sequences_in_agent_output_render_inert(make_app, read_scr
         svg = app.export_screenshot()
         assert "\x1b" not in svg and "pwned" not in svg
         assert block.query_one(MarkdownBody).source == "streamed ok done\n"
+
+
+async def test_streamed_control_sequences_are_inert_on_screen_while_the_answer_streams(
+        make_app, read_screen) -> None:
+    app, _ = make_app([])
+    async with app.run_test(size=(120, 40)) as pilot:
+        block = await app.chat_view.start_stream(MessageView(2, "assistant", "Dev", "", status="streaming"))
+        # Split inside the sequences: the neutraliser must carry a half-read escape to the next chunk.
+        for piece in ("before\x1b[2", "J\x1b]0;pwned-", "title\x07 mid", "dle\x9b31m after", "\r\nline two\x07"):
+            await block.append(piece)
+        await until(pilot, lambda: block.shows_all and "line two" in read_screen(app), "the streamed text drawn")
+        assert block.is_streaming, "looked at while streaming, before finish() neutralises the whole text again"
+        screen = read_screen(app)
+        for forbidden in ("\x1b", "\x07", "\x9b", "pwned", "2J", "31m"):
+            assert forbidden not in screen
+        assert "before middle after" in screen
+        svg = app.export_screenshot()
+        assert "\x1b" not in svg and "pwned" not in svg
+        assert app.title == "tunaflow"
 
 
 async def test_square_brackets_are_not_read_as_markup(make_app, read_screen) -> None:

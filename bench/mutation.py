@@ -1,0 +1,192 @@
+"""Mutation testing of the modules that carry tunaflow's promises, one module at a time (mutmut 3).
+
+Each module named in ``[tool.tunaflow.mutation.NAME]`` of pyproject.toml is mutated on its own, in a
+scratch copy of the tree (``--workdir``, default ``/tmp/tunaflow-mutation/NAME``), against only the
+test files that cover it (``tests``), with the shared ``[tool.mutmut]`` settings. Per module it
+prints the mutants, how many the tests killed, how many survived, timed out or had no test, the
+survivors marked equivalent in pyproject.toml (``equivalent``: mutant name → why), and the score:
+killed and timed out over the mutants that are not equivalent.
+
+Not part of CI (a module takes minutes to an hour). Rerun a module whenever its source changes::
+
+    pip install -e '.[mutation]'
+    python bench/mutation.py --list
+    python bench/mutation.py --module reply_persistence --module fusion
+    python bench/mutation.py            # every module, smallest first
+
+A module's copy is kept: ``cd /tmp/tunaflow-mutation/NAME && mutmut show MUTANT`` shows a survivor's
+diff; after writing tests, ``--retest`` runs only the last run's survivors again (``--fresh`` starts over,
+as it must once the module's source has changed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+COPIED = ("src", "tests", "pyproject.toml", "README.md")
+
+
+@dataclass(frozen=True)
+class Module:
+    """One mutated unit: its source files, the tests that cover it, the survivors judged equivalent."""
+
+    name: str
+    mutate: tuple[str, ...]
+    tests: tuple[str, ...]
+    equivalent: dict[str, str] = field(default_factory=dict)
+
+    def lines(self) -> int:
+        return sum(len((ROOT / path).read_text(encoding="utf-8").splitlines()) for path in self.mutate)
+
+
+@dataclass
+class Figures:
+    """What one module's run found."""
+
+    mutants: int = 0
+    killed: int = 0
+    survived: int = 0
+    timeout: int = 0
+    no_tests: int = 0
+    not_checked: int = 0
+    other: int = 0
+    survivors: list[str] = field(default_factory=list)
+    equivalent: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def score(self) -> float:
+        judged = self.mutants - len(self.equivalent)
+        return 100.0 * (self.killed + self.timeout) / judged if judged else 100.0
+
+
+def load_modules() -> dict[str, Module]:
+    """The modules configured in pyproject.toml, by name."""
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    table = config["tool"]["tunaflow"]["mutation"]
+    return {name: Module(name, tuple(spec["mutate"]), tuple(spec["tests"]), dict(spec.get("equivalent", {})))
+            for name, spec in table.items()}
+
+
+def prepare(module: Module, workdir: Path, *, fresh: bool) -> None:
+    """A scratch copy of the tree whose [tool.mutmut] mutates only ``module`` and runs only its tests."""
+    if fresh and workdir.exists():
+        shutil.rmtree(workdir)
+    workdir.mkdir(parents=True, exist_ok=True)
+    for name in COPIED:
+        source, target = ROOT / name, workdir / name
+        if source.is_dir():
+            if target.exists():
+                shutil.rmtree(target)
+            shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        else:
+            shutil.copy2(source, target)
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    header = "[tool.mutmut]\n"
+    if header not in pyproject:
+        raise SystemExit("pyproject.toml has no [tool.mutmut] section")
+    selection = (f"only_mutate = {json.dumps(list(module.mutate))}\n"
+                 f"pytest_add_cli_args_test_selection = {json.dumps(list(module.tests))}\n")
+    (workdir / "pyproject.toml").write_text(pyproject.replace(header, header + selection, 1), encoding="utf-8")
+
+
+def _statuses(workdir: Path, env: dict[str, str]) -> list[tuple[str, str]]:
+    """Every mutant of the last run in ``workdir`` with its status (killed, survived, ...)."""
+    results = subprocess.run([sys.executable, "-m", "mutmut", "results", "--all", "true"], cwd=workdir, env=env,
+                             capture_output=True, text=True, check=False)
+    found = []
+    for line in results.stdout.splitlines():
+        name, sep, status = line.strip().rpartition(": ")
+        if sep:
+            found.append((name, status))
+    return found
+
+
+def run(module: Module, workdir: Path, *, max_children: int, fresh: bool, retest: bool = False) -> Figures:
+    """Mutate ``module`` in ``workdir`` and read back what mutmut found (``retest``: only the survivors of
+    the last run, against the tests as they are now)."""
+    prepare(module, workdir, fresh=fresh and not retest)
+    mutated = workdir / "mutants" / "src"
+    # It must exist before mutmut starts: Python remembers a path that was missing when first looked at as
+    # holding nothing, and tunaflow would then be imported unmutated from wherever it is installed.
+    mutated.mkdir(parents=True, exist_ok=True)
+    env = {**os.environ, "PYTHONPATH": str(mutated)}  # subprocesses started by the tests import the mutants too
+    env.pop("MUTANT_UNDER_TEST", None)
+    names = [name for name, status in _statuses(workdir, env) if status in ("survived", "no tests")] if retest else []
+    started = time.monotonic()
+    log = workdir / "mutmut-run.log"
+    if not retest or names:
+        with log.open("w", encoding="utf-8") as out:
+            done = subprocess.run([sys.executable, "-m", "mutmut", "run", "--max-children", str(max_children), *names],
+                                  cwd=workdir, env=env, stdout=out, stderr=subprocess.STDOUT, check=False)
+        if done.returncode != 0:
+            print(f"{module.name}: mutmut failed (exit {done.returncode}); see {log}", file=sys.stderr)
+    figures = Figures(seconds=time.monotonic() - started)
+    for name, status in _statuses(workdir, env):
+        figures.mutants += 1
+        if status == "killed":
+            figures.killed += 1
+        elif status == "timeout":
+            figures.timeout += 1
+        elif status == "survived" or status == "no tests":
+            if status == "survived":
+                figures.survived += 1
+            else:
+                figures.no_tests += 1
+            if name in module.equivalent:
+                figures.equivalent.append(name)
+            else:
+                figures.survivors.append(f"{name} ({status})")
+        elif status == "not checked":  # the run stopped before this mutant
+            figures.not_checked += 1
+        else:
+            figures.other += 1
+            figures.survivors.append(f"{name} ({status})")
+    return figures
+
+
+def main(argv: list[str] | None = None) -> int:
+    modules = load_modules()
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--module", action="append", choices=sorted(modules), help="only this module (repeatable)")
+    parser.add_argument("--list", action="store_true", help="list the modules, their sources and tests")
+    parser.add_argument("--workdir", type=Path, default=Path("/tmp/tunaflow-mutation"))
+    parser.add_argument("--max-children", type=int, default=1, help="mutants tested at once (default 1)")
+    parser.add_argument("--fresh", action="store_true", help="forget an earlier run of the module")
+    parser.add_argument("--retest", action="store_true",
+                        help="test only the last run's survivors again, with the tests as they are now")
+    args = parser.parse_args(argv)
+    chosen = [modules[name] for name in args.module] if args.module else sorted(modules.values(),
+                                                                                 key=Module.lines)
+    if args.list:
+        for module in chosen:
+            print(f"{module.name}: {', '.join(module.mutate)} ({module.lines()} lines) <- {', '.join(module.tests)}")
+        return 0
+    print("| module | mutants | killed | survived | timed out | no tests | not run | equivalent | score | minutes |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    reports: list[tuple[Module, Figures]] = []
+    for module in chosen:
+        figures = run(module, args.workdir / module.name, max_children=args.max_children, fresh=args.fresh,
+                      retest=args.retest)
+        reports.append((module, figures))
+        print(f"| {module.name} | {figures.mutants} | {figures.killed} | {figures.survived} | {figures.timeout} | "
+              f"{figures.no_tests} | {figures.not_checked} | {len(figures.equivalent)} | {figures.score:.0f}% | "
+              f"{figures.seconds / 60:.1f} |", flush=True)
+    for module, figures in reports:
+        for survivor in figures.survivors:
+            print(f"survivor {module.name}: {survivor}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
