@@ -18,10 +18,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print the report; exit 0 when the core works (SQLite with FTS5), 1 otherwise."""
+    """Print the report; exit 0 when the core works (SQLite with FTS5), 1 otherwise, 2 for a usage error."""
     from tunaflow_tui.agents.doctor import run_doctor
 
-    project = Path(args.path).resolve() if args.path else Path.cwd()
+    project = Path(args.path).expanduser().resolve() if args.path else Path.cwd()
+    if not project.is_dir():
+        from tunaflow_tui.subcommands.arguments import usage_error
+
+        return usage_error("doctor", f"{args.path} is not a directory")
     report = run_doctor(project_dir=project)
     if args.json:
         print(json.dumps(report.to_dict(), ensure_ascii=False))

@@ -198,6 +198,12 @@ def run(args: argparse.Namespace) -> int:
     """Open the app on the project."""
     project = Path(args.path).expanduser().resolve()
     if not project.is_dir():
-        print(f"tunaflow: {project} is not a directory", file=sys.stderr)
-        return 1
+        from tunaflow_tui.cli import SUBCOMMANDS
+        from tunaflow_tui.subcommands.arguments import did_you_mean, usage_error
+
+        word = str(args.path)
+        suggestion = did_you_mean(word, SUBCOMMANDS) if "/" not in word and not project.exists() else ""
+        if suggestion:  # `tunaflow stauts`: a mistyped command, not a project
+            return usage_error(None, f"unknown command {word!r}{suggestion}")
+        return usage_error(None, f"{project} is not a directory; tunaflow --help lists the commands")
     return run_app(project, mouse=not args.no_mouse)

@@ -7,8 +7,8 @@ brief as Markdown. ``--json`` prints one document instead: the seats, every roun
 rounds were compressed, whom it responds to), the tokens per seat, the brief and the consensus.
 ``--rank`` adds the anonymous peer-ranking round at the end.
 
-Exit codes: 0 every round completed with every seat; 1 a usage error (one line on stderr, nothing
-created); 4 some seat failed (its failure is in the output; the other seats' answers are kept);
+Exit codes: 0 every round completed with every seat; 2 a usage error (one line on stderr, nothing
+created); 1 the project could not be used; 4 some seat failed (its failure is in the output; the other seats' answers are kept);
 128 + N stopped by signal N (ctrl+c, SIGTERM, SIGHUP), as `tunaflow run`.
 """
 
@@ -34,12 +34,14 @@ MAX_ROUNDS = 20
 
 
 class _Usage(argparse.ArgumentParser):
-    """Argument errors are one line on stderr and exit 1, like every other bad input."""
+    """Argument errors are one line on stderr and exit 2, like every other usage error."""
 
     def error(self, message: str) -> NoReturn:
-        """Print ``message`` on one line and exit 1."""
+        """Print ``message`` on one line and exit 2."""
+        from tunaflow_tui.subcommands.arguments import USAGE_ERROR
+
         _fail(message)
-        raise SystemExit(1)
+        raise SystemExit(USAGE_ERROR)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -197,7 +199,11 @@ async def _convene(args: argparse.Namespace, project: Path, setup: RoundtableSet
     try:
         try:
             table = Roundtable.convene(rt, setup, observer=lines)
-        except (SeatSpecError, BranchError) as exc:
+        except SeatSpecError as exc:  # a seat names an engine that is not configured: nothing was created
+            from tunaflow_tui.subcommands.arguments import usage_error
+
+            return usage_error("roundtable", str(exc))
+        except BranchError as exc:
             return _fail(str(exc))
         if not args.json:
             _say(f"Roundtable {table.branch.id} ({table.conversation_id}) on: {' '.join(setup.topic.split())[:120]}")
@@ -234,9 +240,11 @@ async def _convene(args: argparse.Namespace, project: Path, setup: RoundtableSet
 
 
 def run(args: argparse.Namespace) -> int:
-    """Convene and run a roundtable; exit 0, 1 (usage), 4 (a seat failed) or 128 + N (stopped by signal N)."""
+    """Convene and run a roundtable; exit 0, 2 (usage), 1 (failed), 4 (a seat failed) or 128 + N (stopped by signal N)."""
     parsed = _parse(args)
     if isinstance(parsed, str):
-        return _fail(parsed)
+        from tunaflow_tui.subcommands.arguments import usage_error
+
+        return usage_error("roundtable", parsed)
     project, setup, rounds = parsed
     return asyncio.run(_convene(args, project, setup, rounds))

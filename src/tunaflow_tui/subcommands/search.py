@@ -8,8 +8,9 @@ and says so on stderr; ``--mode vector`` is then an error.
 
 PATH is taken as the project when more than one word is given and the first is a directory;
 otherwise every word is the query and the project is the current directory. Words starting with
-``-`` follow ``--`` (``tunaflow search -- --no-verify``); bad input gets one line on stderr, exit 1. Read-only: a
-project tunaflow never opened has nothing to search and gets no ``.tunaflow/``.
+``-`` follow ``--`` (``tunaflow search -- --no-verify``). A PATH alone (no QUERY), a first word that is a
+path but no directory, an empty query: one line on stderr, exit 2. Read-only: a project tunaflow never
+opened has nothing to search (exit 1) and gets no ``.tunaflow/``.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ MODES = ("hybrid", "fts", "vector")
 MAX_LIMIT = 200
 #: The query's words may come before, between and after the options (and any word after --).
 WORDS_ANYWHERE = True
-#: Said after an unrecognised option (usage errors are one line, exit 1): a query word may start with -.
+#: Said after an unrecognised option (usage errors are one line, exit 2): a query word may start with -.
 USAGE_HINT = "to search for words that start with -, put -- before the query: tunaflow search -- -word"
 
 
@@ -43,10 +44,23 @@ def _fail(message: str) -> int:
     return 1
 
 
-def _split(words: list[str]) -> tuple[Path, str]:
-    if len(words) >= 2 and Path(words[0]).expanduser().is_dir():
-        return Path(words[0]).expanduser().resolve(), " ".join(words[1:])
-    return Path.cwd(), " ".join(words)
+def _looks_like_a_path(word: str) -> bool:
+    return word.startswith(("/", "./", "../", "~")) and " " not in word
+
+
+def _split(words: list[str]) -> tuple[Path, str] | str:
+    """The project and the query, or the usage mistake in one line."""
+    first = words[0] if words else ""
+    if first and Path(first).expanduser().is_dir():
+        if len(words) == 1:
+            return f"{first} is the project; give the QUERY after it: tunaflow search {first} WORDS"
+        return Path(first).expanduser().resolve(), " ".join(words[1:])
+    if _looks_like_a_path(first):
+        return f"{first} is not a directory (give the project's PATH, then the QUERY)"
+    query = " ".join(words)
+    if not query.strip():
+        return "the query is empty; give the words to search for"
+    return Path.cwd(), query
 
 
 def _write(text: str) -> None:
@@ -60,20 +74,24 @@ def _write(text: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print the hits, best first; exit 1 with one line on stderr for bad input."""
+    """Print the hits, best first; exit 2 for a usage error, 1 when there is nothing to search."""
     from tunaflow_tui.core.memory.embedder import Embedder
     from tunaflow_tui.core.memory.project_search import ProjectSearch, SearchUnavailable
     from tunaflow_tui.core.storage import StorageError, Store
     from tunaflow_tui.core.storage.store import database_path
     from tunaflow_tui.core.terminal_text import neutralize
+    from tunaflow_tui.subcommands.arguments import usage_error
 
-    project, query = _split(list(args.words))
-    if not query.strip():
-        return _fail("the query is empty; give the words to search for")
+    split = _split(list(args.words))
+    if isinstance(split, str):
+        return usage_error("search", split)
+    project, query = split
     if not 1 <= args.limit <= MAX_LIMIT:
-        return _fail(f"--limit must be between 1 and {MAX_LIMIT}")
+        return usage_error("search", f"--limit must be between 1 and {MAX_LIMIT}")
     if not database_path(project).is_file():
-        return _fail(f"{project} has no tunaflow data yet (no .tunaflow/state.db); open it with tunaflow first")
+        here = " (the current directory)" if project == Path.cwd() else ""
+        return _fail(f"{project}{here} has no tunaflow data yet (no .tunaflow/state.db); open it with tunaflow "
+                     "first, or give the project's PATH before the QUERY")
     try:
         with Store.open(project) as store:
             from tunaflow_tui.subcommands.read_only import say_read_only
