@@ -32,6 +32,16 @@ USAGE_ERROR = 2
 EXIT_BROKEN_PIPE = 141
 
 
+def is_directory(word: str) -> bool:
+    """Whether ``word`` names an existing directory; a word no path can be (too long, NUL) is not one."""
+    from pathlib import Path
+
+    try:
+        return Path(word).expanduser().is_dir()
+    except (OSError, ValueError, RuntimeError):
+        return False
+
+
 def did_you_mean(word: str, choices: Iterable[str]) -> str:
     """`` — did you mean 'x'?`` for the choice closest to ``word``, or "" when none is close."""
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)

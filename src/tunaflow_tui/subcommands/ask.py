@@ -91,14 +91,16 @@ class _AnswerPrinter:
 
 
 def _split_words(words: list[str]) -> tuple[Path, str] | str:
+    from tunaflow_tui.subcommands.arguments import is_directory
+
     if len(words) > 2:
         return "give the project's PATH and the TEXT as two arguments (quote the text)"
-    if len(words) == 1 and Path(words[0]).expanduser().is_dir():  # it would send the path as the message
+    if len(words) == 1 and is_directory(words[0]):  # it would send the path as the message
         return f"{words[0]} is the project; give the TEXT to ask after it: tunaflow ask {words[0]} \"…\""
     if len(words) == 1 and words[0].startswith(("/", "./", "../", "~")) and " " not in words[0]:
         return f"{words[0]} is not a directory, and a path alone is no question: tunaflow ask [PATH] TEXT"
     path, text = (words[0], words[1]) if len(words) == 2 else (".", words[0])
-    if not Path(path).expanduser().is_dir():
+    if not is_directory(path):
         return f"{path} is not a directory (give the project's PATH, then the TEXT)"
     if not text.strip():
         return "the text is empty"

@@ -45,14 +45,14 @@ def _fail(text: str) -> int:
 
 
 def _parse_words(words: list[str]) -> tuple[Path, str, list[str]] | str:
-    from tunaflow_tui.subcommands.arguments import did_you_mean
+    from tunaflow_tui.subcommands.arguments import did_you_mean, is_directory
 
     path = "."
-    if words[0] not in ACTIONS and len(words) > 1 and (words[1] in ACTIONS or Path(words[0]).expanduser().is_dir()):
+    if words[0] not in ACTIONS and len(words) > 1 and (words[1] in ACTIONS or is_directory(words[0])):
         path, words = words[0], words[1:]
     action, rest = words[0], words[1:]
     if action not in ACTIONS:
-        if len(words) == 1 and Path(action).expanduser().is_dir():
+        if len(words) == 1 and is_directory(action):
             return f"{action} is the project; give the ACTION after it: one of {', '.join(ACTIONS)}"
         return f"unknown action {action!r}{did_you_mean(action, ACTIONS)} (use one of {', '.join(ACTIONS)})"
     if len(rest) != ACTIONS[action]:

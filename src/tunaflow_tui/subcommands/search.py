@@ -22,6 +22,8 @@ from pathlib import Path
 
 MODES = ("hybrid", "fts", "vector")
 MAX_LIMIT = 200
+#: Hits read beyond --limit, so alike hits can fold into one and the list still shows --limit different ones.
+ALIKE_ROOM = 50
 #: The query's words may come before, between and after the options (and any word after --).
 WORDS_ANYWHERE = True
 #: Said after an unrecognised option (usage errors are one line, exit 2): a query word may start with -.
@@ -50,8 +52,10 @@ def _looks_like_a_path(word: str) -> bool:
 
 def _split(words: list[str]) -> tuple[Path, str] | str:
     """The project and the query, or the usage mistake in one line."""
+    from tunaflow_tui.subcommands.arguments import is_directory
+
     first = words[0] if words else ""
-    if first and Path(first).expanduser().is_dir():
+    if first and is_directory(first):
         if len(words) == 1:
             return f"{first} is the project; give the QUERY after it: tunaflow search {first} WORDS"
         return Path(first).expanduser().resolve(), " ".join(words[1:])
@@ -77,6 +81,7 @@ def run(args: argparse.Namespace) -> int:
     """Print the hits, best first; exit 2 for a usage error, 1 when there is nothing to search."""
     from tunaflow_tui.core.memory.embedder import Embedder
     from tunaflow_tui.core.memory.project_search import ProjectSearch, SearchUnavailable
+    from tunaflow_tui.core.snippet_text import group_alike, more_like_it, plain_snippet
     from tunaflow_tui.core.storage import StorageError, Store
     from tunaflow_tui.core.storage.store import database_path
     from tunaflow_tui.core.terminal_text import neutralize
@@ -98,7 +103,9 @@ def run(args: argparse.Namespace) -> int:
 
             say_read_only("search", store.read_only)
             embedder = None if args.mode == "fts" else Embedder()
-            result = ProjectSearch(store, embedder).search(query, limit=args.limit, mode=args.mode)
+            # more than asked: hits that say the same thing fold into one, and the list stays --limit long
+            wanted = min(args.limit + ALIKE_ROOM, MAX_LIMIT)
+            result = ProjectSearch(store, embedder).search(query, limit=wanted, mode=args.mode)
             from tunaflow_tui.core.memory.model_files import MODEL_ID
 
             counts = store.embedding_counts(MODEL_ID)
@@ -110,6 +117,7 @@ def run(args: argparse.Namespace) -> int:
     if result.mode != "fts" and counts.remaining:
         notes.append(f"{counts.remaining:,} of {counts.total:,} messages are not embedded yet "
                      "(found by full text only until tunaflow has embedded them)")
+    groups = group_alike(result.hits, lambda hit: hit.message.content)[:args.limit]
     if args.json:
         payload = {
             "query": neutralize(query[:2000]),
@@ -125,21 +133,26 @@ def run(args: argparse.Namespace) -> int:
                 "score": round(hit.score, 6),
                 "found_by": list(hit.sources),
                 "chunk": [hit.chunk_start, hit.chunk_end],
-                "snippet": neutralize(hit.snippet),
-            } for hit in result.hits],
+                "snippet": plain_snippet(hit.snippet, marks=True),
+                "more_like_it": [{"conversation_id": other.conversation_id, "message_id": other.message.id}
+                                 for other in alike],
+            } for hit, alike in groups],
         }
         _write(json.dumps(payload, ensure_ascii=False) + "\n")
         return 0
     for note in notes:
         print(f"tunaflow search: {note}", file=sys.stderr)
-    if not result.hits:
+    if not groups:
         _write("No messages match.\n")
         return 0
     lines = []
-    for rank, hit in enumerate(result.hits, start=1):
+    for rank, (hit, alike) in enumerate(groups, start=1):
         who = hit.message.persona or hit.message.role
         lines.append(f"{rank:>2}. {hit.conversation_id} #{hit.message.id} {who} "
                      f"{hit.created_at:%Y-%m-%d %H:%M}  score {hit.score:.4f}")
-        lines.append("    " + neutralize(" ".join(hit.snippet.split())))
+        lines.append("    " + plain_snippet(hit.snippet, marks=True))
+        if alike:
+            ids = " ".join(f"{other.conversation_id} #{other.message.id}" for other in alike[:5])
+            lines.append(f"    {more_like_it(len(alike))}: {ids}{' …' if len(alike) > 5 else ''}")
     _write("\n".join(lines) + "\n")
     return 0
