@@ -219,3 +219,20 @@ def test_one_seat_per_vendor_claude_codex_and_gemini(harness: Harness, capsys: p
     assert answers["bob"]["text"] == "Wait for the migrations."
     assert answers["carol"]["status"] == "done" and answers["carol"]["text"].startswith("Hello from the")
     assert "**carol** (judge): Hello from the" in doc["brief"]
+
+
+def test_demo_seats_rank_each_other(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["roundtable", str(tmp_path), "--topic", "Split the store?", "--seat", "a=demo",
+                 "--seat", "b=demo:critic", "--rank"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "Ranking (Borda points): a 1, b 1" in out and "left out of the ranking" not in out
+
+
+def test_a_ranking_nobody_gave_exits_4(harness: Harness, capsys: pytest.CaptureFixture[str]) -> None:
+    _configure(harness, **{"seat:a": [{"text": "Fine."}, {"text": "No ranking from me."}],
+                           "seat:b": [{"text": "Also fine."}, {"text": "Nor from me."}]})
+    code, out, err = _run(harness, capsys, "--topic", "t", "--seat", "a=fclaude", "--seat", "b=fcodex", "--rank")
+    assert code == 4, (out, err)
+    assert "a was left out of the ranking" in out and "b was left out of the ranking" in out
+    assert err == "tunaflow roundtable: no seat ranked the answers; the ranking is empty\n"

@@ -8,7 +8,7 @@ rounds were compressed, whom it responds to), the tokens per seat, the brief and
 ``--rank`` adds the anonymous peer-ranking round at the end.
 
 Exit codes: 0 every round completed with every seat; 2 a usage error (one line on stderr, nothing
-created); 1 the project could not be used; 4 some seat failed (its failure is in the output; the other seats' answers are kept);
+created); 1 the project could not be used; 4 some seat failed, or ``--rank`` got no ranking (its failure is in the output; the other seats' answers are kept);
 128 + N stopped by signal N (ctrl+c, SIGTERM, SIGHUP), as `tunaflow run`.
 """
 
@@ -234,6 +234,9 @@ async def _convene(args: argparse.Namespace, project: Path, setup: RoundtableSet
             _say("")
             _say(table.brief())
         failed = any(result.failed for result in results)
+        if ranking is not None and not ranking.get("rankings"):  # asked for a ranking, and nobody gave one
+            _fail("no seat ranked the answers; the ranking is empty")
+            failed = True
         return EXIT_SEAT_FAILED if failed else 0
     finally:
         rt.close()
