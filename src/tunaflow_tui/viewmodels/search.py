@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from tunaflow_tui.core.snippet_text import group_alike
 from tunaflow_tui.core.terminal_text import neutralize
+from tunaflow_tui.viewmodels.glyphs import BRANCH
 
 if TYPE_CHECKING:
     from tunaflow_tui.core.memory.project_search import ProjectHit, SearchResult
@@ -29,7 +30,7 @@ class SearchHitView:
     message_id: int
     conversation_id: str
     where: str
-    """``Main`` or ``⎇ {branch label}``."""
+    """``Main`` or ``↳ {branch label}`` (:data:`~tunaflow_tui.viewmodels.glyphs.BRANCH`)."""
     speaker: str
     when: str
     snippet: str
@@ -78,7 +79,7 @@ def hit_view(hit: ProjectHit, branch_labels: Mapping[int, str], now: datetime,
     """How the search view lists ``hit``; ``branch_labels`` names the branches by id."""
     branch = hit.branch_id
     label = branch_labels.get(branch, f"branch {branch}") if branch is not None else ""
-    where = "Main" if branch is None else f"⎇ {one_line(label)}"
+    where = "Main" if branch is None else f"{BRANCH} {one_line(label)}"
     return SearchHitView(
         message_id=hit.message.id,
         conversation_id=hit.conversation_id,

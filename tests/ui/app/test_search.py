@@ -101,7 +101,7 @@ async def test_a_branch_hit_opens_in_the_branch_pane_at_that_message(open_app, d
         await until(pilot, lambda: app.query("#project-sidebar"), "the sidebar")
         screen = await search_for(pilot, app, "quokka")
         [hit] = screen.results.hits
-        assert hit.where == "⎇ cache experiments" and hit.branch_id == branch_id
+        assert hit.where == "↳ cache experiments" and hit.branch_id == branch_id
         await pilot.press("down")  # through the list, as a user picks a hit
         await until(pilot, lambda: app.focused is screen.query_one("#hits"), "the hits focused")
         await pilot.press("enter")
@@ -210,9 +210,9 @@ def test_search_view_snapshot(snap_compare, size) -> None:
     hits = (
         SearchHitView(41, "main", "Main", "Architect · claude · sonnet", "14:03",
                       "…the «zanzibar» parser keeps quoted markers inert, so a «zanzibar» example never fires"),
-        SearchHitView(97, "branch:2", "⎇ cache experiments", "You", "Nov 28 09:12",
+        SearchHitView(97, "branch:2", "↳ cache experiments", "You", "Nov 28 09:12",
                       "should the «zanzibar» cache live beside the index?"),
-        SearchHitView(130, "branch:3", "⎇ review: word frequency", "Reviewer · codex", "2025-11-02",
+        SearchHitView(130, "branch:3", "↳ review: word frequency", "Reviewer · codex", "2025-11-02",
                       "findings: «zanzibar» handling lacks a test for CRLF input"),
     )
 
