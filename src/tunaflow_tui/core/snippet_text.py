@@ -1,9 +1,11 @@
-"""Search snippets as people read them: no marker comments, no Markdown syntax, alike hits grouped.
+"""Search snippets and record lines as people read them: no marker comments, no Markdown syntax, alike
+hits grouped.
 
 A snippet is a window of a message (its Markdown as the agent wrote it) with the matched words
 between ``«`` and ``»``. The CLI prints it as plain text (:func:`plain_snippet`); the app draws it
-with inline code, bold and emphasis styled (:func:`snippet_runs`). Both group hits whose messages
-say the same thing (a roundtable's seats often do) with :func:`group_alike`.
+with inline code, bold and emphasis styled (:func:`snippet_runs`), and a record's unfolded lines the same
+way (:func:`line_runs`). Both group hits whose messages say the same thing (a roundtable's seats
+often do) with :func:`group_alike`.
 """
 
 from __future__ import annotations
@@ -19,8 +21,8 @@ from tunaflow_tui.core.terminal_text import neutralize
 T = TypeVar("T")
 Style = Literal["", "code", "strong", "em"]
 
-#: A whole HTML comment (markers are ones), or one the snippet's window cut at its end.
-_COMMENT = re.compile(r"<!--.*?(?:-->|\Z)", re.S)
+#: A whole HTML comment (markers are ones), or one cut short (at the end, or where an ellipsis says so).
+_COMMENT = re.compile(r"<!--.*?(?:-->|(?=…)|\Z)", re.S)
 #: The end of a comment the window began inside of.
 _COMMENT_TAIL = re.compile(r"\A[^<]*?-->")
 _FENCE = re.compile(r"^\s*(```|~~~)[^\n]*$", re.M)
@@ -76,11 +78,24 @@ def snippet_runs(snippet: str) -> list[SnippetRun]:
     ``Run «`frequency.py`»: done <!-- tunaflow:subtask-done:2 -->`` gives ``Run ``, then
     ``frequency.py`` (matched, code) and ``: done`` — inline code keeps its punctuation beside it.
     """
-    text = " ".join(_without_markup_lines(snippet).split())
+    return _runs(snippet, marks=True)
+
+
+def line_runs(line: str) -> list[SnippetRun]:
+    """One line of Markdown as runs to draw (no query marks: « and » are text); its indentation kept."""
+    body = line.lstrip()
+    indent = line[:len(line) - len(body)]
+    runs = _runs(body, marks=False)
+    return [SnippetRun(indent, False, ""), *runs] if indent and runs else runs
+
+
+def _runs(source: str, *, marks: bool) -> list[SnippetRun]:
+    text = " ".join(_without_markup_lines(source).split())
     runs: list[SnippetRun] = []
     matched = False
+    splitter = f"({re.escape(SNIPPET_START)}|{re.escape(SNIPPET_END)})" if marks else "(?!)"
     for piece, style in _styled(text):
-        for part in re.split(f"({re.escape(SNIPPET_START)}|{re.escape(SNIPPET_END)})", piece):
+        for part in re.split(splitter, piece):
             if part == SNIPPET_START:
                 matched = True
             elif part == SNIPPET_END:
