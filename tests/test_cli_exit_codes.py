@@ -139,3 +139,9 @@ def test_a_reader_that_left_ends_the_command_quietly(project: Path, args: tuple[
     code = proc.wait(timeout=120)
     assert "Traceback" not in err and "BrokenPipeError" not in err and err == "", err
     assert code == 141, "128 + SIGPIPE, the code a shell shows for a pipe its reader left"
+
+
+def test_branch_with_a_path_and_no_action_asks_for_the_action(project: Path, elsewhere: Path) -> None:
+    out = _tunaflow("branch", str(project), cwd=elsewhere)
+    _usage_error(out, "branch")
+    assert "give the ACTION after it" in out.stderr and "unknown action" not in out.stderr
