@@ -145,3 +145,12 @@ def test_branch_with_a_path_and_no_action_asks_for_the_action(project: Path, els
     out = _tunaflow("branch", str(project), cwd=elsewhere)
     _usage_error(out, "branch")
     assert "give the ACTION after it" in out.stderr and "unknown action" not in out.stderr
+
+
+@pytest.mark.parametrize("command", ["open", "status", "export", "branch", "ask", "doctor", "run", "roundtable"])
+def test_a_path_no_system_accepts_is_a_usage_error_not_a_traceback(command: str, elsewhere: Path) -> None:
+    too_long = "x" * 5000  # longer than any file name may be
+    args = [too_long if arg == MISSING else arg for arg in ON_A_MISSING_PATH[command]]
+    out = _tunaflow(*args, cwd=elsewhere) if command == "open" else _tunaflow(command, *args, cwd=elsewhere)
+    assert out.returncode == 2 and "Traceback" not in out.stderr and out.stderr.count("\n") == 1, out.stderr[-300:]
+    assert list(elsewhere.iterdir()) == []

@@ -22,7 +22,6 @@ A reader that stops early (``tunaflow export | head``) ends the command quietly 
 
 from __future__ import annotations
 
-import difflib
 import sys
 from collections.abc import Iterable
 
@@ -44,6 +43,8 @@ def is_directory(word: str) -> bool:
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str:
     """`` — did you mean 'x'?`` for the choice closest to ``word``, or "" when none is close."""
+    import difflib
+
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
     return f" — did you mean {close[0]!r}?" if close else ""
 

@@ -15,6 +15,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tunaflow_tui.subcommands.arguments import is_directory
+
 if TYPE_CHECKING:
     from tunaflow_tui.runtime.runtime import WorkflowRuntime
 
@@ -207,7 +209,7 @@ def run(args: argparse.Namespace) -> int:
     if refused is not None:
         return refused
     project = path.resolve()
-    if not project.is_dir():
+    if not is_directory(str(project)):
         return usage_error("branch", f"{project} is not a directory")
     if not database_path(project).is_file():
         if action == "list":

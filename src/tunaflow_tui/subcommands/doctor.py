@@ -6,6 +6,8 @@ import argparse
 import json
 from pathlib import Path
 
+from tunaflow_tui.subcommands.arguments import is_directory
+
 SYMBOLS = {"ok": "✓", "warn": "!", "fail": "✗", "info": "·"}
 SECTIONS = {"core": "Core", "engines": "Engines", "credentials": "Credentials", "flags": "CLI flags",
             "config": "Configuration", "terminal": "Terminal"}
@@ -22,7 +24,7 @@ def run(args: argparse.Namespace) -> int:
     from tunaflow_tui.agents.doctor import run_doctor
 
     project = Path(args.path).expanduser().resolve() if args.path else Path.cwd()
-    if not project.is_dir():
+    if not is_directory(str(project)):
         from tunaflow_tui.subcommands.arguments import usage_error
 
         return usage_error("doctor", f"{args.path} is not a directory")

@@ -12,6 +12,7 @@ from pathlib import Path
 from tunaflow_tui.core.exporting import ExportError, export_conversation, export_plan
 from tunaflow_tui.core.storage import StorageError, Store
 from tunaflow_tui.core.storage.store import database_path
+from tunaflow_tui.subcommands.arguments import is_directory
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -50,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     if refused is not None:
         return refused
     project = Path(args.path).expanduser().resolve()
-    if not project.is_dir():
+    if not is_directory(str(project)):
         from tunaflow_tui.subcommands.arguments import usage_error
 
         return usage_error("export", f"{args.path} is not a directory")

@@ -21,6 +21,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from tunaflow_tui.subcommands.arguments import is_directory
+
 if TYPE_CHECKING:
     from tunaflow_tui.core.roundtable.seats import RoundtableSetup
     from tunaflow_tui.runtime.events import RuntimeEvent
@@ -135,7 +137,7 @@ def _parse(args: argparse.Namespace) -> tuple[Path, RoundtableSetup, int] | str:
     from tunaflow_tui.core.roundtable.seats import MODES, RoundtableSetup, SeatSpecError, parse_seat_spec
 
     project = Path(args.path).expanduser().resolve()
-    if not project.is_dir():
+    if not is_directory(str(project)):
         return f"{project} is not a directory"
     if args.topic is None or not args.topic.strip():
         return "--topic is required (what the seats discuss)"

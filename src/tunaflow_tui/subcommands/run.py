@@ -9,6 +9,8 @@ import signal
 import sys
 from pathlib import Path
 
+from tunaflow_tui.subcommands.arguments import is_directory
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of `tunaflow run`."""
@@ -52,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
     project = Path(args.path).resolve()
     from tunaflow_tui.subcommands.arguments import usage_error
 
-    if not project.is_dir():
+    if not is_directory(str(project)):
         return usage_error("run", f"{project} is not a directory")
     if args.max_rounds < 1:
         return usage_error("run", "--max-rounds must be at least 1")

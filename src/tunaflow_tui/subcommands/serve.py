@@ -19,6 +19,8 @@ import shlex
 import sys
 from pathlib import Path
 
+from tunaflow_tui.subcommands.arguments import is_directory
+
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
 
@@ -78,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     project: Path | None = None
     if not args.demo:
         project = Path(args.path).expanduser().resolve()
-        if not project.is_dir():
+        if not is_directory(str(project)):
             return _fail(f"{args.path} is not a directory")
     if not is_loopback(args.host):
         print(f"tunaflow serve: WARNING: serving on {args.host} without authentication.", file=sys.stderr)
