@@ -31,6 +31,7 @@ from textual.widgets import Header, Static
 from tunaflow_tui.heap import freeze_loaded
 from tunaflow_tui.palette import TunaflowCommands
 from tunaflow_tui.viewmodels.chat import ListMessageSource, MessageSource, MessageView
+from tunaflow_tui.viewmodels.glyphs import APP_ICON
 from tunaflow_tui.widgets.chat_view import ChatView
 from tunaflow_tui.widgets.composer import Composer
 from tunaflow_tui.widgets.decision_dock import DecisionDock
@@ -248,7 +249,7 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         # Before the widgets exist: a class change on the app later would restyle every one of them.
         self._narrow = self.size.width < SIDEBAR_MIN_COLUMNS
         self.set_class(self._narrow, "-sidebar-hidden")
-        yield Header()
+        yield Header(icon=APP_ICON)  # Textual's ⭘ is an empty box in DejaVu Sans Mono
         with Horizontal(id="body"):
             yield Vertical(id="sidebar")
             column = Vertical(

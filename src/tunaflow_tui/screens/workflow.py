@@ -9,6 +9,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import Header, OptionList
 
+from tunaflow_tui.viewmodels.glyphs import APP_ICON
 from tunaflow_tui.viewmodels.plans import PlanSummaryView
 from tunaflow_tui.widgets.key_footer import KeyFooter
 from tunaflow_tui.widgets.workflow_view import WorkflowView
@@ -41,7 +42,7 @@ class WorkflowScreen(Screen[None]):
         self._focus_documents = focus_documents
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield Header(icon=APP_ICON)
         yield WorkflowView(self.plans, id="workflow")
         app = self.app
         yield KeyFooter(first=getattr(app, "footer_first", ("help",)), keep=getattr(app, "footer_keep", ("quit",)),

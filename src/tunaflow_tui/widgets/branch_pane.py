@@ -9,6 +9,8 @@ from textual.containers import Vertical
 from textual.widget import Widget
 from textual.widgets import Static
 
+from tunaflow_tui.viewmodels.glyphs import BRANCH
+
 if TYPE_CHECKING:
     from tunaflow_tui.viewmodels.plans import BranchView
 
@@ -48,11 +50,11 @@ class BranchHeader(Static):
         if view is None:
             content = Content("Branch")
         elif view.kind != "general" or view.mode != "chat":  # a plan's branch: one line, the workflow's words
-            content = Content.assemble(("⎇ ", "bold"), (view.label, "bold"), ("  ", ""),
+            content = Content.assemble((f"{BRANCH} ", "bold"), (view.label, "bold"), ("  ", ""),
                                        (view.details, "not bold dim"))
         else:  # a user's branch: the label, then how it knows its parent, its engine and git branch
             content = Content.assemble(
-                ("⎇ ", "bold"),
+                (f"{BRANCH} ", "bold"),
                 ("● " if view.live else "", "bold green"),
                 (view.label, "bold"),
                 ("\n", ""),

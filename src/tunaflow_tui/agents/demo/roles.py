@@ -277,6 +277,12 @@ def other(prompt: str, role: str, root: Path | None = None) -> Iterator[Step]:
            "Tie-breaking must be deterministic and empty text must be tested.")
 
 
+def ballot(letters: list[str]) -> Iterator[Step]:
+    """A peer-ranking ballot: every letter once, in the order shown (the order is shuffled per voter)."""
+    yield "\n".join(f"{place}. {letter} — (demo engine) ranked in the order the answers were shown"
+                     for place, letter in enumerate(letters, 1))
+
+
 def text_steps(steps: Iterator[Step]) -> Iterator[EngineEvent]:
     """Turn text steps into ``TextDelta`` events (the engine chunks them further)."""
     for step in steps:
