@@ -219,7 +219,7 @@ def _lean_figures(name: str, memory: object, asked: list[str], project: Path) ->
     retrieval, nearest = [], []
     for query in asked:
         started = time.perf_counter()
-        engine.search(query, mode="hybrid", snippets=False)
+        engine.search(query, mode="hybrid", candidates=20)
         retrieval.append(time.perf_counter() - started)
         vector = engine.query_vector(query)
         started = time.perf_counter()

@@ -138,7 +138,7 @@ class ProjectMemory:
         loaded = self._embedder is not None and self._embedder.loaded
         mode = "hybrid" if loaded else "fts"
         return self.search_engine.search(query, limit=limit, mode=mode, exclude_message_ids=exclude_message_ids,
-                                         snippets=False, candidates=RETRIEVAL_CANDIDATES).hits
+                                         candidates=RETRIEVAL_CANDIDATES).hits
 
     def prepare_retrieval(self, query: str) -> None:
         """Start embedding ``query`` for a :meth:`retrieve` soon (only once the model is loaded).

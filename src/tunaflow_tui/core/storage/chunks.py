@@ -14,10 +14,9 @@ from dataclasses import dataclass
 
 import peewee
 
-from tunaflow_tui.core.storage.models import MessageChunkRow, MessageIndex, MessageRow
+from tunaflow_tui.core.storage.models import MessageChunkRow, MessageRow
 from tunaflow_tui.core.storage.records import MessageRecord
 from tunaflow_tui.core.storage.rows import message_record
-from tunaflow_tui.core.storage.search_query import SNIPPET_END, SNIPPET_START
 from tunaflow_tui.core.storage.storebase import StoreBase, all_rows, first_row, model_rows, select_columns
 
 _IDS_PER_QUERY = 500  # SQLite limits the variables of one statement
@@ -198,18 +197,6 @@ class ChunkStore(StoreBase):
         with self._db.reading() as db:
             row = db.execute_sql(sql, params).fetchone()  # type: ignore[no-untyped-call]
         return int(row[0]) if row is not None else 0
-
-    def fts_snippets(self, expression: str, message_ids: Sequence[int], *, tokens: int = 16) -> dict[int, str]:
-        """FTS5 snippets of ``message_ids`` for ``expression``, matches between «» (only messages it matches)."""
-        if not message_ids:
-            return {}
-        snippet = MessageIndex.content.snippet(SNIPPET_START, SNIPPET_END, "…", tokens).alias("fts_snippet")
-        query = (
-            MessageIndex.select(MessageIndex.rowid, snippet)
-            .where(MessageIndex.match(expression) & MessageIndex.rowid.in_(list(message_ids)))
-        )
-        with self._db.reading() as db:
-            return {int(row["rowid"]): str(row["fts_snippet"]) for row in all_rows(query, db)}
 
     def messages_by_id(self, message_ids: Sequence[int]) -> dict[int, MessageRecord]:
         """The messages among ``message_ids`` that exist, by id."""
