@@ -144,6 +144,13 @@ class ChunkStore(StoreBase):
                 return
             last = int(rows[-1][0])
 
+    def chunk_vector_count(self, model_id: str, *, up_to_id: int) -> int:
+        """How many chunks with an id up to ``up_to_id`` have a vector for ``model_id`` (checks a saved index)."""
+        sql = "SELECT count(*) FROM message_chunks WHERE model_id = ? AND vector IS NOT NULL AND id <= ?"
+        with self._db.reading() as db:
+            row = db.execute_sql(sql, (model_id, int(up_to_id))).fetchone()  # type: ignore[no-untyped-call]
+        return int(row[0]) if row is not None else 0
+
     def chunk_locations(self, chunk_ids: Sequence[int]) -> dict[int, ChunkLocation]:
         """The message and offsets of each chunk id that still exists (plain SQL: it runs on every search)."""
         found: dict[int, ChunkLocation] = {}
