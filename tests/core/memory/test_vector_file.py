@@ -41,7 +41,7 @@ def _nearest(project: Path, axis: int) -> int:
 
 def _saved(store: Store, project: Path) -> list[int] | None:
     saved = load_vectors(project / ".tunaflow" / FILE_NAME, MODEL_ID, EMBEDDING_DIM,
-                         lambda top: store.chunk_vector_count(MODEL_ID, up_to_id=top))
+                         lambda top: store.chunk_count(MODEL_ID, up_to_id=top))
     return None if saved is None else sorted(saved.ids)
 
 

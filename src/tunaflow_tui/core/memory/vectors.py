@@ -196,7 +196,7 @@ class VectorIndex(Generic[K]):
         if not len(ids):
             return index
         keys = list(ids)
-        return cls._of_normalised(index, keys, {key: row for row, key in enumerate(keys)}, matrix)
+        return cls._of_normalised(index, keys, dict(zip(keys, range(len(keys)), strict=True)), matrix)
 
     @staticmethod
     def _of_normalised(index: VectorIndex[K], ids: list[K], positions: dict[K, int],

@@ -33,7 +33,7 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -102,14 +102,17 @@ class _ProjectVectors:
         from tunaflow_tui.core.memory.vector_file import load_vectors
         from tunaflow_tui.core.memory.vectors import VectorIndex
 
-        saved = load_vectors(self._file, MODEL_ID, EMBEDDING_DIM,
-                             lambda top: int(store.chunk_vector_count(MODEL_ID, up_to_id=top)))
+        saved = load_vectors(self._file, MODEL_ID, EMBEDDING_DIM, self._count_up_to(store))
         if saved is not None:
             self._last_id = saved.max_id
             return VectorIndex.from_normalised(saved.ids, saved.matrix)
         self._last_id = 0
         self._unsaved = True
         return VectorIndex.from_blobs(self._read_all(store))
+
+    @staticmethod
+    def _count_up_to(store: Any) -> Callable[[int], int]:
+        return lambda top: int(store.chunk_count(MODEL_ID, up_to_id=top))
 
     def _current(self) -> tuple[Any, Any]:
         """The open store and the index with every chunk stored so far (call with the lock held)."""
@@ -134,7 +137,7 @@ class _ProjectVectors:
             return
         ids, matrix = self._index.snapshot()
         with contextlib.suppress(OSError):  # only a copy: the next worker reads the database instead
-            save_vectors(self._file, MODEL_ID, ids, matrix)
+            save_vectors(self._file, MODEL_ID, ids, matrix, self._count_up_to(self._store))
             self._unsaved = False
 
     def save(self) -> None:
