@@ -90,9 +90,12 @@ def test_a_torn_or_foreign_file_is_ignored(project: Path) -> None:
         path = project / ".tunaflow" / FILE_NAME
         whole = path.read_bytes()
         path.write_bytes(whole[: len(whole) - 700])  # a write cut short
+        orphan = path.parent / ".vectors-killed.tmp"  # a worker killed while writing
+        orphan.write_bytes(whole[:300])
         assert _saved(store, project) is None
         assert _nearest(project, 5) == chunk_ids[5]
         assert path.read_bytes() == whole, "rewritten whole"
+        assert not orphan.exists(), "the killed writer's half-written file is gone"
         path.write_bytes(b"not a vector file at all" * 100)
         assert _nearest(project, 2) == chunk_ids[2]
         (project / ".tunaflow" / FILE_NAME).write_bytes(whole.replace(MODEL_ID.encode(), b"x" * len(MODEL_ID)))

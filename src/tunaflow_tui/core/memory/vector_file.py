@@ -28,6 +28,8 @@ FILE_NAME = "vectors.bin"
 _MAGIC = b"TFVECS01"
 _HEADER = struct.Struct("<8sIQqQ88s")  # magic, dim, count, highest id, chunk rows, model id (utf-8)
 HEADER_BYTES = 128
+_TEMP_PREFIX = ".vectors-"
+_TEMP_SUFFIX = ".tmp"
 assert _HEADER.size <= HEADER_BYTES
 
 
@@ -46,6 +48,9 @@ def save_vectors(path: Path, model_id: str, ids: Sequence[int], matrix: NDArray[
                  count_up_to: Callable[[int], int]) -> None:
     """Write ``ids`` and their rows to ``path`` atomically (a temporary file renamed over it).
 
+    One writer at a time (the worker holding the project's lock): temporary files left by a
+    killed one are removed first.
+
     ``count_up_to(max_id)`` is the database's count of chunk rows of the model with ids up to the
     highest of ``ids`` (with a vector or not), which :func:`load_vectors` checks again.
     """
@@ -55,7 +60,9 @@ def save_vectors(path: Path, model_id: str, ids: Sequence[int], matrix: NDArray[
     max_id = max(ids) if count else 0
     rows = count_up_to(max_id)
     header = _HEADER.pack(_MAGIC, dim, count, max_id, rows, model_id.encode()[:88]).ljust(HEADER_BYTES, b"\0")
-    fd, temp = tempfile.mkstemp(prefix=".vectors-", suffix=".tmp", dir=path.parent)
+    for orphan in path.parent.glob(_TEMP_PREFIX + "*" + _TEMP_SUFFIX):  # left by a writer that was killed
+        orphan.unlink(missing_ok=True)
+    fd, temp = tempfile.mkstemp(prefix=_TEMP_PREFIX, suffix=_TEMP_SUFFIX, dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as out:
             out.write(header)
