@@ -214,7 +214,7 @@ def measure_project(term: Terminal, project: Path, env: dict[str, str], env_off:
 
 
 def _lean_figures(name: str, memory: object, asked: list[str], project: Path) -> dict[str, float]:
-    """Hybrid as retrieval for a pack runs it (no highlighted snippets), and the vector top 50 alone."""
+    """Hybrid as retrieval for a pack runs it (its 20 candidates a ranking), and the vector top 50 alone."""
     engine = memory.search_engine  # type: ignore[attr-defined]
     retrieval, nearest = [], []
     for query in asked:
@@ -349,7 +349,7 @@ def main() -> int:
               f"{r['worker_p50_noembed_ms']:.1f} p95 {r['worker_p95_noembed_ms']:.1f} ms; in-process p50 "
               f"{r['local_p50_noembed_ms']:.1f} p95 {r['local_p95_noembed_ms']:.1f} ms "
               f"({r['worker_p95_noembed_ms'] / r['local_p95_noembed_ms']:.2f}x)")
-        print(f"hybrid as retrieval runs it (no highlighted snippets; vector remembered): worker p50 "
+        print(f"hybrid as retrieval runs it (20 candidates a ranking; vector remembered): worker p50 "
               f"{r['worker_retrieval_p50_ms']:.1f} p95 {r['worker_retrieval_p95_ms']:.1f} ms; in-process p50 "
               f"{r['local_retrieval_p50_ms']:.1f} p95 {r['local_retrieval_p95_ms']:.1f} ms "
               f"({r['worker_retrieval_p95_ms'] / r['local_retrieval_p95_ms']:.2f}x); vector top 50 alone: worker "
