@@ -282,6 +282,19 @@ def search_figures(project: Path, queries: int) -> dict[str, float]:
             out.update(_lean_figures("local", local, asked, project))
         finally:
             local.close()
+        # As the app does it: the search view's opening wakes the worker; the query comes a second later.
+        woken = ProjectMemory(store, Settings(), lambda _event: None)
+        try:
+            deadline = time.perf_counter() + 90
+            while worker_pid(project) is not None and time.perf_counter() < deadline:
+                time.sleep(0.5)  # until the worker has left (idle)
+            woken.wake()
+            time.sleep(1.0)  # the user types the query
+            started = time.perf_counter()
+            assert woken.search("why is the report slow for large inputs", mode="hybrid").mode == "hybrid"
+            out["first_after_wake_s"] = time.perf_counter() - started
+        finally:
+            woken.close()
     return out
 
 
@@ -341,6 +354,8 @@ def main() -> int:
               f"embeddings off {r['frame_off'] * 1000:.0f} ms "
               f"({r['frame_on'] / r['frame_off']:.2f}x); first backfill open {r['frame_on_cold'] * 1000:.0f} ms; "
               f"minimal {minimal_frame * 1000:.0f} ms")
+        print(f"search: first query 1 s after the search view woke the idle worker "
+              f"{r['first_after_wake_s'] * 1000:.0f} ms (target ≤ 1000)")
         print(f"search: first query after the worker was idle {r['first_after_idle_s'] * 1000:.0f} ms "
               f"(target ≤ 1000; the worker's CPU time to get there {r['worker_start_cpu_s']:.2f} s); hybrid warm p50 {r['worker_p50_ms']:.1f} ms p95 {r['worker_p95_ms']:.1f} ms "
               f"(target ≤ 15); in-process baseline p50 {r['local_p50_ms']:.1f} p95 {r['local_p95_ms']:.1f} ms "
