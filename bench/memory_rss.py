@@ -214,12 +214,12 @@ def measure_project(term: Terminal, project: Path, env: dict[str, str], env_off:
 
 
 def _lean_figures(name: str, memory: object, asked: list[str], project: Path) -> dict[str, float]:
-    """Hybrid as retrieval for a pack runs it (no highlighted snippets), and the vector top 50 alone."""
+    """Hybrid as retrieval for a pack runs it (its 20 candidates a ranking), and the vector top 50 alone."""
     engine = memory.search_engine  # type: ignore[attr-defined]
     retrieval, nearest = [], []
     for query in asked:
         started = time.perf_counter()
-        engine.search(query, mode="hybrid", snippets=False)
+        engine.search(query, mode="hybrid", candidates=20)
         retrieval.append(time.perf_counter() - started)
         vector = engine.query_vector(query)
         started = time.perf_counter()
@@ -282,6 +282,19 @@ def search_figures(project: Path, queries: int) -> dict[str, float]:
             out.update(_lean_figures("local", local, asked, project))
         finally:
             local.close()
+        # As the app does it: the search view's opening wakes the worker; the query comes a second later.
+        woken = ProjectMemory(store, Settings(), lambda _event: None)
+        try:
+            deadline = time.perf_counter() + 90
+            while worker_pid(project) is not None and time.perf_counter() < deadline:
+                time.sleep(0.5)  # until the worker has left (idle)
+            woken.wake()
+            time.sleep(1.0)  # the user types the query
+            started = time.perf_counter()
+            assert woken.search("why is the report slow for large inputs", mode="hybrid").mode == "hybrid"
+            out["first_after_wake_s"] = time.perf_counter() - started
+        finally:
+            woken.close()
     return out
 
 
@@ -341,6 +354,8 @@ def main() -> int:
               f"embeddings off {r['frame_off'] * 1000:.0f} ms "
               f"({r['frame_on'] / r['frame_off']:.2f}x); first backfill open {r['frame_on_cold'] * 1000:.0f} ms; "
               f"minimal {minimal_frame * 1000:.0f} ms")
+        print(f"search: first query 1 s after the search view woke the idle worker "
+              f"{r['first_after_wake_s'] * 1000:.0f} ms (target ≤ 1000)")
         print(f"search: first query after the worker was idle {r['first_after_idle_s'] * 1000:.0f} ms "
               f"(target ≤ 1000; the worker's CPU time to get there {r['worker_start_cpu_s']:.2f} s); hybrid warm p50 {r['worker_p50_ms']:.1f} ms p95 {r['worker_p95_ms']:.1f} ms "
               f"(target ≤ 15); in-process baseline p50 {r['local_p50_ms']:.1f} p95 {r['local_p95_ms']:.1f} ms "
@@ -349,7 +364,7 @@ def main() -> int:
               f"{r['worker_p50_noembed_ms']:.1f} p95 {r['worker_p95_noembed_ms']:.1f} ms; in-process p50 "
               f"{r['local_p50_noembed_ms']:.1f} p95 {r['local_p95_noembed_ms']:.1f} ms "
               f"({r['worker_p95_noembed_ms'] / r['local_p95_noembed_ms']:.2f}x)")
-        print(f"hybrid as retrieval runs it (no highlighted snippets; vector remembered): worker p50 "
+        print(f"hybrid as retrieval runs it (20 candidates a ranking; vector remembered): worker p50 "
               f"{r['worker_retrieval_p50_ms']:.1f} p95 {r['worker_retrieval_p95_ms']:.1f} ms; in-process p50 "
               f"{r['local_retrieval_p50_ms']:.1f} p95 {r['local_retrieval_p95_ms']:.1f} ms "
               f"({r['worker_retrieval_p95_ms'] / r['local_retrieval_p95_ms']:.2f}x); vector top 50 alone: worker "

@@ -197,3 +197,28 @@ def test_the_apps_indexer_and_a_backfill_handed_over_by_a_command_share_the_work
         finally:
             memory.close()
             command.close()
+
+
+@needs_model
+def test_waking_memory_starts_the_worker_before_the_first_query(tmp_path: Path) -> None:
+    state = tmp_path / ".tunaflow"
+    state.mkdir()
+    client = WorkerEmbedder(state, idle_seconds=30)
+    try:
+        with Store.open(tmp_path) as store:
+            store.add_message("main", "user", "Which database ought to hold the invoices?")
+            memory = ProjectMemory(store, _settings(), lambda _event: None, embedder=client)
+            try:
+                assert not socket_path(state).exists()
+                memory.wake()  # the search view opening
+                until_sync(lambda: socket_path(state).exists(), "the worker started with no query asked", 60)
+                assert client.starts == 1
+                memory.wake()
+                memory.embed_pending()
+                found = memory.search("where to persist billing records", mode="hybrid", limit=1)
+                assert found.mode == "hybrid" and found.hits[0].message.content.startswith("Which database")
+                assert client.starts == 1, "the query used the worker started ahead, and waking again started none"
+            finally:
+                memory.close()
+    finally:
+        client.close()

@@ -74,6 +74,7 @@ class SearchController:
             if hit is not None:
                 self._workers.run_ui(self.open_hit(hit), "open the message")
 
+        self._runtime.memory.wake()  # the first query then finds the embedding worker started
         self._app.push_screen(SearchScreen(self.search, note=self.note()), chosen)
 
     async def open_hit(self, hit: SearchHitView) -> None:

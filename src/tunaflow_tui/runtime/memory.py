@@ -123,6 +123,13 @@ class ProjectMemory:
             reason = self.search_engine.unavailable_reason()
         return IndexerState(counts.embedded, counts.total, running=False, unavailable=reason)
 
+    def wake(self) -> None:
+        """The user is about to search (the search view opened): start the embedding worker now, on a
+        thread, so that the first query finds the model and the vectors loaded. No-op without a worker."""
+        worker = self._worker()
+        if worker is not None:
+            threading.Thread(target=worker.wake, name="tunaflow-memory-wake", daemon=True).start()
+
     def search(self, query: str, *, limit: int = 10, mode: str = "hybrid") -> SearchResult:
         """Project search (a worker thread: it may load the model to embed the query)."""
         return self.search_engine.search(query, limit=limit, mode=mode)
@@ -138,7 +145,7 @@ class ProjectMemory:
         loaded = self._embedder is not None and self._embedder.loaded
         mode = "hybrid" if loaded else "fts"
         return self.search_engine.search(query, limit=limit, mode=mode, exclude_message_ids=exclude_message_ids,
-                                         snippets=False, candidates=RETRIEVAL_CANDIDATES).hits
+                                         candidates=RETRIEVAL_CANDIDATES).hits
 
     def prepare_retrieval(self, query: str) -> None:
         """Start embedding ``query`` for a :meth:`retrieve` soon (only once the model is loaded).

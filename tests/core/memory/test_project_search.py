@@ -199,3 +199,16 @@ def test_the_index_vocabulary_counts_finished_messages_per_word(seeded: Store) -
     assert seeded.term_frequency("uploader", False) == 1
     assert seeded.term_frequency("retr", True) == 2, "retry and retries, the streaming reply left out"
     assert seeded.term_frequency("nowhere", False) == 0
+
+
+def test_a_long_message_is_shown_by_the_part_that_matches(project: Path) -> None:
+    filler = " ".join(f"Paragraph {n} talks about colours of the dashboard and nothing else." for n in range(30))
+    tail = "The uploader should add jitter between attempts so that clients do not retry in lockstep."
+    with Store.open(project) as store:
+        store.add_message("main", "assistant", f"{filler}\n\n{tail}", persona="architect")
+        store.add_message("main", "user", "Short note: the uploader works.")
+        hit = ProjectSearch(store, None).search("uploader jitter", mode="fts").hits[0]
+    assert tail in hit.chunk_text and hit.chunk_start > 0, "the hit points at the chunk holding the words"
+    assert "«uploader»" in hit.snippet and "«jitter»" in hit.snippet
+    shown = hit.snippet.replace("«", "").replace("»", "").strip("…")
+    assert shown in " ".join(hit.chunk_text.split()), "the snippet is cut from the chunk the hit points at"

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 
 from tunaflow_tui.core.memory.chunks import split_into_chunks
 from tunaflow_tui.core.memory.embedding_port import RemoteVectors
-from tunaflow_tui.core.memory.fts_query import MAX_QUERY_CHARS, match_tiers, query_terms
+from tunaflow_tui.core.memory.fts_query import MAX_QUERY_CHARS, query_terms
 from tunaflow_tui.core.memory.fts_search import every_word_search, tiered_search
 from tunaflow_tui.core.memory.fusion import FusedHit, reciprocal_rank_fusion
 from tunaflow_tui.core.memory.model_files import MODEL_ID, EmbeddingUnavailable
@@ -259,13 +259,12 @@ class ProjectSearch:
 
     def search(self, query: str, *, limit: int = 10, mode: str = "hybrid",
                exclude_message_ids: Collection[int] = (),
-               conversation_ids: Collection[str] | None = None, snippets: bool = True,
-               candidates: int = CANDIDATES) -> SearchResult:
+               conversation_ids: Collection[str] | None = None, candidates: int = CANDIDATES) -> SearchResult:
         """The ``limit`` best messages for ``query``, best first.
 
         ``exclude_message_ids`` are never returned (the turns already in a prompt);
-        ``conversation_ids`` limits the search to those conversations; without ``snippets`` the hits
-        snippets are cut from their best chunk (no second full-text pass); ``candidates`` is how many
+        ``conversation_ids`` limits the search to those conversations; each hit's snippet is cut from
+        its best chunk, matched words between «»; ``candidates`` is how many
         hits each ranking brings to the fusion. Any text is a valid query:
         FTS5 syntax is searched for as words, and only the first 2,000 characters count. Raises
         ValueError for an unknown mode, :class:`SearchUnavailable` for ``vector`` without a model.
@@ -313,19 +312,15 @@ class ProjectSearch:
             rankings["vector"] = ordered
         fused = reciprocal_rank_fusion(rankings, limit=limit)
         ran = mode if vector is not None or mode == "fts" else "fts"
-        return SearchResult(self._hits(query, fused, best_chunk, snippets), ran, note)
+        return SearchResult(self._hits(query, fused, best_chunk), ran, note)
 
-    def _hits(self, query: str, items: Sequence[FusedHit[int]], best_chunk: dict[int, tuple[int, int]],
-              fts_snippets: bool) -> tuple[ProjectHit, ...]:
+    def _hits(self, query: str, items: Sequence[FusedHit[int]],
+              best_chunk: dict[int, tuple[int, int]]) -> tuple[ProjectHit, ...]:
+        # Snippets are cut from each final hit's best chunk in Python: asking FTS5 for them ran the
+        # MATCH again (prefix terms over the whole index, ~0.5 s at 100k messages) for ten rows.
         ids = [hit.id for hit in items]
         messages = self._store.messages_by_id(ids)
         chunk_places = self._store.chunk_locations([chunk for chunk, _ in best_chunk.values()])
-        snippets: dict[int, str] = {}
-        for expression in match_tiers(query) if fts_snippets else ():
-            missing = [message_id for message_id in ids if message_id not in snippets]
-            if not missing:
-                break
-            snippets.update(self._store.fts_snippets(expression, missing))
         hits = []
         for item in items:
             message = messages.get(item.id)
@@ -333,6 +328,6 @@ class ProjectSearch:
                 continue
             place = chunk_places.get(best_chunk.get(message.id, (-1, 0))[0])
             start, end = (place.start, place.end) if place is not None else _best_chunk(message.content, query)
-            snippet = snippets.get(message.id) or marked_excerpt(message.content[start:end], query)
+            snippet = marked_excerpt(message.content[start:end], query)
             hits.append(ProjectHit(message, item.score, snippet, item.sources, start, end))
         return tuple(hits)

@@ -183,6 +183,24 @@ class VectorIndex(Generic[K]):
         if zero.any():
             raise InvalidVector(f"the stored vector of {ids[int(np.argmax(zero))]!r} is all zeros")
         matrix /= norms
+        return cls._of_normalised(index, ids, positions, matrix)
+
+    @classmethod
+    def from_normalised(cls, ids: Sequence[K], matrix: FloatArray, *,
+                        exact_below: int | None = None) -> VectorIndex[K]:
+        """An index of rows already normalised (as :meth:`snapshot` gives them), e.g. read back from a file.
+
+        ``matrix`` is used as it is (no copy, no check): one row per id, ids distinct.
+        """
+        index: VectorIndex[K] = cls(int(matrix.shape[1]), exact_below=exact_below)
+        if not len(ids):
+            return index
+        keys = list(ids)
+        return cls._of_normalised(index, keys, dict(zip(keys, range(len(keys)), strict=True)), matrix)
+
+    @staticmethod
+    def _of_normalised(index: VectorIndex[K], ids: list[K], positions: dict[K, int],
+                       matrix: FloatArray) -> VectorIndex[K]:
         bits = np.empty((index._words, len(ids)), dtype=np.uint64)
         for start in range(0, len(ids), _BITS_BLOCK):
             bits[:, start:start + _BITS_BLOCK] = sign_words(matrix[start:start + _BITS_BLOCK]).T
@@ -213,6 +231,14 @@ class VectorIndex(Generic[K]):
         """The ids in the index (in row order, which removals change)."""
         with self._lock:
             return list(self._ids)
+
+    def snapshot(self) -> tuple[list[K], FloatArray]:
+        """The ids and their normalised rows, in the same order (for saving the index).
+
+        The rows are a view, not a copy (100k rows are 146 MiB): valid until the index next changes.
+        """
+        with self._lock:
+            return list(self._ids), self._matrix[: self._size]
 
     def vector(self, key: K) -> FloatArray:
         """A copy of the (normalised) vector stored for ``key``; KeyError when absent."""

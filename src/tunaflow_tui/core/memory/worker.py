@@ -15,9 +15,10 @@ Requests (JSON headers, see :mod:`.worker_protocol`):
   on a thread of the worker, so a short command can hand its new messages over and exit;
 - ``progress`` with ``project``: how far that backfill is;
 - ``nearest`` with ``project`` and ``k``, the query vector as payload: the ``k`` chunks most like it
-  (``hits``: chunk id and cosine), from that project's vector index, which the worker reads from the
-  database on first use (0.35–1.5 s per 100,000 chunks) and brings up to date at each request (the
-  chunks stored since), so the 154 MB of a 100,000-chunk index live here, not in the app.
+  (``hits``: chunk id and cosine), from that project's vector index, which the worker reads on first
+  use from the saved vector file (:mod:`.vector_file`; from the database when the file is missing
+  or stale, 0.35–1.5 s per 100,000 chunks, then saves it) and brings up to date at each request
+  (the chunks stored since), so the 154 MB of a 100,000-chunk index live here, not in the app.
 
 The worker leaves after ``--idle`` seconds without a request or a backfill running, telling each
 open connection ``bye`` first, so the model's 230–280 MB go back to the system.
@@ -32,7 +33,7 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -74,7 +75,8 @@ class _Backfill:
 
 
 class _ProjectVectors:
-    """One project's chunk vectors in memory, read once and then only what was stored since."""
+    """One project's chunk vectors in memory: from the saved vector file when it is current, else from
+    the database (then saved for the next worker), and after that only the chunks stored since."""
 
     def __init__(self, project: Path) -> None:
         self._project = project
@@ -82,32 +84,73 @@ class _ProjectVectors:
         self._store: Any = None
         self._index: Any = None
         self._last_id = 0
+        self._unsaved = False
+
+    @property
+    def _file(self) -> Path:
+        from tunaflow_tui.core.memory.vector_file import FILE_NAME
+
+        return self._project / ".tunaflow" / FILE_NAME
 
     def _read_all(self, store: Any) -> Iterator[tuple[int, bytes]]:
         for chunk_id, blob in store.chunk_vectors(MODEL_ID):
             self._last_id = chunk_id  # ascending ids
             yield chunk_id, blob
 
+    def _load(self, store: Any) -> Any:
+        from tunaflow_tui.core.memory.model_files import EMBEDDING_DIM
+        from tunaflow_tui.core.memory.vector_file import load_vectors
+        from tunaflow_tui.core.memory.vectors import VectorIndex
+
+        saved = load_vectors(self._file, MODEL_ID, EMBEDDING_DIM, self._count_up_to(store))
+        if saved is not None:
+            self._last_id = saved.max_id
+            return VectorIndex.from_normalised(saved.ids, saved.matrix)
+        self._last_id = 0
+        self._unsaved = True
+        return VectorIndex.from_blobs(self._read_all(store))
+
+    @staticmethod
+    def _count_up_to(store: Any) -> Callable[[int], int]:
+        return lambda top: int(store.chunk_count(MODEL_ID, up_to_id=top))
+
     def _current(self) -> tuple[Any, Any]:
         """The open store and the index with every chunk stored so far (call with the lock held)."""
-        from tunaflow_tui.core.memory.vectors import VectorIndex
         from tunaflow_tui.core.storage import Store
 
         if self._store is None:  # kept open: a search must not pay for opening the database
             self._store = Store.open(self._project, claim_ownership=False)
         store = self._store
         if self._index is None:
-            self._index = VectorIndex.from_blobs(self._read_all(store))
-        else:
-            for chunk_id, blob in store.chunk_vectors(MODEL_ID, after_id=self._last_id):
-                self._index.add_blob(chunk_id, blob)
-                self._last_id = chunk_id
+            self._index = self._load(store)
+        for chunk_id, blob in store.chunk_vectors(MODEL_ID, after_id=self._last_id):
+            self._index.add_blob(chunk_id, blob)
+            self._last_id = chunk_id
+            self._unsaved = True
         return store, self._index
 
+    def _save(self) -> None:
+        """Write the index to the vector file if it holds chunks the file lacks (call with the lock held)."""
+        from tunaflow_tui.core.memory.vector_file import save_vectors
+
+        if not self._unsaved or self._index is None or not self._file.parent.is_dir():
+            return
+        ids, matrix = self._index.snapshot()
+        with contextlib.suppress(OSError):  # only a copy: the next worker reads the database instead
+            save_vectors(self._file, MODEL_ID, ids, matrix, self._count_up_to(self._store))
+            self._unsaved = False
+
+    def save(self) -> None:
+        """Save the chunks added since the file was written (the worker does it as it leaves)."""
+        with self._lock:
+            self._save()
+
     def warm(self) -> None:
-        """Read the index now (at the worker's start, beside the model's load), for the first search."""
+        """Read the index now (at the worker's start, beside the model's load), for the first search;
+        then save it if the vector file lacked some of it."""
         with self._lock:
             self._current()
+            self._save()
 
     def nearest(self, payload: bytes, k: int) -> list[tuple[int, float]]:
         """The ``k`` chunks nearest the query vector in ``payload`` (384 float32), that still exist."""
@@ -174,6 +217,9 @@ class EmbeddingWorker:
                              daemon=True).start()
         with self._lock:
             connections = list(self._connections)
+            indexes = list(self._indexes.values())
+        for vectors in indexes:  # the next worker then starts from the file, not from the database
+            vectors.save()
         for conn in connections:
             with contextlib.suppress(OSError):
                 send_frame(conn, {"ok": False, "bye": True})

@@ -190,6 +190,17 @@ class WorkerEmbedder:
         """The pid of the worker serving this project (starting one if needed)."""
         return int(self._request({"op": "hello"})[0]["pid"])
 
+    def wake(self) -> None:
+        """Start the worker now unless it runs, so that a search soon need not wait for it.
+
+        A new worker loads the model and the project's vectors as it starts. Nothing happens without
+        a model here or after the worker failed; a worker that cannot start is reported as usual.
+        """
+        if self._error is not None or self.loaded or not quick_status(self._env).available:
+            return
+        with contextlib.suppress(EmbeddingUnavailable):
+            self._request({"op": "hello"})
+
     def close(self) -> None:
         """Close this client's connections (the worker leaves by itself once idle)."""
         with self._lock:
