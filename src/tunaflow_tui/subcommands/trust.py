@@ -51,7 +51,6 @@ def run(args: argparse.Namespace) -> int:
     from tunaflow_tui.core.settings.loader import project_trust
     from tunaflow_tui.core.settings.trust import TrustState, TrustStore
     from tunaflow_tui.core.terminal_text import neutralize
-
     from tunaflow_tui.subcommands.arguments import is_directory, usage_error
 
     if not is_directory(args.path):
