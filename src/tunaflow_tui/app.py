@@ -184,6 +184,7 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         ("Done card", "tunaflow_tui.widgets.done_card:DoneCard"),
         ("Plan waiting card", "tunaflow_tui.widgets.way_card:WayCard"),
         ("Workflow view", "tunaflow_tui.screens.workflow:WorkflowScreen"),
+        ("Workflow view: plans", "tunaflow_tui.widgets.workflow_view:PlanList"),
         ("Document viewer", "tunaflow_tui.screens.documents:DocumentScreen"),
         ("Decisions", "tunaflow_tui.screens.decision:DecisionScreen"),
         ("The Developer stopped", "tunaflow_tui.screens.decision:DevStalledScreen"),
