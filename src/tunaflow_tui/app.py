@@ -267,6 +267,7 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
                 ),
                 id="chat-column",
             )
+            column.border_title = "Chat"
             yield Workspace(column, id="workspace")
         yield KeyFooter(first=self.footer_first, keep=self.footer_keep, then=self.footer_then)
 

@@ -131,8 +131,11 @@ class WorkflowView(Horizontal):
         width: 2fr; min-width: 30; height: 1fr; border: round $panel-lighten-2;
         text-wrap: nowrap; text-overflow: ellipsis;
     }
-    WorkflowView > #plan-list:focus { border: round $accent; }
-    WorkflowView > #plan-detail { width: 3fr; height: 1fr; padding: 0 1; }
+    WorkflowView > #plan-list:focus { border: round $accent; border-title-color: $accent; }
+    WorkflowView > #plan-detail {
+        width: 3fr; height: 1fr; padding: 0 1; border: round $panel-lighten-2; border-title-align: left;
+    }
+    WorkflowView > #plan-detail:focus-within { border: round $accent; }
     WorkflowView #plan-title { text-style: bold; }
     WorkflowView #plan-meta { color: $text-muted; }
     WorkflowView .heading { text-style: bold; color: $text-primary; margin-top: 1; }
@@ -162,7 +165,9 @@ class WorkflowView(Horizontal):
         plan_list = PlanList(id="plan-list")
         plan_list.border_title = "Plans"
         yield plan_list
-        with VerticalScroll(id="plan-detail"):
+        detail = VerticalScroll(id="plan-detail")
+        detail.border_title = "Plan"
+        with detail:
             yield Static("", id="plan-title")
             yield Static("", id="plan-meta")
             yield Label("Subtasks", classes="heading")
