@@ -185,6 +185,7 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         ("Done card", "tunaflow_tui.widgets.done_card:DoneCard"),
         ("Plan waiting card", "tunaflow_tui.widgets.way_card:WayCard"),
         ("Workflow view", "tunaflow_tui.screens.workflow:WorkflowScreen"),
+        ("Workflow view: plans", "tunaflow_tui.widgets.workflow_view:PlanList"),
         ("Document viewer", "tunaflow_tui.screens.documents:DocumentScreen"),
         ("Decisions", "tunaflow_tui.screens.decision:DecisionScreen"),
         ("The Developer stopped", "tunaflow_tui.screens.decision:DevStalledScreen"),
@@ -267,6 +268,7 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
                 ),
                 id="chat-column",
             )
+            column.border_title = "Chat"
             yield Workspace(column, id="workspace")
         yield KeyFooter(first=self.footer_first, keep=self.footer_keep, then=self.footer_then)
 

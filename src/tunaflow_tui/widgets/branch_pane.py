@@ -69,14 +69,20 @@ class BranchPane(Vertical):
     """The branch pane. `show(view, body)` replaces what it shows; `view` is None when empty."""
 
     DEFAULT_CSS = """
-    BranchPane { background: $surface; border-left: tall $primary; }
-    BranchPane:focus-within { border-left: tall $accent; }
+    BranchPane {
+        background: $surface; border-left: tall $primary;
+        border-top: solid $panel-lighten-2; border-title-color: $text-muted; border-title-align: left;
+    }
+    BranchPane:focus-within {
+        border-left: tall $accent; border-top: heavy $accent; border-title-color: $accent; border-title-style: bold;
+    }
     BranchPane > #branch-body { height: 1fr; }
     BranchPane > #branch-empty { height: 1fr; color: $text-muted; padding: 1 2; }
     """
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
+        self.border_title = "Branch"
         self.view: BranchView | None = None
         self.body: Widget | None = None
 
