@@ -152,9 +152,23 @@ class DecisionDock(VerticalScroll, can_focus=False):
         pending = [c for c in self.cards() if card_is_pending(c)]
         return pending[-1] if pending else None
 
+    def _release_focus(self, card: Widget) -> None:
+        """A card leaving the dock with the focus hands it to the composer, never to another card.
+
+        Textual would move the focus to the next card in the chain (another plan's, out of view),
+        whose keys would then act on a plan the user is not looking at.
+        """
+        if card.has_focus_within:
+            focus_composer = getattr(self.app, "action_focus_composer", None)
+            if callable(focus_composer):
+                focus_composer()
+            if card.has_focus_within:
+                self.screen.set_focus(None)
+
     async def _put(self, plan_id: int, card: DecisionCard) -> DecisionCard:
         old = self.card_for(plan_id)
         if old is not None:
+            self._release_focus(old)
             await old.remove()
         await self.mount(card)
         self.set_class(True, "-has-cards")
@@ -241,6 +255,7 @@ class DecisionDock(VerticalScroll, can_focus=False):
         """Remove a plan's card."""
         card = self.card_for(plan_id)
         if card is not None:
+            self._release_focus(card)
             await card.remove()
         self.set_class(bool(self.cards()), "-has-cards")
         self.refresh_hint()
