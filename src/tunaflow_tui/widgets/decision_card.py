@@ -62,6 +62,11 @@ class DecisionCard(ArmedCard):
         view: CardView
         """The card's view; each card class declares its own, more precise, reactive ``view``."""
 
+    def keys_owner(self) -> str:
+        """What the card's keys act on, as the footer names it before them (``Plan 2``)."""
+        plan_id = self.view.plan_id
+        return f"Plan {plan_id}" if plan_id is not None else "Proposal"
+
     def hint_items(self) -> Iterable[tuple[str, str]]:
         """The (binding id, words) pairs that act now (a subclass drops the ones that do not)."""
         return self.HINTS

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app_harness import armed, settle
+from app_harness import armed, footers_current, screen_text, settle
 from waiting import until
 
 from tunaflow_tui.screens.branch_dialogs import ConfirmBranchScreen
@@ -82,3 +82,18 @@ async def test_typing_on_the_done_card_writes_in_the_composer(open_app, at_revie
         await _type(pilot, "add a sentence count")
         await until(pilot, lambda: app.composer.text == "add a sentence count", "the request in the composer")
         assert isinstance(app.focused, ComposerInput)
+
+
+async def test_the_footer_names_the_plan_whose_card_has_the_keys(open_app, at_review) -> None:
+    app, _controller, _runtime = open_app(project=at_review)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        app.decision_dock.card_for(1).focus()
+        await armed(pilot, app)
+        await pilot.pause()
+        await until(pilot, lambda: footers_current(app), "the footer")
+        footer = screen_text(app).splitlines()[-1]
+        assert "Plan 1 · a w d h Decide" in footer, footer
+        await pilot.press("i")
+        await until(pilot, lambda: footers_current(app) and "Plan 1" not in screen_text(app).splitlines()[-1],
+                    "the footer without the card's name once the composer has the keys")
