@@ -11,7 +11,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Protocol
 
+from textual.app import RenderResult
 from textual.content import Content
+from textual.renderables.blank import Blank
 from textual.message import Message
 
 from tunaflow_tui.core.workflow.decisions import Decision
@@ -61,6 +63,11 @@ class DecisionCard(ArmedCard):
     if TYPE_CHECKING:
         view: CardView
         """The card's view; each card class declares its own, more precise, reactive ``view``."""
+
+    def render(self) -> RenderResult:
+        """Nothing of its own: a card is its children (while it composes them again, it shows blank,
+        never Textual's stand-in, the widget's class names such as ``PlanProposalCard.-decided``)."""
+        return Blank(self.background_colors[1])
 
     def keys_owner(self) -> str:
         """What the card's keys act on, as the footer names it before them (``Plan 2``)."""
