@@ -133,6 +133,11 @@ class DecisionDock(VerticalScroll, can_focus=False):
     def on_review_verdict_card_decided(self) -> None:
         self.call_after_refresh(self.refresh_hint)
 
+    def on_decision_requested(self) -> None:
+        """A card's key decided: the card shows the decision at once, and so does the hint (not
+        ``Plan waiting: a approve…`` until the plan moves, seconds later)."""
+        self.call_after_refresh(self.refresh_hint)
+
     def on_descendant_focus(self) -> None:
         self.refresh_hint()
 
