@@ -70,9 +70,9 @@ class DecisionCard(ArmedCard):
         return Blank(self.background_colors[1])
 
     def keys_owner(self) -> str:
-        """What the card's keys act on, as the footer names it before them (``Plan 2``)."""
+        """What the card's keys act on, as the footer and the card's title name it (``Plan 2``)."""
         plan_id = self.view.plan_id
-        return f"Plan {plan_id}" if plan_id is not None else "Proposal"
+        return f"Plan {plan_id}" if plan_id is not None else "Plan"
 
     def hint_items(self) -> Iterable[tuple[str, str]]:
         """The (binding id, words) pairs that act now (a subclass drops the ones that do not)."""

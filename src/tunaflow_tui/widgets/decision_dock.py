@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, TypeGuard
 
+from rich.cells import cell_len
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widget import Widget
@@ -25,6 +26,27 @@ if TYPE_CHECKING:
     from tunaflow_tui.widgets.way_card import WayCard
 
 PROPOSAL, VERDICT, DONE, WAY = "proposal", "verdict", "done", "way"
+HINT_SEP = " · "
+
+
+def fit_hint(text: str, width: int) -> str:
+    """``text`` whole if it fits in ``width`` cells; otherwise as many whole ``·``-separated items
+    as fit, then ``…`` (never a key cut from its words, never a word cut in two)."""
+    if width <= 0 or cell_len(text) <= width:
+        return text
+    items = text.split(HINT_SEP)
+    while len(items) > 1:
+        items.pop()
+        shown = HINT_SEP.join(items) + HINT_SEP + "…"
+        if cell_len(shown) <= width:
+            return shown
+    words = items[0].split(" ")
+    while len(words) > 1:
+        words.pop()
+        shown = " ".join(words) + " …"
+        if cell_len(shown) <= width:
+            return shown
+    return "…"
 """The ``DOCK_KIND`` of the card classes (they load with the first card, not with the dock)."""
 
 
@@ -78,10 +100,14 @@ class DecisionDock(VerticalScroll, can_focus=False):
     }
     DecisionDock > #dock-hint.-quiet { background: $panel; text-style: none; }
     DecisionDock.-has-cards { display: block; }
+    /* decided cards, and a done card the user is not on, fold to one line: their titled top border */
     DecisionDock > PlanProposalCard.-decided, DecisionDock > ReviewVerdictCard.-decided,
-    DecisionDock > WayCard.-decided {
-        max-height: 3; overflow: hidden hidden; margin: 0;
+    DecisionDock > WayCard.-decided, DecisionDock > DoneCard:blur {
+        height: 1; max-height: 1; overflow: hidden hidden; margin: 0; padding: 0 1;
+        border: none; border-top: round $panel-lighten-2; border-title-color: $text-muted;
     }
+    DecisionDock > DoneCard:blur { border-top: round $success; border-title-color: $text-success; }
+    DecisionDock > DoneCard.-overridden:blur { border-top: round $warning; border-title-color: $text-warning; }
     /* a held proposal folds while the user is elsewhere, and opens whole when they move to it (f2) */
     DecisionDock > PlanProposalCard.-held:blur { max-height: 3; overflow: hidden hidden; margin: 0; }
     """
@@ -120,12 +146,17 @@ class DecisionDock(VerticalScroll, can_focus=False):
         """Bring the key hint in line with the cards."""
         text, urgent = self.hint_text()
         hint = self.query_one("#dock-hint", Static)
-        hint.update(text)
+        width = hint.content_size.width or self.content_size.width - 2  # hidden: the dock's, less its padding
+        hint.update(fit_hint(text, width))
         hint.display = bool(text)
         hint.set_class(not urgent, "-quiet")
 
     def on_mount(self) -> None:
         self.refresh_hint()
+
+    def on_resize(self) -> None:
+        """Another width: the hint is cut again, at a whole item."""
+        self.call_after_refresh(self.refresh_hint)
 
     def on_plan_proposal_card_decided(self) -> None:
         self.call_after_refresh(self.refresh_hint)
