@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, ClassVar, Protocol
 
 from textual.app import RenderResult
 from textual.content import Content
-from textual.renderables.blank import Blank
 from textual.message import Message
+from textual.renderables.blank import Blank
 
 from tunaflow_tui.core.workflow.decisions import Decision
 from tunaflow_tui.keyhints import hint_line, key_for

@@ -43,6 +43,8 @@ def fit_hint(text: str, width: int) -> str:
     words = items[0].split(" ")
     while len(words) > 1:
         words.pop()
+        while len(words) > 1 and (len(words[-1]) == 1 or words[-1] == "then"):
+            words.pop()  # a key never ends the line without its words
         shown = " ".join(words) + " …"
         if cell_len(shown) <= width:
             return shown
@@ -154,9 +156,13 @@ class DecisionDock(VerticalScroll, can_focus=False):
     def on_mount(self) -> None:
         self.refresh_hint()
 
+    _hint_width: int = 0
+
     def on_resize(self) -> None:
         """Another width: the hint is cut again, at a whole item."""
-        self.call_after_refresh(self.refresh_hint)
+        if self.size.width != self._hint_width:
+            self._hint_width = self.size.width
+            self.call_after_refresh(self.refresh_hint)
 
     def on_plan_proposal_card_decided(self) -> None:
         self.call_after_refresh(self.refresh_hint)

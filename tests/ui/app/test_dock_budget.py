@@ -75,3 +75,10 @@ async def test_at_80_columns_the_dock_hint_ends_with_whole_keys(open_app, at_rev
         [row] = [r.strip() for r in screen_text(app).splitlines() if "Review waiting" in r]
         assert row.endswith("· …"), row
         assert "a accept" in row and all(not item.endswith(" re") for item in row.split(" · ")), row
+
+
+def test_a_hint_cut_inside_its_first_item_never_ends_on_a_bare_key() -> None:
+    from tunaflow_tui.widgets.decision_dock import fit_hint
+
+    text = "Review waiting — f2 focuses it, then a accept · w rework · d redesign"
+    assert fit_hint(text, 42) == "Review waiting — f2 focuses it, …"
