@@ -479,8 +479,7 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         """
         if not (event.is_printable and event.character and self._on_main_screen()):
             return
-        active = self.screen.active_bindings.get(event.key)
-        if active is not None and active.enabled:
+        if event.key in self.screen.active_bindings:  # bound here, even if it cannot act just now
             return
         focused = self.focused
         composer = next((c for node in (focused.ancestors_with_self if focused is not None else ())

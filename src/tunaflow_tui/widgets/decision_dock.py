@@ -201,18 +201,20 @@ class DecisionDock(VerticalScroll, can_focus=False):
         whose keys would then act on a plan the user is not looking at.
         """
         if card.has_focus_within:
-            focus_composer = getattr(self.app, "action_focus_composer", None)
-            if callable(focus_composer):
-                focus_composer()
-            if card.has_focus_within:
-                self.screen.set_focus(None)
+            # at once, not after a refresh: a card arriving meanwhile may take the focus from here
+            composer = getattr(self.app, "composer", None)
+            field = getattr(composer, "input", None)
+            self.screen.set_focus(field if isinstance(field, Widget) and field.focusable else None)
 
     async def _put(self, plan_id: int, card: DecisionCard) -> DecisionCard:
         old = self.card_for(plan_id)
+        had_focus = old is not None and old.has_focus_within
         if old is not None:
             self._release_focus(old)
             await old.remove()
         await self.mount(card)
+        if had_focus:  # the same plan's next state: the focus stays with the plan the user was on
+            card.focus_on_its_own()
         self.set_class(True, "-has-cards")
         self.refresh_hint()
         self.call_after_refresh(self.scroll_to_widget, card, animate=False)
