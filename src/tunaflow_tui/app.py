@@ -474,6 +474,25 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         if self._on_main_screen():
             self.composer.focus_input()
 
+    def on_key(self, event: events.Key) -> None:
+        """A printable key that nothing on the main screen takes is writing: it goes to the composer.
+
+        Reached when no widget handled the key on its way up (a text field keeps its own keys); a key
+        bound anywhere in the focus chain (a card's decision keys, ``i``) is left to its binding.
+        """
+        if not (event.is_printable and event.character and self._on_main_screen()):
+            return
+        if event.key in self.screen.active_bindings:  # bound here, even if it cannot act just now
+            return
+        focused = self.focused
+        composer = next((c for node in (focused.ancestors_with_self if focused is not None else ())
+                         for c in node.query(Composer)), self.composer)
+        if composer.disabled or not composer.display or focused is composer.input:
+            return
+        event.stop()
+        composer.focus_input()
+        composer.input.post_message(events.Key(event.key, event.character))
+
     def action_focus_chat(self) -> None:
         """Leave the composer and move between messages with up/down."""
         blocks = self.chat_view.blocks()

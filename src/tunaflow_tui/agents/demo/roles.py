@@ -108,7 +108,7 @@ def architect(prompt: str, root: Path | None = None) -> Iterator[Step]:
         "constraints:\n" + "\n".join(constraints) + "\n\n"
         "non-goals:\n- Stop-word lists or stemming.\n- A command-line interface.\n"
         "<!-- /tunaflow:plan-proposal -->\n\n"
-        "Approve it with **a**, or ask for a revision with **r**."
+        "Approve it, or ask for a revision, on the plan's card: its keys are named there."
     )
 
 
