@@ -482,9 +482,12 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         """
         if not (event.is_printable and event.character and self._on_main_screen()):
             return
-        if event.key in self.screen.active_bindings:  # bound here, even if it cannot act just now
-            return
         focused = self.focused
+        chain = focused.ancestors_with_self if focused is not None else (self.screen, self)
+        # bound here, even where it cannot act just now (a held plan's `h`): a decision key is never typing.
+        # Screen.active_bindings leaves out the bindings whose check_action says no, so the maps are read.
+        if any(event.key in node._bindings.key_to_bindings for node in chain):
+            return
         composer = next((c for node in (focused.ancestors_with_self if focused is not None else ())
                          for c in node.query(Composer)), self.composer)
         if composer.disabled or not composer.display or focused is composer.input:
