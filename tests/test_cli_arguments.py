@@ -83,7 +83,7 @@ def test_search_words_may_come_after_the_options(project: Path) -> None:
     payload = json.loads(out.stdout)
     assert payload["query"] == "-strict" and [hit["message_id"] for hit in payload["hits"]] == [2]
     refused = _tunaflow("search", ".", "--loud", "WAL", cwd=project)
-    assert refused.returncode == 1 and "unrecognized arguments: --loud" in refused.stderr, "a real unknown flag"
+    assert refused.returncode == 2 and "unrecognized arguments: --loud" in refused.stderr, "a real unknown flag"
 
 
 def test_the_app_s_paths_refuse_such_an_id_in_a_sentence_too(project: Path) -> None:

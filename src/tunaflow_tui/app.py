@@ -31,6 +31,7 @@ from textual.widgets import Header, Static
 from tunaflow_tui.heap import freeze_loaded
 from tunaflow_tui.palette import TunaflowCommands
 from tunaflow_tui.viewmodels.chat import ListMessageSource, MessageSource, MessageView
+from tunaflow_tui.viewmodels.glyphs import APP_ICON
 from tunaflow_tui.widgets.chat_view import ChatView
 from tunaflow_tui.widgets.composer import Composer
 from tunaflow_tui.widgets.decision_dock import DecisionDock
@@ -184,6 +185,7 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         ("Done card", "tunaflow_tui.widgets.done_card:DoneCard"),
         ("Plan waiting card", "tunaflow_tui.widgets.way_card:WayCard"),
         ("Workflow view", "tunaflow_tui.screens.workflow:WorkflowScreen"),
+        ("Workflow view: plans", "tunaflow_tui.widgets.workflow_view:PlanList"),
         ("Document viewer", "tunaflow_tui.screens.documents:DocumentScreen"),
         ("Decisions", "tunaflow_tui.screens.decision:DecisionScreen"),
         ("The Developer stopped", "tunaflow_tui.screens.decision:DevStalledScreen"),
@@ -248,7 +250,7 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         # Before the widgets exist: a class change on the app later would restyle every one of them.
         self._narrow = self.size.width < SIDEBAR_MIN_COLUMNS
         self.set_class(self._narrow, "-sidebar-hidden")
-        yield Header()
+        yield Header(icon=APP_ICON)  # Textual's ⭘ is an empty box in DejaVu Sans Mono
         with Horizontal(id="body"):
             yield Vertical(id="sidebar")
             column = Vertical(
@@ -266,6 +268,7 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
                 ),
                 id="chat-column",
             )
+            column.border_title = "Chat"
             yield Workspace(column, id="workspace")
         yield KeyFooter(first=self.footer_first, keep=self.footer_keep, then=self.footer_then)
 
@@ -470,6 +473,28 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         """Move the cursor to the composer (only on the main screen: elsewhere the composer is hidden)."""
         if self._on_main_screen():
             self.composer.focus_input()
+
+    def on_key(self, event: events.Key) -> None:
+        """A printable key that nothing on the main screen takes is writing: it goes to the composer.
+
+        Reached when no widget handled the key on its way up (a text field keeps its own keys); a key
+        bound anywhere in the focus chain (a card's decision keys, ``i``) is left to its binding.
+        """
+        if not (event.is_printable and event.character and self._on_main_screen()):
+            return
+        focused = self.focused
+        chain = focused.ancestors_with_self if focused is not None else (self.screen, self)
+        # bound here, even where it cannot act just now (a held plan's `h`): a decision key is never typing.
+        # Screen.active_bindings leaves out the bindings whose check_action says no, so the maps are read.
+        if any(event.key in node._bindings.key_to_bindings for node in chain):
+            return
+        composer = next((c for node in (focused.ancestors_with_self if focused is not None else ())
+                         for c in node.query(Composer)), self.composer)
+        if composer.disabled or not composer.display or focused is composer.input:
+            return
+        event.stop()
+        composer.focus_input()
+        composer.input.post_message(events.Key(event.key, event.character))
 
     def action_focus_chat(self) -> None:
         """Leave the composer and move between messages with up/down."""

@@ -35,18 +35,23 @@ SUBCOMMANDS: dict[str, str] = {
 
 
 class SubcommandParser(argparse.ArgumentParser):
-    """A subcommand's parser. One whose module sets ``USAGE_HINT`` reports a usage error in one
-    line on stderr, with that hint after an unrecognised argument, and exits 1; the others keep
-    argparse's usage text and exit 2."""
+    """A subcommand's parser: a usage error is one line on stderr naming the mistake, exit 2.
+
+    A module that sets ``USAGE_HINT`` has it said after an unrecognised argument; the others point
+    to their ``--help``.
+    """
 
     usage_hint: str | None = None
 
     def error(self, message: str) -> NoReturn:
-        """Report a usage error and exit."""
-        if self.usage_hint is None:
-            super().error(message)
-        hint = f"; {self.usage_hint}" if message.startswith("unrecognized arguments") else ""
-        self.exit(1, f"{self.prog}: {message}{hint}\n")
+        """Report a usage error in one line and exit 2."""
+        from tunaflow_tui.subcommands.arguments import USAGE_ERROR
+
+        if message.startswith("unrecognized arguments") and self.usage_hint is not None:
+            hint = self.usage_hint
+        else:
+            hint = f"see {self.prog} --help"
+        self.exit(USAGE_ERROR, f"{self.prog}: {message}; {hint}\n")
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -109,7 +114,9 @@ def main(argv: Sequence[str] | None = None) -> int:
               file=sys.stderr, flush=True)
         return 2
     # `tunaflow [PATH] [--no-mouse]` opens the app: insert the implicit `open`.
-    if not args_list or (args_list[0] not in SUBCOMMANDS and args_list[0] not in ("-h", "--help", "--version")):
+    implicit_open = not args_list or (args_list[0] not in SUBCOMMANDS
+                                      and args_list[0] not in ("-h", "--help", "--version"))
+    if implicit_open:
         args_list.insert(0, "open")
     chosen = args_list[0] if args_list[0] in SUBCOMMANDS else ""  # "": only the top-level options
     parser = build_parser(chosen)
@@ -118,9 +125,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                                       "WORDS_ANYWHERE", False):
         more, unknown = _words_and_unknown(unknown)
         args.words = [*args.words, *more]
+    if unknown and implicit_open:  # `tunaflow --bogus`: not an option of `tunaflow open`'s either
+        from tunaflow_tui.subcommands.arguments import usage_error
+
+        return usage_error(None, f"unrecognized arguments: {' '.join(unknown)}; see tunaflow --help")
     if unknown:
-        # The subcommand's own parser reports it, so a subcommand with its own usage errors (exit 1,
-        # one line) says so for an unknown flag too; the others keep argparse's usage and exit 2.
         reporter: argparse.ArgumentParser = getattr(args, "_usage_errors", parser)
         reporter.error(f"unrecognized arguments: {' '.join(unknown)}")
     if hasattr(args, "_usage_errors"):
@@ -132,6 +141,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(module.run(args))
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # `tunaflow export | head`: the reader has all it wanted
+        return _reader_left()
     except StorageError as exc:  # the project's database failed where the subcommand did not expect it
         print(f"tunaflow {args.command}: {' '.join(str(exc).split())}", file=sys.stderr, flush=True)
         return 1
+
+
+def _reader_left() -> int:
+    """End quietly after the reader of stdout closed it: what is still buffered goes nowhere."""
+    import os
+
+    from tunaflow_tui.subcommands.arguments import EXIT_BROKEN_PIPE
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())  # so the flush at exit does not raise again
+    except (OSError, ValueError):
+        pass
+    finally:
+        os.close(devnull)
+    return EXIT_BROKEN_PIPE

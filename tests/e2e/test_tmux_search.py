@@ -51,12 +51,12 @@ def test_search_and_open_a_hit_in_a_branch(tmux: Callable[[int, int], Any], e2e_
     session.press("F5")
     session.wait_for("Search the project")
     session.send_text("quokka")
-    session.wait_for(lambda s: "⎇ cache experiments · Developer" in s and "quokka cache beside the index" in s)
+    session.wait_for(lambda s: "↳ cache experiments · Developer" in s and "quokka cache beside the index" in s)
 
     session.press("Enter")
     # the hit in the branch pane, under the pane's header
     opened = session.wait_for(lambda s: "Search the project" not in s and "quokka cache" in s
-                              and "⎇ cache experiments" in s)
+                              and "↳ cache experiments" in s)
     assert "Later branch note 59" not in opened  # the pane shows the hit's page, not the branch's end
     assert "Traceback" not in opened
     quit_demo(session)

@@ -179,7 +179,9 @@ def test_branch_delete_rules_and_errors(harness: Harness) -> None:
         (("show",), "show takes the branch ID"),
     ]:
         out = _tunaflow(harness, "branch", *args)
-        assert out.returncode == 1 and out.stderr.count("\n") == 1 and expected in out.stderr, (args, out.stderr)
+        usage = args[0] == "frobnicate" or len(args) == 1  # the command line itself is wrong: exit 2
+        assert out.returncode == (2 if usage else 1), (args, out.stderr)
+        assert out.stderr.count("\n") == 1 and expected in out.stderr, (args, out.stderr)
     assert _snapshot(harness) == before
     deleted = _tunaflow(harness, "branch", "delete", bid, "--yes")
     assert deleted.returncode == 0 and "its messages were removed" in deleted.stdout
@@ -192,3 +194,15 @@ def test_branch_commands_in_a_project_without_conversations(harness: Harness) ->
     out = _tunaflow(harness, "branch", "show", "1")
     assert out.returncode == 1 and "no tunaflow conversations yet" in out.stderr
     assert not (harness.project / ".tunaflow").exists()
+
+
+def test_ask_fork_names_the_new_branch_on_stderr_in_plain_mode(harness: Harness) -> None:
+    _configure(harness, architect=[{"text": "first"}, {"text": "in the branch"}])
+    first = _json(_tunaflow(harness, "ask", "start", "--json"))
+    out = _tunaflow(harness, "ask", "try another way", "--fork", str(first["message_id"]))
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == "in the branch\n", "stdout stays the answer alone"
+    with Store.open(harness.project) as store:
+        [branch] = store.list_branches()
+    assert (f"tunaflow ask: asking in branch {branch.id}, forked at message {first['message_id']}; "
+            f"continue it with --to {branch.id}\n") in out.stderr

@@ -64,12 +64,12 @@ def test_on_fail_rework_loops_until_max_rounds(harness: Harness) -> None:
         assert plan.review_round == 2 and plan.pending_decision == "review"
 
 
-def test_errors_exit_1_with_a_message(harness: Harness) -> None:
+def test_errors_exit_with_a_message(harness: Harness) -> None:
     result = _run(harness, "--request", "x", "--max-rounds", "0")
-    assert result.returncode == 1 and "--max-rounds" in result.stderr
+    assert result.returncode == 2 and "--max-rounds" in result.stderr, "a usage error"
     bad = subprocess.run([sys.executable, "-m", "tunaflow_tui", "run", str(harness.root / "missing"), "--resume"],
                          capture_output=True, text=True)
-    assert bad.returncode == 1 and "not a directory" in bad.stderr
+    assert bad.returncode == 2 and "not a directory" in bad.stderr, "a usage error"
     (harness.project / ".tunaflow").mkdir(exist_ok=True)
     (harness.project / ".tunaflow" / "config.toml").write_text("[roles]\narchitect = \"nope\"\n")
     broken = _run(harness, "--request", "x")

@@ -157,7 +157,7 @@ def test_a_failing_seat_exits_4_and_keeps_the_others(harness: Harness, capsys: p
     (["--topic", "t", "--seat", "a=fclaude", "--rounds", "21"], "--rounds must be a whole number"),
     (["--topic", "t", "--seat", "a=fclaude", "--rank"], "ranking needs the answers of at least two seats"),
 ])
-def test_a_bad_argument_is_one_line_and_exit_1(harness: Harness, capsys: pytest.CaptureFixture[str],
+def test_a_bad_argument_is_one_line_and_exit_2(harness: Harness, capsys: pytest.CaptureFixture[str],
                                                args: list[str], message: str) -> None:
     _configure(harness, **{"seat:a": [{"text": "Fine."}]})
     try:
@@ -165,7 +165,7 @@ def test_a_bad_argument_is_one_line_and_exit_1(harness: Harness, capsys: pytest.
     except SystemExit as exc:  # argparse's own errors
         code, captured = int(exc.code or 0), capsys.readouterr()
         out, err = captured.out, captured.err
-    assert code == 1
+    assert code == (1 if "--rank" in args else 2), "a usage error exits 2; a ranking with one answer fails (1)"
     assert err.count("\n") == 1 and err.startswith("tunaflow roundtable: ") and message in err, err
     if "--rank" not in args:
         assert out == "" and _branches(harness) == 0, "nothing was created"
@@ -177,21 +177,21 @@ def test_an_unknown_flag_is_refused_before_anything_runs(harness: Harness,
     with pytest.raises(SystemExit) as exc:
         main(["roundtable", str(harness.project), "--topic", "t", "--seat", "a=fclaude", "--loud"])
     err = capsys.readouterr().err
-    assert exc.value.code == 1, "a usage error of tunaflow roundtable exits 1"
+    assert exc.value.code == 2, "a usage error of tunaflow roundtable exits 2"
     assert err == "tunaflow roundtable: unrecognized arguments: --loud\n" and _branches(harness) == 0
 
 
-def test_other_subcommands_keep_argparse_usage_for_an_unknown_flag(capsys: pytest.CaptureFixture[str]) -> None:
+def test_other_subcommands_say_an_unknown_flag_in_one_line_too(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exc:
         main(["status", ".", "--loud"])
     err = capsys.readouterr().err
-    assert exc.value.code == 2 and err.startswith("usage: tunaflow status") and "unrecognized arguments: --loud" in err
+    assert exc.value.code == 2 and err == "tunaflow status: unrecognized arguments: --loud; see tunaflow status --help\n"
 
 
 def test_a_path_that_is_not_a_directory_is_refused(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
     code = main(["roundtable", str(tmp_path / "nowhere"), "--topic", "t", "--seat", "a=demo"])
     err = capsys.readouterr().err
-    assert code == 1 and "is not a directory" in err and not (tmp_path / "nowhere").exists()
+    assert code == 2 and "is not a directory" in err and not (tmp_path / "nowhere").exists()
 
 
 def test_one_seat_per_vendor_claude_codex_and_gemini(harness: Harness, capsys: pytest.CaptureFixture[str],
@@ -215,3 +215,20 @@ def test_one_seat_per_vendor_claude_codex_and_gemini(harness: Harness, capsys: p
     assert answers["bob"]["text"] == "Wait for the migrations."
     assert answers["carol"]["status"] == "done" and answers["carol"]["text"].startswith("Hello from the")
     assert "**carol** (judge): Hello from the" in doc["brief"]
+
+
+def test_demo_seats_rank_each_other(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["roundtable", str(tmp_path), "--topic", "Split the store?", "--seat", "a=demo",
+                 "--seat", "b=demo:critic", "--rank"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "Ranking (Borda points): a 1, b 1" in out and "left out of the ranking" not in out
+
+
+def test_a_ranking_nobody_gave_exits_4(harness: Harness, capsys: pytest.CaptureFixture[str]) -> None:
+    _configure(harness, **{"seat:a": [{"text": "Fine."}, {"text": "No ranking from me."}],
+                           "seat:b": [{"text": "Also fine."}, {"text": "Nor from me."}]})
+    code, out, err = _run(harness, capsys, "--topic", "t", "--seat", "a=fclaude", "--seat", "b=fcodex", "--rank")
+    assert code == 4, (out, err)
+    assert "a was left out of the ranking" in out and "b was left out of the ranking" in out
+    assert err == "tunaflow roundtable: no seat ranked the answers; the ranking is empty\n"

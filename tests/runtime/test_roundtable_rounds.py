@@ -161,12 +161,33 @@ async def test_the_users_word_between_rounds_reaches_every_seat_next_round(harne
         table.add_user_message("  ")
     table.add_user_message("Assume the migrations are frozen until March.")
     second = await table.run_round()
-    assert second.round == 3, "the user's word took round 2"
+    assert second.round == 2, "the user's word takes no round of its own"
     for answer in second.answers:
         assert "## The moderator (the user) says\nAssume the migrations are frozen until March." in answer.prompt
     carol = second.answers[2]
     assert ALICE not in carol.prompt and BOB not in carol.prompt and "## Project" not in carol.prompt
     assert ALICE in second.answers[1].prompt, "earlier rounds reach the sighted seats (in full: no model here)"
+    rt.close()
+
+
+async def test_rounds_count_on_after_the_users_word_and_a_ranking(harness: Harness) -> None:
+    harness.set_script(**{"seat:alice": [said(ALICE)] * 4, "seat:bob": [said(BOB)] * 4})
+    rt = runtime(harness)
+    table = convene(rt, Seat("alice", "fclaude"), Seat("bob", "fcodex", "critic"))
+    assert [(await table.run_round()).round for _ in range(2)] == [1, 2]
+    table.add_user_message("Weigh the memory cost first.")
+    third = await table.run_round()
+    assert third.round == 3, "rounds 1, 2, then 3: the moderator's word is no round"
+    assert all("Weigh the memory cost first." in a.prompt for a in third.answers)
+    assert table.user_turns() == ((3, "Weigh the memory cost first."),), "stored under the round it went to"
+    assert table.seat_rounds() == (1, 2, 3)
+    reopened = Roundtable.open(rt, table.branch.id)
+    assert reopened.last_round() == 3, "a second process reading the store counts the same"
+    table.add_user_message("Now the cache.")
+    fourth = await reopened.run_round()
+    assert fourth.round == 4 and all("Now the cache." in a.prompt for a in fourth.answers)
+    assert all("Weigh the memory cost first." not in a.prompt.split("## The moderator")[-1]
+               for a in fourth.answers), "an earlier word is not repeated as the moderator's latest"
     rt.close()
 
 

@@ -38,7 +38,7 @@ def seed_ended(runtime: Any, *, synthesizer: bool, ranking: bool, rounds: int = 
             runtime.store.update_message(message.id, usage=Usage(input_tokens=300 * number, output_tokens=40))
     if ranking:
         runtime.store.add_memo(RANKING_MEMO_KIND, json.dumps({
-            "round": rounds + 1, "scores": [{"seat": "bob", "points": 2}, {"seat": "alice", "points": 1},
+            "round": rounds, "scores": [{"seat": "bob", "points": 2}, {"seat": "alice", "points": 1},
                                             {"seat": "syn", "points": 0}],
             "left_out": {"syn": "its reply did not rank every answer exactly once"}}),
             branch_id=table.branch.id, conversation_id=table.conversation_id)

@@ -124,6 +124,9 @@ class BranchesController:
             self._app.notify("There is no active branch: select a message and fork one.", severity="warning")
             return
         current = branch_id_of(self._panes.branch_conversation)
+        if len(order) == 1 and current in order and self._app.workspace.mode != "hidden":
+            self._app.notify("Only one branch is open, and the pane shows it: fork another from a message.")
+            return
         following = order[(order.index(current) + 1) % len(order)] if current in order else order[0]
         await self._panes.open_branch(following, reveal=True, focus=True)
 

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from tunaflow_tui.controllers.cards import done_view
 from tunaflow_tui.core.terminal_text import neutralize
 from tunaflow_tui.core.workflow.phases import Phase
+from tunaflow_tui.screens.branch_dialogs import ConfirmBranchScreen
 from tunaflow_tui.widgets.decision_dock import is_done_card
 
 if TYPE_CHECKING:
@@ -78,10 +79,26 @@ class OutcomeController:
         await self._refresh_card(plan.id, merged=str(result.kind))
 
     def remove_worktree(self, plan_id: int | None = None) -> None:
-        """Remove a done plan's worktree (its git branch stays)."""
+        """Remove a done plan's worktree (its git branch stays), once the user confirmed which one."""
         plan = self._done_plan(plan_id, "worktree")
-        if plan is not None:
-            self._workers.run_ui(self._remove(plan), "remove the worktree")
+        if plan is None:
+            return
+        if not plan.worktree_path:
+            self._app.notify(f"Plan {plan.id} has no worktree left.", severity="warning")
+            return
+
+        def confirmed(yes: bool | None) -> None:
+            if yes:
+                self._workers.run_ui(self._remove(plan), "remove the worktree")
+            else:
+                self._app.notify(f"Kept the worktree of plan {plan.id}.")
+
+        branch = f" {plan.git_branch} stays." if plan.git_branch else ""
+        self._app.push_screen(ConfirmBranchScreen(
+            f"Remove plan {plan.id}'s worktree?",
+            f"Plan {plan.id} “{neutralize(plan.title)}”: the folder {neutralize(plan.worktree_path)} and "
+            f"any files in it that were not committed are deleted.{branch}",
+            "Remove it"), confirmed)
 
     async def _remove(self, plan: PlanRecord) -> None:
         try:

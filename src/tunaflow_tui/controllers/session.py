@@ -170,6 +170,7 @@ class ProjectSession:
         """The user sent ``text`` (in a roundtable: to every seat, with the next round)."""
         from tunaflow_tui.controllers import roundtable
 
+        self.status.sent()
         if roundtable.is_roundtable(self, conversation_id):
             roundtable.moderate(self, conversation_id, text)
             return

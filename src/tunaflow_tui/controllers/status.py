@@ -39,6 +39,9 @@ SEVERITY: dict[str, SeverityLevel] = {"info": "information", "warning": "warning
 MEMORY_OFF_SETTING = "semantic search is turned off"
 """The runtime's reason when the user turned embeddings off: nothing to tell them."""
 
+HINT_MARK = "try: "
+"""A note holding this suggests a first message (the demo's): it stays only until the first send."""
+
 now: Callable[[], float] = time.monotonic
 """The clock elapsed times are read from (tests move it by hand)."""
 
@@ -89,6 +92,14 @@ class StatusController:
         """Stop showing ``note`` (what it said is no longer true)."""
         self.notes = tuple(n for n in self.notes if n != note)
         self.refresh()
+
+    def sent(self) -> None:
+        """The user sent a message: a note suggesting what to write (``try: …``) has done its work,
+        and its line goes back to the chat (at 24 rows every line counts)."""
+        kept = tuple(n for n in self.notes if HINT_MARK not in n)
+        if kept != self.notes:
+            self.notes = kept
+            self.refresh()
 
     def progress(self, event: Progress) -> None:
         """The runtime says what it does now."""

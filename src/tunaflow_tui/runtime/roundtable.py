@@ -182,9 +182,12 @@ class Roundtable:
                      if m.meta.get("kind") == USER_KIND)
 
     def last_round(self) -> int:
-        """The highest round number used so far (seats, user turns or ranking); 0 before the first."""
-        rounds = [int(str(m.meta["round"])) for m in self.messages() if "round" in m.meta]
-        return max(rounds, default=0)
+        """The latest round in which seats spoke; 0 before the first.
+
+        Only the seats' rounds count: the user's word and a peer ranking happen between rounds and take
+        no number of their own, so rounds read 1, 2, 3 however often the user speaks in between.
+        """
+        return max(self.seat_rounds(), default=0)
 
     def seat_rounds(self) -> tuple[int, ...]:
         """The rounds in which seats spoke, in order."""
@@ -221,7 +224,7 @@ class Roundtable:
         self._save_setup(self.setup.with_seats(seats))
 
     def add_user_message(self, text: str) -> MessageRecord:
-        """The user's word between rounds: every seat sees it next round. It takes a round of its own."""
+        """The user's word between rounds: every seat sees it next round, the round it is stored under."""
         self.ensure_between_rounds("write to the seats")
         text = text.strip()
         if not text:
@@ -324,8 +327,9 @@ class Roundtable:
         """What this round's seats may be told (each seat's blindness then picks from it)."""
         previous = max((r for r in self.seat_rounds() if r < number), default=0)
         turns = self.user_turns()
-        moderator = "\n\n".join(text for r, text in turns if previous < r < number)
-        earlier_turns = [(r, text) for r, text in turns if r < previous]
+        # the user's word is stored under the round it precedes (older stores: a round of its own between them)
+        moderator = "\n\n".join(text for r, text in turns if previous < r <= number)
+        earlier_turns = [(r, text) for r, text in turns if r <= previous]
         stored = [StoredAnswer(a.message.id, a.message.content, _spoken(a))
                   for a in self.answers() if a.round < number and a.ok]
         earlier = None

@@ -43,7 +43,7 @@ async def rank(table: Roundtable, rng: random.Random | None = None) -> RankingRe
     if len(latest) < 2:
         raise RoundtableError("ranking needs the answers of at least two seats")
     ballots = make_ballots(latest, rng or random.Random())
-    number = table.last_round() + 1
+    number = table.last_round()  # the round whose answers are ranked: ranking takes no round of its own
     seats = {seat.name: seat for seat in table.setup.seats}
     texts = await asyncio.gather(*(_vote(table, seats[b.voter], b, latest, number) for b in ballots))
     rankings: dict[str, tuple[RankedLine, ...]] = {}

@@ -20,22 +20,31 @@ from textual.timer import Timer
 from textual.widgets import Input, Label, OptionList
 from textual.widgets.option_list import Option
 
+from tunaflow_tui.core.snippet_text import more_like_it, snippet_runs
 from tunaflow_tui.screens.dialog import DialogScreen
-from tunaflow_tui.viewmodels.search import SearchFunction, SearchHitView, SearchResultsView, snippet_parts
+from tunaflow_tui.viewmodels.search import SearchFunction, SearchHitView, SearchResultsView
 
 DEBOUNCE_SECONDS = 0.25
 """How long typing pauses before the search runs."""
 
 
+#: How the snippet's inline Markdown is drawn (the syntax itself is not shown).
+RUN_STYLES: dict[str, str] = {"": "", "code": "bold", "strong": "bold", "em": "italic"}
+MATCH_STYLE = "bold reverse"
+
+
 def hit_prompt(hit: SearchHitView) -> Text:
-    """A hit as two lines: where · who · when, then the snippet with the matched words marked."""
+    """A hit as two lines: where · who · when (and how many alike), then the snippet, query words marked."""
     head = Text(no_wrap=True, overflow="ellipsis")
     head.append(hit.where, style="bold")
     head.append(f" · {hit.speaker} · {hit.when}", style="dim")
+    if hit.alike:
+        head.append(f" · {more_like_it(len(hit.alike))}", style="italic")
     body = Text(no_wrap=True, overflow="ellipsis")
     body.append("  ")
-    for text, marked in snippet_parts(hit.snippet):
-        body.append(text, style="bold reverse" if marked else "")
+    for run in snippet_runs(hit.snippet):
+        style = RUN_STYLES[run.style]
+        body.append(run.text, style=f"{style} {MATCH_STYLE}".strip() if run.matched else style)
     return Text("\n").join([head, body])
 
 

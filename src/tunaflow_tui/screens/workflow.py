@@ -9,6 +9,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import Header, OptionList
 
+from tunaflow_tui.viewmodels.glyphs import APP_ICON
 from tunaflow_tui.viewmodels.plans import PlanSummaryView
 from tunaflow_tui.widgets.key_footer import KeyFooter
 from tunaflow_tui.widgets.workflow_view import WorkflowView
@@ -24,13 +25,14 @@ class WorkflowScreen(Screen[None]):
     HELP = """
 ## Workflow
 
-- **up / down** choose a plan; **tab** moves to its documents, **enter** opens one.
-- **enter** on a plan jumps to its pending decision.
+- **up / down** choose a plan; **enter** goes to it (its pending decision, else its card in the chat).
+- **o** opens the plan's document (the one highlighted under Documents; **tab** moves there).
 - **escape** or **f3** goes back to the chat.
 """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,f3", "close", "Back to chat", id="workflow.close"),
+        Binding("o", "open_document", "Open document", id="workflow.open_document"),
     ]
 
     def __init__(self, plans: tuple[PlanSummaryView, ...], *, focus_plan: int | None = None,
@@ -41,7 +43,7 @@ class WorkflowScreen(Screen[None]):
         self._focus_documents = focus_documents
 
     def compose(self) -> ComposeResult:
-        yield Header()
+        yield Header(icon=APP_ICON)
         yield WorkflowView(self.plans, id="workflow")
         app = self.app
         yield KeyFooter(first=getattr(app, "footer_first", ("help",)), keep=getattr(app, "footer_keep", ("quit",)),
@@ -61,6 +63,14 @@ class WorkflowScreen(Screen[None]):
         self.plans = plans
         if self.is_mounted:
             self.query_one(WorkflowView).update_plans(plans)
+
+    def action_open_document(self) -> None:
+        """Open the highlighted plan's document read-only, or say it has none yet."""
+        view = self.query_one(WorkflowView)
+        if not view.open_document():
+            plan = view.selected
+            self.notify(f"Plan {plan.plan_id} has no documents yet." if plan else "No plans yet.",
+                        severity="warning")
 
     def action_close(self) -> None:
         """Back to the chat."""

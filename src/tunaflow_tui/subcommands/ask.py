@@ -5,7 +5,11 @@ to a new branch forked at a message (``--fork``); the answer streams to stdout a
 stored exactly as the app stores it (a plan proposal in main opens the approval gate). ``--json``
 prints the ids (the same ones ``tunaflow branch`` and ``status`` use) and the answer at the end.
 
-Exit codes: 0 answered; 1 a bad argument (one line on stderr, nothing changed) or a failed turn.
+Without ``--json`` a new branch (``--fork``) is named on stderr (``tunaflow ask: asking in branch 4 …``),
+so stdout stays the answer alone.
+
+Exit codes (the README's table): 0 answered; 2 a usage error (one line on stderr, nothing created: a
+missing TEXT, a PATH that is not a directory); 1 no such message or branch, or a failed turn.
 """
 
 from __future__ import annotations
@@ -90,9 +94,19 @@ class _AnswerPrinter:
 
 
 def _split_words(words: list[str]) -> tuple[Path, str] | str:
+    from tunaflow_tui.subcommands.arguments import is_directory
+
     if len(words) > 2:
         return "give the project's PATH and the TEXT as two arguments (quote the text)"
+    if len(words) == 1 and is_directory(words[0]):  # it would send the path as the message
+        return f"{words[0]} is the project; give the TEXT to ask after it: tunaflow ask {words[0]} \"…\""
+    if len(words) == 1 and words[0].startswith(("/", "./", "../", "~")) and " " not in words[0]:
+        return f"{words[0]} is not a directory, and a path alone is no question: tunaflow ask [PATH] TEXT"
     path, text = (words[0], words[1]) if len(words) == 2 else (".", words[0])
+    if not is_directory(path):
+        return f"{path} is not a directory (give the project's PATH, then the TEXT)"
+    if not text.strip():
+        return "the text is empty"
     return Path(path).expanduser(), text
 
 
@@ -125,6 +139,9 @@ async def _ask(args: argparse.Namespace, project: Path, text: str) -> int:
             origin = conversation_of(rt, args.to) if args.to is not None else message.conversation_id
             branch = rt.fork(origin, message.id, engine=args.engine)
             conversation = branch.shadow_conversation_id
+            if not args.json:  # the new branch's id, for `--to` next time; stdout stays the answer
+                print(f"tunaflow ask: asking in branch {branch.id}, forked at message {message.id}; "
+                      f"continue it with --to {branch.id}", file=sys.stderr, flush=True)
         else:
             conversation = conversation_of(rt, args.to) if args.to is not None else "main"
         printer.conversation_id = conversation
@@ -180,19 +197,14 @@ async def _ask(args: argparse.Namespace, project: Path, text: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Ask once; exit 0 when answered, 2 for an id beyond any row, 1 otherwise."""
+    """Ask once; exit 0 when answered, 2 for a usage error, 1 otherwise."""
+    from tunaflow_tui.subcommands.arguments import refuse_huge_ids, usage_error
+
     split = _split_words(args.words)
     if isinstance(split, str):
-        return _fail(split)
+        return usage_error("ask", split)
     project, text = split
-    from tunaflow_tui.subcommands.arguments import refuse_huge_ids
-
     refused = refuse_huge_ids("ask", [("--fork", args.fork), ("--to", args.to)])
     if refused is not None:
         return refused
-    project = project.resolve()
-    if not project.is_dir():
-        return _fail(f"{project} is not a directory")
-    if not text.strip():
-        return _fail("the text is empty")
-    return asyncio.run(_ask(args, project, text))
+    return asyncio.run(_ask(args, project.resolve(), text))

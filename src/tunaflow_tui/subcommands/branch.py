@@ -1,7 +1,8 @@
 """`tunaflow branch [PATH] list|show ID|rename ID LABEL|adopt ID|archive ID|restore ID|delete ID`.
 
 Every action takes the ids `tunaflow status --json` and `tunaflow ask --json` print (``3`` or
-``branch:3``). A bad id, adopting an adopted branch, deleting main: one line on stderr, exit 1,
+``branch:3``). An unknown action, a missing ID, a PATH that is not a directory: one line on stderr,
+exit 2. No such branch, adopting an adopted branch, deleting main: one line on stderr, exit 1,
 nothing changed. Deleting an active branch removes its messages, so it needs ``--yes`` when it has any.
 """
 
@@ -13,6 +14,8 @@ import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from tunaflow_tui.subcommands.arguments import is_directory
 
 if TYPE_CHECKING:
     from tunaflow_tui.runtime.runtime import WorkflowRuntime
@@ -44,12 +47,16 @@ def _fail(text: str) -> int:
 
 
 def _parse_words(words: list[str]) -> tuple[Path, str, list[str]] | str:
+    from tunaflow_tui.subcommands.arguments import did_you_mean, is_directory
+
     path = "."
-    if words[0] not in ACTIONS and len(words) > 1 and words[1] in ACTIONS:
+    if words[0] not in ACTIONS and len(words) > 1 and (words[1] in ACTIONS or is_directory(words[0])):
         path, words = words[0], words[1:]
     action, rest = words[0], words[1:]
     if action not in ACTIONS:
-        return f"unknown action {action!r}: use one of {', '.join(ACTIONS)}"
+        if len(words) == 1 and is_directory(action):
+            return f"{action} is the project; give the ACTION after it: one of {', '.join(ACTIONS)}"
+        return f"unknown action {action!r}{did_you_mean(action, ACTIONS)} (use one of {', '.join(ACTIONS)})"
     if len(rest) != ACTIONS[action]:
         need = {0: "no argument", 1: "the branch ID", 2: "the branch ID and the LABEL (quoted)"}[ACTIONS[action]]
         return f"{action} takes {need}"
@@ -184,26 +191,25 @@ def branch_json_meta(meta: Any) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Run one branch action; exit 0 done, 1 refused (nothing changed), 2 an id beyond any row."""
+    """Run one branch action; exit 0 done, 1 refused (nothing changed), 2 a usage error."""
     from tunaflow_tui.core.settings import SettingsError, load_settings
     from tunaflow_tui.core.storage import StorageError
     from tunaflow_tui.core.storage.store import database_path
     from tunaflow_tui.runtime.branching import BranchError
     from tunaflow_tui.runtime.leftovers import AgentStillRunning
     from tunaflow_tui.runtime.runtime import WorkflowRuntime
+    from tunaflow_tui.subcommands.arguments import refuse_huge_ids, usage_error
 
     parsed = _parse_words(args.words)
     if isinstance(parsed, str):
-        return _fail(parsed)
+        return usage_error("branch", parsed)
     path, action, rest = parsed
-    from tunaflow_tui.subcommands.arguments import refuse_huge_ids
-
     refused = refuse_huge_ids("branch", [("branch", rest[0] if rest else None)])
     if refused is not None:
         return refused
     project = path.resolve()
-    if not project.is_dir():
-        return _fail(f"{project} is not a directory")
+    if not is_directory(str(project)):
+        return usage_error("branch", f"{project} is not a directory")
     if not database_path(project).is_file():
         if action == "list":
             return _list_empty(args.json)

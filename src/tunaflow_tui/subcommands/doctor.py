@@ -6,6 +6,8 @@ import argparse
 import json
 from pathlib import Path
 
+from tunaflow_tui.subcommands.arguments import is_directory
+
 SYMBOLS = {"ok": "✓", "warn": "!", "fail": "✗", "info": "·"}
 SECTIONS = {"core": "Core", "engines": "Engines", "credentials": "Credentials", "flags": "CLI flags",
             "config": "Configuration", "terminal": "Terminal"}
@@ -18,10 +20,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print the report; exit 0 when the core works (SQLite with FTS5), 1 otherwise."""
+    """Print the report; exit 0 when the core works (SQLite with FTS5), 1 otherwise, 2 for a usage error."""
     from tunaflow_tui.agents.doctor import run_doctor
 
-    project = Path(args.path).resolve() if args.path else Path.cwd()
+    project = Path(args.path).expanduser().resolve() if args.path else Path.cwd()
+    if not is_directory(str(project)):
+        from tunaflow_tui.subcommands.arguments import usage_error
+
+        return usage_error("doctor", f"{args.path} is not a directory")
     report = run_doctor(project_dir=project)
     if args.json:
         print(json.dumps(report.to_dict(), ensure_ascii=False))

@@ -12,6 +12,7 @@ from pathlib import Path
 from tunaflow_tui.core.exporting import ExportError, export_conversation, export_plan
 from tunaflow_tui.core.storage import StorageError, Store
 from tunaflow_tui.core.storage.store import database_path
+from tunaflow_tui.subcommands.arguments import is_directory
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -43,15 +44,17 @@ def _write_stdout(text: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print (or write) the export; exit 1 with a reason when there is nothing to export, 2 for an id beyond any row."""
+    """Print (or write) the export; exit 1 with a reason when there is nothing to export, 2 for a usage error."""
     from tunaflow_tui.subcommands.arguments import refuse_huge_ids
 
     refused = refuse_huge_ids("export", [("--plan", args.plan), ("--conversation", args.conversation)])
     if refused is not None:
         return refused
     project = Path(args.path).expanduser().resolve()
-    if not project.is_dir():
-        return _fail(f"{args.path} is not a directory")
+    if not is_directory(str(project)):
+        from tunaflow_tui.subcommands.arguments import usage_error
+
+        return usage_error("export", f"{args.path} is not a directory")
     if not database_path(project).is_file():
         return _fail(f"{project} has no tunaflow data yet (no .tunaflow/state.db); open it with tunaflow first")
     try:

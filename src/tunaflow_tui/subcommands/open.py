@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from tunaflow_tui.controllers.git_offer import NOT_GIT_NOTE
 from tunaflow_tui.controllers.trust_offer import untrusted_note
 from tunaflow_tui.core.config_paths import project_config_path, user_config_path
+from tunaflow_tui.subcommands.arguments import is_directory
 
 if TYPE_CHECKING:
     from tunaflow_tui.app import TunaflowApp
@@ -202,7 +203,13 @@ def run_app(project: Path, load: SettingsLoader | None = None, *, mouse: bool,
 def run(args: argparse.Namespace) -> int:
     """Open the app on the project."""
     project = Path(args.path).expanduser().resolve()
-    if not project.is_dir():
-        print(f"tunaflow: {project} is not a directory", file=sys.stderr)
-        return 1
+    if not is_directory(str(project)):
+        from tunaflow_tui.cli import SUBCOMMANDS
+        from tunaflow_tui.subcommands.arguments import did_you_mean, usage_error
+
+        word = str(args.path)
+        suggestion = did_you_mean(word, SUBCOMMANDS) if "/" not in word else ""
+        if suggestion:  # `tunaflow stauts`: a mistyped command, not a project
+            return usage_error(None, f"unknown command {word!r}{suggestion}")
+        return usage_error(None, f"{project} is not a directory; tunaflow --help lists the commands")
     return run_app(project, mouse=not args.no_mouse)

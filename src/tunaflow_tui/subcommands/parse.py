@@ -29,9 +29,13 @@ def _read(path: str) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Parse the file and print the result as JSON; exit 1 if the file can't be read."""
+    """Parse the file and print the result as JSON; exit 2 if there is no such file, 1 if it can't be read."""
     try:
         text = _read(args.file)
+    except FileNotFoundError:
+        from tunaflow_tui.subcommands.arguments import usage_error
+
+        return usage_error("parse", f"there is no file {args.file}")
     except OSError as exc:
         print(f"tunaflow parse: cannot read {args.file}: {exc.strerror or exc}", file=sys.stderr)
         return 1

@@ -7,8 +7,8 @@ brief as Markdown. ``--json`` prints one document instead: the seats, every roun
 rounds were compressed, whom it responds to), the tokens per seat, the brief and the consensus.
 ``--rank`` adds the anonymous peer-ranking round at the end.
 
-Exit codes: 0 every round completed with every seat; 1 a usage error (one line on stderr, nothing
-created); 4 some seat failed (its failure is in the output; the other seats' answers are kept);
+Exit codes: 0 every round completed with every seat; 2 a usage error (one line on stderr, nothing
+created); 1 the project could not be used; 4 some seat failed, or ``--rank`` got no ranking (its failure is in the output; the other seats' answers are kept);
 128 + N stopped by signal N (ctrl+c, SIGTERM, SIGHUP), as `tunaflow run`.
 """
 
@@ -21,6 +21,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
+from tunaflow_tui.subcommands.arguments import is_directory
 from tunaflow_tui.subcommands.trust import add_trust_flag
 
 if TYPE_CHECKING:
@@ -36,12 +37,14 @@ MAX_ROUNDS = 20
 
 
 class _Usage(argparse.ArgumentParser):
-    """Argument errors are one line on stderr and exit 1, like every other bad input."""
+    """Argument errors are one line on stderr and exit 2, like every other usage error."""
 
     def error(self, message: str) -> NoReturn:
-        """Print ``message`` on one line and exit 1."""
+        """Print ``message`` on one line and exit 2."""
+        from tunaflow_tui.subcommands.arguments import USAGE_ERROR
+
         _fail(message)
-        raise SystemExit(1)
+        raise SystemExit(USAGE_ERROR)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -136,7 +139,7 @@ def _parse(args: argparse.Namespace) -> tuple[Path, RoundtableSetup, int] | str:
     from tunaflow_tui.core.roundtable.seats import MODES, RoundtableSetup, SeatSpecError, parse_seat_spec
 
     project = Path(args.path).expanduser().resolve()
-    if not project.is_dir():
+    if not is_directory(str(project)):
         return f"{project} is not a directory"
     if args.topic is None or not args.topic.strip():
         return "--topic is required (what the seats discuss)"
@@ -204,7 +207,11 @@ async def _convene(args: argparse.Namespace, project: Path, setup: RoundtableSet
     try:
         try:
             table = Roundtable.convene(rt, setup, observer=lines)
-        except (SeatSpecError, BranchError) as exc:
+        except SeatSpecError as exc:  # a seat names an engine that is not configured: nothing was created
+            from tunaflow_tui.subcommands.arguments import usage_error
+
+            return usage_error("roundtable", str(exc))
+        except BranchError as exc:
             return _fail(str(exc))
         if not args.json:
             _say(f"Roundtable {table.branch.id} ({table.conversation_id}) on: {' '.join(setup.topic.split())[:120]}")
@@ -235,15 +242,20 @@ async def _convene(args: argparse.Namespace, project: Path, setup: RoundtableSet
             _say("")
             _say(table.brief())
         failed = any(result.failed for result in results)
+        if ranking is not None and not ranking.get("rankings"):  # asked for a ranking, and nobody gave one
+            _fail("no seat ranked the answers; the ranking is empty")
+            failed = True
         return EXIT_SEAT_FAILED if failed else 0
     finally:
         rt.close()
 
 
 def run(args: argparse.Namespace) -> int:
-    """Convene and run a roundtable; exit 0, 1 (usage), 4 (a seat failed) or 128 + N (stopped by signal N)."""
+    """Convene and run a roundtable; exit 0, 2 (usage), 1 (failed), 4 (a seat failed) or 128 + N (stopped by signal N)."""
     parsed = _parse(args)
     if isinstance(parsed, str):
-        return _fail(parsed)
+        from tunaflow_tui.subcommands.arguments import usage_error
+
+        return usage_error("roundtable", parsed)
     project, setup, rounds = parsed
     return asyncio.run(_convene(args, project, setup, rounds))

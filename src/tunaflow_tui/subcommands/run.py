@@ -9,6 +9,7 @@ import signal
 import sys
 from pathlib import Path
 
+from tunaflow_tui.subcommands.arguments import is_directory
 from tunaflow_tui.subcommands.trust import add_trust_flag
 
 
@@ -43,7 +44,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Drive the cycle; exit 0 done, 3 decision pending, 1 error."""
+    """Drive the cycle; exit 0 done, 3 decision pending, 2 a usage error, 1 error."""
     from tunaflow_tui.core.settings import SettingsError, load_settings
     from tunaflow_tui.core.storage import StorageError
     from tunaflow_tui.core.storage.leases import TurnInProgress
@@ -56,12 +57,12 @@ def run(args: argparse.Namespace) -> int:
     from tunaflow_tui.subcommands.trust import untrusted_refusal
 
     project = Path(args.path).resolve()
-    if not project.is_dir():
-        print(f"tunaflow run: {project} is not a directory", file=sys.stderr)
-        return EXIT_ERROR
+    from tunaflow_tui.subcommands.arguments import usage_error
+
+    if not is_directory(str(project)):
+        return usage_error("run", f"{project} is not a directory")
     if args.max_rounds < 1:
-        print("tunaflow run: --max-rounds must be at least 1", file=sys.stderr)
-        return EXIT_ERROR
+        return usage_error("run", "--max-rounds must be at least 1")
     try:
         settings = load_settings(project, force_demo=args.demo, trust=args.trust)
     except SettingsError as exc:

@@ -10,8 +10,9 @@ stderr when that takes over a second. Without the embedding model, or with ``[me
 
 PATH is taken as the project when more than one word is given and the first is a directory;
 otherwise every word is the query and the project is the current directory. Words starting with
-``-`` follow ``--`` (``tunaflow search -- --no-verify``); bad input gets one line on stderr, exit 1. Read-only: a
-project tunaflow never opened has nothing to search and gets no ``.tunaflow/``.
+``-`` follow ``--`` (``tunaflow search -- --no-verify``). A PATH alone (no QUERY), a first word that is a
+path but no directory, an empty query: one line on stderr, exit 2. Read-only: a project tunaflow never
+opened has nothing to search (exit 1) and gets no ``.tunaflow/``.
 """
 
 from __future__ import annotations
@@ -24,13 +25,15 @@ from pathlib import Path
 
 MODES = ("hybrid", "fts", "vector")
 MAX_LIMIT = 200
+#: Hits read beyond --limit, so alike hits can fold into one and the list still shows --limit different ones.
+ALIKE_ROOM = 50
 #: The query's words may come before, between and after the options (and any word after --).
 WORDS_ANYWHERE = True
 #: The embedding of pending messages is reported once it has taken this long …
 PROGRESS_AFTER_S = 1.0
 #: … and then this often.
 PROGRESS_EVERY_S = 2.0
-#: Said after an unrecognised option (usage errors are one line, exit 1): a query word may start with -.
+#: Said after an unrecognised option (usage errors are one line, exit 2): a query word may start with -.
 USAGE_HINT = "to search for words that start with -, put -- before the query: tunaflow search -- -word"
 
 
@@ -50,10 +53,25 @@ def _fail(message: str) -> int:
     return 1
 
 
-def _split(words: list[str]) -> tuple[Path, str]:
-    if len(words) >= 2 and Path(words[0]).expanduser().is_dir():
-        return Path(words[0]).expanduser().resolve(), " ".join(words[1:])
-    return Path.cwd(), " ".join(words)
+def _looks_like_a_path(word: str) -> bool:
+    return word.startswith(("/", "./", "../", "~")) and " " not in word
+
+
+def _split(words: list[str]) -> tuple[Path, str] | str:
+    """The project and the query, or the usage mistake in one line."""
+    from tunaflow_tui.subcommands.arguments import is_directory
+
+    first = words[0] if words else ""
+    if first and is_directory(first):
+        if len(words) == 1:
+            return f"{first} is the project; give the QUERY after it: tunaflow search {first} WORDS"
+        return Path(first).expanduser().resolve(), " ".join(words[1:])
+    if _looks_like_a_path(first):
+        return f"{first} is not a directory (give the project's PATH, then the QUERY)"
+    query = " ".join(words)
+    if not query.strip():
+        return "the query is empty; give the words to search for"
+    return Path.cwd(), query
 
 
 def _write(text: str) -> None:
@@ -83,22 +101,27 @@ class _EmbeddingProgress:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Print the hits, best first; exit 1 with one line on stderr for bad input."""
+    """Print the hits, best first; exit 2 for a usage error, 1 when there is nothing to search."""
     from tunaflow_tui.core.memory.model_files import MODEL_ID
     from tunaflow_tui.core.memory.project_search import SearchUnavailable
     from tunaflow_tui.core.settings import SettingsError, load_settings
+    from tunaflow_tui.core.snippet_text import group_alike, more_like_it, plain_snippet
     from tunaflow_tui.core.storage import StorageError, Store
     from tunaflow_tui.core.storage.store import database_path
     from tunaflow_tui.core.terminal_text import neutralize
     from tunaflow_tui.runtime.memory import ProjectMemory
+    from tunaflow_tui.subcommands.arguments import usage_error
 
-    project, query = _split(list(args.words))
-    if not query.strip():
-        return _fail("the query is empty; give the words to search for")
+    split = _split(list(args.words))
+    if isinstance(split, str):
+        return usage_error("search", split)
+    project, query = split
     if not 1 <= args.limit <= MAX_LIMIT:
-        return _fail(f"--limit must be between 1 and {MAX_LIMIT}")
+        return usage_error("search", f"--limit must be between 1 and {MAX_LIMIT}")
     if not database_path(project).is_file():
-        return _fail(f"{project} has no tunaflow data yet (no .tunaflow/state.db); open it with tunaflow first")
+        here = " (the current directory)" if project == Path.cwd() else ""
+        return _fail(f"{project}{here} has no tunaflow data yet (no .tunaflow/state.db); open it with tunaflow "
+                     "first, or give the project's PATH before the QUERY")
     try:
         settings = load_settings(project)
     except SettingsError as exc:
@@ -115,7 +138,9 @@ def run(args: argparse.Namespace) -> int:
                     # Messages written from the shell or while the app was closed: embedded first, by
                     # the embedding worker, so that meaning finds them too.
                     memory.embed_pending(_EmbeddingProgress())
-                result = memory.search(query, limit=args.limit, mode=args.mode)
+                # more than asked: hits that say the same thing fold into one, and the list stays --limit long
+                wanted = min(args.limit + ALIKE_ROOM, MAX_LIMIT)
+                result = memory.search(query, limit=wanted, mode=args.mode)
             finally:
                 memory.close()
             counts = store.embedding_counts(MODEL_ID)
@@ -127,6 +152,7 @@ def run(args: argparse.Namespace) -> int:
     if result.mode != "fts" and counts.remaining:
         notes.append(f"{counts.remaining:,} of {counts.total:,} messages are not embedded yet "
                      "(found by full text only until tunaflow has embedded them)")
+    groups = group_alike(result.hits, lambda hit: hit.message.content)[:args.limit]
     if args.json:
         payload = {
             "query": neutralize(query[:2000]),
@@ -142,21 +168,26 @@ def run(args: argparse.Namespace) -> int:
                 "score": round(hit.score, 6),
                 "found_by": list(hit.sources),
                 "chunk": [hit.chunk_start, hit.chunk_end],
-                "snippet": neutralize(hit.snippet),
-            } for hit in result.hits],
+                "snippet": plain_snippet(hit.snippet, marks=True),
+                "more_like_it": [{"conversation_id": other.conversation_id, "message_id": other.message.id}
+                                 for other in alike],
+            } for hit, alike in groups],
         }
         _write(json.dumps(payload, ensure_ascii=False) + "\n")
         return 0
     for note in notes:
         print(f"tunaflow search: {note}", file=sys.stderr)
-    if not result.hits:
+    if not groups:
         _write("No messages match.\n")
         return 0
     lines = []
-    for rank, hit in enumerate(result.hits, start=1):
+    for rank, (hit, alike) in enumerate(groups, start=1):
         who = hit.message.persona or hit.message.role
         lines.append(f"{rank:>2}. {hit.conversation_id} #{hit.message.id} {who} "
                      f"{hit.created_at:%Y-%m-%d %H:%M}  score {hit.score:.4f}")
-        lines.append("    " + neutralize(" ".join(hit.snippet.split())))
+        lines.append("    " + plain_snippet(hit.snippet, marks=True))
+        if alike:
+            ids = " ".join(f"{other.conversation_id} #{other.message.id}" for other in alike[:5])
+            lines.append(f"    {more_like_it(len(alike))}: {ids}{' …' if len(alike) > 5 else ''}")
     _write("\n".join(lines) + "\n")
     return 0

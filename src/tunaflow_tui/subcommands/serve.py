@@ -20,6 +20,8 @@ import shlex
 import sys
 from pathlib import Path
 
+from tunaflow_tui.subcommands.arguments import is_directory
+
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
 DEFAULT_MAX_TABS = 8  # the same as serve_guard's; not imported from there so --help needs no aiohttp
@@ -84,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
     project: Path | None = None
     if not args.demo:
         project = Path(args.path).expanduser().resolve()
-        if not project.is_dir():
+        if not is_directory(str(project)):
             return _fail(f"{args.path} is not a directory")
     if not is_loopback(args.host):
         print(f"tunaflow serve: WARNING: serving on {args.host}; traffic is not encrypted.", file=sys.stderr)

@@ -18,6 +18,7 @@ from tunaflow_tui.core.terminal_text import neutralize
 from tunaflow_tui.core.workflow.event_text import event_text, plan_outcome
 from tunaflow_tui.core.workflow.phases import Phase, Waiting
 from tunaflow_tui.core.workflow.service import WaitingDecision, WorkflowService, plain_json
+from tunaflow_tui.subcommands.arguments import is_directory
 from tunaflow_tui.subcommands.branch_json import branch_line, branch_tree_json, link_json
 
 SHORT_TITLE = 30
@@ -196,7 +197,7 @@ def _write(text: str) -> None:
 def run(args: argparse.Namespace) -> int:
     """Print the status; exit 2 if PATH is not a directory, 1 if the database cannot be read."""
     project = Path(args.path).expanduser().resolve()
-    if not project.is_dir():
+    if not is_directory(str(project)):
         print(f"tunaflow status: {args.path} is not a directory", file=sys.stderr)
         return 2
     try:

@@ -51,16 +51,16 @@ def run(args: argparse.Namespace) -> int:
     from tunaflow_tui.core.settings.loader import project_trust
     from tunaflow_tui.core.settings.trust import TrustState, TrustStore
     from tunaflow_tui.core.terminal_text import neutralize
+    from tunaflow_tui.subcommands.arguments import is_directory, usage_error
 
+    if not is_directory(args.path):
+        return usage_error("trust", f"{args.path} is not a directory")
     project = Path(args.path).expanduser().resolve()
-    if not project.is_dir():
-        print(f"tunaflow trust: {args.path} is not a directory", file=sys.stderr)
-        return 2
     try:
         decided = project_trust(project)
     except SettingsError as exc:
-        print(f"tunaflow trust: {exc}", file=sys.stderr)
-        return 2
+        print(f"tunaflow trust: {' '.join(str(exc).split())}", file=sys.stderr)
+        return 1
     if decided.state is TrustState.NOTHING_TO_TRUST:
         print(f"{project}: its configuration names no commands; nothing to trust.")
         return 0

@@ -1,19 +1,21 @@
 """What the search view shows: hits as plain, immutable data (no ORM rows, no terminal control text).
 
 A hit says where the message lives (the main conversation or a branch, by label), who wrote it,
-when, and a snippet with the matched words between ``«`` and ``»``;
-:func:`snippet_parts` splits such a snippet into (text, matched) runs for drawing.
+when, and a snippet with the matched words between ``«`` and ``»`` (as the message's Markdown has it;
+:func:`~tunaflow_tui.core.snippet_text.snippet_runs` turns it into styled runs, markers removed).
+Hits whose messages say the same thing are one hit that counts the others (``alike``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from tunaflow_tui.core.storage.search_query import SNIPPET_END, SNIPPET_START
+from tunaflow_tui.core.snippet_text import group_alike
 from tunaflow_tui.core.terminal_text import neutralize
+from tunaflow_tui.viewmodels.glyphs import BRANCH
 
 if TYPE_CHECKING:
     from tunaflow_tui.core.memory.project_search import ProjectHit, SearchResult
@@ -28,11 +30,13 @@ class SearchHitView:
     message_id: int
     conversation_id: str
     where: str
-    """``Main`` or ``⎇ {branch label}``."""
+    """``Main`` or ``↳ {branch label}`` (:data:`~tunaflow_tui.viewmodels.glyphs.BRANCH`)."""
     speaker: str
     when: str
     snippet: str
     """The matching text on one line, matched words between ``«`` and ``»``."""
+    alike: tuple[int, ...] = ()
+    """Later hits whose messages say the same thing (a roundtable's seats often agree), by message id."""
 
     @property
     def branch_id(self) -> int | None:
@@ -75,7 +79,7 @@ def hit_view(hit: ProjectHit, branch_labels: Mapping[int, str], now: datetime,
     """How the search view lists ``hit``; ``branch_labels`` names the branches by id."""
     branch = hit.branch_id
     label = branch_labels.get(branch, f"branch {branch}") if branch is not None else ""
-    where = "Main" if branch is None else f"⎇ {one_line(label)}"
+    where = "Main" if branch is None else f"{BRANCH} {one_line(label)}"
     return SearchHitView(
         message_id=hit.message.id,
         conversation_id=hit.conversation_id,
@@ -89,31 +93,12 @@ def hit_view(hit: ProjectHit, branch_labels: Mapping[int, str], now: datetime,
 def results_view(query: str, result: SearchResult, branch_labels: Mapping[int, str], now: datetime,
                  speaker: Callable[[ProjectHit], str]) -> SearchResultsView:
     """The search view's data for ``result``."""
+    groups = group_alike(result.hits, lambda hit: hit.message.content)
+    views = [replace(hit_view(hit, branch_labels, now, speaker), alike=tuple(other.message.id for other in alike))
+             for hit, alike in groups]
     return SearchResultsView(
         query=query,
-        hits=tuple(hit_view(hit, branch_labels, now, speaker) for hit in result.hits),
+        hits=tuple(views),
         mode=result.mode,
         note=one_line(result.note),
     )
-
-
-def snippet_parts(snippet: str) -> list[tuple[str, bool]]:
-    """``a «b» c`` → ``[("a ", False), ("b", True), (" c", False)]`` (an unclosed mark runs to the end)."""
-    parts: list[tuple[str, bool]] = []
-    rest = snippet
-    while rest:
-        start = rest.find(SNIPPET_START)
-        if start < 0:
-            parts.append((rest, False))
-            break
-        if start:
-            parts.append((rest[:start], False))
-        rest = rest[start + len(SNIPPET_START):]
-        end = rest.find(SNIPPET_END)
-        if end < 0:
-            parts.append((rest, True))
-            break
-        if end:
-            parts.append((rest[:end], True))
-        rest = rest[end + len(SNIPPET_END):]
-    return [(text, marked) for text, marked in parts if text]

@@ -9,6 +9,8 @@ from textual.containers import Vertical
 from textual.widget import Widget
 from textual.widgets import Static
 
+from tunaflow_tui.viewmodels.glyphs import BRANCH
+
 if TYPE_CHECKING:
     from tunaflow_tui.viewmodels.plans import BranchView
 
@@ -48,11 +50,11 @@ class BranchHeader(Static):
         if view is None:
             content = Content("Branch")
         elif view.kind != "general" or view.mode != "chat":  # a plan's branch: one line, the workflow's words
-            content = Content.assemble(("⎇ ", "bold"), (view.label, "bold"), ("  ", ""),
+            content = Content.assemble((f"{BRANCH} ", "bold"), (view.label, "bold"), ("  ", ""),
                                        (view.details, "not bold dim"))
         else:  # a user's branch: the label, then how it knows its parent, its engine and git branch
             content = Content.assemble(
-                ("⎇ ", "bold"),
+                (f"{BRANCH} ", "bold"),
                 ("● " if view.live else "", "bold green"),
                 (view.label, "bold"),
                 ("\n", ""),
@@ -67,14 +69,20 @@ class BranchPane(Vertical):
     """The branch pane. `show(view, body)` replaces what it shows; `view` is None when empty."""
 
     DEFAULT_CSS = """
-    BranchPane { background: $surface; border-left: tall $primary; }
-    BranchPane:focus-within { border-left: tall $accent; }
+    BranchPane {
+        background: $surface; border-left: tall $primary;
+        border-top: solid $panel-lighten-2; border-title-color: $text-muted; border-title-align: left;
+    }
+    BranchPane:focus-within {
+        border-left: tall $accent; border-top: heavy $accent; border-title-color: $accent; border-title-style: bold;
+    }
     BranchPane > #branch-body { height: 1fr; }
     BranchPane > #branch-empty { height: 1fr; color: $text-muted; padding: 1 2; }
     """
 
     def __init__(self, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
+        self.border_title = "Branch"
         self.view: BranchView | None = None
         self.body: Widget | None = None
 

@@ -11,8 +11,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Protocol
 
+from textual.app import RenderResult
 from textual.content import Content
 from textual.message import Message
+from textual.renderables.blank import Blank
 
 from tunaflow_tui.core.workflow.decisions import Decision
 from tunaflow_tui.keyhints import hint_line, key_for
@@ -61,6 +63,16 @@ class DecisionCard(ArmedCard):
     if TYPE_CHECKING:
         view: CardView
         """The card's view; each card class declares its own, more precise, reactive ``view``."""
+
+    def render(self) -> RenderResult:
+        """Nothing of its own: a card is its children (while it composes them again, it shows blank,
+        never Textual's stand-in, the widget's class names such as ``PlanProposalCard.-decided``)."""
+        return Blank(self.background_colors[1])
+
+    def keys_owner(self) -> str:
+        """What the card's keys act on, as the footer and the card's title name it (``Plan 2``)."""
+        plan_id = self.view.plan_id
+        return f"Plan {plan_id}" if plan_id is not None else "Plan"
 
     def hint_items(self) -> Iterable[tuple[str, str]]:
         """The (binding id, words) pairs that act now (a subclass drops the ones that do not)."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING, TypeGuard
 
+from rich.cells import cell_len
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widget import Widget
@@ -25,6 +26,29 @@ if TYPE_CHECKING:
     from tunaflow_tui.widgets.way_card import WayCard
 
 PROPOSAL, VERDICT, DONE, WAY = "proposal", "verdict", "done", "way"
+HINT_SEP = " · "
+
+
+def fit_hint(text: str, width: int) -> str:
+    """``text`` whole if it fits in ``width`` cells; otherwise as many whole ``·``-separated items
+    as fit, then ``…`` (never a key cut from its words, never a word cut in two)."""
+    if width <= 0 or cell_len(text) <= width:
+        return text
+    items = text.split(HINT_SEP)
+    while len(items) > 1:
+        items.pop()
+        shown = HINT_SEP.join(items) + HINT_SEP + "…"
+        if cell_len(shown) <= width:
+            return shown
+    words = items[0].split(" ")
+    while len(words) > 1:
+        words.pop()
+        while len(words) > 1 and (len(words[-1]) == 1 or words[-1] == "then"):
+            words.pop()  # a key never ends the line without its words
+        shown = " ".join(words) + " …"
+        if cell_len(shown) <= width:
+            return shown
+    return "…"
 """The ``DOCK_KIND`` of the card classes (they load with the first card, not with the dock)."""
 
 
@@ -78,10 +102,14 @@ class DecisionDock(VerticalScroll, can_focus=False):
     }
     DecisionDock > #dock-hint.-quiet { background: $panel; text-style: none; }
     DecisionDock.-has-cards { display: block; }
+    /* decided cards, and a done card the user is not on, fold to one line: their titled top border */
     DecisionDock > PlanProposalCard.-decided, DecisionDock > ReviewVerdictCard.-decided,
-    DecisionDock > WayCard.-decided {
-        max-height: 3; overflow: hidden hidden; margin: 0;
+    DecisionDock > WayCard.-decided, DecisionDock > DoneCard:blur {
+        height: 1; max-height: 1; overflow: hidden hidden; margin: 0; padding: 0 1;
+        border: none; border-top: round $panel-lighten-2; border-title-color: $text-muted;
     }
+    DecisionDock > DoneCard:blur { border-top: round $success; border-title-color: $text-success; }
+    DecisionDock > DoneCard.-overridden:blur { border-top: round $warning; border-title-color: $text-warning; }
     /* a held proposal folds while the user is elsewhere, and opens whole when they move to it (f2) */
     DecisionDock > PlanProposalCard.-held:blur { max-height: 3; overflow: hidden hidden; margin: 0; }
     """
@@ -120,17 +148,31 @@ class DecisionDock(VerticalScroll, can_focus=False):
         """Bring the key hint in line with the cards."""
         text, urgent = self.hint_text()
         hint = self.query_one("#dock-hint", Static)
-        hint.update(text)
+        width = hint.content_size.width or self.content_size.width - 2  # hidden: the dock's, less its padding
+        hint.update(fit_hint(text, width))
         hint.display = bool(text)
         hint.set_class(not urgent, "-quiet")
 
     def on_mount(self) -> None:
         self.refresh_hint()
 
+    _hint_width: int = 0
+
+    def on_resize(self) -> None:
+        """Another width: the hint is cut again, at a whole item."""
+        if self.size.width != self._hint_width:
+            self._hint_width = self.size.width
+            self.call_after_refresh(self.refresh_hint)
+
     def on_plan_proposal_card_decided(self) -> None:
         self.call_after_refresh(self.refresh_hint)
 
     def on_review_verdict_card_decided(self) -> None:
+        self.call_after_refresh(self.refresh_hint)
+
+    def on_decision_requested(self) -> None:
+        """A card's key decided: the card shows the decision at once, and so does the hint (not
+        ``Plan waiting: a approve…`` until the plan moves, seconds later)."""
         self.call_after_refresh(self.refresh_hint)
 
     def on_descendant_focus(self) -> None:
@@ -152,11 +194,27 @@ class DecisionDock(VerticalScroll, can_focus=False):
         pending = [c for c in self.cards() if card_is_pending(c)]
         return pending[-1] if pending else None
 
+    def _release_focus(self, card: Widget) -> None:
+        """A card leaving the dock with the focus hands it to the composer, never to another card.
+
+        Textual would move the focus to the next card in the chain (another plan's, out of view),
+        whose keys would then act on a plan the user is not looking at.
+        """
+        if card.has_focus_within:
+            # at once, not after a refresh: a card arriving meanwhile may take the focus from here
+            composer = getattr(self.app, "composer", None)
+            field = getattr(composer, "input", None)
+            self.screen.set_focus(field if isinstance(field, Widget) and field.focusable else None)
+
     async def _put(self, plan_id: int, card: DecisionCard) -> DecisionCard:
         old = self.card_for(plan_id)
+        had_focus = old is not None and old.has_focus_within
         if old is not None:
+            self._release_focus(old)
             await old.remove()
         await self.mount(card)
+        if had_focus:  # the same plan's next state: the focus stays with the plan the user was on
+            card.focus_on_its_own()
         self.set_class(True, "-has-cards")
         self.refresh_hint()
         self.call_after_refresh(self.scroll_to_widget, card, animate=False)
@@ -241,6 +299,7 @@ class DecisionDock(VerticalScroll, can_focus=False):
         """Remove a plan's card."""
         card = self.card_for(plan_id)
         if card is not None:
+            self._release_focus(card)
             await card.remove()
         self.set_class(bool(self.cards()), "-has-cards")
         self.refresh_hint()

@@ -75,7 +75,8 @@ class DoneCard(DecisionCard, Vertical, can_focus=True):
     def compose(self) -> ComposeResult:
         view = self.view
         # accepted over a failed or incomplete review: the card says so, never a plain "done"
-        self.border_title = f"⚠ Plan done — {view.outcome}" if view.outcome else "✔ Plan done"
+        owner = self.keys_owner()
+        self.border_title = f"⚠ {owner} done — {view.outcome}" if view.outcome else f"✔ {owner} done"
         self.set_class(bool(view.outcome), "-overridden")
         yield Static(view.title, markup=False)
         if view.outcome:

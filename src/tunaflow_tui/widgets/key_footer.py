@@ -28,7 +28,7 @@ from textual.dom import DOMNode
 from textual.events import Resize
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer
+from textual.widgets import Footer, Label
 from textual.widgets._footer import FooterKey, FooterLabel, KeyGroup
 
 
@@ -164,6 +164,9 @@ class KeyFooter(Footer):
         self._composed = self._drawn
         self._fitted = False
         widgets = self._join_groups(compose(self, super().compose()))
+        owner = self._keys_owner()
+        if owner and widgets:
+            widgets.insert(0, Label(f"{owner} ·", classes="-keys-owner", markup=False))
         for key in _keys(widgets):
             if key._reactive_connect:
                 # Undo Textual's data_bind(compact=Footer.compact): its watcher would outlive the key.
@@ -181,8 +184,18 @@ class KeyFooter(Footer):
         else:
             self._fitted = True
 
+    def _keys_owner(self) -> str:
+        """What the focused widget's keys act on, when it says (``Plan 2``): the footer names it before them."""
+        focused = self.screen.focused if self._bindings_ready else None
+        owner = getattr(focused, "keys_owner", None)
+        return str(owner()) if callable(owner) else ""
+
     def _always(self, rank: tuple[int, int]) -> bool:
         return rank[0] < len(self.first) or rank[0] == len(self.first) + 1
+
+    DEFAULT_CSS = """
+    KeyFooter > .-keys-owner { padding: 0 0 0 1; text-style: bold; color: $footer-key-foreground; }
+    """
 
     def _fit(self) -> None:
         """Leave out, whole, the keys that do not fit; the ``first`` and ``keep`` keys stay."""

@@ -120,7 +120,9 @@ class PlanProposalCard(DecisionCard, Vertical, can_focus=True):
         self.set_class(view.decision not in (None, Decision.HOLD), "-decided")
         self.set_class(view.decision == Decision.HOLD, "-held")
         rev = f" · revision {view.revision}" if view.revision > 1 else ""
-        self.border_title = f"Plan proposal{rev}"
+        decided = "" if view.decision is None else f" · {DECIDED_WORDS.get(view.decision, view.decision)}"
+        # folded in the dock a decided card is this one line: it names the plan and what was decided
+        self.border_title = f"{self.keys_owner()} proposal{rev}{decided}"
         self.border_subtitle = "waiting for you" if view.decision is None else DECIDED_WORDS.get(
             view.decision, view.decision)
         yield Static(inline_text(view.title), classes="title")

@@ -5,7 +5,9 @@ failed with the reason and how to retry, cancelled), and its tokens in and out a
 engine reports it, for the round shown and in all. A line per round gives the round's totals. When
 the rounds end, the brief follows: each seat's key position, the synthesizer's consensus card, and
 the peer-ranking table when that round ran. The board scrolls (it takes the focus for the arrow
-keys) so the whole brief is readable in a small terminal.
+keys) so the whole brief is readable in a small terminal; its scrollbar is hidden, so the pane has one
+(the answers'). It folds to one summary line (the thread's key, :attr:`RoundtableBoard.collapsed`),
+as it starts in a terminal shorter than :data:`FOLD_BELOW_ROWS`, so the answers keep their room.
 
 The board only draws a :class:`BoardState`; the controller builds it from the roundtable's stored
 answers and the seats running now, so what it shows is what is stored. Every text from an agent is
@@ -21,6 +23,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.content import Content
+from textual.reactive import reactive
 from textual.widgets import Static
 
 from tunaflow_tui.core.terminal_text import neutralize
@@ -121,6 +124,29 @@ def _usage_text(seat: SeatBlock) -> str:
     return f"{spent.label()} · all {total.label()}"
 
 
+FOLD_BELOW_ROWS = 32
+"""A terminal shorter than this starts with the board folded to its summary line."""
+
+
+def summary_content(state: BoardState, toggle_key: str = "") -> Content:
+    """The folded board's one line: the round, how many seats did what, the key that unfolds it."""
+    how = "running" if state.running else "between rounds"
+    counts: dict[str, int] = {}
+    for seat in state.seats:
+        counts[seat.state] = counts.get(seat.state, 0) + 1
+    parts: list[tuple[str, str] | str] = [(f"Roundtable · round {state.round} · {how}", "bold")]
+    for seat_state, number in counts.items():
+        mark, style = _MARKS.get(seat_state, ("·", ""))
+        parts += [("  ", ""), (f"{mark} {number} {seat_state}", style)]
+    if state.held:
+        parts += [("  ", ""), (f"✉ {len(state.held)} held", "bold $warning")]
+    if state.brief_ready:
+        parts += [("  ", ""), ("brief ready", "$success")]
+    if toggle_key:
+        parts += [("  ", ""), (f"{toggle_key} shows the board", "dim")]
+    return Content.assemble(*parts)
+
+
 def board_content(state: BoardState) -> Content:
     """The seats and the rounds as styled text, a line per seat (pure: the snapshot and unit tests read it)."""
     parts: list[tuple[str, str] | str] = []
@@ -193,23 +219,50 @@ position, the consensus and the peer ranking. **up/down** and **page up/down** s
     RoundtableBoard {
         height: auto; max-height: 50%; padding: 0 1;
         background: $boost; border-bottom: solid $primary;
+        scrollbar-visibility: hidden;
     }
     RoundtableBoard.-brief { max-height: 60%; }
+    RoundtableBoard.-folded { max-height: 2; }
     RoundtableBoard:focus { background-tint: $accent 10%; }
     RoundtableBoard > Static { height: auto; }
     RoundtableBoard > #rt-brief { margin-top: 1; }
+    RoundtableBoard > #rt-summary { display: none; text-wrap: nowrap; text-overflow: ellipsis; }
+    RoundtableBoard.-folded > #rt-summary { display: block; }
+    RoundtableBoard.-folded > #rt-seats-view, RoundtableBoard.-folded > #rt-brief { display: none; }
     """
 
-    def __init__(self, state: BoardState, *, id: str | None = None) -> None:
+    collapsed: reactive[bool] = reactive(False, init=False)
+    """Folded to its summary line."""
+
+    def __init__(self, state: BoardState, *, collapsed: bool | None = None, toggle_key: str = "",
+                 id: str | None = None) -> None:
+        """``collapsed``: None folds it when the terminal is shorter than :data:`FOLD_BELOW_ROWS`;
+        ``toggle_key``: the key that unfolds it, as the summary line names it."""
         super().__init__(id=id)
         self.state = state
+        self._collapsed_at_start = collapsed
+        self.toggle_key = toggle_key
 
     def compose(self) -> ComposeResult:
+        yield Static(summary_content(self.state, self.toggle_key), id="rt-summary")
         yield Static(board_content(self.state), id="rt-seats-view")
         brief = Static(brief_content(self.state), id="rt-brief")
         brief.display = self.state.brief_ready
         yield brief
         self.set_class(self.state.brief_ready, "-brief")
+
+    def on_mount(self) -> None:
+        folded = self._collapsed_at_start
+        self.collapsed = self.app.size.height < FOLD_BELOW_ROWS if folded is None else folded
+        self.set_class(self.collapsed, "-folded")
+
+    def watch_collapsed(self, collapsed: bool) -> None:
+        self.set_class(collapsed, "-folded")
+        self.scroll_home(animate=False)
+
+    def toggle(self) -> None:
+        """Fold the board to its summary line, or unfold it."""
+        self.collapsed = not self.collapsed
 
     @property
     def text(self) -> str:
@@ -224,6 +277,7 @@ position, the consensus and the peer ranking. **up/down** and **page up/down** s
         self.state = state
         if not self.is_mounted:
             return
+        self.query_one("#rt-summary", Static).update(summary_content(state, self.toggle_key))
         self.query_one("#rt-seats-view", Static).update(board_content(state))
         brief = self.query_one("#rt-brief", Static)
         brief.update(brief_content(state))

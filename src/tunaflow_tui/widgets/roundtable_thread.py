@@ -17,6 +17,7 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import Static
 
+from tunaflow_tui.keyhints import key_for
 from tunaflow_tui.widgets.branch_thread import BranchThread
 from tunaflow_tui.widgets.chat_view import ChatView
 from tunaflow_tui.widgets.composer import Composer
@@ -44,11 +45,12 @@ The seats answer in the pane, each in its own block headed with its name, engine
 sequential mode an answer says whom it responds to. The board above them shows each seat's state
 and cost, and the brief when the rounds end.
 
-- What you write in the composer goes to **every seat with the next round** (it counts as a round);
+- What you write in the composer goes to **every seat with the next round**;
   written while a round runs, it is held and goes as soon as that round ends.
 - **+** adds a seat and **-** removes one, between rounds.
 - **>** runs the next round; **ctrl+r** stops the running round.
-- **tab** from the chat reaches the board (up/down scroll the brief).
+- **tab** from the chat reaches the board (up/down scroll the brief); **ctrl+n** folds it to one line
+  or unfolds it (it starts folded in a terminal under 32 rows).
 - The branch keys work too: **a** adopts the roundtable (its brief goes into the parent), **n**, **x**, **u**.
 """
 
@@ -59,6 +61,8 @@ and cost, and the brief when the rounds end.
                 group=ROUNDTABLE, tooltip="Remove a seat (its answers stay)"),
         Binding("greater_than_sign", "roundtable('next_round')", "Next round", id="roundtable.next_round",
                 group=ROUNDTABLE, tooltip="Every seat answers once more"),
+        Binding("ctrl+n", "toggle_board", "Board", id="roundtable.toggle_board", group=ROUNDTABLE,
+                tooltip="Fold the board to one line, or unfold it"),
         Binding("ctrl+r", "roundtable('stop')", "Stop round", id="roundtable.stop", show=False,
                 tooltip="Cancel the answering seats; no further seat starts"),
     ]
@@ -77,6 +81,14 @@ and cost, and the brief when the rounds end.
                          cursor_blink=cursor_blink, id=id)
         self.board = RoundtableBoard(board, id="roundtable-board")
 
+    def on_mount(self) -> None:
+        self.board.toggle_key = key_for(self.app, RoundtableThread, "roundtable.toggle_board", "ctrl+n", words=True)
+        self.board.show(self.board.state)
+
+    def action_toggle_board(self) -> None:
+        """Fold the board to its summary line (the answers get the room), or unfold it."""
+        self.board.toggle()
+
     DEFAULT_CSS = """
     RoundtableThread > ChatView { height: 1fr; }
     """
@@ -90,7 +102,10 @@ and cost, and the brief when the rounds end.
             yield Composer(self._recipient, cursor_blink=self._cursor_blink, id="branch-composer")
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """The roundtable's letter keys act outside the composer, on an active roundtable (stop always)."""
+        """The roundtable's letter keys act outside the composer, on an active roundtable (stop and the
+        board's fold key always)."""
+        if action == "toggle_board":
+            return True
         if action == "roundtable":
             if parameters and parameters[0] == "stop":
                 return True

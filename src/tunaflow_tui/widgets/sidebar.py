@@ -121,6 +121,7 @@ class Sidebar(Vertical):
 
     def __init__(self, sections: SidebarSections, *, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
+        self.border_title = "Project"
         self.sections = sections
 
     def compose(self) -> ComposeResult:

@@ -200,7 +200,8 @@ class ReviewVerdictCard(DecisionCard, Vertical, can_focus=True):
         view = self.view
         self.set_class(view.decision is None, "-pending")
         self.set_class(view.decision is not None, "-decided")
-        self.border_title = f"Review verdict · round {view.round_no}"
+        decided = "" if view.decision is None else f" · {DECIDED_WORDS.get(view.decision, view.decision)}"
+        self.border_title = f"{self.keys_owner()} · review verdict · round {view.round_no}{decided}"
         if view.decision is None:
             self.border_subtitle = "on hold — waiting for you" if view.held else "waiting for you"
         else:

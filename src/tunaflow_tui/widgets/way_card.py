@@ -110,7 +110,9 @@ resume or retry an interrupted step, take a held question back, abandon the plan
     def compose(self) -> ComposeResult:
         view = self.view
         self.set_class(view.decision is not None, "-decided")
-        self.border_title = "Plan on hold" if view.held else "Plan waiting for you"
+        owner = self.keys_owner()
+        decided = "" if view.decision is None else f" · {Decision(view.decision).label.lower()}"
+        self.border_title = (f"{owner} on hold" if view.held else f"{owner} waiting for you") + decided
         self.border_subtitle = "waiting for you" if view.decision is None else Decision(view.decision).label.lower()
         yield Static(view.title, classes="title", markup=False)
         yield Static(view.summary[:1].upper() + view.summary[1:] + ".", classes="summary", markup=False)

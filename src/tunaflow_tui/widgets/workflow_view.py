@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
+from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.widgets import Label, OptionList, Static
@@ -54,6 +59,54 @@ def timeline_table(events: tuple[EventView, ...]) -> Table:
     return grid
 
 
+def _cut_to(text: str, width: int, *, from_end: bool = False) -> str:
+    """The longest start (or end) of ``text`` that fits in ``width`` cells (wide characters count two)."""
+    taken = ""
+    for char in (reversed(text) if from_end else text):
+        if cell_len(taken) + cell_len(char) > width:
+            break
+        taken = char + taken if from_end else taken + char
+    return taken
+
+
+def middle_ellipsis(name: str, width: int) -> str:
+    """``name`` whole when it fits in ``width`` cells, else its start and end around ``…``.
+
+    The end is kept a little longer than the start: a plan's documents share their start (the plan's
+    name) and differ at the end (``-review-r2.md``).
+    """
+    if cell_len(name) <= width:
+        return name
+    if width < 1:
+        return ""
+    room = width - 1
+    tail = _cut_to(name, room - room // 2, from_end=True)
+    head = _cut_to(name, room - cell_len(tail))
+    return f"{head}…{tail}"
+
+
+class FileName:
+    """A file name drawn on one line, cut in the middle to the width it gets (never broken mid-word)."""
+
+    def __init__(self, name: str, style: str = "") -> None:
+        self.name = name
+        self.style = style
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield Text(middle_ellipsis(self.name, options.max_width), style=self.style, no_wrap=True)
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        return Measurement(min(cell_len(self.name), 8), cell_len(self.name))
+
+
+class PlanList(OptionList):
+    """The plans; enter goes to the highlighted plan (its waiting decision, else its card in the chat)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "select", "Go to plan", id="workflow.go_to_plan"),
+    ]
+
+
 def plan_prompt(plan: PlanSummaryView) -> Text:
     """The plan list row: phase badge, title, and a marker when a decision waits."""
     text = Text(no_wrap=True, overflow="ellipsis")
@@ -78,8 +131,11 @@ class WorkflowView(Horizontal):
         width: 2fr; min-width: 30; height: 1fr; border: round $panel-lighten-2;
         text-wrap: nowrap; text-overflow: ellipsis;
     }
-    WorkflowView > #plan-list:focus { border: round $accent; }
-    WorkflowView > #plan-detail { width: 3fr; height: 1fr; padding: 0 1; }
+    WorkflowView > #plan-list:focus { border: round $accent; border-title-color: $accent; }
+    WorkflowView > #plan-detail {
+        width: 3fr; height: 1fr; padding: 0 1; border: round $panel-lighten-2; border-title-align: left;
+    }
+    WorkflowView > #plan-detail:focus-within { border: round $accent; }
     WorkflowView #plan-title { text-style: bold; }
     WorkflowView #plan-meta { color: $text-muted; }
     WorkflowView .heading { text-style: bold; color: $text-primary; margin-top: 1; }
@@ -106,10 +162,12 @@ class WorkflowView(Horizontal):
         self.plans = plans
 
     def compose(self) -> ComposeResult:
-        plan_list = OptionList(id="plan-list")
+        plan_list = PlanList(id="plan-list")
         plan_list.border_title = "Plans"
         yield plan_list
-        with VerticalScroll(id="plan-detail"):
+        detail = VerticalScroll(id="plan-detail")
+        detail.border_title = "Plan"
+        with detail:
             yield Static("", id="plan-title")
             yield Static("", id="plan-meta")
             yield Label("Subtasks", classes="heading")
@@ -173,7 +231,7 @@ class WorkflowView(Horizontal):
         events = timeline_table(plan.events) if plan.events else Text("no events yet", style="dim italic")
         self.query_one("#events", Static).update(events)
         if plan.documents:
-            documents.add_options([Option(Text(name), id=str(i)) for i, (name, _) in enumerate(plan.documents)])
+            documents.add_options([Option(FileName(name), id=str(i)) for i, (name, _) in enumerate(plan.documents)])
             documents.highlighted = 0
         else:
             documents.add_option(Option(Text("no documents yet", style="dim italic"), disabled=True))
@@ -196,5 +254,16 @@ class WorkflowView(Horizontal):
         if event.option_list.id == "plan-list":
             self.post_message(self.PlanSelected(plan.plan_id))
         elif event.option_list.id == "documents" and event.option.id is not None:
-            name, path = plan.documents[int(event.option.id)]
-            self.app.push_screen(DocumentScreen(name, path))
+            self.open_document(int(event.option.id))
+
+    def open_document(self, index: int | None = None) -> bool:
+        """Open the selected plan's document ``index`` read-only (default: the one highlighted in the
+        documents list, else the plan itself); False when the plan has no documents yet."""
+        plan = self.selected
+        if plan is None or not plan.documents:
+            return False
+        if index is None:
+            index = self.query_one("#documents", OptionList).highlighted or 0
+        name, path = plan.documents[min(index, len(plan.documents) - 1)]
+        self.app.push_screen(DocumentScreen(name, path))
+        return True

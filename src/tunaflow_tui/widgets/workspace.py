@@ -83,7 +83,7 @@ and main stays usable while the branch answers.
         Binding("f7,ctrl+t", "pin_pane", "Pin branch pane", id="pane.pin", group=PANE, priority=True,
                 tooltip="Pin the branch pane as a 50:50 split, or unpin it"),
         Binding("f8,ctrl+l", "switch_pane", "Switch chat/branch", id="pane.switch", group=PANE, priority=True,
-                tooltip="On narrow screens, switch between the main chat and the branch pane"),
+                tooltip="With the pane pinned: switch between the main chat and the branch pane"),
         Binding("f9", "next_branch", "Next branch", id="pane.next", group=PANE, priority=True, show=False,
                 tooltip="Show the next active branch in the pane"),
     ]
@@ -167,18 +167,15 @@ and main stays usable while the branch answers.
         self.narrow = self._terminal_is_narrow()
 
     def switch_blocked(self) -> str:
-        """Why ``pane.switch`` cannot act now (empty when it can): it only acts on a narrow pinned layout."""
-        if self.mode == PINNED and self.narrow:
+        """Why ``pane.switch`` cannot act now (empty when it can): it acts on a pinned pane only."""
+        if self.mode == PINNED:
             return ""
         from tunaflow_tui.keyhints import key_for
 
         switch = key_for(self.app, Workspace, "pane.switch", words=True)
         pin = key_for(self.app, Workspace, "pane.pin", words=True)
-        if self.mode != PINNED:
-            return (f"{switch} switches between the chat and the branch pane once the pane is pinned "
-                    f"on a narrow terminal; press {pin} to pin it.")
-        return (f"The chat and the branch pane are side by side at this width; {switch} switches between "
-                f"them on terminals narrower than {NARROW_WIDTH} columns.")
+        return (f"{switch} switches between the chat and the branch pane once the pane is pinned; "
+                f"press {pin} to pin it.")
 
     def action_next_branch(self) -> None:
         """Ask for the next active branch in the pane (the app's session knows the branches)."""
@@ -193,9 +190,20 @@ and main stays usable while the branch answers.
         self.mode = DRAWER if self.mode == PINNED else PINNED
 
     def action_switch_pane(self) -> None:
-        """Flip between the chat and the pane on a narrow pinned layout; elsewhere say why nothing happens."""
+        """Flip between the chat and the pane on a narrow pinned layout, move the focus across on a wide
+        one; elsewhere say why nothing happens."""
         reason = self.switch_blocked()
         if reason:
             self.app.notify(reason)
             return
-        self.showing_pane = not self.showing_pane
+        if self.narrow:
+            self.showing_pane = not self.showing_pane
+            return
+        # side by side: both show, so the keys (and the cursor) move to the other side
+        pane = self.pane
+        pane_side = pane.has_focus_within
+        if not pane_side and not any(child.focusable for child in pane.query("*")):
+            self.app.notify("The branch pane is empty: pick a branch in the sidebar, or fork one from a message.")
+            return
+        self.set_reactive(Workspace.showing_pane, not pane_side)
+        _focus_inside(self.main if pane_side else pane)

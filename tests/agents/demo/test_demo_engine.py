@@ -213,3 +213,17 @@ async def test_cancel_mid_stream_with_pacing(tmp_path: Path) -> None:
     assert isinstance(error, EngineError) and error.kind is ErrorKind.CANCELLED
     assert error.partial_text == "".join(e.text for e in events if isinstance(e, TextDelta))
     assert "plan-proposal -->" not in error.partial_text
+
+
+@pytest.mark.parametrize("foreign", [False, True])
+async def test_the_architect_s_plan_names_no_keys(tmp_path: Path, foreign: bool) -> None:
+    """In a branch pane ``a`` adopts the branch: a reply saying "approve it with a" would send the user
+    to the wrong key. The card names the keys as they are mapped where it is shown."""
+    where = tmp_path
+    if foreign:
+        (where / "main.go").write_text("package main\n", encoding="utf-8")
+    text = _final(await _run(_engine(), "architect", "plan a word-frequency report", where))
+    assert "<!-- tunaflow:plan-proposal -->" in text
+    prose = text.rsplit("<!-- /tunaflow:plan-proposal -->", 1)[-1]
+    assert "**a**" not in prose and "**r**" not in prose and "with a" not in prose
+    assert "plan's card" in prose

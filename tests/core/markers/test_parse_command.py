@@ -49,7 +49,7 @@ def test_stdin_with_invalid_utf8_does_not_crash() -> None:
 
 def test_missing_file_is_a_clear_error(tmp_path: Path) -> None:
     out = _parse(str(tmp_path / "nope.md"))
-    assert out.returncode == 1
+    assert out.returncode == 2, "a FILE that does not exist is a usage error"
     assert out.stdout == b""
     assert b"nope.md" in out.stderr and b"Traceback" not in out.stderr
 

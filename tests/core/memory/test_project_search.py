@@ -167,21 +167,21 @@ def test_cli_bad_input_is_one_clear_line(seeded: Store, project: Path, tmp_path:
                                          monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(project)
     code, out, err = _cli(capsys, "   ")
-    assert (code, out) == (1, "") and err == "tunaflow search: the query is empty; give the words to search for\n"
+    assert (code, out) == (2, "") and err == "tunaflow search: the query is empty; give the words to search for\n"
     code, out, err = _cli(capsys, "retry", "--limit", "0")
-    assert code == 1 and err.count("\n") == 1 and "--limit" in err
+    assert code == 2 and err.count("\n") == 1 and "--limit" in err
     for query in ('"NEAR(retry AND* ^x:', '"', "*", "NEAR(", "-", "x" * 1_000_000):
         code, out, err = _cli(capsys, query, "--mode", "fts")
         assert code == 0 and "Traceback" not in err and out
     code, out, err = _cli(capsys, "--")
-    assert (code, out) == (1, "") and err == "tunaflow search: the query is empty; give the words to search for\n"
+    assert (code, out) == (2, "") and err == "tunaflow search: the query is empty; give the words to search for\n"
     # A word that looks like an option: one line saying how to search for it, and that way finds it.
     code, out, err = _cli(capsys, "-retry")
-    assert (code, out) == (1, "") and err.count("\n") == 1 and "-retry" in err and "tunaflow search -- -word" in err
+    assert (code, out) == (2, "") and err.count("\n") == 1 and "-retry" in err and "tunaflow search -- -word" in err
     code, out, err = _cli(capsys, "--mode", "fts", "--", "-retry")
     assert code == 0 and "uploader" in out, err
     code, out, err = _cli(capsys, "--limit", "ten", "retry")
-    assert (code, out) == (1, "") and err.count("\n") == 1 and "--limit" in err
+    assert (code, out) == (2, "") and err.count("\n") == 1 and "--limit" in err
     never_opened = tmp_path / "elsewhere"
     never_opened.mkdir()
     code, out, err = _cli(capsys, str(never_opened), "retry")

@@ -169,6 +169,8 @@ def test_the_brief_lists_key_positions_and_the_consensus() -> None:
         "- **minji** (judge): 경계가 모호하다. 테스트가 부족하다.",
     ]
     assert "## Consensus" in brief and "- Split storage" in brief and "- budi: keep one module" in brief
+    assert brief.count("Consensus") == 1, "the heading, not a heading then **Consensus** under it"
+    assert brief.splitlines()[brief.splitlines().index("## Consensus") + 1:][:2] == ["**Agreed**", "- Split storage"]
 
 
 # ----------------------------------------------------------------------------- references

@@ -27,7 +27,8 @@ def test_every_event_type_has_its_own_sentence(kind: PlanEventType) -> None:
     ("tests_ran", {"status": "passed", "summary": "3 passed in 0.01s"}, "tests passed: 3 passed in 0.01s"),
     ("tests_ran", {"status": "not_detected"}, "no test command found: the reviewers are told so"),
     ("agent_started", {"role": "review", "round": 1, "seats": ["reviewer", "verifier"]},
-     "review round 1 started: reviewer, verifier reading the work"),
+     "reviewer, verifier reading the work (review round 1)"),
+    ("agent_started", {"role": "review", "round": 2, "seats": []}, "review round 2: every reviewer had answered"),
     ("agent_finished", {"role": "developer", "status": "cancelled"}, "the Developer: cancelled by you"),
     ("merged", {"kind": "fast-forward"}, "merged (fast-forward)"),
     ("merge_conflict", {"conflicted_files": ["a.py"]}, "not merged: conflicts in 1 file"),
@@ -35,6 +36,13 @@ def test_every_event_type_has_its_own_sentence(kind: PlanEventType) -> None:
 ])
 def test_sentences_read_as_the_user_sees_the_plan(kind: str, detail: dict[str, object], sentence: str) -> None:
     assert event_text(kind, detail) == sentence
+
+
+def test_a_review_round_reads_as_started_once() -> None:
+    started = event_text("review_started", {"round": 1})
+    reading = event_text("agent_started", {"role": "review", "round": 1, "seats": ["reviewer", "verifier"]})
+    assert started == "review round 1 started"
+    assert "started" not in reading and reading.startswith("reviewer, verifier"), "one start, then who reads"
 
 
 def test_an_event_of_a_newer_version_still_reads() -> None:

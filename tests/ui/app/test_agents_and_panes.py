@@ -85,7 +85,7 @@ async def test_branch_pane_shows_the_developer_and_toggles_and_pins(open_app, at
         assert isinstance(body, BranchThread) and isinstance(body.chat, ChatView)
         assert any(b.view.label.startswith("Developer") for b in body.chat.blocks())
         assert body.composer is None and "The workflow drives this branch" in screen_text(app)
-        await until(pilot, lambda: "⎇ Implement: Add a word-frequency report" in screen_text(app), "⎇ Implement: Add a word-frequency report on screen")
+        await until(pilot, lambda: "↳ Implement: Add a word-frequency report" in screen_text(app), "↳ Implement: Add a word-frequency report on screen")
         app.composer.focus_input()
         await pilot.press("f7")
         await pilot.pause()

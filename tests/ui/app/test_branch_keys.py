@@ -144,3 +144,16 @@ async def test_switch_engine_in_the_pane_changes_only_that_branch(open_app: Any)
         assert runtime.settings.roles.architect == architect, "main keeps its engine"
         await until(pilot, lambda: "Architect (other) in branch" in screen_text(app), "the pane's recipient")
         assert any("now runs on other" in str(n.message) for n in posted(app))
+
+
+async def test_the_next_branch_key_with_one_branch_says_there_is_no_other(open_app: Any) -> None:
+    app, _session, runtime = open_app()
+    ids = seed_main(runtime)
+    only = fork_seeded(runtime, ids[1], "one")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("f9")  # the pane opens on the only branch
+        await until(pilot, lambda: app.controller.panes.branch_conversation == f"branch:{only}", "the branch")
+        await pilot.press("f9")
+        await until(pilot, lambda: any("Only one branch is open" in n.message for n in posted(app)),
+                    "word that there is no other branch", limit=10)
+        assert app.controller.panes.branch_conversation == f"branch:{only}"

@@ -68,7 +68,9 @@ async def test_decided_card_ignores_its_keys(open_app) -> None:
         await pilot.press("h")
         await settle(pilot, app)
         assert runtime.store.list_plans()[0].phase == "held"
+        card = app.decision_dock.card_for(1)  # the plan's card in its held state
         card.focus()
+        await harness_armed(pilot, app)
         await pilot.press("h")  # already held: nothing new happens
         await settle(pilot, app)
         held_events = [e for e in runtime.store.list_plan_events(1) if e.type == "held"]

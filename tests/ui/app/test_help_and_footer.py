@@ -151,8 +151,9 @@ async def test_the_footer_shows_help_the_focused_keys_and_quit_whole(open_app, s
         await pilot.press("f3")
         await pilot.pause()
         assert isinstance(app.screen, WorkflowScreen)
-        line = await _footer_settled(pilot, app, "f1 Help", "esc Back to chat", "^q Quit")
-        assert line.startswith(" f1 Help  esc Back to chat")
+        line = await _footer_settled(pilot, app, "f1 Help", "esc Back to chat", "o Open document", "^q Quit")
+        assert line.startswith(" f1 Help  ⏎ Go to plan  esc Back to chat  o Open document"), \
+            "the plan list's enter, then the view's keys"
         assert footer_keys_cut(app) == []
 
 
@@ -184,8 +185,8 @@ async def test_workflow_screen_hides_and_ignores_the_chat_column_keys(open_app) 
         await pilot.press("f3")
         await pilot.pause()
         assert isinstance(app.screen, WorkflowScreen)
-        line = await footer_showing(pilot, app, "f2 Decision")
-        assert "Write" not in line and "Sidebar" not in line and "f2 Decision" in line
+        line = await footer_showing(pilot, app, "o Open document")
+        assert "Write" not in line and "Sidebar" not in line and "⏎ Go to plan" in line
         sidebar_hidden = app.has_class("-sidebar-hidden")
         await pilot.press("i", "h", "e", "y", "ctrl+b")
         await pilot.pause()

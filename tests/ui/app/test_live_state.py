@@ -7,6 +7,7 @@ from app_harness import armed, screen_text, settle
 from seeded_plans import reviewed, seat
 from waiting import until
 
+from tunaflow_tui.screens.branch_dialogs import ConfirmBranchScreen
 from tunaflow_tui.widgets.sidebar import Sidebar
 
 SIZES = [(80, 24), (120, 40)]
@@ -65,6 +66,8 @@ async def test_the_done_hint_stops_offering_to_remove_a_removed_worktree(open_ap
         card.focus()
         await armed(pilot, app)
         await pilot.press("x")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmBranchScreen), "the confirmation", limit=10)
+        await pilot.press("y")
         await until(pilot, lambda: runtime.store.get_plan(plan_id).worktree_path is None
                     and "x remove" not in screen_text(app), "the worktree removed and its key gone", limit=5.0)
         text = screen_text(app)

@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 from typing import Any, ClassVar
 
 import pytest
-from app_harness import posted, run_from_palette, settle
+from app_harness import posted, run_from_palette, screen_text, settle
 from holding_engine import holding_factory
 from roundtable_seeds import seed_ended
 from textual.widgets import Checkbox, Input, OptionList
@@ -166,10 +166,14 @@ async def test_the_moderator_writes_between_rounds_every_seat_reads_it_next_roun
         [branch] = runtime.store.list_branches()
         messages = runtime.store.list_messages(branch.shadow_conversation_id, limit=50)
         [said] = [m for m in messages if m.meta.get("kind") == USER_KIND]
-        assert said.content == "Weigh the memory cost of bigrams." and said.meta["round"] == 2, "it counts as a round"
-        later = [m for m in _answers(runtime) if m.meta["round"] == 3]
+        assert said.content == "Weigh the memory cost of bigrams." and said.meta["round"] == 2, "the round it goes to"
+        later = [m for m in _answers(runtime) if m.meta["round"] == 2]
         assert len(later) == 2 and all("Weigh the memory cost of bigrams." in m.meta["prompt"] for m in later)
         await until(pilot, lambda: "You · to every seat" in _labels(app), "the moderator's message in the pane")
+        board = app.query_one(RoundtableBoard)
+        await until(pilot, lambda: "Roundtable · round 2 ·" in board.text, "the board on round 2, not 3")
+        await until(pilot, lambda: "alice · demo · proposer · round 2" in _labels(app), "the headers on round 2")
+        assert not any("round 3" in label for label in _labels(app)) and "Round 3" not in board.text
 
 
 async def test_a_message_written_while_a_round_runs_is_held_and_goes_with_the_next_round(open_app: Any) -> None:
@@ -196,7 +200,7 @@ async def test_a_message_written_while_a_round_runs_is_held_and_goes_with_the_ne
         [said] = [m for m in runtime.store.list_messages(thread.conversation_id, limit=50)
                   if m.meta.get("kind") == USER_KIND]
         assert said.meta["round"] == 2
-        assert all("Keep it to one module." in m.meta["prompt"] for m in _answers(runtime) if m.meta["round"] == 3)
+        assert all("Keep it to one module." in m.meta["prompt"] for m in _answers(runtime) if m.meta["round"] == 2)
         await until(pilot, lambda: "held for the next round" not in board.text, "the held line gone")
 
 
@@ -273,9 +277,10 @@ async def test_the_brief_shows_key_positions_consensus_and_ranking_and_scrolls_a
                " the flag." in text
         assert "Consensus\n  • Bigrams go behind a --bigrams flag" in text
         assert "Contested\n  • Whether to cap the memory used" in text and "Dissent\n  • bob: count nothing" in text
-        assert "Peer ranking (round 3, Borda points)\n  1. bob" in text
+        assert "Peer ranking (round 2, Borda points)\n  1. bob" in text
         assert "left out: syn — its reply did not rank every answer exactly once" in text
         assert "<!--" not in text, "no marker shows"
+        await pilot.press("ctrl+n")  # a short terminal starts with the board folded
         await until(pilot, lambda: board.max_scroll_y > 0, "the brief taller than its room at 80×24")
         board.focus()
         await pilot.press("end")
@@ -349,9 +354,46 @@ async def test_rank_answers_from_the_palette_adds_the_ranking_table_to_the_brief
         await run_from_palette(pilot, app, "Rank answers")
         board = app.query_one(RoundtableBoard)
         # the demo seats answer in prose, not a ranking: both are left out, and the brief says why
-        await until(pilot, lambda: "Peer ranking (round 2, Borda points)" in board.text
+        await until(pilot, lambda: "Peer ranking (round 1, Borda points)" in board.text
                     and not session.workers.agents_running(), "the ranking table in the brief")
         assert "left out: alice — its reply did not rank every answer exactly once" in board.text
         assert "left out: bob — its reply did not rank every answer exactly once" in board.text
         assert any("Peer ranking done; 2 left out" in str(n.message) for n in posted(app))
         await until(pilot, lambda: "alice · demo · ranks the others' answers" in _labels(app), "the ballots headed")
+
+
+@pytest.mark.parametrize(("size", "folded"), [((80, 24), True), ((120, 40), False)], ids=["80x24", "120x40"])
+async def test_the_board_folds_to_one_line_and_the_answers_keep_their_room(
+        open_app: Any, size: tuple[int, int], folded: bool) -> None:
+    app, session, runtime = open_app()
+    table = seed_ended(runtime, synthesizer=True, ranking=True)
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot, app)
+        await session.panes.open_branch(table.branch.id, focus=True)
+        await until(pilot, lambda: _thread(app) is not None, "the roundtable in the pane")
+        thread = _thread(app)
+        assert thread is not None
+        board = app.query_one(RoundtableBoard)
+
+        def shown(text: str) -> bool:
+            return text in screen_text(app)
+
+        summary = "Roundtable · round 2 · between"
+        await until(pilot, lambda: board.collapsed is folded and shown(summary) is folded
+                    and shown("Key Positions") is not folded, "the board as it starts at this height")
+        line = str(board.query_one("#rt-summary").render())
+        assert line == "Roundtable · round 2 · between rounds  ✓ 3 answered  brief ready  ctrl+n shows the board"
+        assert thread.composer is not None and thread.composer.has_focus_within
+        await pilot.press("ctrl+n")  # from the composer: the key works wherever the focus is in the thread
+        await until(pilot, lambda: board.collapsed is not folded and (board.outer_size.height > 2) is folded,
+                    "the board toggled", limit=20)
+        if not board.collapsed:
+            await pilot.press("ctrl+n")
+            await until(pilot, lambda: board.collapsed and shown(summary), "the board folded again", limit=20)
+        assert board.outer_size.height == 2, "one summary line and its border"
+        assert thread.chat.outer_size.height >= 14, f"the answers get {thread.chat.outer_size.height} rows"
+        assert board.styles.scrollbar_visibility == "hidden", "one scrollbar in the pane: the answers'"
+        thread.chat.focus()
+        await until(pilot, lambda: "Board" in screen_text(app).splitlines()[-1], "the footer naming the key", limit=20)
+        await pilot.press("ctrl+n")
+        await until(pilot, lambda: not board.collapsed and board.outer_size.height > 2, "unfolded again", limit=20)

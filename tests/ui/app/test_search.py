@@ -101,7 +101,7 @@ async def test_a_branch_hit_opens_in_the_branch_pane_at_that_message(open_app, d
         await until(pilot, lambda: app.query("#project-sidebar"), "the sidebar")
         screen = await search_for(pilot, app, "quokka")
         [hit] = screen.results.hits
-        assert hit.where == "⎇ cache experiments" and hit.branch_id == branch_id
+        assert hit.where == "↳ cache experiments" and hit.branch_id == branch_id
         await pilot.press("down")  # through the list, as a user picks a hit
         await until(pilot, lambda: app.focused is screen.query_one("#hits"), "the hits focused")
         await pilot.press("enter")
@@ -210,9 +210,9 @@ def test_search_view_snapshot(snap_compare, size) -> None:
     hits = (
         SearchHitView(41, "main", "Main", "Architect · claude · sonnet", "14:03",
                       "…the «zanzibar» parser keeps quoted markers inert, so a «zanzibar» example never fires"),
-        SearchHitView(97, "branch:2", "⎇ cache experiments", "You", "Nov 28 09:12",
+        SearchHitView(97, "branch:2", "↳ cache experiments", "You", "Nov 28 09:12",
                       "should the «zanzibar» cache live beside the index?"),
-        SearchHitView(130, "branch:3", "⎇ review: word frequency", "Reviewer · codex", "2025-11-02",
+        SearchHitView(130, "branch:3", "↳ review: word frequency", "Reviewer · codex", "2025-11-02",
                       "findings: «zanzibar» handling lacks a test for CRLF input"),
     )
 
@@ -257,3 +257,26 @@ async def test_a_missing_model_is_said_once_when_the_project_opens(demo_project,
             assert "full-text search only" in str(screen.query_one("#search-status").render())
     finally:
         runtime.close()
+
+
+async def test_snippets_read_as_text_with_query_words_marked_and_alike_hits_as_one(open_app, demo_project) -> None:
+    """No backticks, no marker comments; the query word drawn marked; 12 agreeing seats are one hit."""
+    from tunaflow_tui.screens.search import MATCH_STYLE, hit_prompt
+
+    app, _session, runtime = open_app(settings=full_text_only(demo_project))
+    runtime.store.add_message("main", "assistant", "Counted in `wombat.py`: done.\n<!-- tunaflow:subtask-done:2 -->",
+                              persona="developer", engine="demo")
+    for _ in range(12):
+        runtime.store.add_message("main", "assistant", "Agreed: the **wombat** index stays.", persona="critic")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: app.query("#project-sidebar"), "the sidebar")
+        screen = await search_for(pilot, app, "wombat")
+        hits = screen.results.hits
+        assert len(hits) == 2 and sorted(len(hit.alike) for hit in hits) == [0, 11]
+        shown = screen_text(app)
+        assert "and 11 more like it" in shown
+        assert "wombat.py: done" in shown, "inline code keeps its punctuation beside it"
+        assert "`" not in shown and "**" not in shown and "tunaflow:" not in shown and "<!--" not in shown
+        prompt = hit_prompt(next(hit for hit in hits if not hit.alike))
+        marked = [prompt.plain[span.start:span.end] for span in prompt.spans if MATCH_STYLE in str(span.style)]
+        assert marked == ["wombat"], marked

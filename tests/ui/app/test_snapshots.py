@@ -75,3 +75,14 @@ def test_branch_pane_pinned(snap_compare, snap_app, size) -> None:
 @pytest.mark.parametrize("size", SIZES, ids=["80x24", "120x40"])
 def test_workflow_view(snap_compare, snap_app, size) -> None:
     assert snap_compare(snap_app, terminal_size=size, run_before=_workflow)
+
+
+async def _pinned_light(pilot) -> None:
+    pilot.app.theme = "tunaflow-light"
+    await _pinned(pilot)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=["80x24", "120x40"])
+def test_branch_pane_pinned_light_theme(snap_compare, snap_app, size) -> None:
+    """The main areas' titled rules and the focused one's accent read on the light theme too."""
+    assert snap_compare(snap_app, terminal_size=size, run_before=_pinned_light)

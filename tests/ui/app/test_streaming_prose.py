@@ -31,5 +31,5 @@ async def test_a_plan_streaming_reads_as_prose(open_app) -> None:
         [reply] = [b for b in app.chat_view.blocks() if b.view.role == "assistant"]
         assert not reply.query(".message-activity")  # the line goes with the stream
         shown = screen_text(app)
-        assert "drafting a plan" not in shown and "Approve it with a, or ask for a revision" in shown
+        assert "drafting a plan" not in shown and "Approve it, or ask for a revision, on the plan's card" in shown
         assert runtime.store.list_plans()[0].pending_decision == "approval"

@@ -36,7 +36,7 @@ async def test_the_card_shows_provenance_summary_and_diff_stat_and_opens_the_bra
         await pilot.pause()
         [card] = app.query(AdoptCard)
         text = screen_text(app)
-        assert "⎇ Adopted branch 4: try red sqlite" in text  # the escape sequences are inert
+        assert "↳ Adopted branch 4: try red sqlite" in text  # the escape sequences are inert
         assert "\x1b" not in card.facts() and "1 message · claude · git tunaflow/plan-3" in text
         assert "FTS5" in text and "1 file changed, 8 insertions(+), 4 deletions(-)" in text
         assert "o opens the branch" in text

@@ -217,4 +217,4 @@ async def test_branch_header(store: Store, plan: PlanRecord) -> None:
     app = PaneHost(store, plan.review_branch_id or 0)
     async with app.run_test(size=(100, 10)) as pilot:
         await pilot.pause()
-        assert_inert(app, f"⎇ {REVIEW_LABEL}")
+        assert_inert(app, f"↳ {REVIEW_LABEL}")

@@ -188,3 +188,17 @@ def test_snapshot_proposal_card(snap_compare, view: ProposalView, size: tuple[in
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])
 def test_snapshot_feedback_modal(snap_compare, size: tuple[int, int]) -> None:
     assert snap_compare(CardApp(PROPOSAL), press=["r", *"Split the tests"], terminal_size=size)
+
+
+async def test_a_decided_card_composing_again_never_shows_its_class_name() -> None:
+    """Between removing its old lines and mounting the new ones, a card that was just approved
+    showed Textual's stand-in text, ``PlanProposalCard.-decided``."""
+    app = CardApp(SINGLE)
+    async with app.run_test(size=(80, 24)) as pilot:
+        card = app.query_one(PlanProposalCard)
+        card.set_class(True, "-decided")
+        for child in list(card.children):  # the moment of a recompose when the old lines are gone
+            await child.remove()
+        await pilot.pause()
+        text = "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+        assert "PlanProposalCard" not in text and "-decided" not in text, text

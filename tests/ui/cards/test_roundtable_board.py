@@ -45,12 +45,13 @@ ENDED = BoardState(
 
 
 class BoardApp(App[None]):
-    def __init__(self, state: BoardState) -> None:
+    def __init__(self, state: BoardState, *, collapsed: bool | None = False) -> None:
         super().__init__()
         self.state = state
+        self.collapsed = collapsed
 
     def compose(self) -> ComposeResult:
-        yield RoundtableBoard(self.state)
+        yield RoundtableBoard(self.state, collapsed=self.collapsed, toggle_key="ctrl+n")
 
 
 def test_a_failed_seat_shows_its_reason_and_the_retry_on_its_own_block() -> None:
@@ -94,3 +95,9 @@ def test_snapshot_live_round(snap_compare, size) -> None:
 @pytest.mark.parametrize("size", SIZES)
 def test_snapshot_brief_and_consensus_card(snap_compare, size) -> None:
     assert snap_compare(BoardApp(ENDED), terminal_size=size)
+
+
+@pytest.mark.parametrize("size", SIZES)
+def test_snapshot_folded_as_it_starts_at_each_height(snap_compare, size) -> None:
+    """Folded to its summary line under 32 rows, whole above."""
+    assert snap_compare(BoardApp(LIVE, collapsed=None), terminal_size=size)

@@ -61,3 +61,21 @@ async def test_a_record_of_another_kind_shows_its_text() -> None:
         await until(pilot, lambda: app.chat_view.block_for(10) is not None, "the messages mounted")
         assert app.chat_view.block_for(9).record is None
         await until(pilot, lambda: "A note of a kind this version does not draw." in screen_text(app), "A note of a kind this version does not draw. on screen")
+
+
+async def test_unfolded_details_render_their_markdown() -> None:
+    """Feedback written in Markdown shows as text: no backticks or asterisks, code kept beside its colon."""
+    from tunaflow_tui.widgets.records.base import RecordCard
+
+    meta = {**REVISION, "feedback": "Keep `frequency.py`: **tests** first. <!-- tunaflow:subtask-done:2 -->"}
+    app = chat_app([*CONVERSATION[:2], record(3, meta)])
+    async with app.run_test(size=(100, 30)) as pilot:
+        await focus_record(pilot, app, 3)
+        await pilot.press("enter")
+        await until(pilot, lambda: "Keep frequency.py: tests first." in screen_text(app), "the feedback as text")
+        shown = screen_text(app)
+        assert "`" not in shown and "**" not in shown and "tunaflow:" not in shown
+        card = app.chat_view.block_for(3).query_one(RecordCard)
+        content = card.visual
+        styled = {content.plain[span.start:span.end]: str(span.style) for span in content.spans}
+        assert "bold" in styled.get("frequency.py", "") and "bold" in styled.get("tests", ""), styled

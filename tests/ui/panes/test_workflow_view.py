@@ -9,9 +9,11 @@ import pytest
 from textual.app import App, ComposeResult
 from textual.message import Message
 from textual.widgets import Markdown, OptionList
+from textual.widgets._footer import FooterKey
 from waiting import until
 
 from tunaflow_tui.screens.documents import DocumentScreen, read_document
+from tunaflow_tui.screens.workflow import WorkflowScreen
 from tunaflow_tui.viewmodels.plans import EventView, PlanSummaryView, SubtaskView
 from tunaflow_tui.widgets.workflow_view import WorkflowView
 
@@ -133,3 +135,57 @@ async def test_no_plans_says_so() -> None:
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])
 def test_snapshot_workflow_view(snap_compare, size: tuple[int, int]) -> None:
     assert snap_compare(WorkflowApp(), terminal_size=size)
+
+
+LONG_NAME = "add-a-sentence-count-to-the-word-frequency-report-review-r2.md"
+
+
+class WorkflowScreenApp(App[None]):
+    """The workflow view as the app shows it: its own screen, with the footer."""
+
+    def __init__(self, plans: tuple[PlanSummaryView, ...]) -> None:
+        super().__init__()
+        self.plans = plans
+
+    def on_mount(self) -> None:
+        self.push_screen(WorkflowScreen(self.plans))
+
+
+def _footer_text(app: App[None]) -> str:
+    return " ".join(str(key.render()) for key in app.screen.query(FooterKey))
+
+
+async def test_o_opens_the_plans_document_from_the_plan_list_and_the_footer_says_so(tmp_path: Path) -> None:
+    doc = tmp_path / "add-rate-limiting.md"
+    doc.write_text("# Add rate limiting\n\nUse a **token bucket** per key.\n", encoding="utf-8")
+    plan = replace(RATE, documents=(("add-rate-limiting.md", str(doc)),))
+    app = WorkflowScreenApp((plan, README))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: isinstance(app.focused, OptionList) and app.focused.id == "plan-list",
+                    "the plan list focused")
+        await until(pilot, lambda: "Go to plan" in _footer_text(app) and "Open document" in _footer_text(app),
+                    "the footer naming enter and o")
+        footer = _footer_text(app)
+        assert "⏎ Go to plan" in footer or "enter Go to plan" in footer, footer
+        assert "o Open document" in footer, footer
+        await pilot.press("o")
+        await until(pilot, lambda: isinstance(app.screen, DocumentScreen), "the document, with one key")
+        assert "token bucket" in app.screen.query_one(Markdown).source
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, WorkflowScreen), "back in the workflow view")
+        await pilot.press("down", "o")  # README has no documents: it says so and nothing opens
+        await until(pilot, lambda: any("has no documents yet" in str(n.message) for n in app._notifications),
+                    "the reason nothing opened")
+        assert isinstance(app.screen, WorkflowScreen)
+
+
+async def test_a_long_document_name_is_cut_in_the_middle_at_80_columns() -> None:
+    plan = replace(RATE, documents=(("add-rate-limiting.md", "x.md"), (LONG_NAME, "y.md")))
+    app = WorkflowApp((plan,))
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        lines = screen_text(app).splitlines()
+        [shown] = [line for line in lines if "review-r2.md" in line]
+        assert "…" in shown and "add-a-sentence" in shown, shown
+        assert not [line for line in lines if "report" in line and "review-r2.md" not in line], \
+            "the name is never wrapped onto a second line"

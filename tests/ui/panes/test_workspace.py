@@ -107,15 +107,26 @@ def said(app: App[None]) -> list[str]:
     return [notification.message for notification in app._notifications]
 
 
-async def test_switch_does_nothing_when_wide_and_says_why() -> None:
+async def test_switch_when_wide_moves_the_keys_to_the_other_side() -> None:
     app = WorkspaceApp(mode="pinned")
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.press("f8")
         await pilot.pause()
-        assert abs(app.query_one("#main-chat").region.width - 60) <= 1
+        assert abs(app.query_one("#main-chat").region.width - 60) <= 1  # both sides stay
+        assert app.focused is app.query_one("#branch-input")
+        await pilot.press("f8")
+        await pilot.pause()
         assert app.focused is app.query_one("#composer")
-        assert said(app) == ["The chat and the branch pane are side by side at this width; f8 switches "
-                             "between them on terminals narrower than 100 columns."]
+        assert said(app) == []
+
+
+async def test_switch_when_wide_with_an_empty_pane_says_why() -> None:
+    app = WorkspaceApp(mode="pinned", with_branch=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("f8")
+        await pilot.pause()
+        assert app.focused is app.query_one("#composer")
+        assert said(app) == ["The branch pane is empty: pick a branch in the sidebar, or fork one from a message."]
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
@@ -127,8 +138,8 @@ async def test_switch_without_a_pinned_pane_says_how_to_pin_it(size: tuple[int, 
         await pilot.press("f8")
         await pilot.pause()
         assert app.query_one(Workspace).mode == mode and app.focused is before
-        assert said(app) == ["f8 switches between the chat and the branch pane once the pane is pinned on a "
-                             "narrow terminal; press f7 to pin it."]
+        assert said(app) == ["f8 switches between the chat and the branch pane once the pane is pinned; "
+                             "press f7 to pin it."]
 
 
 async def test_the_switch_message_names_the_keys_as_remapped() -> None:
@@ -138,8 +149,8 @@ async def test_the_switch_message_names_the_keys_as_remapped() -> None:
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press("f9")
         await pilot.pause()
-        assert said(app) == ["f9 switches between the chat and the branch pane once the pane is pinned on a "
-                             "narrow terminal; press ctrl+y to pin it."]
+        assert said(app) == ["f9 switches between the chat and the branch pane once the pane is pinned; "
+                             "press ctrl+y to pin it."]
 
 
 @pytest.mark.parametrize("mode", ["drawer", "pinned"])

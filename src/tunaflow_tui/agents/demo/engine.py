@@ -18,6 +18,7 @@ from tunaflow_tui.agents.events import (
     TextDelta,
     Usage,
 )
+from tunaflow_tui.core.roundtable.prompts import ballot_letters
 from tunaflow_tui.core.settings.engines import EngineConfig
 
 CHUNK_CHARS = 24
@@ -51,6 +52,9 @@ class DemoTurn(Turn):
 
     def _script(self) -> Iterator[EngineEvent]:
         request, role = self.request, self.request.role
+        letters = ballot_letters(request.prompt)
+        if letters is not None:  # a roundtable's ranking round, whatever the seat's role
+            return roles.text_steps(roles.ballot(letters))
         if role == "architect":
             steps = roles.architect(request.prompt, request.cwd)
         elif role == "developer":

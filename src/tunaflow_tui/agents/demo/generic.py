@@ -101,7 +101,7 @@ def architect(project: Path, revisions: list[str]) -> Iterator[Step]:
         "constraints:\n" + "\n".join(constraints) + "\n\n"
         "non-goals:\n- Any change to the project's code, tests or configuration.\n"
         "<!-- /tunaflow:plan-proposal -->\n\n"
-        "Approve it with **a**, or ask for a revision with **r**."
+        "Approve it, or ask for a revision, on the plan's card: its keys are named there."
     )
 
 

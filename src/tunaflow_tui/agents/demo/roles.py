@@ -108,7 +108,7 @@ def architect(prompt: str, root: Path | None = None) -> Iterator[Step]:
         "constraints:\n" + "\n".join(constraints) + "\n\n"
         "non-goals:\n- Stop-word lists or stemming.\n- A command-line interface.\n"
         "<!-- /tunaflow:plan-proposal -->\n\n"
-        "Approve it with **a**, or ask for a revision with **r**."
+        "Approve it, or ask for a revision, on the plan's card: its keys are named there."
     )
 
 
@@ -275,6 +275,12 @@ def other(prompt: str, role: str, root: Path | None = None) -> Iterator[Step]:
         return
     yield (f"As {role}: the word-frequency report is a small, well-contained change. "
            "Tie-breaking must be deterministic and empty text must be tested.")
+
+
+def ballot(letters: list[str]) -> Iterator[Step]:
+    """A peer-ranking ballot: every letter once, in the order shown (the order is shuffled per voter)."""
+    yield "\n".join(f"{place}. {letter} — (demo engine) ranked in the order the answers were shown"
+                     for place, letter in enumerate(letters, 1))
 
 
 def text_steps(steps: Iterator[Step]) -> Iterator[EngineEvent]:

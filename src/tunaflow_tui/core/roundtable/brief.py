@@ -69,7 +69,8 @@ def build_brief(topic: str, positions: Sequence[Position], consensus: Consensus 
         lines.append(f"- **{position.speaker}** ({position.role}): {summary or '(no answer)'}")
     if consensus is not None:
         lines += ["", "## Consensus"]
-        for title, items in (("Consensus", consensus.consensus), ("Contested", consensus.contested),
+        # the section is "Consensus" already: its agreed points are "Agreed", so the word is said once
+        for title, items in (("Agreed", consensus.consensus), ("Contested", consensus.contested),
                              ("Dissent", consensus.dissent)):
             if items:
                 lines.append(f"**{title}**")

@@ -12,6 +12,7 @@ Everything here is pure: the runtime gathers the parts and records the result.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -104,6 +105,17 @@ def full_transcript(answers: Sequence[SpokenAnswer], moderator_turns: Sequence[t
     return "\n\n".join(text for _round, _order, text in sorted(items, key=lambda item: (item[0], item[1])))
 
 
+RANKING_REQUEST = "Rank the other participants' answers on this topic, best first."
+_ANSWER_HEADING = re.compile(r"^### Answer ([A-Z]{1,3})$", re.M)
+
+
+def ballot_letters(prompt: str) -> list[str] | None:
+    """The letters a :func:`ranking_prompt` asks to rank, in the order shown; None for any other prompt."""
+    if RANKING_REQUEST not in prompt:
+        return None
+    return _ANSWER_HEADING.findall(prompt) or None
+
+
 def ranking_prompt(seat: Seat, topic: str, labelled: Sequence[tuple[str, str]]) -> str:
     """The prompt of the anonymous peer-ranking round: ``labelled`` is ``(label, answer)`` pairs.
 
@@ -114,7 +126,7 @@ def ranking_prompt(seat: Seat, topic: str, labelled: Sequence[tuple[str, str]]) 
     example = "\n".join(f"{i}. {label} — <one line: why this place>" for i, (label, _t) in enumerate(labelled, 1))
     return "\n\n".join([
         output_limit_line(min(seat.limit, 300)),
-        f"You are {seat.name}. Rank the other participants' answers on this topic, best first. "
+        f"You are {seat.name}. {RANKING_REQUEST} "
         "They are anonymous; judge the content only.",
         "## Topic\n" + topic.strip(),
         "## Answers\n" + answers,

@@ -105,8 +105,12 @@ def _agent_finished(detail: Mapping[str, object]) -> str:
 
 def _agent_started(detail: Mapping[str, object]) -> str:
     if detail.get("role") == "review":
+        # the round's start is its own event (review_started): this one says who reads, so the
+        # timeline never lists "review round 1 started" twice
         seats = _names(detail.get("seats"))
-        return f"{_round(detail)} started" + (f": {seats} reading the work" if seats else "")
+        if not seats:
+            return f"{_round(detail)}: every reviewer had answered"
+        return f"{seats} reading the work ({_round(detail)})"
     return f"{_who(detail)} started"
 
 

@@ -15,6 +15,7 @@ from textual.message import Message
 
 from tunaflow_tui.core.counting import counted
 from tunaflow_tui.core.terminal_text import neutralize
+from tunaflow_tui.viewmodels.glyphs import BRANCH
 from tunaflow_tui.widgets.records.base import RecordCard
 
 
@@ -59,9 +60,9 @@ class AdoptCard(RecordCard):
         return " · ".join(parts)
 
     def headline(self) -> str:
-        """``⎇ Adopted branch 3: label``."""
+        """``↳ Adopted branch 3: label``."""
         label = " ".join(_text(self.meta, "branch_label").split()) or "branch"
-        return f"⎇ Adopted branch {self.meta.get('branch_id', '?')}: {label}"
+        return f"{BRANCH} Adopted branch {self.meta.get('branch_id', '?')}: {label}"
 
     def details(self) -> list[str]:
         """Provenance, the summary, a fallback's note, the diff stat, and the key that opens the branch."""

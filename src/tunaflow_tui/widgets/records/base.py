@@ -10,7 +10,15 @@ from textual.events import Click
 from textual.reactive import reactive
 from textual.widgets import Static
 
-from tunaflow_tui.core.terminal_text import neutralize
+from tunaflow_tui.core.snippet_text import line_runs
+
+#: How a detail line's inline Markdown is drawn (its syntax, backticks and asterisks, is not shown).
+INLINE_STYLES: dict[str, str] = {"": "", "code": "bold", "strong": "bold", "em": "italic"}
+
+
+def rendered_line(line: str) -> Content:
+    """A detail line with its inline Markdown drawn and marker comments left out."""
+    return Content.assemble(*((run.text, INLINE_STYLES[run.style]) for run in line_runs(line)))
 
 
 class RecordCard(Static):
@@ -58,10 +66,10 @@ class RecordCard(Static):
 
     def _draw(self) -> None:
         action = "fold" if self.expanded else "details"
-        text = Content(neutralize(self.headline())) + Content.styled(f"  {self.hint_key}: {action}", "$text-muted")
+        text = rendered_line(self.headline()) + Content.styled(f"  {self.hint_key}: {action}", "$text-muted")
         if self.expanded:
             for line in self.details():
-                text += Content("\n") + Content(neutralize(line))
+                text += Content("\n") + rendered_line(line)
         self.update(text)
 
     def on_click(self, event: Click) -> None:
