@@ -43,17 +43,17 @@ def test_demo_plan_to_done_with_the_keyboard(demo: Callable[[int, int], Any],
     session.send_text("add a word frequency report")
     session.press("Enter")
     # the card, its title and its keys (a card can show a frame before its last lines)
-    session.wait_for(lambda s: "Plan proposal" in s and "a approve" in s and "Add a word-frequency report" in s)
+    session.wait_for(lambda s: "Plan 1 proposal" in s and "a approve" in s and "Add a word-frequency report" in s)
     # The gate holds: nothing is developed until the user approves.
     read_the_card(session, r"a r h e Decide")
-    assert "Review verdict" not in session.screen()
+    assert "review verdict" not in session.screen()
     session.press("a")
-    session.wait_for(lambda s: "Review verdict" in s and re.search(r"\bPASS\b", s, re.IGNORECASE) is not None)
+    session.wait_for(lambda s: "review verdict" in s and re.search(r"\bPASS\b", s, re.IGNORECASE) is not None)
     read_the_card(session, r"a w d( t)?( h)? Decide")
-    assert "Plan done" not in session.screen()
+    assert "Plan 1 done" not in session.screen()
     session.press("a")
     # The plan is listed as done in the sidebar (refreshed after the card shows), and nothing crashed
     # on the way.
-    done = session.wait_for(lambda s: "Plan done" in s and re.search(r"\[done\] Add a word", s) is not None)
+    done = session.wait_for(lambda s: "Plan 1 done" in s and re.search(r"\[done\] Add a word", s) is not None)
     assert "Traceback" not in done
     quit_demo(session)

@@ -40,7 +40,7 @@ def test_wide_characters_keep_the_layout_aligned_at_240x70(
     _assert_aligned(typed, 240)
     session.press("Enter")
     # the sent message stays readable in the chat above the proposal
-    screen = session.wait_for(lambda s: "Plan proposal" in s and KOREAN in s)
+    screen = session.wait_for(lambda s: "Plan 1 proposal" in s and KOREAN in s)
     _assert_aligned(screen, 240)
     quit_demo(session)
 

@@ -74,6 +74,6 @@ def test_open_a_shell_fix_the_setup_and_retry(demo: Callable[[int, int], Any], e
     assert re.search(r"/worktrees/.+/add-a-word-frequency-report", shell_cwd), shell_cwd
 
     _press_until(session, "r", lambda s: QUESTION not in s)
-    verdict = session.wait_for(lambda s: "Review verdict" in s and re.search(r"\bPASS\b", s) is not None)
+    verdict = session.wait_for(lambda s: "review verdict" in s and re.search(r"\bPASS\b", s) is not None)
     assert "Traceback" not in verdict
     quit_demo(session)

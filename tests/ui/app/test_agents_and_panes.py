@@ -134,7 +134,8 @@ async def test_workflow_view_lists_the_plan_with_ticked_subtasks(open_app, at_re
         text = screen_text(app)
         assert "review" in text and "✓  1." in text and "review round 1: pass" in text
         documents = app.screen.query_one("#documents")
-        names = [str(documents.get_option_at_index(i).prompt) for i in range(documents.option_count)]
+        prompts = [documents.get_option_at_index(i).prompt for i in range(documents.option_count)]
+        names = [getattr(prompt, "name", str(prompt)) for prompt in prompts]  # a FileName, cut to its width
         assert "add-a-word-frequency-report-to-textstats.md" in names
         await pilot.press("escape")
         await pilot.pause()

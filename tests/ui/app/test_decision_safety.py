@@ -182,8 +182,8 @@ async def test_verdict_and_done_cards_ignore_keys_while_arming(open_app, arming_
         await idle(pilot, app)
         assert verdict.view.decision is None and phase_and_pending(runtime) == ("review", "review")
         assert "Retry seat" not in screen_text(app)  # no seat failed: the retry key is not offered
-        verdict.focus()  # chosen by the user (like tab): armed at once
-        await pilot.pause()
+        await pilot.press("f2")  # the user asks for the decision: its keys act at once
+        await idle(pilot, app)
         await pilot.press("a")
         await idle(pilot, app)
         done = app.focused
