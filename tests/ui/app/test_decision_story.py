@@ -76,6 +76,7 @@ async def test_the_whole_story_stays_in_the_chat_and_in_export(open_app, at_appr
         revision = next(b for b in app.chat_view.blocks() if b.record is not None)
         assert "Keep the report to three words" in revision.record.headline()
         revision.focus()
+        await settle(pilot, app)  # the chat has scrolled to the focused record before the key
         await pilot.press("enter")
         await until(pilot, lambda: "Decided by you" in screen_text(app), "the unfolded record")
         await until(pilot, lambda: "Proposal (revision 1): Add a word-frequency report" in screen_text(app), "Proposal (revision 1): Add a word-frequency report on screen")
