@@ -37,7 +37,7 @@ def test_a_proposers_or_critics_consensus_block_never_becomes_the_roundtables(ha
     consensus = table.consensus()
     assert consensus is not None and consensus.consensus == ("Split once the migrations settle",)
     brief = table.brief()
-    assert "## Consensus\n**Consensus**\n- Split once the migrations settle" in brief
+    assert "## Consensus\n**Agreed**\n- Split once the migrations settle" in brief
     assert "- Never split" not in brief and "- Split into three modules now" not in brief
     rt.close()
 

@@ -86,6 +86,6 @@ async def test_pane_header_names_the_plan_branch(store: Store, branch_id: int, s
     app = PaneApp(store, branch_id)
     async with app.run_test(size=(100, 10)) as pilot:
         await pilot.pause()
-        header = screen_text(app).splitlines()[0]
+        header = "\n".join(screen_text(app).splitlines()[:2])  # under the pane's titled rule
         assert says in header
         assert "roundtable" not in header
