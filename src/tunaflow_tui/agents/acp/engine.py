@@ -58,7 +58,7 @@ from tunaflow_tui.agents.events import (
     Usage,
 )
 from tunaflow_tui.agents.json_fields import token_count
-from tunaflow_tui.agents.limits import line_limit
+from tunaflow_tui.agents.limits import line_limit, wire_limit
 from tunaflow_tui.agents.process import STDERR_TAIL_BYTES, merged_env, tail_text
 from tunaflow_tui.agents.redaction import masked_events
 from tunaflow_tui.core.processes import LIVE_GROUPS, identify
@@ -70,6 +70,8 @@ from tunaflow_tui.core.turn_marks import MARK_VARIABLE, end_marked, new_mark
 CANCEL_GRACE_S = 2.0
 #: how long a process may take to exit after SIGTERM before the group gets SIGKILL
 KILL_GRACE_S = 2.0
+#: the pipes' read buffer: small, so an agent that floods a pipe nobody reads would block, not fill memory
+READER_LIMIT = 65536
 #: modes tried for each permission profile, first available wins; never one that skips asking
 MODES: dict[PermissionProfile, tuple[str, ...]] = {
     PermissionProfile.READ_ONLY: ("plan", "read-only"),
@@ -129,6 +131,8 @@ class AcpTurn(Turn):
         self._client: TurnClient | None = None
         self._driver: asyncio.Task[None] | None = None
         self._stderr_task: asyncio.Task[None] | None = None
+        self._stdout_task: asyncio.Task[None] | None = None
+        self._overflow = ""
         self._stderr: deque[bytes] = deque()
         self._stderr_size = 0
         self._session_id: str | None = None
@@ -181,7 +185,7 @@ class AcpTurn(Turn):
             self._proc = await asyncio.create_subprocess_exec(
                 *argv, cwd=str(self._request.cwd), env={**self._env, MARK_VARIABLE: self._mark},
                 stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
-                start_new_session=True, limit=line_limit(self._config.max_output_bytes))
+                start_new_session=True, limit=READER_LIMIT)
         except (FileNotFoundError, PermissionError) as exc:
             yield EngineError(ErrorKind.BINARY_MISSING, f"The command {argv[0]!r} cannot be run: {exc.strerror}. "
                                                         f"Install the agent, or set command under "
@@ -202,8 +206,10 @@ class AcpTurn(Turn):
             translator=self.translator, engine=self._engine.name, role=self._request.role,
             broker=self._request.permissions, allowed_commands=self._config.allow_commands,
             on_mode_change=self._mode_changed)
-        assert self._proc.stdin is not None and self._proc.stdout is not None
-        self._conn = acp.connect_to_agent(cast(acp.Client, self._client), self._proc.stdin, self._proc.stdout)
+        assert self._proc.stdin is not None
+        reader = asyncio.StreamReader(limit=READER_LIMIT)
+        self._stdout_task = asyncio.create_task(self._forward_stdout(self._proc, reader))
+        self._conn = acp.connect_to_agent(cast(acp.Client, self._client), self._proc.stdin, reader)
         self._driver = asyncio.create_task(self._drive(self._conn, queue))
         async for event in self._pump(queue):
             yield event
@@ -235,6 +241,10 @@ class AcpTurn(Turn):
                         message += " A permission request nobody answered was cancelled."
                     yield self._error(ErrorKind.TIMEOUT, message)
                     return
+                if self._overflow:
+                    await self._stop(graceful=False)
+                    yield self._error(ErrorKind.OUTPUT_TOO_LARGE, self._overflow)
+                    return
                 if exited_at is None and proc.returncode is not None:
                     exited_at = now
                 if exited_at is not None and now - exited_at > 1.0:
@@ -250,8 +260,13 @@ class AcpTurn(Turn):
                 item = getter.result()
                 getter = None
                 if isinstance(item, _End):
-                    yield self._error(ErrorKind.CANCELLED, "The turn was cancelled.") if self._cancelled \
-                        else item.event
+                    if self._overflow:
+                        await self._stop(graceful=False)
+                        yield self._error(ErrorKind.OUTPUT_TOO_LARGE, self._overflow)
+                    elif self._cancelled:
+                        yield self._error(ErrorKind.CANCELLED, "The turn was cancelled.")
+                    else:
+                        yield item.event
                     return
                 last = time.monotonic()
                 if isinstance(item, TextDelta):
@@ -385,6 +400,26 @@ class AcpTurn(Turn):
         return self._error(ErrorKind.CRASHED, f"The agent reported an error: {message}{detail}.")
 
     # ----------------------------------------------------------------- the process
+    async def _forward_stdout(self, proc: asyncio.subprocess.Process, reader: asyncio.StreamReader) -> None:
+        """Pass the agent's stdout to the SDK, within the line and stream caps every engine has."""
+        assert proc.stdout is not None
+        max_line = line_limit(self._config.max_output_bytes)
+        max_wire = wire_limit(self._config.max_output_bytes)
+        total = line = 0
+        try:
+            while chunk := await proc.stdout.read(READER_LIMIT):
+                total += len(chunk)
+                newline = chunk.rfind(b"\n")
+                line = len(chunk) - newline - 1 if newline >= 0 else line + len(chunk)
+                if line > max_line or total > max_wire:
+                    self._overflow = (f"The agent sent a line longer than {max_line} bytes; it was stopped."
+                                      if line > max_line else
+                                      f"The agent sent more than {max_wire} bytes; it was stopped.")
+                    return
+                reader.feed_data(chunk)
+        finally:
+            reader.feed_eof()
+
     async def _drain_stderr(self, proc: asyncio.subprocess.Process) -> None:
         assert proc.stderr is not None
         decoder = codecs.getincrementaldecoder("utf-8")("replace")
@@ -423,17 +458,34 @@ class AcpTurn(Turn):
         await self._kill_group()
         if driver is not None and not driver.done():
             driver.cancel()
-        for task in (driver, self._stderr_task):
+        for task in (driver, self._stdout_task, self._stderr_task):
             if task is not None:
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     async with asyncio.timeout(2.0):
                         await task
+        await self._close_pipes()
         if client is not None:
             await client.close()
         if conn is not None:
             with contextlib.suppress(Exception):
                 async with asyncio.timeout(2.0):
                     await conn.close()
+
+    async def _close_pipes(self) -> None:
+        """Read what the dead agent left in its pipes (so their transports close) and close its stdin."""
+        proc = self._proc
+        if proc is None:
+            return
+        for stream in (proc.stdout, proc.stderr):
+            if stream is None:
+                continue
+            with contextlib.suppress(TimeoutError, OSError, ValueError):
+                async with asyncio.timeout(1.0):
+                    while await stream.read(READER_LIMIT):
+                        pass
+        if proc.stdin is not None:
+            with contextlib.suppress(OSError):
+                proc.stdin.close()
 
     async def _wait_exit(self, timeout: float) -> bool:
         proc = self._proc
