@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import io
 
 from waiting import until
 
 from tunaflow_tui.agents.permissions import PermissionAnswer, PermissionRequest
 from tunaflow_tui.runtime.events import PermissionAsked, PermissionSettled, RuntimeEvent
+from tunaflow_tui.runtime.headless import ProgressPrinter
 from tunaflow_tui.runtime.permissions import PermissionDesk
 
 REQUEST = PermissionRequest(engine="gemini-acp", role="architect", session_id="s", tool_call_id="t",
@@ -39,3 +41,13 @@ async def test_a_withdrawn_question_closes_and_a_late_answer_is_ignored() -> Non
     assert desk.open_questions() == []
     assert not desk.answer(question.request_id, PermissionAnswer.ALLOW_ONCE)
     assert events[-1] == PermissionSettled("main", question.request_id, None)
+
+
+def test_tunaflow_run_says_a_question_waits_with_nobody_to_answer_it() -> None:
+    out = io.StringIO()
+    hostile = PermissionRequest(engine="gemini-acp", role="developer", session_id="s", tool_call_id="t",
+                                title="Run \x1b[2Jrm -rf build", kind="execute", command="rm -rf build")
+    ProgressPrinter(out)(PermissionAsked("main", 1, hostile))
+    line = out.getvalue()
+    assert "gemini-acp asks before: Run" in line and "cancelled at the idle timeout" in line
+    assert "\x1b" not in line
