@@ -12,6 +12,9 @@ floods stderr, ``{"do": "stderr_text", "text": …}``, ``{"do": "exit", "code": 
 ``{"do": "ignore_term"}`` ignores SIGTERM, ``{"do": "spawn_child"}`` starts a grandchild in its
 group (its pid logged as ``{"child": pid}``).
 
+``FAKE_ACP_CAPTURE`` may name several captures (``os.pathsep`` between them): each start of the agent
+plays the next one, as the turns of a conversation do.
+
 ``FAKE_ACP_SUBST`` (JSON object) replaces strings in what the fake sends, e.g. the capture's
 ``/opt/scratch`` by a file in the test's folder.
 """
@@ -25,8 +28,22 @@ import subprocess
 import sys
 from typing import Any
 
-CAPTURE = os.environ["FAKE_ACP_CAPTURE"]
 LOG = os.environ.get("FAKE_ACP_LOG", "")
+
+
+def _capture() -> str:
+    """The capture for this start: with several (``os.pathsep``-separated), the n-th start plays the n-th."""
+    captures = os.environ["FAKE_ACP_CAPTURE"].split(os.pathsep)
+    if len(captures) == 1 or not LOG:
+        return captures[0]
+    with open(LOG + ".starts", "a+", encoding="utf-8") as starts:
+        starts.seek(0)
+        n = len(starts.read().splitlines())
+        starts.write(f"{os.getpid()}\n")
+    return captures[min(n, len(captures) - 1)]
+
+
+CAPTURE = _capture()
 SUBST: dict[str, str] = json.loads(os.environ.get("FAKE_ACP_SUBST", "{}"))
 #: requests a client may add that the captures do not hold: answered with an empty result
 HARMLESS = {"session/set_mode"}
