@@ -197,3 +197,23 @@ async def test_a_reply_over_the_cap_stops_the_agent(rig: AcpRig) -> None:
     error = events[-1]
     assert isinstance(error, EngineError) and error.kind is ErrorKind.OUTPUT_TOO_LARGE
     assert len(error.partial_text) <= 180_000
+
+
+async def test_cancelling_the_task_that_reads_the_turn_also_tells_the_agent(rig: AcpRig) -> None:
+    entries = [*until_permission(), expect("session/cancel"), answer_from_client(0),
+               result(3, {"stopReason": "cancelled"})]
+    user = NobodyAnswers()
+    turn = rig.engine(entries).start(rig.request(role="architect", profile=PermissionProfile.CHAT, broker=user))
+
+    async def read() -> None:
+        async for _event in turn:
+            pass
+
+    task = asyncio.create_task(read())
+    await until(None, lambda: user.asked, "the permission question")
+    task.cancel()  # what the app does when the user stops the turn
+    await asyncio.gather(task, return_exceptions=True)
+    await turn.cancel()
+    assert "session/cancel" in [m.get("method") for m in rig.received()]
+    assert rig.answers()[0]["result"] == {"outcome": {"outcome": "cancelled"}}
+    assert user.withdrawn

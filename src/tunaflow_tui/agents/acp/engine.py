@@ -160,7 +160,8 @@ class AcpTurn(Turn):
             async for event in masked_events(self._run(), self._registry):
                 yield event
         finally:
-            await self._stop(graceful=False)
+            # the consumer may stop early or its task be cancelled: the agent is told before it is stopped
+            await self._stop(graceful=True)
 
     def _error(self, kind: ErrorKind, message: str) -> EngineError:
         return EngineError(kind, message, stderr_tail=self.stderr_tail(), partial_text=self.translator.text,
