@@ -10,7 +10,8 @@ Beyond the captures, ``"dir": "!"`` lines make the fake hostile: ``{"do": "stder
 floods stderr, ``{"do": "stderr_text", "text": …}``, ``{"do": "exit", "code": n}`` dies mid-turn,
 ``{"do": "hang"}`` keeps reading (and logging) without answering and never exits on EOF,
 ``{"do": "ignore_term"}`` ignores SIGTERM, ``{"do": "spawn_child"}`` starts a grandchild in its
-group (its pid logged as ``{"child": pid}``).
+group (its pid logged as ``{"child": pid}``), ``{"do": "stamp", "label": …}`` logs the time the next line
+leaves (for benches).
 
 ``FAKE_ACP_CAPTURE`` may name several captures (``os.pathsep`` between them): each start of the agent
 plays the next one, as the turns of a conversation do.
@@ -26,6 +27,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from typing import Any
 
 LOG = os.environ.get("FAKE_ACP_LOG", "")
@@ -139,6 +141,8 @@ def act(entry: dict[str, Any]) -> None:
         hang()
     elif what == "ignore_term":
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    elif what == "stamp":  # when the next line leaves, for benches
+        log({"stamp": entry["label"], "t": time.time()})
     elif what == "spawn_child":
         child = subprocess.Popen([sys.executable, "-c", "import time\nwhile True: time.sleep(1)"],
                                  stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
