@@ -105,3 +105,9 @@ async def test_gemini_without_a_key_fails_at_the_session(rig: AcpRig) -> None:
     error = events[-1]
     assert isinstance(error, EngineError) and error.kind is ErrorKind.NOT_LOGGED_IN
     assert "Gemini API key is missing" in error.message and "Gemini API key" in error.message
+
+
+async def test_a_configured_model_is_said_not_to_reach_the_agent(rig: AcpRig) -> None:
+    events = await collect(rig.engine(capture("gemini-ok"), model="gemini-2.5-pro").start(rig.request()))
+    assert isinstance(events[-1], FinalMessage)
+    assert any(isinstance(e, Notice) and "'gemini-2.5-pro' is not sent" in e.message for e in events)

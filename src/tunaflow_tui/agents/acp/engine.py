@@ -52,6 +52,7 @@ from tunaflow_tui.agents.events import (
     EngineEvent,
     ErrorKind,
     FinalMessage,
+    Notice,
     ProcessStarted,
     SessionStarted,
     TextDelta,
@@ -296,6 +297,9 @@ class AcpTurn(Turn):
             session_id, modes = await self._open_session(conn, caps, queue)
             self._session_id = session_id
             queue.put_nowait(SessionStarted(session_id))
+            if self._config.model:
+                queue.put_nowait(Notice(f"model = {self._config.model!r} is not sent to an ACP agent: choose its "
+                                        "model in the agent's own settings.", "warning"))
             await self._choose_mode(conn, session_id, modes)
             blocks: list[TextContentBlock | ImageContentBlock | AudioContentBlock | ResourceContentBlock
                          | EmbeddedResourceContentBlock] = []
