@@ -90,3 +90,18 @@ async def test_an_agent_asking_for_a_file_outside_gets_an_error_not_the_file(rig
     assert "error" in answers[0] and "do not leak" not in str(answers)
     assert answers[1]["result"]["outcome"] == {"outcome": "selected", "optionId": "cancel"}  # policy: outside → deny
     assert secret.read_text() == "do not leak"
+
+
+def test_a_role_that_asks_writes_only_what_was_allowed(folder: Path) -> None:
+    files = ScopedFiles(folder, writable=True, needs_grant=True)
+    allowed, other = folder / "src" / "a.py", folder / "src" / "b.py"
+    with pytest.raises(RequestError):
+        files.write(str(allowed), "early")
+    files.grant([str(allowed), "/etc/passwd"])
+    files.write(str(allowed), "granted")
+    assert allowed.read_text() == "granted"
+    with pytest.raises(RequestError):
+        files.write(str(other), "not asked")
+    with pytest.raises(RequestError):
+        files.write("/etc/passwd", "outside stays outside")
+    assert not other.exists()

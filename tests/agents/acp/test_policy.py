@@ -102,6 +102,9 @@ async def test_the_architect_user_answer_reaches_the_agent_as_its_own_option(
     assert len(user.asked) == 1 and user.asked[0].paths == (str(target),)
     outcome = next(a for a in rig.answers() if "outcome" in (a.get("result") or {}))["result"]["outcome"]
     assert outcome == {"outcome": "selected", "optionId": option}
+    # the agent writes through tunaflow after the question whatever the answer (as captured): only a yes writes
+    written = target.read_text() == "written by fake model\n"
+    assert written is (answer is not PermissionAnswer.DENY)
 
 
 async def test_allow_always_holds_for_the_rest_of_the_session(rig: AcpRig) -> None:
@@ -121,3 +124,17 @@ async def test_allow_always_holds_for_the_rest_of_the_session(rig: AcpRig) -> No
     assert len(user.asked) == 1
     outcomes = [a["result"]["outcome"]["optionId"] for a in rig.answers() if "outcome" in (a.get("result") or {})]
     assert outcomes == ["allow_always", "allow"]
+
+
+async def test_an_architect_agent_that_writes_without_asking_is_refused(rig: AcpRig) -> None:
+    target = rig.cwd / "notes.txt"
+    target.write_text("old content\n")
+    rig.subst = {"/opt/scratch": str(target)}
+    entries = capture("gemini-tool-existing")
+    asking = next(n for n, e in enumerate(entries) if e["msg"].get("method") == "session/request_permission")
+    del entries[asking : asking + 2]  # the agent skips the question and writes
+    events = await collect(rig.engine(entries).start(rig.request(role="architect", profile=PermissionProfile.CHAT,
+                                                                 broker=Answers())))
+    assert isinstance(events[-1], FinalMessage)
+    assert target.read_text() == "old content\n"
+    assert rig.answers()[-1]["error"]["data"]["reason"] == "writing it was not allowed"

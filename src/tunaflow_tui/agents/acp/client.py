@@ -104,6 +104,8 @@ class TurnClient:
         option_id = option_for(answer, [(o.option_id, o.kind) for o in options])
         if option_id is None:
             return CANCELLED
+        if answer is not PermissionAnswer.DENY:
+            self.files.grant(request.paths)  # what was allowed may now be written through tunaflow
         return RequestPermissionResponse(outcome=AllowedOutcome(option_id=option_id, outcome="selected"))
 
     async def _ask(self, request: PermissionRequest) -> PermissionAnswer | None:

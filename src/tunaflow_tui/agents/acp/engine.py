@@ -204,7 +204,8 @@ class AcpTurn(Turn):
         profile = self._request.profile
         self._client = TurnClient(
             sink=queue.put_nowait,
-            files=ScopedFiles(self._request.cwd, writable=profile is not PermissionProfile.READ_ONLY),
+            files=ScopedFiles(self._request.cwd, writable=profile is not PermissionProfile.READ_ONLY,
+                              needs_grant=profile is PermissionProfile.CHAT),
             translator=self.translator, engine=self._engine.name, role=self._request.role,
             broker=self._request.permissions, allowed_commands=self._config.allow_commands,
             on_mode_change=self._mode_changed)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
 from acp import RequestError
@@ -19,12 +20,25 @@ MAX_FILE_BYTES = 20_000_000
 
 
 class ScopedFiles:
-    """File access for one turn: reads inside ``root``; writes too when ``writable``."""
+    """File access for one turn: reads inside ``root``; writes too when ``writable``.
 
-    def __init__(self, root: Path, *, writable: bool) -> None:
+    With ``needs_grant`` (a role that asks before it changes anything), a file may be written only
+    once a permission request naming it was allowed: an agent told no, or that never asked, cannot
+    write through tunaflow.
+    """
+
+    def __init__(self, root: Path, *, writable: bool, needs_grant: bool = False) -> None:
         """Fence access to ``root`` (resolved once, so a later symlink swap of the root changes nothing)."""
         self.root = root.resolve()
         self.writable = writable
+        self.needs_grant = needs_grant
+        self._granted: set[Path] = set()
+
+    def grant(self, paths: Iterable[str]) -> None:
+        """Let the files an allowed permission request named be written (those inside the folder)."""
+        for path in paths:
+            with contextlib.suppress(RequestError):
+                self._granted.add(self.resolve(path))
 
     def resolve(self, path: str) -> Path:
         """The resolved path for ``path``; RequestError when it is relative or leads outside the folder."""
@@ -58,6 +72,8 @@ class ScopedFiles:
         if not self.writable:
             raise RequestError.invalid_params({"path": path, "reason": "this role may not write files"})
         resolved = self.resolve(path)
+        if self.needs_grant and resolved not in self._granted:
+            raise RequestError.invalid_params({"path": path, "reason": "writing it was not allowed"})
         if ".git" in resolved.relative_to(self.root).parts:
             raise RequestError.invalid_params({"path": path, "reason": "git's own files are not writable"})
         data = content.encode("utf-8")
