@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import copy
+import json
 from pathlib import Path
 
 import pytest
-from acp_rig import AcpRig, capture, collect
+from acp_rig import AcpRig, capture, collect, expect, result
 
 from tunaflow_tui.agents.acp.policy import Verdict, command_allowed, option_for, role_verdict
 from tunaflow_tui.agents.base import PermissionProfile
@@ -138,3 +139,23 @@ async def test_an_architect_agent_that_writes_without_asking_is_refused(rig: Acp
     assert isinstance(events[-1], FinalMessage)
     assert target.read_text() == "old content\n"
     assert rig.answers()[-1]["error"]["data"]["reason"] == "writing it was not allowed"
+
+
+async def test_allow_always_outlives_the_turn_while_the_session_goes_on(rig: AcpRig) -> None:
+    rig.subst = {"/opt/scratch": str(rig.cwd / "notes.txt")}
+    entries = capture("claude-fake-write-allow")
+    engine = rig.engine(entries)
+    user = Answers(PermissionAnswer.ALLOW_ALWAYS)
+    chat = {"role": "architect", "profile": PermissionProfile.CHAT, "broker": user}
+    assert isinstance((await collect(engine.start(rig.request(**chat))))[-1], FinalMessage)
+    sid = "d8e94d92-1001-422c-a1d8-b51cfb5599a5"
+    i = next(n for n, e in enumerate(entries) if e["msg"].get("method") == "session/prompt")
+    again = [*entries[:2], expect("session/resume", 2), result(2, {}), *entries[i:]]
+    engine.config = engine.config.model_copy(update={"env": {**engine.config.env, "FAKE_ACP_CAPTURE": str(
+        rig.root / "again.jsonl")}})
+    (rig.root / "again.jsonl").write_text("".join(json.dumps(e) + "\n" for e in again))
+    events = await collect(engine.start(rig.request(resume=sid, **chat)))
+    assert isinstance(events[-1], FinalMessage)
+    assert len(user.asked) == 1  # the second turn's write was not asked again
+    outcomes = [a["result"]["outcome"]["optionId"] for a in rig.answers() if "outcome" in (a.get("result") or {})]
+    assert outcomes == ["allow_always", "allow"]

@@ -48,6 +48,7 @@ class TurnClient:
         broker: PermissionBroker | None,
         allowed_commands: Sequence[str] = (),
         on_mode_change: Callable[[str], Awaitable[None]] | None = None,
+        always: Callable[[str], set[str]] | None = None,
     ) -> None:
         """Wire the client to the turn's event queue and fences."""
         self._sink = sink
@@ -60,7 +61,9 @@ class TurnClient:
         self._on_mode_change = on_mode_change
         self._waiting: set[asyncio.Future[PermissionAnswer | None]] = set()
         self._asking: set[asyncio.Task[PermissionAnswer | None]] = set()
-        self._always: set[str] = set()  # tool kinds the user allowed for the rest of the session
+        kept: dict[str, set[str]] = {}
+        # tool kinds the user allowed for the rest of an agent session (which outlives the turn)
+        self._always = always or (lambda session_id: kept.setdefault(session_id, set()))
         self.closed = False
 
     @property
@@ -93,12 +96,12 @@ class TurnClient:
         if verdict is Verdict.DENY:
             self._sink(Notice(shorten(f"tunaflow refused {request.title} for the {self._role}: "
                                       f"{_why_denied(request)}.", 200), "warning"))
-        elif answer is None and request.kind in self._always:
+        elif answer is None and request.kind in self._always(session_id):
             answer = PermissionAnswer.ALLOW_ONCE
         elif answer is None:
             answer = await self._ask(request)
             if answer is PermissionAnswer.ALLOW_ALWAYS:
-                self._always.add(request.kind)
+                self._always(session_id).add(request.kind)
         if answer is None:
             return CANCELLED
         option_id = option_for(answer, [(o.option_id, o.kind) for o in options])

@@ -106,6 +106,11 @@ class AcpEngine(Engine):
         self.config = config
         self.name = config.name or "acp"
         self.type = "acp"
+        self._always: dict[str, set[str]] = {}
+
+    def always_allowed(self, session_id: str) -> set[str]:
+        """The tool kinds the user allowed for the rest of agent session ``session_id`` (kept across turns)."""
+        return self._always.setdefault(session_id, set())
 
     def argv(self) -> list[str]:
         """The agent's command line: ``command`` split like a shell would (never run by one), then extra_args."""
@@ -208,7 +213,7 @@ class AcpTurn(Turn):
                               needs_grant=profile is PermissionProfile.CHAT),
             translator=self.translator, engine=self._engine.name, role=self._request.role,
             broker=self._request.permissions, allowed_commands=self._config.allow_commands,
-            on_mode_change=self._mode_changed)
+            on_mode_change=self._mode_changed, always=self._engine.always_allowed)
         assert self._proc.stdin is not None
         reader = asyncio.StreamReader(limit=READER_LIMIT)
         self._stdout_task = asyncio.create_task(self._forward_stdout(self._proc, reader))
