@@ -217,3 +217,20 @@ async def test_cancelling_the_task_that_reads_the_turn_also_tells_the_agent(rig:
     assert "session/cancel" in [m.get("method") for m in rig.received()]
     assert rig.answers()[0]["result"] == {"outcome": {"outcome": "cancelled"}}
     assert user.withdrawn
+
+
+async def test_the_stream_ends_only_once_the_cancelled_agent_is_gone(rig: AcpRig) -> None:
+    entries = [*until_prompt(capture("codex-fake-ok")), act("ignore_term"), act("spawn_child"), act("hang")]
+    turn = rig.engine(entries).start(rig.request())
+    events: list[EngineEvent] = []
+
+    async def read() -> None:
+        events.extend([e async for e in turn])
+
+    reading = asyncio.create_task(read())
+    await until(None, lambda: rig.logged("child"), "the agent's child")
+    cancelling = asyncio.create_task(turn.cancel())  # the stop takes seconds: the agent ignores both asks
+    await asyncio.wait_for(reading, 60)
+    agent = next(e.pid for e in events if isinstance(e, ProcessStarted))
+    assert not alive(agent) and not alive(rig.logged("child")[0])  # at once, no waiting
+    await cancelling

@@ -145,7 +145,7 @@ class AcpTurn(Turn):
         self._wanted_mode: str | None = None
         self._cancelled = False
         self._started = False
-        self._stopped = False
+        self._stopping: asyncio.Future[None] | None = None
         self.translator = UpdateTranslator(request.cwd)
 
     def __aiter__(self) -> AsyncIterator[EngineEvent]:
@@ -453,10 +453,16 @@ class AcpTurn(Turn):
         return tail_text(b"".join(self._stderr)[-STDERR_TAIL_BYTES:])
 
     async def _stop(self, *, graceful: bool) -> None:
-        """End the turn's agent: ``session/cancel`` first when ``graceful``, then the process group."""
-        if self._stopped:
-            return
-        self._stopped = True
+        """End the turn's agent: ``session/cancel`` first when ``graceful``, then the process group.
+
+        Every caller (cancel, a timeout, the stream's end) waits for the one stop, so none goes on
+        while the agent still runs; a caller cancelled meanwhile does not interrupt it.
+        """
+        if self._stopping is None:
+            self._stopping = asyncio.ensure_future(self._stop_once(graceful))
+        await asyncio.shield(self._stopping)
+
+    async def _stop_once(self, graceful: bool) -> None:
         client, conn, driver = self._client, self._conn, self._driver
         if graceful and conn is not None and self._session_id and driver is not None and not driver.done():
             with contextlib.suppress(Exception):
