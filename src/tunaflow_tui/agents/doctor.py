@@ -157,7 +157,6 @@ def _check_acp(report: DoctorReport, name: str, command: str, env: Mapping[str, 
         report.add("engines", name, INFO, f"{argv[0] if argv else 'no command'} not found",
                    f"install the ACP agent, or set command = \"/path/to/agent --flags\" under [engines.{name}]")
         return
-    report.engines_found.append(name)
     result = probe_sync([exe, *argv[1:]], env, PROBE_TIMEOUT_S)
     if not result.agent:
         why = f"{result.problem}{': ' + result.stderr if result.stderr else ''}"
