@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
 from acp_rig import AcpRig, capture, collect
 
-from tunaflow_tui.agents.base import PermissionProfile
+from tunaflow_tui.agents.acp.engine import AcpEngine
+from tunaflow_tui.agents.base import PermissionProfile, TurnRequest
 from tunaflow_tui.agents.events import (
     EngineError,
     ErrorKind,
@@ -16,6 +20,7 @@ from tunaflow_tui.agents.events import (
     ToolUse,
     Usage,
 )
+from tunaflow_tui.core.settings.engines import EngineConfig
 
 
 async def test_gemini_reply_streams_in_order_with_its_session_and_usage(rig: AcpRig) -> None:
@@ -111,3 +116,16 @@ async def test_a_configured_model_is_said_not_to_reach_the_agent(rig: AcpRig) ->
     events = await collect(rig.engine(capture("gemini-ok"), model="gemini-2.5-pro").start(rig.request()))
     assert isinstance(events[-1], FinalMessage)
     assert any(isinstance(e, Notice) and "'gemini-2.5-pro' is not sent" in e.message for e in events)
+
+
+@pytest.mark.parametrize(("command", "kind", "words"), [
+    ("/nonexistent/claude-agent-acp", ErrorKind.BINARY_MISSING, "cannot be run"),
+    ("gemini --acp 'unclosed", ErrorKind.BAD_REQUEST, "cannot be read"),
+    ("", ErrorKind.BAD_REQUEST, "has no command"),
+])
+async def test_a_command_that_cannot_start_is_a_clear_error(tmp_path: Path, command: str, kind: ErrorKind,
+                                                           words: str) -> None:
+    engine = AcpEngine(EngineConfig(name="broken", type="acp", command=command))
+    events = await collect(engine.start(TurnRequest(prompt="hi", cwd=tmp_path)))
+    assert len(events) == 1 and isinstance(events[0], EngineError)
+    assert events[0].kind is kind and words in events[0].message and "[engines.broken]" in events[0].message

@@ -181,7 +181,7 @@ class AcpTurn(Turn):
             argv = self._engine.argv()
         except ValueError as exc:
             yield EngineError(ErrorKind.BAD_REQUEST, f"The command of engine {self._engine.name!r} cannot be "
-                                                     f"read: {exc}.")
+                                                     f"read: {exc}; fix command under [engines.{self._engine.name}].")
             return
         if not argv:
             yield EngineError(ErrorKind.BAD_REQUEST, f"Engine {self._engine.name!r} has no command; set command = "
