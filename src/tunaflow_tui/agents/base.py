@@ -9,6 +9,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from tunaflow_tui.agents.events import EngineEvent
+from tunaflow_tui.agents.permissions import PermissionBroker
 
 
 class PermissionProfile(StrEnum):
@@ -33,6 +34,9 @@ class TurnRequest:
     extra_env: dict[str, str] = field(default_factory=dict)
     #: with the EDIT profile: may the agent push? (each CLI's own permission mechanism says no otherwise)
     allow_push: bool = False
+    #: who answers the agent's permission requests the role policy leaves open (ACP engines); None: nobody,
+    #: so such requests are cancelled
+    permissions: PermissionBroker | None = field(default=None, compare=False)
 
 
 class Turn(abc.ABC):
@@ -52,7 +56,7 @@ class Engine(abc.ABC):
 
     #: the engine's configured name (e.g. ``claude-sonnet``)
     name: str
-    #: the engine type (claude, codex, gemini, openai-compatible, ollama, pty, demo)
+    #: the engine type (claude, codex, gemini, openai-compatible, ollama, pty, acp, demo)
     type: str
 
     @abc.abstractmethod

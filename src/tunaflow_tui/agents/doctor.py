@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import shutil
 import sqlite3
 import subprocess
@@ -142,6 +143,37 @@ def _check_cli(report: DoctorReport, label: str, cli: str, command: str, env: Ma
         report.add("flags", label, OK, "all flags tunaflow uses are supported")
 
 
+def _check_acp(report: DoctorReport, name: str, command: str, env: Mapping[str, str]) -> None:
+    """An ACP agent: is it there, who is it, and can it open a session (else: how to sign in)."""
+    from tunaflow_tui.agents.acp.probe import probe_sync
+
+    try:
+        argv = shlex.split(command)
+    except ValueError as exc:
+        report.add("engines", name, WARN, f"the command cannot be read: {exc}", f"fix command under [engines.{name}]")
+        return
+    exe = find_executable(argv[0], env) if argv else None
+    if exe is None:
+        report.add("engines", name, INFO, f"{argv[0] if argv else 'no command'} not found",
+                   f"install the ACP agent, or set command = \"/path/to/agent --flags\" under [engines.{name}]")
+        return
+    result = probe_sync([exe, *argv[1:]], env, PROBE_TIMEOUT_S)
+    if not result.agent:
+        why = f"{result.problem}{': ' + result.stderr if result.stderr else ''}"
+        report.add("engines", name, WARN, f"{exe}: {why}", f"run `{command}` by hand to see what it needs")
+        return
+    report.add("engines", name, OK, f"{exe} (ACP: {result.agent})")
+    methods = "; ".join(result.auth_methods)
+    if result.session_ok:
+        report.add("credentials", name, OK, "the agent opens a session" + (f" (sign-in: {methods})" if methods else ""))
+    elif result.needs_sign_in:
+        report.add("credentials", name, WARN, f"not signed in: {result.problem}",
+                   f"sign in with one of: {methods}" if methods else "sign in as the agent's documentation says")
+    else:
+        report.add("credentials", name, WARN, f"a session does not open: {result.problem}",
+                   f"sign in with one of: {methods}" if methods else "")
+
+
 def _configured_engines(report: DoctorReport, project_dir: Path | None) -> dict[str, tuple[str, str]]:
     """Configured engines as name → (type, command); adds the role assignments to the report."""
     try:
@@ -268,6 +300,9 @@ def run_doctor(project_dir: Path | None = None, env: Mapping[str, str] | None = 
             probes[name] = (etype, command)
     for label, (cli, command) in probes.items():
         _check_cli(report, label, cli, command, env, home)
+    for name, (etype, command) in sorted(configured.items()):
+        if etype == "acp":
+            _check_acp(report, name, command, env)
     if not report.engines_found:
         report.add("engines", "demo", INFO, "no agent CLI found: the built-in demo engine will be used",
                    "install claude, codex or gemini; try `tunaflow demo` meanwhile")

@@ -19,6 +19,7 @@ ENGINE_CLASSES: dict[str, tuple[str, str]] = {
     "openai-compatible": ("tunaflow_tui.agents.openai_compat", "OpenAICompatEngine"),
     "ollama": ("tunaflow_tui.agents.ollama", "OllamaEngine"),
     "pty": ("tunaflow_tui.agents.pty_engine", "PtyEngine"),
+    "acp": ("tunaflow_tui.agents.acp.engine", "AcpEngine"),
     "demo": ("tunaflow_tui.agents.demo", "DemoEngine"),
 }
 """Engine type → (module, class); every class takes one ``EngineConfig``."""

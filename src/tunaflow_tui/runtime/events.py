@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from tunaflow_tui.agents.permissions import PermissionAnswer, PermissionRequest
 from tunaflow_tui.core.turns import ToolLine
 
 
@@ -126,8 +127,26 @@ class MemoryProgress:
         return f"Memory: {self.total:,} messages searchable."
 
 
+@dataclass(frozen=True, slots=True)
+class PermissionAsked:
+    """An agent asks before it uses a tool; answer with :meth:`~.permissions.PermissionDesk.answer`."""
+
+    conversation_id: str
+    request_id: int
+    request: PermissionRequest
+
+
+@dataclass(frozen=True, slots=True)
+class PermissionSettled:
+    """A permission question closed: answered, or withdrawn (``answer`` None: cancelled or timed out)."""
+
+    conversation_id: str
+    request_id: int
+    answer: PermissionAnswer | None
+
+
 RuntimeEvent = (
     MessageStarted | MessageDelta | MessageActivity | ToolActivity | NoticeRaised | MessageFinished | MessageAdded | PlanChanged
-    | Progress | ProjectTestsRunning | MemoryProgress
+    | Progress | ProjectTestsRunning | MemoryProgress | PermissionAsked | PermissionSettled
 )
 Observer = Callable[[RuntimeEvent], None]

@@ -28,6 +28,7 @@ from tunaflow_tui.runtime.events import (
     MessageFinished,
     MessageStarted,
     NoticeRaised,
+    PermissionAsked,
     PlanChanged,
     Progress,
     RuntimeEvent,
@@ -94,6 +95,9 @@ class ProgressPrinter:
             return f"  ! reply {event.status}: {event.error_message or ''}".rstrip()
         if isinstance(event, NoticeRaised) and event.level == "warning":
             return f"  ! {event.text}"
+        if isinstance(event, PermissionAsked):  # nobody can answer here: the idle timeout will cancel it
+            return (f"  ! {event.request.engine} asks before: {event.request.title} — answer it in the app, "
+                    "or allow such commands with allow_commands; unanswered, it is cancelled at the idle timeout")
         return None
 
 

@@ -55,6 +55,7 @@ from tunaflow_tui.runtime.events import (
     RuntimeEvent,
 )
 from tunaflow_tui.runtime.memory import ProjectMemory
+from tunaflow_tui.runtime.permissions import PermissionDesk
 from tunaflow_tui.runtime.shared_guard import SharedGitGuard
 
 if TYPE_CHECKING:
@@ -102,6 +103,8 @@ class WorkflowRuntime:
         self.shared_guard = SharedGitGuard(self.project_dir, lambda: self.is_git, self.emit)
         """Puts git's shared hooks and configuration back after turns outside a plan's own guard."""
         self.runner = TurnRunner(self.store, self.emit, self.shared_guard)
+        self.permissions = PermissionDesk(self.emit)
+        """Questions agents ask before they use a tool (ACP engines), open until answered."""
         self.memory = ProjectMemory(self.store, settings, self.emit, embedder=embedder)
         self.context = ContextBuilder(self)
         self.last_sent: SentPack | None = None
@@ -344,6 +347,7 @@ class WorkflowRuntime:
             resume_session_id=resume,
             fork=fork,
             allow_push=self.settings.workflow.allow_push,
+            permissions=self.permissions.broker(conversation_id),
         )
         self.progress(f"{role} ({engine.name}) is working…")
         result = await self.runner.run(

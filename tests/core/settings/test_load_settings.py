@@ -209,3 +209,14 @@ def test_misspelled_table_in_the_user_file_is_refused_too(config_home: Path) -> 
     with pytest.raises(SettingsError, match=r"did you mean \[roles\]") as info:
         load_settings()
     assert str(path) in str(info.value)
+
+
+def test_acp_agents_found_on_path_are_offered_as_engines_without_taking_roles(
+    config_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _fake_bins(tmp_path, monkeypatch, "gemini", "codex-acp", "claude-code-acp")
+    settings = load_settings()
+    offered = {name: (e.effective_type, e.command) for name, e in settings.engines.items() if e.type == "acp"}
+    assert offered == {"gemini-acp": ("acp", "gemini --acp"), "codex-acp": ("acp", "codex-acp"),
+                       "claude-acp": ("acp", "claude-code-acp")}
+    assert {settings.roles.engine_name(r) for r in ROLE_NAMES} == {"gemini"}

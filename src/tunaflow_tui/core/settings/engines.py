@@ -24,6 +24,9 @@ class EngineConfig(BaseModel):
     base_url: str = ""  # openai-compatible / ollama
     api_key_env: str = ""  # name of an env var holding the key (never the key itself)
     env: dict[str, str] = Field(default_factory=dict)
+    # acp engine: the Developer's shell commands that run without asking (a command line that starts with one
+    # of these words, e.g. "pytest" or "git status"); empty: every command is asked
+    allow_commands: list[str] = Field(default_factory=list)
     # pty engine
     prompt_pattern: str = ""
     idle_end_s: Number = Field(default=2.0, gt=0, allow_inf_nan=False)

@@ -46,6 +46,24 @@ def installed_vendor_clis() -> list[str]:
     return [name for name in VENDOR_CLIS if shutil.which(name) is not None]
 
 
+ACP_AGENTS: tuple[tuple[str, str, str], ...] = (
+    ("claude-acp", "claude-agent-acp", "claude-agent-acp"),
+    ("claude-acp", "claude-code-acp", "claude-code-acp"),
+    ("codex-acp", "codex-acp", "codex-acp"),
+    ("gemini-acp", "gemini", "gemini --acp"),
+)
+"""Agents that speak ACP: (engine name offered, binary looked up on PATH, command), first found wins per name."""
+
+
+def installed_acp_agents() -> dict[str, str]:
+    """The ACP agents found on PATH, as engine name → command (``gemini-acp`` → ``gemini --acp``)."""
+    found: dict[str, str] = {}
+    for name, binary, command in ACP_AGENTS:
+        if name not in found and shutil.which(binary) is not None:
+            found[name] = command
+    return found
+
+
 def default_roles(installed: list[str]) -> dict[str, str]:
     """Roles for the installed CLIs: reviewer and verifier on two different vendors where possible."""
     if not installed:
@@ -59,6 +77,8 @@ def default_roles(installed: list[str]) -> dict[str, str]:
 
 def _defaults() -> dict[str, Any]:
     engines: dict[str, Any] = {name: {} for name in (*VENDOR_CLIS, "demo")}
+    # offered, not assigned: a role runs on an ACP agent once the user names it under [roles]
+    engines.update({name: {"type": "acp", "command": command} for name, command in installed_acp_agents().items()})
     return {
         "roles": default_roles(installed_vendor_clis()),
         "engines": engines,

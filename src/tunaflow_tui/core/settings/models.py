@@ -15,7 +15,7 @@ from tunaflow_tui.core.settings.trust import ProjectTrust
 ROLE_NAMES: tuple[str, ...] = ("architect", "developer", "reviewer", "verifier", "synthesizer", "summarizer")
 """Every role that is assigned an engine."""
 
-ENGINE_TYPES: tuple[str, ...] = ("claude", "codex", "gemini", "openai-compatible", "ollama", "pty", "demo")
+ENGINE_TYPES: tuple[str, ...] = ("claude", "codex", "gemini", "openai-compatible", "ollama", "pty", "acp", "demo")
 """Every engine type tunaflow can run."""
 
 

@@ -29,7 +29,8 @@ from typing import Any
 from tunaflow_tui.core.config_paths import APP_NAME
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")  # a hostile table name must not drive the terminal
-ENGINE_COMMAND_KEYS: tuple[str, ...] = ("command", "extra_args", "env", "base_url", "api_key_env")
+ENGINE_COMMAND_KEYS: tuple[str, ...] = ("command", "extra_args", "env", "base_url", "api_key_env",
+                                        "allow_commands")
 WORKFLOW_COMMAND_KEYS: tuple[str, ...] = ("test_command", "worktree_setup", "worktree_root", "allow_push")
 
 

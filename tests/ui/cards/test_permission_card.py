@@ -1,0 +1,103 @@
+"""The permission card: an agent's question shown with its file and change, answered by key or withdrawn."""
+
+from __future__ import annotations
+
+import asyncio
+
+from textual.app import App, ComposeResult
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+from waiting import until
+
+from tunaflow_tui.agents.permissions import PermissionAnswer, PermissionRequest
+from tunaflow_tui.controllers.permissions import PermissionCards, PermissionCardView
+from tunaflow_tui.runtime.events import RuntimeEvent
+from tunaflow_tui.runtime.permissions import PermissionDesk
+from tunaflow_tui.widgets.arming import ArmedCard
+from tunaflow_tui.widgets.permission_card import PermissionAnswered, PermissionCard
+
+DIFF = "--- /w/notes.md\n+++ /w/notes.md\n@@ -1 +1 @@\n-old content\n+written by \x1b[31mfake model\n"
+REQUEST = PermissionRequest(engine="gemini-acp", role="architect", session_id="s", tool_call_id="t",
+                            title="Writing to notes.md", kind="edit", paths=("/w/notes.md",), diff=DIFF)
+
+
+class DeskApp(App[None]):
+    """The runtime's desk, the controller, and a column of cards."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.desk = PermissionDesk(self.on_runtime_event)
+        self.cards = PermissionCards(self, self.desk)
+        self.told: list[str] = []
+
+    def on_runtime_event(self, event: RuntimeEvent) -> None:
+        self.cards.on_runtime_event(event)
+
+    def compose(self) -> ComposeResult:
+        yield VerticalScroll(id="cards")
+
+    def show_permission(self, view: PermissionCardView) -> None:
+        card = PermissionCard(view, id=f"permission-{view.request_id}")
+        self.query_one("#cards").mount(card)
+        card.focus()
+
+    def update_permission(self, view: PermissionCardView) -> None:
+        self.query_one(f"#permission-{view.request_id}", PermissionCard).view = view
+
+    def tell(self, text: str) -> None:
+        self.told.append(text)
+
+    def on_permission_answered(self, message: PermissionAnswered) -> None:
+        self.cards.answer(message.request_id, message.answer)
+
+
+def card_text(app: DeskApp) -> str:
+    return "\n".join(str(static.render()) for static in app.query_one(PermissionCard).query(Static))
+
+
+async def test_a_question_shows_as_a_card_and_its_key_answers_the_agent() -> None:
+    app = DeskApp()
+    async with app.run_test() as pilot:
+        asking = asyncio.create_task(app.desk.broker("main").decide(REQUEST))
+        await until(pilot, lambda: app.query(PermissionCard), "the card")
+        text = card_text(app)
+        assert "gemini-acp (Architect) asks: Writing to notes.md" in text
+        assert "/w/notes.md" in text and "-old content" in text and "+written by" in text
+        assert "\x1b" not in text
+        assert "o allow once · a allow for this session · n deny" in text
+        await pilot.press("a")
+        assert await asyncio.wait_for(asking, 10) is PermissionAnswer.ALLOW_ALWAYS
+        await until(pilot, lambda: "allowed for the rest of this session" in card_text(app), "the answer on the card")
+        assert "allow once" not in card_text(app)
+
+
+async def test_a_withdrawn_question_says_so_and_a_late_key_changes_nothing() -> None:
+    app = DeskApp()
+    async with app.run_test() as pilot:
+        asking = asyncio.create_task(app.desk.broker("main").decide(REQUEST))
+        await until(pilot, lambda: app.query(PermissionCard), "the card")
+        asking.cancel()  # the turn was cancelled, or its idle timeout ended it
+        await asyncio.gather(asking, return_exceptions=True)
+        await until(pilot, lambda: "turn ended" in card_text(app), "the card to say the question is over")
+        await pilot.press("o")
+        await pilot.pause()
+        assert app.query_one(PermissionCard).view.state == "withdrawn"
+        assert app.desk.open_questions() == []
+
+
+async def test_keys_wait_for_arming_when_the_card_took_the_focus_on_its_own() -> None:
+    app = DeskApp()
+    async with app.run_test() as pilot:
+        asking = asyncio.create_task(app.desk.broker("main").decide(REQUEST))
+        await until(pilot, lambda: app.query(PermissionCard), "the card")
+        card = app.query_one(PermissionCard)
+        card.blur()
+        await pilot.pause()
+        card.focus_on_its_own(arming=60)
+        await pilot.pause()
+        await pilot.press("o")  # typed while the card appeared: no answer
+        await pilot.pause()
+        assert not asking.done()
+        assert isinstance(card, ArmedCard) and not card.is_armed
+        asking.cancel()
+        await asyncio.gather(asking, return_exceptions=True)
