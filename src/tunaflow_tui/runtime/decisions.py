@@ -31,9 +31,10 @@ from tunaflow_tui.runtime import (
     worktree_prep,
 )
 from tunaflow_tui.runtime.events import NoticeRaised
+from tunaflow_tui.runtime.turn_spec import TurnSpec
 
 if TYPE_CHECKING:
-    from tunaflow_tui.runtime.runtime import WorkflowRuntime
+    from tunaflow_tui.runtime.ports import CycleContext, ProjectData, StepContext
 
 DECISIONS: tuple[str, ...] = tuple(decision.value for decision in Decision)
 """Every decision ``decide`` accepts, by name."""
@@ -45,7 +46,7 @@ def pending_aggregate(plan: PlanRecord) -> AggregateVerdict | None:
     return AggregateVerdict.from_json(raw) if isinstance(raw, Mapping) else None
 
 
-def earlier_failures(rt: WorkflowRuntime, plan_id: int, *, exclude_round: int | None = None) -> list[str]:
+def earlier_failures(rt: ProjectData, plan_id: int, *, exclude_round: int | None = None) -> list[str]:
     """One line per failed review round of this plan other than ``exclude_round`` (for the rework prompt)."""
     lines: list[str] = []
     for event in rt.store.list_plan_events(plan_id):
@@ -59,7 +60,7 @@ def earlier_failures(rt: WorkflowRuntime, plan_id: int, *, exclude_round: int | 
     return lines
 
 
-async def after_development(rt: WorkflowRuntime, plan: PlanRecord) -> PlanRecord:
+async def after_development(rt: StepContext, plan: PlanRecord) -> PlanRecord:
     """After a Developer turn: review automatically when configured and the work is complete."""
     if plan.phase == Phase.REVIEW and plan.pending_decision is None and rt.settings.workflow.auto_review:
         plan = await review.run_review(rt, plan.id)
@@ -67,7 +68,7 @@ async def after_development(rt: WorkflowRuntime, plan: PlanRecord) -> PlanRecord
     return plan
 
 
-async def maybe_auto_rework(rt: WorkflowRuntime, plan: PlanRecord) -> PlanRecord:
+async def maybe_auto_rework(rt: StepContext, plan: PlanRecord) -> PlanRecord:
     """With ``auto_rework`` on, a failed review goes straight back to the Developer (the user's standing choice)."""
     if not rt.settings.workflow.auto_rework:
         return plan
@@ -78,7 +79,7 @@ async def maybe_auto_rework(rt: WorkflowRuntime, plan: PlanRecord) -> PlanRecord
     return plan
 
 
-async def _rework(rt: WorkflowRuntime, plan: PlanRecord, feedback: str, *, escalated: bool = False) -> PlanRecord:
+async def _rework(rt: StepContext, plan: PlanRecord, feedback: str, *, escalated: bool = False) -> PlanRecord:
     agg = pending_aggregate(plan)
     findings = list(agg.findings) if agg else []
     earlier = earlier_failures(rt, plan.id, exclude_round=plan.review_round)
@@ -90,10 +91,10 @@ async def _rework(rt: WorkflowRuntime, plan: PlanRecord, feedback: str, *, escal
     return await after_development(rt, plan)
 
 
-async def architect_revision(rt: WorkflowRuntime, plan: PlanRecord, prompt: str) -> PlanRecord:
+async def architect_revision(rt: StepContext, plan: PlanRecord, prompt: str) -> PlanRecord:
     """Ask the Architect for a revised proposal; a failed turn leaves the step open to retry."""
     rt.service.record(plan.id, PlanEventType.AGENT_STARTED, Actor.SYSTEM, {"role": "architect", "step": "drafting"})
-    result = await rt.run_role_turn("architect", "main", prompt, plan=plan)
+    result = await rt.turns.run(TurnSpec("architect", "main", prompt, plan=plan))
     if not result.ok:
         rt.emit(NoticeRaised(f"The Architect's revision failed ({result.message.error_message or 'no reply'}); "
                              "retry it, or write to the Architect.", "error"))
@@ -104,7 +105,7 @@ async def architect_revision(rt: WorkflowRuntime, plan: PlanRecord, prompt: str)
     return rt.get_plan(plan.id)
 
 
-async def finish_done(rt: WorkflowRuntime, plan: PlanRecord, agg: AggregateVerdict | None) -> PlanRecord:
+async def finish_done(rt: StepContext, plan: PlanRecord, agg: AggregateVerdict | None) -> PlanRecord:
     """Write the result document, archive the plan's branches, and say the merge is on offer."""
     root = development.workdir(rt, plan)
     outcome = plan_outcome(rt.store.list_plan_events(plan.id))
@@ -136,16 +137,16 @@ def _phase_behind(plan: PlanRecord) -> Phase:
     return Phase(plan.held_from) if plan.phase == Phase.HELD and plan.held_from else Phase(plan.phase)
 
 
-Action = Callable[["WorkflowRuntime", PlanRecord, DecisionInput], Awaitable[PlanRecord]]
+Action = Callable[["CycleContext", PlanRecord, DecisionInput], Awaitable[PlanRecord]]
 
 
-async def _approve(rt: WorkflowRuntime, plan: PlanRecord, given: DecisionInput) -> PlanRecord:
+async def _approve(rt: StepContext, plan: PlanRecord, given: DecisionInput) -> PlanRecord:
     await git_guard.require_commit(rt)  # an empty repository: said up front, the plan stays at approval
     plan = await development.start_dev(rt, _gate(rt, plan, Decision.APPROVE, given))
     return await after_development(rt, plan)
 
 
-async def _edit(rt: WorkflowRuntime, plan: PlanRecord, given: DecisionInput) -> PlanRecord:
+async def _edit(rt: StepContext, plan: PlanRecord, given: DecisionInput) -> PlanRecord:
     assert given.edit is not None
     since = decision_records.last_event_id(rt, plan.id)
     plan = rt.service.edit_proposal(plan.id, given.edit[1])
@@ -154,29 +155,29 @@ async def _edit(rt: WorkflowRuntime, plan: PlanRecord, given: DecisionInput) -> 
     return plan
 
 
-async def _revise(rt: WorkflowRuntime, plan: PlanRecord, given: DecisionInput) -> PlanRecord:
+async def _revise(rt: StepContext, plan: PlanRecord, given: DecisionInput) -> PlanRecord:
     plan = _gate(rt, plan, Decision.REVISE, given)
     return await architect_revision(rt, plan, prompts.revision_prompt(plan, given.feedback))
 
 
-def _gate(rt: WorkflowRuntime, plan: PlanRecord, decision: Decision, given: DecisionInput) -> PlanRecord:
+def _gate(rt: StepContext, plan: PlanRecord, decision: Decision, given: DecisionInput) -> PlanRecord:
     """Apply the state-machine command of ``decision`` (a decision that starts no agent work)."""
     command = decision_command(decision, rt.service.state(plan.id), given)
     assert command is not None
     return rt.apply(plan.id, command, Actor.USER)
 
 
-async def _only_gate(rt: WorkflowRuntime, plan: PlanRecord, given: DecisionInput, decision: Decision) -> PlanRecord:
+async def _only_gate(rt: StepContext, plan: PlanRecord, given: DecisionInput, decision: Decision) -> PlanRecord:
     return _gate(rt, plan, decision, given)
 
 
-async def _accept(rt: WorkflowRuntime, plan: PlanRecord, given: DecisionInput, decision: Decision) -> PlanRecord:
+async def _accept(rt: StepContext, plan: PlanRecord, given: DecisionInput, decision: Decision) -> PlanRecord:
     agg = pending_aggregate(plan)
     plan = _gate(rt, plan, decision, given)
     return await finish_done(rt, plan, agg)
 
 
-async def _continue(rt: WorkflowRuntime, plan: PlanRecord, given: DecisionInput) -> PlanRecord:
+async def _continue(rt: StepContext, plan: PlanRecord, given: DecisionInput) -> PlanRecord:
     if _phase_behind(plan) is Phase.ESCALATED:
         return await _rework(rt, plan, given.feedback, escalated=True)
     plan = _gate(rt, plan, Decision.CONTINUE, given)
@@ -184,11 +185,11 @@ async def _continue(rt: WorkflowRuntime, plan: PlanRecord, given: DecisionInput)
     return await after_development(rt, plan)
 
 
-async def _complete(rt: WorkflowRuntime, plan: PlanRecord, given: DecisionInput) -> PlanRecord:
+async def _complete(rt: StepContext, plan: PlanRecord, given: DecisionInput) -> PlanRecord:
     return await after_development(rt, _gate(rt, plan, Decision.COMPLETE, given))
 
 
-async def _after_setup_decision(rt: WorkflowRuntime, plan: PlanRecord, given: DecisionInput,
+async def _after_setup_decision(rt: StepContext, plan: PlanRecord, given: DecisionInput,
                                 decision: Decision) -> PlanRecord:
     """Retry the worktree setup, or skip it; either way the Developer starts once the worktree is ready."""
     plan = _gate(rt, plan, decision, given)
@@ -201,7 +202,7 @@ async def _after_setup_decision(rt: WorkflowRuntime, plan: PlanRecord, given: De
     return await after_development(rt, plan)
 
 
-async def _redesign(rt: WorkflowRuntime, plan: PlanRecord, given: DecisionInput) -> PlanRecord:
+async def _redesign(rt: StepContext, plan: PlanRecord, given: DecisionInput) -> PlanRecord:
     agg = pending_aggregate(plan)
     plan = _gate(rt, plan, Decision.REDESIGN, given)
     findings = list(agg.findings) if agg else []
@@ -209,7 +210,7 @@ async def _redesign(rt: WorkflowRuntime, plan: PlanRecord, given: DecisionInput)
                                                                        agg.verdict if agg else None))
 
 
-async def _retry(rt: WorkflowRuntime, plan: PlanRecord, given: DecisionInput) -> PlanRecord:
+async def _retry(rt: StepContext, plan: PlanRecord, given: DecisionInput) -> PlanRecord:
     """Only the errored seats run again; the others' answers stand."""
     agg = pending_aggregate(plan)
     raw_offered = (plan.pending_detail or {}).get("retry_seats")
@@ -221,35 +222,35 @@ async def _retry(rt: WorkflowRuntime, plan: PlanRecord, given: DecisionInput) ->
     return await maybe_auto_rework(rt, plan)
 
 
-async def _start_review(rt: WorkflowRuntime, plan: PlanRecord, given: DecisionInput) -> PlanRecord:
+async def _start_review(rt: StepContext, plan: PlanRecord, given: DecisionInput) -> PlanRecord:
     plan = await review.run_review(rt, plan.id)
     return await maybe_auto_rework(rt, plan)
 
 
-async def _step(rt: WorkflowRuntime, plan: PlanRecord, given: DecisionInput, how: str) -> PlanRecord:
+async def _step(rt: CycleContext, plan: PlanRecord, given: DecisionInput, how: str) -> PlanRecord:
     return await recovery.resume_plan(rt, plan.id, how=how)
 
 
-async def _merge(rt: WorkflowRuntime, plan: PlanRecord, given: DecisionInput) -> PlanRecord:
+async def _merge(rt: CycleContext, plan: PlanRecord, given: DecisionInput) -> PlanRecord:
     result = await asyncio.to_thread(rt.merge, plan.id)
     level = "warning" if str(result.kind) == "conflict" else "info"
     rt.emit(NoticeRaised(f"Merge: {result.kind} — {result.message}", level))
     return rt.get_plan(plan.id)
 
 
-async def _remove_worktree(rt: WorkflowRuntime, plan: PlanRecord, given: DecisionInput) -> PlanRecord:
+async def _remove_worktree(rt: StepContext, plan: PlanRecord, given: DecisionInput) -> PlanRecord:
     await asyncio.to_thread(development.remove_plan_worktree, rt, plan.id)
     return rt.get_plan(plan.id)
 
 
 def _with(action: Callable[..., Awaitable[PlanRecord]], extra: object) -> Action:
-    async def run(rt: WorkflowRuntime, plan: PlanRecord, given: DecisionInput) -> PlanRecord:
+    async def run(rt: CycleContext, plan: PlanRecord, given: DecisionInput) -> PlanRecord:
         return await action(rt, plan, given, extra)
 
     return run
 
 
-async def _rework_decision(rt: WorkflowRuntime, plan: PlanRecord, given: DecisionInput) -> PlanRecord:
+async def _rework_decision(rt: StepContext, plan: PlanRecord, given: DecisionInput) -> PlanRecord:
     return await _rework(rt, plan, given.feedback)
 
 
@@ -291,7 +292,7 @@ def parse_decision(name: str) -> Decision:
 
 
 async def apply_decision(
-    rt: WorkflowRuntime,
+    rt: CycleContext,
     plan_id: int,
     decision: str,
     *,

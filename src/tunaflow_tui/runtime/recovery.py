@@ -12,9 +12,10 @@ from tunaflow_tui.core.workflow.phases import Actor, Phase, PlanEventType
 from tunaflow_tui.runtime import decisions, development, planning, prompts, review
 from tunaflow_tui.runtime.agent_turn import TurnResult
 from tunaflow_tui.runtime.leftovers import AgentStillRunning, find_leftovers
+from tunaflow_tui.runtime.turn_spec import TurnSpec
 
 if TYPE_CHECKING:
-    from tunaflow_tui.runtime.runtime import WorkflowRuntime
+    from tunaflow_tui.runtime.ports import ProjectData, RecoveryContext, StepContext
 
 
 _RESTARTABLE = {Phase.CHAT: "architect", Phase.DRAFTING: "architect", Phase.DEV: "developer",
@@ -31,7 +32,7 @@ class InterruptedRun:
     step: str
 
 
-def _open_step(rt: WorkflowRuntime, plan: PlanRecord) -> dict[str, object] | None:
+def _open_step(rt: ProjectData, plan: PlanRecord) -> dict[str, object] | None:
     found = open_step(rt.store.list_plan_events(plan.id))
     return None if found is None else dict(found)
 
@@ -43,7 +44,7 @@ def plan_conversations(plan: PlanRecord, role: str | None = None) -> set[str]:
     return {f"branch:{plan.impl_branch_id}", f"branch:{plan.review_branch_id}"}
 
 
-def interrupted_runs(rt: WorkflowRuntime) -> tuple[InterruptedRun, ...]:
+def interrupted_runs(rt: RecoveryContext) -> tuple[InterruptedRun, ...]:
     """Plans whose agent step was running when the process stopped (none run in this process).
 
     Also a plan in development whose Developer never started (the process stopped between the
@@ -70,21 +71,21 @@ def interrupted_runs(rt: WorkflowRuntime) -> tuple[InterruptedRun, ...]:
     return tuple(found)
 
 
-def record_interruption(rt: WorkflowRuntime, reason: str) -> None:
+def record_interruption(rt: RecoveryContext, reason: str) -> None:
     """Note on every plan whose step was running that tunaflow was stopped, and why (the step stays resumable)."""
     for run in interrupted_runs(rt):
         rt.service.record(run.plan_id, PlanEventType.RUN_INTERRUPTED, Actor.SYSTEM,
                                 {"reason": reason, "role": run.role, "step": run.step})
 
 
-def _last_feedback(rt: WorkflowRuntime, plan_id: int) -> tuple[str, bool]:
+def _last_feedback(rt: ProjectData, plan_id: int) -> tuple[str, bool]:
     for event in reversed(rt.store.list_plan_events(plan_id)):
         if event.type in (PlanEventType.REVISION_REQUESTED, PlanEventType.REDESIGN_REQUESTED):
             return str(event.detail.get("feedback", "")), event.type == PlanEventType.REDESIGN_REQUESTED
     return "", False
 
 
-def _last_review(rt: WorkflowRuntime, plan_id: int) -> tuple[AggregateVerdict | None, int | None]:
+def _last_review(rt: ProjectData, plan_id: int) -> tuple[AggregateVerdict | None, int | None]:
     for event in reversed(rt.store.list_plan_events(plan_id)):
         if event.type == PlanEventType.REVIEW_FINISHED:
             raw = event.detail.get("aggregate")
@@ -94,7 +95,7 @@ def _last_review(rt: WorkflowRuntime, plan_id: int) -> tuple[AggregateVerdict | 
     return None, None
 
 
-async def resume_plan(rt: WorkflowRuntime, plan_id: int, *, how: str = "resume") -> PlanRecord:
+async def resume_plan(rt: RecoveryContext, plan_id: int, *, how: str = "resume") -> PlanRecord:
     """Run the interrupted step again: ``resume`` continues the stored session, ``retry`` starts afresh.
 
     Raises :class:`AgentStillRunning` (and changes nothing) while the step's earlier agent still runs.
@@ -145,10 +146,10 @@ async def resume_plan(rt: WorkflowRuntime, plan_id: int, *, how: str = "resume")
     return plan
 
 
-async def _no_leftovers(rt: WorkflowRuntime, plan: PlanRecord, step: Mapping[str, object]) -> None:
+async def _no_leftovers(rt: RecoveryContext, plan: PlanRecord, step: Mapping[str, object]) -> None:
     """Refuse to run ``step`` again while the agent an earlier tunaflow started for it still runs.
 
-    A leftover test run of the plan is stopped instead (see ``WorkflowRuntime.stop_leftover_agents``).
+    A leftover test run of the plan is stopped instead (see ``RecoveryContext.stop_leftover_agents``).
     """
     role = step.get("role")
     if role == "architect":
@@ -163,7 +164,7 @@ async def _no_leftovers(rt: WorkflowRuntime, plan: PlanRecord, step: Mapping[str
         raise AgentStillRunning(found)
 
 
-def last_unanswered_user_message(rt: WorkflowRuntime) -> MessageRecord | None:
+def last_unanswered_user_message(rt: ProjectData) -> MessageRecord | None:
     """The main conversation's last user message when no finished reply follows it."""
     messages = rt.store.list_messages("main", limit=20)
     for index in range(len(messages) - 1, -1, -1):
@@ -176,7 +177,7 @@ def last_unanswered_user_message(rt: WorkflowRuntime) -> MessageRecord | None:
     return None
 
 
-async def retry_message(rt: WorkflowRuntime, message: MessageRecord) -> TurnResult | None:
+async def retry_message(rt: RecoveryContext, message: MessageRecord) -> TurnResult | None:
     """Re-run the turn behind a failed or interrupted reply."""
     if message.conversation_id != "main":
         for plan in rt.store.list_plans():
@@ -199,11 +200,11 @@ async def retry_message(rt: WorkflowRuntime, message: MessageRecord) -> TurnResu
     return await answer_user_message(rt, users[-1])
 
 
-async def answer_user_message(rt: WorkflowRuntime, user_message: MessageRecord) -> TurnResult:
+async def answer_user_message(rt: StepContext, user_message: MessageRecord) -> TurnResult:
     """Let the Architect answer an already stored user message again."""
     drafting = planning.plan_in_drafting(rt)
-    result = await rt.run_role_turn("architect", "main", user_message.content,
-                                    plan=drafting or planning.active_plan(rt), exclude_message_id=user_message.id)
+    result = await rt.turns.run(TurnSpec("architect", "main", user_message.content,
+                                        plan=drafting or planning.active_plan(rt), exclude_message_id=user_message.id))
     if result.ok:
         await planning.handle_architect_reply(rt, result, revising=drafting)
     return result

@@ -358,7 +358,7 @@ class Roundtable:
         return _Prepared(seat, prompt, default_counter().count(prompt), compressed)
 
     def engine_for_seat(self, seat: Seat) -> tuple[Engine, str]:
-        engine, config = self.rt.engine_named(seat.engine)
+        engine, config = self.rt.turns.engine_named(seat.engine)
         if not seat.model or seat.model == config.model:
             return engine, config.model
         key = (seat.engine, seat.model)

@@ -9,16 +9,14 @@ always says where each plan is, even after a crash.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from tunaflow_tui.agents.base import Engine, PermissionProfile, TurnRequest
-from tunaflow_tui.agents.events import ErrorKind
+from tunaflow_tui.agents.base import Engine
 from tunaflow_tui.agents.registry import create_engine
 from tunaflow_tui.core import gitops
 from tunaflow_tui.core.markers import PlanProposal
-from tunaflow_tui.core.personas import load_persona
 from tunaflow_tui.core.proposal_editing import EditedProposal
 from tunaflow_tui.core.settings import EngineConfig, Settings
 from tunaflow_tui.core.storage import Store
@@ -40,7 +38,6 @@ from tunaflow_tui.runtime import (
     planning,
     recovery,
     review,
-    since,
 )
 from tunaflow_tui.runtime.agent_turn import MarkerProgress, TurnResult, TurnRunner
 from tunaflow_tui.runtime.context import SentPack
@@ -56,24 +53,11 @@ from tunaflow_tui.runtime.events import (
 )
 from tunaflow_tui.runtime.memory import ProjectMemory
 from tunaflow_tui.runtime.shared_guard import SharedGitGuard
+from tunaflow_tui.runtime.turn_service import EngineFactory, TurnService
+from tunaflow_tui.runtime.turn_spec import TurnSpec
 
 if TYPE_CHECKING:
     from tunaflow_tui.core.memory.embedding_port import TextEmbedder
-
-EngineFactory = Callable[[EngineConfig], Engine]
-
-# errors with which a CLI answers a session it no longer has (e.g. resumed from another directory)
-_STALE_SESSION_ERRORS = frozenset({ErrorKind.BAD_REQUEST, ErrorKind.CRASHED, ErrorKind.MALFORMED_OUTPUT})
-
-ROLE_PROFILES: dict[str, PermissionProfile] = {
-    "architect": PermissionProfile.CHAT,
-    "developer": PermissionProfile.EDIT,
-    "reviewer": PermissionProfile.READ_ONLY,
-    "verifier": PermissionProfile.READ_ONLY,
-    "synthesizer": PermissionProfile.CHAT,
-    "summarizer": PermissionProfile.CHAT,
-}
-
 
 class RuntimeError_(Exception):
     """A step of the cycle could not run; the message says what and how to fix it."""
@@ -104,13 +88,10 @@ class WorkflowRuntime:
         self.runner = TurnRunner(self.store, self.emit, self.shared_guard)
         self.memory = ProjectMemory(self.store, settings, self.emit, embedder=embedder)
         self.context = ContextBuilder(self)
-        self.last_sent: SentPack | None = None
-        """The prompt the latest turn was sent with (a resumed session's: what it had not seen)."""
-        self._engine_factory = engine_factory
-        self._engines: dict[str, Engine] = {}
+        self.turns = TurnService(self, self.runner, engine_factory)
+        """Role turns: engines, sessions, prompts."""
         self._plan_locks: dict[int, asyncio.Lock] = {}
         self._is_git: bool | None = None
-        self._turn_locks: dict[tuple[str, str], asyncio.Lock] = {}
         self._compressing: set[str] = set()
         self._link_checked: set[str] = set()
         self._background: set[asyncio.Task[None]] = set()
@@ -213,26 +194,24 @@ class WorkflowRuntime:
     def replace_settings(self, settings: Settings) -> None:
         """Use ``settings`` from the next turn on (e.g. once the user trusted the project's commands)."""
         self.settings = settings
-        self._engines.clear()
+        self.turns.forget_engines()
 
     def engine_for(self, role: str) -> tuple[Engine, EngineConfig]:
         """The engine configured for ``role`` (one instance per engine name, reused)."""
-        config = self.settings.engine_for_role(role)
-        name = config.name or self.settings.roles.engine_name(role)
-        engine = self._engines.get(name)
-        if engine is None:
-            engine = self._engine_factory(config)
-            self._engines[name] = engine
-        return engine, config
+        return self.turns.engine_for(role)
 
     def engine_named(self, name: str) -> tuple[Engine, EngineConfig]:
         """The engine configured under ``name`` (one instance per name, reused); KeyError if none."""
-        config = self.settings.engines[name]
-        engine = self._engines.get(name)
-        if engine is None:
-            engine = self._engine_factory(config)
-            self._engines[name] = engine
-        return engine, config
+        return self.turns.engine_named(name)
+
+    @property
+    def last_sent(self) -> SentPack | None:
+        """The prompt the latest turn was sent with (a resumed session's: what it had not seen)."""
+        return self.turns.last_sent
+
+    @last_sent.setter
+    def last_sent(self, sent: SentPack | None) -> None:
+        self.turns.last_sent = sent
 
     def plan_lock(self, plan_id: int) -> asyncio.Lock:
         """One step at a time per plan."""
@@ -275,85 +254,11 @@ class WorkflowRuntime:
         engine_name: str | None = None,
         fork_session: str | None = None,
     ) -> TurnResult:
-        """Send ``request_text`` to ``role``'s engine in ``conversation_id`` with a ContextPack.
-
-        ``engine_name`` picks another configured engine than the role's (a branch runs on its own).
-        ``fork_session``: the conversation has no session yet and continues this one of its parent as
-        a fork (the engine's own resume + fork; nothing of the history is sent again); an engine that
-        no longer knows it gets the ContextPack instead.
-
-        Turns of one role in one conversation run one after another. ``blind`` turns (reviewers) get
-        no conversation history, so they never see another seat's answer. A resumed native session
-        that the engine no longer knows is dropped and the turn is sent again with a fresh one.
-        ``on_markers`` follows the markers while the reply streams (see :meth:`TurnRunner.run`).
-        """
-        lock = self._turn_locks.setdefault((conversation_id, role), asyncio.Lock())
-        async with lock:
-            engine, config = self.engine_named(engine_name) if engine_name else self.engine_for(role)
-            resume = await asyncio.to_thread(since.session_to_resume, self, conversation_id, engine.name,
-                                             fresh_session=fresh_session, blind=blind)
-            fork = False
-            if resume is None and fork_session and not fresh_session and not blind:
-                resume, fork = fork_session, True
-            result = await self._send(role, engine, config, conversation_id, request_text, cwd=cwd, plan=plan,
-                                      findings=findings, exclude_message_id=exclude_message_id, resume=resume,
-                                      blind=blind, on_markers=on_markers, fork=fork)
-            if resume and result.error is not None and result.error.kind in _STALE_SESSION_ERRORS \
-                    and not result.text.strip():
-                self.emit(NoticeRaised(f"{engine.name} could not resume its session; starting a new one with "
-                                       "the conversation's context.", "warning", conversation_id))
-                self.store.set_native_session(conversation_id, engine.name, None)
-                if fork:
-                    branching.fork_refused(self, conversation_id)
-                result = await self._send(role, engine, config, conversation_id, request_text, cwd=cwd,
-                                          plan=plan, findings=findings, exclude_message_id=exclude_message_id,
-                                          resume=None, blind=blind, on_markers=on_markers)
-            return result
-
-    async def _send(
-        self,
-        role: str,
-        engine: Engine,
-        config: EngineConfig,
-        conversation_id: str,
-        request_text: str,
-        *,
-        cwd: Path | None,
-        plan: PlanRecord | None,
-        findings: tuple[str, ...],
-        exclude_message_id: int | None,
-        resume: str | None,
-        blind: bool,
-        on_markers: MarkerProgress | None = None,
-        fork: bool = False,
-    ) -> TurnResult:
-        persona = load_persona(role, self.project_dir)
-        # building the prompt reads git and the database: off the event loop, so the UI never stalls
-        turn = await asyncio.to_thread(
-            since.prepare_turn, self, role, conversation_id, request_text, engine=engine.name, resume=resume,
-            fork=fork, plan=plan, findings=findings, exclude_message_id=exclude_message_id, system=persona,
-            blind=blind)
-        prompt = turn.prompt
-        self.last_sent = SentPack(role, conversation_id, turn.pack, resumed=turn.resumed, prompt=prompt)
-        request = TurnRequest(
-            prompt=prompt,
-            cwd=cwd or self.project_dir,
-            system=persona,
-            role=role,
-            profile=ROLE_PROFILES.get(role, PermissionProfile.CHAT),
-            resume_session_id=resume,
-            fork=fork,
-            allow_push=self.settings.workflow.allow_push,
-        )
-        self.progress(f"{role} ({engine.name}) is working…")
-        result = await self.runner.run(
-            engine=engine, model=config.model, conversation_id=conversation_id, role=role, request=request,
-            on_markers=on_markers, plan_id=plan.id if plan is not None else None,
-        )
-        if not blind and (result.ok or result.text.strip()):  # the agent read it: its session has it now
-            since.remember(self, engine=engine.name, conversation_id=conversation_id,
-                           session_id=result.message.native_session_id, resumed_from=resume, fork=fork, turn=turn)
-        return result
+        """Send ``request_text`` to ``role``'s engine in ``conversation_id`` (see :class:`.turn_spec.TurnSpec`)."""
+        return await self.turns.run(TurnSpec(
+            role, conversation_id, request_text, cwd=cwd, plan=plan, findings=findings,
+            exclude_message_id=exclude_message_id, fresh_session=fresh_session, blind=blind, on_markers=on_markers,
+            engine_name=engine_name, fork_session=fork_session))
 
     # ----------------------------------------------------------------- public API
     async def send_user_message(self, text: str, conversation_id: str = "main", *,
