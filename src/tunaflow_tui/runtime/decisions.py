@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from tunaflow_tui.core import gitops
@@ -26,7 +27,6 @@ from tunaflow_tui.runtime import (
     git_guard,
     planning,
     prompts,
-    recovery,
     review,
     worktree_prep,
 )
@@ -34,7 +34,7 @@ from tunaflow_tui.runtime.events import NoticeRaised
 from tunaflow_tui.runtime.turn_spec import TurnSpec
 
 if TYPE_CHECKING:
-    from tunaflow_tui.runtime.ports import CycleContext, ProjectData, StepContext
+    from tunaflow_tui.runtime.ports import ProjectData, StepContext
 
 DECISIONS: tuple[str, ...] = tuple(decision.value for decision in Decision)
 """Every decision ``decide`` accepts, by name."""
@@ -137,7 +137,7 @@ def _phase_behind(plan: PlanRecord) -> Phase:
     return Phase(plan.held_from) if plan.phase == Phase.HELD and plan.held_from else Phase(plan.phase)
 
 
-Action = Callable[["CycleContext", PlanRecord, DecisionInput], Awaitable[PlanRecord]]
+Action = Callable[["StepContext", PlanRecord, DecisionInput], Awaitable[PlanRecord]]
 
 
 async def _approve(rt: StepContext, plan: PlanRecord, given: DecisionInput) -> PlanRecord:
@@ -227,24 +227,13 @@ async def _start_review(rt: StepContext, plan: PlanRecord, given: DecisionInput)
     return await maybe_auto_rework(rt, plan)
 
 
-async def _step(rt: CycleContext, plan: PlanRecord, given: DecisionInput, how: str) -> PlanRecord:
-    return await recovery.resume_plan(rt, plan.id, how=how)
-
-
-async def _merge(rt: CycleContext, plan: PlanRecord, given: DecisionInput) -> PlanRecord:
-    result = await asyncio.to_thread(rt.merge, plan.id)
-    level = "warning" if str(result.kind) == "conflict" else "info"
-    rt.emit(NoticeRaised(f"Merge: {result.kind} — {result.message}", level))
-    return rt.get_plan(plan.id)
-
-
 async def _remove_worktree(rt: StepContext, plan: PlanRecord, given: DecisionInput) -> PlanRecord:
     await asyncio.to_thread(development.remove_plan_worktree, rt, plan.id)
     return rt.get_plan(plan.id)
 
 
 def _with(action: Callable[..., Awaitable[PlanRecord]], extra: object) -> Action:
-    async def run(rt: CycleContext, plan: PlanRecord, given: DecisionInput) -> PlanRecord:
+    async def run(rt: StepContext, plan: PlanRecord, given: DecisionInput) -> PlanRecord:
         return await action(rt, plan, given, extra)
 
     return run
@@ -272,9 +261,6 @@ _ACTIONS: dict[Decision, Action] = {
     Decision.COMPLETE: _complete,
     Decision.RETRY_SETUP: _with(_after_setup_decision, Decision.RETRY_SETUP),
     Decision.SKIP_SETUP: _with(_after_setup_decision, Decision.SKIP_SETUP),
-    Decision.RESUME_STEP: _with(_step, "resume"),
-    Decision.RETRY_STEP: _with(_step, "retry"),
-    Decision.MERGE: _merge,
     Decision.REMOVE_WORKTREE: _remove_worktree,
 }
 # Decisions that settle the review round waiting: its document (held back while a seat could be
@@ -291,8 +277,17 @@ def parse_decision(name: str) -> Decision:
         raise ValueError(f"unknown decision {name!r} (expected one of: {', '.join(DECISIONS)})") from None
 
 
-async def apply_decision(
-    rt: CycleContext,
+@dataclass(frozen=True, slots=True)
+class Decided:
+    """A decision checked against the plan's state: what runs it (see :func:`run_decision`)."""
+
+    decision: Decision
+    plan: PlanRecord
+    given: DecisionInput
+
+
+async def check_decision(
+    rt: StepContext,
     plan_id: int,
     decision: str,
     *,
@@ -300,13 +295,13 @@ async def apply_decision(
     seats: tuple[str, ...] = (),
     reason: str = "",
     edited: EditedProposal | None = None,
-) -> PlanRecord:
-    """Apply ``decision`` (a :class:`Decision` or its name) to the plan and run what follows.
+) -> Decided:
+    """Check ``decision`` (a :class:`Decision` or its name) against the plan, before any work starts.
 
-    Nothing happens unless the decision is available now: a state-machine command the machine would
-    refuse raises :class:`IllegalTransition` before any work starts (so accepting a failed or
-    incomplete review needs its own, confirmed decision), and a runtime action (resume a step, merge)
-    that the plan does not offer raises it too.
+    A state-machine command the machine would refuse raises :class:`IllegalTransition` (so accepting
+    a failed or incomplete review needs its own, confirmed decision), and so does a runtime action
+    (resume a step, merge) that the plan does not offer. A decision that settles the review round
+    waiting writes the round's document first.
     """
     chosen = parse_decision(str(decision))
     plan = rt.get_plan(plan_id)
@@ -327,4 +322,16 @@ async def apply_decision(
     if chosen in _SETTLE_ROUND and plan.pending_decision in (
             PendingDecision.REVIEW, PendingDecision.DOOM_LOOP, PendingDecision.REVIEW_ERROR):
         await review.write_review_document(rt, plan)
-    return await _ACTIONS[chosen](rt, plan, given)
+    return Decided(chosen, plan, given)
+
+
+async def run_decision(rt: StepContext, decided: Decided) -> PlanRecord:
+    """Run what a checked gate decision starts, until the next gate.
+
+    Resuming a step and merging act on the runtime, not the plan's gate: the plan cycle runs those
+    (:class:`~tunaflow_tui.runtime.plan_cycle.PlanCycle`).
+    """
+    action = _ACTIONS.get(decided.decision)
+    if action is None:
+        raise ValueError(f"{decided.decision.value} is run by the plan cycle, not as a gate decision")
+    return await action(rt, decided.plan, decided.given)

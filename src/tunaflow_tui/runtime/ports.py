@@ -8,13 +8,11 @@ of import circles.
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from tunaflow_tui.agents.base import Engine
-    from tunaflow_tui.core.gitops import MergeResult
     from tunaflow_tui.core.markers import PlanProposal
     from tunaflow_tui.core.settings import EngineConfig, Settings
     from tunaflow_tui.core.storage import Store
@@ -120,18 +118,12 @@ class StepContext(TurnContext, Protocol):
         """The plan fields a proposal sets."""
 
 
-class RunningWork(Protocol):
-    """What is running now: agents of this process and plans with a step in progress."""
+class RunningAgents(Protocol):
+    """The agents this process runs now."""
 
     @property
     def runner(self) -> TurnRunner:
         """Runs agent turns and knows which conversations have one running."""
-
-    def busy_plan_ids(self) -> frozenset[int]:
-        """Plans the runtime is working on now."""
-
-    def plan_lock(self, plan_id: int) -> asyncio.Lock:
-        """One step at a time per plan."""
 
 
 class LeftoverStopper(Protocol):
@@ -156,6 +148,10 @@ class SharedGuarded(Protocol):
         """The guard of the repository's shared git state."""
 
 
+class LeftoverContext(ProjectData, LeftoverStopper, Protocol):
+    """The project's data and the ending of leftovers."""
+
+
 class RecordingContext(ProjectData, Emitter, Protocol):
     """The project's data and where to say what was written."""
 
@@ -168,12 +164,11 @@ class QuietTurnContext(ProjectData, SharedGuarded, Protocol):
         """The role turns (their engines)."""
 
 
-class RecoveryContext(StepContext, RunningWork, LeftoverStopper, BranchAnswering, Protocol):
-    """What finding and re-running interrupted steps uses."""
+class RecoveryContext(StepContext, RunningAgents, LeftoverStopper, BranchAnswering, Protocol):
+    """What finding interrupted steps and retrying a failed reply use."""
 
+    def busy_plan_ids(self) -> frozenset[int]:
+        """Plans being worked on now."""
 
-class CycleContext(RecoveryContext, Protocol):
-    """What the gate decisions use: the steps, and the merge."""
-
-    def merge(self, plan_id: int) -> MergeResult:
-        """Merge a done plan's branch into its base."""
+    async def resume_interrupted(self, plan_id: int, *, how: str = "resume") -> PlanRecord:
+        """Re-run the plan's interrupted step."""

@@ -31,13 +31,10 @@ from tunaflow_tui.runtime import (
     adoption,
     branching,
     decision_records,
-    decisions,
-    development,
     git_guard,
     leftovers,
     planning,
     recovery,
-    review,
 )
 from tunaflow_tui.runtime.agent_turn import MarkerProgress, TurnResult, TurnRunner
 from tunaflow_tui.runtime.context import SentPack
@@ -52,6 +49,7 @@ from tunaflow_tui.runtime.events import (
     RuntimeEvent,
 )
 from tunaflow_tui.runtime.memory import ProjectMemory
+from tunaflow_tui.runtime.plan_cycle import PlanCycle
 from tunaflow_tui.runtime.shared_guard import SharedGitGuard
 from tunaflow_tui.runtime.turn_service import EngineFactory, TurnService
 from tunaflow_tui.runtime.turn_spec import TurnSpec
@@ -90,7 +88,8 @@ class WorkflowRuntime:
         self.context = ContextBuilder(self)
         self.turns = TurnService(self, self.runner, engine_factory)
         """Role turns: engines, sessions, prompts."""
-        self._plan_locks: dict[int, asyncio.Lock] = {}
+        self.cycle = PlanCycle(self)
+        """The plan cycle: decisions, reviews, resumed steps, merges; one step at a time per plan."""
         self._is_git: bool | None = None
         self._compressing: set[str] = set()
         self._link_checked: set[str] = set()
@@ -215,7 +214,7 @@ class WorkflowRuntime:
 
     def plan_lock(self, plan_id: int) -> asyncio.Lock:
         """One step at a time per plan."""
-        return self._plan_locks.setdefault(plan_id, asyncio.Lock())
+        return self.cycle.plan_lock(plan_id)
 
     @property
     def is_git(self) -> bool:
@@ -376,11 +375,10 @@ class WorkflowRuntime:
         rework, redesign, continue); ``reason`` goes to the record (accept partial / override, abandon);
         ``seats`` picks the errored seats to retry; ``edited`` is the proposal for ``edit``. A decision
         that is not available now raises :class:`~tunaflow_tui.core.workflow.IllegalTransition` before
-        anything runs (see :meth:`way_on` for what is available).
+        anything runs (see :meth:`way_on` for what is available). See :class:`.plan_cycle.PlanCycle`.
         """
-        async with self.plan_lock(plan_id):
-            return await decisions.apply_decision(self, plan_id, str(decision), feedback=feedback, seats=seats,
-                                                  reason=reason, edited=edited)
+        return await self.cycle.decide(plan_id, decision, feedback=feedback, seats=seats, reason=reason,
+                                       edited=edited)
 
     async def edit_proposal(self, plan_id: int, edited: EditedProposal) -> PlanRecord:
         """Replace a proposal at the approval gate with the user's edit (recorded as ``plan_edited``).
@@ -388,30 +386,19 @@ class WorkflowRuntime:
         The edited version is what approval starts from and what the plan documents are written from.
         A new title also renames the plan's slug (and so its future git branch and documents).
         """
-        async with self.plan_lock(plan_id):
-            before = self.get_plan(plan_id)
-            plan = await decisions.apply_decision(self, plan_id, Decision.EDIT, edited=edited)
-            if plan.title != before.title:
-                plan = await planning.retitle_slug(self, plan)
-                self.plan_changed(plan)
-            return plan
+        return await self.cycle.edit_proposal(plan_id, edited)
 
     def way_on(self, plan_id: int) -> WayOn:
         """What the plan waits on now and the decisions available (the first is the main one)."""
-        return self.service.way_on(plan_id, running=plan_id in self.busy_plan_ids())
+        return self.cycle.way_on(plan_id)
 
     def waiting(self) -> tuple[WaitingDecision, ...]:
         """Everything waiting for the user, newest first, held plans last (what f2 walks through)."""
-        return self.service.pending_decisions(busy=self.busy_plan_ids())
+        return self.cycle.waiting()
 
     def busy_plan_ids(self) -> frozenset[int]:
         """Plans the runtime is working on now: a decision or step in progress, or an agent running."""
-        running = set(self.runner.running_conversations)
-        busy = {plan_id for plan_id, lock in self._plan_locks.items() if lock.locked()}
-        for plan in self.store.list_plans():
-            if running & recovery.plan_conversations(plan):
-                busy.add(plan.id)
-        return frozenset(busy)
+        return self.cycle.busy_plan_ids()
 
     async def cancel(self, conversation_id: str | None = None) -> int:
         """Stop the running agents (the user asked): their replies and steps record "cancelled by you"."""
@@ -419,14 +406,11 @@ class WorkflowRuntime:
 
     async def start_review(self, plan_id: int) -> PlanRecord:
         """Run a review round now (used when automatic review is off)."""
-        async with self.plan_lock(plan_id):
-            plan = await review.run_review(self, plan_id)
-            return await decisions.maybe_auto_rework(self, plan)
+        return await self.cycle.start_review(plan_id)
 
     async def resume_interrupted(self, plan_id: int, *, how: str = "resume") -> PlanRecord:
         """Re-run the agent step that a crash or cancel interrupted (``resume`` keeps the session)."""
-        async with self.plan_lock(plan_id):
-            return await recovery.resume_plan(self, plan_id, how=how)
+        return await self.cycle.resume_interrupted(plan_id, how=how)
 
     def interrupted_plans(self) -> tuple[recovery.InterruptedRun, ...]:
         """Plans whose agent was running when the process stopped."""
@@ -470,16 +454,11 @@ class WorkflowRuntime:
 
         The merge (or the conflict that stopped it) gets its record in the chat.
         """
-        since = decision_records.last_event_id(self, plan_id)
-        before = self.store.get_plan(plan_id)
-        try:
-            return development.merge_plan(self, plan_id)
-        finally:
-            decision_records.write_records(self, plan_id, since, before=before)
+        return self.cycle.merge(plan_id)
 
     def remove_worktree(self, plan_id: int) -> None:
         """Remove a plan's worktree (its git branch stays)."""
-        development.remove_plan_worktree(self, plan_id)
+        self.cycle.remove_worktree(plan_id)
 
     # ----------------------------------------------------------------- helpers for the steps
     def apply(self, plan_id: int, command: object, actor: Actor = Actor.SYSTEM) -> PlanRecord:
