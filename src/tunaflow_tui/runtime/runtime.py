@@ -24,7 +24,7 @@ from tunaflow_tui.core.storage.branches import Adoption
 from tunaflow_tui.core.storage.records import BranchRecord, MessageRecord, PlanRecord
 from tunaflow_tui.core.workflow.decisions import Decision
 from tunaflow_tui.core.workflow.event_text import USER_CANCELLED
-from tunaflow_tui.core.workflow.phases import Actor, PlanEventType
+from tunaflow_tui.core.workflow.phases import Actor
 from tunaflow_tui.core.workflow.service import WaitingDecision, WorkflowService
 from tunaflow_tui.core.workflow.ways import WayOn
 from tunaflow_tui.runtime import (
@@ -81,6 +81,8 @@ class WorkflowRuntime:
         self.store = store or Store.open(self.project_dir)
         self.service = WorkflowService(self.store, doom_threshold=settings.workflow.doom_threshold)
         self._observers: list[Observer] = [observer] if observer else []
+        self.leftovers = leftovers.Leftovers(self.store, self.service, self.emit)
+        """Agents and test runs an earlier tunaflow left running."""
         self.shared_guard = SharedGitGuard(self.project_dir, lambda: self.is_git, self.emit)
         """Puts git's shared hooks and configuration back after turns outside a plan's own guard."""
         self.runner = TurnRunner(self.store, self.emit, self.shared_guard)
@@ -418,32 +420,13 @@ class WorkflowRuntime:
 
     def leftover_agents(self, plan_id: int | None = None) -> tuple[leftovers.Leftover, ...]:
         """Agents and test runs an earlier tunaflow started (for ``plan_id``, or anywhere) that still run."""
-        if plan_id is None:
-            return leftovers.find_leftovers(self.store)
-        return leftovers.find_leftovers(self.store, conversations=leftovers.plan_conversations(self.store, plan_id),
-                                        plan_id=plan_id)
+        return self.leftovers.find(plan_id)
 
     async def stop_leftover_agents(
         self, plan_id: int | None = None, *, agents: bool = True
     ) -> tuple[leftovers.Leftover, ...]:
-        """End the leftovers (for ``plan_id``, or all) whose tunaflow is gone; return the ones ended.
-
-        Leftover test runs are always ended (nobody can read their result any more, and a second run
-        would share their worktree); agents only with ``agents`` — that is the user's call.
-        """
-        found = self.leftover_agents(plan_id)
-        chosen = tuple(leftover for leftover in found if agents or leftover.record.kind == "tests")
-        stopped = await leftovers.stop_leftovers(self.store, chosen)
-        for leftover in stopped:
-            if leftover.record.plan_id is not None:
-                actor = Actor.USER if leftover.record.kind == "agent" else Actor.SYSTEM
-                self.service.record(leftover.record.plan_id, PlanEventType.LEFTOVER_STOPPED, actor,
-                                    {"kind": leftover.record.kind, "pgid": leftover.record.identity.pgid,
-                                     "what": leftover.what})
-            if leftover.record.kind == "tests":
-                self.emit(NoticeRaised("Stopped the project's tests that an earlier tunaflow left running.",
-                                       "warning"))
-        return stopped
+        """End the leftovers (for ``plan_id``, or all) whose tunaflow is gone (see :meth:`.Leftovers.stop`)."""
+        return await self.leftovers.stop(plan_id, agents=agents)
 
     def catch_up_records(self) -> int:
         """Write the decision records a stop left unwritten (see :func:`.decision_records.catch_up`)."""
