@@ -37,6 +37,7 @@ from tunaflow_tui.runtime import (
     recovery,
 )
 from tunaflow_tui.runtime.agent_turn import MarkerProgress, TurnResult, TurnRunner
+from tunaflow_tui.runtime.branch_service import BranchService
 from tunaflow_tui.runtime.context import SentPack
 from tunaflow_tui.runtime.context_builder import ContextBuilder
 from tunaflow_tui.runtime.events import (
@@ -90,6 +91,8 @@ class WorkflowRuntime:
         self.context = ContextBuilder(self)
         self.turns = TurnService(self, self.runner, engine_factory)
         """Role turns: engines, sessions, prompts."""
+        self.branches = BranchService(self)
+        """Branches: fork, answer in, rename, archive, restore, delete, summarise, adopt."""
         self.cycle = PlanCycle(self)
         """The plan cycle: decisions, reviews, resumed steps, merges; one step at a time per plan."""
         self._is_git: bool | None = None
@@ -313,49 +316,39 @@ class WorkflowRuntime:
         return result
 
     async def answer_in_branch(self, user_message: MessageRecord) -> TurnResult:
-        """Let the branch's engine answer a user message stored in a branch (sent, or retried).
-
-        The branch's first turn forks the parent's native session where the branch was forked natively.
-        """
-        branch = branching.writable_branch(self, user_message.conversation_id)
-        forked_from = branching.fork_session(self, branch)
-        result = await self.run_role_turn(
-            "architect", user_message.conversation_id, user_message.content, plan=planning.active_plan(self),
-            exclude_message_id=user_message.id, engine_name=branch.engine, fork_session=forked_from,
-        )
-        branching.settle_turn(self, branch, forked_from, result)
-        return result
+        """Let the branch's engine answer a user message stored in a branch (see :meth:`.BranchService.answer`)."""
+        return await self.branches.answer(user_message)
 
     # ----------------------------------------------------------------- branches
     def fork(self, conversation_id: str, message_id: int, *, engine: str | None = None,
              label: str | None = None) -> BranchRecord:
         """Fork ``conversation_id`` at its message ``message_id`` (see :func:`.branching.fork`)."""
-        return branching.fork(self, conversation_id, message_id, engine=engine, label=label)
+        return self.branches.fork(conversation_id, message_id, engine=engine, label=label)
 
     def rename_branch(self, branch_id: int | str, label: str) -> BranchRecord:
         """Give a branch a new label."""
-        return branching.rename(self, branch_id, label)
+        return self.branches.rename(branch_id, label)
 
     def archive_branch(self, branch_id: int | str) -> BranchRecord:
         """Move an active branch to the archive (read-only, messages kept)."""
-        return branching.archive(self, branch_id)
+        return self.branches.archive(branch_id)
 
     def restore_branch(self, branch_id: int | str) -> BranchRecord:
         """Make an archived or adopted branch active again."""
-        return branching.restore(self, branch_id)
+        return self.branches.restore(branch_id)
 
     def delete_branch(self, branch_id: int | str) -> BranchRecord:
         """Delete a branch (an active one with its messages); the caller has confirmed."""
-        return branching.delete(self, branch_id)
+        return self.branches.delete(branch_id)
 
     async def summarize_branch(self, branch_id: int | str) -> adoption.BranchSummary:
         """A summary of the branch for adopting it (the summarizer's turn, or the cut last reply)."""
-        return await adoption.summarize(self, branch_id)
+        return await self.branches.summarize(branch_id)
 
     async def adopt_branch(self, branch_id: int | str, *,
                            summary: str | adoption.BranchSummary | None = None) -> Adoption:
         """Adopt a branch into its parent with ``summary`` (None: the summarizer writes one)."""
-        return await adoption.adopt(self, branch_id, summary=summary)
+        return await self.branches.adopt(branch_id, summary=summary)
 
     async def retry_message(self, message: MessageRecord) -> TurnResult | None:
         """Re-run the turn that produced a failed or interrupted message (the UI's retry action)."""
