@@ -3,7 +3,9 @@
 A step takes the smallest of these that holds what it uses, never the whole
 :class:`~tunaflow_tui.runtime.runtime.WorkflowRuntime` (which implements all of them and wires the
 services together). Keeping them here, below every step and service, is what keeps the runtime free
-of import circles.
+of import circles; the few that name a type of a higher module live beside their one user
+(:class:`.since.PackContext`, :class:`.turn_service.TurnHost`, :class:`.plan_cycle.CycleHost`,
+:class:`.roundtable_ranking.RankedTable`).
 """
 
 from __future__ import annotations
