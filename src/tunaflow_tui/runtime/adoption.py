@@ -24,9 +24,10 @@ from tunaflow_tui.runtime.branching import BranchError, branch_of, refuse_live_t
 from tunaflow_tui.runtime.context_builder import format_turn
 from tunaflow_tui.runtime.events import MessageAdded, NoticeRaised
 from tunaflow_tui.runtime.tokens import default_counter
+from tunaflow_tui.runtime.turn_spec import TurnSpec
 
 if TYPE_CHECKING:
-    from tunaflow_tui.runtime.runtime import WorkflowRuntime
+    from tunaflow_tui.runtime.ports import TurnContext
 
 FALLBACK_CHARS = 300
 TRANSCRIPT_TOKENS = 12_000
@@ -56,14 +57,14 @@ class BranchSummary:
     note: str = ""
 
 
-def _branch_messages(rt: WorkflowRuntime, branch: BranchRecord) -> tuple[MessageRecord, ...]:
+def _branch_messages(rt: TurnContext, branch: BranchRecord) -> tuple[MessageRecord, ...]:
     """The branch's own messages (not the summaries written for adopting it)."""
     count = rt.store.count_messages(branch.shadow_conversation_id)
     messages = rt.store.list_messages(branch.shadow_conversation_id, limit=max(count, 1))
     return tuple(m for m in messages if m.persona != "summarizer")
 
 
-def _adoptable(rt: WorkflowRuntime, ref: str | int) -> tuple[BranchRecord, tuple[MessageRecord, ...]]:
+def _adoptable(rt: TurnContext, ref: str | int) -> tuple[BranchRecord, tuple[MessageRecord, ...]]:
     branch = branch_of(rt, ref)
     if branch.status == "adopted":
         raise BranchError(f"branch {branch.id} is adopted already")
@@ -96,7 +97,7 @@ def _fallback(messages: tuple[MessageRecord, ...], branch: BranchRecord, why: st
 BRIEF_MEMO_KIND = "roundtable_brief"
 
 
-def roundtable_brief(rt: WorkflowRuntime, branch: BranchRecord) -> str | None:
+def roundtable_brief(rt: TurnContext, branch: BranchRecord) -> str | None:
     """A roundtable branch's latest brief (its Key Positions), if one was written."""
     if branch.mode != "roundtable":
         return None
@@ -105,7 +106,7 @@ def roundtable_brief(rt: WorkflowRuntime, branch: BranchRecord) -> str | None:
     return text or None
 
 
-async def summarize(rt: WorkflowRuntime, ref: str | int) -> BranchSummary:
+async def summarize(rt: TurnContext, ref: str | int) -> BranchSummary:
     """Summarize the whole branch: a roundtable's brief, else the summarizer's turn in the branch.
 
     The turn streams like any other and can be cancelled (then :class:`AdoptCancelled`). An engine
@@ -117,7 +118,7 @@ async def summarize(rt: WorkflowRuntime, ref: str | int) -> BranchSummary:
     if brief is not None:
         return BranchSummary(brief, "roundtable_brief")
     try:
-        engine, _config = rt.engine_for("summarizer")
+        engine, _config = rt.turns.engine_for("summarizer")
     except KeyError:
         return _fallback(messages, branch, "no summarizer engine is configured")
     transcript = "\n\n".join(format_turn(m) for m in messages if m.content.strip())
@@ -125,7 +126,7 @@ async def summarize(rt: WorkflowRuntime, ref: str | int) -> BranchSummary:
     conversation = rt.store.get_conversation(branch.shadow_conversation_id)
     request = f"{SUMMARY_REQUEST}\n\n{transcript}"
     try:
-        result = await rt.run_role_turn("summarizer", branch.shadow_conversation_id, request, blind=True)
+        result = await rt.turns.run(TurnSpec("summarizer", branch.shadow_conversation_id, request, blind=True))
     finally:
         if conversation is not None:  # the summarizer's session is not the branch's
             rt.store.set_native_session(branch.shadow_conversation_id, conversation.native_engine or "",
@@ -143,7 +144,7 @@ async def summarize(rt: WorkflowRuntime, ref: str | int) -> BranchSummary:
     return _fallback(messages, branch, why)
 
 
-def _parent_git_branch(rt: WorkflowRuntime, branch: BranchRecord) -> str | None:
+def _parent_git_branch(rt: TurnContext, branch: BranchRecord) -> str | None:
     for plan in rt.store.list_plans():
         if branch.id in (plan.impl_branch_id, plan.review_branch_id) and plan.base_branch:
             return plan.base_branch
@@ -154,7 +155,7 @@ def _parent_git_branch(rt: WorkflowRuntime, branch: BranchRecord) -> str | None:
     return gitops.current_branch(rt.project_dir) if rt.is_git else None
 
 
-def branch_diff_stat(rt: WorkflowRuntime, branch: BranchRecord) -> str | None:
+def branch_diff_stat(rt: TurnContext, branch: BranchRecord) -> str | None:
     """``git diff --stat`` of the branch's own work against where it started, if it has any."""
     if not branch.worktree_path or not rt.is_git:
         return None
@@ -179,7 +180,7 @@ def record_text(branch: BranchRecord, summary: BranchSummary, count: int, diff_s
     return "\n".join(lines)
 
 
-async def adopt(rt: WorkflowRuntime, ref: str | int, *, summary: str | BranchSummary | None = None) -> Adoption:
+async def adopt(rt: TurnContext, ref: str | int, *, summary: str | BranchSummary | None = None) -> Adoption:
     """Adopt a branch into its parent conversation with ``summary`` (None: :func:`summarize` writes one).
 
     A :class:`BranchSummary` (one :func:`summarize` wrote, as the user confirmed it) keeps its source
@@ -206,7 +207,7 @@ async def adopt(rt: WorkflowRuntime, ref: str | int, *, summary: str | BranchSum
     return adoption
 
 
-def _record(rt: WorkflowRuntime, branch_id: int, chosen: BranchSummary, diff_stat: str | None) -> Adoption:
+def _record(rt: TurnContext, branch_id: int, chosen: BranchSummary, diff_stat: str | None) -> Adoption:
     branch, messages = _adoptable(rt, branch_id)  # the summary took time: still adoptable?
     meta: dict[str, object] = {
         "kind": ADOPT_KIND,

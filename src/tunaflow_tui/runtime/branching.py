@@ -27,7 +27,7 @@ from tunaflow_tui.runtime.events import NoticeRaised
 
 if TYPE_CHECKING:
     from tunaflow_tui.runtime.agent_turn import TurnResult
-    from tunaflow_tui.runtime.runtime import WorkflowRuntime
+    from tunaflow_tui.runtime.ports import ProjectData, RecordingContext, TurnContext
 
 NATIVE_FORK = "native_fork"
 INHERITANCE = "inheritance"
@@ -47,7 +47,7 @@ class BranchBusy(BranchError):
     """The branch has a turn in progress (this or another process writes its reply): it cannot change now."""
 
 
-def refuse_live_turn(rt: WorkflowRuntime, branch: BranchRecord) -> None:
+def refuse_live_turn(rt: ProjectData, branch: BranchRecord) -> None:
     """Raise :class:`BranchBusy` while a live process holds the branch's lease (its answer is being written)."""
     lease = rt.store.live_lease(branch.shadow_conversation_id)
     if lease is not None:
@@ -67,7 +67,7 @@ def parse_ref(ref: str | int) -> str:
     return f"branch:{int(number)}"
 
 
-def branch_of(rt: WorkflowRuntime, ref: str | int) -> BranchRecord:
+def branch_of(rt: ProjectData, ref: str | int) -> BranchRecord:
     """The branch ``ref`` names; BranchError for ``main`` or an unknown id."""
     conversation_id = parse_ref(ref)
     if conversation_id == "main":
@@ -78,7 +78,7 @@ def branch_of(rt: WorkflowRuntime, ref: str | int) -> BranchRecord:
     return branch
 
 
-def conversation_of(rt: WorkflowRuntime, ref: str | int) -> str:
+def conversation_of(rt: ProjectData, ref: str | int) -> str:
     """The id of an existing conversation ``ref`` names (``main`` always exists)."""
     conversation_id = parse_ref(ref)
     if conversation_id != "main":
@@ -86,7 +86,7 @@ def conversation_of(rt: WorkflowRuntime, ref: str | int) -> str:
     return conversation_id
 
 
-def writable_branch(rt: WorkflowRuntime, conversation_id: str) -> BranchRecord:
+def writable_branch(rt: ProjectData, conversation_id: str) -> BranchRecord:
     """The branch behind ``conversation_id`` if it takes a user's message; BranchError otherwise."""
     branch = branch_of(rt, conversation_id)
     name = f"branch {branch.id} “{neutralize(branch.label)}”"
@@ -103,15 +103,15 @@ def writable_branch(rt: WorkflowRuntime, conversation_id: str) -> BranchRecord:
 
 
 # ----------------------------------------------------------------------------- fork
-def _later_turn_of_session(rt: WorkflowRuntime, checkpoint: MessageRecord) -> bool:
+def _later_turn_of_session(rt: ProjectData, checkpoint: MessageRecord) -> bool:
     """True when the parent went on in the checkpoint's session after it (that session is later now)."""
     later = rt.store.list_messages(checkpoint.conversation_id, after_id=checkpoint.id, limit=_LATER_MESSAGES_CHECKED)
     return any(m.native_session_id == checkpoint.native_session_id for m in later)
 
 
-def _native_fork_possible(rt: WorkflowRuntime, checkpoint: MessageRecord, engine_name: str,
+def _native_fork_possible(rt: TurnContext, checkpoint: MessageRecord, engine_name: str,
                           parent: BranchRecord | None) -> bool:
-    engine, _config = rt.engine_named(engine_name)
+    engine, _config = rt.turns.engine_named(engine_name)
     return (
         engine.supports_native_fork
         and checkpoint.role == "assistant"
@@ -139,7 +139,7 @@ def clean_label(label: str) -> str:
     return cleaned
 
 
-def fork(rt: WorkflowRuntime, conversation_id: str, message_id: int, *, engine: str | None = None,
+def fork(rt: TurnContext, conversation_id: str, message_id: int, *, engine: str | None = None,
          label: str | None = None) -> BranchRecord:
     """Fork ``conversation_id`` at its message ``message_id`` into a new active branch.
 
@@ -176,7 +176,7 @@ def fork(rt: WorkflowRuntime, conversation_id: str, message_id: int, *, engine: 
     return branch
 
 
-def fork_session(rt: WorkflowRuntime, branch: BranchRecord) -> str | None:
+def fork_session(rt: RecordingContext, branch: BranchRecord) -> str | None:
     """The parent's session the branch's next turn forks, or None (already forked, or inheritance).
 
     A parent that went on in that session since the fork would hand the branch its later turns: the
@@ -196,7 +196,7 @@ def fork_session(rt: WorkflowRuntime, branch: BranchRecord) -> str | None:
     return None
 
 
-def settle_turn(rt: WorkflowRuntime, branch: BranchRecord, forked_from: str | None, result: TurnResult) -> None:
+def settle_turn(rt: ProjectData, branch: BranchRecord, forked_from: str | None, result: TurnResult) -> None:
     """After a branch turn: store the branch's own session id; a fork that made no new session is inheritance."""
     conversation = rt.store.get_conversation(branch.shadow_conversation_id)
     session = conversation.native_session_id if conversation is not None else None
@@ -209,7 +209,7 @@ def settle_turn(rt: WorkflowRuntime, branch: BranchRecord, forked_from: str | No
         rt.store.update_branch(branch.id, **fields)
 
 
-def fork_refused(rt: WorkflowRuntime, conversation_id: str) -> None:
+def fork_refused(rt: ProjectData, conversation_id: str) -> None:
     """The engine could not resume the parent's session to fork it: the branch inherits instead."""
     conversation = rt.store.get_conversation(conversation_id)
     if conversation is not None and conversation.branch_id is not None:
@@ -217,13 +217,13 @@ def fork_refused(rt: WorkflowRuntime, conversation_id: str) -> None:
 
 
 # ----------------------------------------------------------------------------- lifecycle
-def rename(rt: WorkflowRuntime, ref: str | int, label: str) -> BranchRecord:
+def rename(rt: ProjectData, ref: str | int, label: str) -> BranchRecord:
     """Give a branch a new label (any status)."""
     branch = branch_of(rt, ref)
     return rt.store.update_branch(branch.id, label=clean_label(label))
 
 
-def archive(rt: WorkflowRuntime, ref: str | int) -> BranchRecord:
+def archive(rt: ProjectData, ref: str | int) -> BranchRecord:
     """Move an active branch to the archive: it keeps its messages and becomes read-only."""
     branch = branch_of(rt, ref)
     if branch.status != "active":
@@ -231,7 +231,7 @@ def archive(rt: WorkflowRuntime, ref: str | int) -> BranchRecord:
     return rt.store.update_branch(branch.id, status="archived")
 
 
-def restore(rt: WorkflowRuntime, ref: str | int) -> BranchRecord:
+def restore(rt: ProjectData, ref: str | int) -> BranchRecord:
     """Bring an archived or adopted branch back to active (an adopt record in its parent stays)."""
     branch = branch_of(rt, ref)
     if branch.status == "active":
@@ -239,7 +239,7 @@ def restore(rt: WorkflowRuntime, ref: str | int) -> BranchRecord:
     return rt.store.update_branch(branch.id, status="active")
 
 
-def delete(rt: WorkflowRuntime, ref: str | int) -> BranchRecord:
+def delete(rt: ProjectData, ref: str | int) -> BranchRecord:
     """Delete a branch (the caller has confirmed): an active one's messages go with it.
 
     Adopted and archived branches keep their messages (an adopt record cites them). Refused for
@@ -253,7 +253,7 @@ def delete(rt: WorkflowRuntime, ref: str | int) -> BranchRecord:
         return _delete(rt, ref)
 
 
-def _delete(rt: WorkflowRuntime, ref: str | int) -> BranchRecord:
+def _delete(rt: ProjectData, ref: str | int) -> BranchRecord:
     branch = branch_of(rt, ref)
     refuse_live_turn(rt, branch)
     children = rt.store.child_branches(branch.id)

@@ -24,7 +24,7 @@ from tunaflow_tui.runtime.quiet_turn import quiet_answer
 from tunaflow_tui.runtime.tokens import default_counter
 
 if TYPE_CHECKING:
-    from tunaflow_tui.runtime.runtime import WorkflowRuntime
+    from tunaflow_tui.runtime.ports import QuietTurnContext
 
 #: Characters of an extractive summary per message, and in all.
 EXTRACT_PER_MESSAGE = 220
@@ -106,11 +106,11 @@ def _stale(summary: SummaryRecord, span: Sequence[MessageRecord], span_tokens: i
     return sum(counter.count(m.content[:span_tokens * 8]) for m in grown) >= span_tokens // 4
 
 
-async def summarize(rt: WorkflowRuntime, messages: Sequence[MessageRecord]) -> tuple[str, str | None]:
+async def summarize(rt: QuietTurnContext, messages: Sequence[MessageRecord]) -> tuple[str, str | None]:
     """(summary, engine name) by the summarizer's engine; the extractive summary and None when it fails."""
     text = transcript(messages)
     try:
-        engine, _config = rt.engine_for("summarizer")
+        engine, _config = rt.turns.engine_for("summarizer")
         request = TurnRequest(prompt=PROMPT.format(transcript=text), cwd=rt.project_dir,
                               system=load_persona("summarizer", rt.project_dir), role="summarizer",
                               profile=PermissionProfile.READ_ONLY)
@@ -124,7 +124,7 @@ async def summarize(rt: WorkflowRuntime, messages: Sequence[MessageRecord]) -> t
     return extractive_summary(messages), None
 
 
-async def compress_conversation(rt: WorkflowRuntime, conversation_id: str) -> int:
+async def compress_conversation(rt: QuietTurnContext, conversation_id: str) -> int:
     """Write or re-do the summaries a long conversation needs; how many were written.
 
     Only the newest span is cut again as the conversation grows (earlier spans keep their ranges),

@@ -18,7 +18,7 @@ from tunaflow_tui.runtime.prompts import plan_brief
 from tunaflow_tui.runtime.tokens import default_counter
 
 if TYPE_CHECKING:
-    from tunaflow_tui.runtime.runtime import WorkflowRuntime
+    from tunaflow_tui.runtime.ports import PackSourceData
 
 ROLE_TITLES = {
     "user": "User",
@@ -60,7 +60,7 @@ def format_turn(message: MessageRecord) -> str:
 class ContextBuilder:
     """Assembles sections (project, plan, findings, inheritance, recent turns, links) within budgets."""
 
-    def __init__(self, rt: WorkflowRuntime) -> None:
+    def __init__(self, rt: PackSourceData) -> None:
         self._rt = rt
 
     def project_identity(self, plan: PlanRecord | None = None, *, worktree: bool = False) -> str:

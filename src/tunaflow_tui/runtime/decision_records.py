@@ -21,7 +21,7 @@ from tunaflow_tui.core.workflow.phases import PendingDecision, PlanEventType
 from tunaflow_tui.runtime.events import MessageAdded
 
 if TYPE_CHECKING:
-    from tunaflow_tui.runtime.runtime import WorkflowRuntime
+    from tunaflow_tui.runtime.ports import ProjectData, RecordingContext
 
 _ABOUT_A_VERDICT = frozenset({
     PlanEventType.ACCEPTED, PlanEventType.ACCEPTED_PARTIAL_REVIEW, PlanEventType.ACCEPTED_OVER_FAILED_REVIEW,
@@ -33,7 +33,7 @@ _MERGES = frozenset({PlanEventType.MERGED, PlanEventType.MERGE_CONFLICT})
 _MERGE_WORDS = {"fast-forward": "fast-forward", "merge-commit": "merge commit", "up-to-date": "already up to date"}
 
 
-def conversation_of(rt: WorkflowRuntime, plan: PlanRecord) -> str:
+def conversation_of(rt: ProjectData, plan: PlanRecord) -> str:
     """The conversation a plan was proposed in (the main conversation when that is not known)."""
     if plan.source_message_id is not None:
         source = rt.store.get_message(plan.source_message_id)
@@ -42,7 +42,7 @@ def conversation_of(rt: WorkflowRuntime, plan: PlanRecord) -> str:
     return MAIN_CONVERSATION_ID
 
 
-def last_event_id(rt: WorkflowRuntime, plan_id: int) -> int:
+def last_event_id(rt: ProjectData, plan_id: int) -> int:
     """The id of the plan's newest event (0 without any): what :func:`write_records` looks past."""
     events = rt.store.list_plan_events(plan_id)
     return events[-1].id if events else 0
@@ -97,7 +97,7 @@ def decision_meta(event: PlanEventRecord, plan: PlanRecord, history: Sequence[Pl
     return meta
 
 
-def write_records(rt: WorkflowRuntime, plan_id: int, since: int, *, before: PlanRecord | None = None,
+def write_records(rt: RecordingContext, plan_id: int, since: int, *, before: PlanRecord | None = None,
                   ) -> list[MessageRecord]:
     """Record every decision of the user's on the plan after event ``since`` that has no record yet.
 
@@ -122,7 +122,7 @@ def write_records(rt: WorkflowRuntime, plan_id: int, since: int, *, before: Plan
     return written
 
 
-def catch_up(rt: WorkflowRuntime) -> int:
+def catch_up(rt: RecordingContext) -> int:
     """On start: record the decisions a stop left unrecorded (taken after the conversation's last message).
 
     Older decisions (from before records existed) are not written now: they would land after

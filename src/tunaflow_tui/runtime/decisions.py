@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from tunaflow_tui.core import gitops
@@ -26,14 +27,14 @@ from tunaflow_tui.runtime import (
     git_guard,
     planning,
     prompts,
-    recovery,
     review,
     worktree_prep,
 )
 from tunaflow_tui.runtime.events import NoticeRaised
+from tunaflow_tui.runtime.turn_spec import TurnSpec
 
 if TYPE_CHECKING:
-    from tunaflow_tui.runtime.runtime import WorkflowRuntime
+    from tunaflow_tui.runtime.ports import ProjectData, StepContext
 
 DECISIONS: tuple[str, ...] = tuple(decision.value for decision in Decision)
 """Every decision ``decide`` accepts, by name."""
@@ -45,7 +46,7 @@ def pending_aggregate(plan: PlanRecord) -> AggregateVerdict | None:
     return AggregateVerdict.from_json(raw) if isinstance(raw, Mapping) else None
 
 
-def earlier_failures(rt: WorkflowRuntime, plan_id: int, *, exclude_round: int | None = None) -> list[str]:
+def earlier_failures(rt: ProjectData, plan_id: int, *, exclude_round: int | None = None) -> list[str]:
     """One line per failed review round of this plan other than ``exclude_round`` (for the rework prompt)."""
     lines: list[str] = []
     for event in rt.store.list_plan_events(plan_id):
@@ -59,7 +60,7 @@ def earlier_failures(rt: WorkflowRuntime, plan_id: int, *, exclude_round: int | 
     return lines
 
 
-async def after_development(rt: WorkflowRuntime, plan: PlanRecord) -> PlanRecord:
+async def after_development(rt: StepContext, plan: PlanRecord) -> PlanRecord:
     """After a Developer turn: review automatically when configured and the work is complete."""
     if plan.phase == Phase.REVIEW and plan.pending_decision is None and rt.settings.workflow.auto_review:
         plan = await review.run_review(rt, plan.id)
@@ -67,7 +68,7 @@ async def after_development(rt: WorkflowRuntime, plan: PlanRecord) -> PlanRecord
     return plan
 
 
-async def maybe_auto_rework(rt: WorkflowRuntime, plan: PlanRecord) -> PlanRecord:
+async def maybe_auto_rework(rt: StepContext, plan: PlanRecord) -> PlanRecord:
     """With ``auto_rework`` on, a failed review goes straight back to the Developer (the user's standing choice)."""
     if not rt.settings.workflow.auto_rework:
         return plan
@@ -78,7 +79,7 @@ async def maybe_auto_rework(rt: WorkflowRuntime, plan: PlanRecord) -> PlanRecord
     return plan
 
 
-async def _rework(rt: WorkflowRuntime, plan: PlanRecord, feedback: str, *, escalated: bool = False) -> PlanRecord:
+async def _rework(rt: StepContext, plan: PlanRecord, feedback: str, *, escalated: bool = False) -> PlanRecord:
     agg = pending_aggregate(plan)
     findings = list(agg.findings) if agg else []
     earlier = earlier_failures(rt, plan.id, exclude_round=plan.review_round)
@@ -90,10 +91,10 @@ async def _rework(rt: WorkflowRuntime, plan: PlanRecord, feedback: str, *, escal
     return await after_development(rt, plan)
 
 
-async def architect_revision(rt: WorkflowRuntime, plan: PlanRecord, prompt: str) -> PlanRecord:
+async def architect_revision(rt: StepContext, plan: PlanRecord, prompt: str) -> PlanRecord:
     """Ask the Architect for a revised proposal; a failed turn leaves the step open to retry."""
     rt.service.record(plan.id, PlanEventType.AGENT_STARTED, Actor.SYSTEM, {"role": "architect", "step": "drafting"})
-    result = await rt.run_role_turn("architect", "main", prompt, plan=plan)
+    result = await rt.turns.run(TurnSpec("architect", "main", prompt, plan=plan))
     if not result.ok:
         rt.emit(NoticeRaised(f"The Architect's revision failed ({result.message.error_message or 'no reply'}); "
                              "retry it, or write to the Architect.", "error"))
@@ -104,7 +105,7 @@ async def architect_revision(rt: WorkflowRuntime, plan: PlanRecord, prompt: str)
     return rt.get_plan(plan.id)
 
 
-async def finish_done(rt: WorkflowRuntime, plan: PlanRecord, agg: AggregateVerdict | None) -> PlanRecord:
+async def finish_done(rt: StepContext, plan: PlanRecord, agg: AggregateVerdict | None) -> PlanRecord:
     """Write the result document, archive the plan's branches, and say the merge is on offer."""
     root = development.workdir(rt, plan)
     outcome = plan_outcome(rt.store.list_plan_events(plan.id))
@@ -136,16 +137,16 @@ def _phase_behind(plan: PlanRecord) -> Phase:
     return Phase(plan.held_from) if plan.phase == Phase.HELD and plan.held_from else Phase(plan.phase)
 
 
-Action = Callable[["WorkflowRuntime", PlanRecord, DecisionInput], Awaitable[PlanRecord]]
+Action = Callable[["StepContext", PlanRecord, DecisionInput], Awaitable[PlanRecord]]
 
 
-async def _approve(rt: WorkflowRuntime, plan: PlanRecord, given: DecisionInput) -> PlanRecord:
+async def _approve(rt: StepContext, plan: PlanRecord, given: DecisionInput) -> PlanRecord:
     await git_guard.require_commit(rt)  # an empty repository: said up front, the plan stays at approval
     plan = await development.start_dev(rt, _gate(rt, plan, Decision.APPROVE, given))
     return await after_development(rt, plan)
 
 
-async def _edit(rt: WorkflowRuntime, plan: PlanRecord, given: DecisionInput) -> PlanRecord:
+async def _edit(rt: StepContext, plan: PlanRecord, given: DecisionInput) -> PlanRecord:
     assert given.edit is not None
     since = decision_records.last_event_id(rt, plan.id)
     plan = rt.service.edit_proposal(plan.id, given.edit[1])
@@ -154,29 +155,29 @@ async def _edit(rt: WorkflowRuntime, plan: PlanRecord, given: DecisionInput) -> 
     return plan
 
 
-async def _revise(rt: WorkflowRuntime, plan: PlanRecord, given: DecisionInput) -> PlanRecord:
+async def _revise(rt: StepContext, plan: PlanRecord, given: DecisionInput) -> PlanRecord:
     plan = _gate(rt, plan, Decision.REVISE, given)
     return await architect_revision(rt, plan, prompts.revision_prompt(plan, given.feedback))
 
 
-def _gate(rt: WorkflowRuntime, plan: PlanRecord, decision: Decision, given: DecisionInput) -> PlanRecord:
+def _gate(rt: StepContext, plan: PlanRecord, decision: Decision, given: DecisionInput) -> PlanRecord:
     """Apply the state-machine command of ``decision`` (a decision that starts no agent work)."""
     command = decision_command(decision, rt.service.state(plan.id), given)
     assert command is not None
     return rt.apply(plan.id, command, Actor.USER)
 
 
-async def _only_gate(rt: WorkflowRuntime, plan: PlanRecord, given: DecisionInput, decision: Decision) -> PlanRecord:
+async def _only_gate(rt: StepContext, plan: PlanRecord, given: DecisionInput, decision: Decision) -> PlanRecord:
     return _gate(rt, plan, decision, given)
 
 
-async def _accept(rt: WorkflowRuntime, plan: PlanRecord, given: DecisionInput, decision: Decision) -> PlanRecord:
+async def _accept(rt: StepContext, plan: PlanRecord, given: DecisionInput, decision: Decision) -> PlanRecord:
     agg = pending_aggregate(plan)
     plan = _gate(rt, plan, decision, given)
     return await finish_done(rt, plan, agg)
 
 
-async def _continue(rt: WorkflowRuntime, plan: PlanRecord, given: DecisionInput) -> PlanRecord:
+async def _continue(rt: StepContext, plan: PlanRecord, given: DecisionInput) -> PlanRecord:
     if _phase_behind(plan) is Phase.ESCALATED:
         return await _rework(rt, plan, given.feedback, escalated=True)
     plan = _gate(rt, plan, Decision.CONTINUE, given)
@@ -184,11 +185,11 @@ async def _continue(rt: WorkflowRuntime, plan: PlanRecord, given: DecisionInput)
     return await after_development(rt, plan)
 
 
-async def _complete(rt: WorkflowRuntime, plan: PlanRecord, given: DecisionInput) -> PlanRecord:
+async def _complete(rt: StepContext, plan: PlanRecord, given: DecisionInput) -> PlanRecord:
     return await after_development(rt, _gate(rt, plan, Decision.COMPLETE, given))
 
 
-async def _after_setup_decision(rt: WorkflowRuntime, plan: PlanRecord, given: DecisionInput,
+async def _after_setup_decision(rt: StepContext, plan: PlanRecord, given: DecisionInput,
                                 decision: Decision) -> PlanRecord:
     """Retry the worktree setup, or skip it; either way the Developer starts once the worktree is ready."""
     plan = _gate(rt, plan, decision, given)
@@ -201,7 +202,7 @@ async def _after_setup_decision(rt: WorkflowRuntime, plan: PlanRecord, given: De
     return await after_development(rt, plan)
 
 
-async def _redesign(rt: WorkflowRuntime, plan: PlanRecord, given: DecisionInput) -> PlanRecord:
+async def _redesign(rt: StepContext, plan: PlanRecord, given: DecisionInput) -> PlanRecord:
     agg = pending_aggregate(plan)
     plan = _gate(rt, plan, Decision.REDESIGN, given)
     findings = list(agg.findings) if agg else []
@@ -209,7 +210,7 @@ async def _redesign(rt: WorkflowRuntime, plan: PlanRecord, given: DecisionInput)
                                                                        agg.verdict if agg else None))
 
 
-async def _retry(rt: WorkflowRuntime, plan: PlanRecord, given: DecisionInput) -> PlanRecord:
+async def _retry(rt: StepContext, plan: PlanRecord, given: DecisionInput) -> PlanRecord:
     """Only the errored seats run again; the others' answers stand."""
     agg = pending_aggregate(plan)
     raw_offered = (plan.pending_detail or {}).get("retry_seats")
@@ -221,35 +222,24 @@ async def _retry(rt: WorkflowRuntime, plan: PlanRecord, given: DecisionInput) ->
     return await maybe_auto_rework(rt, plan)
 
 
-async def _start_review(rt: WorkflowRuntime, plan: PlanRecord, given: DecisionInput) -> PlanRecord:
+async def _start_review(rt: StepContext, plan: PlanRecord, given: DecisionInput) -> PlanRecord:
     plan = await review.run_review(rt, plan.id)
     return await maybe_auto_rework(rt, plan)
 
 
-async def _step(rt: WorkflowRuntime, plan: PlanRecord, given: DecisionInput, how: str) -> PlanRecord:
-    return await recovery.resume_plan(rt, plan.id, how=how)
-
-
-async def _merge(rt: WorkflowRuntime, plan: PlanRecord, given: DecisionInput) -> PlanRecord:
-    result = await asyncio.to_thread(rt.merge, plan.id)
-    level = "warning" if str(result.kind) == "conflict" else "info"
-    rt.emit(NoticeRaised(f"Merge: {result.kind} — {result.message}", level))
-    return rt.get_plan(plan.id)
-
-
-async def _remove_worktree(rt: WorkflowRuntime, plan: PlanRecord, given: DecisionInput) -> PlanRecord:
+async def _remove_worktree(rt: StepContext, plan: PlanRecord, given: DecisionInput) -> PlanRecord:
     await asyncio.to_thread(development.remove_plan_worktree, rt, plan.id)
     return rt.get_plan(plan.id)
 
 
 def _with(action: Callable[..., Awaitable[PlanRecord]], extra: object) -> Action:
-    async def run(rt: WorkflowRuntime, plan: PlanRecord, given: DecisionInput) -> PlanRecord:
+    async def run(rt: StepContext, plan: PlanRecord, given: DecisionInput) -> PlanRecord:
         return await action(rt, plan, given, extra)
 
     return run
 
 
-async def _rework_decision(rt: WorkflowRuntime, plan: PlanRecord, given: DecisionInput) -> PlanRecord:
+async def _rework_decision(rt: StepContext, plan: PlanRecord, given: DecisionInput) -> PlanRecord:
     return await _rework(rt, plan, given.feedback)
 
 
@@ -271,9 +261,6 @@ _ACTIONS: dict[Decision, Action] = {
     Decision.COMPLETE: _complete,
     Decision.RETRY_SETUP: _with(_after_setup_decision, Decision.RETRY_SETUP),
     Decision.SKIP_SETUP: _with(_after_setup_decision, Decision.SKIP_SETUP),
-    Decision.RESUME_STEP: _with(_step, "resume"),
-    Decision.RETRY_STEP: _with(_step, "retry"),
-    Decision.MERGE: _merge,
     Decision.REMOVE_WORKTREE: _remove_worktree,
 }
 # Decisions that settle the review round waiting: its document (held back while a seat could be
@@ -290,8 +277,17 @@ def parse_decision(name: str) -> Decision:
         raise ValueError(f"unknown decision {name!r} (expected one of: {', '.join(DECISIONS)})") from None
 
 
-async def apply_decision(
-    rt: WorkflowRuntime,
+@dataclass(frozen=True, slots=True)
+class Decided:
+    """A decision checked against the plan's state: what runs it (see :func:`run_decision`)."""
+
+    decision: Decision
+    plan: PlanRecord
+    given: DecisionInput
+
+
+async def check_decision(
+    rt: StepContext,
     plan_id: int,
     decision: str,
     *,
@@ -299,13 +295,13 @@ async def apply_decision(
     seats: tuple[str, ...] = (),
     reason: str = "",
     edited: EditedProposal | None = None,
-) -> PlanRecord:
-    """Apply ``decision`` (a :class:`Decision` or its name) to the plan and run what follows.
+) -> Decided:
+    """Check ``decision`` (a :class:`Decision` or its name) against the plan, before any work starts.
 
-    Nothing happens unless the decision is available now: a state-machine command the machine would
-    refuse raises :class:`IllegalTransition` before any work starts (so accepting a failed or
-    incomplete review needs its own, confirmed decision), and a runtime action (resume a step, merge)
-    that the plan does not offer raises it too.
+    A state-machine command the machine would refuse raises :class:`IllegalTransition` (so accepting
+    a failed or incomplete review needs its own, confirmed decision), and so does a runtime action
+    (resume a step, merge) that the plan does not offer. A decision that settles the review round
+    waiting writes the round's document first.
     """
     chosen = parse_decision(str(decision))
     plan = rt.get_plan(plan_id)
@@ -326,4 +322,16 @@ async def apply_decision(
     if chosen in _SETTLE_ROUND and plan.pending_decision in (
             PendingDecision.REVIEW, PendingDecision.DOOM_LOOP, PendingDecision.REVIEW_ERROR):
         await review.write_review_document(rt, plan)
-    return await _ACTIONS[chosen](rt, plan, given)
+    return Decided(chosen, plan, given)
+
+
+async def run_decision(rt: StepContext, decided: Decided) -> PlanRecord:
+    """Run what a checked gate decision starts, until the next gate.
+
+    Resuming a step and merging act on the runtime, not the plan's gate: the plan cycle runs those
+    (:class:`~tunaflow_tui.runtime.plan_cycle.PlanCycle`).
+    """
+    action = _ACTIONS.get(decided.decision)
+    if action is None:
+        raise ValueError(f"{decided.decision.value} is run by the plan cycle, not as a gate decision")
+    return await action(rt, decided.plan, decided.given)

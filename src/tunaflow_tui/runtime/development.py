@@ -20,9 +20,10 @@ from tunaflow_tui.core.workflow.phases import Actor, Phase, PlanEventType
 from tunaflow_tui.runtime import git_guard, prompts, worktree_prep
 from tunaflow_tui.runtime.events import NoticeRaised
 from tunaflow_tui.runtime.planning import record_rejections
+from tunaflow_tui.runtime.turn_spec import TurnSpec
 
 if TYPE_CHECKING:
-    from tunaflow_tui.runtime.runtime import WorkflowRuntime
+    from tunaflow_tui.runtime.ports import StepContext
 
 
 def plan_document(plan: PlanRecord) -> PlanDocument:
@@ -39,7 +40,7 @@ def plan_document(plan: PlanRecord) -> PlanDocument:
     )
 
 
-def worktree_path_for(rt: WorkflowRuntime, slug: str) -> Path:
+def worktree_path_for(rt: StepContext, slug: str) -> Path:
     """Where a plan's worktree lives: outside the project, under the user data dir."""
     root = rt.settings.workflow.worktree_root
     if root is None:
@@ -50,12 +51,12 @@ def worktree_path_for(rt: WorkflowRuntime, slug: str) -> Path:
     return Path(root) / f"{rt.project_dir.name}-{digest}" / slug
 
 
-def workdir(rt: WorkflowRuntime, plan: PlanRecord) -> Path:
+def workdir(rt: StepContext, plan: PlanRecord) -> Path:
     """The directory the Developer and the reviewers work in."""
     return Path(plan.worktree_path) if plan.worktree_path else rt.project_dir
 
 
-async def prepare_implementation(rt: WorkflowRuntime, plan: PlanRecord) -> PlanRecord:
+async def prepare_implementation(rt: StepContext, plan: PlanRecord) -> PlanRecord:
     """Create the implementation branch, the git branch and worktree, and write the plan documents."""
     if plan.impl_branch_id is None and not rt.is_git:
         rt.progress("This project is not a git repository: the Developer works in place (no isolation, no merge).")
@@ -69,7 +70,7 @@ async def prepare_implementation(rt: WorkflowRuntime, plan: PlanRecord) -> PlanR
     return plan
 
 
-def _prepare_sync(rt: WorkflowRuntime, plan: PlanRecord, is_git: bool) -> tuple[PlanRecord, str | None]:
+def _prepare_sync(rt: StepContext, plan: PlanRecord, is_git: bool) -> tuple[PlanRecord, str | None]:
     store = rt.store
     if plan.impl_branch_id is None:
         git_branch: str | None = None
@@ -130,7 +131,7 @@ def implementation_prompt_for(plan: PlanRecord, root: Path) -> str:
 
 
 async def run_developer(
-    rt: WorkflowRuntime, plan: PlanRecord, prompt_for: PromptBuilder, *, fresh: bool = False
+    rt: StepContext, plan: PlanRecord, prompt_for: PromptBuilder, *, fresh: bool = False
 ) -> PlanRecord:
     """Run one Developer turn in the implementation branch and apply its markers.
 
@@ -164,10 +165,10 @@ async def run_developer(
         root = workdir(rt, plan)
         conversation = f"branch:{plan.impl_branch_id}"
         guard = await git_guard.before_turn(rt, plan)
-        result = await rt.run_role_turn(
+        result = await rt.turns.run(TurnSpec(
             "developer", conversation, prompt_for(plan, root), cwd=root, plan=plan, fresh_session=fresh,
             on_markers=tick,
-        )
+        ))
     except asyncio.CancelledError:
         raise
     except Exception as exc:
@@ -207,12 +208,12 @@ async def run_developer(
     return rt.apply(plan.id, DevStalled(reason="the Developer stopped without reporting impl-complete"), Actor.SYSTEM)
 
 
-async def start_dev(rt: WorkflowRuntime, plan: PlanRecord) -> PlanRecord:
+async def start_dev(rt: StepContext, plan: PlanRecord) -> PlanRecord:
     """On approval: prepare the branch and worktree, then send the implementation prompt."""
     return await run_developer(rt, plan, implementation_prompt_for, fresh=True)
 
 
-def merge_plan(rt: WorkflowRuntime, plan_id: int) -> gitops.MergeResult:
+def merge_plan(rt: StepContext, plan_id: int) -> gitops.MergeResult:
     """Merge ``tunaflow/{slug}`` into the base it came from; a conflict is reported, nothing lost."""
     plan = rt.get_plan(plan_id)
     if plan.phase != Phase.DONE:
@@ -244,7 +245,7 @@ def merge_plan(rt: WorkflowRuntime, plan_id: int) -> gitops.MergeResult:
     return result
 
 
-def remove_plan_worktree(rt: WorkflowRuntime, plan_id: int) -> None:
+def remove_plan_worktree(rt: StepContext, plan_id: int) -> None:
     """Remove the plan's worktree (the git branch keeps the work)."""
     plan = rt.get_plan(plan_id)
     if not plan.worktree_path:

@@ -26,7 +26,7 @@ from tunaflow_tui.core.workflow.phases import Actor, PlanEventType
 from tunaflow_tui.runtime.events import NoticeRaised
 
 if TYPE_CHECKING:
-    from tunaflow_tui.runtime.runtime import WorkflowRuntime
+    from tunaflow_tui.runtime.ports import StepContext
 
 BASELINE_EVENT = PlanEventType.GIT_BASELINE
 INTEGRITY_EVENT = PlanEventType.GIT_INTEGRITY
@@ -49,7 +49,7 @@ def needs_initial_commit(project_dir: Path) -> bool:
     return gitops.is_git_repo(project_dir) and not gitops.has_commits(project_dir)
 
 
-async def require_commit(rt: WorkflowRuntime) -> None:
+async def require_commit(rt: StepContext) -> None:
     """Refuse (``EmptyRepositoryError``) to start a plan in a git repository with no commits."""
     if not rt.settings.workflow.use_worktree:
         return
@@ -65,7 +65,7 @@ def create_initial_commit(project_dir: Path, message: str = "Initial commit") ->
 
 
 # ----------------------------------------------------------------------------------- hooks
-def record_baseline(rt: WorkflowRuntime, plan: PlanRecord, worktree: Path) -> HookBaseline:
+def record_baseline(rt: StepContext, plan: PlanRecord, worktree: Path) -> HookBaseline:
     """Fingerprint the hooks git runs in ``worktree`` and keep it with the plan (at approval)."""
     baseline = hook_fingerprint(worktree)
     names = ", ".join(sorted(baseline.files)) or "none"
@@ -74,13 +74,13 @@ def record_baseline(rt: WorkflowRuntime, plan: PlanRecord, worktree: Path) -> Ho
     return baseline
 
 
-def refresh_baseline(rt: WorkflowRuntime, plan: PlanRecord, worktree: Path) -> None:
+def refresh_baseline(rt: StepContext, plan: PlanRecord, worktree: Path) -> None:
     """Take the baseline again after the user's own ``worktree_setup`` (it may install hooks), if they changed."""
     if hook_fingerprint(worktree) != hook_baseline(rt, plan):
         record_baseline(rt, plan, worktree)
 
 
-def hook_baseline(rt: WorkflowRuntime, plan: PlanRecord) -> HookBaseline:
+def hook_baseline(rt: StepContext, plan: PlanRecord) -> HookBaseline:
     """The hooks the plan's repository had at approval (taken now for a plan from before the record)."""
     for event in reversed(rt.store.list_plan_events(plan.id)):
         raw = event.detail.get("hooks") if event.type == BASELINE_EVENT else None
@@ -91,7 +91,7 @@ def hook_baseline(rt: WorkflowRuntime, plan: PlanRecord) -> HookBaseline:
 
 
 def commit_on_plan_branch(
-    rt: WorkflowRuntime, plan: PlanRecord, root: Path, message: str
+    rt: StepContext, plan: PlanRecord, root: Path, message: str
 ) -> tuple[str | None, tuple[str, ...]]:
     """tunaflow's own commit in the plan's worktree: on its branch only, with trusted hooks only.
 
@@ -108,7 +108,7 @@ def commit_on_plan_branch(
     return sha, hooks.skipped
 
 
-async def commit(rt: WorkflowRuntime, plan: PlanRecord, root: Path, message: str) -> str | None:
+async def commit(rt: StepContext, plan: PlanRecord, root: Path, message: str) -> str | None:
     """:func:`commit_on_plan_branch` off the event loop; skipped hooks are recorded and shown."""
     sha, skipped = await asyncio.to_thread(commit_on_plan_branch, rt, plan, root, message)
     if skipped:
@@ -116,7 +116,7 @@ async def commit(rt: WorkflowRuntime, plan: PlanRecord, root: Path, message: str
     return sha
 
 
-def report_skipped_hooks(rt: WorkflowRuntime, plan: PlanRecord, skipped: tuple[str, ...], what: str) -> None:
+def report_skipped_hooks(rt: StepContext, plan: PlanRecord, skipped: tuple[str, ...], what: str) -> None:
     """Record and show hooks tunaflow did not run because they are not the ones it was approved with.
 
     Once per plan and set of hooks: every later commit and the merge leave the same hooks out, and
@@ -138,7 +138,7 @@ def _skipped_hooks(detail: Mapping[str, object]) -> list[str]:
     return sorted(str(name) for name in recorded) if isinstance(recorded, list | tuple) else []
 
 
-def merge_plan_branch(rt: WorkflowRuntime, plan: PlanRecord) -> gitops.MergeResult:
+def merge_plan_branch(rt: StepContext, plan: PlanRecord) -> gitops.MergeResult:
     """Merge the plan's branch into its base in the user's tree, running only trusted hooks.
 
     The hooks run from a private copy when they live inside the working tree: the merge itself
@@ -161,7 +161,7 @@ def plan_ref(plan: PlanRecord) -> str | None:
     return f"refs/heads/{plan.git_branch}" if plan.git_branch and plan.worktree_path else None
 
 
-def other_plans_refs(rt: WorkflowRuntime, plan: PlanRecord) -> frozenset[str]:
+def other_plans_refs(rt: StepContext, plan: PlanRecord) -> frozenset[str]:
     """Branches of the project's other plans: tunaflow moves them itself, possibly meanwhile."""
     refs: set[str] = set()
     for other in rt.store.list_plans():
@@ -185,7 +185,7 @@ def _outside_tunaflow(rel: str) -> bool:
     return not (rel == ".tunaflow" or rel.startswith(".tunaflow/"))
 
 
-async def before_turn(rt: WorkflowRuntime, plan: PlanRecord) -> TurnGuard | None:
+async def before_turn(rt: StepContext, plan: PlanRecord) -> TurnGuard | None:
     """Snapshot the repository before an agent turn of ``plan`` (None when it is not a git repository)."""
     worktree = Path(plan.worktree_path) if plan.worktree_path else None
 
@@ -243,7 +243,7 @@ def _level(finding: refguard.Finding) -> str:
 
 
 async def after_turn(
-    rt: WorkflowRuntime,
+    rt: StepContext,
     plan: PlanRecord,
     guard: TurnGuard | None,
     *,

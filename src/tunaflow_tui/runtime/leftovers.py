@@ -13,12 +13,15 @@ that runs now and is never a leftover. A record whose group has ended is deleted
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 from tunaflow_tui.core.processes import end_group, group_alive
 from tunaflow_tui.core.storage import Store
 from tunaflow_tui.core.storage.processes import RunningProcessRecord, this_process
+from tunaflow_tui.core.workflow.phases import Actor, PlanEventType
+from tunaflow_tui.core.workflow.service import WorkflowService
+from tunaflow_tui.runtime.events import NoticeRaised, RuntimeEvent
 
 
 class AgentStillRunning(Exception):
@@ -109,3 +112,37 @@ async def stop_leftovers(store: Store, leftovers: tuple[Leftover, ...]) -> tuple
             store.forget_process(leftover.record.id)
             stopped.append(leftover)
     return tuple(stopped)
+
+
+class Leftovers:
+    """The project's leftovers: find them, and end the ones the user (or a re-run step) asks to end."""
+
+    def __init__(self, store: Store, service: WorkflowService, emit: Callable[[RuntimeEvent], None]) -> None:
+        self._store = store
+        self._service = service
+        self._emit = emit
+
+    def find(self, plan_id: int | None = None) -> tuple[Leftover, ...]:
+        """Agents and test runs an earlier tunaflow started (for ``plan_id``, or anywhere) that still run."""
+        if plan_id is None:
+            return find_leftovers(self._store)
+        return find_leftovers(self._store, conversations=plan_conversations(self._store, plan_id), plan_id=plan_id)
+
+    async def stop(self, plan_id: int | None = None, *, agents: bool = True) -> tuple[Leftover, ...]:
+        """End the leftovers (for ``plan_id``, or all) whose tunaflow is gone; return the ones ended.
+
+        Leftover test runs are always ended (nobody can read their result any more, and a second run
+        would share their worktree); agents only with ``agents`` — that is the user's call.
+        """
+        chosen = tuple(leftover for leftover in self.find(plan_id) if agents or leftover.record.kind == "tests")
+        stopped = await stop_leftovers(self._store, chosen)
+        for leftover in stopped:
+            if leftover.record.plan_id is not None:
+                actor = Actor.USER if leftover.record.kind == "agent" else Actor.SYSTEM
+                self._service.record(leftover.record.plan_id, PlanEventType.LEFTOVER_STOPPED, actor,
+                                     {"kind": leftover.record.kind, "pgid": leftover.record.identity.pgid,
+                                      "what": leftover.what})
+            if leftover.record.kind == "tests":
+                self._emit(NoticeRaised("Stopped the project's tests that an earlier tunaflow left running.",
+                                        "warning"))
+        return stopped

@@ -22,7 +22,7 @@ from tunaflow_tui.core.memory.fts_query import all_words_match
 from tunaflow_tui.core.storage.records import MessageRecord, SessionLinkRecord
 
 if TYPE_CHECKING:
-    from tunaflow_tui.runtime.runtime import WorkflowRuntime
+    from tunaflow_tui.runtime.ports import MemoryData, ProjectData
 
 LINK_KIND = "related"
 #: A link the user dropped: not cited, and never made again.
@@ -31,7 +31,7 @@ NOTE_CHARS = 240
 _CANDIDATE_CHUNKS = 400
 
 
-def first_message(rt: WorkflowRuntime, conversation_id: str) -> MessageRecord | None:
+def first_message(rt: ProjectData, conversation_id: str) -> MessageRecord | None:
     """The conversation's first finished message with text."""
     for message in rt.store.list_messages(conversation_id, after_id=0, limit=20):
         if message.status != "streaming" and message.content.strip():
@@ -39,7 +39,7 @@ def first_message(rt: WorkflowRuntime, conversation_id: str) -> MessageRecord | 
     return None
 
 
-def conversation_note(rt: WorkflowRuntime, conversation_id: str) -> str:
+def conversation_note(rt: ProjectData, conversation_id: str) -> str:
     """A short summary of a conversation: its branch label, then its latest topic summary or first message."""
     store = rt.store
     label = ""
@@ -60,7 +60,7 @@ def conversation_note(rt: WorkflowRuntime, conversation_id: str) -> str:
     return label + flat
 
 
-def _by_vectors(rt: WorkflowRuntime, text: str, earlier: set[str]) -> list[str] | None:
+def _by_vectors(rt: MemoryData, text: str, earlier: set[str]) -> list[str] | None:
     """Conversations by their best chunk's cosine; None when the model is not loaded."""
     search = rt.memory.search_engine
     vector = search.query_vector(text, load=False)
@@ -78,7 +78,7 @@ def _by_vectors(rt: WorkflowRuntime, text: str, earlier: set[str]) -> list[str] 
     return sorted(best, key=lambda conversation: -best[conversation])
 
 
-def _by_words(rt: WorkflowRuntime, text: str, earlier: set[str]) -> list[str]:
+def _by_words(rt: ProjectData, text: str, earlier: set[str]) -> list[str]:
     expression = all_words_match(text)
     if expression is None:
         return []
@@ -92,7 +92,7 @@ def _by_words(rt: WorkflowRuntime, text: str, earlier: set[str]) -> list[str]:
     return ranked
 
 
-def earlier_conversations(rt: WorkflowRuntime, conversation_id: str) -> set[str]:
+def earlier_conversations(rt: ProjectData, conversation_id: str) -> set[str]:
     """Conversations that existed before this one: main and the branches made before it."""
     conversation = rt.store.get_conversation(conversation_id)
     found = {"main"} if conversation_id != "main" else set()
@@ -103,14 +103,14 @@ def earlier_conversations(rt: WorkflowRuntime, conversation_id: str) -> set[str]
     return {c for c in found if rt.store.get_conversation(c) is not None}
 
 
-def pack_links(rt: WorkflowRuntime, conversation_id: str) -> tuple[SessionLinkRecord, ...]:
+def pack_links(rt: ProjectData, conversation_id: str) -> tuple[SessionLinkRecord, ...]:
     """The links a pack for ``conversation_id`` cites: its own, with a note, and not dropped."""
     return tuple(link for link in rt.store.list_session_links(conversation_id)
                  if link.from_conversation_id == conversation_id and link.kind != DROPPED_KIND
                  and scrub_markers(link.note).strip())
 
 
-def cited_link(rt: WorkflowRuntime, link: SessionLinkRecord) -> str:
+def cited_link(rt: ProjectData, link: SessionLinkRecord) -> str:
     """A link as the pack cites it: ``Related branch 3 “spike”: <note>`` (a branch by its label)."""
     target = link.to_conversation_id
     branch_id = target.removeprefix("branch:")
@@ -120,12 +120,12 @@ def cited_link(rt: WorkflowRuntime, link: SessionLinkRecord) -> str:
     return f"{link.kind.capitalize()} {target}: {scrub_markers(link.note).strip()}"
 
 
-def drop_link(rt: WorkflowRuntime, link_id: int) -> SessionLinkRecord | None:
+def drop_link(rt: ProjectData, link_id: int) -> SessionLinkRecord | None:
     """Drop a link the user does not want in the pack; the dropped link, or None when it was gone."""
     return rt.store.set_session_link_kind(link_id, DROPPED_KIND)
 
 
-def link_new_conversation(rt: WorkflowRuntime, conversation_id: str) -> tuple[SessionLinkRecord, ...]:
+def link_new_conversation(rt: MemoryData, conversation_id: str) -> tuple[SessionLinkRecord, ...]:
     """Link a conversation once, when it has its first message and no links of its own yet.
 
     A conversation whose links the user dropped counts as linked: it is not linked again.
@@ -136,7 +136,7 @@ def link_new_conversation(rt: WorkflowRuntime, conversation_id: str) -> tuple[Se
     return link_similar(rt, conversation_id)
 
 
-def link_similar(rt: WorkflowRuntime, conversation_id: str) -> tuple[SessionLinkRecord, ...]:
+def link_similar(rt: MemoryData, conversation_id: str) -> tuple[SessionLinkRecord, ...]:
     """Link ``conversation_id`` to the earlier conversations most like its first message (worker thread)."""
     first = first_message(rt, conversation_id)
     limit = rt.settings.memory.link_max

@@ -14,24 +14,24 @@ from tunaflow_tui.runtime.agent_turn import TurnResult
 from tunaflow_tui.runtime.events import MessageAdded, NoticeRaised
 
 if TYPE_CHECKING:
-    from tunaflow_tui.runtime.runtime import WorkflowRuntime
+    from tunaflow_tui.runtime.ports import ProjectData, StepContext
 
 EXCERPT_CHARS = 200
 MAX_PLAN_SUBTASKS = 100
 """The most subtasks a plan may have: each is a task document, a tracked step and a line of every prompt."""
 
 
-def active_plan(rt: WorkflowRuntime) -> PlanRecord | None:
+def active_plan(rt: ProjectData) -> PlanRecord | None:
     """The newest plan that still moves (the one chat turns are about)."""
     return rt.store.newest_plan(excluding=[phase for phase in Phase if phase.is_terminal])
 
 
-def plan_in_drafting(rt: WorkflowRuntime) -> PlanRecord | None:
+def plan_in_drafting(rt: ProjectData) -> PlanRecord | None:
     """The newest plan waiting for the Architect's revised proposal."""
     return rt.store.newest_plan(phases=[Phase.DRAFTING])
 
 
-def record_rejections(rt: WorkflowRuntime, parsed: ParseResult, role: str, plan_id: int | None) -> None:
+def record_rejections(rt: StepContext, parsed: ParseResult, role: str, plan_id: int | None) -> None:
     """Record every marker the role may not emit as ``marker_rejected`` (it changes nothing)."""
     for marker in parsed.markers:
         if marker.accepted:
@@ -41,19 +41,19 @@ def record_rejections(rt: WorkflowRuntime, parsed: ParseResult, role: str, plan_
         rt.emit(NoticeRaised(f"Ignored a {marker.kind} marker from the {role}: that role may not emit it.", "warning"))
 
 
-def record_user_markers(rt: WorkflowRuntime, message: MessageRecord) -> None:
+def record_user_markers(rt: StepContext, message: MessageRecord) -> None:
     """A user pasting markers changes nothing; the attempt is recorded."""
     parsed = parse_markers(message.content, "user")
     plan = active_plan(rt)
     record_rejections(rt, parsed, "user", plan.id if plan else None)
 
 
-def _plan_branches(rt: WorkflowRuntime) -> frozenset[str]:
+def _plan_branches(rt: StepContext) -> frozenset[str]:
     """The ``tunaflow/…`` git branches that exist (left from earlier work, or other plans')."""
     return gitops.local_branches(rt.project_dir, "tunaflow/") if rt.is_git else frozenset()
 
 
-async def retitle_slug(rt: WorkflowRuntime, plan: PlanRecord) -> PlanRecord:
+async def retitle_slug(rt: StepContext, plan: PlanRecord) -> PlanRecord:
     """Give a plan whose title changed before development the slug of its new title.
 
     Once development started, the slug names a git branch and documents, and it stays.
@@ -73,7 +73,7 @@ def _subtasks(proposal: PlanProposal) -> list[tuple[str, str]]:
     return [(s.title, s.details) for s in proposal.subtasks]
 
 
-def refuse_oversized(rt: WorkflowRuntime, proposal: PlanProposal, revising: PlanRecord | None) -> None:
+def refuse_oversized(rt: StepContext, proposal: PlanProposal, revising: PlanRecord | None) -> None:
     """Create no plan from a proposal with too many subtasks; say so to the user and to the Architect.
 
     The note is a system message in the main conversation, so the user sees it where the proposal
@@ -95,7 +95,7 @@ def refuse_oversized(rt: WorkflowRuntime, proposal: PlanProposal, revising: Plan
                          "smaller one when you write to it next.", "warning"))
 
 
-async def handle_architect_reply(rt: WorkflowRuntime, result: TurnResult, *, revising: PlanRecord | None) -> None:
+async def handle_architect_reply(rt: StepContext, result: TurnResult, *, revising: PlanRecord | None) -> None:
     """Create a plan (or update the one being revised) from the first accepted proposal."""
     target = revising or active_plan(rt)
     record_rejections(rt, result.parse, "architect", target.id if target else None)

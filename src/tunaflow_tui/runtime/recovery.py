@@ -1,4 +1,7 @@
-"""After a crash or a cancel: find the agent steps that did not finish, and run them again."""
+"""After a crash or a cancel: find the agent steps that did not finish, and retry a failed reply.
+
+The interrupted step itself is run again by :meth:`.plan_cycle.PlanCycle.resume`.
+"""
 
 from __future__ import annotations
 
@@ -9,12 +12,13 @@ from typing import TYPE_CHECKING
 from tunaflow_tui.core.storage.records import MessageRecord, PlanRecord
 from tunaflow_tui.core.workflow import AggregateVerdict, open_step
 from tunaflow_tui.core.workflow.phases import Actor, Phase, PlanEventType
-from tunaflow_tui.runtime import decisions, development, planning, prompts, review
+from tunaflow_tui.runtime import planning
 from tunaflow_tui.runtime.agent_turn import TurnResult
 from tunaflow_tui.runtime.leftovers import AgentStillRunning, find_leftovers
+from tunaflow_tui.runtime.turn_spec import TurnSpec
 
 if TYPE_CHECKING:
-    from tunaflow_tui.runtime.runtime import WorkflowRuntime
+    from tunaflow_tui.runtime.ports import LeftoverContext, ProjectData, RecoveryContext, StepContext
 
 
 _RESTARTABLE = {Phase.CHAT: "architect", Phase.DRAFTING: "architect", Phase.DEV: "developer",
@@ -31,7 +35,13 @@ class InterruptedRun:
     step: str
 
 
-def _open_step(rt: WorkflowRuntime, plan: PlanRecord) -> dict[str, object] | None:
+def restartable_role(plan: PlanRecord) -> str | None:
+    """The role whose step the plan's phase runs, when that step can be started again (else None)."""
+    return _RESTARTABLE.get(Phase(plan.phase))
+
+
+def open_step_of(rt: ProjectData, plan: PlanRecord) -> dict[str, object] | None:
+    """The plan's agent step that started and has not finished (its start event's detail), if any."""
     found = open_step(rt.store.list_plan_events(plan.id))
     return None if found is None else dict(found)
 
@@ -43,7 +53,7 @@ def plan_conversations(plan: PlanRecord, role: str | None = None) -> set[str]:
     return {f"branch:{plan.impl_branch_id}", f"branch:{plan.review_branch_id}"}
 
 
-def interrupted_runs(rt: WorkflowRuntime) -> tuple[InterruptedRun, ...]:
+def interrupted_runs(rt: RecoveryContext) -> tuple[InterruptedRun, ...]:
     """Plans whose agent step was running when the process stopped (none run in this process).
 
     Also a plan in development whose Developer never started (the process stopped between the
@@ -59,7 +69,7 @@ def interrupted_runs(rt: WorkflowRuntime) -> tuple[InterruptedRun, ...]:
     for plan in rt.store.list_plans():
         if Phase(plan.phase).is_terminal or plan.pending_decision or plan.id in busy:
             continue
-        detail = _open_step(rt, plan)
+        detail = open_step_of(rt, plan)
         if detail is None and Phase(plan.phase) in (Phase.DEV, Phase.REWORK):
             detail = {"role": "developer", "step": plan.phase}
         if detail is None:
@@ -70,21 +80,23 @@ def interrupted_runs(rt: WorkflowRuntime) -> tuple[InterruptedRun, ...]:
     return tuple(found)
 
 
-def record_interruption(rt: WorkflowRuntime, reason: str) -> None:
+def record_interruption(rt: RecoveryContext, reason: str) -> None:
     """Note on every plan whose step was running that tunaflow was stopped, and why (the step stays resumable)."""
     for run in interrupted_runs(rt):
         rt.service.record(run.plan_id, PlanEventType.RUN_INTERRUPTED, Actor.SYSTEM,
                                 {"reason": reason, "role": run.role, "step": run.step})
 
 
-def _last_feedback(rt: WorkflowRuntime, plan_id: int) -> tuple[str, bool]:
+def last_feedback(rt: ProjectData, plan_id: int) -> tuple[str, bool]:
+    """The feedback of the plan's latest revision or redesign request, and whether it was a redesign."""
     for event in reversed(rt.store.list_plan_events(plan_id)):
         if event.type in (PlanEventType.REVISION_REQUESTED, PlanEventType.REDESIGN_REQUESTED):
             return str(event.detail.get("feedback", "")), event.type == PlanEventType.REDESIGN_REQUESTED
     return "", False
 
 
-def _last_review(rt: WorkflowRuntime, plan_id: int) -> tuple[AggregateVerdict | None, int | None]:
+def last_review(rt: ProjectData, plan_id: int) -> tuple[AggregateVerdict | None, int | None]:
+    """The plan's latest review verdict and its round (None, None before any review)."""
     for event in reversed(rt.store.list_plan_events(plan_id)):
         if event.type == PlanEventType.REVIEW_FINISHED:
             raw = event.detail.get("aggregate")
@@ -94,58 +106,7 @@ def _last_review(rt: WorkflowRuntime, plan_id: int) -> tuple[AggregateVerdict | 
     return None, None
 
 
-async def resume_plan(rt: WorkflowRuntime, plan_id: int, *, how: str = "resume") -> PlanRecord:
-    """Run the interrupted step again: ``resume`` continues the stored session, ``retry`` starts afresh.
-
-    Raises :class:`AgentStillRunning` (and changes nothing) while the step's earlier agent still runs.
-    A plan whose step never started (the process stopped between a decision and its agent) has no
-    session to resume: its step is started afresh. A plan waiting for the user has no step to run.
-    """
-    plan = rt.get_plan(plan_id)
-    detail = _open_step(rt, plan)
-    if detail is None:
-        if plan.pending_decision is not None or Phase(plan.phase) not in _RESTARTABLE:
-            raise ValueError(f"plan {plan_id} has no interrupted step")
-        detail, how = {"role": _RESTARTABLE[Phase(plan.phase)], "step": plan.phase}, "retry"
-    else:
-        await _no_leftovers(rt, plan, detail)
-        rt.service.record(plan.id, PlanEventType.AGENT_FINISHED, Actor.SYSTEM, {**detail, "status": "interrupted", "how": how})
-    if detail.get("role") == "review":
-        round_no = detail.get("round")
-        if isinstance(round_no, int) and round_no == plan.review_round and round_no > 0:
-            # same round: the seats that answered before the crash keep their answers
-            done = review.finished_seats(rt, plan.id, round_no)
-            raw_asked = detail.get("seats")
-            asked = tuple(str(s) for s in raw_asked) if isinstance(raw_asked, list | tuple) and raw_asked else review.SEATS
-            missing = tuple(s for s in asked if s not in done)
-            plan = await review.run_review(rt, plan.id, seats=missing, previous=done)
-        else:
-            plan = await review.run_review(rt, plan.id)
-        return await decisions.maybe_auto_rework(rt, plan)
-    if plan.phase in (Phase.DEV, Phase.REWORK):
-        if how == "resume":
-            plan = await development.run_developer(rt, plan, lambda p, _root: prompts.continue_prompt(p))
-        elif plan.phase == Phase.REWORK:
-            agg, round_no = _last_review(rt, plan.id)
-            findings = list(agg.findings) if agg else []
-            earlier = decisions.earlier_failures(rt, plan.id, exclude_round=round_no)
-            plan = await development.run_developer(
-                rt, plan, lambda p, _root: prompts.rework_prompt(p, findings, earlier), fresh=True
-            )
-        else:
-            plan = await development.run_developer(rt, plan, development.implementation_prompt_for, fresh=True)
-        return await decisions.after_development(rt, plan)
-    if plan.phase in (Phase.DRAFTING, Phase.CHAT):
-        feedback, redesign = _last_feedback(rt, plan.id)
-        agg, _round = _last_review(rt, plan.id)
-        prompt = (prompts.redesign_prompt(plan, list(agg.findings) if agg else [], feedback,
-                                          agg.verdict if agg else None) if redesign
-                  else prompts.revision_prompt(plan, feedback))
-        return await decisions.architect_revision(rt, plan, prompt)
-    return plan
-
-
-async def _no_leftovers(rt: WorkflowRuntime, plan: PlanRecord, step: Mapping[str, object]) -> None:
+async def no_leftovers(rt: LeftoverContext, plan: PlanRecord, step: Mapping[str, object]) -> None:
     """Refuse to run ``step`` again while the agent an earlier tunaflow started for it still runs.
 
     A leftover test run of the plan is stopped instead (see ``WorkflowRuntime.stop_leftover_agents``).
@@ -163,7 +124,7 @@ async def _no_leftovers(rt: WorkflowRuntime, plan: PlanRecord, step: Mapping[str
         raise AgentStillRunning(found)
 
 
-def last_unanswered_user_message(rt: WorkflowRuntime) -> MessageRecord | None:
+def last_unanswered_user_message(rt: ProjectData) -> MessageRecord | None:
     """The main conversation's last user message when no finished reply follows it."""
     messages = rt.store.list_messages("main", limit=20)
     for index in range(len(messages) - 1, -1, -1):
@@ -176,14 +137,13 @@ def last_unanswered_user_message(rt: WorkflowRuntime) -> MessageRecord | None:
     return None
 
 
-async def retry_message(rt: WorkflowRuntime, message: MessageRecord) -> TurnResult | None:
+async def retry_message(rt: RecoveryContext, message: MessageRecord) -> TurnResult | None:
     """Re-run the turn behind a failed or interrupted reply."""
     if message.conversation_id != "main":
         for plan in rt.store.list_plans():
             if message.conversation_id in (f"branch:{plan.impl_branch_id}", f"branch:{plan.review_branch_id}"):
                 if any(run.plan_id == plan.id for run in interrupted_runs(rt)):
-                    async with rt.plan_lock(plan.id):
-                        await resume_plan(rt, plan.id, how="retry")
+                    await rt.resume_interrupted(plan.id, how="retry")
                 return None
         conversation = rt.store.get_conversation(message.conversation_id)
         branch = rt.store.get_branch(conversation.branch_id) if conversation and conversation.branch_id else None
@@ -199,11 +159,11 @@ async def retry_message(rt: WorkflowRuntime, message: MessageRecord) -> TurnResu
     return await answer_user_message(rt, users[-1])
 
 
-async def answer_user_message(rt: WorkflowRuntime, user_message: MessageRecord) -> TurnResult:
+async def answer_user_message(rt: StepContext, user_message: MessageRecord) -> TurnResult:
     """Let the Architect answer an already stored user message again."""
     drafting = planning.plan_in_drafting(rt)
-    result = await rt.run_role_turn("architect", "main", user_message.content,
-                                    plan=drafting or planning.active_plan(rt), exclude_message_id=user_message.id)
+    result = await rt.turns.run(TurnSpec("architect", "main", user_message.content,
+                                        plan=drafting or planning.active_plan(rt), exclude_message_id=user_message.id))
     if result.ok:
         await planning.handle_architect_reply(rt, result, revising=drafting)
     return result

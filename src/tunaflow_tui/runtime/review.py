@@ -25,9 +25,10 @@ from tunaflow_tui.runtime.development import workdir
 from tunaflow_tui.runtime.events import NoticeRaised, ProjectTestsRunning
 from tunaflow_tui.runtime.planning import record_rejections
 from tunaflow_tui.runtime.test_runs import OnStart, run_tests_for_plan
+from tunaflow_tui.runtime.turn_spec import TurnSpec
 
 if TYPE_CHECKING:
-    from tunaflow_tui.runtime.runtime import WorkflowRuntime
+    from tunaflow_tui.runtime.ports import StepContext
 
 SEATS: tuple[str, ...] = ("reviewer", "verifier")
 DIFF_MAX_BYTES = 120_000
@@ -46,7 +47,7 @@ def without_review_documents(diff: str, slug: str) -> str:
     return "".join(kept)
 
 
-def ensure_review_branch(rt: WorkflowRuntime, plan: PlanRecord) -> PlanRecord:
+def ensure_review_branch(rt: StepContext, plan: PlanRecord) -> PlanRecord:
     """The plan's review branch (a roundtable), created on the first review."""
     if plan.review_branch_id is not None:
         return plan
@@ -71,7 +72,7 @@ def _run_in_environment(root: Path, command: TestCommand, environment: TestEnvir
 
 
 async def run_project_tests(
-    rt: WorkflowRuntime, plan: PlanRecord, root: Path, before: gitops.Snapshot | None
+    rt: StepContext, plan: PlanRecord, root: Path, before: gitops.Snapshot | None
 ) -> TestResult | None:
     """Run the project's tests in the worktree, in the project's environment, and record the result.
 
@@ -123,7 +124,7 @@ async def run_project_tests(
     return result
 
 
-def _check_private_files(rt: WorkflowRuntime, plan: PlanRecord, root: Path) -> None:
+def _check_private_files(rt: StepContext, plan: PlanRecord, root: Path) -> None:
     """Warn when a file copied by .worktreeinclude reached a commit of the plan's branch anyway."""
     if not plan.base_branch or not plan.worktree_path:
         return
@@ -137,14 +138,14 @@ def _check_private_files(rt: WorkflowRuntime, plan: PlanRecord, root: Path) -> N
 
 
 async def _run_seat(
-    rt: WorkflowRuntime, plan: PlanRecord, seat: str, round_no: int, diff: str, tests: TestResult | None
+    rt: StepContext, plan: PlanRecord, seat: str, round_no: int, diff: str, tests: TestResult | None
 ) -> SeatResult:
-    engine, _config = rt.engine_for(seat)
+    engine, _config = rt.turns.engine_for(seat)
     conversation = f"branch:{plan.review_branch_id}"
     prompt = prompts.review_prompt(plan, seat=seat, round_no=round_no, diff=diff, tests=tests)
     try:
         # blind: a fresh session and no conversation history — only the plan, the diff and the tests
-        result = await rt.run_role_turn(seat, conversation, prompt, cwd=workdir(rt, plan), plan=plan, blind=True)
+        result = await rt.turns.run(TurnSpec(seat, conversation, prompt, cwd=workdir(rt, plan), plan=plan, blind=True))
     except Exception as exc:  # a seat that cannot even start is a review error, not a failure
         return SeatResult(seat=seat, engine=engine.name, verdict=None, error=f"could not run: {exc}")
     record_rejections(rt, result.parse, seat, plan.id)
@@ -190,7 +191,7 @@ def _review_markdown(plan: PlanRecord, round_no: int, agg: AggregateVerdict, tes
 
 
 async def _seat_and_record(
-    rt: WorkflowRuntime, plan: PlanRecord, seat: str, round_no: int, diff: str, tests: TestResult | None
+    rt: StepContext, plan: PlanRecord, seat: str, round_no: int, diff: str, tests: TestResult | None
 ) -> SeatResult:
     result = await _run_seat(rt, plan, seat, round_no, diff, tests)
     # each seat's answer is kept as it arrives, so a crash mid-review loses only the seats still running
@@ -198,7 +199,7 @@ async def _seat_and_record(
     return result
 
 
-def finished_seats(rt: WorkflowRuntime, plan_id: int, round_no: int) -> dict[str, SeatResult]:
+def finished_seats(rt: StepContext, plan_id: int, round_no: int) -> dict[str, SeatResult]:
     """The seats of review round ``round_no`` that already answered (or errored)."""
     found: dict[str, SeatResult] = {}
     for event in rt.store.list_plan_events(plan_id):
@@ -211,7 +212,7 @@ def finished_seats(rt: WorkflowRuntime, plan_id: int, round_no: int) -> dict[str
 
 
 async def run_review(
-    rt: WorkflowRuntime,
+    rt: StepContext,
     plan_id: int,
     *,
     seats: tuple[str, ...] | None = None,
@@ -241,12 +242,12 @@ async def run_review(
     except FolderTooLargeError as exc:  # refused up front: the reviewers would have run unguarded
         reason = f"the review did not start: {exc}"
         rt.emit(NoticeRaised(reason, "error"))
-        results = [SeatResult(seat=s, engine=rt.engine_for(s)[0].name, verdict=None, error=reason) for s in seats]
+        results = [SeatResult(seat=s, engine=rt.turns.engine_for(s)[0].name, verdict=None, error=reason) for s in seats]
         tests, modified = None, []
     except Exception as exc:  # git, disk, test runner: the round becomes a review error the user can retry
         reason = f"the review could not run: {type(exc).__name__}: {exc}"
         rt.emit(NoticeRaised(reason, "error"))
-        results = [SeatResult(seat=s, engine=rt.engine_for(s)[0].name, verdict=None, error=reason) for s in seats]
+        results = [SeatResult(seat=s, engine=rt.turns.engine_for(s)[0].name, verdict=None, error=reason) for s in seats]
         tests, modified = None, []
     rt.service.record(plan.id, PlanEventType.AGENT_FINISHED, Actor.SYSTEM, {"role": "review", "step": "review",
                                                                   "round": round_no})
@@ -268,7 +269,7 @@ async def run_review(
     return plan
 
 
-async def write_review_document(rt: WorkflowRuntime, plan: PlanRecord) -> None:
+async def write_review_document(rt: StepContext, plan: PlanRecord) -> None:
     """Write and commit ``{slug}-review-rN.md`` for the round the pending decision is about."""
     detail = plan.pending_detail or {}
     raw = detail.get("aggregate")
@@ -303,7 +304,7 @@ def _put_back(root: Path, snap: gitops.Snapshot | None, folder: FolderSnapshot |
 
 
 async def _review_round(
-    rt: WorkflowRuntime, plan: PlanRecord, seats: tuple[str, ...], round_no: int
+    rt: StepContext, plan: PlanRecord, seats: tuple[str, ...], round_no: int
 ) -> tuple[list[SeatResult], TestResult | None, list[str]]:
     root = workdir(rt, plan)
     # one snapshot serves twice: the test run's leftovers are restored from it, which leaves the

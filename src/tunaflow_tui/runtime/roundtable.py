@@ -36,10 +36,11 @@ from tunaflow_tui.core.roundtable.seats import SYNTHESIZER, RoundtableSetup, Sea
 from tunaflow_tui.core.storage.leases import TurnInProgress
 from tunaflow_tui.core.storage.records import BranchRecord, MessageRecord
 from tunaflow_tui.core.terminal_text import neutralize
-from tunaflow_tui.runtime.branching import BranchError, branch_of
+from tunaflow_tui.runtime.branching import branch_of
 from tunaflow_tui.runtime.events import MessageAdded
 from tunaflow_tui.runtime.leftovers import AgentStillRunning
 from tunaflow_tui.runtime.roundtable_context import EarlierRoundsRecall, StoredAnswer, runtime_minimal_context
+from tunaflow_tui.runtime.roundtable_ranking import rank
 from tunaflow_tui.runtime.roundtable_records import (
     ANSWER_KIND,
     SETUP_MEMO_KIND,
@@ -55,6 +56,8 @@ from tunaflow_tui.runtime.roundtable_records import (
     SeatFinished,
     SeatStarted,
 )
+from tunaflow_tui.runtime.roundtable_text import RoundtableError as RoundtableError
+from tunaflow_tui.runtime.roundtable_text import plain_text_keep_lines, system_text
 from tunaflow_tui.runtime.tokens import default_counter
 
 if TYPE_CHECKING:
@@ -65,16 +68,6 @@ CANCELLED_BY_USER = "cancelled by you"
 STOPPED_BY_USER = "stopped by you"
 LABEL_CHARS = 48
 _MESSAGES_READ = 100_000
-
-
-class RoundtableError(BranchError):
-    """A roundtable control that cannot be done now; the message says why."""
-
-
-def system_text(seat: Seat) -> str:
-    """The short system prompt of a seat (its identity; the guidance is in the prompt itself)."""
-    return (f"Role: {seat.persona}\nSeat: {seat.name}\n"
-            "You are one participant of a roundtable discussion. Do not edit files.")
 
 
 @dataclass(frozen=True, slots=True)
@@ -358,7 +351,7 @@ class Roundtable:
         return _Prepared(seat, prompt, default_counter().count(prompt), compressed)
 
     def engine_for_seat(self, seat: Seat) -> tuple[Engine, str]:
-        engine, config = self.rt.engine_named(seat.engine)
+        engine, config = self.rt.turns.engine_named(seat.engine)
         if not seat.model or seat.model == config.model:
             return engine, config.model
         key = (seat.engine, seat.model)
@@ -510,8 +503,6 @@ class Roundtable:
 
     async def rank(self, rng: random.Random | None = None) -> RankingResult:
         """The anonymous peer-ranking round (see :mod:`.roundtable_ranking`)."""
-        from tunaflow_tui.runtime.roundtable_ranking import rank
-
         return await rank(self, rng)
 
     def write_brief(self) -> str | None:
@@ -529,13 +520,6 @@ def _shown(message: MessageRecord) -> str:
 
 def _spoken(answer: SeatAnswer) -> SpokenAnswer:
     return SpokenAnswer(answer.seat, answer.role, answer.round, plain_text_keep_lines(answer.message.content))
-
-
-def plain_text_keep_lines(text: str) -> str:
-    """An answer as another seat reads it: markers scrubbed, control sequences removed, lines kept."""
-    from tunaflow_tui.core.markers import scrub_markers
-
-    return scrub_markers(neutralize(text)).strip()
 
 
 def _with_round(parts: PromptParts, spoken: Sequence[SpokenAnswer]) -> PromptParts:

@@ -32,7 +32,7 @@ from tunaflow_tui.runtime.tokens import default_counter
 if TYPE_CHECKING:
     from tunaflow_tui.core.memory.embedding_port import TextEmbedder
     from tunaflow_tui.core.storage import Store
-    from tunaflow_tui.runtime.runtime import WorkflowRuntime
+    from tunaflow_tui.runtime.ports import ProjectData
 
 MINIMAL_CONTEXT_TOKENS = 200
 DUPLICATE_COSINE = 0.92
@@ -58,7 +58,7 @@ def minimal_context(project_name: str, project_path: str, plan: PlanRecord | Non
     return default_counter().truncate("\n".join(lines), MINIMAL_CONTEXT_TOKENS)
 
 
-def runtime_minimal_context(rt: WorkflowRuntime) -> str:
+def runtime_minimal_context(rt: ProjectData) -> str:
     """:func:`minimal_context` of the runtime's project and its active plan."""
     from tunaflow_tui.runtime.planning import active_plan
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import random
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from tunaflow_tui.agents.base import PermissionProfile, TurnRequest
 from tunaflow_tui.core.roundtable.prompts import ranking_prompt
@@ -25,15 +25,68 @@ from tunaflow_tui.core.roundtable.ranking import (
     parse_ranking,
 )
 from tunaflow_tui.core.roundtable.seats import Seat
-from tunaflow_tui.runtime.roundtable import RoundtableError, plain_text_keep_lines, system_text
-from tunaflow_tui.runtime.roundtable_records import RANKING_KIND, RANKING_MEMO_KIND, RankingFinished
+from tunaflow_tui.runtime.ports import ProjectData
+from tunaflow_tui.runtime.roundtable_records import (
+    RANKING_KIND,
+    RANKING_MEMO_KIND,
+    RankingFinished,
+    SeatAnswer,
+)
+from tunaflow_tui.runtime.roundtable_text import RoundtableError, plain_text_keep_lines, system_text
 from tunaflow_tui.runtime.tokens import default_counter
 
 if TYPE_CHECKING:
-    from tunaflow_tui.runtime.roundtable import Roundtable
+    from tunaflow_tui.agents.base import Engine
+    from tunaflow_tui.core.roundtable.seats import RoundtableSetup
+    from tunaflow_tui.core.storage.records import BranchRecord
+    from tunaflow_tui.runtime.agent_turn import TurnRunner
+    from tunaflow_tui.runtime.roundtable_records import RoundtableEvent
 
 
-async def rank(table: Roundtable, rng: random.Random | None = None) -> RankingResult:
+class RankingHost(ProjectData, Protocol):
+    """What a ranking round uses of the runtime: the project's data and the turn runner."""
+
+    @property
+    def runner(self) -> TurnRunner:
+        """Runs the seats' ranking turns."""
+
+
+class RankedTable(Protocol):
+    """What a ranking round uses of its roundtable."""
+
+    @property
+    def rt(self) -> RankingHost:
+        """The runtime the roundtable runs in."""
+
+    @property
+    def branch(self) -> BranchRecord:
+        """The roundtable's branch."""
+
+    @property
+    def setup(self) -> RoundtableSetup:
+        """The topic and the seats."""
+
+    @property
+    def conversation_id(self) -> str:
+        """The conversation the seats speak into."""
+
+    def ensure_between_rounds(self, what: str) -> None:
+        """Raise while a round runs or when the branch is read-only."""
+
+    def answers(self) -> tuple[SeatAnswer, ...]:
+        """Every stored seat answer."""
+
+    def last_round(self) -> int:
+        """The latest round in which seats spoke."""
+
+    def engine_for_seat(self, seat: Seat) -> tuple[Engine, str]:
+        """The engine and model of ``seat``."""
+
+    def emit(self, event: RoundtableEvent) -> None:
+        """Tell the roundtable's observers."""
+
+
+async def rank(table: RankedTable, rng: random.Random | None = None) -> RankingResult:
     """Run the peer-ranking round over the seats' latest answers; the result is stored and returned."""
     table.ensure_between_rounds("rank the answers")
     latest: dict[str, str] = {}
@@ -65,7 +118,7 @@ async def rank(table: Roundtable, rng: random.Random | None = None) -> RankingRe
     return result
 
 
-async def _vote(table: Roundtable, seat: Seat, ballot: Ballot, latest: dict[str, str],
+async def _vote(table: RankedTable, seat: Seat, ballot: Ballot, latest: dict[str, str],
                 number: int) -> tuple[str, str]:
     """One seat's ranking turn: ``(reply, "")`` or ``("", why it failed)``."""
     labelled = [(label, latest[seat_name]) for label, seat_name in ballot.labels.items()]

@@ -9,16 +9,14 @@ always says where each plan is, even after a crash.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
-from tunaflow_tui.agents.base import Engine, PermissionProfile, TurnRequest
-from tunaflow_tui.agents.events import ErrorKind
+from tunaflow_tui.agents.base import Engine
 from tunaflow_tui.agents.registry import create_engine
 from tunaflow_tui.core import gitops
 from tunaflow_tui.core.markers import PlanProposal
-from tunaflow_tui.core.personas import load_persona
 from tunaflow_tui.core.proposal_editing import EditedProposal
 from tunaflow_tui.core.settings import EngineConfig, Settings
 from tunaflow_tui.core.storage import Store
@@ -26,23 +24,20 @@ from tunaflow_tui.core.storage.branches import Adoption
 from tunaflow_tui.core.storage.records import BranchRecord, MessageRecord, PlanRecord
 from tunaflow_tui.core.workflow.decisions import Decision
 from tunaflow_tui.core.workflow.event_text import USER_CANCELLED
-from tunaflow_tui.core.workflow.phases import Actor, PlanEventType
+from tunaflow_tui.core.workflow.phases import Actor
 from tunaflow_tui.core.workflow.service import WaitingDecision, WorkflowService
 from tunaflow_tui.core.workflow.ways import WayOn
 from tunaflow_tui.runtime import (
     adoption,
     branching,
     decision_records,
-    decisions,
-    development,
     git_guard,
     leftovers,
     planning,
     recovery,
-    review,
-    since,
 )
 from tunaflow_tui.runtime.agent_turn import MarkerProgress, TurnResult, TurnRunner
+from tunaflow_tui.runtime.branch_service import BranchService
 from tunaflow_tui.runtime.context import SentPack
 from tunaflow_tui.runtime.context_builder import ContextBuilder
 from tunaflow_tui.runtime.events import (
@@ -56,25 +51,13 @@ from tunaflow_tui.runtime.events import (
 )
 from tunaflow_tui.runtime.memory import ProjectMemory
 from tunaflow_tui.runtime.permissions import PermissionDesk
+from tunaflow_tui.runtime.plan_cycle import PlanCycle
 from tunaflow_tui.runtime.shared_guard import SharedGitGuard
+from tunaflow_tui.runtime.turn_service import EngineFactory, TurnService
+from tunaflow_tui.runtime.turn_spec import TurnSpec
 
 if TYPE_CHECKING:
     from tunaflow_tui.core.memory.embedding_port import TextEmbedder
-
-EngineFactory = Callable[[EngineConfig], Engine]
-
-# errors with which a CLI answers a session it no longer has (e.g. resumed from another directory)
-_STALE_SESSION_ERRORS = frozenset({ErrorKind.BAD_REQUEST, ErrorKind.CRASHED, ErrorKind.MALFORMED_OUTPUT})
-
-ROLE_PROFILES: dict[str, PermissionProfile] = {
-    "architect": PermissionProfile.CHAT,
-    "developer": PermissionProfile.EDIT,
-    "reviewer": PermissionProfile.READ_ONLY,
-    "verifier": PermissionProfile.READ_ONLY,
-    "synthesizer": PermissionProfile.CHAT,
-    "summarizer": PermissionProfile.CHAT,
-}
-
 
 class RuntimeError_(Exception):
     """A step of the cycle could not run; the message says what and how to fix it."""
@@ -100,6 +83,8 @@ class WorkflowRuntime:
         self.store = store or Store.open(self.project_dir)
         self.service = WorkflowService(self.store, doom_threshold=settings.workflow.doom_threshold)
         self._observers: list[Observer] = [observer] if observer else []
+        self.leftovers = leftovers.Leftovers(self.store, self.service, self.emit)
+        """Agents and test runs an earlier tunaflow left running."""
         self.shared_guard = SharedGitGuard(self.project_dir, lambda: self.is_git, self.emit)
         """Puts git's shared hooks and configuration back after turns outside a plan's own guard."""
         self.runner = TurnRunner(self.store, self.emit, self.shared_guard)
@@ -107,13 +92,13 @@ class WorkflowRuntime:
         """Questions agents ask before they use a tool (ACP engines), open until answered."""
         self.memory = ProjectMemory(self.store, settings, self.emit, embedder=embedder)
         self.context = ContextBuilder(self)
-        self.last_sent: SentPack | None = None
-        """The prompt the latest turn was sent with (a resumed session's: what it had not seen)."""
-        self._engine_factory = engine_factory
-        self._engines: dict[str, Engine] = {}
-        self._plan_locks: dict[int, asyncio.Lock] = {}
+        self.turns = TurnService(self, self.runner, engine_factory, self.permissions)
+        """Role turns: engines, sessions, prompts."""
+        self.branches = BranchService(self)
+        """Branches: fork, answer in, rename, archive, restore, delete, summarise, adopt."""
+        self.cycle = PlanCycle(self)
+        """The plan cycle: decisions, reviews, resumed steps, merges; one step at a time per plan."""
         self._is_git: bool | None = None
-        self._turn_locks: dict[tuple[str, str], asyncio.Lock] = {}
         self._compressing: set[str] = set()
         self._link_checked: set[str] = set()
         self._background: set[asyncio.Task[None]] = set()
@@ -216,30 +201,28 @@ class WorkflowRuntime:
     def replace_settings(self, settings: Settings) -> None:
         """Use ``settings`` from the next turn on (e.g. once the user trusted the project's commands)."""
         self.settings = settings
-        self._engines.clear()
+        self.turns.forget_engines()
 
     def engine_for(self, role: str) -> tuple[Engine, EngineConfig]:
         """The engine configured for ``role`` (one instance per engine name, reused)."""
-        config = self.settings.engine_for_role(role)
-        name = config.name or self.settings.roles.engine_name(role)
-        engine = self._engines.get(name)
-        if engine is None:
-            engine = self._engine_factory(config)
-            self._engines[name] = engine
-        return engine, config
+        return self.turns.engine_for(role)
 
     def engine_named(self, name: str) -> tuple[Engine, EngineConfig]:
         """The engine configured under ``name`` (one instance per name, reused); KeyError if none."""
-        config = self.settings.engines[name]
-        engine = self._engines.get(name)
-        if engine is None:
-            engine = self._engine_factory(config)
-            self._engines[name] = engine
-        return engine, config
+        return self.turns.engine_named(name)
+
+    @property
+    def last_sent(self) -> SentPack | None:
+        """The prompt the latest turn was sent with (a resumed session's: what it had not seen)."""
+        return self.turns.last_sent
+
+    @last_sent.setter
+    def last_sent(self, sent: SentPack | None) -> None:
+        self.turns.last_sent = sent
 
     def plan_lock(self, plan_id: int) -> asyncio.Lock:
         """One step at a time per plan."""
-        return self._plan_locks.setdefault(plan_id, asyncio.Lock())
+        return self.cycle.plan_lock(plan_id)
 
     @property
     def is_git(self) -> bool:
@@ -278,86 +261,11 @@ class WorkflowRuntime:
         engine_name: str | None = None,
         fork_session: str | None = None,
     ) -> TurnResult:
-        """Send ``request_text`` to ``role``'s engine in ``conversation_id`` with a ContextPack.
-
-        ``engine_name`` picks another configured engine than the role's (a branch runs on its own).
-        ``fork_session``: the conversation has no session yet and continues this one of its parent as
-        a fork (the engine's own resume + fork; nothing of the history is sent again); an engine that
-        no longer knows it gets the ContextPack instead.
-
-        Turns of one role in one conversation run one after another. ``blind`` turns (reviewers) get
-        no conversation history, so they never see another seat's answer. A resumed native session
-        that the engine no longer knows is dropped and the turn is sent again with a fresh one.
-        ``on_markers`` follows the markers while the reply streams (see :meth:`TurnRunner.run`).
-        """
-        lock = self._turn_locks.setdefault((conversation_id, role), asyncio.Lock())
-        async with lock:
-            engine, config = self.engine_named(engine_name) if engine_name else self.engine_for(role)
-            resume = await asyncio.to_thread(since.session_to_resume, self, conversation_id, engine.name,
-                                             fresh_session=fresh_session, blind=blind)
-            fork = False
-            if resume is None and fork_session and not fresh_session and not blind:
-                resume, fork = fork_session, True
-            result = await self._send(role, engine, config, conversation_id, request_text, cwd=cwd, plan=plan,
-                                      findings=findings, exclude_message_id=exclude_message_id, resume=resume,
-                                      blind=blind, on_markers=on_markers, fork=fork)
-            if resume and result.error is not None and result.error.kind in _STALE_SESSION_ERRORS \
-                    and not result.text.strip():
-                self.emit(NoticeRaised(f"{engine.name} could not resume its session; starting a new one with "
-                                       "the conversation's context.", "warning", conversation_id))
-                self.store.set_native_session(conversation_id, engine.name, None)
-                if fork:
-                    branching.fork_refused(self, conversation_id)
-                result = await self._send(role, engine, config, conversation_id, request_text, cwd=cwd,
-                                          plan=plan, findings=findings, exclude_message_id=exclude_message_id,
-                                          resume=None, blind=blind, on_markers=on_markers)
-            return result
-
-    async def _send(
-        self,
-        role: str,
-        engine: Engine,
-        config: EngineConfig,
-        conversation_id: str,
-        request_text: str,
-        *,
-        cwd: Path | None,
-        plan: PlanRecord | None,
-        findings: tuple[str, ...],
-        exclude_message_id: int | None,
-        resume: str | None,
-        blind: bool,
-        on_markers: MarkerProgress | None = None,
-        fork: bool = False,
-    ) -> TurnResult:
-        persona = load_persona(role, self.project_dir)
-        # building the prompt reads git and the database: off the event loop, so the UI never stalls
-        turn = await asyncio.to_thread(
-            since.prepare_turn, self, role, conversation_id, request_text, engine=engine.name, resume=resume,
-            fork=fork, plan=plan, findings=findings, exclude_message_id=exclude_message_id, system=persona,
-            blind=blind)
-        prompt = turn.prompt
-        self.last_sent = SentPack(role, conversation_id, turn.pack, resumed=turn.resumed, prompt=prompt)
-        request = TurnRequest(
-            prompt=prompt,
-            cwd=cwd or self.project_dir,
-            system=persona,
-            role=role,
-            profile=ROLE_PROFILES.get(role, PermissionProfile.CHAT),
-            resume_session_id=resume,
-            fork=fork,
-            allow_push=self.settings.workflow.allow_push,
-            permissions=self.permissions.broker(conversation_id),
-        )
-        self.progress(f"{role} ({engine.name}) is working…")
-        result = await self.runner.run(
-            engine=engine, model=config.model, conversation_id=conversation_id, role=role, request=request,
-            on_markers=on_markers, plan_id=plan.id if plan is not None else None,
-        )
-        if not blind and (result.ok or result.text.strip()):  # the agent read it: its session has it now
-            since.remember(self, engine=engine.name, conversation_id=conversation_id,
-                           session_id=result.message.native_session_id, resumed_from=resume, fork=fork, turn=turn)
-        return result
+        """Send ``request_text`` to ``role``'s engine in ``conversation_id`` (see :class:`.turn_spec.TurnSpec`)."""
+        return await self.turns.run(TurnSpec(
+            role, conversation_id, request_text, cwd=cwd, plan=plan, findings=findings,
+            exclude_message_id=exclude_message_id, fresh_session=fresh_session, blind=blind, on_markers=on_markers,
+            engine_name=engine_name, fork_session=fork_session))
 
     # ----------------------------------------------------------------- public API
     async def send_user_message(self, text: str, conversation_id: str = "main", *,
@@ -411,49 +319,39 @@ class WorkflowRuntime:
         return result
 
     async def answer_in_branch(self, user_message: MessageRecord) -> TurnResult:
-        """Let the branch's engine answer a user message stored in a branch (sent, or retried).
-
-        The branch's first turn forks the parent's native session where the branch was forked natively.
-        """
-        branch = branching.writable_branch(self, user_message.conversation_id)
-        forked_from = branching.fork_session(self, branch)
-        result = await self.run_role_turn(
-            "architect", user_message.conversation_id, user_message.content, plan=planning.active_plan(self),
-            exclude_message_id=user_message.id, engine_name=branch.engine, fork_session=forked_from,
-        )
-        branching.settle_turn(self, branch, forked_from, result)
-        return result
+        """Let the branch's engine answer a user message stored in a branch (see :meth:`.BranchService.answer`)."""
+        return await self.branches.answer(user_message)
 
     # ----------------------------------------------------------------- branches
     def fork(self, conversation_id: str, message_id: int, *, engine: str | None = None,
              label: str | None = None) -> BranchRecord:
         """Fork ``conversation_id`` at its message ``message_id`` (see :func:`.branching.fork`)."""
-        return branching.fork(self, conversation_id, message_id, engine=engine, label=label)
+        return self.branches.fork(conversation_id, message_id, engine=engine, label=label)
 
     def rename_branch(self, branch_id: int | str, label: str) -> BranchRecord:
         """Give a branch a new label."""
-        return branching.rename(self, branch_id, label)
+        return self.branches.rename(branch_id, label)
 
     def archive_branch(self, branch_id: int | str) -> BranchRecord:
         """Move an active branch to the archive (read-only, messages kept)."""
-        return branching.archive(self, branch_id)
+        return self.branches.archive(branch_id)
 
     def restore_branch(self, branch_id: int | str) -> BranchRecord:
         """Make an archived or adopted branch active again."""
-        return branching.restore(self, branch_id)
+        return self.branches.restore(branch_id)
 
     def delete_branch(self, branch_id: int | str) -> BranchRecord:
         """Delete a branch (an active one with its messages); the caller has confirmed."""
-        return branching.delete(self, branch_id)
+        return self.branches.delete(branch_id)
 
     async def summarize_branch(self, branch_id: int | str) -> adoption.BranchSummary:
         """A summary of the branch for adopting it (the summarizer's turn, or the cut last reply)."""
-        return await adoption.summarize(self, branch_id)
+        return await self.branches.summarize(branch_id)
 
     async def adopt_branch(self, branch_id: int | str, *,
                            summary: str | adoption.BranchSummary | None = None) -> Adoption:
         """Adopt a branch into its parent with ``summary`` (None: the summarizer writes one)."""
-        return await adoption.adopt(self, branch_id, summary=summary)
+        return await self.branches.adopt(branch_id, summary=summary)
 
     async def retry_message(self, message: MessageRecord) -> TurnResult | None:
         """Re-run the turn that produced a failed or interrupted message (the UI's retry action)."""
@@ -475,11 +373,10 @@ class WorkflowRuntime:
         rework, redesign, continue); ``reason`` goes to the record (accept partial / override, abandon);
         ``seats`` picks the errored seats to retry; ``edited`` is the proposal for ``edit``. A decision
         that is not available now raises :class:`~tunaflow_tui.core.workflow.IllegalTransition` before
-        anything runs (see :meth:`way_on` for what is available).
+        anything runs (see :meth:`way_on` for what is available). See :class:`.plan_cycle.PlanCycle`.
         """
-        async with self.plan_lock(plan_id):
-            return await decisions.apply_decision(self, plan_id, str(decision), feedback=feedback, seats=seats,
-                                                  reason=reason, edited=edited)
+        return await self.cycle.decide(plan_id, decision, feedback=feedback, seats=seats, reason=reason,
+                                       edited=edited)
 
     async def edit_proposal(self, plan_id: int, edited: EditedProposal) -> PlanRecord:
         """Replace a proposal at the approval gate with the user's edit (recorded as ``plan_edited``).
@@ -487,30 +384,19 @@ class WorkflowRuntime:
         The edited version is what approval starts from and what the plan documents are written from.
         A new title also renames the plan's slug (and so its future git branch and documents).
         """
-        async with self.plan_lock(plan_id):
-            before = self.get_plan(plan_id)
-            plan = await decisions.apply_decision(self, plan_id, Decision.EDIT, edited=edited)
-            if plan.title != before.title:
-                plan = await planning.retitle_slug(self, plan)
-                self.plan_changed(plan)
-            return plan
+        return await self.cycle.edit_proposal(plan_id, edited)
 
     def way_on(self, plan_id: int) -> WayOn:
         """What the plan waits on now and the decisions available (the first is the main one)."""
-        return self.service.way_on(plan_id, running=plan_id in self.busy_plan_ids())
+        return self.cycle.way_on(plan_id)
 
     def waiting(self) -> tuple[WaitingDecision, ...]:
         """Everything waiting for the user, newest first, held plans last (what f2 walks through)."""
-        return self.service.pending_decisions(busy=self.busy_plan_ids())
+        return self.cycle.waiting()
 
     def busy_plan_ids(self) -> frozenset[int]:
         """Plans the runtime is working on now: a decision or step in progress, or an agent running."""
-        running = set(self.runner.running_conversations)
-        busy = {plan_id for plan_id, lock in self._plan_locks.items() if lock.locked()}
-        for plan in self.store.list_plans():
-            if running & recovery.plan_conversations(plan):
-                busy.add(plan.id)
-        return frozenset(busy)
+        return self.cycle.busy_plan_ids()
 
     async def cancel(self, conversation_id: str | None = None) -> int:
         """Stop the running agents (the user asked): their replies and steps record "cancelled by you"."""
@@ -518,14 +404,11 @@ class WorkflowRuntime:
 
     async def start_review(self, plan_id: int) -> PlanRecord:
         """Run a review round now (used when automatic review is off)."""
-        async with self.plan_lock(plan_id):
-            plan = await review.run_review(self, plan_id)
-            return await decisions.maybe_auto_rework(self, plan)
+        return await self.cycle.start_review(plan_id)
 
     async def resume_interrupted(self, plan_id: int, *, how: str = "resume") -> PlanRecord:
         """Re-run the agent step that a crash or cancel interrupted (``resume`` keeps the session)."""
-        async with self.plan_lock(plan_id):
-            return await recovery.resume_plan(self, plan_id, how=how)
+        return await self.cycle.resume_interrupted(plan_id, how=how)
 
     def interrupted_plans(self) -> tuple[recovery.InterruptedRun, ...]:
         """Plans whose agent was running when the process stopped."""
@@ -533,32 +416,13 @@ class WorkflowRuntime:
 
     def leftover_agents(self, plan_id: int | None = None) -> tuple[leftovers.Leftover, ...]:
         """Agents and test runs an earlier tunaflow started (for ``plan_id``, or anywhere) that still run."""
-        if plan_id is None:
-            return leftovers.find_leftovers(self.store)
-        return leftovers.find_leftovers(self.store, conversations=leftovers.plan_conversations(self.store, plan_id),
-                                        plan_id=plan_id)
+        return self.leftovers.find(plan_id)
 
     async def stop_leftover_agents(
         self, plan_id: int | None = None, *, agents: bool = True
     ) -> tuple[leftovers.Leftover, ...]:
-        """End the leftovers (for ``plan_id``, or all) whose tunaflow is gone; return the ones ended.
-
-        Leftover test runs are always ended (nobody can read their result any more, and a second run
-        would share their worktree); agents only with ``agents`` — that is the user's call.
-        """
-        found = self.leftover_agents(plan_id)
-        chosen = tuple(leftover for leftover in found if agents or leftover.record.kind == "tests")
-        stopped = await leftovers.stop_leftovers(self.store, chosen)
-        for leftover in stopped:
-            if leftover.record.plan_id is not None:
-                actor = Actor.USER if leftover.record.kind == "agent" else Actor.SYSTEM
-                self.service.record(leftover.record.plan_id, PlanEventType.LEFTOVER_STOPPED, actor,
-                                    {"kind": leftover.record.kind, "pgid": leftover.record.identity.pgid,
-                                     "what": leftover.what})
-            if leftover.record.kind == "tests":
-                self.emit(NoticeRaised("Stopped the project's tests that an earlier tunaflow left running.",
-                                       "warning"))
-        return stopped
+        """End the leftovers (for ``plan_id``, or all) whose tunaflow is gone (see :meth:`.Leftovers.stop`)."""
+        return await self.leftovers.stop(plan_id, agents=agents)
 
     def catch_up_records(self) -> int:
         """Write the decision records a stop left unwritten (see :func:`.decision_records.catch_up`)."""
@@ -569,16 +433,11 @@ class WorkflowRuntime:
 
         The merge (or the conflict that stopped it) gets its record in the chat.
         """
-        since = decision_records.last_event_id(self, plan_id)
-        before = self.store.get_plan(plan_id)
-        try:
-            return development.merge_plan(self, plan_id)
-        finally:
-            decision_records.write_records(self, plan_id, since, before=before)
+        return self.cycle.merge(plan_id)
 
     def remove_worktree(self, plan_id: int) -> None:
         """Remove a plan's worktree (its git branch stays)."""
-        development.remove_plan_worktree(self, plan_id)
+        self.cycle.remove_worktree(plan_id)
 
     # ----------------------------------------------------------------- helpers for the steps
     def apply(self, plan_id: int, command: object, actor: Actor = Actor.SYSTEM) -> PlanRecord:

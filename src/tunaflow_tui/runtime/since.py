@@ -14,7 +14,7 @@ the next turn starts a new one with the full pack (see :func:`compressed_since`)
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from tunaflow_tui.core.memory.project_search import ProjectHit
 from tunaflow_tui.core.personas import load_persona
@@ -22,13 +22,26 @@ from tunaflow_tui.core.storage.deliveries import Delivered, DeliveryItem
 from tunaflow_tui.core.storage.records import MessageRecord, PlanRecord
 from tunaflow_tui.core.workflow.phases import PlanEventType
 from tunaflow_tui.runtime.context import ContextPack, SectionSpec, assemble
-from tunaflow_tui.runtime.context_builder import NEWEST_SUMMARIES, RETRIEVING_ROLES, PackSources, format_turn
+from tunaflow_tui.runtime.context_builder import (
+    NEWEST_SUMMARIES,
+    RETRIEVING_ROLES,
+    ContextBuilder,
+    PackSources,
+    format_turn,
+)
 from tunaflow_tui.runtime.decision_records import conversation_of
 from tunaflow_tui.runtime.links import cited_link, pack_links
+from tunaflow_tui.runtime.ports import PackSourceData, ProjectData
 from tunaflow_tui.runtime.tokens import default_counter
 
-if TYPE_CHECKING:
-    from tunaflow_tui.runtime.runtime import WorkflowRuntime
+
+class PackContext(PackSourceData, Protocol):
+    """What building a turn's prompt reads: the pack's sources and the builder of a new session's pack."""
+
+    @property
+    def context(self) -> ContextBuilder:
+        """Builds the ContextPack a new session gets."""
+
 
 SINCE_TITLE = "Since your last turn"
 #: Messages of a conversation read for one "since" section: more than its budget holds.
@@ -52,7 +65,7 @@ class TurnPrompt:
         return self.pack.render()
 
 
-def delivered_to(rt: WorkflowRuntime, engine: str, session_id: str, conversation_id: str) -> Delivered:
+def delivered_to(rt: ProjectData, engine: str, session_id: str, conversation_id: str) -> Delivered:
     """What the session was sent; for a session without rows, its own last reply marks what it knows."""
     delivered = rt.store.delivered(engine, session_id)
     if delivered.known:
@@ -62,7 +75,7 @@ def delivered_to(rt: WorkflowRuntime, engine: str, session_id: str, conversation
     return Delivered(from_id=0, through_id=through)
 
 
-def compressed_since(rt: WorkflowRuntime, engine: str, session_id: str, conversation_id: str) -> bool:
+def compressed_since(rt: ProjectData, engine: str, session_id: str, conversation_id: str) -> bool:
     """True when a topic summary written after the session's last turn covers messages the session holds.
 
     The session's own history is then the older part that compressed memory replaced: a new session with
@@ -76,7 +89,7 @@ def compressed_since(rt: WorkflowRuntime, engine: str, session_id: str, conversa
                for summary in rt.store.list_summaries(conversation_id, newest=NEWEST_SUMMARIES))
 
 
-def _watermarks(rt: WorkflowRuntime, conversation_id: str) -> list[DeliveryItem]:
+def _watermarks(rt: ProjectData, conversation_id: str) -> list[DeliveryItem]:
     return [DeliveryItem("through", rt.store.newest_message_id(conversation_id)),
             DeliveryItem("events", rt.store.newest_plan_event_id()),
             DeliveryItem("summaries", rt.store.newest_summary_id(conversation_id))]
@@ -91,7 +104,7 @@ def _sent_hits(pack: ContextPack, hits: tuple[ProjectHit, ...]) -> list[Delivery
             if ContextBuilder.format_hit(hit) in text]
 
 
-def fresh_deliveries(rt: WorkflowRuntime, conversation_id: str, pack: ContextPack, sources: PackSources,
+def fresh_deliveries(rt: ProjectData, conversation_id: str, pack: ContextPack, sources: PackSources,
                      exclude_message_id: int | None) -> tuple[DeliveryItem, ...]:
     """What a new session is sent with the full pack: the recent turns on, its chunks and links."""
     first = min((*sources.recent_ids, *((exclude_message_id,) if exclude_message_id is not None else ())),
@@ -102,12 +115,12 @@ def fresh_deliveries(rt: WorkflowRuntime, conversation_id: str, pack: ContextPac
     return tuple(items)
 
 
-def fork_deliveries(rt: WorkflowRuntime, conversation_id: str) -> tuple[DeliveryItem, ...]:
+def fork_deliveries(rt: ProjectData, conversation_id: str) -> tuple[DeliveryItem, ...]:
     """What a branch's forked session knows after its first turn: the branch so far."""
     return (DeliveryItem("from", 0), *_watermarks(rt, conversation_id))
 
 
-def _removed_worktrees(rt: WorkflowRuntime, conversation_id: str, after_event: int | None) -> list[str]:
+def _removed_worktrees(rt: ProjectData, conversation_id: str, after_event: int | None) -> list[str]:
     """Worktrees of this conversation's plans removed after plan event ``after_event`` (no record says so)."""
     if after_event is None:
         return []
@@ -121,7 +134,7 @@ def _removed_worktrees(rt: WorkflowRuntime, conversation_id: str, after_event: i
     return lines
 
 
-def _unseen_messages(rt: WorkflowRuntime, conversation_id: str, session_id: str, delivered: Delivered,
+def _unseen_messages(rt: ProjectData, conversation_id: str, session_id: str, delivered: Delivered,
                      exclude_message_id: int | None) -> list[MessageRecord]:
     """Messages of the conversation after the session's last turn that it did not write itself."""
     after = delivered.through_id or 0
@@ -132,7 +145,7 @@ def _unseen_messages(rt: WorkflowRuntime, conversation_id: str, session_id: str,
             and m.status != "streaming"]
 
 
-def since_text(rt: WorkflowRuntime, conversation_id: str, session_id: str, delivered: Delivered,
+def since_text(rt: ProjectData, conversation_id: str, session_id: str, delivered: Delivered,
                exclude_message_id: int | None) -> tuple[str, tuple[MessageRecord, ...], tuple[int, ...]]:
     """The "since your last turn" text, the messages it quotes and the links it newly cites.
 
@@ -162,7 +175,7 @@ def since_text(rt: WorkflowRuntime, conversation_id: str, session_id: str, deliv
     return "\n\n".join(kept), tuple(unseen), tuple(link.id for link in new_links)
 
 
-def resumed_turn(rt: WorkflowRuntime, *, role: str, conversation_id: str, request: str, engine: str,
+def resumed_turn(rt: PackContext, *, role: str, conversation_id: str, request: str, engine: str,
                  session_id: str, findings: tuple[str, ...], exclude_message_id: int | None,
                  system: str) -> TurnPrompt:
     """The prompt of a resumed turn: what the session has not seen, the new retrieved history, the request."""
@@ -205,7 +218,7 @@ def resumed_turn(rt: WorkflowRuntime, *, role: str, conversation_id: str, reques
     return TurnPrompt(pack, True, tuple(items))
 
 
-def full_turn(rt: WorkflowRuntime, *, role: str, conversation_id: str, request: str, plan: PlanRecord | None,
+def full_turn(rt: PackContext, *, role: str, conversation_id: str, request: str, plan: PlanRecord | None,
               findings: tuple[str, ...], exclude_message_id: int | None, system: str,
               history: bool) -> TurnPrompt:
     """The prompt of a turn on a new session: the full ContextPack."""
@@ -216,13 +229,13 @@ def full_turn(rt: WorkflowRuntime, *, role: str, conversation_id: str, request: 
     return TurnPrompt(pack, False, deliveries)
 
 
-def forked_turn(rt: WorkflowRuntime, *, conversation_id: str, request: str, system: str) -> TurnPrompt:
+def forked_turn(rt: ProjectData, *, conversation_id: str, request: str, system: str) -> TurnPrompt:
     """The prompt of a branch's first turn in a fork of its parent's session: the request alone."""
     pack = assemble([], rt.settings.context.max_tokens, request=request, system=system)
     return TurnPrompt(pack, True, fork_deliveries(rt, conversation_id))
 
 
-def remember(rt: WorkflowRuntime, *, engine: str, conversation_id: str, session_id: str | None,
+def remember(rt: ProjectData, *, engine: str, conversation_id: str, session_id: str | None,
              resumed_from: str | None, fork: bool, turn: TurnPrompt) -> None:
     """After a turn the agent read: remember what its session (``session_id``, as the engine named it) got.
 
@@ -236,7 +249,7 @@ def remember(rt: WorkflowRuntime, *, engine: str, conversation_id: str, session_
     rt.store.record_delivery(engine, session_id, conversation_id, turn.deliveries)
 
 
-def session_to_resume(rt: WorkflowRuntime, conversation_id: str, engine_name: str, *,
+def session_to_resume(rt: ProjectData, conversation_id: str, engine_name: str, *,
                       fresh_session: bool = False, blind: bool = False) -> str | None:
     """The native session a turn on ``engine_name`` in ``conversation_id`` resumes, if any.
 
@@ -252,7 +265,7 @@ def session_to_resume(rt: WorkflowRuntime, conversation_id: str, engine_name: st
     return conversation.native_session_id
 
 
-def prepare_turn(rt: WorkflowRuntime, role: str, conversation_id: str, request: str, *, engine: str,
+def prepare_turn(rt: PackContext, role: str, conversation_id: str, request: str, *, engine: str,
                  resume: str | None, fork: bool = False, plan: PlanRecord | None = None,
                  findings: tuple[str, ...] = (), exclude_message_id: int | None = None,
                  system: str | None = None, blind: bool = False) -> TurnPrompt:

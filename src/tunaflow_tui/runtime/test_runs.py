@@ -19,7 +19,7 @@ from tunaflow_tui.core.processes import ProcessIdentity, end_group, signal_group
 from tunaflow_tui.core.testrunner import TestResult
 
 if TYPE_CHECKING:
-    from tunaflow_tui.runtime.runtime import WorkflowRuntime
+    from tunaflow_tui.runtime.ports import ProjectData
 
 STOP_GRACE_S = 1.0
 """How long a cancelled test run gets to end after SIGTERM before SIGKILL."""
@@ -29,7 +29,7 @@ OnStart = Callable[[ProcessIdentity], None]
 """Told the test run's process group as soon as it started (``run_tests``'s ``on_start``)."""
 
 
-async def run_tests_for_plan(rt: WorkflowRuntime, plan_id: int, label: str,
+async def run_tests_for_plan(rt: ProjectData, plan_id: int, label: str,
                              run: Callable[[OnStart], TestResult]) -> TestResult:
     """Call ``run`` (which runs the tests, passing ``on_start`` to ``run_tests``) in a thread, for plan ``plan_id``.
 

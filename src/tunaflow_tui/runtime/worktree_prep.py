@@ -21,7 +21,7 @@ from tunaflow_tui.core.worktree_setup import SetupResult, run_setup
 from tunaflow_tui.runtime.events import MessageAdded, NoticeRaised
 
 if TYPE_CHECKING:
-    from tunaflow_tui.runtime.runtime import WorkflowRuntime
+    from tunaflow_tui.runtime.ports import StepContext
 
 CREATED_EVENT = PlanEventType.WORKTREE_CREATED
 READY_EVENT = PlanEventType.WORKTREE_READY
@@ -29,7 +29,7 @@ MESSAGE_OUTPUT_CHARS = 6_000
 _FENCE_RUN = re.compile(r"`{3,}")
 
 
-def needs_preparation(rt: WorkflowRuntime, plan: PlanRecord) -> bool:
+def needs_preparation(rt: StepContext, plan: PlanRecord) -> bool:
     """True while the plan's worktree was created and has not been made ready yet."""
     if not plan.worktree_path:
         return False
@@ -44,7 +44,7 @@ def needs_preparation(rt: WorkflowRuntime, plan: PlanRecord) -> bool:
     return waiting
 
 
-def mark_ready(rt: WorkflowRuntime, plan: PlanRecord, *, setup: str) -> None:
+def mark_ready(rt: StepContext, plan: PlanRecord, *, setup: str) -> None:
     """Record that the worktree is ready (``setup``: ok, none or skipped); it is not prepared again."""
     rt.service.record(plan.id, READY_EVENT, Actor.SYSTEM, {"path": plan.worktree_path, "setup": setup})
 
@@ -77,7 +77,7 @@ def _message(included: IncludeResult, setup: SetupResult | None) -> str:
     return "\n".join(lines)
 
 
-def _tell_branch(rt: WorkflowRuntime, plan: PlanRecord, text: str) -> None:
+def _tell_branch(rt: StepContext, plan: PlanRecord, text: str) -> None:
     if not text or plan.impl_branch_id is None:
         return
     conversation = f"branch:{plan.impl_branch_id}"
@@ -85,7 +85,7 @@ def _tell_branch(rt: WorkflowRuntime, plan: PlanRecord, text: str) -> None:
     rt.emit(MessageAdded(conversation, message.id, "system"))
 
 
-async def _run_setup(rt: WorkflowRuntime, plan: PlanRecord, root: Path) -> SetupResult:
+async def _run_setup(rt: StepContext, plan: PlanRecord, root: Path) -> SetupResult:
     workflow = rt.settings.workflow
     configured = workflow.worktree_setup or ""
     shown = configured if isinstance(configured, str) else " ".join(configured)
@@ -105,7 +105,7 @@ async def _run_setup(rt: WorkflowRuntime, plan: PlanRecord, root: Path) -> Setup
     return result
 
 
-async def ensure_ready(rt: WorkflowRuntime, plan: PlanRecord) -> PlanRecord | None:
+async def ensure_ready(rt: StepContext, plan: PlanRecord) -> PlanRecord | None:
     """Prepare a newly created worktree; None when it is ready, else the plan waiting on ``setup_failed``."""
     if not needs_preparation(rt, plan):
         return None
