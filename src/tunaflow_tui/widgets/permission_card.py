@@ -18,8 +18,8 @@ from textual.reactive import reactive
 from textual.widgets import Static
 
 from tunaflow_tui.agents.permissions import PermissionAnswer
-from tunaflow_tui.controllers.permissions import PermissionCardView
 from tunaflow_tui.keyhints import hint_line
+from tunaflow_tui.viewmodels.permissions import PermissionCardView
 from tunaflow_tui.widgets.arming import ArmedCard
 
 DECIDE = Binding.Group("Decide")

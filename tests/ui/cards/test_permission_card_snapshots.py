@@ -9,7 +9,7 @@ from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 
 from tunaflow_tui.agents.permissions import PermissionRequest
-from tunaflow_tui.controllers.permissions import card_view
+from tunaflow_tui.viewmodels.permissions import card_view
 from tunaflow_tui.widgets.permission_card import PermissionCard
 
 EDIT = card_view(3, "main", PermissionRequest(
