@@ -85,7 +85,7 @@ async def test_an_incomplete_review_says_1_of_2_seats_and_is_accepted_only_when_
         done = app.decision_dock.card_for(plan_id)
         assert isinstance(done, DoneCard)
         await until(pilot, lambda: "accepted with an incomplete review (1 of 2 seats)" in screen_text(app), "accepted with an incomplete review (1 of 2 seats) on screen")
-        assert "✔ Plan done" not in screen_text(app)
+        assert "✔ Plan 1 done" not in screen_text(app)
 
 
 async def test_accepting_a_failed_review_is_an_override_that_is_confirmed_and_said(open_app) -> None:
@@ -103,8 +103,8 @@ async def test_accepting_a_failed_review_is_an_override_that_is_confirmed_and_sa
         await settle(pilot, app)
         assert runtime.get_plan(plan_id).phase == "done"
         assert "accepted_over_failed_review" in _events(runtime, plan_id)
-        await until(pilot, lambda: "⚠ Plan done — accepted over a failed review" in screen_text(app), "⚠ Plan done — accepted over a failed review on screen")
-        assert "✔ Plan done" not in screen_text(app)
+        await until(pilot, lambda: "⚠ Plan 1 done — accepted over a failed review" in screen_text(app), "⚠ Plan 1 done — accepted over a failed review on screen")
+        assert "✔ Plan 1 done" not in screen_text(app)
 
 
 async def test_abandoning_after_the_developer_stopped_is_confirmed_and_the_card_says_abandoned(open_app) -> None:
