@@ -117,6 +117,10 @@ class SessionControls(Protocol):
 SIDEBAR_MIN_COLUMNS = 100
 """Below this terminal width the sidebar starts hidden (ctrl+b shows it): the chat keeps its room."""
 
+SHORT_ROWS = 24
+"""Up to this terminal height the header is left out: the chat's titled rule takes its place, so the
+rule costs the chat no row."""
+
 
 def _rows_wanted(line: Static, viewport: Size) -> int:
     """The rows ``line`` would take for its content now (up to its ``max-height`` in cells)."""
@@ -144,6 +148,8 @@ class TunaflowApp(App[None]):
     COMMANDS = App.COMMANDS | {TunaflowCommands}
     TITLE = "tunaflow"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (100, "-wide")]  # noqa: RUF012 - Textual declares it an instance variable
+    # on the screen: up to 24 rows the header gives its row to the chat (whose rule names the project)
+    VERTICAL_BREAKPOINTS = [(0, "-short"), (SHORT_ROWS + 1, "-tall")]  # noqa: RUF012 - as above
     HELP = """\
 ## tunaflow
 Press **f1** for the full list of keys and how plans, gates and branches work.
@@ -250,7 +256,7 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         # Before the widgets exist: a class change on the app later would restyle every one of them.
         self._narrow = self.size.width < SIDEBAR_MIN_COLUMNS
         self.set_class(self._narrow, "-sidebar-hidden")
-        yield Header(icon=APP_ICON)  # Textual's ⭘ is an empty box in DejaVu Sans Mono
+        yield Header(icon=APP_ICON, id="app-header")  # Textual's ⭘ is an empty box in DejaVu Sans Mono
         with Horizontal(id="body"):
             yield Vertical(id="sidebar")
             column = Vertical(
@@ -268,7 +274,7 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
                 ),
                 id="chat-column",
             )
-            column.border_title = "Chat"
+            column.border_title = self._chat_title(self.size.height)
             yield Workspace(column, id="workspace")
         yield KeyFooter(first=self.footer_first, keep=self.footer_keep, then=self.footer_then)
 
@@ -281,6 +287,12 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         if narrow != self._narrow:
             self._narrow = narrow
             self.set_class(narrow, "-sidebar-hidden")
+        for column in self.query("#chat-column"):
+            column.border_title = self._chat_title(event.size.height)
+
+    def _chat_title(self, rows: int) -> str:
+        """``Chat``; on a short terminal, without the header, ``Chat · <project>``."""
+        return f"Chat · {self.sub_title}" if rows <= SHORT_ROWS and self.sub_title else "Chat"
 
     async def on_mount(self) -> None:
         self.composer.focus_input()

@@ -142,7 +142,8 @@ class DecisionController:
 
     # ------------------------------------------------------------------ reaching a decision
     def jump_to_decision(self, plan_id: int | None = None) -> None:
-        """Focus the newest decision waiting (or that plan's card)."""
+        """Focus the newest decision waiting (or that plan's card); with none, the newest finished plan's
+        merge offer."""
         pendings = self._runtime.waiting()
         if plan_id is not None:
             plan = self._store.get_plan(plan_id)
@@ -153,6 +154,10 @@ class DecisionController:
                 return
             pendings = tuple(p for p in pendings if p.plan_id == plan_id)
         if not pendings:
+            done = self._app.decision_dock.newest_done() if plan_id is None else None
+            if done is not None:  # nothing to decide: the newest finished plan's merge offer
+                self._focus_card(done)
+                return
             self._app.notify("Nothing is waiting for you.")
             return
         plan = self._store.get_plan(pendings[0].plan_id)

@@ -54,6 +54,14 @@ class DecisionCard(ArmedCard):
     the words shown after its key, in the order shown) and a ``view`` with a ``plan_id``.
     """
 
+    DEFAULT_CSS = """
+    /* the focus ring: the card that has the keys draws a heavy frame in the accent colour, where every
+       other card has a rounded one (a decided card keeps its folded look: it has no keys left) */
+    DecisionCard:focus, DecisionCard.-pending:focus, DecisionCard.-held:focus, DecisionCard.-overridden:focus {
+        border: heavy $accent; border-title-color: $accent; border-title-style: bold;
+    }
+    """
+
     DOCK_KIND: ClassVar[str] = ""
     """How the decision dock tells its cards apart without importing every card class."""
 

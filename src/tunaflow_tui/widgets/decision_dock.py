@@ -120,28 +120,30 @@ class DecisionDock(VerticalScroll, can_focus=False):
     def hint_text(self) -> tuple[str, bool]:
         """The keys of the newest card that waits (docked under the cards, so they never scroll away).
 
-        While the card does not have the focus (it arrived as the user was typing), the hint leads
-        with the key that reaches it: its own keys do nothing until then. Every key is named as the
-        keymap has it now.
+        The hint names the plan the keys act on (``Plan 2 waiting: a approve …``). While the card
+        does not have the focus (it arrived as the user was typing, or scrolled out of view), the
+        hint leads with the key that reaches it: its own keys do nothing until then. Every key is
+        named as the keymap has it now.
         """
         from tunaflow_tui.keyhints import app_key, hint_line
 
+        jump = app_key(self.app, "decision.jump", "f2")
         pending = self.newest_pending()
         kind = card_kind(pending) if pending is not None else None
         if pending is not None and kind in (PROPOSAL, VERDICT, WAY):
-            what = "Review" if kind == VERDICT else "Plan"
+            what = f"{pending.keys_owner()} {'review waiting' if kind == VERDICT else 'waiting'}"
             keys = pending.key_hint()
-            jump = app_key(self.app, "decision.jump", "f2")
             if pending.has_focus:
-                return (f"{what} waiting: {keys} · {jump} focus", True)
-            return (f"{what} waiting — {jump} focuses it, then {keys}", True)
-        done = [c for c in self.cards() if card_kind(c) == DONE]
-        if done:
-            card = done[-1]
-            words = {"done.merge": "merge into the base branch", "done.remove_worktree": "remove the worktree"}
-            items = [(binding_id, words[binding_id]) for binding_id, _ in card.hint_items()]
-            if items:
-                return ("Plan done: " + hint_line(self.app, type(card), items), False)
+                return (f"{what}: {keys} · {jump} focus", True)
+            return (f"{what} — {jump} focuses it, then {keys}", True)
+        card = self.newest_done()
+        if card is not None:
+            if card.has_focus:
+                words = {"done.merge": "merge into the base branch", "done.remove_worktree": "remove the worktree"}
+                keys = hint_line(self.app, type(card), [(binding_id, words[binding_id])
+                                                        for binding_id, _ in card.hint_items()])
+                return (f"{card.keys_owner()} done: {keys}", False)
+            return (f"{card.keys_owner()} done — {jump} focuses it, then {card.key_hint()}", False)
         return ("", False)
 
     def refresh_hint(self) -> None:
@@ -159,10 +161,40 @@ class DecisionDock(VerticalScroll, can_focus=False):
     _hint_width: int = 0
 
     def on_resize(self) -> None:
-        """Another width: the hint is cut again, at a whole item."""
+        """Another width: the hint is cut again, at a whole item; a smaller dock may hide the card
+        that has the keys."""
         if self.size.width != self._hint_width:
             self._hint_width = self.size.width
             self.call_after_refresh(self.refresh_hint)
+        self.call_after_refresh(self.keys_follow_the_eye)
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        """The cards moved: the card with the keys may have gone out of view."""
+        super().watch_scroll_y(old_value, new_value)
+        if self.is_attached:
+            self.call_after_refresh(self.keys_follow_the_eye)
+
+    def focused_card(self) -> DecisionCard | None:
+        """The card that has the keys (the focus is on it or inside it), if any."""
+        return next((card for card in self.cards() if card.has_focus_within), None)
+
+    def keys_follow_the_eye(self) -> None:
+        """A card that has the keys but no row on screen any more gives them up, to the composer.
+
+        Its keys would otherwise act on a plan the user cannot see (``x`` on a finished plan scrolled
+        away). The hint under the cards then leads with the key that brings it back. Checked once
+        the cards have been drawn where they are now, and not while the dock is still scrolling to a
+        card (f2 scrolls it into view).
+        """
+        card = self.focused_card()
+        if card is None or not self.is_attached or not self.display:
+            return
+        if self.app.animator.is_being_animated(self, "scroll_y"):
+            return  # the animation's last step checks again
+        if self.can_view_partial(card):
+            return
+        self._release_focus(card)
+        self.refresh_hint()
 
     def on_plan_proposal_card_decided(self) -> None:
         self.call_after_refresh(self.refresh_hint)
@@ -188,6 +220,12 @@ class DecisionDock(VerticalScroll, can_focus=False):
     def card_for(self, plan_id: int) -> DecisionCard | None:
         """The card of a plan, if any."""
         return next((c for c in self.cards() if card_plan_id(c) == plan_id), None)
+
+    def newest_done(self) -> DoneCard | None:
+        """The newest finished plan's card that still offers something (a merge, a worktree to remove)."""
+        done = [c for c in self.cards() if is_done_card(c) and tuple(c.hint_items())]
+        card = done[-1] if done else None
+        return card if is_done_card(card) else None
 
     def newest_pending(self) -> DecisionCard | None:
         """The newest card still waiting for a decision."""

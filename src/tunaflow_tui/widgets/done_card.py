@@ -45,9 +45,7 @@ class DoneCard(DecisionCard, Vertical, can_focus=True):
 
     DEFAULT_CSS = """
     DoneCard { height: auto; border: round $success; padding: 0 1; margin: 1 0 0 0; border-title-style: bold; }
-    DoneCard:focus { border: double $success; }
     DoneCard.-overridden { border: round $warning; }
-    DoneCard.-overridden:focus { border: double $warning; }
     DoneCard .outcome { color: $text-warning; }
     DoneCard .keys { color: $text-muted; }
     """

@@ -72,11 +72,9 @@ class PlanProposalCard(DecisionCard, Vertical, can_focus=True):
         border-title-style: bold; border-title-color: $text;
     }
     PlanProposalCard.-pending { border: round $warning; border-subtitle-color: $text-warning; }
-    PlanProposalCard.-pending:focus { border: double $warning; }
     PlanProposalCard.-decided { border: round $panel-lighten-2; }
     /* held: decided for now (folded in the dock) but still open, so it keeps an open card's colour */
     PlanProposalCard.-held { border: round $warning 60%; border-subtitle-color: $text-warning; }
-    PlanProposalCard:focus { border: double $accent; }
     PlanProposalCard .title { text-style: bold; color: $text; }
     PlanProposalCard .heading { text-style: bold; color: $text-primary; margin-top: 1; }
     PlanProposalCard .note { color: $text-muted; text-style: italic; }

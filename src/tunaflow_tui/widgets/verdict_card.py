@@ -152,9 +152,7 @@ class ReviewVerdictCard(DecisionCard, Vertical, can_focus=True):
         border-title-style: bold; border-title-color: $text;
     }
     ReviewVerdictCard.-pending { border: round $warning; border-subtitle-color: $text-warning; }
-    ReviewVerdictCard.-pending:focus { border: double $warning; }
     ReviewVerdictCard.-decided { border: round $panel-lighten-2; }
-    ReviewVerdictCard:focus { border: double $accent; }
     ReviewVerdictCard .badge { width: auto; padding: 0 1; text-style: bold; }
     ReviewVerdictCard .badge.-pass { background: $success; color: $background; }
     ReviewVerdictCard .badge.-fail { background: $error; color: $background; }

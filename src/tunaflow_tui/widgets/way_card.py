@@ -67,7 +67,6 @@ resume or retry an interrupted step, take a held question back, abandon the plan
         height: auto; border: round $warning; padding: 0 1; margin: 1 0;
         border-title-style: bold; border-title-color: $text; border-subtitle-color: $text-warning;
     }
-    WayCard:focus { border: double $warning; }
     WayCard.-decided { border: round $panel-lighten-2; }
     WayCard .title { text-style: bold; color: $text; }
     WayCard .summary { margin-top: 1; }

@@ -189,7 +189,7 @@ async def test_interrupted_step_after_a_crash_is_offered_and_resumed(open_app) -
         controller2.project.resume_interrupted("retry")
         await settle(pilot, app2)
         assert runtime2.store.list_plans()[0].pending_decision == "review"
-        await until(pilot, lambda: "Review waiting: a accept" in screen_text(app2), "Review waiting: a accept on screen")
+        await until(pilot, lambda: "Plan 1 review waiting: a accept" in screen_text(app2), "Plan 1 review waiting: a accept on screen")
 
 
 async def test_an_agent_a_crash_left_running_is_named_blocks_resume_and_can_be_stopped(

@@ -83,7 +83,7 @@ async def test_typing_on_while_the_proposal_arrives_never_approves_it(open_app, 
         assert phase_and_pending(runtime) == ("approval", "approval")
         assert app.composer.text == "thanks also here"
         assert isinstance(app.focused, ComposerInput)
-        await until(pilot, lambda: "Plan waiting — f2 focuses it" in screen_text(app), "Plan waiting — f2 focuses it on screen")  # the hint says how to reach it
+        await until(pilot, lambda: "Plan 1 waiting — f2 focuses it" in screen_text(app), "Plan 1 waiting — f2 focuses it on screen")  # the hint says how to reach it
         assert any("f2 focuses it" in n for n in notes(app))
 
 
@@ -104,7 +104,7 @@ async def test_a_key_just_typed_in_the_empty_composer_keeps_the_focus(open_app, 
         await idle(pilot, app)
         assert phase_and_pending(runtime) == ("review", "review")
         assert isinstance(app.focused, ComposerInput)
-        await until(pilot, lambda: "Review waiting — f2 focuses it" in screen_text(app), "Review waiting — f2 focuses it on screen")
+        await until(pilot, lambda: "Plan 1 review waiting — f2 focuses it" in screen_text(app), "Plan 1 review waiting — f2 focuses it on screen")
         assert controller.conversation.user_is_typing()
         monkeypatch.setattr(conversation_module, "TYPING_PAUSE", 0.0)
         assert not controller.conversation.user_is_typing()  # after the pause the next card takes the focus again

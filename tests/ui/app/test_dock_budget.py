@@ -15,13 +15,14 @@ async def test_after_approving_the_dock_no_longer_says_the_plan_waits(open_app, 
         app.decision_dock.card_for(1).focus()
         await armed(pilot, app)
         hint = app.decision_dock.query_one("#dock-hint")
-        assert "Plan waiting" in str(hint.render())
+        await until(pilot, lambda: str(hint.render()).startswith("Plan 1 waiting: a approve"), "the card's keys",
+                    limit=10)
         await pilot.press("a")
         await pilot.pause()
         await pilot.pause()
         plan = runtime.store.get_plan(1)
         assert plan is not None and plan.phase != Phase.DONE  # still in the moment the hint went stale
-        assert not hint.display or "Plan waiting" not in str(hint.render()), str(hint.render())
+        assert not hint.display or "waiting" not in str(hint.render()), str(hint.render())
         await settle(pilot, app)
 
 
@@ -52,18 +53,18 @@ async def test_a_done_card_the_user_left_is_one_line_above_its_keys(open_app, at
         await until(pilot, lambda: card.outer_size.height == 1, "the card folded to one line", limit=10)
         rows = screen_text(app).splitlines()
         [at] = [n for n, row in enumerate(rows) if "✔ Plan 1 done" in row]
-        assert rows[at + 1].strip().startswith("Plan done: m merge into the base branch"), "\n".join(rows)
+        assert rows[at + 1].strip().startswith("Plan 1 done — f2 focuses it, then m merge"), "\n".join(rows)
         print("\n".join(rows))
 
 
 def test_a_long_hint_is_cut_after_a_whole_item() -> None:
     from tunaflow_tui.widgets.decision_dock import fit_hint
 
-    text = "Review waiting — f2 focuses it, then a accept · w rework · d redesign · h hold · x abandon…"
+    text = "Plan 2 review waiting — f2 focuses it, then a accept · w rework · d redesign · h hold · x abandon…"
     assert fit_hint(text, 200) == text
-    assert fit_hint(text, 70) == "Review waiting — f2 focuses it, then a accept · w rework · …"
-    assert fit_hint("Plan done: m merge into the base branch · x remove the worktree", 60) \
-        == "Plan done: m merge into the base branch · …"
+    assert fit_hint(text, 77) == "Plan 2 review waiting — f2 focuses it, then a accept · w rework · …"
+    assert fit_hint("Plan 1 done: m merge into the base branch · x remove the worktree", 60) \
+        == "Plan 1 done: m merge into the base branch · …"
 
 
 async def test_at_80_columns_the_dock_hint_ends_with_whole_keys(open_app, at_review) -> None:
@@ -72,7 +73,7 @@ async def test_at_80_columns_the_dock_hint_ends_with_whole_keys(open_app, at_rev
         await settle(pilot, app)
         await pilot.press("i")  # the user is elsewhere: the hint leads with the key that reaches the card
         await until(pilot, lambda: "f2 focuses it" in screen_text(app), "the hint")
-        [row] = [r.strip() for r in screen_text(app).splitlines() if "Review waiting" in r]
+        [row] = [r.strip() for r in screen_text(app).splitlines() if "Plan 1 review waiting" in r]
         assert row.endswith("· …"), row
         assert "a accept" in row and all(not item.endswith(" re") for item in row.split(" · ")), row
 
@@ -80,5 +81,5 @@ async def test_at_80_columns_the_dock_hint_ends_with_whole_keys(open_app, at_rev
 def test_a_hint_cut_inside_its_first_item_never_ends_on_a_bare_key() -> None:
     from tunaflow_tui.widgets.decision_dock import fit_hint
 
-    text = "Review waiting — f2 focuses it, then a accept · w rework · d redesign"
-    assert fit_hint(text, 42) == "Review waiting — f2 focuses it, …"
+    text = "Plan 1 review waiting — f2 focuses it, then a accept · w rework · d redesign"
+    assert fit_hint(text, 49) == "Plan 1 review waiting — f2 focuses it, …"

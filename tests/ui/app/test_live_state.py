@@ -61,7 +61,7 @@ async def test_the_done_hint_stops_offering_to_remove_a_removed_worktree(open_ap
     async with app.run_test(size=size) as pilot:
         await settle(pilot, app)
         text = screen_text(app)
-        assert "Plan done: m merge into the base branch · x remove the worktree" in text
+        assert f"Plan {plan_id} done — f2 focuses it, then m merge · x remove worktree" in text
         card = app.decision_dock.card_for(plan_id)
         card.focus()
         await armed(pilot, app)
@@ -72,7 +72,7 @@ async def test_the_done_hint_stops_offering_to_remove_a_removed_worktree(open_ap
                     and "x remove" not in screen_text(app), "the worktree removed and its key gone", limit=5.0)
         text = screen_text(app)
         assert "remove the worktree" not in text and "x remove" not in text
-        assert "Plan done: m merge into the base branch" in text
+        assert f"Plan {plan_id} done: m merge into the base branch" in text
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -83,10 +83,10 @@ async def test_a_worktree_removed_as_a_decision_leaves_the_done_hint_too(open_ap
     plan_id = _done_with_worktree(runtime, demo_project)
     async with app.run_test(size=size) as pilot:
         await settle(pilot, app)
-        await until(pilot, lambda: "x remove the worktree" in screen_text(app), "x remove the worktree on screen")
+        await until(pilot, lambda: "x remove worktree" in screen_text(app), "x remove worktree on screen", limit=20)
         controller.decisions.decide(plan_id, Decision.REMOVE_WORKTREE)  # as f2's list or the palette decide it
         await settle(pilot, app)
         assert runtime.store.get_plan(plan_id).worktree_path is None
         text = screen_text(app)
         assert "remove the worktree" not in text and "x remove" not in text
-        assert "Plan done: m merge into the base branch" in text
+        assert f"Plan {plan_id} done: m merge into the base branch" in text  # the card took the focus

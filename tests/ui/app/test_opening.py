@@ -260,7 +260,7 @@ async def test_a_pending_review_verdict_comes_back_after_a_restart(open_app, at_
     async with again.run_test(size=(120, 40)) as pilot:
         await settle(pilot, again)
         [card] = list(again.query(ReviewVerdictCard))
-        assert card.view.decision is None and "Review waiting" in screen_text(again)
+        assert card.view.decision is None and "Plan 1 review waiting" in screen_text(again)
         await pilot.press("f2")
         assert again.focused is card
         await pilot.press("a")

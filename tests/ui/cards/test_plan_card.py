@@ -118,7 +118,7 @@ async def test_no_subtasks_note_and_korean_title_align() -> None:
         rows = [strip.text for strip in app.screen._compositor.render_strips()]
         at = next(i for i, row in enumerate(rows) if "오타" in row)
         title_row, next_row = rows[at].rstrip(), rows[at + 1].rstrip()
-        assert title_row[-1] == next_row[-1] == "║"
+        assert title_row[-1] == next_row[-1] == "┃"  # the focused card's frame
         assert _cells(title_row) == _cells(next_row)
 
 
@@ -135,7 +135,7 @@ async def test_subtasks_wrap_under_their_text_and_code_spans_lose_their_backtick
         first = next(i for i, row in enumerate(rows) if " 1. Add word_frequencies(text)" in row)
         text_column = rows[first].index("Add")
         continuation = rows[first + 1]
-        assert continuation[:text_column].strip(" ║") == "", "the wrapped line is indented under the text"
+        assert continuation[:text_column].strip(" ┃") == "", "the wrapped line is indented under the text"
         assert continuation[text_column] != " "
         screen = "\n".join(rows)
         assert "`" not in screen
