@@ -32,8 +32,9 @@ class DoomLoopScreen(DecisionScreen):
     ]
 
     DEFAULT_CSS = """
-    DoomLoopScreen > #dialog { border: thick $error; }
+    DoomLoopScreen > #dialog { border: round $error; }
     DoomLoopScreen #history { height: auto; max-height: 12; border: round $panel-lighten-2; padding: 0 1; }
+    DoomLoopScreen.-short #history { max-height: 7; }
     DoomLoopScreen .round { text-style: bold; color: $text-error; }
     """
 

@@ -37,9 +37,9 @@ class WorktreeSetupScreen(DecisionScreen):
     ]
 
     DEFAULT_CSS = """
-    WorktreeSetupScreen > #dialog { border: thick $error; }
-    WorktreeSetupScreen #setup-reason { color: $text-error; }
-    WorktreeSetupScreen #setup-where { color: $text-muted; }
+    WorktreeSetupScreen > #dialog { border: round $error; }
+    WorktreeSetupScreen #setup-reason { color: $text-error; width: 1fr; height: auto; }
+    WorktreeSetupScreen #setup-where { color: $text-muted; width: 1fr; height: auto; }
     """
 
     def __init__(self, plan_title: str, reason: str, command: str, worktree: str, *,
