@@ -1,0 +1,52 @@
+"""Snapshots of the dialogs not opened by the app's snapshot tests, at 80×24 and 120×40: one frame
+style, wrapped text, labelled fields, each with its own footer."""
+
+from __future__ import annotations
+
+import pytest
+from textual.app import App, ComposeResult
+from textual.widgets import Label
+
+from tunaflow_tui.core.roundtable.seats import Seat
+from tunaflow_tui.screens.branch_dialogs import ConfirmBranchScreen, RenameBranchScreen
+from tunaflow_tui.screens.feedback import FeedbackScreen
+from tunaflow_tui.screens.git_init import git_init_screen
+from tunaflow_tui.screens.roundtable_seat import AddSeatScreen
+from tunaflow_tui.screens.worktree_setup import WorktreeSetupScreen
+
+SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
+SEATS = (Seat(name="claude", engine="claude", role="proposer"), Seat(name="codex", engine="codex", role="critic"))
+
+
+class DialogApp(App[None]):
+    """A dialog over a plain screen."""
+
+    def __init__(self, dialog: object) -> None:
+        super().__init__()
+        self.dialog = dialog
+
+    def compose(self) -> ComposeResult:
+        yield Label("main screen")
+
+    def on_mount(self) -> None:
+        self.push_screen(self.dialog)  # type: ignore[arg-type]
+
+
+DIALOGS = [
+    pytest.param(lambda: RenameBranchScreen("stop-words idea"), id="rename-branch"),
+    pytest.param(lambda: ConfirmBranchScreen(
+        "Delete branch", "Delete branch 3 “stop-words idea”? Its 4 messages are deleted with it; this cannot be "
+        "undone.", "Delete"), id="delete-branch"),
+    pytest.param(lambda: FeedbackScreen(), id="revision-feedback"),
+    pytest.param(lambda: AddSeatScreen(seats=SEATS, engines=["claude", "codex", "gemini"]), id="add-seat"),
+    pytest.param(lambda: WorktreeSetupScreen("Add a word frequency report", "npm ci exited with status 1",
+                                             "npm ci", "/srv/textstats/.tunaflow/worktrees/plan-1"),
+                 id="worktree-setup-failed"),
+    pytest.param(lambda: git_init_screen("textstats"), id="not-a-git-repository"),
+]
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("dialog", DIALOGS)
+def test_dialog(snap_compare, dialog, size: tuple[int, int]) -> None:
+    assert snap_compare(DialogApp(dialog()), terminal_size=size)
