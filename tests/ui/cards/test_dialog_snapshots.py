@@ -11,6 +11,8 @@ from tunaflow_tui.core.roundtable.seats import Seat
 from tunaflow_tui.screens.branch_dialogs import ConfirmBranchScreen, RenameBranchScreen
 from tunaflow_tui.screens.feedback import FeedbackScreen
 from tunaflow_tui.screens.git_init import git_init_screen
+from tunaflow_tui.screens.help import BindingRow, BindingSection, HelpScreen
+from tunaflow_tui.screens.roundtable_setup import RoundtableSetupScreen
 from tunaflow_tui.screens.roundtable_seat import AddSeatScreen
 from tunaflow_tui.screens.worktree_setup import WorktreeSetupScreen
 
@@ -32,7 +34,25 @@ class DialogApp(App[None]):
         self.push_screen(self.dialog)  # type: ignore[arg-type]
 
 
+SECTIONS = (
+    BindingSection("App", tuple(BindingRow(keys, what, binding_id) for keys, what, binding_id in (
+        ("f1 / ?", "Help", "app.help"), ("^q", "Quit", "app.quit"), ("^b", "Sidebar", "app.sidebar"),
+        ("f2 / ^g", "Decision", "decision.jump"), ("f5 / ^f", "Search", "search.open")))),
+    BindingSection("Branch pane", tuple(BindingRow(keys, what, binding_id) for keys, what, binding_id in (
+        ("f6", "Branch pane", "pane.toggle"), ("a", "Adopt the branch into its parent", "branch.adopt"),
+        ("r", "Rename the branch", "branch.rename")))),
+)
+
+
+def _roundtable_setup() -> RoundtableSetupScreen:
+    return RoundtableSetupScreen(topic="", seats=SEATS, presets=[("Last line-up (2)", SEATS)],
+                                 estimate=lambda setup: [(seat.name, 1234) for seat in setup.seats],
+                                 engines=["claude", "codex", "gemini"])
+
+
 DIALOGS = [
+    pytest.param(lambda: HelpScreen(SECTIONS), id="help"),
+    pytest.param(_roundtable_setup, id="roundtable-setup"),
     pytest.param(lambda: RenameBranchScreen("stop-words idea"), id="rename-branch"),
     pytest.param(lambda: ConfirmBranchScreen(
         "Delete branch", "Delete branch 3 “stop-words idea”? Its 4 messages are deleted with it; this cannot be "
