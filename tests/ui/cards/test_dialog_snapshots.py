@@ -12,8 +12,8 @@ from tunaflow_tui.screens.branch_dialogs import ConfirmBranchScreen, RenameBranc
 from tunaflow_tui.screens.feedback import FeedbackScreen
 from tunaflow_tui.screens.git_init import git_init_screen
 from tunaflow_tui.screens.help import BindingRow, BindingSection, HelpScreen
-from tunaflow_tui.screens.roundtable_setup import RoundtableSetupScreen
 from tunaflow_tui.screens.roundtable_seat import AddSeatScreen
+from tunaflow_tui.screens.roundtable_setup import RoundtableSetupScreen
 from tunaflow_tui.screens.worktree_setup import WorktreeSetupScreen
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
