@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 import pytest
-from app_harness import posted, screen_text, settle
+from app_harness import footers_current, posted, screen_text, settle
 from branch_seeds import fork_seeded, open_in_pane, seed_branch, seed_main
 from textual.widgets import Input, OptionList, Static, TextArea
 from waiting import until
@@ -98,6 +98,29 @@ async def test_every_dialog_fits_80x24_in_one_frame_with_its_own_footer(name: st
         text = screen_text(app)
         assert "▀" not in text and "▄" not in text.splitlines()[frame.region.bottom - 1], "no thick frame"
         assert "e Decide" not in _footer_text(dialog), "no key of the card under the dialog"
+
+
+# ---------------------------------------------------------------------------------------------- quitting
+PATIENCE = 20.0
+"""Seconds: far more than a dialog takes to open and draw, far less than the test run's timeout."""
+
+
+@pytest.mark.parametrize("name", list(DIALOGS))
+async def test_the_app_quits_with_the_dialog_open_and_the_screen_under_it_drawn(name: str) -> None:
+    app = TunaflowApp(DemoChatController(), cursor_blink=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await until(pilot, lambda: footers_current(app), "the main screen's footer", limit=PATIENCE)
+        main = app.screen
+        dialog = DIALOGS[name](app)
+        app.push_screen(dialog)
+        await until(pilot, lambda: app.screen is dialog and dialog.query(KeyFooter), f"the {name} dialog",
+                    limit=PATIENCE)
+        await until(pilot, lambda: footers_current(app), f"the footers under and in the {name} dialog measured",
+                    limit=PATIENCE)
+        assert main.query_one(KeyFooter).shows_current_keys, "the main screen's footer laid out under the dialog"
+        await pilot.press("ctrl+q")
+        await until(pilot, lambda: not app.is_running, f"the app quitting with the {name} dialog open",
+                    limit=PATIENCE)
 
 
 async def test_the_search_dialog_leaves_quit_in_view_at_80x24(open_app: Any) -> None:
