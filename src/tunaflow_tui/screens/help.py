@@ -8,6 +8,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from rich.cells import cell_len
+from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 from textual import on
@@ -56,7 +58,7 @@ text selection.
 
 @dataclass(frozen=True, slots=True)
 class BindingRow:
-    """One line of the key table."""
+    """One key of the key list: its keys, what it does, its id for the keymap."""
 
     keys: str
     description: str
@@ -166,26 +168,53 @@ def matching_sections(sections: Sequence[BindingSection], query: str) -> list[Bi
     return found
 
 
-def key_table(sections: Sequence[BindingSection]) -> Table:
-    """The key list: per section a title line, then one line per binding — keys, action, id (dim)."""
-    table = Table(box=None, show_header=False, expand=True, padding=(0, 1, 0, 0), pad_edge=False)
-    table.add_column("keys", no_wrap=True, style="bold", max_width=18)
-    table.add_column("action", ratio=1)
-    table.add_column("id", no_wrap=True, style="dim", justify="right")
-    for number, section in enumerate(sections):
-        if number:
-            table.add_row("", "", "")
-        table.add_row(Text(section.title, style="bold underline"), "", "")
-        for row in section.rows:
-            table.add_row(Text(row.keys), Text(row.description), Text(row.binding_id))
-    return table
+KEY_WIDTH = 13
+"""Columns for a key before it wraps (``home / ^home`` fits): the rest of a column is the action's."""
+
+WIDE = 110
+"""From this terminal width on, each key also shows its id for the keymap (at 80 columns it is left
+out to keep two keys a line; the filter finds a key by its id either way)."""
+
+
+def _cells(row: BindingRow | None, with_ids: bool) -> list[Text]:
+    if row is None:
+        return [Text(" "), Text(" ")] + ([Text(" ")] if with_ids else [])
+    cells = [Text(row.keys, style="bold"), Text(row.description)]
+    return cells + ([Text(row.binding_id, style="dim")] if with_ids else [])
+
+
+def key_table(sections: Sequence[BindingSection], *, with_ids: bool = False) -> Group:
+    """The key list, two keys a line: per section a title line, then its keys down the left half and
+    on down the right half — keys, what they do and, with ``with_ids``, the id (dim) for the keymap.
+
+    Every section's halves have the same columns, so the keys line up from one section to the next.
+    """
+    width = min(max((cell_len(row.keys) for section in sections for row in section.rows), default=1), KEY_WIDTH)
+    parts: list[RenderableType] = []
+    for section in sections:
+        parts.append(Text(section.title, style="bold underline"))
+        grid = Table.grid(expand=True, padding=(0, 1, 0, 0))
+        for half in range(2):
+            if half:
+                grid.add_column(width=1)  # the gutter between the halves
+            grid.add_column(width=width)
+            grid.add_column(ratio=1)
+            if with_ids:
+                grid.add_column(no_wrap=True, justify="right")
+        rows = section.rows
+        down = (len(rows) + 1) // 2
+        for line in range(down):
+            right = rows[down + line] if down + line < len(rows) else None
+            grid.add_row(*_cells(rows[line], with_ids), Text(""), *_cells(right, with_ids))
+        parts.append(grid)
+    return Group(*parts)
 
 
 class HelpScreen(DialogScreen[None]):
     """Every key, grouped by where it works, filtered as the user types; then the ideas behind the workflow.
 
-    One line per key (keys, what it does, its id for the keymap), taken from the bindings as mapped
-    now, so the list stays true when a key is remapped.
+    Two keys a line (keys and what they do; on a wide terminal also the id for the keymap), taken
+    from the bindings as mapped now, so the list stays true when a key is remapped.
 
     Args:
         sections: The key bindings to list, already resolved through the user's keymap.
@@ -223,7 +252,7 @@ class HelpScreen(DialogScreen[None]):
             yield Input(placeholder="Type to filter the keys (e.g. branch, adopt, f5)", id="help-filter",
                         compact=True)
             with VerticalScroll(id="help-body"):
-                yield Static(key_table(self.shown), id="help-keys")
+                yield Static(self._key_list(), id="help-keys")
                 yield Static("", id="help-none", markup=False)
                 yield Markdown(fill_keys(CONCEPTS, self.sections), id="help-text")
 
@@ -235,13 +264,20 @@ class HelpScreen(DialogScreen[None]):
     def _filter(self, event: Input.Changed) -> None:
         query = event.value.strip()
         self.shown = tuple(matching_sections(self.sections, query))
-        self.query_one("#help-keys", Static).update(key_table(self.shown))
+        self.query_one("#help-keys", Static).update(self._key_list())
         self.query_one("#help-keys").display = bool(self.shown)
         none = self.query_one("#help-none", Static)
         none.update(f"No key matches “{query}”." if not self.shown else "")
         none.display = not self.shown
         self.query_one("#help-text").display = not query  # the concepts only with the whole list
         self.query_one("#help-body", VerticalScroll).scroll_home(animate=False)
+
+    def _key_list(self) -> Group:
+        return key_table(self.shown, with_ids=self.app.size.width >= WIDE)
+
+    def on_resize(self) -> None:
+        """Another width may show the ids, or leave them out."""
+        self.query_one("#help-keys", Static).update(self._key_list())
 
     def action_scroll(self, how: str) -> None:
         """Scroll the list while the filter keeps the focus."""
