@@ -21,13 +21,14 @@ from tunaflow_tui.screens.decision import dev_stalled_screen
 from tunaflow_tui.screens.dialog import DialogScreen
 from tunaflow_tui.screens.doom_loop import DoomLoopScreen
 from tunaflow_tui.screens.feedback import FeedbackScreen
-from tunaflow_tui.screens.git_init import git_init_screen
+from tunaflow_tui.screens.git_init import git_init_screen, initial_commit_screen
 from tunaflow_tui.screens.help import HelpScreen
 from tunaflow_tui.screens.pickers import PickerScreen
 from tunaflow_tui.screens.proposal_editor import ProposalEditorScreen
 from tunaflow_tui.screens.roundtable_seat import AddSeatScreen
 from tunaflow_tui.screens.roundtable_setup import RoundtableSetupScreen
 from tunaflow_tui.screens.search import SearchScreen
+from tunaflow_tui.screens.trust import trust_screen
 from tunaflow_tui.screens.worktree_setup import WorktreeSetupScreen
 from tunaflow_tui.viewmodels.plans import FailureView
 from tunaflow_tui.viewmodels.search import SearchResultsView
@@ -62,6 +63,8 @@ DIALOGS = {
     "worktree-setup": lambda app: WorktreeSetupScreen("Add a word frequency report", "npm ci: exit status 1\n" * 3,
                                                       "npm ci", "/tmp/textstats/.tunaflow/worktrees/plan-1"),
     "git-init": lambda app: git_init_screen("textstats"),
+    "initial-commit": lambda app: initial_commit_screen("textstats"),
+    "trust": lambda app: trust_screen("textstats", ["[workflow] test_command = \"pytest -q\""] * 4),
     "feedback": lambda app: FeedbackScreen(),
     "edit-plan": lambda app: ProposalEditorScreen("# Add a word count\n\n## Subtasks\n1. Count words\n"),
 }

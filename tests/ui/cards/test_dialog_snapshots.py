@@ -10,10 +10,11 @@ from textual.widgets import Label
 from tunaflow_tui.core.roundtable.seats import Seat
 from tunaflow_tui.screens.branch_dialogs import ConfirmBranchScreen, RenameBranchScreen
 from tunaflow_tui.screens.feedback import FeedbackScreen
-from tunaflow_tui.screens.git_init import git_init_screen
+from tunaflow_tui.screens.git_init import git_init_screen, initial_commit_screen
 from tunaflow_tui.screens.help import BindingRow, BindingSection, HelpScreen
 from tunaflow_tui.screens.roundtable_seat import AddSeatScreen
 from tunaflow_tui.screens.roundtable_setup import RoundtableSetupScreen
+from tunaflow_tui.screens.trust import trust_screen
 from tunaflow_tui.screens.worktree_setup import WorktreeSetupScreen
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
@@ -32,6 +33,12 @@ class DialogApp(App[None]):
 
     def on_mount(self) -> None:
         self.push_screen(self.dialog)  # type: ignore[arg-type]
+        self.call_after_refresh(self._steady_cursor)
+
+    def _steady_cursor(self) -> None:
+        """The text cursor shown, not blinking: a snapshot must not catch it off."""
+        for field in self.screen.query("Input, TextArea"):
+            field.cursor_blink = False  # type: ignore[attr-defined]
 
 
 SECTIONS = (
@@ -63,6 +70,9 @@ DIALOGS = [
                                              "npm ci", "/srv/textstats/.tunaflow/worktrees/plan-1"),
                  id="worktree-setup-failed"),
     pytest.param(lambda: git_init_screen("textstats"), id="not-a-git-repository"),
+    pytest.param(lambda: initial_commit_screen("textstats"), id="no-commits-yet"),
+    pytest.param(lambda: trust_screen("textstats", ["[workflow] test_command = \"pytest -q\"",
+                                                    "[workflow] worktree_setup = \"npm ci\""]), id="trust-commands"),
 ]
 
 
