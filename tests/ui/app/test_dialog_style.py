@@ -283,7 +283,8 @@ async def test_the_adopt_dialog_names_the_branch_by_its_label_after_a_rename(ope
         runtime.rename_branch(branch_id, "stop-words idea")  # renamed after the pane opened (another process)
         branch.chat.blocks()[-1].focus()
         await pilot.press("a")
-        await until(pilot, lambda: isinstance(app.screen, AdoptEditorScreen), "the adopt editor")
+        await until(pilot, lambda: isinstance(app.screen, AdoptEditorScreen) and app.screen.query("#prompt"),
+                    "the adopt editor")
         editor = app.screen
         prompt = str(editor.query_one("#prompt", Static).content)
         assert "“stop-words idea”" in prompt and "branch idea" not in prompt, prompt
