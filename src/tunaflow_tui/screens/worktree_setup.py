@@ -37,7 +37,6 @@ class WorktreeSetupScreen(DecisionScreen):
     ]
 
     DEFAULT_CSS = """
-    WorktreeSetupScreen > #dialog { border: round $error; }
     WorktreeSetupScreen #setup-reason { color: $text-error; width: 1fr; height: auto; }
     WorktreeSetupScreen #setup-where { color: $text-muted; width: 1fr; height: auto; }
     """
@@ -52,6 +51,9 @@ class WorktreeSetupScreen(DecisionScreen):
             SETUP_CHOICES,
             arming=arming,
         )
+        # a failure, not a question: the frame in the error colour, as every dialog marks one
+        self.remove_class("-question")
+        self.add_class("-danger")
         self.reason = reason
         self.command = command
         self.worktree = worktree

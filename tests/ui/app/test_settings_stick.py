@@ -107,12 +107,13 @@ async def test_a_screenshot_that_cannot_be_saved_says_why(tmp_path: Path) -> Non
 
 
 def _border_colour(app: TunaflowApp) -> int | None:
-    """The 16-colour palette entry the open dialog's top border is drawn in."""
+    """The 16-colour palette entry the open dialog's frame is drawn in (its top-left corner: the title
+    beside it has the text's colour)."""
     dialog = app.screen.query_one("#dialog")
     strip = app.screen._compositor.render_strips()[dialog.region.y]
     x = 0
     for segment in strip:
-        if x + len(segment.text) > dialog.region.x + 2:
+        if x + len(segment.text) > dialog.region.x:
             assert segment.style is not None and segment.style.color is not None
             return segment.style.color.downgrade(ColorSystem.STANDARD).number
         x += len(segment.text)
