@@ -30,6 +30,8 @@ class DecisionScreen(DialogScreen[str | None]):
         arming: Seconds during which the choice keys do nothing, for a question that appeared on
             its own: a key typed for something else must not answer it.  Characters typed in that
             time go to the input the user was writing in, and each one restarts the time.
+        failure: The question follows a failure (a setup that broke, reviews that keep failing): its
+            frame is drawn in the error colour rather than the question's.
     """
 
     DEFAULT_CSS = """
@@ -44,8 +46,8 @@ class DecisionScreen(DialogScreen[str | None]):
     ]
 
     def __init__(self, title: str, body: str, choices: tuple[tuple[str, str, str], ...], *,
-                 arming: float = 0.0) -> None:
-        super().__init__(classes="-question")
+                 arming: float = 0.0, failure: bool = False) -> None:
+        super().__init__(classes="-danger" if failure else "-question")
         self._title = title
         self._body = body
         self.choices = choices

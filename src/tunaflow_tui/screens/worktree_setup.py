@@ -50,10 +50,8 @@ class WorktreeSetupScreen(DecisionScreen):
             "(this question comes back when you exit the shell).",
             SETUP_CHOICES,
             arming=arming,
+            failure=True,
         )
-        # a failure, not a question: the frame in the error colour, as every dialog marks one
-        self.remove_class("-question")
-        self.add_class("-danger")
         self.reason = reason
         self.command = command
         self.worktree = worktree
