@@ -451,6 +451,23 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(self.binding_sections()))
 
+    # -- screens drawn under a dialog ----------------------------------------------------------------
+
+    def _end_batch(self) -> None:
+        """End a batch update, then let every screen drawn look again at the layout it still owes.
+
+        A screen lays itself out on its update timer, which pauses itself after each tick and is
+        resumed only by that screen's next idle moment; a tick that falls inside a batch update (a
+        widget recomposing, such as a dialog's footer as it opens) skips the layout. The top screen
+        has idle moments all the time; the screen under a dialog gets none, so a change to it made
+        then (its footer redrawn for the keys a dialog turns off) stayed unlaid out, and its footer
+        never measured, until the dialog closed.
+        """
+        super()._end_batch()
+        if not self._batch_count:
+            for screen in self._background_screens:
+                screen.check_idle()
+
     # -- which keys apply where ---------------------------------------------------------------------
 
     def _on_main_screen(self) -> bool:

@@ -258,17 +258,20 @@ class BranchesController:
         from tunaflow_tui.screens.adopt_editor import AdoptEditorScreen
 
         branch_id = branch.id
-        parent = "main" if branch.conversation_id == "main" else f"branch {branch.conversation_id.split(':')[1]}"
+        branch = self._store.get_branch(branch_id) or branch  # renamed while the summary was written: its label now
+        parent = self._conversation_name(branch.conversation_id)
+        name = self._branch_name(branch)
         origin = {
             "summarizer": f"written by {summary.engine}" if summary.engine else "written by the summarizer",
             "roundtable_brief": "the roundtable's key positions",
             "last_reply_cut": "the branch's last reply, cut",
         }.get(summary.source, "")
-        prompt = f"The summary of branch {branch_id} ({origin}) goes into {parent} as a card. Edit it if you like."
+        prompt = f"The summary of {name} ({origin}) goes into {parent} as a card. Edit it if you like."
         if summary.note:
             prompt += f"\n{neutralize(summary.note)}"
         text = await self._app.push_screen_wait(
-            AdoptEditorScreen(title="Adopt branch", prompt=prompt, initial=neutralize(summary.text)))
+            AdoptEditorScreen(title=f"Adopt “{neutralize(branch.label)}”" if branch.label else "Adopt branch",
+                              prompt=prompt, initial=neutralize(summary.text)))
         if text is None:
             self._app.notify("Nothing was adopted: the branch stays as it is.")
             return
@@ -284,7 +287,20 @@ class BranchesController:
             return
         await self._changed(branch_id)
         more = f" with {len(adoption.archived)} of its branches" if adoption.archived else ""
-        self._app.notify(f"Adopted branch {branch_id} into {parent}; it moved to the Archive{more}.")
+        self._app.notify(f"Adopted {name} into {parent}; it moved to the Archive{more}.")
+
+    def _branch_name(self, branch: BranchRecord) -> str:
+        """A branch as the user knows it: its label as it is now, and its number."""
+        label = neutralize(branch.label)
+        return f"branch {branch.id} “{label}”" if label else f"branch {branch.id}"
+
+    def _conversation_name(self, conversation_id: str) -> str:
+        """``main``, or the parent branch by its label as it is now."""
+        parent_id = branch_id_of(conversation_id)
+        if parent_id is None:
+            return "main"
+        parent = self._store.get_branch(parent_id)
+        return self._branch_name(parent) if parent is not None else f"branch {parent_id}"
 
     # ------------------------------------------------------------------ engine
     def switch_engine(self, branch_id: int) -> None:

@@ -12,10 +12,6 @@ from tunaflow_tui.screens.feedback import FeedbackScreen
 class AdoptEditorScreen(FeedbackScreen):
     """Edit a branch's summary (inline, or ctrl+e in ``$EDITOR``); dismisses with the text, None to cancel."""
 
-    DEFAULT_CSS = """
-    AdoptEditorScreen #prompt { width: 100%; }
-    """
-
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+s", "submit", "Adopt", id="adopt.confirm"),
         Binding("ctrl+e", "external_editor", "Edit in $EDITOR", id="adopt.editor",

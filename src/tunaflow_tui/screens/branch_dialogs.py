@@ -13,23 +13,11 @@ from textual.widgets import Button, Input, Static
 from tunaflow_tui.keyhints import key_for
 from tunaflow_tui.screens.dialog import DialogScreen
 
-_CSS = """
-{name} {{ align: center middle; }}
-{name} > #dialog {{
-    width: 80%; max-width: 80; height: auto; max-height: 90%;
-    border: thick {border}; background: $surface; padding: 0 1; border-title-style: bold;
-}}
-{name} #what {{ margin-bottom: 1; }}
-{name} #buttons {{ height: auto; margin-top: 1; align-horizontal: right; }}
-{name} #buttons Button {{ margin-left: 1; }}
-{name} #empty-hint {{ color: $text-warning; height: auto; }}
-"""
-
 
 class RenameBranchScreen(DialogScreen[str | None]):
     """Ask for a branch's new label; dismisses with it (never empty), or None."""
 
-    DEFAULT_CSS = _CSS.format(name="RenameBranchScreen", border="$primary")
+    DEFAULT_CSS = "RenameBranchScreen > #dialog { max-width: 80; }"
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "cancel", "Cancel", id="rename.cancel"),
@@ -43,10 +31,10 @@ class RenameBranchScreen(DialogScreen[str | None]):
         cancel = key_for(self.app, type(self), "rename.cancel", words=True)
         with Vertical(id="dialog") as dialog:
             dialog.border_title = "Rename branch"
-            yield Static("The branch's new label (enter renames it):", id="what")
+            yield Static("The branch's new label (enter renames it):", id="what", classes="field-label")
             yield Input(self._label, id="label")
-            yield Static("", id="empty-hint")
-            with Horizontal(id="buttons"):
+            yield Static("", id="empty-hint", classes="dialog-problem")
+            with Horizontal(id="buttons", classes="dialog-buttons"):
                 yield Button(f"Cancel ({cancel})", id="cancel")
                 yield Button("Rename (enter)", id="rename", variant="primary")
 
@@ -81,7 +69,7 @@ class RenameBranchScreen(DialogScreen[str | None]):
 class ConfirmBranchScreen(DialogScreen[bool]):
     """Ask before a branch act that cannot be undone; dismisses True to go ahead."""
 
-    DEFAULT_CSS = _CSS.format(name="ConfirmBranchScreen", border="$error")
+    DEFAULT_CSS = "ConfirmBranchScreen > #dialog { max-width: 80; }"
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "confirm", "Yes", id="branch_confirm.yes"),
@@ -89,7 +77,7 @@ class ConfirmBranchScreen(DialogScreen[bool]):
     ]
 
     def __init__(self, title: str, text: str, confirm_words: str) -> None:
-        super().__init__()
+        super().__init__(classes="-danger")
         self._title = title
         self._text = text
         self._confirm_words = confirm_words
@@ -99,8 +87,8 @@ class ConfirmBranchScreen(DialogScreen[bool]):
         no = key_for(self.app, type(self), "branch_confirm.no", words=True)
         with Vertical(id="dialog") as dialog:
             dialog.border_title = self._title
-            yield Static(self._text, id="what", markup=False)
-            with Horizontal(id="buttons"):
+            yield Static(self._text, id="what", classes="dialog-text", markup=False)
+            with Horizontal(id="buttons", classes="dialog-buttons"):
                 yield Button(f"Keep it ({no})", id="no")
                 yield Button(f"{self._confirm_words} ({yes})", id="yes", variant="error")
 

@@ -14,27 +14,19 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, Static
+from textual.widgets import Button, Input, Static
 
 from tunaflow_tui.keyhints import key_for
+from tunaflow_tui.screens.dialog import DialogScreen
 
 
-class ConfirmDecisionScreen(ModalScreen[str | None]):
+class ConfirmDecisionScreen(DialogScreen[str | None]):
     """Ask to confirm a decision: ``text`` says what happens; dismisses with the reason typed (maybe
     empty) when confirmed, None when not."""
 
     DEFAULT_CSS = """
-    ConfirmDecisionScreen { align: center middle; }
-    ConfirmDecisionScreen > #dialog {
-        width: 80%; max-width: 90; height: auto; max-height: 90%;
-        border: thick $error; background: $surface; padding: 0 1; border-title-style: bold;
-    }
     ConfirmDecisionScreen #what { margin-bottom: 1; }
-    ConfirmDecisionScreen #reason-label { color: $text-muted; }
-    ConfirmDecisionScreen #choices { height: auto; margin-top: 1; }
-    ConfirmDecisionScreen #choices Button { margin-right: 1; }
-    ConfirmDecisionScreen #keys { color: $text-muted; }
+    ConfirmDecisionScreen #keys { color: $text-muted; width: 1fr; height: auto; }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -44,7 +36,7 @@ class ConfirmDecisionScreen(ModalScreen[str | None]):
     ]
 
     def __init__(self, title: str, text: str, confirm_label: str) -> None:
-        super().__init__()
+        super().__init__(classes="-danger")
         self._title = title
         self._text = text
         self._confirm_label = confirm_label
@@ -54,13 +46,14 @@ class ConfirmDecisionScreen(ModalScreen[str | None]):
         no = key_for(self.app, ConfirmDecisionScreen, "confirm.no", words=True)
         with Vertical(id="dialog") as dialog:
             dialog.border_title = self._title
-            yield Static(self._text, id="what", markup=False)
-            yield Label("Reason for the record (optional):", id="reason-label")
+            yield Static(self._text, id="what", classes="dialog-text", markup=False)
+            yield Static("Reason for the record (optional):", id="reason-label", classes="field-label")
             yield Input(placeholder="why", id="reason")
-            with Horizontal(id="choices"):
+            with Horizontal(id="choices", classes="dialog-buttons"):
                 yield Button(f"{self._confirm_label} ({yes})", id="yes", variant="error")
                 yield Button(f"Cancel ({no})", id="no")
-            yield Label(f"{yes} {self._confirm_label.lower()} · {no} cancel: nothing happens", id="keys")
+            yield Static(f"{yes} {self._confirm_label.lower()} · {no} cancel: nothing happens", id="keys",
+                         markup=False)
 
     def on_mount(self) -> None:
         self.query_one("#reason", Input).focus()

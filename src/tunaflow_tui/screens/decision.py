@@ -10,7 +10,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.events import Key
 from textual.widget import Widget
-from textual.widgets import Button, Label, Static, TextArea
+from textual.widgets import Button, Static, TextArea
 
 from tunaflow_tui.screens.dialog import DialogScreen
 from tunaflow_tui.widgets import arming as arming_clock
@@ -30,17 +30,13 @@ class DecisionScreen(DialogScreen[str | None]):
         arming: Seconds during which the choice keys do nothing, for a question that appeared on
             its own: a key typed for something else must not answer it.  Characters typed in that
             time go to the input the user was writing in, and each one restarts the time.
+        failure: The question follows a failure (a setup that broke, reviews that keep failing): its
+            frame is drawn in the error colour rather than the question's.
     """
 
     DEFAULT_CSS = """
-    DecisionScreen { align: center middle; }
-    DecisionScreen > #dialog {
-        width: 80%; max-width: 90; height: auto; max-height: 90%;
-        border: thick $warning; background: $surface; padding: 0 1;
-        border-title-style: bold;
-    }
     DecisionScreen #body { margin-bottom: 1; }
-    DecisionScreen #later { color: $text-muted; }
+    DecisionScreen #later { color: $text-muted; width: 1fr; height: auto; }
     DecisionScreen #choices { height: auto; margin-top: 1; }
     DecisionScreen #choices Button { margin-right: 1; }
     """
@@ -50,8 +46,8 @@ class DecisionScreen(DialogScreen[str | None]):
     ]
 
     def __init__(self, title: str, body: str, choices: tuple[tuple[str, str, str], ...], *,
-                 arming: float = 0.0) -> None:
-        super().__init__()
+                 arming: float = 0.0, failure: bool = False) -> None:
+        super().__init__(classes="-danger" if failure else "-question")
         self._title = title
         self._body = body
         self.choices = choices
@@ -85,7 +81,7 @@ class DecisionScreen(DialogScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog") as dialog:
             dialog.border_title = self._title
-            yield Static(self._body, id="body", markup=False)
+            yield Static(self._body, id="body", classes="dialog-text", markup=False)
             yield from self.compose_details()
             with Horizontal(id="choices"):
                 for number, (key, label, value) in enumerate(self.choices):
@@ -93,7 +89,8 @@ class DecisionScreen(DialogScreen[str | None]):
                                  variant="primary" if number == 0 else "default")
             from tunaflow_tui.keyhints import key_for
 
-            yield Label(f"{key_for(self.app, DecisionScreen, 'decision.later', words=True)} — decide later", id="later")
+            yield Static(f"{key_for(self.app, DecisionScreen, 'decision.later', words=True)} — decide later",
+                         id="later", markup=False)
 
     def compose_details(self) -> ComposeResult:
         """Extra content between the body and the buttons (for subclasses)."""

@@ -9,11 +9,11 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.content import Content
-from textual.screen import ModalScreen
 from textual.widgets import Markdown
 
 from tunaflow_tui.core.terminal_text import neutralize
 from tunaflow_tui.keyhints import key_for
+from tunaflow_tui.screens.dialog import DialogScreen
 
 DOCUMENT_MAX_BYTES = 512 * 1024
 
@@ -35,15 +35,11 @@ def read_document(path: str, limit: int = DOCUMENT_MAX_BYTES) -> str:
 
 
 
-class DocumentScreen(ModalScreen[None]):
+class DocumentScreen(DialogScreen[None]):
     """A read-only Markdown viewer for a plan document."""
 
     DEFAULT_CSS = """
-    DocumentScreen { align: center middle; }
-    DocumentScreen > #document-frame {
-        width: 90%; height: 90%; border: thick $primary; background: $surface;
-        border-subtitle-color: $text-muted;
-    }
+    DocumentScreen > #dialog { width: 90%; max-width: 120; height: 1fr; padding: 0; }
     """
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q", "dismiss", "Close", id="document.close"),
@@ -55,10 +51,10 @@ class DocumentScreen(ModalScreen[None]):
         self.path = path
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll(id="document-frame") as frame:
+        with VerticalScroll(id="dialog") as frame:
             frame.border_title = Content(self.doc_name)  # a file name, not markup
             frame.border_subtitle = f"{key_for(self.app, type(self), 'document.close', words=True)} close"
             yield Markdown(read_document(self.path), id="document")
 
     def on_mount(self) -> None:
-        self.query_one("#document-frame").focus()
+        self.query_one("#dialog").focus()

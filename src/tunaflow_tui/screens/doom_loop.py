@@ -32,8 +32,8 @@ class DoomLoopScreen(DecisionScreen):
     ]
 
     DEFAULT_CSS = """
-    DoomLoopScreen > #dialog { border: thick $error; }
     DoomLoopScreen #history { height: auto; max-height: 12; border: round $panel-lighten-2; padding: 0 1; }
+    DoomLoopScreen.-short #history { max-height: 7; }
     DoomLoopScreen .round { text-style: bold; color: $text-error; }
     """
 
@@ -44,6 +44,7 @@ class DoomLoopScreen(DecisionScreen):
             "Should the Architect redesign the plan, or should the Developer keep going?",
             DOOM_LOOP_CHOICES,
             arming=arming,
+            failure=True,
         )
         self.failures = failures
         self.threshold = threshold

@@ -15,7 +15,7 @@ from textual.app import ComposeResult, SuspendNotSupported
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
-from textual.widgets import Button, Label, Static, TextArea
+from textual.widgets import Button, Static, TextArea
 
 from tunaflow_tui.screens.dialog import DialogScreen
 
@@ -73,16 +73,9 @@ class FeedbackScreen(DialogScreen[str | None]):
     """Ask for revision feedback. Dismisses with the text, or None when cancelled."""
 
     DEFAULT_CSS = """
-    FeedbackScreen { align: center middle; }
-    FeedbackScreen > #dialog {
-        width: 80%; max-width: 100; height: auto; max-height: 90%;
-        border: thick $primary; background: $surface; padding: 0 1;
-    }
-    FeedbackScreen #prompt { margin-bottom: 1; }
+    FeedbackScreen > #dialog { max-width: 100; }
     FeedbackScreen TextArea { height: 10; }
-    FeedbackScreen #empty-hint { color: $text-warning; height: auto; }
-    FeedbackScreen #buttons { height: auto; margin-top: 1; align-horizontal: right; }
-    FeedbackScreen #buttons Button { margin-left: 1; }
+    FeedbackScreen.-short TextArea { height: 7; }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -114,12 +107,12 @@ class FeedbackScreen(DialogScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog") as dialog:
             dialog.border_title = self._title
-            yield Label(self._prompt, id="prompt")
+            yield Static(self._prompt, id="prompt", classes="field-label", markup=False)
             area = TextArea(self._initial, id="feedback", soft_wrap=True)
             area.cursor_blink = False
             yield area
-            yield Static("", id="empty-hint")
-            with Horizontal(id="buttons"):
+            yield Static("", id="empty-hint", classes="dialog-problem")
+            with Horizontal(id="buttons", classes="dialog-buttons"):
                 editor, cancel, submit = self.key_ids
                 yield Button(f"Edit in $EDITOR ({self._key(editor)})", id="editor")
                 yield Button(f"Cancel ({self._key(cancel)})", id="cancel")

@@ -1,4 +1,4 @@
-"""The help screen: every key binding (as currently mapped) and the ideas behind the workflow."""
+"""The help screen: every key binding (as currently mapped), filtered as you type, and the ideas behind the workflow."""
 
 from __future__ import annotations
 
@@ -8,11 +8,17 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from rich.cells import cell_len
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+from textual import on
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import VerticalScroll
-from textual.screen import ModalScreen
-from textual.widgets import Markdown
+from textual.containers import Vertical, VerticalScroll
+from textual.widgets import Input, Markdown, Static
+
+from tunaflow_tui.screens.dialog import DialogScreen
 
 CONCEPTS = """\
 ## How tunaflow works
@@ -52,7 +58,7 @@ text selection.
 
 @dataclass(frozen=True, slots=True)
 class BindingRow:
-    """One line of the key table."""
+    """One key of the key list: its keys, what it does, its id for the keymap."""
 
     keys: str
     description: str
@@ -146,24 +152,135 @@ def help_markdown(sections: Sequence[BindingSection], concepts: str = CONCEPTS) 
     return "\n".join(parts)
 
 
-class HelpScreen(ModalScreen[None]):
-    """A scrollable modal listing every binding and explaining plans, gates, branches, markers.
+def matching_sections(sections: Sequence[BindingSection], query: str) -> list[BindingSection]:
+    """The sections and rows that match every word of ``query`` (in the keys, the action, the id or
+    the section's title, case ignored); a section with no matching row is left out."""
+    words = query.lower().split()
+    if not words:
+        return [section for section in sections if section.rows]
+    found = []
+    for section in sections:
+        rows = tuple(row for row in section.rows
+                     if all(word in f"{section.title} {row.keys} {row.description} {row.binding_id}".lower()
+                            for word in words))
+        if rows:
+            found.append(BindingSection(section.title, rows))
+    return found
+
+
+KEY_WIDTH = 13
+"""Columns for a key before it wraps (``home / ^home`` fits): the rest of a column is the action's."""
+
+WIDE = 110
+"""From this terminal width on, each key also shows its id for the keymap (at 80 columns it is left
+out to keep two keys a line; the filter finds a key by its id either way)."""
+
+
+def _cells(row: BindingRow | None, with_ids: bool) -> list[Text]:
+    if row is None:
+        return [Text(" "), Text(" ")] + ([Text(" ")] if with_ids else [])
+    cells = [Text(row.keys, style="bold"), Text(row.description)]
+    return cells + ([Text(row.binding_id, style="dim")] if with_ids else [])
+
+
+def key_table(sections: Sequence[BindingSection], *, with_ids: bool = False) -> Group:
+    """The key list, two keys a line: per section a title line, then its keys down the left half and
+    on down the right half — keys, what they do and, with ``with_ids``, the id (dim) for the keymap.
+
+    Every section's halves have the same columns, so the keys line up from one section to the next.
+    """
+    width = min(max((cell_len(row.keys) for section in sections for row in section.rows), default=1), KEY_WIDTH)
+    parts: list[RenderableType] = []
+    for section in sections:
+        parts.append(Text(section.title, style="bold underline"))
+        grid = Table.grid(expand=True, padding=(0, 1, 0, 0))
+        for half in range(2):
+            if half:
+                grid.add_column(width=1)  # the gutter between the halves
+            grid.add_column(width=width)
+            grid.add_column(ratio=1)
+            if with_ids:
+                grid.add_column(no_wrap=True, justify="right")
+        rows = section.rows
+        down = (len(rows) + 1) // 2
+        for line in range(down):
+            right = rows[down + line] if down + line < len(rows) else None
+            grid.add_row(*_cells(rows[line], with_ids), Text(""), *_cells(right, with_ids))
+        parts.append(grid)
+    return Group(*parts)
+
+
+class HelpScreen(DialogScreen[None]):
+    """Every key, grouped by where it works, filtered as the user types; then the ideas behind the workflow.
+
+    Two keys a line (keys and what they do; on a wide terminal also the id for the keymap), taken
+    from the bindings as mapped now, so the list stays true when a key is remapped.
 
     Args:
         sections: The key bindings to list, already resolved through the user's keymap.
     """
 
+    DEFAULT_CSS = """
+    HelpScreen > #dialog { width: 90%; max-width: 110; height: 1fr; max-height: 48; padding: 0 1; }
+    HelpScreen #help-filter { margin-bottom: 1; }
+    HelpScreen #help-body { height: 1fr; }
+    HelpScreen #help-keys { width: 1fr; height: auto; }
+    HelpScreen #help-none { color: $text-muted; width: 1fr; height: auto; }
+    HelpScreen #help-text { margin-top: 1; }
+    """
+
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,f1,q", "dismiss", "Close", id="help.close"),
+        Binding("escape,f1", "dismiss", "Close", id="help.close"),
+        Binding("down", "scroll('down')", "Scroll", show=False, id="help.down"),
+        Binding("up", "scroll('up')", "Scroll", show=False, id="help.up"),
+        Binding("pagedown", "scroll('page_down')", "Page down", show=False, id="help.page_down"),
+        Binding("pageup", "scroll('page_up')", "Page up", show=False, id="help.page_up"),
     ]
 
     def __init__(self, sections: Sequence[BindingSection]) -> None:
         super().__init__()
         self.sections = tuple(sections)
+        self.shown: tuple[BindingSection, ...] = tuple(matching_sections(self.sections, ""))
+        """The sections and rows listed now (after the filter)."""
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll(id="help-body"):
-            yield Markdown(help_markdown(self.sections), id="help-text")
+        with Vertical(id="dialog") as dialog:
+            dialog.border_title = "tunaflow help"
+            close = next((row.keys for section in self.sections for row in section.rows
+                          if row.binding_id == "help.close"), "escape / f1")
+            dialog.border_subtitle = f"{close}: close · up/down: scroll"
+            yield Input(placeholder="Type to filter the keys (e.g. branch, adopt, f5)", id="help-filter",
+                        compact=True)
+            with VerticalScroll(id="help-body"):
+                yield Static(self._key_list(), id="help-keys")
+                yield Static("", id="help-none", markup=False)
+                yield Markdown(fill_keys(CONCEPTS, self.sections), id="help-text")
 
     def on_mount(self) -> None:
-        self.query_one("#help-body").focus()
+        self.query_one("#help-none").display = False
+        self.query_one("#help-filter", Input).focus()
+
+    @on(Input.Changed, "#help-filter")
+    def _filter(self, event: Input.Changed) -> None:
+        query = event.value.strip()
+        self.shown = tuple(matching_sections(self.sections, query))
+        self.query_one("#help-keys", Static).update(self._key_list())
+        self.query_one("#help-keys").display = bool(self.shown)
+        none = self.query_one("#help-none", Static)
+        none.update(f"No key matches “{query}”." if not self.shown else "")
+        none.display = not self.shown
+        self.query_one("#help-text").display = not query  # the concepts only with the whole list
+        self.query_one("#help-body", VerticalScroll).scroll_home(animate=False)
+
+    def _key_list(self) -> Group:
+        return key_table(self.shown, with_ids=self.app.size.width >= WIDE)
+
+    def on_resize(self) -> None:
+        """Another width may show the ids, or leave them out."""
+        self.query_one("#help-keys", Static).update(self._key_list())
+
+    def action_scroll(self, how: str) -> None:
+        """Scroll the list while the filter keeps the focus."""
+        body = self.query_one("#help-body", VerticalScroll)
+        {"down": body.scroll_down, "up": body.scroll_up, "page_down": body.scroll_page_down,
+         "page_up": body.scroll_page_up}[how](animate=False)

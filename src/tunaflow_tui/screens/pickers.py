@@ -23,13 +23,10 @@ class PickerScreen(DialogScreen[str | None]):
     """Choose one of ``choices`` (value, label); dismisses with the value, or None on escape."""
 
     DEFAULT_CSS = """
-    PickerScreen { align: center middle; }
-    PickerScreen > #dialog {
-        width: 70%; max-width: 80; height: auto; max-height: 80%;
-        border: thick $primary; background: $surface; padding: 0 1; border-title-style: bold;
-    }
-    PickerScreen #hint { color: $text-muted; margin-bottom: 1; }
+    PickerScreen > #dialog { width: 70%; max-width: 80; }
+    PickerScreen #hint { color: $text-muted; }
     PickerScreen OptionList { height: auto; max-height: 20; }
+    PickerScreen.-short OptionList { max-height: 14; }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -46,7 +43,7 @@ class PickerScreen(DialogScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog") as dialog:
             dialog.border_title = self._title
-            yield Label(self._hint, id="hint", markup=False)
+            yield Static(self._hint, id="hint", classes="dialog-text", markup=False)
             yield OptionList(*[Option(Text(label), id=value) for value, label in self.choices], id="choices")
 
     def on_mount(self) -> None:
@@ -55,6 +52,14 @@ class PickerScreen(DialogScreen[str | None]):
         if self._current in values:
             options.highlighted = values.index(self._current)
         options.focus()
+        # once laid out: the list starts at its top, or just far enough down to show the current choice
+        self.call_after_refresh(self._show_current)
+
+    def _show_current(self) -> None:
+        options = self.query_one(OptionList)
+        options.scroll_home(animate=False, immediate=True)
+        if options.highlighted is not None:
+            options.scroll_to_highlight()
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         event.stop()
@@ -72,11 +77,7 @@ class ContextPackScreen(DialogScreen[None]):
     """
 
     DEFAULT_CSS = """
-    ContextPackScreen { align: center middle; }
-    ContextPackScreen > #dialog {
-        width: 90%; max-width: 120; height: 90%;
-        border: thick $primary; background: $surface; padding: 0 1; border-title-style: bold;
-    }
+    ContextPackScreen > #dialog { width: 90%; max-width: 120; height: 1fr; max-height: 40; }
     ContextPackScreen #intro { width: 1fr; height: auto; max-height: 3; }
     ContextPackScreen #total { text-style: bold; height: 1; }
     ContextPackScreen DataTable { height: auto; max-height: 12; margin-top: 1; }

@@ -14,28 +14,22 @@ from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
-from textual.screen import ModalScreen
 from textual.widgets import Button, Static, TextArea
 
 from tunaflow_tui.core.proposal_editing import EditedProposal, ProposalTextError, parse_edited_proposal
 from tunaflow_tui.keyhints import key_for
+from tunaflow_tui.screens.dialog import DialogScreen
 from tunaflow_tui.screens.feedback import Runner, edit_area_externally
 
 
-class ProposalEditorScreen(ModalScreen[EditedProposal | None]):
+class ProposalEditorScreen(DialogScreen[EditedProposal | None]):
     """Edit a proposal's Markdown; dismisses with the edited proposal, or None when cancelled."""
 
     DEFAULT_CSS = """
-    ProposalEditorScreen { align: center middle; }
-    ProposalEditorScreen > #dialog {
-        width: 90%; max-width: 110; height: 90%;
-        border: thick $primary; background: $surface; padding: 0 1;
-    }
-    ProposalEditorScreen #editor-help { color: $text-muted; }
+    ProposalEditorScreen > #dialog { width: 90%; max-width: 110; height: 1fr; max-height: 40; }
     ProposalEditorScreen TextArea { height: 1fr; }
-    ProposalEditorScreen #problem { color: $text-error; text-style: bold; height: auto; }
-    ProposalEditorScreen #buttons { height: auto; align-horizontal: right; }
-    ProposalEditorScreen #buttons Button { margin-left: 1; }
+    ProposalEditorScreen #problem { text-style: bold; }
+    ProposalEditorScreen #buttons { margin-top: 0; }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -60,12 +54,12 @@ class ProposalEditorScreen(ModalScreen[EditedProposal | None]):
             dialog.border_title = "Edit plan" + (f" · revision {self._revision}" if self._revision > 1 else "")
             yield Static(f"Subtasks are numbered by position: add, remove or move lines. "
                          f"{self._key('edit.save')} saves; the plan card then waits for your approval.",
-                         id="editor-help", markup=False)
+                         id="editor-help", classes="field-label", markup=False)
             area = TextArea(self._text, id="proposal-text", soft_wrap=True)
             area.cursor_blink = False
             yield area
-            yield Static("", id="problem", markup=False)
-            with Horizontal(id="buttons"):
+            yield Static("", id="problem", classes="dialog-problem", markup=False)
+            with Horizontal(id="buttons", classes="dialog-buttons"):
                 yield Button(f"Edit in $EDITOR ({self._key('edit.editor')})", id="editor")
                 yield Button(f"Cancel ({self._key('edit.cancel')})", id="cancel")
                 yield Button(f"Save ({self._key('edit.save')})", id="save", variant="primary")

@@ -25,11 +25,8 @@ class AddSeatScreen(DialogScreen[Seat | None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel", id="seat.cancel")]
     DEFAULT_CSS = """
-    AddSeatScreen { align: center middle; }
-    AddSeatScreen > Vertical { width: 90%; max-width: 80; height: auto; max-height: 95%;
-        border: round $accent; padding: 0 1; background: $surface; }
-    AddSeatScreen Horizontal { height: auto; }
-    AddSeatScreen #seat-error { color: $error; }
+    AddSeatScreen > #dialog { width: 90%; max-width: 80; }
+    AddSeatScreen #seat-blind { margin-top: 1; }
     """
 
     def __init__(self, *, seats: Sequence[Seat], engines: Sequence[str]) -> None:
@@ -38,20 +35,23 @@ class AddSeatScreen(DialogScreen[Seat | None]):
         self._engines = tuple(engines)
 
     def compose(self) -> ComposeResult:
-        with Vertical():
-            yield Label("Add seat — it speaks last, from the next round")
-            yield Input(placeholder="name (letters, digits, . - _)", id="seat-name")
+        with Vertical(id="dialog") as dialog:
+            dialog.border_title = "Add seat"
+            yield Static("The new seat speaks last, from the next round.", classes="dialog-text")
+            yield Label("Name", classes="field-label")
+            yield Input(placeholder="letters, digits, . - _", id="seat-name")
             # the engine the last seat uses: a line-up on one engine grows on it
             last = self._seats[-1].engine if self._seats and self._seats[-1].engine in self._engines else None
+            yield Label("Engine", classes="field-label")
             yield Select([(engine, engine) for engine in self._engines], value=last or self._engines[0],
                          allow_blank=False, id="seat-engine")
-            yield Input(placeholder="role: proposer, critic, judge, synthesizer or your own words",
-                        id="seat-role")
+            yield Label("Role", classes="field-label")
+            yield Input(placeholder="proposer, critic, judge, synthesizer or your own words", id="seat-role")
             yield Checkbox("blind (sees only the topic and its role)", id="seat-blind")
-            yield Static("", id="seat-error")
-            with Horizontal():
-                yield Button("Add", variant="primary", id="seat-add")
+            yield Static("", id="seat-error", classes="dialog-problem")
+            with Horizontal(classes="dialog-buttons"):
                 yield Button("Cancel", id="seat-cancel")
+                yield Button("Add", variant="primary", id="seat-add")
 
     def on_mount(self) -> None:
         super().on_mount()

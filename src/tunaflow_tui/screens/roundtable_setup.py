@@ -5,7 +5,8 @@ limit: ``NAME=ENGINE[:ROLE][:blind] [model=M] [limit=N]``. Two presets fill the 
 line-up used in this project, and one seat per vendor CLI found on this machine. Under the form,
 the estimate: calls (seats × rounds) and the input tokens each seat is sent in round 1 (later
 rounds add the compressed excerpts of earlier ones). Enter on a field or "Start" confirms; escape
-cancels. Bad lines are named under the form and nothing starts.
+cancels. What is wrong is named under the form once the user has changed something or pressed
+Start (never on a form just opened), and nothing starts.
 """
 
 from __future__ import annotations
@@ -62,6 +63,10 @@ def seat_line(seat: Seat) -> str:
     return line
 
 
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" + ("" if number == 1 else "s")
+
+
 Estimator = Callable[[RoundtableSetup], Sequence[tuple[str, int]]]
 """Round-1 input tokens per seat for a set-up (the controller counts with the real prompt)."""
 
@@ -71,14 +76,17 @@ class RoundtableSetupScreen(DialogScreen[RoundtableRequest | None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel", id="roundtable.cancel")]
     DEFAULT_CSS = """
-    RoundtableSetupScreen { align: center middle; }
-    RoundtableSetupScreen > Vertical { width: 90%; max-width: 110; height: auto; max-height: 95%;
-        border: round $accent; padding: 0 1; background: $surface; }
+    RoundtableSetupScreen > #dialog { width: 90%; max-width: 110; }
     RoundtableSetupScreen #rt-seats { height: 7; }
-    RoundtableSetupScreen Horizontal { height: auto; }
-    RoundtableSetupScreen #rt-rounds { width: 12; }
-    RoundtableSetupScreen #rt-mode { width: 26; }
-    RoundtableSetupScreen #rt-error { color: $error; }
+    RoundtableSetupScreen.-short #rt-seats { height: 1fr; min-height: 3; max-height: 7; }
+    RoundtableSetupScreen .rt-row { height: auto; margin-top: 1; }
+    RoundtableSetupScreen .rt-row > Label { width: auto; margin-right: 1; }
+    RoundtableSetupScreen #rt-presets { margin-top: 0; }
+    RoundtableSetupScreen #rt-mode { width: 18; margin-right: 3; }
+    RoundtableSetupScreen #rt-rounds { width: 6; }
+    RoundtableSetupScreen .rt-row Button { margin-right: 1; }
+    RoundtableSetupScreen #rt-estimate { width: 1fr; height: auto; min-height: 2; margin-top: 1; color: $text-muted; }
+    RoundtableSetupScreen #rt-error { display: none; }
     """
 
     def __init__(self, *, topic: str, seats: Sequence[Seat], presets: Sequence[tuple[str, Sequence[Seat]]],
@@ -91,28 +99,41 @@ class RoundtableSetupScreen(DialogScreen[RoundtableRequest | None]):
         self._engines = tuple(engines)
         self._mode = mode
         self._rounds = rounds
+        self._opened: tuple[str, str, str, str] | None = None
+        self.touched = False
+        """True once the user changed a field or pressed Start: from then on what is wrong is shown."""
 
     def compose(self) -> ComposeResult:
-        with Vertical():
-            yield Label("Start roundtable")
+        with Vertical(id="dialog") as dialog:
+            dialog.border_title = "Start roundtable"
+            yield Label("Topic", classes="field-label")
             yield Input(self._topic, placeholder="What should the seats discuss?", id="rt-topic")
-            yield Label("Participants, one per line: NAME=ENGINE[:ROLE][:blind] [model=M] [limit=N] — roles: "
-                        f"proposer, critic, judge, synthesizer or your own words; engines: {', '.join(self._engines)}")
+            yield Static("Participants, one per line: NAME=ENGINE[:ROLE][:blind] [model=M] [limit=N]. "
+                         "Roles: proposer, critic, judge, synthesizer or your own words. "
+                         f"Engines: {', '.join(self._engines)}.", id="rt-seats-hint", classes="field-label",
+                         markup=False)
             yield TextArea("\n".join(seat_line(seat) for seat in self._seats), id="rt-seats")
-            with Horizontal():
-                yield Select([(mode, mode) for mode in MODES], value=self._mode, allow_blank=False, id="rt-mode")
-                yield Input(str(self._rounds), id="rt-rounds", placeholder="rounds")
-                for index, (name, _seats) in enumerate(self._presets):
-                    yield Button(name, id=f"rt-preset-{index}")
-            yield Static("", id="rt-estimate")
-            yield Static("", id="rt-error")
-            with Horizontal():
-                yield Button("Start", variant="primary", id="rt-start")
+            with Horizontal(id="rt-options", classes="rt-row"):
+                yield Label("Mode", classes="field-label")
+                yield Select([(mode, mode) for mode in MODES], value=self._mode, allow_blank=False,
+                             id="rt-mode", compact=True)
+                yield Label("Rounds", classes="field-label")
+                yield Input(str(self._rounds), id="rt-rounds", placeholder="1-20", compact=True)
+            if self._presets:
+                with Horizontal(id="rt-presets", classes="rt-row"):
+                    yield Label("Fill with", classes="field-label")
+                    for index, (name, _seats) in enumerate(self._presets):
+                        yield Button(name, id=f"rt-preset-{index}", compact=True)
+            yield Static("", id="rt-estimate", markup=False)
+            yield Static("", id="rt-error", classes="dialog-problem", markup=False)
+            with Horizontal(classes="dialog-buttons"):
                 yield Button("Cancel", id="rt-cancel")
+                yield Button("Start", variant="primary", id="rt-start")
 
     def on_mount(self) -> None:
         super().on_mount()
         self.query_one("#rt-topic", Input).focus()
+        self._opened = self._fields()
         self._refresh_estimate()
 
     def read(self) -> RoundtableRequest:
@@ -131,27 +152,37 @@ class RoundtableSetupScreen(DialogScreen[RoundtableRequest | None]):
 
     def _refresh_estimate(self) -> None:
         estimate = self.query_one("#rt-estimate", Static)
-        error = self.query_one("#rt-error", Static)
         try:
             request = self.read()
         except SeatSpecError as exc:
-            error.update(str(exc))
-            estimate.update("")
+            self._show_problem(str(exc) if self.touched else "")
+            estimate.update("" if self.touched else "The estimate shows here once the topic and the participants "
+                            "are filled in.")
             return
-        error.update("")
+        self._show_problem("")
         tokens = list(self._estimate(request.setup))
         blind = {seat.name for seat in request.setup.seats if seat.blind}
         total = sum(first + (request.rounds - 1) * (first + (0 if name in blind else LATER_ROUND_EXTRA_TOKENS))
                     for name, first in tokens)
         per_seat = ", ".join(f"{name} ~{first:,}" for name, first in tokens)
-        estimate.update(f"{len(tokens)} seats × {request.rounds} rounds = {len(tokens) * request.rounds} calls · "
-                        f"input tokens in round 1: {per_seat} · about {total:,} input tokens in all")
+        calls = len(tokens) * request.rounds
+        estimate.update(f"{_count(len(tokens), 'seat')} × {_count(request.rounds, 'round')} = "
+                        f"{_count(calls, 'call')} · input tokens in round 1: {per_seat} · "
+                        f"about {total:,} input tokens in all")
 
     @on(Input.Changed)
     @on(TextArea.Changed)
     @on(Select.Changed)
     def _changed(self) -> None:
+        # fields report their first values as changes while the form is built: only a value other
+        # than the one the form opened with is the user's
+        if self._opened is not None and self._fields() != self._opened:
+            self.touched = True
         self._refresh_estimate()
+
+    def _fields(self) -> tuple[str, str, str, str]:
+        return (self.query_one("#rt-topic", Input).value, self.query_one("#rt-seats", TextArea).text,
+                self.query_one("#rt-rounds", Input).value, str(self.query_one("#rt-mode", Select).value))
 
     @on(Input.Submitted)
     def _submitted(self) -> None:
@@ -170,12 +201,18 @@ class RoundtableSetupScreen(DialogScreen[RoundtableRequest | None]):
             self._refresh_estimate()
 
     def _start(self) -> None:
+        self.touched = True
         try:
             request = self.read()
         except SeatSpecError as exc:
-            self.query_one("#rt-error", Static).update(str(exc))
+            self._show_problem(str(exc))
             return
         self.dismiss(request)
+
+    def _show_problem(self, text: str) -> None:
+        problem = self.query_one("#rt-error", Static)
+        problem.update(text)
+        problem.display = bool(text)
 
     def action_cancel(self) -> None:
         """Close the form; nothing starts."""

@@ -17,7 +17,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.message import Message
 from textual.timer import Timer
-from textual.widgets import Input, Label, OptionList
+from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from tunaflow_tui.core.snippet_text import more_like_it, snippet_runs
@@ -73,10 +73,7 @@ class SearchScreen(DialogScreen[SearchHitView | None]):
 
     DEFAULT_CSS = """
     SearchScreen { align: center top; }
-    SearchScreen > #dialog {
-        width: 90%; max-width: 120; height: 1fr; max-height: 40; margin-top: 1;
-        border: thick $primary; background: $surface; padding: 0 1; border-title-style: bold;
-    }
+    SearchScreen > #dialog { width: 90%; max-width: 120; height: 1fr; max-height: 40; margin-top: 1; }
     SearchScreen #query { margin-bottom: 0; }
     SearchScreen #search-status { color: $text-muted; width: 1fr; height: auto; }
     SearchScreen #hits { height: 1fr; }
@@ -112,9 +109,9 @@ by meaning. **down** moves to the hits (**up** on the first one returns to the w
         with Vertical(id="dialog") as dialog:
             dialog.border_title = "Search the project"
             yield Input(self._initial, placeholder="Words to find in every conversation and branch", id="query")
-            yield Label(self._note or "Type to search.", id="search-status", markup=False)
+            yield Static(self._note or "Type to search.", id="search-status", markup=False)
             yield HitList(id="hits")
-            yield Label(self._keys_line(), id="search-keys", markup=False)
+            yield Static(self._keys_line(), id="search-keys", markup=False)
 
     def _keys_line(self) -> str:
         from tunaflow_tui.keyhints import key_for
@@ -189,7 +186,7 @@ by meaning. **down** moves to the hits (**up** on the first one returns to the w
         return f"{found} ({note})" if note else found
 
     def _set_status(self, text: str) -> None:
-        self.query_one("#search-status", Label).update(text)
+        self.query_one("#search-status", Static).update(text)
 
     # ------------------------------------------------------------------ choosing
     def action_to_hits(self) -> None:

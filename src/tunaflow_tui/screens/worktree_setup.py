@@ -37,9 +37,8 @@ class WorktreeSetupScreen(DecisionScreen):
     ]
 
     DEFAULT_CSS = """
-    WorktreeSetupScreen > #dialog { border: thick $error; }
-    WorktreeSetupScreen #setup-reason { color: $text-error; }
-    WorktreeSetupScreen #setup-where { color: $text-muted; }
+    WorktreeSetupScreen #setup-reason { color: $text-error; width: 1fr; height: auto; }
+    WorktreeSetupScreen #setup-where { color: $text-muted; width: 1fr; height: auto; }
     """
 
     def __init__(self, plan_title: str, reason: str, command: str, worktree: str, *,
@@ -51,6 +50,7 @@ class WorktreeSetupScreen(DecisionScreen):
             "(this question comes back when you exit the shell).",
             SETUP_CHOICES,
             arming=arming,
+            failure=True,
         )
         self.reason = reason
         self.command = command

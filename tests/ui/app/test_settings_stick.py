@@ -15,10 +15,12 @@ from textual.widgets import OptionList
 from tunaflow_tui.app import DemoChatController, TunaflowApp
 from tunaflow_tui.controllers.opener import ProjectOpener
 from tunaflow_tui.screens.decision import DecisionScreen
+from tunaflow_tui.screens.doom_loop import DoomLoopScreen
 from tunaflow_tui.screens.git_init import git_init_screen
 from tunaflow_tui.screens.pickers import PickerScreen
 from tunaflow_tui.screens.worktree_setup import WorktreeSetupScreen
 from tunaflow_tui.subcommands.open import open_project_app
+from tunaflow_tui.viewmodels.plans import FailureView
 
 SIZES = [(80, 24), (120, 40)]
 
@@ -107,12 +109,13 @@ async def test_a_screenshot_that_cannot_be_saved_says_why(tmp_path: Path) -> Non
 
 
 def _border_colour(app: TunaflowApp) -> int | None:
-    """The 16-colour palette entry the open dialog's top border is drawn in."""
+    """The 16-colour palette entry the open dialog's frame is drawn in (its top-left corner: the title
+    beside it has the text's colour)."""
     dialog = app.screen.query_one("#dialog")
     strip = app.screen._compositor.render_strips()[dialog.region.y]
     x = 0
     for segment in strip:
-        if x + len(segment.text) > dialog.region.x + 2:
+        if x + len(segment.text) > dialog.region.x:
             assert segment.style is not None and segment.style.color is not None
             return segment.style.color.downgrade(ColorSystem.STANDARD).number
         x += len(segment.text)
@@ -140,6 +143,10 @@ async def test_under_16_colours_a_question_is_not_drawn_in_the_error_colour(
         await pilot.pause()
         error = _border_colour(app)
         assert attention != error, f"{theme}: both are palette colour {error}"
+        app.pop_screen()
+        app.push_screen(DoomLoopScreen((FailureView(1, "fail", ("off by one",)),), threshold=3))  # a failure too
+        await pilot.pause()
+        assert _border_colour(app) == error, f"{theme}: reviews that keep failing are framed as a failure"
 
 
 def test_a_theme_is_adapted_to_16_colours_once_and_again_when_it_is_replaced(monkeypatch: pytest.MonkeyPatch) -> None:

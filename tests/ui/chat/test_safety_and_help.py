@@ -113,10 +113,12 @@ async def test_help_lists_every_binding_and_the_concepts(make_app, read_screen) 
         await pilot.press("f1")
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
-        text = app.screen.query_one(Markdown).source
+        screen = app.screen
+        text = " ".join(row.binding_id for section in screen.shown for row in section.rows)
+        text += screen.query_one("#help-text", Markdown).source
         for binding_id in ("app.help", "chat.first", "chat.latest", "composer.chat_first", "composer.chat_newest", "message.retry", "composer.send",
                            "composer.newline"):
-            assert f"`{binding_id}`" in text
+            assert binding_id in text
         for concept in ("Plan.", "Gates.", "Branches.", "Markers."):
             assert concept in text
         await pilot.press("escape")
