@@ -8,13 +8,18 @@ import pytest
 
 from tunaflow_tui.core.proposal_editing import EditedProposal, EditedSubtask
 from tunaflow_tui.core.workflow import (
+    Abandon,
+    Accept,
+    AcceptOverride,
     Actor,
     Approve,
     ContinueDev,
     DevStalled,
     EditProposal,
     EventSpec,
+    Hold,
     IllegalTransition,
+    ImplementationReported,
     MarkerRejected,
     Outcome,
     PendingDecision,
@@ -22,10 +27,16 @@ from tunaflow_tui.core.workflow import (
     PlanEventType,
     PlanState,
     ProposalReceived,
+    RequestRevision,
+    RetryReview,
     RetrySetup,
+    ReviewFinished,
+    ReviewStarted,
+    SeatResult,
     SetupFailed,
     SkipSetup,
     SubtaskReported,
+    aggregate,
     transition,
 )
 from tunaflow_tui.core.workflow.machine import allowed_names
@@ -46,6 +57,13 @@ def test_an_edit_that_changes_nothing_is_refused_with_where_the_plan_stands() ->
     assert str(refused.value) == "cannot edit the proposal: the edit changes nothing"
     assert refused.value.phase is Phase.APPROVAL and refused.value.command == "edit"
     assert refused.value.allowed == allowed_names(state) and "approve" in refused.value.allowed
+
+
+def test_a_revision_asked_at_the_gate_is_recorded_with_its_feedback_and_number() -> None:
+    state = transition(PlanState(), ProposalReceived(1), actor=AGENT).state
+    assert transition(state, RequestRevision("split the parser"), actor=USER) == Outcome(
+        PlanState(phase=Phase.DRAFTING, revision=1),
+        (EventSpec(PlanEventType.REVISION_REQUESTED, USER, {"feedback": "split the parser", "revision": 1}),))
 
 
 def test_a_reported_subtask_is_recorded_by_its_number_and_changes_nothing_else() -> None:
@@ -83,3 +101,77 @@ def test_a_rejected_marker_is_recorded_whole_and_changes_nothing() -> None:
     assert transition(state, rejected, actor=SYSTEM) == Outcome(state, (EventSpec(
         PlanEventType.MARKER_REJECTED, SYSTEM,
         {"kind": "plan-proposal", "role": "developer", "excerpt": "## Title", "reason": "not the Architect"}),))
+
+
+def _reviewed(*seats: SeatResult) -> PlanState:
+    state = transition(_developing(), ImplementationReported(), actor=AGENT).state
+    state = transition(state, ReviewStarted(), actor=SYSTEM).state
+    return transition(state, ReviewFinished(aggregate(list(seats))), actor=SYSTEM).state
+
+
+PASS = SeatResult(seat="reviewer", engine="claude", verdict="pass")
+TIMED_OUT = SeatResult(seat="verifier", engine="codex", verdict=None, error="timed out")
+CRASHED = SeatResult(seat="critic", engine="gemini", verdict=None, error="crashed")
+
+
+def test_a_finished_review_records_its_round_verdict_and_errored_seats() -> None:
+    state = transition(_developing(), ImplementationReported(), actor=AGENT).state
+    state = transition(state, ReviewStarted(), actor=SYSTEM).state
+    partial = aggregate([PASS, TIMED_OUT])
+    outcome = transition(state, ReviewFinished(partial), actor=SYSTEM)
+    assert outcome.events == (
+        EventSpec(PlanEventType.REVIEW_FINISHED, SYSTEM, {"round": 1, "verdict": "pass", "aggregate": partial.to_json()}),
+        EventSpec(PlanEventType.REVIEW_ERROR, SYSTEM, {"round": 1, "seats": ["verifier"]}),
+    )
+    assert outcome.state.pending_decision is PendingDecision.REVIEW
+    assert outcome.state.pending_detail == {"round": 1, "verdict": "pass", "aggregate": partial.to_json(),
+                                            "retry_seats": ["verifier"]}
+
+    none = aggregate([TIMED_OUT, CRASHED])
+    outcome = transition(state, ReviewFinished(none), actor=SYSTEM)
+    assert outcome.events == (
+        EventSpec(PlanEventType.REVIEW_FINISHED, SYSTEM, {"round": 1, "verdict": None, "aggregate": none.to_json()}),
+        EventSpec(PlanEventType.REVIEW_ERROR, SYSTEM, {"round": 1, "seats": ["verifier", "critic"]}),
+    )
+    assert outcome.state.pending_decision is PendingDecision.REVIEW_ERROR
+    assert outcome.state.pending_detail == {"round": 1, "aggregate": none.to_json(),
+                                            "retry_seats": ["verifier", "critic"]}
+
+
+def test_retrying_seats_records_which_and_a_seat_that_did_not_error_is_refused_by_name() -> None:
+    state = _reviewed(PASS, TIMED_OUT, CRASHED)
+    with pytest.raises(IllegalTransition) as refused:
+        transition(state, RetryReview(seats=("reviewer", "judge")), actor=USER)
+    assert str(refused.value) == ("cannot retry seat reviewer, judge: only errored seats can be retried "
+                                  "(verifier, critic)")
+    assert refused.value.phase is Phase.REVIEW and refused.value.command == "retry review"
+    assert refused.value.allowed == ("verifier", "critic")
+    assert transition(state, RetryReview(seats=("critic",)), actor=USER) == Outcome(
+        PlanState(phase=Phase.REVIEW, review_round=1),
+        (EventSpec(PlanEventType.REVIEW_RETRY_REQUESTED, USER, {"round": 1, "seats": ["critic"]}),))
+
+
+def test_a_refused_command_says_why_and_what_is_possible_instead() -> None:
+    incomplete = _reviewed(PASS, TIMED_OUT, CRASHED)
+    with pytest.raises(IllegalTransition) as plain:
+        transition(incomplete, Accept(), actor=USER)
+    assert str(plain.value) == (
+        "cannot accept this plan: the review is incomplete (1 of 3 seats answered; verifier, critic errored): retry the "
+        "seat, or accept with an incomplete review (accept partial), to be confirmed (allowed: hold, retry review, "
+        "accept partial, rework, redesign, abandon)")
+    assert plain.value.phase is Phase.REVIEW and plain.value.command == "accept"
+    passed = _reviewed(PASS)
+    with pytest.raises(IllegalTransition) as override:
+        transition(passed, AcceptOverride(), actor=USER, plan_id=4)
+    assert str(override.value).startswith(
+        "cannot accept over the review of plan 4: the review is complete and passed: there is nothing to override "
+        "(accept) (allowed: ")
+    done = transition(passed, Accept(), actor=USER).state
+    with pytest.raises(IllegalTransition) as finished:
+        transition(done, Abandon(), actor=USER)
+    assert str(finished.value) == "cannot abandon this plan: it is done (nothing more can happen to it)"
+    held = transition(passed, Hold(), actor=USER).state
+    with pytest.raises(IllegalTransition) as waiting:
+        transition(held, ImplementationReported(), actor=AGENT, plan_id=4)
+    assert str(waiting.value) == ("cannot complete the implementation of plan 4: it is in held (from review) "
+                                  "(allowed: resume, accept, rework, redesign, abandon)")
