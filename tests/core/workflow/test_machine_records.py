@@ -13,6 +13,7 @@ from tunaflow_tui.core.workflow import (
     AcceptOverride,
     Actor,
     Approve,
+    ContinueAfterEscalation,
     ContinueDev,
     DevStalled,
     EditProposal,
@@ -20,6 +21,7 @@ from tunaflow_tui.core.workflow import (
     Hold,
     IllegalTransition,
     ImplementationReported,
+    MarkComplete,
     MarkerRejected,
     Outcome,
     PendingDecision,
@@ -27,11 +29,13 @@ from tunaflow_tui.core.workflow import (
     PlanEventType,
     PlanState,
     ProposalReceived,
+    Redesign,
     RequestRevision,
     RetryReview,
     RetrySetup,
     ReviewFinished,
     ReviewStarted,
+    Rework,
     SeatResult,
     SetupFailed,
     SkipSetup,
@@ -175,3 +179,43 @@ def test_a_refused_command_says_why_and_what_is_possible_instead() -> None:
         transition(held, ImplementationReported(), actor=AGENT, plan_id=4)
     assert str(waiting.value) == ("cannot complete the implementation of plan 4: it is in held (from review) "
                                   "(allowed: resume, accept, rework, redesign, abandon)")
+
+
+FAIL = SeatResult(seat="reviewer", engine="claude", verdict="fail")
+
+
+def test_the_review_loop_records_each_step_exactly() -> None:
+    developing = _developing()
+    reported = transition(developing, ImplementationReported(), actor=AGENT)
+    assert reported == Outcome(PlanState(phase=Phase.REVIEW), (
+        EventSpec(PlanEventType.IMPL_COMPLETE, AGENT, {"from": "dev"}),))
+    stalled = transition(developing, DevStalled("quiet"), actor=SYSTEM).state
+    assert transition(stalled, MarkComplete(), actor=USER).events == (
+        EventSpec(PlanEventType.IMPL_COMPLETE, USER, {"from": "dev", "marked_by_user": True}),)
+    started = transition(reported.state, ReviewStarted(), actor=SYSTEM)
+    assert started == Outcome(PlanState(phase=Phase.REVIEW, review_round=1), (
+        EventSpec(PlanEventType.REVIEW_STARTED, SYSTEM, {"round": 1}),))
+
+    failed = _reviewed(FAIL)
+    assert transition(failed, Rework("add the test"), actor=USER).events == (
+        EventSpec(PlanEventType.REWORK_REQUESTED, USER, {"round": 1, "feedback": "add the test"}),)
+    assert transition(failed, Redesign("start over"), actor=USER) == Outcome(
+        PlanState(phase=Phase.DRAFTING, revision=1, review_round=1),
+        (EventSpec(PlanEventType.REDESIGN_REQUESTED, USER, {"feedback": "start over", "revision": 1}),))
+    assert transition(_reviewed(PASS), Accept(), actor=USER).events == (
+        EventSpec(PlanEventType.ACCEPTED, USER, {"round": 1, "verdict": "pass"}),)
+
+
+def test_a_doom_loop_answer_is_recorded_with_the_failures_it_answers() -> None:
+    state = transition(_developing(), ImplementationReported(), actor=AGENT).state
+    state = transition(state, ReviewStarted(), actor=SYSTEM).state
+    escalated = transition(state, ReviewFinished(aggregate([FAIL])), actor=SYSTEM, doom_threshold=1).state
+    assert escalated.phase is Phase.ESCALATED and escalated.failures_since_reset == 1
+    assert transition(escalated, ContinueAfterEscalation("one more try"), actor=USER).events == (
+        EventSpec(PlanEventType.DOOM_LOOP_ESCALATED, USER, {"answer": "continue", "failures": 1}),
+        EventSpec(PlanEventType.REWORK_REQUESTED, USER, {"round": 1, "feedback": "one more try"}),
+    )
+    assert transition(escalated, Redesign("rethink"), actor=USER).events == (
+        EventSpec(PlanEventType.DOOM_LOOP_ESCALATED, USER, {"answer": "redesign", "failures": 1}),
+        EventSpec(PlanEventType.REDESIGN_REQUESTED, USER, {"feedback": "rethink", "revision": 1}),
+    )
