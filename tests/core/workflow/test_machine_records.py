@@ -31,6 +31,7 @@ from tunaflow_tui.core.workflow import (
     ProposalReceived,
     Redesign,
     RequestRevision,
+    Resume,
     RetryReview,
     RetrySetup,
     ReviewFinished,
@@ -219,3 +220,67 @@ def test_a_doom_loop_answer_is_recorded_with_the_failures_it_answers() -> None:
         EventSpec(PlanEventType.DOOM_LOOP_ESCALATED, USER, {"answer": "redesign", "failures": 1}),
         EventSpec(PlanEventType.REDESIGN_REQUESTED, USER, {"feedback": "rethink", "revision": 1}),
     )
+
+
+def test_a_proposal_and_its_approval_are_recorded_with_the_revision() -> None:
+    proposed = transition(PlanState(), ProposalReceived(2), actor=AGENT)
+    assert proposed == Outcome(
+        PlanState(phase=Phase.APPROVAL, pending_decision=PendingDecision.APPROVAL,
+                  pending_detail={"revision": 0, "subtask_count": 2}),
+        (EventSpec(PlanEventType.PROPOSAL_RECEIVED, AGENT, {"revision": 0, "subtask_count": 2}),))
+    assert transition(proposed.state, Approve(), actor=USER) == Outcome(PlanState(phase=Phase.DEV), (
+        EventSpec(PlanEventType.APPROVED, USER, {"revision": 0}),
+        EventSpec(PlanEventType.DEV_STARTED, SYSTEM, {"revision": 0})))
+
+
+def test_failed_reviews_count_toward_the_doom_loop_and_its_question_says_how_far() -> None:
+    state = transition(_developing(), ImplementationReported(), actor=AGENT).state
+    state = transition(state, ReviewStarted(), actor=SYSTEM).state
+    failed = aggregate([FAIL])
+    once = transition(state, ReviewFinished(failed), actor=SYSTEM, doom_threshold=2)
+    assert once.events == (
+        EventSpec(PlanEventType.REVIEW_FINISHED, SYSTEM, {"round": 1, "verdict": "fail", "aggregate": failed.to_json()}),
+        EventSpec(PlanEventType.REVIEW_FAILED, SYSTEM, {"round": 1, "failures_since_reset": 1}),
+    )
+    assert once.state.pending_detail == {"round": 1, "verdict": "fail", "aggregate": failed.to_json(),
+                                         "retry_seats": []}
+    state = transition(once.state, Rework(), actor=USER).state
+    state = transition(state, ImplementationReported(), actor=AGENT).state
+    state = transition(state, ReviewStarted(), actor=SYSTEM).state
+    twice = transition(state, ReviewFinished(failed), actor=SYSTEM, doom_threshold=2)
+    assert twice.state == PlanState(
+        phase=Phase.ESCALATED, pending_decision=PendingDecision.DOOM_LOOP, review_round=2, failures_since_reset=2,
+        pending_detail={"round": 2, "aggregate": failed.to_json(), "failures": 2, "threshold": 2})
+
+
+def test_a_held_question_answered_directly_records_the_resume_first() -> None:
+    held = transition(_reviewed(PASS), Hold(), actor=USER).state
+    assert transition(held, Resume(), actor=USER).events == (EventSpec(PlanEventType.RESUMED, USER, {"to": "review"}),)
+    assert transition(held, Accept(), actor=USER).events == (
+        EventSpec(PlanEventType.RESUMED, USER, {"to": "review"}),
+        EventSpec(PlanEventType.ACCEPTED, USER, {"round": 1, "verdict": "pass"}))
+    assert transition(held, Abandon(" later "), actor=USER).events == (EventSpec(
+        PlanEventType.ABANDONED, USER, {"reason": "later", "from": "review", "decision": "review"}),)
+
+
+def test_wrong_calls_and_wrong_actors_are_refused_in_words() -> None:
+    state = transition(PlanState(), ProposalReceived(1), actor=AGENT).state
+    with pytest.raises(ValueError, match=r"^doom_threshold must be at least 1$"):
+        transition(state, Approve(), actor=USER, doom_threshold=0)
+    with pytest.raises(TypeError, match=r"^not a workflow command: 'approve'$"):
+        transition(state, "approve", actor=USER)  # type: ignore[arg-type]
+    with pytest.raises(IllegalTransition) as agent:
+        transition(state, Approve(), actor=AGENT, plan_id=3)
+    assert str(agent.value) == ("cannot approve plan 3: only the user may, not the agent (allowed: approve, "
+                                "edit, request revision, hold, abandon)")
+    developing = _developing()
+    with pytest.raises(IllegalTransition) as user:
+        transition(developing, DevStalled("quiet"), actor=USER)
+    assert str(user.value).startswith("cannot report a stalled developer on this plan: only an agent or the system may, not the user (")
+
+
+def test_an_accept_while_the_review_errored_says_where_the_plan_stands() -> None:
+    errored = _reviewed(TIMED_OUT)
+    with pytest.raises(IllegalTransition) as refused:
+        transition(errored, Accept(), actor=USER)
+    assert str(refused.value).startswith("cannot accept this plan: it is in review, waiting for a decision (")
