@@ -227,3 +227,92 @@ def test_a_report_reads_its_reasons_and_a_finding_its_json(git_repo: Path, tmp_p
     assert not TurnReport((told,)).needs_decision and not TurnReport().changed
     assert stop.to_json() == {"kind": "push", "text": "Pushed.", "repaired": False, "needs_decision": True,
                               "ref": "refs/heads/x", "after": "abc"}
+
+
+def test_a_push_to_a_remote_off_this_disk_is_seen_by_its_tracking_ref_and_a_fetch_is_not(
+        git_repo: Path, tmp_path: Path) -> None:
+    wt = setup(git_repo, tmp_path)
+    git(git_repo, "remote", "add", "web", "https://example.invalid/project.git")
+    main = sha(git_repo, "main")
+    git(git_repo, "update-ref", "-m", "fetch: storing head", "refs/remotes/web/main", main)
+    snap = take_snapshot(git_repo, wt)
+    assert snap.remotes == {}, "a network remote is never contacted"
+    tip = sha(wt, "HEAD")
+    # what git itself writes to a tracking ref's log on a push, and on a fetch
+    git(wt, "update-ref", "-m", "update by push", f"refs/remotes/web/{PLAN}", tip)
+    git(wt, "update-ref", "-m", "fetch: fast-forward", "refs/remotes/web/main", tip)
+
+    report = check_turn(snap, plan_ref=PLAN_REF, actor="the Developer", allow_push=True)
+
+    assert report.findings == (Finding(
+        "push", f"The Developer pushed to web (created {PLAN} at {tip[:10]}); [workflow] allow_push permits it.",
+        repaired=False, ref=f"refs/remotes/web/{PLAN}", before=None, after=tip),)
+
+
+def test_the_users_checked_out_branch_moved_by_the_agent_is_put_back(git_repo: Path, tmp_path: Path) -> None:
+    wt = setup(git_repo, tmp_path)
+    main = sha(git_repo, "main")
+    snap = take_snapshot(git_repo, wt)
+    git(wt, "update-ref", "refs/heads/main", "HEAD")  # from the agent's worktree: no move in the user's HEAD log
+
+    report = check_turn(snap, plan_ref=PLAN_REF, actor="the Developer")
+
+    assert [f.text for f in report.findings] == [f"The Developer moved main; tunaflow put it back at {main[:10]}."]
+    assert sha(git_repo, "main") == main
+
+
+def test_two_refs_on_one_stray_commit_share_one_rescue_and_each_rescue_is_numbered(
+        git_repo: Path, tmp_path: Path) -> None:
+    wt = setup(git_repo, tmp_path)
+    git(git_repo, "branch", "old")
+    snap = take_snapshot(git_repo, wt)
+    stray = git(wt, "commit-tree", "HEAD~1^{tree}", "-p", "release", "-m", "stray")
+    other = git(wt, "commit-tree", "HEAD~1^{tree}", "-p", "release", "-m", "other")
+    git(wt, "update-ref", "refs/heads/release", stray)
+    git(wt, "update-ref", "refs/heads/old", stray)
+    git(wt, "update-ref", "refs/heads/+++", other)
+
+    report = check_turn(snap, plan_ref=PLAN_REF, actor="the Developer", rescue_label="guarded")
+
+    kept = rescued(git_repo)
+    assert len(kept) == 2 and {sha(git_repo, ref) for ref in kept} == {stray, other}
+    by_ref = {f.ref: f.rescue_ref for f in report.findings}
+    assert by_ref["refs/heads/old"] == by_ref["refs/heads/release"] and by_ref["refs/heads/old"] in kept
+    assert by_ref["refs/heads/+++"] is not None and by_ref["refs/heads/+++"].endswith("-1-ref")
+    assert by_ref["refs/heads/old"].endswith("-2-old")
+
+
+def test_a_commit_kept_by_hand_gets_its_own_rescue_ref(git_repo: Path) -> None:
+    from tunaflow_tui.core.gitops.refguard import keep_as_rescue
+
+    head = sha(git_repo, "HEAD")
+    name = keep_as_rescue(git_repo, "plan/7", head, "dropped work")
+    assert name.startswith("refs/tunaflow/rescue/plan-7/") and name.endswith("-1-dropped-work")
+    assert sha(git_repo, name) == head
+
+
+def test_a_branch_whose_name_is_not_utf8_is_removed_like_any_other(git_repo: Path, tmp_path: Path) -> None:
+    wt = setup(git_repo, tmp_path)
+    snap = take_snapshot(git_repo, wt)
+    subprocess.run([b"git", b"branch", b"agent-\xff"], cwd=wt, check=True)
+
+    report = check_turn(snap, plan_ref=PLAN_REF, actor="the Developer")
+
+    assert [f.kind for f in report.findings] == ["ref"] and report.findings[0].repaired
+    assert report.findings[0].text.startswith("The Developer created agent-")
+    assert git(git_repo, "for-each-ref", "--format=%(refname)", "refs/heads/").split() == [
+        "refs/heads/main", "refs/heads/release", PLAN_REF]
+
+
+def test_work_left_on_unrelated_history_is_kept_as_a_commit_on_where_it_was(git_repo: Path, tmp_path: Path) -> None:
+    wt = setup(git_repo, tmp_path)
+    snap = take_snapshot(git_repo, wt)
+    git(wt, "checkout", "-q", "release")
+    (wt / "loose.txt").write_text("uncommitted\n", encoding="utf-8")
+
+    [finding] = check_turn(snap, plan_ref=PLAN_REF, actor="the Developer").findings
+
+    assert finding.rescue_ref is not None and finding.needs_decision
+    assert git(git_repo, "log", "-1", "--format=%P %s", finding.rescue_ref) == (
+        f"{sha(git_repo, 'release')} tunaflow: the worktree as an agent left it")
+    assert git(wt, "status", "--porcelain") == "", "the plan's worktree is clean again"
