@@ -214,7 +214,9 @@ async def test_answers_not_stored_yet_are_embedded_when_recalled_each_under_its_
             answers.append(StoredAnswer(message.id, text, SpokenAnswer(seat, "proposer", 1, text)))
         recall = EarlierRoundsRecall(store, Embedder())
         earlier = await recall.recall(answers, [], "How should the storage layer be split?", "")
+        asked = await recall.recall(answers, [], "How should the storage layer be split?", "Where does the WAL go?")
         assert set(store.stored_chunks([a.message_id for a in answers], MODEL_ID)) == {a.message_id for a in answers}
     assert earlier.compressed
     assert f"[alice, round 1]\n{FACT}" in earlier.text
     assert f"[bob, round 1]\n{said_by['bob']}" in earlier.text
+    assert asked.compressed and f"[alice, round 1]\n{FACT}" in asked.text, "the user's latest turn is asked too"
