@@ -259,8 +259,10 @@ def test_a_held_question_answered_directly_records_the_resume_first() -> None:
     assert transition(held, Accept(), actor=USER).events == (
         EventSpec(PlanEventType.RESUMED, USER, {"to": "review"}),
         EventSpec(PlanEventType.ACCEPTED, USER, {"round": 1, "verdict": "pass"}))
-    assert transition(held, Abandon(" later "), actor=USER).events == (EventSpec(
+    abandoned = transition(held, Abandon(" later "), actor=USER)
+    assert abandoned.events == (EventSpec(
         PlanEventType.ABANDONED, USER, {"reason": "later", "from": "review", "decision": "review"}),)
+    assert abandoned.state == PlanState(phase=Phase.ABANDONED, review_round=1), "no longer held from anything"
 
 
 def test_wrong_calls_and_wrong_actors_are_refused_in_words() -> None:
