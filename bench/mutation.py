@@ -38,12 +38,14 @@ COPIED = ("src", "tests", "pyproject.toml", "README.md")
 
 @dataclass(frozen=True)
 class Module:
-    """One mutated unit: its source files, the tests that cover it, the survivors judged equivalent."""
+    """One mutated unit: its source files, the tests that cover it, the survivors judged equivalent, and
+    environment variables for its test run (``env``: e.g. fewer examples for a property test)."""
 
     name: str
     mutate: tuple[str, ...]
     tests: tuple[str, ...]
     equivalent: dict[str, str] = field(default_factory=dict)
+    env: dict[str, str] = field(default_factory=dict)
 
     def lines(self) -> int:
         return sum(len((ROOT / path).read_text(encoding="utf-8").splitlines()) for path in self.mutate)
@@ -74,7 +76,8 @@ def load_modules() -> dict[str, Module]:
     """The modules configured in pyproject.toml, by name."""
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     table = config["tool"]["tunaflow"]["mutation"]
-    return {name: Module(name, tuple(spec["mutate"]), tuple(spec["tests"]), dict(spec.get("equivalent", {})))
+    return {name: Module(name, tuple(spec["mutate"]), tuple(spec["tests"]), dict(spec.get("equivalent", {})),
+                         {key: str(value) for key, value in spec.get("env", {}).items()})
             for name, spec in table.items()}
 
 
@@ -120,7 +123,8 @@ def run(module: Module, workdir: Path, *, max_children: int, fresh: bool, retest
     # It must exist before mutmut starts: Python remembers a path that was missing when first looked at as
     # holding nothing, and tunaflow would then be imported unmutated from wherever it is installed.
     mutated.mkdir(parents=True, exist_ok=True)
-    env = {**os.environ, "PYTHONPATH": str(mutated)}  # subprocesses started by the tests import the mutants too
+    # subprocesses started by the tests import the mutants too
+    env = {**os.environ, **module.env, "PYTHONPATH": str(mutated)}
     env.pop("MUTANT_UNDER_TEST", None)
     names = [name for name, status in _statuses(workdir, env) if status in ("survived", "no tests")] if retest else []
     started = time.monotonic()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -181,3 +182,41 @@ def test_restatements_of_the_topic_do_not_crowd_out_the_passage_that_adds_a_fact
     assert len(kept) == 5 and kept[0].startswith("On the topic"), "the best restatement still leads"
     plain = [c.chunk.text for c in select_relevant_chunks(chunks, [topic], top_n=5)]
     assert "ship behind FLAG-1 or the rollout is blocked" not in plain, "by score alone it has no place"
+
+
+def test_each_excerpt_of_an_answer_is_the_answer_s_own_text_at_its_place() -> None:
+    from tunaflow_tui.runtime.roundtable_context import paragraph_chunks
+
+    # a long middle paragraph is cut in several pieces; what a seat is shown is read back from the
+    # stored answer at each piece's offsets, so they must point at that piece and nowhere else
+    sentences = " ".join(f"Sentence {number} of the long paragraph says a little more." for number in range(60))
+    text = f"A short opening.\n\n{sentences}\n\n   The closing word.\n"
+    pieces = paragraph_chunks(text)
+    assert len(pieces) >= 4, "the long paragraph is cut into pieces of at most 800 characters"
+    assert [piece.index for piece in pieces] == list(range(len(pieces)))
+    assert [text[piece.start:piece.end] for piece in pieces] == [piece.text for piece in pieces]
+    assert pieces[0].text == "A short opening." and pieces[-1].text == "The closing word."
+    assert " ".join(piece.text for piece in pieces[1:-1]) == sentences
+
+
+async def test_answers_not_stored_yet_are_embedded_when_recalled_each_under_its_speaker(
+        tmp_path: Path, model_ready: None) -> None:
+    from tunaflow_tui.core.roundtable.prompts import SpokenAnswer
+    from tunaflow_tui.core.storage import Store
+    from tunaflow_tui.runtime.roundtable_context import EarlierRoundsRecall, StoredAnswer
+
+    # the answers' vectors were never stored (their embedding had not run yet): the recall embeds them itself
+    said_by = {"alice": FACT, "bob": "Bob says the storage layer split should wait until the migration tests pass."}
+    with Store.open(tmp_path) as store:
+        answers = []
+        for seat, text in said_by.items():
+            message = store.add_message("main", "assistant", text, persona=seat, engine="claude")
+            answers.append(StoredAnswer(message.id, text, SpokenAnswer(seat, "proposer", 1, text)))
+        recall = EarlierRoundsRecall(store, Embedder())
+        earlier = await recall.recall(answers, [], "How should the storage layer be split?", "")
+        asked = await recall.recall(answers, [], "How should the storage layer be split?", "Where does the WAL go?")
+        assert set(store.stored_chunks([a.message_id for a in answers], MODEL_ID)) == {a.message_id for a in answers}
+    assert earlier.compressed
+    assert f"[alice, round 1]\n{FACT}" in earlier.text
+    assert f"[bob, round 1]\n{said_by['bob']}" in earlier.text
+    assert asked.compressed and f"[alice, round 1]\n{FACT}" in asked.text, "the user's latest turn is asked too"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import random
 
 from hypothesis import given, settings
@@ -117,7 +118,11 @@ def check_invariants(state: PlanState, events: list[EventSpec], threshold: int) 
     assert state.revision >= 0 and state.review_round >= 0
 
 
-@settings(max_examples=300, deadline=None)
+# A mutation run (bench/mutation.py) caps the examples: every surviving mutant reruns this test.
+SEQUENCES = int(os.environ.get("TUNAFLOW_PROPERTY_EXAMPLES", "300"))
+
+
+@settings(max_examples=SEQUENCES, deadline=None)
 @given(data=st.data(), rnd=st.randoms(use_true_random=True), threshold=st.integers(1, 4), length=st.integers(0, 80))
 def test_random_sequences_keep_state_consistent(
     data: st.DataObject, rnd: random.Random, threshold: int, length: int
