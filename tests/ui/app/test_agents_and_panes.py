@@ -102,13 +102,12 @@ async def test_branch_pane_shows_the_developer_and_toggles_and_pins(open_app, at
         assert workspace.mode == "hidden"
 
 
-async def test_sidebar_lists_plans_and_branches_and_opens_a_branch(open_app) -> None:
-    app, _controller, _runtime = open_app()
+async def test_sidebar_lists_plans_and_branches_and_opens_a_branch(open_app, at_review) -> None:
+    # the plan was approved, implemented and reviewed (seeded: its turns ran once, headless)
+    app, _controller, _runtime = open_app(project=at_review)
     async with app.run_test(size=(140, 40)) as pilot:
-        await send(pilot, app, REQUEST)
-        await until(pilot, lambda: "[approval]" in screen_text(app), "[approval] on screen")
-        await pilot.press("a")
         await settle(pilot, app)
+        await until(pilot, lambda: "[review]" in screen_text(app), "[review] on screen")
         text = screen_text(app)
         assert "[review]" in text and "[implementation]" in text
         tree = app.query_one("#sidebar-tree")
