@@ -1,6 +1,6 @@
 """Shared test set-up: a deterministic git identity, a clean environment for subprocesses, compiled
-modules kept between runs, the long tests started first on the parallel workers, and the garbage
-collector kept off what outlives each test."""
+modules kept between runs, the long tests started first on the parallel workers, the garbage
+collector kept off what outlives each test, and embeddings only where a test asks for them."""
 
 from __future__ import annotations
 
@@ -85,8 +85,24 @@ def pytest_configure(config: pytest.Config) -> None:
     os.environ.setdefault("GIT_COMMITTER_NAME", "tunaflow-tests")
     os.environ.setdefault("GIT_COMMITTER_EMAIL", "tests@tunaflow.invalid")
     os.environ.setdefault("GIT_CONFIG_NOSYSTEM", "1")
+    # No embedding worker unless the test is about memory (``@pytest.mark.embeddings``): every
+    # `tunaflow ask`, `run` or opened app would otherwise start one beside the test, which loads the
+    # model (most of a second of CPU) and stays for its idle time. The tests of memory turn them on.
+    os.environ.setdefault(EMBEDDINGS, "false")
     # Embedding workers that tests start (every `ask` hands its messages to one) leave soon after.
     os.environ.setdefault("TUNAFLOW_MEMORY__WORKER_IDLE_SECONDS", "3")
+
+
+EMBEDDINGS = "TUNAFLOW_MEMORY__EMBEDDINGS"
+"""The setting (``[memory] embeddings``) as every process of a test reads it from the environment."""
+
+
+@pytest.fixture(autouse=True)
+def embeddings_when_marked(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``@pytest.mark.embeddings``: the test, and the processes it starts, embed as a user's tunaflow
+    does by default (the embedding worker with the real model)."""
+    if request.node.get_closest_marker("embeddings") is not None:
+        monkeypatch.setenv(EMBEDDINGS, "true")
 
 
 @pytest.fixture

@@ -138,7 +138,8 @@ def lines_matching(screen: str, pattern: str) -> list[str]:
 def e2e_env(tmp_path: Path) -> dict[str, str]:
     """An environment with its own config/data/state dirs, a 256-colour terminal and no demo pacing."""
     home = tmp_path / "home"
-    env = {key: value for key, value in os.environ.items() if not key.startswith(("TMUX", "TUNAFLOW_"))
+    env = {key: value for key, value in os.environ.items()  # the test run's memory settings stay (tests/conftest.py)
+           if not (key.startswith(("TMUX", "TUNAFLOW_")) and not key.startswith("TUNAFLOW_MEMORY__"))
            and key not in ("COLUMNS", "LINES")}  # a parallel runner sets them; the terminal gives the size
     env.update(
         HOME=str(home),

@@ -74,6 +74,7 @@ def _app_pid(project: Path) -> int | None:
     return None
 
 
+@pytest.mark.embeddings  # the embedding backlog is what keeps it drawing
 def test_closing_the_window_while_the_app_keeps_drawing_ends_it_and_frees_the_project(
         tmux: Callable[[int, int], Any], e2e_env: dict[str, str], tmp_path: Path) -> None:
     """The embedding backlog of a long conversation keeps the status line redrawing when the terminal

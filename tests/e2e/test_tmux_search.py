@@ -18,7 +18,7 @@ import pytest
 
 from tunaflow_tui.core.storage import Store
 
-pytestmark = pytest.mark.e2e
+pytestmark = [pytest.mark.e2e, pytest.mark.embeddings]
 
 FOOTER = re.compile(r"\bf1 Help\b")
 

@@ -21,6 +21,8 @@ from tunaflow_tui.core.storage import Store
 from tunaflow_tui.runtime.events import NoticeRaised, RuntimeEvent
 from tunaflow_tui.runtime.memory import ProjectMemory, worker_lost_notice
 
+pytestmark = pytest.mark.embeddings
+
 needs_model = pytest.mark.skipif(__import__("importlib").util.find_spec(MODEL_PACKAGE) is None,
                                  reason="model not installed")
 

@@ -16,6 +16,7 @@ from tunaflow_tui.core.storage import Store
 
 pytestmark = [
     pytest.mark.e2e,
+    pytest.mark.embeddings,
     pytest.mark.skipif(__import__("importlib").util.find_spec(MODEL_PACKAGE) is None, reason="model not installed"),
 ]
 
@@ -68,7 +69,9 @@ def test_questions_asked_from_the_shell_are_found_by_meaning_from_the_shell(harn
         assert counts.remaining == 0 and counts.total == 2 * len(REWORDED)
 
 
-def test_search_with_embeddings_off_is_full_text_and_starts_no_worker(harness: Harness) -> None:
+def test_search_with_embeddings_off_is_full_text_and_starts_no_worker(harness: Harness,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("TUNAFLOW_MEMORY__EMBEDDINGS")  # the project's file turns them off, not the test run
     harness.set_script(architect=[{"text": "Noted."}])
     harness.write_config("\n[memory]\nembeddings = false\n")
     out = _tunaflow(harness, "ask", str(harness.project), "How should we store the passwords safely?", "--json")

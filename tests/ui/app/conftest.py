@@ -32,8 +32,8 @@ def _user_dirs_in(monkeypatch: pytest.MonkeyPatch, where: Path) -> None:
     monkeypatch.setenv("XDG_DATA_HOME", str(where / "xdg-data"))
     monkeypatch.setenv("XDG_STATE_HOME", str(where / "xdg-state"))
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
-    for name in list(os.environ):
-        if name.upper().startswith("TUNAFLOW_"):
+    for name in list(os.environ):  # the user's settings, but the test run's memory settings (tests/conftest.py)
+        if name.upper().startswith("TUNAFLOW_") and not name.upper().startswith("TUNAFLOW_MEMORY__"):
             monkeypatch.delenv(name)
 
 

@@ -10,6 +10,7 @@ from waiting import until
 
 from tunaflow_tui.core.workflow import Approve
 from tunaflow_tui.core.workflow.phases import Actor
+from tunaflow_tui.runtime.runtime import WorkflowRuntime
 from tunaflow_tui.screens.decision import DecisionScreen
 from tunaflow_tui.subcommands.open import NOT_GIT_NOTE, project_notes
 from tunaflow_tui.widgets.branch_thread import BranchThread
@@ -101,13 +102,12 @@ async def test_branch_pane_shows_the_developer_and_toggles_and_pins(open_app, at
         assert workspace.mode == "hidden"
 
 
-async def test_sidebar_lists_plans_and_branches_and_opens_a_branch(open_app) -> None:
-    app, _controller, _runtime = open_app()
+async def test_sidebar_lists_plans_and_branches_and_opens_a_branch(open_app, at_review) -> None:
+    # the plan was approved, implemented and reviewed (seeded: its turns ran once, headless)
+    app, _controller, _runtime = open_app(project=at_review)
     async with app.run_test(size=(140, 40)) as pilot:
-        await send(pilot, app, REQUEST)
-        await until(pilot, lambda: "[approval]" in screen_text(app), "[approval] on screen")
-        await pilot.press("a")
         await settle(pilot, app)
+        await until(pilot, lambda: "[review]" in screen_text(app), "[review] on screen")
         text = screen_text(app)
         assert "[review]" in text and "[implementation]" in text
         tree = app.query_one("#sidebar-tree")
@@ -173,11 +173,9 @@ async def test_cancelling_the_developer_asks_whether_to_continue(open_app, demo_
         assert runtime.store.list_plans()[0].pending_decision == "review"
 
 
-async def test_interrupted_step_after_a_crash_is_offered_and_resumed(open_app) -> None:
-    app, _controller, runtime = open_app()
-    async with app.run_test(size=(120, 40)) as pilot:
-        await send(pilot, app, REQUEST)
-    # what a crash during development leaves behind: the step started and never finished
+async def test_interrupted_step_after_a_crash_is_offered_and_resumed(open_app, at_approval) -> None:
+    # what a crash during development leaves behind: the plan approved, the step started and never finished
+    runtime = WorkflowRuntime(at_approval, demo_settings(at_approval))
     plan = runtime.store.list_plans()[0]
     runtime.apply(plan.id, Approve(), Actor.USER)
     runtime.store.add_plan_event(plan.id, "agent_started", "system", {"role": "developer", "step": "dev"})
@@ -193,11 +191,9 @@ async def test_interrupted_step_after_a_crash_is_offered_and_resumed(open_app) -
 
 
 async def test_an_agent_a_crash_left_running_is_named_blocks_resume_and_can_be_stopped(
-        open_app, demo_project) -> None:
-    app, _controller, runtime = open_app()
-    async with app.run_test(size=(120, 40)) as pilot:
-        await send(pilot, app, REQUEST)
+        open_app, demo_project, at_approval) -> None:
     # a crash during development: the step never finished, and its agent runs on in the branch
+    runtime = WorkflowRuntime(at_approval, demo_settings(at_approval))
     plan = runtime.store.list_plans()[0]
     runtime.apply(plan.id, Approve(), Actor.USER)
     branch = runtime.store.create_branch(conversation_id="main", checkpoint_id=None, parent_branch_id=None,

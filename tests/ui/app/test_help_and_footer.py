@@ -253,10 +253,10 @@ async def test_open_workflow_from_the_document_viewer_goes_back_to_the_one_view(
         assert len(app.screen_stack) == 2
 
 
-async def test_f2_while_writing_feedback_keeps_the_feedback(open_app) -> None:
-    app, _controller, _runtime = open_app()
+async def test_f2_while_writing_feedback_keeps_the_feedback(open_app, at_approval) -> None:
+    app, _controller, _runtime = open_app()  # the proposal waits for its decision (seeded)
     async with app.run_test(size=(80, 24)) as pilot:
-        await send(pilot, app, "Add a word frequency report")
+        await settle(pilot, app)
         app.controller.decisions.decide_by_name(Decision.REVISE)
         await settle(pilot, app)
         assert isinstance(app.screen, FeedbackScreen)

@@ -16,6 +16,8 @@ import pytest
 
 from tunaflow_tui.core.memory.model_files import MODEL_PACKAGE
 
+pytestmark = pytest.mark.embeddings
+
 SUPPORT = Path(__file__).resolve().parents[2] / "support"
 
 APP_SCRIPT = """

@@ -15,6 +15,7 @@ from waiting import HANG_LIMIT, until
 from tunaflow_tui.app import TunaflowApp
 from tunaflow_tui.controllers import ProjectOpener
 from tunaflow_tui.core.gitops import is_git_repo
+from tunaflow_tui.runtime.runtime import WorkflowRuntime
 from tunaflow_tui.screens.decision import DecisionScreen
 from tunaflow_tui.subcommands.open import NOT_GIT_NOTE, open_project_app, run_app
 from tunaflow_tui.widgets.message_block import tools_summary
@@ -145,13 +146,14 @@ async def test_the_app_refuses_a_read_only_project_and_changes_nothing(demo_proj
     assert database.read_bytes() == before
 
 
-async def test_held_plan_comes_back_as_a_held_card_that_can_be_approved(open_app) -> None:
-    app, _controller, runtime = open_app()
-    async with app.run_test(size=(120, 40)) as pilot:
-        await send(pilot, app, REQUEST)
-        await pilot.press("h")
-        await settle(pilot, app)
-    assert runtime.store.list_plans()[0].phase == "held"
+async def test_held_plan_comes_back_as_a_held_card_that_can_be_approved(open_app, at_approval) -> None:
+    runtime = WorkflowRuntime(at_approval, demo_settings(at_approval))  # the proposal waits (seeded)
+    try:
+        [plan] = runtime.store.list_plans()
+        await runtime.decide(plan.id, "hold")  # what the card's h key asks for
+        assert runtime.store.list_plans()[0].phase == "held"
+    finally:
+        runtime.close()
 
     app2, _controller2, runtime2 = open_app()
     async with app2.run_test(size=(120, 40)) as pilot:
