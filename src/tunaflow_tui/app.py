@@ -190,6 +190,7 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         ("Review verdict card", "tunaflow_tui.widgets.verdict_card:ReviewVerdictCard"),
         ("Done card", "tunaflow_tui.widgets.done_card:DoneCard"),
         ("Plan waiting card", "tunaflow_tui.widgets.way_card:WayCard"),
+        ("Agent's permission question", "tunaflow_tui.widgets.permission_card:PermissionCard"),
         ("Workflow view", "tunaflow_tui.screens.workflow:WorkflowScreen"),
         ("Workflow view: plans", "tunaflow_tui.widgets.workflow_view:PlanList"),
         ("Document viewer", "tunaflow_tui.screens.documents:DocumentScreen"),
