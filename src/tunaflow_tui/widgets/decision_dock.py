@@ -92,6 +92,17 @@ def card_is_pending(card: Widget) -> bool:
     return False
 
 
+class DockHint(Static):
+    """The dock's one line of keys; cut again to its own width whenever that changes."""
+
+    _fitted_width: int = -1
+
+    def on_resize(self) -> None:
+        if self.content_size.width != self._fitted_width and isinstance(self.parent, DecisionDock):
+            self._fitted_width = self.content_size.width
+            self.parent.refresh_hint()
+
+
 class DecisionDock(VerticalScroll, can_focus=False):
     """The cards waiting for the user (one per plan), newest last."""
 
@@ -99,6 +110,7 @@ class DecisionDock(VerticalScroll, can_focus=False):
     DecisionDock { height: auto; max-height: 60%; display: none; padding: 0 1; scrollbar-size-vertical: 1; }
     DecisionDock > #dock-hint {
         dock: bottom; height: 1; background: $warning 20%; color: $text; padding: 0 1; text-style: bold;
+        text-wrap: nowrap; text-overflow: ellipsis;
     }
     DecisionDock > #dock-hint.-quiet { background: $panel; text-style: none; }
     DecisionDock.-has-cards { display: block; }
@@ -115,7 +127,7 @@ class DecisionDock(VerticalScroll, can_focus=False):
     """
 
     def compose(self) -> ComposeResult:
-        yield Static("", id="dock-hint", markup=False)
+        yield DockHint("", id="dock-hint", markup=False)
 
     def hint_text(self) -> tuple[str, bool]:
         """The keys of the newest card that waits (docked under the cards, so they never scroll away).
@@ -150,7 +162,8 @@ class DecisionDock(VerticalScroll, can_focus=False):
         """Bring the key hint in line with the cards."""
         text, urgent = self.hint_text()
         hint = self.query_one("#dock-hint", Static)
-        width = hint.content_size.width or self.content_size.width - 2  # hidden: the dock's, less its padding
+        measured = hint.content_size.width
+        width = measured or self.content_size.width - 2  # hidden: the dock's, less its padding
         hint.update(fit_hint(text, width))
         hint.display = bool(text)
         hint.set_class(not urgent, "-quiet")
@@ -167,6 +180,10 @@ class DecisionDock(VerticalScroll, can_focus=False):
             self._hint_width = self.size.width
             self.call_after_refresh(self.refresh_hint)
         self.call_after_refresh(self.keys_follow_the_eye)
+
+    def watch_show_vertical_scrollbar(self, shown: bool) -> None:
+        """The scrollbar came or went: the hint has another width, so it is cut again."""
+        self.call_after_refresh(self.refresh_hint)
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         """The cards moved: the card with the keys may have gone out of view."""
