@@ -93,6 +93,30 @@ async def test_turns_of_one_process_share_a_lease_until_the_last_ends(harness: H
         rt.close()
 
 
+async def test_a_seat_starting_while_the_last_turn_gives_the_lease_up_is_not_refused(harness: Harness) -> None:
+    """A review seat that starts just as another turn of this process ends in the same conversation takes
+    the lease anew: it is never told its own process has a turn in progress (the seat would error)."""
+    import asyncio
+
+    from tunaflow_tui.runtime.turn_leases import LeaseKeeper
+
+    rt = WorkflowRuntime(harness.project, harness.settings())
+    keeper = LeaseKeeper(rt.store, interval_s=0.01)
+    try:
+        async def verifier() -> str:
+            async with keeper.holding("branch:2", "verifier") as lease:
+                return lease.owner_token
+
+        async with keeper.holding("branch:2", "reviewer") as first:
+            # runs at the first moment the loop is free: while the block below gives the lease up
+            starting = asyncio.create_task(verifier())
+        token = await starting
+        assert token != first.owner_token, "taken anew, after the first was given up"
+        assert keeper.lease_of("branch:2") is None and rt.store.live_lease("branch:2") is None
+    finally:
+        rt.close()
+
+
 async def test_a_turn_whose_lease_was_taken_over_stops_and_writes_nothing_more(harness: Harness) -> None:
     """A process that was judged gone (a laptop asleep past its lease) finds its lease taken: its agent is
     stopped and its reply keeps what the new holder found, nothing written after the takeover."""

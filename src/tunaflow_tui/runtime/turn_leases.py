@@ -68,10 +68,12 @@ class LeaseKeeper:
             if held.users == 0 and self._held.get(conversation_id) is held:
                 del self._held[conversation_id]
                 held.task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await held.task
+                # given up before the loop runs anything else: a turn of this process starting meanwhile
+                # (the next seat of a review round) takes it anew instead of finding it still held
                 with contextlib.suppress(Exception):  # a lease left behind is stale once this process ends
                     self._store.release_lease(held.lease)
+                with contextlib.suppress(asyncio.CancelledError):
+                    await held.task
 
     async def _beat(self, lease: TurnLease) -> None:
         while True:
