@@ -18,7 +18,12 @@ def _proposal(count: int) -> str:
 async def test_two_thousand_subtasks_create_no_plan_and_tell_user_and_architect(harness: Harness) -> None:
     harness.set_script(architect=[{"text": _proposal(2000)}, {"text": "Understood, a smaller plan then."}])
     events: list[RuntimeEvent] = []
-    rt = WorkflowRuntime(harness.project, harness.settings(), observer=events.append)
+    settings = harness.settings()
+    # a 2,000-line reply streams for seconds; on a loaded machine longer than the harness's one-minute limit
+    engines = {name: engine.model_copy(update={"timeout_total_s": 600, "timeout_idle_s": 300})
+               for name, engine in settings.engines.items()}
+    rt = WorkflowRuntime(harness.project, settings.model_copy(update={"engines": engines}),
+                         observer=events.append)
     try:
         result = await rt.send_user_message("Migrate the whole code base")
         assert result is not None and result.ok
