@@ -6,8 +6,8 @@ cancelling, timing out, hitting the output cap or simply finishing ends every pr
 started — those that left the group with ``setsid`` included.
 
 The turn ends with the agent, not with its stdout: once the CLI has exited, what is still in the
-pipe is read for a short drain window and the turn ends, even while a leftover descendant holds
-stdout open; a CLI that closes stdout and keeps running is stopped by the idle timeout.
+pipe is read until nothing more arrives for a short drain window, and the turn ends, even while a
+leftover descendant holds stdout open; a CLI that closes stdout and keeps running is stopped by the idle timeout.
 Output is read in bounded chunks, so an enormous line without a newline cannot exhaust memory: the
 total bytes read are capped by ``max_output_bytes``.
 """
@@ -301,6 +301,10 @@ class SubprocessTurn(Turn):
                         continue
                     for event in events:
                         yield event
+                if drain_until is not None:
+                    # output still arriving after the exit is read whole: the window counts only the wait for
+                    # the next piece, not the time the caller took over this one (a loaded machine, a long reply)
+                    drain_until = time.monotonic() + spec.exit_drain_s
             if failure is None and pending and not self._cancelled:
                 events = self._handle_line(bytes(pending))
                 if events is None:

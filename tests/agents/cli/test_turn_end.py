@@ -98,3 +98,22 @@ def test_a_command_line_turn_with_a_detached_grandchild_ends_cleanly(fake_cli, t
     assert "Event loop is closed" not in done.stderr
     assert "Exception ignored" not in done.stderr
     assert not running(int(pidfile.read_text()))
+
+
+async def test_a_reply_read_slowly_after_the_agent_exited_arrives_whole(fake_cli, monkeypatch) -> None:
+    """On a loaded machine the caller takes its time over each event while the CLI has long exited: the
+    drain window counts only the wait for more output, so the reply and its result are never cut."""
+    import asyncio
+    import functools
+
+    from tunaflow_tui.agents import claude, process
+
+    monkeypatch.setattr(process, "READ_CHUNK", 64)  # the rest of the reply comes in many small reads
+    monkeypatch.setattr(claude, "ProcessSpec", functools.partial(process.ProcessSpec, exit_drain_s=0.05))
+    turn = engine(fake_cli, "ok", timeout_idle_s=20).start(request(fake_cli))
+    events = []
+    async for event in turn:
+        events.append(event)
+        await asyncio.sleep(0.02)  # a slow caller: together far longer than the drain window
+    assert isinstance(events[-1], FinalMessage), events[-1]
+    assert events[-1].text == "Hello from the fake model."
