@@ -209,7 +209,10 @@ class DecisionDock(VerticalScroll, can_focus=False):
         if self.app.animator.is_being_animated(self, "scroll_y"):
             return  # the animation's last step checks again
         if self.can_view_partial(card):
+            self._seen_with_keys = card
             return
+        if self._seen_with_keys is not card:
+            return  # focused and not drawn in view yet: the scroll to it (f2, an arriving card) is still coming
         self._release_focus(card)
         self.refresh_hint()
 
@@ -224,7 +227,12 @@ class DecisionDock(VerticalScroll, can_focus=False):
         ``Plan waiting: a approve…`` until the plan moves, seconds later)."""
         self.call_after_refresh(self.refresh_hint)
 
+    _seen_with_keys: Widget | None = None
+    """The focused card once it has been in view: only a card the user saw can scroll away from them."""
+
     def on_descendant_focus(self) -> None:
+        if self.focused_card() is not self._seen_with_keys:
+            self._seen_with_keys = None
         self.refresh_hint()
 
     def on_descendant_blur(self) -> None:
