@@ -213,6 +213,16 @@ def measure_project(term: Terminal, project: Path, env: dict[str, str], env_off:
     return out
 
 
+def _search_ms(memory: object, queries: list[str]) -> tuple[float, float]:
+    """p50 and p95 in milliseconds of one hybrid search per query, in order."""
+    times = []
+    for query in queries:
+        started = time.perf_counter()
+        memory.search(query, mode="hybrid")  # type: ignore[attr-defined]
+        times.append(time.perf_counter() - started)
+    return pct(times, 0.5) * 1000, pct(times, 0.95) * 1000
+
+
 def _lean_figures(name: str, memory: object, asked: list[str], project: Path) -> dict[str, float]:
     """Hybrid as retrieval for a pack runs it (its 20 candidates a ranking), and the vector top 50 alone."""
     engine = memory.search_engine  # type: ignore[attr-defined]
@@ -249,36 +259,17 @@ def search_figures(project: Path, queries: int) -> dict[str, float]:
             pid = worker_pid(project)
             out["worker_start_cpu_s"] = cpu_seconds(pid) if pid else 0.0
             assert first.mode == "hybrid", first.note
-            times = []
-            for query in asked:
-                started = time.perf_counter()
-                memory.search(query, mode="hybrid")
-                times.append(time.perf_counter() - started)
-            out["worker_p50_ms"], out["worker_p95_ms"] = pct(times, 0.5) * 1000, pct(times, 0.95) * 1000
-            times = []
-            for query in asked:  # the same texts again: their vectors are remembered, so no embedding
-                started = time.perf_counter()
-                memory.search(query, mode="hybrid")
-                times.append(time.perf_counter() - started)
-            out["worker_p50_noembed_ms"], out["worker_p95_noembed_ms"] = pct(times, 0.5) * 1000, pct(times, 0.95) * 1000
+            out["worker_p50_ms"], out["worker_p95_ms"] = _search_ms(memory, asked)
+            # the same texts again: their vectors are remembered, so no embedding
+            out["worker_p50_noembed_ms"], out["worker_p95_noembed_ms"] = _search_ms(memory, asked)
             out.update(_lean_figures("worker", memory, asked, project))
         finally:
             memory.close()
         local = ProjectMemory(store, Settings(), lambda _event: None, embedder=Embedder())
         try:
             local.search("warm up the model and the index", mode="hybrid")
-            times = []
-            for query in asked:
-                started = time.perf_counter()
-                local.search(query, mode="hybrid")
-                times.append(time.perf_counter() - started)
-            out["local_p50_ms"], out["local_p95_ms"] = pct(times, 0.5) * 1000, pct(times, 0.95) * 1000
-            times = []
-            for query in asked:
-                started = time.perf_counter()
-                local.search(query, mode="hybrid")
-                times.append(time.perf_counter() - started)
-            out["local_p50_noembed_ms"], out["local_p95_noembed_ms"] = pct(times, 0.5) * 1000, pct(times, 0.95) * 1000
+            out["local_p50_ms"], out["local_p95_ms"] = _search_ms(local, asked)
+            out["local_p50_noembed_ms"], out["local_p95_noembed_ms"] = _search_ms(local, asked)
             out.update(_lean_figures("local", local, asked, project))
         finally:
             local.close()
