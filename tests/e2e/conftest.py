@@ -109,6 +109,29 @@ class TmuxSession:
         state = f"exited with {self.exit_status()}" if self.exited() else "still running"
         pytest.fail(f"waited {timeout}s for {what!r}; the program is {state}; the screen:\n{screen}")
 
+    def press_until(self, keys: str | Sequence[str], what: str | Callable[[str], bool], tries: int = 3,
+                    each: float = 30.0) -> str:
+        """Press ``keys`` until the screen shows ``what``, at most ``tries`` times; fail with the screen.
+
+        For a key pressed right after one that moves the focus: Textual queues each key for the widget
+        that has the focus when the key is read, so when both arrive together (a loaded machine, an SSH
+        packet) the second reaches the widget the first one left. Use it only with keys that are harmless
+        wherever they land (a cursor move, deleting an empty field), so that pressing again is safe.
+        """
+        test = (lambda screen: what in screen) if isinstance(what, str) else what
+        keys = (keys,) if isinstance(keys, str) else tuple(keys)
+        for _ in range(tries):
+            self.press(*keys)
+            deadline = time.monotonic() + each
+            while time.monotonic() < deadline:
+                screen = self.screen()
+                if test(screen):
+                    return screen
+                if self.exited():
+                    break
+                time.sleep(POLL_S)
+        return self.wait_for(what, timeout=POLL_S)
+
     def wait_exit(self, timeout: float = 15.0) -> int | None:
         """Wait until the command has exited; its exit status (None if it is still running)."""
         deadline = time.monotonic() + timeout

@@ -28,21 +28,24 @@ def test_start_a_deliberative_roundtable_see_three_seats_stream_then_the_brief(
 
     session.send_text("Should the report also list bigrams?")
     session.press("Tab")  # the participants
-    session.press(*["C-k"] * 12)  # the preset's lines go (each: its text, then the line itself)
-    session.wait_for(lambda s: "=demo:" not in s.split("Participants", 1)[1].split("rounds", 1)[0])
+    # the preset's lines go (each: its text, then the line itself); a ctrl+k that reaches the topic
+    # before the focus moved deletes nothing there (its cursor is at the end)
+    session.press_until(["C-k"] * 12,
+                        lambda s: "=demo:" not in s.split("Participants", 1)[1].split("rounds", 1)[0])
     for i, seat in enumerate(SEATS):
         session.send_text(seat)
         if i < len(SEATS) - 1:
             session.press("Enter")
     session.wait_for("cy=demo:judge")
     session.press("Tab")  # the mode
-    session.press("Enter")
-    session.wait_for(lambda s: "deliberative" in s)  # its choices open
+    # ↓ opens its choices (in the participants it only moves the cursor); the list has the keys
+    # once the footer offers to dismiss it
+    session.press_until("Down", "Dismiss menu")
     session.press("Down", "Enter")
     session.wait_for(lambda s: re.search(r"deliberative\s*▼", s) is not None)
     session.press("Tab")  # the rounds
-    session.press("C-u")
-    session.wait_for(lambda s: re.search(r"Rounds.*1-20", s) is not None)  # empty: its placeholder shows
+    # emptied: its placeholder shows (in the mode, ctrl+u does nothing)
+    session.press_until("C-u", lambda s: re.search(r"Rounds.*1-20", s) is not None)
     session.send_text("1")
     session.wait_for("3 seats × 1 round = 3 calls")
     session.press("Enter")

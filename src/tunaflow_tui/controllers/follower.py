@@ -67,8 +67,8 @@ class ExternalWrites:
         try:
             version = await asyncio.to_thread(self._runtime.store.data_version)
             if version != self._version:
-                self._version = version
                 await self.catch_up()
+                self._version = version  # only once shown: a look that failed half-way is taken again
             else:
                 await self._fill_visible()  # a chat opened since (the branch pane) loads live replies empty
         except StorageError:

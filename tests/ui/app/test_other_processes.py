@@ -151,3 +151,32 @@ async def test_a_plan_decided_in_another_process_updates_its_card_without_a_keys
                     limit=60)
         assert "[abandoned]" in screen_text(app), "the sidebar follows too"
         assert runtime.store.get_plan(plan.id).phase == "abandoned"  # type: ignore[union-attr]
+
+
+async def test_a_look_at_the_database_that_fails_half_way_is_taken_again(harness: Harness,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    from tunaflow_tui.controllers.follower import ExternalWrites
+    from tunaflow_tui.core.storage import StorageError
+
+    real_catch_up = ExternalWrites.catch_up
+    failures = []
+
+    async def busy_once(self: ExternalWrites) -> None:
+        if not failures:
+            failures.append("busy")
+            raise StorageError("The project database is busy.")
+        await real_catch_up(self)
+
+    monkeypatch.setattr(ExternalWrites, "catch_up", busy_once)
+    runtime = WorkflowRuntime(harness.project, harness.settings())
+    try:
+        app = build_app(runtime, notes=(), cursor_blink=False)
+        async with app.run_test(size=(120, 40)) as pilot:
+            await until(pilot, lambda: "No messages yet" in screen_text(app), "the empty chat")
+            with Store.open(harness.project) as elsewhere:  # another terminal writes once, then nothing more
+                elsewhere.add_message("main", "user", "written in another terminal")
+            await until(pilot, lambda: "written in another terminal" in screen_text(app),
+                        "the other terminal's message, after the look that failed", limit=60)
+            assert failures == ["busy"]
+    finally:
+        runtime.close()
