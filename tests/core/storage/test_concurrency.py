@@ -145,3 +145,43 @@ def test_two_processes_writing_lose_nothing(project_dir: Path) -> None:
     with Store.open(project_dir) as store:
         contents = {m.content for m in store.list_messages("main", limit=500)}
     assert contents == {f"{name}-{n}" for name in ("a", "b") for n in range(100)}
+
+
+_CLOSED_WHILE_READ = textwrap.dedent("""
+    import sys, threading
+    from pathlib import Path
+    from tunaflow_tui.core.storage.access import DatabaseAccess
+
+    access = DatabaseAccess(Path(sys.argv[1]))
+    access.connect()
+    started = threading.Event()
+    result = {}
+
+    def row(x):
+        started.set()
+        return x
+
+    def read():
+        try:
+            with access.reading() as db:
+                db.connection().create_function("row", 1, row)
+                cursor = db.execute_sql("WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c "
+                                        "WHERE x < 400000) SELECT count(row(x)) FROM c")
+                result["count"] = cursor.fetchone()[0]
+        except Exception as exc:
+            result["error"] = repr(exc)
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    started.wait(60)
+    access.close()  # the app quitting while a worker thread still reads
+    reader.join()
+    print(result)
+""")
+
+
+def test_closing_while_another_thread_reads_waits_for_the_read_instead_of_crashing(tmp_path: Path) -> None:
+    proc = subprocess.run([sys.executable, "-c", _CLOSED_WHILE_READ, str(tmp_path / "state.db")],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, f"the process died ({proc.returncode}): {proc.stderr[-2000:]}"
+    assert proc.stdout.strip() == "{'count': 400000}"

@@ -26,6 +26,8 @@ from tunaflow_tui.core.storage.errors import StorageError
 from tunaflow_tui.core.storage.failures import describe_failure
 
 BUSY_TIMEOUT_SECONDS = 5.0
+READS_DRAIN_SECONDS = 5.0
+"""How long closing waits for reads under way in other threads before it leaves their connections open."""
 
 _COMMON_PRAGMAS: tuple[tuple[str, object], ...] = (
     ("foreign_keys", 1),
@@ -97,6 +99,8 @@ class DatabaseAccess:
         self._lock = threading.RLock()
         self._owner: int | None = None
         self._closed = False
+        self._reads = 0
+        self._reads_changed = threading.Condition(threading.Lock())
 
     def connect(self) -> sqlite3.Connection:
         """Open the writer connection and return the raw driver connection (for migrations)."""
@@ -131,14 +135,23 @@ class DatabaseAccess:
     @contextmanager
     def reading(self) -> Iterator[peewee.SqliteDatabase]:
         """A consistent read snapshot: the writer inside this thread's transaction, else a reader."""
-        if self._closed:
-            raise StorageError("The project database is closed.")
         if self._owner == threading.get_ident():
+            if self._closed:
+                raise StorageError("The project database is closed.")
             with self._lock:
                 yield self._writer
             return
-        with translated_errors(self.path), self._readers.atomic():
-            yield self._readers
+        with self._reads_changed:
+            if self._closed:
+                raise StorageError("The project database is closed.")
+            self._reads += 1
+        try:
+            with translated_errors(self.path), self._readers.atomic():
+                yield self._readers
+        finally:
+            with self._reads_changed:
+                self._reads -= 1
+                self._reads_changed.notify_all()
 
     def _refuse_if_read_only(self) -> None:
         if self.read_only is not None:
@@ -156,10 +169,19 @@ class DatabaseAccess:
         return int(row[0])
 
     def close(self) -> None:
-        """Close the writer and every reader connection."""
-        with self._lock:
+        """Close the writer and every reader connection, once the reads under way have finished.
+
+        A reader connection closed while another thread's query runs on it crashes the process
+        (SQLite frees what the query is using), so new reads are refused from here on and the ones
+        under way get :data:`READS_DRAIN_SECONDS` to end.
+        """
+        with self._lock, self._reads_changed:
             if self._closed:
                 return
             self._closed = True
-            self._readers.close_everywhere()
+        with self._reads_changed:
+            drained = self._reads_changed.wait_for(lambda: self._reads == 0, timeout=READS_DRAIN_SECONDS)
+        with self._lock:
+            if drained:
+                self._readers.close_everywhere()
             self._writer.close_everywhere()
