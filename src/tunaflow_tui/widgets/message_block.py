@@ -158,6 +158,11 @@ class MessageBlock(Vertical, can_focus=True):
         """True until :meth:`finish` is called on a streaming message."""
         return self.view.status == "streaming"
 
+    def on_mount(self) -> None:
+        """Chunks that came while the block was being built are drawn on the next tick."""
+        if self._pending:
+            StreamClock.of(self.app).schedule(self)
+
     def compose(self) -> ComposeResult:
         if self.record is not None:  # a record is its card: one line until unfolded
             self.record.hint_key = key_for(self.app, type(self), "message.record", "enter", words=True)
@@ -166,8 +171,12 @@ class MessageBlock(Vertical, can_focus=True):
             yield self.record
             return
         yield Static(self._label_content(), classes="message-label", markup=False)
-        self._shown = "" if self.is_streaming else self._capped(neutralize(self.view.content))
-        body = keep_line_breaks(self._shown) if self.view.role == "user" else self._shown
+        if self.is_streaming:  # what was appended before it was built is drawn in its tail once mounted
+            self._shown = "".join(self._pending)
+            body = ""
+        else:
+            self._shown = self._capped(neutralize(self.view.content))
+            body = keep_line_breaks(self._shown) if self.view.role == "user" else self._shown
         yield MarkdownBody(body, classes="message-body")
         if self.is_streaming:
             yield StreamTail(classes="message-tail")
@@ -289,6 +298,8 @@ class MessageBlock(Vertical, can_focus=True):
         if self.is_attached:
             StreamClock.of(self.app).forget(self)
         if not self.is_mounted:
+            if self.is_attached:  # in the chat but not built yet: its text shows on a later tick
+                StreamClock.of(self.app).schedule(self)
             return
         self._live += "".join(self._pending)
         self._pending.clear()
