@@ -149,7 +149,7 @@ async def test_a_plan_decided_in_another_process_updates_its_card_without_a_keys
         # the card folds to its title, which says so (the sidebar's "[abandoned]" is another place)
         await until(pilot, lambda: "abandoned" in screen_text(app).replace("[abandoned]", ""), "the card marked abandoned",
                     limit=60)
-        assert "[abandoned]" in screen_text(app), "the sidebar follows too"
+        await until(pilot, lambda: "[abandoned]" in screen_text(app), "the sidebar following too")  # drawn after the card
         assert runtime.store.get_plan(plan.id).phase == "abandoned"  # type: ignore[union-attr]
 
 
