@@ -42,6 +42,7 @@ from tunaflow_tui.widgets.workspace import Workspace
 if TYPE_CHECKING:  # cards, messages, help and workflow load on first use: the first frame needs none of them
     from textual.screen import Screen
 
+    from tunaflow_tui.controllers.app_port import AppPort
     from tunaflow_tui.controllers.branches import BranchesController
     from tunaflow_tui.controllers.bridge import RuntimeUpdate
     from tunaflow_tui.controllers.decisions import DecisionController
@@ -73,7 +74,7 @@ class ChatController(Protocol):
     plan, decision and pane keys say that there is nothing to act on.
     """
 
-    def attach(self, app: TunaflowApp) -> None:
+    def attach(self, app: AppPort) -> None:
         """Remember the app; called once on mount."""
         ...
 
@@ -695,9 +696,9 @@ class DemoChatController:
 
     def __init__(self, messages: Sequence[MessageView] = ()) -> None:
         self.source = ListMessageSource(messages)
-        self.app: TunaflowApp | None = None
+        self.app: AppPort | None = None
 
-    def attach(self, app: TunaflowApp) -> None:
+    def attach(self, app: AppPort) -> None:
         self.app = app
 
     def message_source(self, conversation_id: str) -> MessageSource:
@@ -731,6 +732,13 @@ class DemoChatController:
                            usage_text=f"{len(text)} in · {len(answer)} out")
         self.source.replace(done)
         await block.finish(done)
+
+
+if TYPE_CHECKING:
+
+    def _controllers_see_this_app(app: TunaflowApp) -> AppPort:
+        """Checked by mypy: the app is everything the controllers are typed against."""
+        return app
 
 
 if __name__ == "__main__":

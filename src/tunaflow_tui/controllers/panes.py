@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from textual.widgets import OptionList
 
 from tunaflow_tui.controllers import branch_views, plan_views
+from tunaflow_tui.controllers.sources import recipient_of
 from tunaflow_tui.core.workflow.phases import Phase
 from tunaflow_tui.screens.workflow import WorkflowScreen
 from tunaflow_tui.widgets.branch_thread import BranchThread
@@ -19,7 +20,7 @@ from tunaflow_tui.widgets.chat_view import ChatView
 from tunaflow_tui.widgets.sidebar import Sidebar
 
 if TYPE_CHECKING:
-    from tunaflow_tui.app import TunaflowApp
+    from tunaflow_tui.controllers.app_port import AppPort
     from tunaflow_tui.controllers.sources import MessageSources
     from tunaflow_tui.controllers.workers import Workers
     from tunaflow_tui.runtime.runtime import WorkflowRuntime
@@ -39,7 +40,7 @@ class PaneController:
         workers: Where background work runs.
     """
 
-    def __init__(self, app: TunaflowApp, runtime: WorkflowRuntime, sources: MessageSources,
+    def __init__(self, app: AppPort, runtime: WorkflowRuntime, sources: MessageSources,
                  workers: Workers) -> None:
         self._app = app
         self._runtime = runtime
@@ -134,8 +135,6 @@ class PaneController:
                 chat.focus()
 
     def _recipient(self, conversation_id: str) -> str:
-        from tunaflow_tui.controllers.conversation import recipient_of
-
         return recipient_of(self._runtime, conversation_id)
 
     def _read_only_note(self, view: BranchView) -> str:

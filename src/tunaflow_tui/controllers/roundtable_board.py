@@ -23,7 +23,7 @@ from tunaflow_tui.widgets.roundtable_board import BoardState, BriefView, Ranking
 from tunaflow_tui.widgets.roundtable_thread import RoundtableThread
 
 if TYPE_CHECKING:
-    from tunaflow_tui.app import TunaflowApp
+    from tunaflow_tui.controllers.app_port import AppPort
     from tunaflow_tui.runtime.roundtable_records import RoundtableEvent, SeatAnswer
     from tunaflow_tui.runtime.runtime import WorkflowRuntime
     from tunaflow_tui.widgets.chat_view import ChatView
@@ -109,7 +109,7 @@ def board_state(table: Roundtable, *, running: bool, held: tuple[str, ...] = ())
 class RoundtableLive:
     """One roundtable shown in a window: keeps its board in step with its events, holds the moderator's words."""
 
-    def __init__(self, app: TunaflowApp, table: Roundtable) -> None:
+    def __init__(self, app: AppPort, table: Roundtable) -> None:
         self.app = app
         self.table = table
         self.running = False
@@ -173,7 +173,7 @@ class RoundtableLive:
             await block.finish(message_view(record))
 
 
-def live_for(app: TunaflowApp, runtime: WorkflowRuntime, branch_id: int) -> RoundtableLive | None:
+def live_for(app: AppPort, runtime: WorkflowRuntime, branch_id: int) -> RoundtableLive | None:
     """The window's keeper of roundtable ``branch_id`` (opened from the store the first time); None if it is none."""
     found = _LIVE.setdefault(runtime, {})
     live = found.get(branch_id)
@@ -191,14 +191,14 @@ def live_of(runtime: WorkflowRuntime, branch_id: int) -> RoundtableLive | None:
     return _LIVE.get(runtime, {}).get(branch_id)
 
 
-def adopt(app: TunaflowApp, table: Roundtable) -> RoundtableLive:
+def adopt(app: AppPort, table: Roundtable) -> RoundtableLive:
     """Keep a roundtable this window just convened."""
     live = RoundtableLive(app, table)
     _LIVE.setdefault(table.rt, {})[table.branch.id] = live
     return live
 
 
-def roundtable_thread(app: TunaflowApp, runtime: WorkflowRuntime, branch_id: int, chat: ChatView, recipient: str, *,
+def roundtable_thread(app: AppPort, runtime: WorkflowRuntime, branch_id: int, chat: ChatView, recipient: str, *,
                       read_only: str, restorable: bool, cursor_blink: bool) -> RoundtableThread | None:
     """The pane's thread of roundtable ``branch_id``: its board, answers and composer (None: not a roundtable)."""
     live = live_for(app, runtime, branch_id)

@@ -57,7 +57,7 @@ from tunaflow_tui.runtime.events import (
 )
 
 if TYPE_CHECKING:
-    from tunaflow_tui.app import TunaflowApp
+    from tunaflow_tui.controllers.app_port import AppPort
     from tunaflow_tui.runtime.runtime import WorkflowRuntime
 
 Route = Callable[[Any], Awaitable[None] | None]
@@ -78,7 +78,7 @@ class ProjectSession:
         self.store = runtime.store
         self.notes = tuple(notes)
         self._offer_git_init = offer_git_init
-        self._app: TunaflowApp | None = None
+        self._app: AppPort | None = None
         self.sources = MessageSources(runtime.store)
         # the controllers, built on attach (they need the app)
         self.bridge: RuntimeBridge
@@ -102,13 +102,13 @@ class ProjectSession:
         return self
 
     @property
-    def app(self) -> TunaflowApp:
+    def app(self) -> AppPort:
         """The app (after attach)."""
         assert self._app is not None, "the session is not attached to an app"
         return self._app
 
     # ------------------------------------------------------------------ composition
-    def attach(self, app: TunaflowApp) -> None:
+    def attach(self, app: AppPort) -> None:
         """Build the controllers on ``app`` and start listening to the runtime."""
         if self._app is app:
             return
