@@ -123,3 +123,24 @@ def test_the_circle_check_names_a_circle_made_by_hidden_imports(tmp_path: Path,
     _write_package(tmp_path, _HIDDEN_IMPORTS)
     monkeypatch.syspath_prepend(str(tmp_path))
     assert _cycles("stack", ("low", "high")) == [["stack.high.hub", "stack.low.steps", "stack.high.hub"]]
+
+
+def getattr_on_controllers(source: str) -> list[str]:
+    """``getattr(...)`` calls whose object is a controller or a session (undeclared members mypy cannot follow)."""
+    import ast
+
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr"
+                and node.args and any(word in ast.unparse(node.args[0]) for word in ("controller", "session"))):
+            found.append(f"line {node.lineno}: {ast.unparse(node)}")
+    return found
+
+
+def test_the_getattr_check_sees_one() -> None:
+    assert getattr_on_controllers("hold = getattr(self.controller, 'hold_update', None)\n") == [
+        "line 1: getattr(self.controller, 'hold_update', None)"]
+
+
+def test_the_app_reaches_its_controllers_through_declared_members() -> None:
+    assert getattr_on_controllers((PKG_ROOT / "app.py").read_text(encoding="utf-8")) == []

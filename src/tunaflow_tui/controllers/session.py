@@ -102,6 +102,16 @@ class ProjectSession:
         return self
 
     @property
+    def is_open(self) -> bool:
+        """Always: the session is made on an open runtime."""
+        return True
+
+    @property
+    def error(self) -> str | None:
+        """None: a session only exists for a project that opened."""
+        return None
+
+    @property
     def app(self) -> AppPort:
         """The app (after attach)."""
         assert self._app is not None, "the session is not attached to an app"
@@ -192,6 +202,10 @@ class ProjectSession:
         roundtable.requested(self, conversation_id, action)
 
     # ------------------------------------------------------------------ runtime updates
+    def hold_update(self, update: RuntimeUpdate) -> None:
+        """Nothing waits for this session to open: the update is routed as any other."""
+        self.workers.run_ui(self.route(update), "show what the runtime reported")
+
     async def route(self, update: RuntimeUpdate) -> None:
         """Hand a runtime update to the controller that owns it (one update at a time, in order)."""
         self.bridge.started(update)
