@@ -49,6 +49,7 @@ if TYPE_CHECKING:  # cards, messages, help and workflow load on first use: the f
     from tunaflow_tui.controllers.outcomes import OutcomeController
     from tunaflow_tui.controllers.panes import PaneController
     from tunaflow_tui.controllers.project import ProjectController
+    from tunaflow_tui.controllers.roundtable import RoundtableController
     from tunaflow_tui.controllers.search import SearchController
     from tunaflow_tui.controllers.workers import Workers
     from tunaflow_tui.runtime.runtime import WorkflowRuntime
@@ -132,12 +133,13 @@ class SessionControls(Protocol):
     search: SearchController
     workers: Workers
 
-    async def route(self, update: RuntimeUpdate) -> None:
-        """Hand a runtime update to the controller that owns it."""
+    @property
+    def roundtable(self) -> RoundtableController:
+        """Roundtables: their set-up, rounds, seats and the pane's keys for them."""
         ...
 
-    def roundtable_requested(self, conversation_id: str, action: str) -> None:
-        """A roundtable key in the pane (add_seat, remove_seat, next_round, stop)."""
+    async def route(self, update: RuntimeUpdate) -> None:
+        """Hand a runtime update to the controller that owns it."""
         ...
 
 
@@ -652,7 +654,7 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
     def on_roundtable_thread_requested(self, event: RoundtableThread.Requested) -> None:
         """A roundtable key in the pane: add or remove a seat, the next round, stop."""
         if (session := self._session_or_say()) is not None:
-            session.roundtable_requested(event.conversation_id, event.action)
+            session.roundtable.requested(event.conversation_id, event.action)
 
     def on_adopt_card_open_branch(self, event: AdoptCard.OpenBranch) -> None:
         """An adopt card's open key: show the adopted branch in the pane."""

@@ -7,7 +7,8 @@ sidebar and the workflow view are built in a thread and only drawn on the event 
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Protocol
 
 from textual.widgets import OptionList
 
@@ -30,6 +31,15 @@ BRANCH_WINDOW = 30
 """Messages a branch shows when it opens in the pane."""
 
 
+class RoundtableThreads(Protocol):
+    """Makes the pane's thread of a roundtable (the roundtable controller does)."""
+
+    def thread(self, branch_id: int, chat: ChatView, recipient: str, *, read_only: str, restorable: bool,
+               cursor_blink: bool) -> BranchThread | None:
+        """The thread of roundtable ``branch_id``; None if it is none."""
+        ...
+
+
 class PaneController:
     """Owns what the sidebar, the branch pane and the workflow view show.
 
@@ -38,11 +48,14 @@ class PaneController:
         runtime: The project's runtime.
         sources: The conversations' message sources (the branch pane shows one).
         workers: Where background work runs.
+        roundtables: What makes a roundtable's thread (its board, the seats' answers, the moderator's
+            composer) when the pane opens one; asked for then, not before.
     """
 
     def __init__(self, app: AppPort, runtime: WorkflowRuntime, sources: MessageSources,
-                 workers: Workers) -> None:
+                 workers: Workers, roundtables: Callable[[], RoundtableThreads]) -> None:
         self._app = app
+        self._roundtables = roundtables
         self._runtime = runtime
         self._store = runtime.store
         self._sources = sources
@@ -111,11 +124,9 @@ class PaneController:
         chat = ChatView(self._sources.of(cid), window=BRANCH_WINDOW)
         thread: BranchThread | None = None
         if view.mode == "roundtable" and view.kind == "general":  # its board, the seats' answers, the moderator
-            from tunaflow_tui.controllers.roundtable_board import roundtable_thread
-
-            thread = roundtable_thread(self._app, self._runtime, branch_id, chat, self._recipient(cid),
-                                       read_only=self._read_only_note(view), restorable=view.read_only,
-                                       cursor_blink=self._app.composer_cursor_blink)
+            thread = self._roundtables().thread(branch_id, chat, self._recipient(cid),
+                                                read_only=self._read_only_note(view), restorable=view.read_only,
+                                                cursor_blink=self._app.composer_cursor_blink)
         if thread is None:
             thread = BranchThread(cid, chat, self._recipient(cid), read_only=self._read_only_note(view),
                                   restorable=view.read_only, cursor_blink=self._app.composer_cursor_blink)

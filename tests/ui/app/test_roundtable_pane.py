@@ -16,11 +16,11 @@ from waiting import until
 
 from tunaflow_tui.agents.base import Engine, Turn, TurnRequest
 from tunaflow_tui.agents.events import EngineEvent, FinalMessage, SessionStarted, TextDelta, Usage
-from tunaflow_tui.controllers.roundtable import RoundtableRequest, run_roundtable, shown_live
 from tunaflow_tui.core.roundtable.seats import RoundtableSetup, Seat
 from tunaflow_tui.core.settings.engines import EngineConfig
 from tunaflow_tui.runtime.roundtable import Roundtable
 from tunaflow_tui.runtime.roundtable_records import ANSWER_KIND, USER_KIND
+from tunaflow_tui.screens.roundtable_setup import RoundtableRequest
 from tunaflow_tui.widgets.message_block import MessageBlock
 from tunaflow_tui.widgets.roundtable_board import RoundtableBoard
 from tunaflow_tui.widgets.roundtable_thread import RoundtableThread
@@ -31,7 +31,7 @@ THREE = (Seat("alice", "demo", "proposer"), Seat("bob", "demo", "critic"), Seat(
 
 def _start(session: Any, *seats: Seat, mode: str = "deliberative", rounds: int = 1) -> None:
     setup = RoundtableSetup(topic=TOPIC, seats=seats or THREE, mode=mode)
-    session.workers.run_agent(run_roundtable(session, RoundtableRequest(setup, rounds)), "run the roundtable")
+    session.workers.run_agent(session.roundtable.run(RoundtableRequest(setup, rounds)), "run the roundtable")
 
 
 async def _round_one_of_two(pilot: Any, app: Any, session: Any, runtime: Any) -> None:
@@ -239,7 +239,7 @@ async def test_seats_are_added_and_removed_between_rounds_and_refused_during_one
         form.query_one("#seat-name", Input).value = "dora"
         await pilot.press("enter")
         await until(pilot, lambda: not isinstance(app.screen, AddSeatScreen), "the form closing")
-        live = shown_live(session)
+        live = session.roundtable.shown_live()
         assert live is not None
         dora = live.table.setup.seat("dora")
         assert (dora.engine, dora.role, dora.role_text, dora.blind) == ("demo", "custom", "security auditor", True)
