@@ -398,3 +398,30 @@ async def test_the_board_folds_to_one_line_and_the_answers_keep_their_room(
         await until(pilot, lambda: "Board" in screen_text(app).splitlines()[-1], "the footer naming the key", limit=20)
         await pilot.press("ctrl+n")
         await until(pilot, lambda: not board.collapsed and board.outer_size.height > 2, "unfolded again", limit=20)
+
+
+async def test_a_window_opened_again_on_the_project_keeps_its_own_roundtable_board(open_app: Any) -> None:
+    """Each window's session keeps the roundtables it shows: a seat removed in a second window leaves that
+    window's board, not the board of a window closed before it on the same runtime."""
+    from tunaflow_tui.screens.pickers import PickerScreen
+    from tunaflow_tui.subcommands.open import build_app
+
+    first, session, runtime = open_app()
+    table = seed_ended(runtime, synthesizer=True, ranking=False)
+    async with first.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, first)
+        await session.panes.open_branch(table.branch.id, focus=True)
+        await until(pilot, lambda: _thread(first) is not None, "the roundtable in the first window")
+
+    app = build_app(runtime, notes=(), cursor_blink=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await app.controller.panes.open_branch(table.branch.id, focus=True)
+        await until(pilot, lambda: _thread(app) is not None, "the roundtable in the second window")
+        thread = _thread(app)
+        assert thread is not None and "syn · demo" in thread.board.text
+        await run_from_palette(pilot, app, "Remove seat")
+        await until(pilot, lambda: isinstance(app.screen, PickerScreen), "the seat picker")
+        await pilot.press("down", "down", "enter")  # syn
+        await until(pilot, lambda: "syn · demo" not in thread.board.text, "syn gone from this window's board")
+        assert [s.name for s in Roundtable.open(runtime, table.branch.id).setup.seats] == ["alice", "bob"]
