@@ -42,14 +42,17 @@ from tunaflow_tui.widgets.workspace import Workspace
 if TYPE_CHECKING:  # cards, messages, help and workflow load on first use: the first frame needs none of them
     from textual.screen import Screen
 
+    from tunaflow_tui.controllers.app_port import AppPort
     from tunaflow_tui.controllers.branches import BranchesController
     from tunaflow_tui.controllers.bridge import RuntimeUpdate
     from tunaflow_tui.controllers.decisions import DecisionController
     from tunaflow_tui.controllers.outcomes import OutcomeController
     from tunaflow_tui.controllers.panes import PaneController
     from tunaflow_tui.controllers.project import ProjectController
+    from tunaflow_tui.controllers.roundtable import RoundtableController
     from tunaflow_tui.controllers.search import SearchController
     from tunaflow_tui.controllers.workers import Workers
+    from tunaflow_tui.runtime.runtime import WorkflowRuntime
     from tunaflow_tui.screens.help import BindingSection
     from tunaflow_tui.widgets.branch_thread import BranchThread
     from tunaflow_tui.widgets.decision_card import DecisionRequested
@@ -67,14 +70,38 @@ class ChatController(Protocol):
     ``attach`` is called once when the app is mounted, before anything else; keep the app to push
     results down (e.g. ``await app.chat_view.start_stream(view)``).  ``send`` and ``retry`` must
     return quickly: start a worker (``app.run_worker(..., exit_on_error=False)``) for the turn.
+    ``ready`` is called once the app is mounted.
 
-    A controller may also have ``async ready()`` (called once the app is mounted) and a ``session``
-    attribute: the open project's :class:`SessionControls` (None while it opens); without one the
-    plan, decision and pane keys say that there is nothing to act on.
+    ``session`` is the open project's :class:`SessionControls`: None while the project opens (then
+    ``is_open`` is False, and ``error`` says why it could not open, if it could not) or in an app
+    without a workflow; the plan, decision and pane keys then say that there is nothing to act on.
     """
 
-    def attach(self, app: TunaflowApp) -> None:
+    @property
+    def session(self) -> SessionControls | None:
+        """The open project's session (None while it opens, or without a workflow)."""
+        ...
+
+    @property
+    def is_open(self) -> bool:
+        """False while the project is still opening (or could not be opened)."""
+        ...
+
+    @property
+    def error(self) -> str | None:
+        """Why the project could not be opened, if it could not."""
+        ...
+
+    def attach(self, app: AppPort) -> None:
         """Remember the app; called once on mount."""
+        ...
+
+    async def ready(self) -> None:
+        """The app is mounted (the first frame is on its way)."""
+        ...
+
+    def hold_update(self, update: RuntimeUpdate) -> None:
+        """A runtime update that reached the app while no session is open (kept until one is)."""
         ...
 
     def message_source(self, conversation_id: str) -> MessageSource:
@@ -97,6 +124,7 @@ class ChatController(Protocol):
 class SessionControls(Protocol):
     """What the app asks of an open project's session (see ``controllers/session.py``)."""
 
+    runtime: WorkflowRuntime
     branches: BranchesController
     decisions: DecisionController
     outcomes: OutcomeController
@@ -105,12 +133,13 @@ class SessionControls(Protocol):
     search: SearchController
     workers: Workers
 
-    async def route(self, update: RuntimeUpdate) -> None:
-        """Hand a runtime update to the controller that owns it."""
+    @property
+    def roundtable(self) -> RoundtableController:
+        """Roundtables: their set-up, rounds, seats and the pane's keys for them."""
         ...
 
-    def roundtable_requested(self, conversation_id: str, action: str) -> None:
-        """A roundtable key in the pane (add_seat, remove_seat, next_round, stop)."""
+    async def route(self, update: RuntimeUpdate) -> None:
+        """Hand a runtime update to the controller that owns it."""
         ...
 
 
@@ -297,9 +326,7 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
 
     async def on_mount(self) -> None:
         self.composer.focus_input()
-        ready = getattr(self.controller, "ready", None)
-        if ready is not None:
-            await ready()
+        await self.controller.ready()
         self.call_after_refresh(freeze_loaded, "first frame")
 
     def on_unmount(self) -> None:
@@ -348,8 +375,7 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
     @property
     def session(self) -> SessionControls | None:
         """The open project's session (None while it opens, or in an app without a workflow)."""
-        session = getattr(self.controller, "session", None)
-        return session if session is not None else None
+        return self.controller.session
 
     @property
     def keymap_overrides(self) -> Mapping[str, str]:
@@ -398,8 +424,7 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         from tunaflow_tui.themes import pick_theme
 
         session = self.session
-        runtime = getattr(session, "runtime", None) if session is not None else None
-        pick_theme(self, getattr(runtime, "project_dir", None))
+        pick_theme(self, session.runtime.project_dir if session is not None else None)
 
     def deliver_screenshot(self, filename: str | None = None, path: str | None = None,
                            time_format: str | None = None) -> str | None:
@@ -543,9 +568,9 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         session = self.session
         if session is not None:
             return session
-        if getattr(self.controller, "is_open", None) is False:
-            error = getattr(self.controller, "error", None)
-            self.notify(error or "The project is still opening; try again in a moment.", severity="warning")
+        if not self.controller.is_open:
+            self.notify(self.controller.error or "The project is still opening; try again in a moment.",
+                        severity="warning")
         else:
             self.notify("There is no workflow in this session.", severity="warning")
         return None
@@ -629,7 +654,7 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
     def on_roundtable_thread_requested(self, event: RoundtableThread.Requested) -> None:
         """A roundtable key in the pane: add or remove a seat, the next round, stop."""
         if (session := self._session_or_say()) is not None:
-            session.roundtable_requested(event.conversation_id, event.action)
+            session.roundtable.requested(event.conversation_id, event.action)
 
     def on_adopt_card_open_branch(self, event: AdoptCard.OpenBranch) -> None:
         """An adopt card's open key: show the adopted branch in the pane."""
@@ -666,9 +691,7 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         if session is not None:
             await session.route(update)
             return
-        hold = getattr(self.controller, "hold_update", None)  # the project is still opening
-        if hold is not None:
-            hold(update)
+        self.controller.hold_update(update)  # the project is still opening
 
 
 def screenshot_folder() -> Path:
@@ -693,12 +716,23 @@ def _failure(error: BaseException) -> str:
 class DemoChatController:
     """An in-memory controller that echoes what you write, streamed; for trying the shell alone."""
 
+    session: SessionControls | None = None
+    """No project: the plan, decision and pane keys say there is no workflow."""
+    is_open = True
+    error: str | None = None
+
     def __init__(self, messages: Sequence[MessageView] = ()) -> None:
         self.source = ListMessageSource(messages)
-        self.app: TunaflowApp | None = None
+        self.app: AppPort | None = None
 
-    def attach(self, app: TunaflowApp) -> None:
+    def attach(self, app: AppPort) -> None:
         self.app = app
+
+    async def ready(self) -> None:
+        pass
+
+    def hold_update(self, update: RuntimeUpdate) -> None:
+        pass  # no runtime talks to the demo
 
     def message_source(self, conversation_id: str) -> MessageSource:
         return self.source
@@ -731,6 +765,13 @@ class DemoChatController:
                            usage_text=f"{len(text)} in · {len(answer)} out")
         self.source.replace(done)
         await block.finish(done)
+
+
+if TYPE_CHECKING:
+
+    def _controllers_see_this_app(app: TunaflowApp) -> AppPort:
+        """Checked by mypy: the app is everything the controllers are typed against."""
+        return app
 
 
 if __name__ == "__main__":

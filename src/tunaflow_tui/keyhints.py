@@ -8,19 +8,26 @@ when the user set one, else the binding's own first key — shown the way the fo
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, Protocol
 
-from textual.app import App
 from textual.binding import Binding, BindingType
 
 
-def keymap_of(app: App[Any]) -> Mapping[str, str]:
+class KeyDisplay(Protocol):
+    """What a key hint needs of the app: how its footer writes a key (a Textual app has it)."""
+
+    def get_key_display(self, binding: Binding) -> str:
+        """``binding``'s key as the footer shows it: ``^p``, ``f2``."""
+        ...
+
+
+def keymap_of(app: KeyDisplay) -> Mapping[str, str]:
     """The binding id → keys overrides the app runs with (empty for an app that keeps none)."""
     overrides = getattr(app, "keymap_overrides", None)
     return overrides if isinstance(overrides, Mapping) else {}
 
 
-def binding_key(app: App[Any], binding: Binding) -> str:
+def binding_key(app: KeyDisplay, binding: Binding) -> str:
     """The first key of ``binding`` as the footer shows it, after the keymap."""
     override = keymap_of(app).get(binding.id or "")
     if override:
@@ -50,7 +57,7 @@ def in_words(key: str) -> str:
     return _GLYPH_WORDS.get(key, key)
 
 
-def key_for(app: App[Any], owner: type[Any], binding_id: str, default: str = "", *, words: bool = False) -> str:
+def key_for(app: KeyDisplay, owner: type[Any], binding_id: str, default: str = "", *, words: bool = False) -> str:
     """The key of the binding ``binding_id`` declared by ``owner`` (a widget, screen or app class).
 
     ``default`` when no such binding exists (a caller names a key it does not own); ``words``
@@ -64,11 +71,11 @@ def key_for(app: App[Any], owner: type[Any], binding_id: str, default: str = "",
     return default
 
 
-def app_key(app: App[Any], binding_id: str, default: str = "") -> str:
+def app_key(app: KeyDisplay, binding_id: str, default: str = "") -> str:
     """The key of one of the app's own bindings, written for a sentence: ``f2``, ``ctrl+p``."""
     return key_for(app, type(app), binding_id, default, words=True)
 
 
-def hint_line(app: App[Any], owner: type[Any], items: Iterable[tuple[str, str]], *, sep: str = " · ") -> str:
+def hint_line(app: KeyDisplay, owner: type[Any], items: Iterable[tuple[str, str]], *, sep: str = " · ") -> str:
     """``a approve · r request revision`` for ``(binding id, words)`` pairs of ``owner``'s bindings."""
     return sep.join(f"{key_for(app, owner, binding_id)} {words}" for binding_id, words in items)

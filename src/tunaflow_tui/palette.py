@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
-from types import ModuleType
 from typing import TYPE_CHECKING
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
@@ -20,24 +19,6 @@ if TYPE_CHECKING:
     from tunaflow_tui.controllers.session import ProjectSession
 
 Action = Callable[["ProjectSession"], None]
-
-
-def _start_roundtable(session: ProjectSession) -> None:
-    from tunaflow_tui.controllers.roundtable import start_roundtable
-
-    start_roundtable(session)
-
-
-def _roundtable() -> ModuleType:
-    from tunaflow_tui.controllers import roundtable
-
-    return roundtable
-
-
-def _roundtable_seats() -> ModuleType:
-    from tunaflow_tui.controllers import roundtable_seats
-
-    return roundtable_seats
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,21 +77,21 @@ COMMANDS: tuple[PaletteCommand, ...] = (
                    lambda s: s.decisions.decide_by_name(Decision.ABANDON)),
     PaletteCommand("Start roundtable",
                    "Several agents discuss one topic in rounds (the focused message is the topic)",
-                   lambda s: _start_roundtable(s)),
+                   lambda s: s.roundtable.start()),
     PaletteCommand("Next round", "The roundtable in the pane runs one more round; your messages since are seen by all",
-                   lambda s: _roundtable().next_round(s), (_ROUNDTABLE, "roundtable.next_round")),
+                   lambda s: s.roundtable.next_round(), (_ROUNDTABLE, "roundtable.next_round")),
     PaletteCommand("Stop roundtable", "Cancel the answering seats of the roundtable in the pane; no further seat starts",
-                   lambda s: _roundtable().stop(s), (_ROUNDTABLE, "roundtable.stop")),
+                   lambda s: s.roundtable.stop(), (_ROUNDTABLE, "roundtable.stop")),
     PaletteCommand("Add seat", "Add a seat to the roundtable in the pane (between rounds): name, engine, role, blind",
-                   lambda s: _roundtable_seats().add_seat(s), (_ROUNDTABLE, "roundtable.add_seat")),
+                   lambda s: s.roundtable.seats.add_seat(), (_ROUNDTABLE, "roundtable.add_seat")),
     PaletteCommand("Remove seat", "Remove a seat from the roundtable in the pane (between rounds); its answers stay",
-                   lambda s: _roundtable_seats().remove_seat(s), (_ROUNDTABLE, "roundtable.remove_seat")),
+                   lambda s: s.roundtable.seats.remove_seat(), (_ROUNDTABLE, "roundtable.remove_seat")),
     PaletteCommand("Rank answers", "Every seat of the roundtable in the pane ranks the others' latest answers, "
-                   "anonymously; the table joins the brief", lambda s: _roundtable().rank(s)),
+                   "anonymously; the table joins the brief", lambda s: s.roundtable.rank()),
     PaletteCommand("Cancel seat", "Cancel one answering seat of the roundtable in the pane; the others go on",
-                   lambda s: _roundtable_seats().cancel_seat(s)),
+                   lambda s: s.roundtable.seats.cancel_seat()),
     PaletteCommand("Re-run seat", "Run one seat of the roundtable in the pane again; only its answer is replaced",
-                   lambda s: _roundtable_seats().rerun_seat(s)),
+                   lambda s: s.roundtable.seats.rerun_seat()),
     PaletteCommand("Toggle branch pane", "Show or hide the branch pane", lambda s: s.panes.toggle_pane(),
                    (_PANE, "pane.toggle")),
     PaletteCommand("Pin branch pane", "Pin the branch pane as a 50:50 split, or unpin it",

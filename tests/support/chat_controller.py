@@ -18,9 +18,18 @@ class RecordingController:
     sent: list[tuple[str, str]] = field(default_factory=list)
     retried: list[tuple[str, int]] = field(default_factory=list)
     app: TunaflowApp | None = None
+    session: None = None  # no project: the workflow keys say there is none
+    is_open: bool = True
+    error: str | None = None
 
     def attach(self, app: TunaflowApp) -> None:
         self.app = app
+
+    async def ready(self) -> None:
+        pass
+
+    def hold_update(self, update: object) -> None:
+        pass
 
     def message_source(self, conversation_id: str) -> MessageSource:
         return self.source

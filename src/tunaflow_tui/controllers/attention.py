@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from tunaflow_tui.core.attention import AttentionGate, Whereabouts, desktop_notification, is_elsewhere
 
 if TYPE_CHECKING:
-    from tunaflow_tui.app import TunaflowApp
+    from tunaflow_tui.controllers.app_port import AppPort
     from tunaflow_tui.controllers.panes import PaneController
     from tunaflow_tui.core.settings.models import UiConfig
 
@@ -27,7 +27,7 @@ class AttentionController:
         ui_settings: The ``[ui]`` settings as they are now (bell, desktop notifications).
     """
 
-    def __init__(self, app: TunaflowApp, panes: PaneController, ui_settings: Callable[[], UiConfig]) -> None:
+    def __init__(self, app: AppPort, panes: PaneController, ui_settings: Callable[[], UiConfig]) -> None:
         self._app = app
         self._panes = panes
         self._ui = ui_settings

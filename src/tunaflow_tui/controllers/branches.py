@@ -23,7 +23,7 @@ from tunaflow_tui.core.terminal_text import neutralize
 from tunaflow_tui.runtime.branching import BranchError
 
 if TYPE_CHECKING:
-    from tunaflow_tui.app import TunaflowApp
+    from tunaflow_tui.controllers.app_port import AppPort
     from tunaflow_tui.controllers.conversation import ConversationController
     from tunaflow_tui.controllers.panes import PaneController
     from tunaflow_tui.controllers.workers import Workers
@@ -57,7 +57,7 @@ class BranchesController:
         workers: Where background work runs.
     """
 
-    def __init__(self, app: TunaflowApp, runtime: WorkflowRuntime, panes: PaneController,
+    def __init__(self, app: AppPort, runtime: WorkflowRuntime, panes: PaneController,
                  conversation: ConversationController, workers: Workers) -> None:
         self._app = app
         self._runtime = runtime

@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from textual.message import Message
 
 from tunaflow_tui.runtime.events import MessageDelta, RuntimeEvent
 
 if TYPE_CHECKING:
-    from textual.app import App
+    from tunaflow_tui.controllers.app_port import AppPort
 
 
 class RuntimeUpdate(Message, bubble=False):
@@ -44,7 +44,7 @@ class RuntimeUpdate(Message, bubble=False):
 class RuntimeBridge:
     """Posts runtime events to the app as :class:`RuntimeUpdate` messages and counts them through."""
 
-    def __init__(self, app: App[Any]) -> None:
+    def __init__(self, app: AppPort) -> None:
         self._app = app
         self._loop: asyncio.AbstractEventLoop | None = None
         self._loop_thread = threading.get_ident()

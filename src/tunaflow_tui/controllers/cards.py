@@ -26,7 +26,7 @@ from tunaflow_tui.viewmodels.plans import DoneView
 from tunaflow_tui.widgets.decision_dock import PROPOSAL, WAY, card_is_pending, card_kind
 
 if TYPE_CHECKING:
-    from tunaflow_tui.app import TunaflowApp
+    from tunaflow_tui.controllers.app_port import AppPort
     from tunaflow_tui.core.storage.records import PlanEventRecord, PlanRecord
     from tunaflow_tui.runtime.runtime import WorkflowRuntime
     from tunaflow_tui.widgets.decision_card import DecisionCard
@@ -90,7 +90,7 @@ class CardPresenter:
         answered: Called with a dialog's answer.
     """
 
-    def __init__(self, app: TunaflowApp, runtime: WorkflowRuntime, answered: Answered) -> None:
+    def __init__(self, app: AppPort, runtime: WorkflowRuntime, answered: Answered) -> None:
         self._app = app
         self._runtime = runtime
         self._answered = answered

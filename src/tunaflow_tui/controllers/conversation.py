@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
-from tunaflow_tui.controllers.sources import message_view, seat_label, speaker_label
+from tunaflow_tui.controllers.sources import message_view, recipient_of, seat_label, speaker_label
 from tunaflow_tui.core.storage.leases import TurnInProgress
 from tunaflow_tui.core.terminal_text import neutralize
 from tunaflow_tui.runtime.branching import BranchError
@@ -18,31 +18,13 @@ from tunaflow_tui.viewmodels.chat import MessageView
 from tunaflow_tui.widgets import arming
 
 if TYPE_CHECKING:
-    from tunaflow_tui.app import TunaflowApp
+    from tunaflow_tui.controllers.app_port import AppPort
     from tunaflow_tui.controllers.panes import PaneController
     from tunaflow_tui.controllers.sources import MessageSources, StoreMessageSource
     from tunaflow_tui.controllers.workers import Workers
     from tunaflow_tui.runtime.events import MessageActivity, MessageDelta, MessageStarted, ToolActivity
     from tunaflow_tui.runtime.runtime import WorkflowRuntime
     from tunaflow_tui.widgets.chat_view import ChatView
-
-def recipient_of(runtime: WorkflowRuntime, conversation_id: str) -> str:
-    """Who answers what is typed in a conversation: ``Architect (claude)``, or nobody and why."""
-    architect = runtime.settings.roles.architect
-    if conversation_id == "main":
-        return f"Architect ({architect})"
-    branch_id = conversation_id.removeprefix("branch:")
-    branch = runtime.store.get_branch(int(branch_id)) if branch_id.isdigit() else None
-    if branch is None:
-        return "nobody (this branch no longer exists)"
-    if branch.is_read_only:
-        return f"nobody (this branch is {branch.status} and read-only)"
-    if branch.kind != "general":
-        return "nobody (the workflow drives this branch)"
-    if branch.mode == "roundtable":
-        return "every seat of the roundtable, with the next round"
-    return f"Architect ({branch.engine or architect}) in branch {branch.id}"
-
 
 TYPING_PAUSE = 1.5
 """Seconds after a key in the composer during which the user counts as typing: a card arriving then
@@ -60,7 +42,7 @@ class ConversationController:
         workers: Where turns run.
     """
 
-    def __init__(self, app: TunaflowApp, runtime: WorkflowRuntime, sources: MessageSources,
+    def __init__(self, app: AppPort, runtime: WorkflowRuntime, sources: MessageSources,
                  panes: PaneController, workers: Workers) -> None:
         self._app = app
         self._runtime = runtime

@@ -26,7 +26,7 @@ from tunaflow_tui.widgets.arming import ARMING_SECONDS
 from tunaflow_tui.widgets.decision_dock import PROPOSAL, card_kind
 
 if TYPE_CHECKING:
-    from tunaflow_tui.app import TunaflowApp
+    from tunaflow_tui.controllers.app_port import AppPort
     from tunaflow_tui.controllers.attention import AttentionController
     from tunaflow_tui.controllers.workers import Workers
     from tunaflow_tui.core.storage.records import PlanRecord
@@ -65,7 +65,7 @@ class DecisionController:
         user_is_typing: Whether the user is writing in the composer right now.
     """
 
-    def __init__(self, app: TunaflowApp, runtime: WorkflowRuntime, workers: Workers,
+    def __init__(self, app: AppPort, runtime: WorkflowRuntime, workers: Workers,
                  attention: AttentionController, user_is_typing: Callable[[], bool]) -> None:
         self._app = app
         self._runtime = runtime

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from tunaflow_tui.core.storage import StorageError
 
 if TYPE_CHECKING:
-    from tunaflow_tui.app import TunaflowApp
+    from tunaflow_tui.controllers.app_port import AppPort
     from tunaflow_tui.controllers.conversation import ConversationController
     from tunaflow_tui.controllers.decisions import DecisionController
     from tunaflow_tui.controllers.panes import PaneController
@@ -37,7 +37,7 @@ Fingerprint = tuple[tuple[int, str, int], ...]
 class ExternalWrites:
     """Polls the database for other processes' commits and brings the screen up to date."""
 
-    def __init__(self, app: TunaflowApp, runtime: WorkflowRuntime, panes: PaneController,
+    def __init__(self, app: AppPort, runtime: WorkflowRuntime, panes: PaneController,
                  conversation: ConversationController, decisions: DecisionController) -> None:
         self._app = app
         self._runtime = runtime

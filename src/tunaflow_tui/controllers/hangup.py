@@ -26,14 +26,13 @@ import os
 import signal
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from tunaflow_tui.controllers.workers import AGENTS
 from tunaflow_tui.core.processes import LIVE_GROUPS
 
 if TYPE_CHECKING:
-    from textual.app import App
-
+    from tunaflow_tui.controllers.app_port import AppPort
     from tunaflow_tui.runtime.runtime import WorkflowRuntime
 
 HANGUP_SIGNALS: tuple[signal.Signals, ...] = (signal.SIGHUP, signal.SIGTERM)
@@ -63,7 +62,7 @@ def hangup_reason(sig: signal.Signals) -> str:
     return "stopped: the terminal was closed (SIGHUP)" if sig == signal.SIGHUP else f"stopped by {sig.name}"
 
 
-def install_hangup_handlers(app: App[Any], runtime: Callable[[], WorkflowRuntime | None]) -> None:
+def install_hangup_handlers(app: AppPort, runtime: Callable[[], WorkflowRuntime | None]) -> None:
     """On SIGHUP or SIGTERM, stop the agents and test runs, then exit ``app`` (call on the app's loop)."""
     loop = asyncio.get_running_loop()
     stopping: list[asyncio.Task[None]] = []
@@ -80,7 +79,7 @@ def install_hangup_handlers(app: App[Any], runtime: Callable[[], WorkflowRuntime
             loop.add_signal_handler(sig, handle, sig)
 
 
-async def _stop(app: App[Any], runtime: WorkflowRuntime | None, sig: signal.Signals) -> None:
+async def _stop(app: AppPort, runtime: WorkflowRuntime | None, sig: signal.Signals) -> None:
     if runtime is not None:
         runtime.runner.stop_reason = hangup_reason(sig)
     workers = [w for w in app.workers if w.group == AGENTS and not w.is_finished]

@@ -24,7 +24,7 @@ from tunaflow_tui.heap import freeze_loaded
 from tunaflow_tui.viewmodels.chat import ListMessageSource, MessageSource
 
 if TYPE_CHECKING:
-    from tunaflow_tui.app import TunaflowApp
+    from tunaflow_tui.controllers.app_port import AppPort
     from tunaflow_tui.controllers.bridge import RuntimeUpdate
     from tunaflow_tui.controllers.session import ProjectSession
     from tunaflow_tui.runtime.runtime import WorkflowRuntime
@@ -35,7 +35,7 @@ STILL_OPENING = "The project is still opening; try again in a moment."
 RuntimeOpener = Callable[[], "WorkflowRuntime"]
 """Loads the settings and opens the runtime (called in a thread; may raise)."""
 
-Configure = Callable[["TunaflowApp", "WorkflowRuntime"], "tuple[str, ...]"]
+Configure = Callable[["WorkflowRuntime"], "tuple[str, ...]"]
 """Applies the loaded settings to the app (theme, keymap, mouse); returns the project notes."""
 
 
@@ -60,7 +60,7 @@ class ProjectOpener:
         self._open_runtime = open_runtime
         self._configure = configure
         self._on_failure = on_failure
-        self._app: TunaflowApp | None = None
+        self._app: AppPort | None = None
         self._empty = ListMessageSource()
         self._queued: list[tuple[str, str]] = []
         self._early: list[RuntimeUpdate] = []  # runtime updates that came before the session took over
@@ -75,7 +75,7 @@ class ProjectOpener:
 
     # ------------------------------------------------------------------ state
     @property
-    def app(self) -> TunaflowApp:
+    def app(self) -> AppPort:
         """The app (after attach)."""
         assert self._app is not None, "the opener is not attached to an app"
         return self._app
@@ -98,7 +98,7 @@ class ProjectOpener:
             runtime.close()
 
     # ------------------------------------------------------------------ ChatController
-    def attach(self, app: TunaflowApp) -> None:
+    def attach(self, app: AppPort) -> None:
         self._app = app
 
     def message_source(self, conversation_id: str) -> MessageSource:
@@ -180,7 +180,7 @@ class ProjectOpener:
 
     async def _attach(self, runtime: WorkflowRuntime, session_class: type[ProjectSession]) -> None:
         app = self.app
-        notes = self._configure(app, runtime)
+        notes = self._configure(runtime)
         session = session_class(runtime, notes=notes)
         session.attach(app)
         cid = app.conversation_id

@@ -16,7 +16,7 @@ from tunaflow_tui.screens.branch_dialogs import ConfirmBranchScreen
 from tunaflow_tui.widgets.decision_dock import is_done_card
 
 if TYPE_CHECKING:
-    from tunaflow_tui.app import TunaflowApp
+    from tunaflow_tui.controllers.app_port import AppPort
     from tunaflow_tui.controllers.workers import Workers
     from tunaflow_tui.core.storage.records import PlanRecord
     from tunaflow_tui.runtime.runtime import WorkflowRuntime
@@ -34,7 +34,7 @@ class OutcomeController:
         workers: Where the git work runs.
     """
 
-    def __init__(self, app: TunaflowApp, runtime: WorkflowRuntime, workers: Workers) -> None:
+    def __init__(self, app: AppPort, runtime: WorkflowRuntime, workers: Workers) -> None:
         self._app = app
         self._runtime = runtime
         self._store = runtime.store

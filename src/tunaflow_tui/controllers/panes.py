@@ -7,11 +7,13 @@ sidebar and the workflow view are built in a thread and only drawn on the event 
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Protocol
 
 from textual.widgets import OptionList
 
 from tunaflow_tui.controllers import branch_views, plan_views
+from tunaflow_tui.controllers.sources import recipient_of
 from tunaflow_tui.core.workflow.phases import Phase
 from tunaflow_tui.screens.workflow import WorkflowScreen
 from tunaflow_tui.widgets.branch_thread import BranchThread
@@ -19,7 +21,7 @@ from tunaflow_tui.widgets.chat_view import ChatView
 from tunaflow_tui.widgets.sidebar import Sidebar
 
 if TYPE_CHECKING:
-    from tunaflow_tui.app import TunaflowApp
+    from tunaflow_tui.controllers.app_port import AppPort
     from tunaflow_tui.controllers.sources import MessageSources
     from tunaflow_tui.controllers.workers import Workers
     from tunaflow_tui.runtime.runtime import WorkflowRuntime
@@ -27,6 +29,15 @@ if TYPE_CHECKING:
 
 BRANCH_WINDOW = 30
 """Messages a branch shows when it opens in the pane."""
+
+
+class RoundtableThreads(Protocol):
+    """Makes the pane's thread of a roundtable (the roundtable controller does)."""
+
+    def thread(self, branch_id: int, chat: ChatView, recipient: str, *, read_only: str, restorable: bool,
+               cursor_blink: bool) -> BranchThread | None:
+        """The thread of roundtable ``branch_id``; None if it is none."""
+        ...
 
 
 class PaneController:
@@ -37,11 +48,14 @@ class PaneController:
         runtime: The project's runtime.
         sources: The conversations' message sources (the branch pane shows one).
         workers: Where background work runs.
+        roundtables: What makes a roundtable's thread (its board, the seats' answers, the moderator's
+            composer) when the pane opens one; asked for then, not before.
     """
 
-    def __init__(self, app: TunaflowApp, runtime: WorkflowRuntime, sources: MessageSources,
-                 workers: Workers) -> None:
+    def __init__(self, app: AppPort, runtime: WorkflowRuntime, sources: MessageSources,
+                 workers: Workers, roundtables: Callable[[], RoundtableThreads]) -> None:
         self._app = app
+        self._roundtables = roundtables
         self._runtime = runtime
         self._store = runtime.store
         self._sources = sources
@@ -110,11 +124,9 @@ class PaneController:
         chat = ChatView(self._sources.of(cid), window=BRANCH_WINDOW)
         thread: BranchThread | None = None
         if view.mode == "roundtable" and view.kind == "general":  # its board, the seats' answers, the moderator
-            from tunaflow_tui.controllers.roundtable_board import roundtable_thread
-
-            thread = roundtable_thread(self._app, self._runtime, branch_id, chat, self._recipient(cid),
-                                       read_only=self._read_only_note(view), restorable=view.read_only,
-                                       cursor_blink=self._app.composer_cursor_blink)
+            thread = self._roundtables().thread(branch_id, chat, self._recipient(cid),
+                                                read_only=self._read_only_note(view), restorable=view.read_only,
+                                                cursor_blink=self._app.composer_cursor_blink)
         if thread is None:
             thread = BranchThread(cid, chat, self._recipient(cid), read_only=self._read_only_note(view),
                                   restorable=view.read_only, cursor_blink=self._app.composer_cursor_blink)
@@ -134,8 +146,6 @@ class PaneController:
                 chat.focus()
 
     def _recipient(self, conversation_id: str) -> str:
-        from tunaflow_tui.controllers.conversation import recipient_of
-
         return recipient_of(self._runtime, conversation_id)
 
     def _read_only_note(self, view: BranchView) -> str:

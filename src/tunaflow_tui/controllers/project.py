@@ -26,7 +26,7 @@ from tunaflow_tui.screens.git_init import git_init_screen, initial_commit_screen
 from tunaflow_tui.screens.trust import trust_screen
 
 if TYPE_CHECKING:
-    from tunaflow_tui.app import TunaflowApp
+    from tunaflow_tui.controllers.app_port import AppPort
     from tunaflow_tui.controllers.status import StatusController
     from tunaflow_tui.controllers.workers import Workers
     from tunaflow_tui.runtime.runtime import WorkflowRuntime
@@ -42,7 +42,7 @@ class ProjectController:
         offer_git_init: Ask whether to initialise a git repository when the project has none.
     """
 
-    def __init__(self, app: TunaflowApp, runtime: WorkflowRuntime, workers: Workers, status: StatusController,
+    def __init__(self, app: AppPort, runtime: WorkflowRuntime, workers: Workers, status: StatusController,
                  *, offer_git_init: bool = True) -> None:
         self._app = app
         self._runtime = runtime

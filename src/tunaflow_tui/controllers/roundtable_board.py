@@ -1,7 +1,8 @@
 """A roundtable in the app: its thread in the branch pane, its board kept in step with its events.
 
 Any roundtable the pane shows — started here, started from the shell with ``tunaflow roundtable``,
-or opened from the sidebar — gets a :class:`RoundtableLive`: the roundtable (opened from the store
+or opened from the sidebar — gets a :class:`RoundtableLive`, kept by the session's
+:class:`~tunaflow_tui.controllers.roundtable.RoundtableController`: the roundtable (opened from the store
 when this window did not start it), whether its rounds are running here, and the moderator's
 messages held for the next round. The board (:mod:`tunaflow_tui.widgets.roundtable_board`) is
 redrawn from the store on every event of the roundtable, so it shows what is stored: each seat's
@@ -12,7 +13,6 @@ the consensus card and the peer ranking.
 from __future__ import annotations
 
 import json
-import weakref
 from typing import TYPE_CHECKING
 
 from tunaflow_tui.controllers.sources import message_view
@@ -23,14 +23,10 @@ from tunaflow_tui.widgets.roundtable_board import BoardState, BriefView, Ranking
 from tunaflow_tui.widgets.roundtable_thread import RoundtableThread
 
 if TYPE_CHECKING:
-    from tunaflow_tui.app import TunaflowApp
+    from tunaflow_tui.controllers.app_port import AppPort
     from tunaflow_tui.runtime.roundtable_records import RoundtableEvent, SeatAnswer
-    from tunaflow_tui.runtime.runtime import WorkflowRuntime
-    from tunaflow_tui.widgets.chat_view import ChatView
 
 CONTROLS = "> next round · + add seat · - remove seat · ctrl+r stop"
-_LIVE: weakref.WeakKeyDictionary[WorkflowRuntime, dict[int, RoundtableLive]] = weakref.WeakKeyDictionary()
-"""The roundtables each open project window has shown, by branch id."""
 
 
 def _usage(answer: SeatAnswer) -> SeatUsage:
@@ -109,7 +105,7 @@ def board_state(table: Roundtable, *, running: bool, held: tuple[str, ...] = ())
 class RoundtableLive:
     """One roundtable shown in a window: keeps its board in step with its events, holds the moderator's words."""
 
-    def __init__(self, app: TunaflowApp, table: Roundtable) -> None:
+    def __init__(self, app: AppPort, table: Roundtable) -> None:
         self.app = app
         self.table = table
         self.running = False
@@ -171,38 +167,3 @@ class RoundtableLive:
         block = thread.chat.block_for(message_id) if thread is not None else None
         if block is not None and record is not None and not block.is_streaming and record.status != "streaming":
             await block.finish(message_view(record))
-
-
-def live_for(app: TunaflowApp, runtime: WorkflowRuntime, branch_id: int) -> RoundtableLive | None:
-    """The window's keeper of roundtable ``branch_id`` (opened from the store the first time); None if it is none."""
-    found = _LIVE.setdefault(runtime, {})
-    live = found.get(branch_id)
-    if live is None:
-        try:
-            table = Roundtable.open(runtime, branch_id)
-        except (RoundtableError, ValueError, KeyError, TypeError):
-            return None
-        live = found[branch_id] = RoundtableLive(app, table)
-    return live
-
-
-def live_of(runtime: WorkflowRuntime, branch_id: int) -> RoundtableLive | None:
-    """The keeper of roundtable ``branch_id`` if this window has shown it."""
-    return _LIVE.get(runtime, {}).get(branch_id)
-
-
-def adopt(app: TunaflowApp, table: Roundtable) -> RoundtableLive:
-    """Keep a roundtable this window just convened."""
-    live = RoundtableLive(app, table)
-    _LIVE.setdefault(table.rt, {})[table.branch.id] = live
-    return live
-
-
-def roundtable_thread(app: TunaflowApp, runtime: WorkflowRuntime, branch_id: int, chat: ChatView, recipient: str, *,
-                      read_only: str, restorable: bool, cursor_blink: bool) -> RoundtableThread | None:
-    """The pane's thread of roundtable ``branch_id``: its board, answers and composer (None: not a roundtable)."""
-    live = live_for(app, runtime, branch_id)
-    if live is None:
-        return None
-    return RoundtableThread(live.conversation_id, chat, live.state(), recipient, read_only=read_only,
-                            restorable=restorable, cursor_blink=cursor_blink)

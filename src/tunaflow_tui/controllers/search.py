@@ -17,7 +17,7 @@ from tunaflow_tui.screens.search import SearchScreen
 from tunaflow_tui.viewmodels.search import SearchHitView, SearchResultsView, results_view
 
 if TYPE_CHECKING:
-    from tunaflow_tui.app import TunaflowApp
+    from tunaflow_tui.controllers.app_port import AppPort
     from tunaflow_tui.controllers.panes import PaneController
     from tunaflow_tui.controllers.workers import Workers
     from tunaflow_tui.core.memory.project_search import ProjectHit
@@ -45,7 +45,7 @@ class SearchController:
         workers: Where opening a hit runs.
     """
 
-    def __init__(self, app: TunaflowApp, runtime: WorkflowRuntime, panes: PaneController,
+    def __init__(self, app: AppPort, runtime: WorkflowRuntime, panes: PaneController,
                  workers: Workers) -> None:
         self._app = app
         self._runtime = runtime

@@ -12,6 +12,7 @@ needs:
 - :class:`~tunaflow_tui.controllers.search.SearchController` — project search and opening a hit;
 - :class:`~tunaflow_tui.controllers.branches.BranchesController` — forking, talking in and adopting branches;
 - :class:`~tunaflow_tui.controllers.follower.ExternalWrites` — what other processes write, shown as it lands;
+- :class:`~tunaflow_tui.controllers.roundtable.RoundtableController` — roundtables: set-up, rounds, seats;
 - :class:`~tunaflow_tui.controllers.status.StatusController` and
   :class:`~tunaflow_tui.controllers.attention.AttentionController` — the status line and the bell.
 
@@ -57,7 +58,8 @@ from tunaflow_tui.runtime.events import (
 )
 
 if TYPE_CHECKING:
-    from tunaflow_tui.app import TunaflowApp
+    from tunaflow_tui.controllers.app_port import AppPort
+    from tunaflow_tui.controllers.roundtable import RoundtableController
     from tunaflow_tui.runtime.runtime import WorkflowRuntime
 
 Route = Callable[[Any], Awaitable[None] | None]
@@ -78,7 +80,7 @@ class ProjectSession:
         self.store = runtime.store
         self.notes = tuple(notes)
         self._offer_git_init = offer_git_init
-        self._app: TunaflowApp | None = None
+        self._app: AppPort | None = None
         self.sources = MessageSources(runtime.store)
         # the controllers, built on attach (they need the app)
         self.bridge: RuntimeBridge
@@ -94,6 +96,7 @@ class ProjectSession:
         self.search: SearchController
         self.branches: BranchesController
         self.follower: ExternalWrites
+        self._roundtable: RoundtableController | None = None
         self._routes: dict[type[RuntimeEvent], Route] = {}
 
     @property
@@ -102,13 +105,23 @@ class ProjectSession:
         return self
 
     @property
-    def app(self) -> TunaflowApp:
+    def is_open(self) -> bool:
+        """Always: the session is made on an open runtime."""
+        return True
+
+    @property
+    def error(self) -> str | None:
+        """None: a session only exists for a project that opened."""
+        return None
+
+    @property
+    def app(self) -> AppPort:
         """The app (after attach)."""
         assert self._app is not None, "the session is not attached to an app"
         return self._app
 
     # ------------------------------------------------------------------ composition
-    def attach(self, app: TunaflowApp) -> None:
+    def attach(self, app: AppPort) -> None:
         """Build the controllers on ``app`` and start listening to the runtime."""
         if self._app is app:
             return
@@ -116,7 +129,7 @@ class ProjectSession:
         runtime = self.runtime
         self.bridge = RuntimeBridge(app)
         self.workers = Workers(app, self.bridge, self._agents_changed)
-        self.panes = PaneController(app, runtime, self.sources, self.workers)
+        self.panes = PaneController(app, runtime, self.sources, self.workers, lambda: self.roundtable)
         self.status = StatusController(app, self.notes, self.workers.agents_running, self.panes.live_hint)
         self.conversation = ConversationController(app, runtime, self.sources, self.panes, self.workers)
         self.attention = AttentionController(app, self.panes, lambda: runtime.settings.ui)
@@ -144,6 +157,17 @@ class ProjectSession:
         }
         runtime.subscribe(self.bridge.observe)
 
+    @property
+    def roundtable(self) -> RoundtableController:
+        """The roundtables' controller, built on first use: its modules load with the first roundtable
+        (or the first message sent), not when the project opens."""
+        if self._roundtable is None:
+            from tunaflow_tui.controllers.roundtable import RoundtableController
+
+            self._roundtable = RoundtableController(self.app, self.runtime, self.panes, self.workers,
+                                                    self.conversation_in_focus)
+        return self._roundtable
+
     async def ready(self) -> None:
         """The app is mounted: fill the sidebar, show what waits, and say what the user should know."""
         self.bridge.bind_loop()
@@ -168,30 +192,24 @@ class ProjectSession:
 
     def send(self, conversation_id: str, text: str) -> None:
         """The user sent ``text`` (in a roundtable: to every seat, with the next round)."""
-        from tunaflow_tui.controllers import roundtable
-
         self.status.sent()
-        if roundtable.is_roundtable(self, conversation_id):
-            roundtable.moderate(self, conversation_id, text)
+        if self.roundtable.is_roundtable(conversation_id):
+            self.roundtable.moderate(conversation_id, text)
             return
         self.conversation.send(conversation_id, text)
 
     def retry(self, conversation_id: str, message_id: int) -> None:
         """The user asked to rerun a failed turn (a roundtable seat's: that seat runs again)."""
-        from tunaflow_tui.controllers.roundtable_seats import rerun_message
-
         record = self.store.get_message(message_id)
-        if record is not None and rerun_message(self, record):
+        if record is not None and self.roundtable.seats.rerun_message(record):
             return
         self.conversation.retry(conversation_id, message_id)
 
-    def roundtable_requested(self, conversation_id: str, action: str) -> None:
-        """A roundtable key in the pane: add or remove a seat, the next round, stop."""
-        from tunaflow_tui.controllers import roundtable
-
-        roundtable.requested(self, conversation_id, action)
-
     # ------------------------------------------------------------------ runtime updates
+    def hold_update(self, update: RuntimeUpdate) -> None:
+        """Nothing waits for this session to open: the update is routed as any other."""
+        self.workers.run_ui(self.route(update), "show what the runtime reported")
+
     async def route(self, update: RuntimeUpdate) -> None:
         """Hand a runtime update to the controller that owns it (one update at a time, in order)."""
         self.bridge.started(update)

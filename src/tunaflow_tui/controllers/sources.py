@@ -1,8 +1,10 @@
-"""Stored messages as the chat shows them: a MessageSource over the Store, and record → view."""
+"""Stored messages as the chat shows them: a MessageSource over the Store, record → view, who speaks and
+who answers."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from tunaflow_tui.core.storage import Store
 from tunaflow_tui.core.storage.records import MessageRecord
@@ -10,6 +12,9 @@ from tunaflow_tui.core.terminal_text import neutralize
 from tunaflow_tui.core.turns import ToolLine, Usage
 from tunaflow_tui.runtime.roundtable_records import ANSWER_KIND, RANKING_KIND, TOPIC_KIND, USER_KIND
 from tunaflow_tui.viewmodels.chat import ErrorView, MessageView
+
+if TYPE_CHECKING:
+    from tunaflow_tui.runtime.runtime import WorkflowRuntime
 
 ROLE_TITLES = {
     "architect": "Architect",
@@ -19,6 +24,24 @@ ROLE_TITLES = {
     "synthesizer": "Synthesizer",
     "summarizer": "Summarizer",
 }
+
+
+def recipient_of(runtime: WorkflowRuntime, conversation_id: str) -> str:
+    """Who answers what is typed in a conversation: ``Architect (claude)``, or nobody and why."""
+    architect = runtime.settings.roles.architect
+    if conversation_id == "main":
+        return f"Architect ({architect})"
+    branch_id = conversation_id.removeprefix("branch:")
+    branch = runtime.store.get_branch(int(branch_id)) if branch_id.isdigit() else None
+    if branch is None:
+        return "nobody (this branch no longer exists)"
+    if branch.is_read_only:
+        return f"nobody (this branch is {branch.status} and read-only)"
+    if branch.kind != "general":
+        return "nobody (the workflow drives this branch)"
+    if branch.mode == "roundtable":
+        return "every seat of the roundtable, with the next round"
+    return f"Architect ({branch.engine or architect}) in branch {branch.id}"
 
 
 def speaker_label(role: str, persona: str | None, engine: str | None, model: str | None) -> str:

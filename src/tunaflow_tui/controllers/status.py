@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from textual.notifications import SeverityLevel
     from textual.timer import Timer
 
-    from tunaflow_tui.app import TunaflowApp
+    from tunaflow_tui.controllers.app_port import AppPort
 
 SEVERITY: dict[str, SeverityLevel] = {"info": "information", "warning": "warning", "error": "error"}
 
@@ -76,7 +76,7 @@ class StatusController:
             live"), or "".
     """
 
-    def __init__(self, app: TunaflowApp, notes: tuple[str, ...], agents_running: Callable[[], bool],
+    def __init__(self, app: AppPort, notes: tuple[str, ...], agents_running: Callable[[], bool],
                  live_hint: Callable[[str], str] | None = None) -> None:
         self._app = app
         self.notes = tuple(notes)

@@ -18,7 +18,7 @@ from tunaflow_tui.screens.pickers import ContextPackScreen, PickerScreen
 from tunaflow_tui.viewmodels.context_pack import LinkChoice, PackView, pack_view
 
 if TYPE_CHECKING:
-    from tunaflow_tui.app import TunaflowApp
+    from tunaflow_tui.controllers.app_port import AppPort
     from tunaflow_tui.controllers.workers import Workers
     from tunaflow_tui.runtime.runtime import WorkflowRuntime
 
@@ -35,7 +35,7 @@ class ToolsController:
         conversation_in_focus: The conversation the user is in (main, or the branch in the pane).
     """
 
-    def __init__(self, app: TunaflowApp, runtime: WorkflowRuntime, workers: Workers,
+    def __init__(self, app: AppPort, runtime: WorkflowRuntime, workers: Workers,
                  conversation_in_focus: Callable[[], str]) -> None:
         self._app = app
         self._runtime = runtime
@@ -96,9 +96,7 @@ class ToolsController:
 
     def change_theme(self) -> None:
         """Pick a theme (built-in or from the user's themes folder); the choice is saved for next time."""
-        from tunaflow_tui.themes import pick_theme
-
-        pick_theme(self._app, self._runtime.project_dir)
+        self._app.action_change_theme()
 
     def _packs(self) -> list[PackView]:
         from tunaflow_tui.core.personas import load_persona

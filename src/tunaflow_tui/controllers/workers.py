@@ -15,8 +15,7 @@ from typing import TYPE_CHECKING, Any
 from tunaflow_tui.core.terminal_text import neutralize
 
 if TYPE_CHECKING:
-    from textual.app import App
-
+    from tunaflow_tui.controllers.app_port import AppPort
     from tunaflow_tui.controllers.bridge import RuntimeBridge
 
 AGENTS = "agents"
@@ -35,7 +34,7 @@ class Workers:
         on_agents_changed: Called on the event loop whenever agent work starts or ends.
     """
 
-    def __init__(self, app: App[Any], bridge: RuntimeBridge, on_agents_changed: Callable[[], None]) -> None:
+    def __init__(self, app: AppPort, bridge: RuntimeBridge, on_agents_changed: Callable[[], None]) -> None:
         self._app = app
         self._bridge = bridge
         self._on_agents_changed = on_agents_changed

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import os
 import subprocess
+from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar, Protocol
 
-from textual.app import App, ComposeResult
+from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.widgets import Static
 
@@ -62,7 +63,15 @@ class WorktreeSetupScreen(DecisionScreen):
         yield Static(f"command: {self.command}\nworktree: {self.worktree}", id="setup-where", markup=False)
 
 
-def open_shell(app: App[Any], worktree: Path, *, project: Path, branch: str) -> str | None:
+class Suspends(Protocol):
+    """What handing the terminal to a shell needs of the app."""
+
+    def suspend(self) -> AbstractContextManager[None]:
+        """Give the terminal away for the duration of a ``with`` block."""
+        ...
+
+
+def open_shell(app: Suspends, worktree: Path, *, project: Path, branch: str) -> str | None:
     """Hand the terminal to the user's shell in ``worktree`` until it exits; an error text when it cannot."""
     if not worktree.is_dir():
         return f"The worktree {worktree} does not exist any more."

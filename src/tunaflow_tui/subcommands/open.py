@@ -155,7 +155,8 @@ def open_project_app(project: Path, load: SettingsLoader | None = None, *, force
 
     themes_registered = False
 
-    def configure(app: TunaflowApp, runtime: WorkflowRuntime) -> tuple[str, ...]:
+    def configure(runtime: WorkflowRuntime) -> tuple[str, ...]:
+        assert app is not None, "the app is built before the project opens"
         if not themes_registered:
             _register_themes(app)
         apply_ui_settings(app, runtime.settings)
@@ -204,7 +205,7 @@ def run(args: argparse.Namespace) -> int:
     """Open the app on the project."""
     project = Path(args.path).expanduser().resolve()
     if not is_directory(str(project)):
-        from tunaflow_tui.cli import SUBCOMMANDS
+        from tunaflow_tui.subcommands import SUBCOMMANDS
         from tunaflow_tui.subcommands.arguments import did_you_mean, usage_error
 
         word = str(args.path)

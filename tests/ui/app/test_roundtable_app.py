@@ -69,7 +69,6 @@ async def test_start_roundtable_sets_up_estimates_and_opens_the_branch_in_the_pa
 async def test_the_board_shows_each_seat_live_and_the_controls_run_a_round_and_rerun_one_seat(open_app) -> None:
     from textual.widgets import OptionList
 
-    from tunaflow_tui.controllers.roundtable import shown_live
     from tunaflow_tui.widgets.roundtable_board import RoundtableBoard
 
     app, session, runtime = open_app()
@@ -86,7 +85,7 @@ async def test_the_board_shows_each_seat_live_and_the_controls_run_a_round_and_r
         text = board.text
         assert "alice · demo · proposer" in text and "bob · demo · critic" in text, text
         assert text.count("answered") == 2 and "between rounds" in text
-        live = shown_live(session)
+        live = session.roundtable.shown_live()
         assert live is not None
         table = live.table
         tokens = table.token_totals()["per_seat"]["alice"]

@@ -16,11 +16,11 @@ from waiting import until
 
 from tunaflow_tui.agents.base import Engine, Turn, TurnRequest
 from tunaflow_tui.agents.events import EngineEvent, FinalMessage, SessionStarted, TextDelta, Usage
-from tunaflow_tui.controllers.roundtable import RoundtableRequest, run_roundtable, shown_live
 from tunaflow_tui.core.roundtable.seats import RoundtableSetup, Seat
 from tunaflow_tui.core.settings.engines import EngineConfig
 from tunaflow_tui.runtime.roundtable import Roundtable
 from tunaflow_tui.runtime.roundtable_records import ANSWER_KIND, USER_KIND
+from tunaflow_tui.screens.roundtable_setup import RoundtableRequest
 from tunaflow_tui.widgets.message_block import MessageBlock
 from tunaflow_tui.widgets.roundtable_board import RoundtableBoard
 from tunaflow_tui.widgets.roundtable_thread import RoundtableThread
@@ -31,7 +31,7 @@ THREE = (Seat("alice", "demo", "proposer"), Seat("bob", "demo", "critic"), Seat(
 
 def _start(session: Any, *seats: Seat, mode: str = "deliberative", rounds: int = 1) -> None:
     setup = RoundtableSetup(topic=TOPIC, seats=seats or THREE, mode=mode)
-    session.workers.run_agent(run_roundtable(session, RoundtableRequest(setup, rounds)), "run the roundtable")
+    session.workers.run_agent(session.roundtable.run(RoundtableRequest(setup, rounds)), "run the roundtable")
 
 
 async def _round_one_of_two(pilot: Any, app: Any, session: Any, runtime: Any) -> None:
@@ -239,7 +239,7 @@ async def test_seats_are_added_and_removed_between_rounds_and_refused_during_one
         form.query_one("#seat-name", Input).value = "dora"
         await pilot.press("enter")
         await until(pilot, lambda: not isinstance(app.screen, AddSeatScreen), "the form closing")
-        live = shown_live(session)
+        live = session.roundtable.shown_live()
         assert live is not None
         dora = live.table.setup.seat("dora")
         assert (dora.engine, dora.role, dora.role_text, dora.blind) == ("demo", "custom", "security auditor", True)
@@ -398,3 +398,30 @@ async def test_the_board_folds_to_one_line_and_the_answers_keep_their_room(
         await until(pilot, lambda: "Board" in screen_text(app).splitlines()[-1], "the footer naming the key", limit=20)
         await pilot.press("ctrl+n")
         await until(pilot, lambda: not board.collapsed and board.outer_size.height > 2, "unfolded again", limit=20)
+
+
+async def test_a_window_opened_again_on_the_project_keeps_its_own_roundtable_board(open_app: Any) -> None:
+    """Each window's session keeps the roundtables it shows: a seat removed in a second window leaves that
+    window's board, not the board of a window closed before it on the same runtime."""
+    from tunaflow_tui.screens.pickers import PickerScreen
+    from tunaflow_tui.subcommands.open import build_app
+
+    first, session, runtime = open_app()
+    table = seed_ended(runtime, synthesizer=True, ranking=False)
+    async with first.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, first)
+        await session.panes.open_branch(table.branch.id, focus=True)
+        await until(pilot, lambda: _thread(first) is not None, "the roundtable in the first window")
+
+    app = build_app(runtime, notes=(), cursor_blink=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await app.controller.panes.open_branch(table.branch.id, focus=True)
+        await until(pilot, lambda: _thread(app) is not None, "the roundtable in the second window")
+        thread = _thread(app)
+        assert thread is not None and "syn · demo" in thread.board.text
+        await run_from_palette(pilot, app, "Remove seat")
+        await until(pilot, lambda: isinstance(app.screen, PickerScreen), "the seat picker")
+        await pilot.press("down", "down", "enter")  # syn
+        await until(pilot, lambda: "syn · demo" not in thread.board.text, "syn gone from this window's board")
+        assert [s.name for s in Roundtable.open(runtime, table.branch.id).setup.seats] == ["alice", "bob"]

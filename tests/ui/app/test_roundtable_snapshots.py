@@ -17,8 +17,8 @@ from textual.containers import ScrollableContainer
 from waiting import until
 
 from tunaflow_tui.controllers import status
-from tunaflow_tui.controllers.roundtable import RoundtableRequest, run_roundtable
 from tunaflow_tui.core.roundtable.seats import RoundtableSetup, Seat
+from tunaflow_tui.screens.roundtable_setup import RoundtableRequest
 from tunaflow_tui.widgets.message_block import MessageBlock
 from tunaflow_tui.widgets.roundtable_board import RoundtableBoard
 from tunaflow_tui.widgets.roundtable_thread import RoundtableThread
@@ -100,7 +100,7 @@ async def _live_round(pilot: Any) -> None:
     session = app.controller
     setup = RoundtableSetup(topic=TOPIC, mode="deliberative", seats=(
         Seat("alice", "demo", "proposer"), Seat("bob", "demo", "critic"), Seat("carl", "demo", "judge")))
-    session.workers.run_agent(run_roundtable(session, RoundtableRequest(setup, 1)), "run the roundtable")
+    session.workers.run_agent(session.roundtable.run(RoundtableRequest(setup, 1)), "run the roundtable")
 
     def two_writing_one_done() -> bool:
         blocks = _blocks(app)

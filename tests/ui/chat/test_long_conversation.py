@@ -43,10 +43,20 @@ def store(tmp_path: Path) -> Iterator[Store]:
 class StoreController:
     """Serves the stored conversation; nothing is sent."""
 
+    session = None
+    is_open = True
+    error = None
+
     def __init__(self, store: Store) -> None:
         self.store = store
 
     def attach(self, app: TunaflowApp) -> None:
+        pass
+
+    async def ready(self) -> None:
+        pass
+
+    def hold_update(self, update: object) -> None:
         pass
 
     def message_source(self, conversation_id: str) -> MessageSource:
