@@ -90,11 +90,11 @@ def test_private_names_lists_every_private_name_the_module_reaches() -> None:
 PRIVATE_MODULE = re.compile(r"^\s*(?:from|import)\s+textual(?:\.\w+)*\._\w+", re.MULTILINE)
 """An import of one of Textual's private modules (``textual._styles_cache``, ``textual.widgets._footer``…)."""
 
-# Where the app, its widgets and its UI tests live: the other layers never import Textual (test_layering),
-# and a ``_driver`` there is their own.
+# Where the app, its widgets, its UI tests and the benchmarks live: the other layers never import Textual
+# (test_layering), and a ``_driver`` there is their own.
 UI_SOURCES = ("src/tunaflow_tui/app.py", "src/tunaflow_tui/palette.py", "src/tunaflow_tui/widgets",
               "src/tunaflow_tui/screens", "src/tunaflow_tui/controllers", "src/tunaflow_tui/themes.py",
-              "tests/ui", "tests/support", "tests/conftest.py")
+              "tests/ui", "tests/support", "tests/conftest.py", "bench")
 
 
 def private_uses(source: str) -> list[str]:
