@@ -42,7 +42,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 def pytest_runtest_teardown(item: pytest.Item) -> None:
     """Let the finished test's widgets go, as the chat lets released messages go
     (:func:`~tunaflow_tui.widgets.chat_view.forget_released_lines`)."""
-    if "textual._styles_cache" in sys.modules:  # a test that drew no widget leaves Textual unloaded
+    if "textual.widget" in sys.modules:  # a test that drew no widget leaves Textual unloaded
         from tunaflow_tui.widgets.chat_view import forget_released_lines
 
         forget_released_lines()

@@ -30,6 +30,7 @@ from textual.widgets import Header, Static
 
 from tunaflow_tui.heap import freeze_loaded
 from tunaflow_tui.palette import TunaflowCommands
+from tunaflow_tui.textual_compat import declared_bindings, lay_out_screens_under_dialogs, write_to_terminal
 from tunaflow_tui.viewmodels.chat import ListMessageSource, MessageSource, MessageView
 from tunaflow_tui.viewmodels.glyphs import APP_ICON
 from tunaflow_tui.widgets.chat_view import ChatView
@@ -269,6 +270,8 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         cursor_blink: bool = True,
     ) -> None:
         super().__init__()
+        # a change to the screen under a dialog (its footer) is laid out at once, not when the dialog closes
+        lay_out_screens_under_dialogs(self)
         self.controller = controller
         self.mouse_enabled = mouse
         self.conversation_id = conversation_id
@@ -388,9 +391,7 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         Textual writes its own sequences (the bell, the clipboard) through its driver; there is no
         public way to write another, so this one method does the same.
         """
-        driver = getattr(self, "_driver", None)
-        if driver is not None:
-            driver.write(sequence)
+        write_to_terminal(self, sequence)
 
     def notify(self, message: str, *, title: str = "", severity: SeverityLevel = "information",
                timeout: float | None = None, markup: bool = False) -> None:
@@ -477,23 +478,6 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(self.binding_sections()))
 
-    # -- screens drawn under a dialog ----------------------------------------------------------------
-
-    def _end_batch(self) -> None:
-        """End a batch update, then let every screen drawn look again at the layout it still owes.
-
-        A screen lays itself out on its update timer, which pauses itself after each tick and is
-        resumed only by that screen's next idle moment; a tick that falls inside a batch update (a
-        widget recomposing, such as a dialog's footer as it opens) skips the layout. The top screen
-        has idle moments all the time; the screen under a dialog gets none, so a change to it made
-        then (its footer redrawn for the keys a dialog turns off) stayed unlaid out, and its footer
-        never measured, until the dialog closed.
-        """
-        super()._end_batch()
-        if not self._batch_count:
-            for screen in self._background_screens:
-                screen.check_idle()
-
     # -- which keys apply where ---------------------------------------------------------------------
 
     def _on_main_screen(self) -> bool:
@@ -541,7 +525,7 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         chain = focused.ancestors_with_self if focused is not None else (self.screen, self)
         # bound here, even where it cannot act just now (a held plan's `h`): a decision key is never typing.
         # Screen.active_bindings leaves out the bindings whose check_action says no, so the maps are read.
-        if any(event.key in node._bindings.key_to_bindings for node in chain):
+        if any(event.key in declared_bindings(node) for node in chain):
             return
         composer = next((c for node in (focused.ancestors_with_self if focused is not None else ())
                          for c in node.query(Composer)), self.composer)

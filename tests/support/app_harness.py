@@ -6,7 +6,11 @@ from pathlib import Path
 from typing import Any
 
 from textual.app import App
+from textual.notifications import Notification
+from textual.strip import Strip
+from textual.widget import Widget
 
+from tunaflow_tui import textual_compat
 from tunaflow_tui.core.settings import Settings, load_settings
 
 FAILING_REVIEWS = 5
@@ -28,13 +32,33 @@ def posted(app: App[Any]) -> list[Any]:
 
     Kept by the ``notification_history`` fixture of the UI tests (``tests/ui/conftest.py``).
     """
-    history: list[Any] = app._notifications.__dict__.get("history", [])
+    history: list[Any] = textual_compat.notifications_of(app).__dict__.get("history", [])
     return history
+
+
+def notifications(app: App[Any]) -> list[Notification]:
+    """The notifications the app shows now (the toasts on screen or about to be), oldest first."""
+    return list(textual_compat.notifications_of(app))
+
+
+def screen_strips(app: App[Any]) -> list[Strip]:
+    """The rows the terminal shows right now, with their styles."""
+    return textual_compat.screen_strips(app.screen)
+
+
+def screen_rows(app: App[Any]) -> list[str]:
+    """The rows the terminal shows right now, as plain text."""
+    return [strip.text for strip in screen_strips(app)]
 
 
 def screen_text(app: App[Any]) -> str:
     """What the terminal shows right now, as plain text."""
-    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+    return "\n".join(screen_rows(app))
+
+
+def in_view(app: App[Any], widget: Widget) -> bool:
+    """True when at least part of ``widget`` shows on the screen now."""
+    return widget in set(textual_compat.visible_widgets(app.screen))
 
 
 async def send(pilot: Any, app: Any, text: str) -> None:

@@ -13,6 +13,7 @@ from textual.widget import Widget
 from textual.widgets import Button, Static, TextArea
 
 from tunaflow_tui.screens.dialog import DialogScreen
+from tunaflow_tui.textual_compat import declared_bindings
 from tunaflow_tui.widgets import arming as arming_clock
 from tunaflow_tui.widgets.arming import PRESS_AGAIN
 
@@ -65,7 +66,7 @@ class DecisionScreen(DialogScreen[str | None]):
     def _bound(self, value: str) -> Binding | None:
         """The binding that takes ``value``, if the screen declares one."""
         action = f"choose({value!r})"
-        bindings = (b for group in self._bindings.key_to_bindings.values() for b in group)
+        bindings = (b for group in declared_bindings(self).values() for b in group)
         return next((b for b in bindings if b.action == action), None)
 
     def _key_label(self, key: str, value: str) -> str:

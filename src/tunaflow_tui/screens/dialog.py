@@ -23,8 +23,8 @@ from typing import Any, ClassVar, TypeVar
 from textual.binding import Binding, BindingType
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Button
-from textual.widgets._toast import ToastRack
 
+from tunaflow_tui.textual_compat import toast_racks
 from tunaflow_tui.widgets.key_footer import KeyFooter
 
 ResultT = TypeVar("ResultT")
@@ -80,7 +80,7 @@ class DialogScreen(ModalScreen[ResultT]):
 
     def _keep_toasts_above_buttons(self, _screen: Screen[Any] | None = None) -> None:
         rows = self.toast_rows()
-        for rack in self.query_children(ToastRack):
+        for rack in toast_racks(self):
             if rack.styles.max_height is None or rack.styles.max_height.value != rows:
                 rack.styles.max_height = rows  # a single toast taller than the room is cut, not laid over
             room = rows

@@ -16,13 +16,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, ClassVar, cast
 
-from textual._styles_cache import StylesCache
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.widget import Widget
 from textual.widgets import Static
 
 from tunaflow_tui.keyhints import key_for
+from tunaflow_tui.textual_compat import anchor_released, forget_inner_outer_colours, is_anchor_released
 from tunaflow_tui.widgets.composer import ComposerInput
 
 if TYPE_CHECKING:
@@ -45,7 +45,7 @@ def forget_released_lines() -> None:
     they left the screen: paging through a long chat kept tens of megabytes of released messages.
     The cache only saves recomputing two colours; it refills at once.
     """
-    StylesCache.get_inner_outer.cache_clear()
+    forget_inner_outer_colours()
 
 
 class ChatView(VerticalScroll):
@@ -150,7 +150,7 @@ class ChatView(VerticalScroll):
     @property
     def is_following(self) -> bool:
         """True while the view sticks to the newest text."""
-        return self.is_anchored and not getattr(self, "_anchor_released", False)
+        return self.is_anchored and not is_anchor_released(self)
 
     # -- lifecycle -------------------------------------------------------------------------------
 
@@ -416,8 +416,7 @@ class ChatView(VerticalScroll):
 
     def _follow_from_the_bottom(self) -> None:
         """The newest messages are mounted again: follow new text once the user is at the bottom."""
-        self._anchored = True  # anchored but released, as after a scroll up: Textual re-anchors at the bottom
-        self.release_anchor()
+        anchor_released(self)  # as after a scroll up: Textual anchors again at the bottom
 
     async def _release(self, blocks: Sequence[Widget]) -> None:
         """Remove ``blocks`` and let go of everything they rendered."""

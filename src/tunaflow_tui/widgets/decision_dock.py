@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, TypeGuard
 from rich.cells import cell_len
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
+from textual.content import Content
 from textual.widget import Widget
 from textual.widgets import Static
 
@@ -93,14 +94,31 @@ def card_is_pending(card: Widget) -> bool:
 
 
 class DockHint(Static):
-    """The dock's one line of keys; cut again to its own width whenever that changes."""
+    """The dock's one line of keys, cut after a whole key to the width it is drawn at.
 
-    _fitted_width: int = -1
+    It is cut as it is drawn, to the width Textual draws it at (the dock's width less its padding,
+    its scrollbar and the line's own padding), so any change of that width cuts it again.  A width
+    measured beforehand can be stale (the dock hidden behind a narrow pinned pane, then shown), and
+    Textual would then cut the line mid-word.
+    """
 
-    def on_resize(self) -> None:
-        if self.content_size.width != self._fitted_width and isinstance(self.parent, DecisionDock):
-            self._fitted_width = self.content_size.width
-            self.parent.refresh_hint()
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id, markup=False)
+        self._text = ""
+
+    @property
+    def text(self) -> str:
+        """The whole line, before it is cut to the width it is drawn at."""
+        return self._text
+
+    def show(self, text: str) -> None:
+        """Show ``text``, cut to fit when it is drawn."""
+        if text != self._text:
+            self._text = text
+            self.refresh()
+
+    def render(self) -> Content:
+        return Content(fit_hint(self._text, self.size.width))
 
 
 class DecisionDock(VerticalScroll, can_focus=False):
@@ -127,7 +145,7 @@ class DecisionDock(VerticalScroll, can_focus=False):
     """
 
     def compose(self) -> ComposeResult:
-        yield DockHint("", id="dock-hint", markup=False)
+        yield DockHint(id="dock-hint")
 
     def hint_text(self) -> tuple[str, bool]:
         """The keys of the newest card that waits (docked under the cards, so they never scroll away).
@@ -161,29 +179,17 @@ class DecisionDock(VerticalScroll, can_focus=False):
     def refresh_hint(self) -> None:
         """Bring the key hint in line with the cards."""
         text, urgent = self.hint_text()
-        hint = self.query_one("#dock-hint", Static)
-        measured = hint.content_size.width
-        width = measured or self.content_size.width - 2  # hidden: the dock's, less its padding
-        hint.update(fit_hint(text, width))
+        hint = self.query_one("#dock-hint", DockHint)
+        hint.show(text)
         hint.display = bool(text)
         hint.set_class(not urgent, "-quiet")
 
     def on_mount(self) -> None:
         self.refresh_hint()
 
-    _hint_width: int = 0
-
     def on_resize(self) -> None:
-        """Another width: the hint is cut again, at a whole item; a smaller dock may hide the card
-        that has the keys."""
-        if self.size.width != self._hint_width:
-            self._hint_width = self.size.width
-            self.call_after_refresh(self.refresh_hint)
+        """A smaller dock may hide the card that has the keys (the hint cuts itself to its new width)."""
         self.call_after_refresh(self.keys_follow_the_eye)
-
-    def watch_show_vertical_scrollbar(self, shown: bool) -> None:
-        """The scrollbar came or went: the hint has another width, so it is cut again."""
-        self.call_after_refresh(self.refresh_hint)
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         """The cards moved: the card with the keys may have gone out of view."""

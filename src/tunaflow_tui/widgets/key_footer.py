@@ -29,7 +29,17 @@ from textual.events import Resize
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer, Label
-from textual.widgets._footer import FooterKey, FooterLabel, KeyGroup
+
+from tunaflow_tui.textual_compat import (
+    FooterKey,
+    FooterLabel,
+    KeyGroup,
+    drop_data_binding,
+    footer_bindings_ready,
+    footer_key_disabled,
+    mark_footer_bindings_ready,
+    pending_children,
+)
 
 
 def _units(widgets: Iterable[Widget]) -> list[list[Widget]]:
@@ -50,7 +60,7 @@ def _keys(widgets: Iterable[Widget]) -> list[FooterKey]:
         if isinstance(widget, FooterKey):
             keys.append(widget)
         elif isinstance(widget, KeyGroup):
-            keys.extend(_keys(widget._pending_children))
+            keys.extend(_keys(pending_children(widget)))
     return keys
 
 
@@ -119,7 +129,7 @@ class KeyFooter(Footer):
         of a group's keys itself (the composer binds f6 and f7) moves those first, and the group's
         other key then showed on its own, with its own description.
         """
-        if not self._bindings_ready:
+        if not footer_bindings_ready(self):
             return widgets
         group_of = {active.binding.action: active.binding.group for active in self.screen.active_bindings.values()
                     if active.binding.group is not None}
@@ -137,7 +147,7 @@ class KeyFooter(Footer):
                     index = groups[id(group)]
                     old = joined[index]
                     assert isinstance(old, KeyGroup)
-                    key = FooterKey(widget.key, widget.key_display, "", widget.action, disabled=widget._disabled,
+                    key = FooterKey(widget.key, widget.key_display, "", widget.action, disabled=footer_key_disabled(widget),
                                     tooltip=str(widget.tooltip or widget.description), classes="-grouped")
                     joined[index] = KeyGroup(*_keys([old]), key, classes=" ".join(old.classes))
                     continue
@@ -160,7 +170,7 @@ class KeyFooter(Footer):
                 and self._composed == self._signature(self.screen))
 
     def compose(self) -> ComposeResult:
-        self._drawn = self._signature(self.screen) if self._bindings_ready else None
+        self._drawn = self._signature(self.screen) if footer_bindings_ready(self) else None
         self._composed = self._drawn
         self._fitted = False
         widgets = self._join_groups(compose(self, super().compose()))
@@ -168,12 +178,11 @@ class KeyFooter(Footer):
         if owner and widgets:
             widgets.insert(0, Label(f"{owner} ·", classes="-keys-owner", markup=False))
         for key in _keys(widgets):
-            if key._reactive_connect:
-                # Undo Textual's data_bind(compact=Footer.compact): its watcher would outlive the key.
-                key._reactive_connect = None
+            # Undo Textual's data_bind(compact=Footer.compact): its watcher would outlive the key.
+            if drop_data_binding(key):
                 key.set_reactive(FooterKey.compact, self.compact)
                 key.set_class(self.compact, "-compact")
-        depths = self._depths() if self._bindings_ready else {}
+        depths = self._depths() if footer_bindings_ready(self) else {}
         # stable: keys of the same rank keep Textual's order
         self._ranked = sorted(((self._rank(unit, depths), unit) for unit in _units(widgets)),
                               key=lambda ranked: ranked[0])
@@ -186,7 +195,7 @@ class KeyFooter(Footer):
 
     def _keys_owner(self) -> str:
         """What the focused widget's keys act on, when it says (``Plan 2``): the footer names it before them."""
-        focused = self.screen.focused if self._bindings_ready else None
+        focused = self.screen.focused if footer_bindings_ready(self) else None
         owner = getattr(focused, "keys_owner", None)
         return str(owner()) if callable(owner) else ""
 
@@ -261,7 +270,7 @@ class KeyFooter(Footer):
         then the footer would stay empty.
         """
         if not self._ranked and not screen.app.app_focus:
-            self._bindings_ready = True
+            mark_footer_bindings_ready(self)
             if self.is_attached and screen is self.screen:
                 self.call_after_refresh(self.recompose)
             return

@@ -22,6 +22,8 @@ from textual.strip import Strip
 from textual.visual import RichVisual, Visual
 from textual.widget import Widget
 
+from tunaflow_tui.textual_compat import forget_dirty_regions, is_selecting, styles_key
+
 if TYPE_CHECKING:
     from rich.markdown import Markdown as RichMarkdown
     from textual.geometry import Size
@@ -181,7 +183,7 @@ class MarkdownLines(Widget):
         """False when Textual's own drawing must be used (a text selection, non-default alignment)."""
         return (
             self.text_selection is None
-            and not self.screen._selecting
+            and not is_selecting(self.screen)
             and self.styles.content_align == ("left", "top")
         )
 
@@ -189,7 +191,7 @@ class MarkdownLines(Widget):
         """Every line of the documents at ``width``, as Textual draws them (new documents drawn now)."""
         style = self.visual_style
         # The link style comes from this widget's own rules: they are the same while its styles are.
-        key = (width, style, self.styles._cache_key, self.auto_links, self._chunks)
+        key = (width, style, styles_key(self.styles), self.auto_links, self._chunks)
         if key != self._strips_key:
             self._strips, self._strips_key, self._strips_done, self._marks = [], key, 0, []
         chunks = self._chunks
@@ -217,7 +219,7 @@ class MarkdownLines(Widget):
         if not self._own_drawing():
             return super().render_line(y)
         width = self.size.width
-        self._dirty_regions.clear()
+        forget_dirty_regions(self)
         strips = self.strips_at(width)
         if 0 <= y < min(len(strips), self.size.height):
             return strips[y]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from app_harness import demo_settings, settle
 
+from tunaflow_tui.textual_compat import driver_of
 from tunaflow_tui.widgets.plan_card import PlanProposalCard
 
 REQUEST = "Add a word frequency report"
@@ -19,7 +20,7 @@ def _record(app) -> tuple[list[str], list[int]]:
     """What the app writes to the terminal outside frames, and how often it rings."""
     written: list[str] = []
     bells: list[int] = []
-    driver = app._driver
+    driver = driver_of(app)
     plain_write = driver.write
     driver.write = lambda data: (written.append(data), plain_write(data))[-1]
     app.bell = lambda: bells.append(1)

@@ -14,6 +14,7 @@ from textual import events
 from waiting import until
 
 from tunaflow_tui.core.workflow import Accept
+from tunaflow_tui.textual_compat import post_mouse_events
 from tunaflow_tui.widgets.composer import ComposerInput
 from tunaflow_tui.widgets.done_card import DoneCard
 from tunaflow_tui.widgets.verdict_card import ReviewVerdictCard
@@ -48,7 +49,7 @@ async def _wheel(pilot, widget, *, up: bool, until_true, what: str) -> None:
     for _turn in range(200):
         if until_true():
             return
-        await pilot._post_mouse_events([kind], widget=widget, offset=(2, 1))
+        await post_mouse_events(pilot, [kind], widget, (2, 1))
     await until(pilot, until_true, what, limit=5)
 
 

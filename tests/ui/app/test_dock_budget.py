@@ -83,3 +83,29 @@ def test_a_hint_cut_inside_its_first_item_never_ends_on_a_bare_key() -> None:
 
     text = "Plan 1 review waiting — f2 focuses it, then a accept · w rework · d redesign"
     assert fit_hint(text, 49) == "Plan 1 review waiting — f2 focuses it, …"
+
+
+async def test_the_dock_line_is_cut_at_a_whole_key_when_a_pinned_pane_gives_the_chat_back(open_app, at_review) -> None:
+    """80×24: pinned, the branch pane takes the whole width and hides the chat; f8 brings the chat back.
+
+    The dock line is cut to the width it is drawn at then (the dock less its padding and scrollbar),
+    not to a width measured while the chat was hidden: Textual cut it mid-word (``d redesi…``).
+    """
+    app, controller, runtime = open_app(project=at_review)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        app.decision_dock.card_for(1).focus()  # the verdict has the keys; the pane will take them
+        await armed(pilot, app)
+        [branch] = [b for b in runtime.store.list_branches() if b.kind == "implementation"]
+        await controller.panes.open_branch(branch.id)
+        await pilot.press("f7")
+        await until(pilot, lambda: "Plan 1 review waiting" not in screen_text(app), "the pane in place of the chat")
+        await pilot.press("f8")
+        await until(pilot, lambda: "Plan 1 review waiting" in screen_text(app), "the chat back, with its dock")
+        await pilot.pause()
+        [row] = [r.strip() for r in screen_text(app).splitlines() if "Plan 1 review waiting" in r]
+        whole = app.decision_dock.hint_text()[0].split(" · ")
+        assert row.endswith(" · …"), row
+        shown = row.removesuffix(" · …").split(" · ")
+        assert shown == whole[: len(shown)], row  # each item shown whole, in order
+        assert "a accept" in row, row

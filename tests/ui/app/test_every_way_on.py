@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import itertools
 
-from app_harness import screen_text
+from app_harness import notifications, screen_text
 from state_walk import walk
 from waiting import until
 
@@ -144,11 +144,11 @@ async def test_every_state_is_reachable_by_f2_with_its_keys_and_in_the_palette(o
                 focused = app.focused
                 return (isinstance(app.screen, DecisionScreen)
                         or (isinstance(focused, DecisionCard) and card_plan_id(focused) == plan_id)
-                        or any("Nothing is waiting for you" in n.message for n in app._notifications))
+                        or any("Nothing is waiting for you" in n.message for n in notifications(app)))
 
             await until(pilot, answered, f"f2's answer for {where}")
             if not way.asks_the_user:
-                assert any("Nothing is waiting for you" in n.message for n in app._notifications), where
+                assert any("Nothing is waiting for you" in n.message for n in notifications(app)), where
                 continue
             if isinstance(app.screen, DecisionScreen):  # a question asked in a dialog: its buttons are its keys
                 assert plan.pending_decision is not None and plan.phase != Phase.HELD, where

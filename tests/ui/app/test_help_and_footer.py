@@ -15,7 +15,6 @@ from textual.binding import Binding, BindingType
 from textual.command import CommandPalette
 from textual.screen import ModalScreen, Screen
 from textual.widgets import OptionList, Static
-from textual.widgets._footer import FooterKey
 from waiting import until
 
 import tunaflow_tui
@@ -25,6 +24,7 @@ from tunaflow_tui.screens.documents import DocumentScreen
 from tunaflow_tui.screens.feedback import FeedbackScreen
 from tunaflow_tui.screens.help import HelpScreen
 from tunaflow_tui.screens.workflow import WorkflowScreen
+from tunaflow_tui.textual_compat import FooterKey, reactive_watchers
 from tunaflow_tui.widgets.key_footer import KeyFooter
 from tunaflow_tui.widgets.plan_card import PlanProposalCard
 from tunaflow_tui.widgets.verdict_card import ReviewVerdictCard
@@ -285,8 +285,7 @@ class _FooterApp(App[None]):
 
 def _footer_watchers(footer: KeyFooter) -> int:
     """Callbacks registered on the footer's reactives (each keeps its widget alive until it fires)."""
-    watchers: dict[str, list[object]] = getattr(footer, "__watchers", {})
-    return sum(len(callbacks) for callbacks in watchers.values())
+    return sum(len(callbacks) for callbacks in reactive_watchers(footer).values())
 
 
 def _live_footer_keys() -> int:

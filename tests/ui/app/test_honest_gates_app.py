@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app_harness import screen_text, settle
+from app_harness import notifications, screen_text, settle
 from waiting import until
 
 from tunaflow_tui.core.workflow import (
@@ -141,7 +141,7 @@ async def test_a_held_plan_is_reached_by_f2_and_shows_its_whole_proposal(open_ap
     plan_id = seed(runtime, ProposalReceived(2), Hold())
     async with app.run_test(size=(120, 40)) as pilot:
         await _f2(pilot, app)
-        assert not any("Nothing is waiting" in n.message for n in app._notifications)
+        assert not any("Nothing is waiting" in n.message for n in notifications(app))
         card = app.focused
         assert isinstance(card, PlanProposalCard) and card.view.plan_id == plan_id
         text = screen_text(app)
@@ -243,7 +243,7 @@ async def test_the_palette_takes_the_same_deliberate_acts_with_the_same_confirma
         await pilot.pause()
         session.decisions.decide_by_name(Decision.ACCEPT)  # a plain accept: no plan offers it
         await settle(pilot, app)
-        assert any("No plan waits for “Accept”" in n.message for n in app._notifications)
+        assert any("No plan waits for “Accept”" in n.message for n in notifications(app))
         session.decisions.decide_by_name(Decision.ACCEPT_OVERRIDE)
         await settle(pilot, app)
         assert isinstance(app.screen, ConfirmDecisionScreen)

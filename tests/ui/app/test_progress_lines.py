@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from app_harness import refreshes_of, screen_text, settle
+from app_harness import notifications, refreshes_of, screen_text, settle
 from hand_clock import HandClock
 from seeded_plans import PLAN_TITLE, with_branches
 from waiting import until
@@ -64,7 +64,7 @@ async def test_each_seat_and_the_test_run_have_a_line_with_elapsed_time(open_app
         gate.set()
         await settle(pilot, app)
         assert "is working" not in screen_text(app) and "shows it live" not in screen_text(app)
-        assert not [n for n in app._notifications if "working in a branch" in n.message]
+        assert not [n for n in notifications(app) if "working in a branch" in n.message]
 
 
 @pytest.mark.parametrize(("seconds", "shown"), [(0, "0s"), (59.9, "59s"), (65, "1m 05s"), (3725, "1h 02m")])

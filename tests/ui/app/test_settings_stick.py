@@ -7,7 +7,7 @@ import dataclasses
 from pathlib import Path
 
 import pytest
-from app_harness import demo_settings
+from app_harness import demo_settings, notifications, screen_strips
 from rich.color import ColorSystem
 from textual import constants
 from textual.widgets import OptionList
@@ -26,7 +26,7 @@ SIZES = [(80, 24), (120, 40)]
 
 
 def said(app: TunaflowApp) -> list[str]:
-    return [notification.message for notification in app._notifications]
+    return [notification.message for notification in notifications(app)]
 
 
 async def _pick(pilot, app: TunaflowApp, name: str) -> None:
@@ -91,7 +91,7 @@ async def test_a_saved_screenshot_says_where_in_plain_words(tmp_path: Path, size
                 break
             await pilot.pause(0.01)
         assert said(app) == [f"Saved the screenshot to {tmp_path / 'shot.svg'}."]
-        assert all(notification.markup is False for notification in app._notifications)
+        assert all(notification.markup is False for notification in notifications(app))
         assert (tmp_path / "shot.svg").read_text(encoding="utf-8").startswith("<svg")
 
 
@@ -105,14 +105,14 @@ async def test_a_screenshot_that_cannot_be_saved_says_why(tmp_path: Path) -> Non
                 break
             await pilot.pause(0.01)
         assert said(app) == [f"Could not save the screenshot: No such file or directory: {missing / 'shot.svg'}"]
-        assert app._notifications and next(iter(app._notifications)).severity == "error"
+        assert [notification.severity for notification in notifications(app)] == ["error"]
 
 
 def _border_colour(app: TunaflowApp) -> int | None:
     """The 16-colour palette entry the open dialog's frame is drawn in (its top-left corner: the title
     beside it has the text's colour)."""
     dialog = app.screen.query_one("#dialog")
-    strip = app.screen._compositor.render_strips()[dialog.region.y]
+    strip = screen_strips(app)[dialog.region.y]
     x = 0
     for segment in strip:
         if x + len(segment.text) > dialog.region.x:

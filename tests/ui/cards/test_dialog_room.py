@@ -5,15 +5,16 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
+from app_harness import in_view
 from textual.screen import Screen
 from textual.widgets import Button, Static
-from textual.widgets._toast import Toast
 
 from tunaflow_tui.app import DemoChatController, TunaflowApp
 from tunaflow_tui.screens.decision import dev_stalled_screen
 from tunaflow_tui.screens.feedback import FeedbackScreen
 from tunaflow_tui.screens.git_init import git_init_screen
 from tunaflow_tui.screens.worktree_setup import WorktreeSetupScreen
+from tunaflow_tui.textual_compat import Toast
 
 SIZES = [(80, 24), (120, 40)]
 DIALOGS: dict[str, Callable[[], Screen[object]]] = {
@@ -60,7 +61,7 @@ async def test_toasts_never_cover_a_dialogs_buttons(size: tuple[int, int], name:
         buttons = [button.region for button in screen.query(Button)]
         assert buttons
         toasts = list(screen.query(Toast))
-        shown = [toast for toast in toasts if toast in screen._compositor.visible_widgets]
+        shown = [toast for toast in toasts if in_view(app, toast)]
         assert toasts[-1] in shown, "the newest toast is in view"
         overlaps = [(toast.region, button) for toast in shown for button in buttons if toast.region.overlaps(button)]
         assert overlaps == []

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from app_harness import screen_text
+from app_harness import screen_strips, screen_text
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 from textual.screen import Screen
@@ -113,7 +113,7 @@ def strings(value: object) -> Iterator[str]:
 
 def sent_to_terminal(app: App[None]) -> str:
     """The text of every segment the screen would send, as one string."""
-    return "".join(segment.text for strip in app.screen._compositor.render_strips() for segment in strip)
+    return "".join(segment.text for strip in screen_strips(app) for segment in strip)
 
 
 def assert_inert(app: App[None], *visible: str) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from app_harness import screen_text
 from textual.app import App, ComposeResult
 from textual.widgets import Button, Label
 
@@ -58,7 +59,7 @@ async def test_doom_loop_buttons_choose_too() -> None:
 async def test_doom_loop_shows_failure_history() -> None:
     app = ModalApp(doom=True)
     async with app.run_test(size=(100, 30)):
-        text = "\n".join(s.text for s in app.screen._compositor.render_strips())
+        text = screen_text(app)
         assert "Round 2 · FAIL" in text and "Limit not configurable" in text
         assert "Architect redesigns (r)" in text and "Developer continues (c)" in text
 

@@ -6,6 +6,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from app_harness import screen_rows, screen_text
 from card_views import RATE_LIMITING
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
@@ -115,7 +116,7 @@ async def test_no_subtasks_note_and_korean_title_align() -> None:
         assert NO_SUBTASKS.startswith("No subtasks")
         # Hangul takes two cells each; the card's right border stays in one column on every row
         assert title.render_line(0).cell_length == len("README ") + 2 * 4 + 1
-        rows = [strip.text for strip in app.screen._compositor.render_strips()]
+        rows = screen_rows(app)
         at = next(i for i, row in enumerate(rows) if "오타" in row)
         title_row, next_row = rows[at].rstrip(), rows[at + 1].rstrip()
         assert title_row[-1] == next_row[-1] == "┃"  # the focused card's frame
@@ -131,7 +132,7 @@ async def test_subtasks_wrap_under_their_text_and_code_spans_lose_their_backtick
     app = CardApp(view)
     async with app.run_test(size=(50, 30)) as pilot:
         await pilot.pause()
-        rows = [strip.text for strip in app.screen._compositor.render_strips()]
+        rows = screen_rows(app)
         first = next(i for i, row in enumerate(rows) if " 1. Add word_frequencies(text)" in row)
         text_column = rows[first].index("Add")
         continuation = rows[first + 1]
@@ -200,5 +201,5 @@ async def test_a_decided_card_composing_again_never_shows_its_class_name() -> No
         for child in list(card.children):  # the moment of a recompose when the old lines are gone
             await child.remove()
         await pilot.pause()
-        text = "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+        text = screen_text(app)
         assert "PlanProposalCard" not in text and "-decided" not in text, text

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from app_harness import screen_text
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 from textual.message import Message
@@ -62,10 +63,6 @@ def decided(messages: list[Message]) -> list[DecisionRequested]:
     # the hook sees a message once per node it bubbles through; keep each message once
     unique = {id(m): m for m in messages if isinstance(m, DecisionRequested)}
     return list(unique.values())
-
-
-def screen_text(app: App[None]) -> str:
-    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
 
 
 async def test_accept_on_a_failed_review_asks_for_the_override_and_is_not_shown_as_taken() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from app_harness import screen_text
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Label
@@ -65,7 +66,7 @@ class SetupQuestionApp(App[None]):
 
 
 def _text(app: App[None]) -> str:
-    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+    return screen_text(app)
 
 
 async def test_the_card_says_which_environment_ran_the_tests() -> None:

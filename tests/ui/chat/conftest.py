@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 import pytest
+from app_harness import screen_text
 from chat_controller import RecordingController
 from textual.app import App
 
@@ -67,11 +68,6 @@ def make_app() -> Callable[..., tuple[TunaflowApp, RecordingController]]:
         return app, controller
 
     return factory
-
-
-def screen_text(app: App[object]) -> str:
-    """What the terminal shows right now, as plain text."""
-    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
 
 
 @pytest.fixture

@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 import pytest
-from textual._xterm_parser import XTermParser
 from textual.app import App
 from waiting import until
 
+from tunaflow_tui.textual_compat import parse_terminal_input
 from tunaflow_tui.widgets.composer import Composer
 
 
 def type_bytes(app: App[object], data: str) -> None:
     """Deliver terminal input the way the driver does: parse it, post every key at once (a burst)."""
-    parser = XTermParser()
-    messages = [*parser.feed(data), *parser.feed("")]  # feeding "" ends the input: a lone ESC is flushed
-    for message in messages:
+    for message in parse_terminal_input(data):
         app.post_message(message)
 
 

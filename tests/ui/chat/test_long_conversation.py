@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 from app_harness import screen_text
-from textual._styles_cache import StylesCache
 from textual.widget import Widget
 from waiting import until
 
 from tunaflow_tui.app import TunaflowApp
 from tunaflow_tui.controllers.sources import StoreMessageSource
 from tunaflow_tui.core.storage import Store
+from tunaflow_tui.textual_compat import StylesCache, styles_cache_of
 from tunaflow_tui.viewmodels.chat import MessageSource
 from tunaflow_tui.widgets.message_block import MessageBlock
 
@@ -118,7 +118,7 @@ def _orphaned_styles() -> int:
     """Style caches (each holding every line its widget drew) that no live widget owns any more."""
     gc.collect()
     objects = gc.get_objects()
-    owned = {id(obj._styles_cache) for obj in objects if isinstance(obj, Widget)}
+    owned = {id(styles_cache_of(obj)) for obj in objects if isinstance(obj, Widget)}
     return sum(isinstance(obj, StylesCache) and id(obj) not in owned for obj in objects)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from textual.app import App, ComposeResult
 from textual.widget import Widget
 
+from tunaflow_tui.textual_compat import draw_with_textual
 from tunaflow_tui.widgets import markdown_stream
 from tunaflow_tui.widgets.markdown_stream import MarkdownBody
 
@@ -31,7 +32,7 @@ async def test_the_lines_drawn_are_textuals_own_and_sealing_draws_only_the_new_d
         await pilot.pause()
         assert body.size.height == body.line_count(body.size.width)
         ours = [body.render_line(y) for y in range(body.size.height)]
-        body._render_content()  # Textual's own drawing of the whole renderable
+        draw_with_textual(body)
         theirs = [Widget.render_line(body, y) for y in range(body.size.height)]
         assert [strip.text for strip in ours] == [strip.text for strip in theirs]
         assert [list(strip) for strip in ours] == [list(strip) for strip in theirs]  # styles too

@@ -8,6 +8,7 @@ from textual.app import App, ComposeResult
 from textual.containers import Horizontal
 from waiting import until
 
+from tunaflow_tui.textual_compat import on_each_frame
 from tunaflow_tui.viewmodels.chat import ListMessageSource, MessageView
 from tunaflow_tui.widgets.chat_view import ChatView
 from tunaflow_tui.widgets.composer import Composer
@@ -43,14 +44,7 @@ async def test_keys_reach_the_composer_within_a_few_frames_while_three_answers_s
     async with app.run_test(size=(160, 40)) as pilot:
         composer = app.query_one(Composer)
         frames: list[str] = []
-        display = app._display
-
-        def record(screen, renderable) -> None:  # type: ignore[no-untyped-def]
-            display(screen, renderable)
-            if renderable is not None:
-                frames.append(composer.input.text)
-
-        app._display = record  # type: ignore[method-assign]
+        on_each_frame(app, lambda: frames.append(composer.input.text))
         blocks = [
             await app.query_one(f"#chat-{i}", ChatView).start_stream(
                 MessageView(1, "assistant", f"Developer · stream {i}", "", "streaming"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from app_harness import screen_text
 from textual.app import App, ComposeResult
 from textual.message import Message
 from waiting import until
@@ -42,10 +43,6 @@ class SidebarApp(App[None]):
 def selections(messages: list[Message]) -> list[tuple[str, int | str]]:
     unique = {id(m): m for m in messages if isinstance(m, Sidebar.Selected)}
     return [(m.kind, m.id) for m in unique.values()]
-
-
-def screen_text(app: App[None]) -> str:
-    return "\n".join(s.text for s in app.screen._compositor.render_strips())
 
 
 async def test_sections_and_badges_are_listed() -> None:

@@ -6,14 +6,15 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from app_harness import notifications, screen_text
 from textual.app import App, ComposeResult
 from textual.message import Message
 from textual.widgets import Markdown, OptionList
-from textual.widgets._footer import FooterKey
 from waiting import until
 
 from tunaflow_tui.screens.documents import DocumentScreen, read_document
 from tunaflow_tui.screens.workflow import WorkflowScreen
+from tunaflow_tui.textual_compat import FooterKey
 from tunaflow_tui.viewmodels.plans import EventView, PlanSummaryView, SubtaskView
 from tunaflow_tui.widgets.workflow_view import WorkflowView
 
@@ -49,10 +50,6 @@ class WorkflowApp(App[None]):
 
     def on_mount(self) -> None:
         self.query_one("#plan-list").focus()
-
-
-def screen_text(app: App[None]) -> str:
-    return "\n".join(s.text for s in app.screen._compositor.render_strips())
 
 
 def unique(messages: list[Message], kind: type[Message]) -> list[Message]:
@@ -174,7 +171,7 @@ async def test_o_opens_the_plans_document_from_the_plan_list_and_the_footer_says
         await pilot.press("escape")
         await until(pilot, lambda: isinstance(app.screen, WorkflowScreen), "back in the workflow view")
         await pilot.press("down", "o")  # README has no documents: it says so and nothing opens
-        await until(pilot, lambda: any("has no documents yet" in str(n.message) for n in app._notifications),
+        await until(pilot, lambda: any("has no documents yet" in str(n.message) for n in notifications(app)),
                     "the reason nothing opened")
         assert isinstance(app.screen, WorkflowScreen)
 

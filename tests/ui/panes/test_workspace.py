@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from app_harness import refreshes_of
+from app_harness import notifications, refreshes_of, screen_text
 from textual.app import App, ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
@@ -104,7 +104,7 @@ async def test_narrow_pinned_is_full_width_and_switches_back_to_the_chat() -> No
 
 
 def said(app: App[None]) -> list[str]:
-    return [notification.message for notification in app._notifications]
+    return [notification.message for notification in notifications(app)]
 
 
 async def test_switch_when_wide_moves_the_keys_to_the_other_side() -> None:
@@ -175,12 +175,12 @@ async def test_hiding_the_pane_returns_focus_to_the_chat() -> None:
 async def test_pane_header_shows_branch_and_empty_pane_says_so() -> None:
     app = WorkspaceApp(mode="pinned")
     async with app.run_test(size=(120, 40)):
-        text = "\n".join(s.text for s in app.screen._compositor.render_strips())
+        text = screen_text(app)
         assert "try sqlite FTS instead" in text and "active" in text
     app = WorkspaceApp(mode="pinned", with_branch=False)
     async with app.run_test(size=(120, 40)) as pilot:
         def text() -> str:
-            return "\n".join(s.text for s in app.screen._compositor.render_strips())
+            return screen_text(app)
 
         # the empty pane names its keys after the first frame
         await until(pilot, lambda: "press b to fork" in text(), "the empty pane's words")
