@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-import tomllib
 from collections.abc import Iterable
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +38,8 @@ def user_theme_dir() -> Path:
 
 def builtin_theme_dir() -> Path:
     """The packaged theme files."""
+    from importlib import resources
+
     return Path(str(resources.files("tunaflow_tui") / "data" / "themes"))
 
 
@@ -78,6 +78,8 @@ def theme_from_mapping(data: dict[str, Any]) -> Theme:
 
 def load_theme_file(path: Path) -> Theme:
     """Read one theme file; raises ThemeFileError with a readable reason."""
+    import tomllib  # the app's colours are adapted (``for_color_system``) before the first frame; files are read later
+
     try:
         raw = path.read_bytes()
     except OSError as error:
