@@ -187,14 +187,20 @@ def run_app(project: Path, load: SettingsLoader | None = None, *, mouse: bool,
             notes: tuple[str, ...] | None = None, force_demo: bool = False) -> int:
     """Open the app on ``project`` until the user quits; returns the exit code."""
     from tunaflow_tui.controllers.opener import ProjectOpener
+    from tunaflow_tui.heap import pause_until_first_frame, resume_collections
 
-    app = open_project_app(project, load, force_demo=force_demo, mouse=mouse, notes=notes, exit_on_failure=True)
-    opener = app.controller
-    assert isinstance(opener, ProjectOpener)
+    pause_until_first_frame()  # on again once the first frame is up (``heap.freeze_loaded``)
     try:
-        app.run()
+        app = open_project_app(project, load, force_demo=force_demo, mouse=mouse, notes=notes,
+                               exit_on_failure=True)
+        opener = app.controller
+        assert isinstance(opener, ProjectOpener)
+        try:
+            app.run()
+        finally:
+            opener.close()
     finally:
-        opener.close()
+        resume_collections()  # the app ended before its first frame
     if opener.error is not None:
         print(f"tunaflow: {opener.error}", file=sys.stderr)
         return 1
