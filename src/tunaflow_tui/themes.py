@@ -78,7 +78,7 @@ def theme_from_mapping(data: dict[str, Any]) -> Theme:
 
 def load_theme_file(path: Path) -> Theme:
     """Read one theme file; raises ThemeFileError with a readable reason."""
-    import tomllib  # the app's colours are adapted (``for_color_system``) before the first frame; files are read later
+    import tomllib  # here, not at the top: the colours are adapted before the first frame, files read later
 
     try:
         raw = path.read_bytes()

@@ -45,6 +45,7 @@ class _OpeningFacts:
     offer_git: bool
     offer_initial_commit: bool
 
+
 class ProjectController:
     """Project-wide actions and what the app says when the project opens.
 

@@ -151,7 +151,7 @@ def open_project_app(project: Path, load: SettingsLoader | None = None, *, force
             raise StorageError(f"the project is read-only ({reason}); tunaflow status, search, export and "
                                "branch list can still read it")
         runtime.start_memory()  # embeds what is missing in the background; the window does not wait
-        runtime.is_git  # noqa: B018  git answers here, in the thread, not on the loop (the notes ask it)
+        runtime.is_git  # noqa: B018  asked (and kept) here, in the thread: the notes ask it on the loop
         return runtime
 
     themes_registered = False
