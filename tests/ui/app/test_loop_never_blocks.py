@@ -91,10 +91,12 @@ async def test_a_whole_plan_from_the_keyboard_never_blocks_the_loop(open_app, lo
 
 
 def _watch_startup(monkeypatch: pytest.MonkeyPatch, watch: LoopWatch) -> None:
-    """Also record the leftover scan of ``/proc`` and every database write made on the loop."""
+    """Also record the leftover scan of ``/proc``, theme files read and every database write made on the loop."""
+    from tunaflow_tui import themes
     from tunaflow_tui.runtime import leftovers
 
     monkeypatch.setattr(leftovers, "group_alive", watch.wrap("group_alive (/proc)", leftovers.group_alive))
+    monkeypatch.setattr(themes, "load_theme_file", watch.wrap("theme file read", themes.load_theme_file))
     real_writing = DatabaseAccess.writing
 
     def writing(access: DatabaseAccess) -> Any:
