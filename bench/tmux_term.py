@@ -123,6 +123,12 @@ class Terminal:
                     return int(line.split()[1]) / 1024
         return 0.0
 
+    def cpu_seconds(self) -> float:
+        """CPU time (user + system) the pane's process has used so far."""
+        with open(f"/proc/{self.pid()}/stat") as stat:
+            fields = stat.read().rpartition(")")[2].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def send(self, *keys: str, literal: bool = False) -> float:
         """Press ``keys`` (tmux key names, or text with ``literal``); returns when tmux took them."""
         args = ["send-keys", "-t", "bench", *(["-l"] if literal else []), *keys]

@@ -5,12 +5,13 @@ Run: .venv/bin/python bench/ui_open_10k.py [--repeats 3] [--sizes 10000,100000] 
 Everything runs in tmux (see ``tmux_term.py``), launched as users launch it, ``tunaflow PATH``, on
 git projects whose main conversation holds 10,000 and 100,000 realistic Markdown messages (questions,
 answers with headings, lists, code blocks and tables; written through the store before timing
-starts), next to an empty project and a minimal Textual app (one ``Static``). The cases are
+starts), next to an empty project and a minimal Textual app (Header, Static, Footer). The cases are
 interleaved — every case once, then the next round — and each figure is the median of the rounds
 with its spread (min–max).
 
 * **first frame**: from starting the process to the first screen showing the app (the minimal
-  app's text; tunaflow's composer).
+  app's text; tunaflow's composer), and the CPU time the process had used by then (user + system;
+  on a shared machine much steadier than the wall time).
 * **newest shown**: until the newest message is on screen.
 * **home → #1**: the chat gets the focus (escape) and home is held down (pressed every 33 ms, a
   terminal's key repeat) until message #1 is on screen, at most ``--timeout`` seconds.
@@ -19,6 +20,9 @@ with its spread (min–max).
 
 ``--embeddings off`` leaves the embedding model out (a project opened for the first time loads it to
 index its messages in the background), so the RSS figures show what the chat itself holds.
+
+``--sizes ''`` measures the first frame alone (the empty project next to the minimal app), and
+``--before OTHER/src`` adds the empty project opened by another checkout, interleaved with the rest.
 
 Targets: first frame ≤ 1.5× the minimal app; #1 reached ≤ 3 s from the newest at 10k and 100k;
 RSS ≤ 150 MB after scrolling the whole way.
@@ -47,12 +51,16 @@ FIRST = "Let us start the textstats project"
 NEWEST = "That wraps up the release notes"
 KEY_REPEAT_S = 0.033
 MINIMAL_APP = """from textual.app import App
-from textual.widgets import Static
+from textual.widgets import Footer, Header, Static
 
 
 class Minimal(App[None]):
+    BINDINGS = [("q", "quit", "Quit")]
+
     def compose(self):
+        yield Header()
         yield Static("hello from a minimal app")
+        yield Footer()
 
 
 Minimal().run()
@@ -143,13 +151,13 @@ def run_case(term: Terminal, case: str, project: Path | None, env: dict[str, str
         started = term.run([sys.executable, str(script)], env)
         frame = term.wait_for(shows("hello from a minimal app"), 60)
         assert frame is not None, "the minimal app never drew"
-        return {"first_frame": frame - started, "rss_open": term.rss_mb()}
+        return {"first_frame": frame - started, "first_frame_cpu": term.cpu_seconds(), "rss_open": term.rss_mb()}
     tunaflow = shutil.which("tunaflow", path=str(Path(sys.executable).parent)) or "tunaflow"
     started = term.run([tunaflow, str(project)], env)
     frame = term.wait_for(shows("Message…"), 60)
     assert frame is not None, f"{case}: tunaflow never drew"
-    result: dict[str, float | None] = {"first_frame": frame - started}
-    if case == "empty":
+    result: dict[str, float | None] = {"first_frame": frame - started, "first_frame_cpu": term.cpu_seconds()}
+    if case.startswith("empty"):
         opened = term.wait_for(shows("→ Architect"), 60)
         result["newest"] = None if opened is None else opened - started
         result["rss_open"] = term.rss_mb()
@@ -187,6 +195,9 @@ def main() -> int:
     parser.add_argument("--sizes", default="10000,100000", help="conversation sizes, comma-separated")
     parser.add_argument("--timeout", type=float, default=120.0, help="seconds to hold home / end at most")
     parser.add_argument("--app-path", default=None, help="run the app from this src folder (PYTHONPATH)")
+    parser.add_argument("--before", default=None,
+                        help="also open the empty project with the app from this src folder (its first frame "
+                             "next to this checkout's, interleaved)")
     parser.add_argument("--embeddings", choices=("on", "off"), default="on",
                         help="off: [memory] embeddings = false, so RSS shows the chat without the embedding "
                              "model that the background indexer loads for a project's first backfill")
@@ -196,8 +207,9 @@ def main() -> int:
     import tunaflow_tui
 
     compileall.compile_dir(Path(tunaflow_tui.__file__).parent, quiet=1)
-    if args.app_path:
-        compileall.compile_dir(Path(args.app_path) / "tunaflow_tui", quiet=1)
+    for other in (args.app_path, args.before):
+        if other:
+            compileall.compile_dir(Path(other) / "tunaflow_tui", quiet=1)
     with tempfile.TemporaryDirectory(prefix="tunaflow-bench-") as tmp:
         root = Path(tmp)
         env = env_for(str(root), {"PYTHONPATH": args.app_path} if args.app_path else None)
@@ -208,43 +220,52 @@ def main() -> int:
         script = root / "minimal_app.py"
         script.write_text(MINIMAL_APP)
         projects: dict[str, Path | None] = {"minimal": None, "empty": root / "empty"}
+        envs = {case: env for case in projects}
+        if args.before:
+            projects["empty-before"] = root / "empty"
+            envs["empty-before"] = env_for(str(root), {"PYTHONPATH": args.before})
         fill(root / "empty", 0)
         for size in sizes:
             seconds = fill(root / f"c{size}", size)
             projects[f"{size // 1000}k"] = root / f"c{size}"
+            envs[f"{size // 1000}k"] = env
             print(f"wrote {size:,} messages in {seconds:.1f} s")
         results: dict[str, list[dict[str, float | None]]] = {case: [] for case in projects}
         with Terminal(120, 40) as term:
             for round_ in range(args.repeats):
                 for case, project in projects.items():
-                    results[case].append(run_case(term, case, project, env, args.timeout, script))
+                    results[case].append(run_case(term, case, project, envs[case], args.timeout, script))
                 print(f"round {round_ + 1}/{args.repeats} done", file=sys.stderr)
 
     def column(case: str, key: str) -> list[float | None]:
         return [r.get(key) for r in results[case]]
 
-    print(f"\n{'case':<10}{'first frame ms':>22}{'newest shown ms':>22}{'home → #1 s':>22}"
+    print(f"\n{'case':<14}{'first frame ms':>20}{'its CPU ms':>20}{'newest shown ms':>22}{'home → #1 s':>22}"
           f"{'end → newest s':>22}")
     for case in projects:
-        row = f"{case:<10}{spread(column(case, 'first_frame'), 1000):>22}"
+        row = f"{case:<14}{spread(column(case, 'first_frame'), 1000):>20}{spread(column(case, 'first_frame_cpu'), 1000):>20}"
         if case != "minimal":
             row += f"{spread(column(case, 'newest'), 1000):>22}"
-        if case not in ("minimal", "empty"):
+        if not case.startswith(("minimal", "empty")):
             row += f"{spread(column(case, 'home'), 1, 2):>22}{spread(column(case, 'end'), 1, 2):>22}"
         print(row)
-    print(f"\n{'case':<10}{'RSS open MB':>20}{'RSS at #1 MB':>20}{'RSS back at end':>20}{'RSS most seen':>20}")
+    print(f"\n{'case':<14}{'RSS open MB':>20}{'RSS at #1 MB':>20}{'RSS back at end':>20}{'RSS most seen':>20}")
     for case in projects:
-        row = f"{case:<10}{spread(column(case, 'rss_open'), 1, 1):>20}"
-        if case not in ("minimal", "empty"):
+        row = f"{case:<14}{spread(column(case, 'rss_open'), 1, 1):>20}"
+        if not case.startswith(("minimal", "empty")):
             row += (f"{spread(column(case, 'rss_first'), 1, 1):>20}{spread(column(case, 'rss_end'), 1, 1):>20}"
                     f"{spread(column(case, 'rss_peak'), 1, 1):>20}")
         print(row)
     minimal = statistics.median(float(v) for v in column("minimal", "first_frame") if v is not None)
+    minimal_cpu = statistics.median(float(v) for v in column("minimal", "first_frame_cpu") if v is not None)
     for case in projects:
         if case == "minimal":
             continue
         frame = statistics.median(float(v) for v in column(case, "first_frame") if v is not None)
-        print(f"first frame {case} / minimal Textual app: {frame / minimal:.2f}x (target ≤ 1.50x)")
+        cpu = statistics.median(float(v) for v in column(case, "first_frame_cpu") if v is not None)
+        print(f"first frame {case} / minimal Textual app: {frame / minimal:.2f}x (target ≤ 1.50x); "
+              f"its CPU time: {cpu / minimal_cpu:.2f}x")
+    print(f"load average at the end: {' '.join(f'{v:.1f}' for v in os.getloadavg())}")
     print(f"medians of {args.repeats} interleaved rounds (min–max); terminal 120×40 in tmux; "
           f"home/end held at most {args.timeout:.0f} s; embeddings {args.embeddings}; targets: #1 ≤ 3 s, RSS ≤ 150 MB; "
           f"bench took {time.perf_counter() - bench_started:.0f} s")

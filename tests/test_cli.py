@@ -74,7 +74,7 @@ import sys
 from pathlib import Path
 from tunaflow_tui.subcommands.open import open_project_app
 open_project_app(Path(sys.argv[1]))
-print("\\n".join(sorted(m for m in sys.modules if m.startswith("tunaflow_tui"))))
+print("\\n".join(sorted(m for m in sys.modules if m.startswith(("tunaflow_tui", "tomllib")))))
 """
 
 
@@ -89,3 +89,13 @@ def test_the_window_is_built_before_any_project_module_loads(tmp_path) -> None:
              "tunaflow_tui.core.workflow.machine", "tunaflow_tui.core.settings", "tunaflow_tui.agents",
              "tunaflow_tui.runtime")
     assert not [name for name in loaded if name.startswith(heavy)]
+    assert "tomllib" not in loaded  # no configuration or theme file to read: the TOML parser waits too
+
+
+def test_the_window_sets_up_the_arguments_of_no_other_subcommand() -> None:
+    parser = build_parser("open")
+    sub = next(action for action in parser._actions if isinstance(action, argparse._SubParsersAction))
+    assert set(sub.choices) == {"open"}
+    everything = build_parser("")
+    sub = next(action for action in everything._actions if isinstance(action, argparse._SubParsersAction))
+    assert set(sub.choices) == set(SUBCOMMANDS)  # `tunaflow --help` still lists them all

@@ -40,10 +40,13 @@ class SubcommandParser(argparse.ArgumentParser):
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The argument parser: every subcommand, with the arguments of ``command`` (of all if None).
+    """The argument parser: every subcommand with its arguments (None), or only ``command``'s.
 
-    ``tunaflow --help`` needs no subcommand's arguments, ``tunaflow parse --help`` only those of
-    ``parse``; a subcommand's module is imported only to add its own arguments.
+    ``tunaflow --help`` (``command`` is ``""``) lists every subcommand and needs none of their
+    arguments; ``tunaflow parse …`` needs only ``parse`` (argparse's set-up of the other twelve,
+    their messages looked up in the translation catalogues one by one, is time `tunaflow PATH`
+    would spend before its window opens). A subcommand's module is imported only to add its own
+    arguments.
     """
     parser = argparse.ArgumentParser(
         prog="tunaflow",
@@ -52,6 +55,8 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"tunaflow {__version__}")
     subs = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=SubcommandParser)
     for name, help_text in SUBCOMMANDS.items():
+        if command and command != name:
+            continue
         sub = subs.add_parser(name, help=help_text, description=help_text)
         if command is None or command == name:
             module = importlib.import_module(f"tunaflow_tui.subcommands.{name}")

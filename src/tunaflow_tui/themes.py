@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-import tomllib
 from collections.abc import Iterable
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +38,8 @@ def user_theme_dir() -> Path:
 
 def builtin_theme_dir() -> Path:
     """The packaged theme files."""
+    from importlib import resources
+
     return Path(str(resources.files("tunaflow_tui") / "data" / "themes"))
 
 
@@ -78,6 +78,8 @@ def theme_from_mapping(data: dict[str, Any]) -> Theme:
 
 def load_theme_file(path: Path) -> Theme:
     """Read one theme file; raises ThemeFileError with a readable reason."""
+    import tomllib  # here, not at the top: the colours are adapted before the first frame, files read later
+
     try:
         raw = path.read_bytes()
     except OSError as error:
@@ -114,13 +116,22 @@ def load_themes(dirs: Iterable[Path]) -> tuple[list[Theme], list[str]]:
     return list(themes.values()), warnings
 
 
-def register_all(app: App[Any], extra_dirs: Iterable[Path] | None = None) -> list[str]:
-    """Register built-in and user themes on `app`; returns warnings for files that were skipped.
+def read_all(extra_dirs: Iterable[Path] | None = None) -> tuple[list[Theme], list[str]]:
+    """The built-in and user themes and the warnings about skipped files (reads files: any thread).
 
     `extra_dirs` replaces the user theme directory (tests and `--theme-dir` style options).
     """
     user_dirs = [user_theme_dir()] if extra_dirs is None else list(extra_dirs)
-    themes, warnings = load_themes([builtin_theme_dir(), *user_dirs])
+    return load_themes([builtin_theme_dir(), *user_dirs])
+
+
+def register_all(app: App[Any], extra_dirs: Iterable[Path] | None = None,
+                 read: tuple[list[Theme], list[str]] | None = None) -> list[str]:
+    """Register built-in and user themes on `app`; returns warnings for files that were skipped.
+
+    `read` is what :func:`read_all` returned (in another thread, say); without it the files are read now.
+    """
+    themes, warnings = read if read is not None else read_all(extra_dirs)
     for theme in themes:
         app.register_theme(theme)
     return warnings

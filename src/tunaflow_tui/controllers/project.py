@@ -8,6 +8,7 @@ is offered its first one.
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from tunaflow_tui.controllers.git_offer import (
@@ -29,7 +30,21 @@ if TYPE_CHECKING:
     from tunaflow_tui.controllers.app_port import AppPort
     from tunaflow_tui.controllers.status import StatusController
     from tunaflow_tui.controllers.workers import Workers
+    from tunaflow_tui.runtime.leftovers import Leftover
+    from tunaflow_tui.runtime.recovery import InterruptedRun
     from tunaflow_tui.runtime.runtime import WorkflowRuntime
+
+
+@dataclass(frozen=True, slots=True)
+class _OpeningFacts:
+    """What the project's opening has to say, gathered off the event loop."""
+
+    interrupted: tuple[InterruptedRun, ...]
+    decisions_waiting: bool
+    leftovers: tuple[Leftover, ...]
+    offer_git: bool
+    offer_initial_commit: bool
+
 
 class ProjectController:
     """Project-wide actions and what the app says when the project opens.
@@ -50,34 +65,49 @@ class ProjectController:
         self._status = status
         self._offer_git_init = offer_git_init
 
-    def greet(self, decisions_waiting: bool) -> None:
-        """What the user should know as the project opens: an interrupted step, a waiting decision, no git."""
+    async def greet(self) -> None:
+        """What the user should know as the project opens: an interrupted step, a waiting decision, no git.
+
+        What it takes to know (the database, git, the leftover agents' process groups in ``/proc``)
+        is read in a thread: the screen stays live meanwhile.
+        """
+        facts = await asyncio.to_thread(self._opening_facts)
         app = self._app
         palette = app_key(app, "app.palette", "ctrl+p")
-        interrupted = self._runtime.interrupted_plans()
-        if interrupted:
-            run = interrupted[0]
+        if facts.interrupted:
+            run = facts.interrupted[0]
             app.notify(
                 f"Plan “{neutralize(run.plan_title)}”: the {run.role or 'agent'} step was interrupted. "
                 f"Press {palette} and choose “Resume interrupted step” (or “Retry interrupted step”).",
                 severity="warning", timeout=20,
             )
-        elif decisions_waiting:
+        elif facts.decisions_waiting:
             jump = app_key(app, "decision.jump", "f2")
             app.notify(f"A decision is waiting for you ({jump} jumps to it).", timeout=8)
-        leftovers = self._runtime.leftover_agents()
-        if leftovers:  # an agent a crashed tunaflow left running: resuming waits for it, or it is stopped
-            app.notify(neutralize(describe(leftovers)), severity="warning", timeout=30)
+        if facts.leftovers:  # an agent a crashed tunaflow left running: resuming waits for it, or it is stopped
+            app.notify(neutralize(describe(facts.leftovers)), severity="warning", timeout=30)
         if wants_trust_prompt(self._runtime.settings):
             decided = self._runtime.settings.project_trust
             assert decided is not None
             app.push_screen(trust_screen(neutralize(self._runtime.project_dir.name),
                                          [neutralize(line) for line in decided.lines]), self._trust_answered)
-        if self._offer_git_init and not self._runtime.is_git and not git_declined(self._runtime.project_dir):
+        if facts.offer_git:
             app.push_screen(git_init_screen(neutralize(self._runtime.project_dir.name)), self._git_answered)
-        elif self._offer_git_init and self._runtime.needs_initial_commit:
+        elif facts.offer_initial_commit:
             app.push_screen(initial_commit_screen(neutralize(self._runtime.project_dir.name)),
                             self._initial_commit_answered)
+
+    def _opening_facts(self) -> _OpeningFacts:
+        """What :meth:`greet` says, read from the database, git and ``/proc`` (in a thread)."""
+        runtime = self._runtime
+        offer_git = self._offer_git_init and not runtime.is_git and not git_declined(runtime.project_dir)
+        return _OpeningFacts(
+            interrupted=runtime.interrupted_plans(),
+            decisions_waiting=bool(runtime.waiting()),
+            leftovers=runtime.leftover_agents(),
+            offer_git=offer_git,
+            offer_initial_commit=not offer_git and self._offer_git_init and runtime.needs_initial_commit,
+        )
 
     # ------------------------------------------------------------------ the project's own commands
     def _trust_answered(self, choice: str | None) -> None:

@@ -173,12 +173,13 @@ class ProjectSession:
         self.bridge.bind_loop()
         await self.panes.mount_sidebar()
         self.status.refresh()  # the notes stay on the status line (no toast repeating them)
-        self.runtime.catch_up_records()  # a decision a stop left unrecorded joins the chat now
+        # a decision a stop left unrecorded joins the chat now (written in a thread: the loop stays live)
+        await asyncio.to_thread(self.runtime.catch_up_records)
         # Embedding may have reported before the app listened (it starts with the runtime): catch up once.
         memory = await asyncio.to_thread(self.runtime.memory.state)
         self.status.memory(MemoryProgress(memory.embedded, memory.total, memory.running, memory.unavailable))
         await self.decisions.restore()
-        self.project.greet(bool(self.runtime.waiting()))
+        await self.project.greet()
         await self.follower.start()  # from now on, what other processes write shows without a keystroke
 
     # ------------------------------------------------------------------ what the app asks of a controller

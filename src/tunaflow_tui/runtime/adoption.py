@@ -10,6 +10,7 @@ ContextPack cites — is one database transaction.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -199,7 +200,8 @@ async def adopt(rt: TurnContext, ref: str | int, *, summary: str | BranchSummary
         if wanted is not None:
             raise BranchError("the summary is empty")
         chosen = await summarize(rt, branch.id)
-    diff_stat = branch_diff_stat(rt, _adoptable(rt, branch.id)[0])  # git runs outside the transaction
+    # git runs outside the transaction, and in a thread: a large diff never freezes the screen
+    diff_stat = await asyncio.to_thread(branch_diff_stat, rt, _adoptable(rt, branch.id)[0])
     with rt.store.transaction():  # the check and the record together: no turn starts in between
         adoption = _record(rt, branch.id, chosen, diff_stat)
     rt.emit(MessageAdded(adoption.record.conversation_id, adoption.record.id, "system"))

@@ -22,6 +22,8 @@ from tunaflow_tui.core.config_paths import project_config_path, user_config_path
 from tunaflow_tui.subcommands.arguments import is_directory
 
 if TYPE_CHECKING:
+    from textual.theme import Theme
+
     from tunaflow_tui.app import TunaflowApp
     from tunaflow_tui.core.settings import Settings
     from tunaflow_tui.runtime.runtime import WorkflowRuntime
@@ -62,10 +64,10 @@ def apply_ui_settings(app: TunaflowApp, settings: Settings) -> None:
         app.theme = settings.ui.theme
 
 
-def _register_themes(app: TunaflowApp) -> None:
+def _register_themes(app: TunaflowApp, read: tuple[list[Theme], list[str]] | None = None) -> None:
     from tunaflow_tui.themes import register_all
 
-    for warning in register_all(app):
+    for warning in register_all(app, read=read):
         app.call_later(app.notify, warning, severity="warning", timeout=10)
 
 
@@ -151,14 +153,20 @@ def open_project_app(project: Path, load: SettingsLoader | None = None, *, force
             raise StorageError(f"the project is read-only ({reason}); tunaflow status, search, export and "
                                "branch list can still read it")
         runtime.start_memory()  # embeds what is missing in the background; the window does not wait
+        runtime.is_git  # noqa: B018  asked (and kept) here, in the thread: the notes ask it on the loop
+        if not themes_registered:  # the theme files are read here too; configure registers them
+            from tunaflow_tui.themes import read_all
+
+            themes_read.append(read_all())
         return runtime
 
     themes_registered = False
+    themes_read: list[tuple[list[Theme], list[str]]] = []
 
     def configure(runtime: WorkflowRuntime) -> tuple[str, ...]:
         assert app is not None, "the app is built before the project opens"
         if not themes_registered:
-            _register_themes(app)
+            _register_themes(app, themes_read[-1] if themes_read else None)
         apply_ui_settings(app, runtime.settings)
         return project_notes(runtime) if notes is None else notes
 
@@ -187,14 +195,20 @@ def run_app(project: Path, load: SettingsLoader | None = None, *, mouse: bool,
             notes: tuple[str, ...] | None = None, force_demo: bool = False) -> int:
     """Open the app on ``project`` until the user quits; returns the exit code."""
     from tunaflow_tui.controllers.opener import ProjectOpener
+    from tunaflow_tui.heap import pause_until_first_frame, resume_collections
 
-    app = open_project_app(project, load, force_demo=force_demo, mouse=mouse, notes=notes, exit_on_failure=True)
-    opener = app.controller
-    assert isinstance(opener, ProjectOpener)
+    pause_until_first_frame()  # on again once the first frame is up (``heap.freeze_loaded``)
     try:
-        app.run()
+        app = open_project_app(project, load, force_demo=force_demo, mouse=mouse, notes=notes,
+                               exit_on_failure=True)
+        opener = app.controller
+        assert isinstance(opener, ProjectOpener)
+        try:
+            app.run()
+        finally:
+            opener.close()
     finally:
-        opener.close()
+        resume_collections()  # the app ended before its first frame
     if opener.error is not None:
         print(f"tunaflow: {opener.error}", file=sys.stderr)
         return 1

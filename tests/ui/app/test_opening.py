@@ -321,3 +321,31 @@ async def test_what_the_runtime_says_while_the_conversation_loads_reaches_the_sc
                         "the notice raised while the conversation loaded")
     finally:
         opener.close()
+
+
+def test_the_cycle_collector_waits_for_the_first_frame_and_runs_again_after_it(demo_project, monkeypatch) -> None:
+    """`tunaflow PATH` loads Textual and the app and draws the window without cycle collections (a
+    hundred of them, whose survivors live as long as the process); they run again once it is up."""
+    import gc
+
+    from tunaflow_tui import heap
+
+    monkeypatch.setattr(heap, "_frozen", set())  # as in a fresh process
+    seen: dict[str, bool] = {}
+
+    async def after_first_frame(pilot) -> None:
+        await until(pilot, lambda: "first frame" in heap._frozen, "the first frame")
+        seen["after the first frame"] = gc.isenabled()
+        pilot.app.exit()
+
+    def run(self, **_kw):
+        seen["while the window is built"] = gc.isenabled()
+        return App.run(self, headless=True, auto_pilot=after_first_frame)
+
+    monkeypatch.setattr(TunaflowApp, "run", run)
+    try:
+        assert run_app(demo_project, lambda: demo_settings(demo_project), mouse=False) == 0
+        assert seen == {"while the window is built": False, "after the first frame": True}
+        assert gc.isenabled()
+    finally:
+        gc.enable()
