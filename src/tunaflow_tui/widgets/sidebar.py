@@ -136,6 +136,8 @@ class Sidebar(Vertical):
         return self.query_one(SidebarTree)
 
     def on_mount(self) -> None:
+        if not self.query(SidebarTree):  # the app quit while its window was being built: nothing to fill
+            return
         self._build(self.sections)
 
     def _build(self, sections: SidebarSections) -> None:
