@@ -138,11 +138,16 @@ class PermissionAsked:
 
 @dataclass(frozen=True, slots=True)
 class PermissionSettled:
-    """A permission question closed: answered, or withdrawn (``answer`` None: cancelled or timed out)."""
+    """A permission question closed: answered, or withdrawn (``answer`` None).
+
+    ``reason`` says why a withdrawn question got no answer: ``timeout`` when the turn's idle (or total)
+    timeout ended it, ``cancelled`` otherwise (the turn was cancelled, or its agent went away).
+    """
 
     conversation_id: str
     request_id: int
     answer: PermissionAnswer | None
+    reason: str = ""
 
 
 RuntimeEvent = (

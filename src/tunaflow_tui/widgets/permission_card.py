@@ -1,8 +1,9 @@
 """A compact card for a question an agent asks before it uses a tool: allow once, allow for the session, deny.
 
 The card shows who asks, the tool and its file or command, and the change where the agent sent one.
-Its keys post :class:`PermissionAnswered`; once the question is settled (answered, or withdrawn when
-the turn ended) the card says so and its keys do nothing.
+Its keys post :class:`PermissionAnswered` for its own question only; once the question is settled
+(answered, or withdrawn when the turn was cancelled or its idle timeout ended it) the card folds to
+its outcome and its keys are gone: they no longer show in the footer and do nothing.
 """
 
 from __future__ import annotations
@@ -24,6 +25,10 @@ from tunaflow_tui.widgets.arming import ArmedCard
 
 DECIDE = Binding.Group("Decide")
 
+#: the card's title once settled, by state (a question withdrawn or timed out was not answered)
+BORDER_WORDS = {PermissionAnswer.ALLOW_ONCE.value: "allowed", PermissionAnswer.ALLOW_ALWAYS.value: "allowed",
+                PermissionAnswer.DENY.value: "denied"}
+
 
 @dataclass
 class PermissionAnswered(Message):
@@ -38,30 +43,43 @@ class PermissionCard(ArmedCard, can_focus=True):
 
     CARD_NAME: ClassVar[str] = "permission question"
 
+    HELP = """\
+## Agent's permission question
+An agent (on an ACP engine) asks before it writes a file or runs a command the role's policy leaves to
+you. The card shows the tool, the file or command, and the change where the agent sent one.
+
+- **a** allows it once; **A** allows this kind of action for the rest of the agent's session; **d** denies it.
+- **f2** reaches the newest question waiting, in the main chat or in the branch it belongs to.
+- A question nobody answers ends with the turn's idle timeout: the agent is told *cancelled* and the
+  card says so.
+"""
+
     DEFAULT_CSS = """
     PermissionCard {
         height: auto;
         border: round $warning;
+        border-title-color: $text-warning;
         padding: 0 1;
-        margin: 0 0 1 0;
     }
-    PermissionCard:focus { border: round $accent; }
-    PermissionCard.-settled { border: round $panel; }
+    PermissionCard:focus { border: heavy $accent; border-title-color: $accent; border-title-style: bold; }
+    PermissionCard.-settled { border: round $panel-lighten-2; border-title-color: $text-muted; }
+    PermissionCard > .permission-target { color: $text; text-style: bold; }
     PermissionCard > .permission-diff { color: $text-muted; }
+    PermissionCard > .permission-outcome { color: $text-muted; text-style: italic; }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("o", "answer('allow_once')", "Allow once", id="permission.allow_once", group=DECIDE,
+        Binding("a", "answer('allow_once')", "Allow once", id="permission.allow_once", group=DECIDE,
                 tooltip="Let the agent do this once"),
-        Binding("a", "answer('allow_always')", "Allow for session", id="permission.allow_always", group=DECIDE,
+        Binding("A", "answer('allow_always')", "Allow for session", id="permission.allow_always", group=DECIDE,
                 tooltip="Let the agent do this kind of thing for the rest of its session"),
-        Binding("n", "answer('deny')", "Deny", id="permission.deny", group=DECIDE,
+        Binding("d", "answer('deny')", "Deny", id="permission.deny", group=DECIDE,
                 tooltip="Refuse; the agent is told no"),
     ]
 
     HINTS: ClassVar[tuple[tuple[str, str], ...]] = (
         ("permission.allow_once", "allow once"),
-        ("permission.allow_always", "allow for this session"),
+        ("permission.allow_always", "allow for session"),
         ("permission.deny", "deny"),
     )
 
@@ -73,25 +91,38 @@ class PermissionCard(ArmedCard, can_focus=True):
         self.set_reactive(PermissionCard.view, view)
 
     def compose(self) -> ComposeResult:
-        """Who asks and what, the target, the diff, then the keys or the outcome."""
+        """Who asks and what, the target, the diff while it is open, then the outcome once settled."""
         view = self.view
         self.set_class(not view.is_open, "-settled")
+        self.border_title = f"Permission · {BORDER_WORDS.get(view.state, 'not answered')}" if not view.is_open \
+            else "Permission"
         yield Static(Content.from_markup("[b]$asker asks:[/b] $title", asker=view.asker, title=view.title),
                      classes="permission-title")
         if view.target:
             yield Static(Content(view.target), classes="permission-target")
-        if view.diff:
+        if view.is_open and view.diff:
             more = f"\n… {view.diff_more} more lines" if view.diff_more else ""
             yield Static(Content("\n".join(view.diff) + more), classes="permission-diff")
-        if view.is_open:
-            yield Static(Content(hint_line(self.app, PermissionCard, self.HINTS)), classes="permission-keys")
-        else:
+        if not view.is_open:
             yield Static(Content(view.state_words), classes="permission-outcome")
+
+    def watch_view(self) -> None:
+        """A settled question gives its keys up: the footer drops them."""
+        self.refresh_bindings()
+
+    def key_hint(self) -> str:
+        """``a allow once · A allow for session · d deny``, with the keys as currently mapped."""
+        return hint_line(self.app, PermissionCard, self.HINTS)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """The answer keys act (and show) only while the question is open."""
+        if action == "answer":
+            return self.view.is_open
+        return True
 
     def action_answer(self, answer: str) -> None:
         """Post the answer (only while the question is open and the keys are armed)."""
         if not self.view.is_open:
-            self.notify("That question is no longer open.", timeout=4)
             return
         if not self.keys_armed():
             return

@@ -31,17 +31,17 @@ class DeskApp(App[None]):
         self.told: list[str] = []
 
     def on_runtime_event(self, event: RuntimeEvent) -> None:
-        self.cards.on_runtime_event(event)
+        self.run_worker(self.cards.on_runtime_event(event), group="permissions")
 
     def compose(self) -> ComposeResult:
         yield VerticalScroll(id="cards")
 
-    def show_permission(self, view: PermissionCardView) -> None:
+    async def show_permission(self, view: PermissionCardView) -> None:
         card = PermissionCard(view, id=f"permission-{view.request_id}")
-        self.query_one("#cards").mount(card)
+        await self.query_one("#cards").mount(card)
         card.focus()
 
-    def update_permission(self, view: PermissionCardView) -> None:
+    async def update_permission(self, view: PermissionCardView) -> None:
         self.query_one(f"#permission-{view.request_id}", PermissionCard).view = view
 
     def tell(self, text: str) -> None:
@@ -64,8 +64,8 @@ async def test_a_question_shows_as_a_card_and_its_key_answers_the_agent() -> Non
         assert "gemini-acp (Architect) asks: Writing to notes.md" in text
         assert "/w/notes.md" in text and "-old content" in text and "+written by" in text
         assert "\x1b" not in text
-        assert "o allow once · a allow for this session · n deny" in text
-        await pilot.press("a")
+        assert app.query_one(PermissionCard).key_hint() == "a allow once · A allow for session · d deny"
+        await pilot.press("A")
         assert await asyncio.wait_for(asking, 10) is PermissionAnswer.ALLOW_ALWAYS
         await until(pilot, lambda: "allowed for the rest of this session" in card_text(app), "the answer on the card")
         assert "allow once" not in card_text(app)
@@ -79,7 +79,7 @@ async def test_a_withdrawn_question_says_so_and_a_late_key_changes_nothing() -> 
         asking.cancel()  # the turn was cancelled, or its idle timeout ended it
         await asyncio.gather(asking, return_exceptions=True)
         await until(pilot, lambda: "turn ended" in card_text(app), "the card to say the question is over")
-        await pilot.press("o")
+        await pilot.press("a")
         await pilot.pause()
         assert app.query_one(PermissionCard).view.state == "withdrawn"
         assert app.desk.open_questions() == []
@@ -95,7 +95,7 @@ async def test_keys_wait_for_arming_when_the_card_took_the_focus_on_its_own() ->
         await pilot.pause()
         card.focus_on_its_own(arming=60)
         await pilot.pause()
-        await pilot.press("o")  # typed while the card appeared: no answer
+        await pilot.press("a")  # typed while the card appeared: no answer
         await pilot.pause()
         assert not asking.done()
         assert isinstance(card, ArmedCard) and not card.is_armed

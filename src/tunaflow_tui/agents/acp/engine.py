@@ -241,6 +241,8 @@ class AcpTurn(Turn):
                 total_left = config.timeout_total_s - (now - started)
                 if idle_left <= 0 or total_left <= 0:
                     pending = self._client.permissions_pending if self._client else 0
+                    if self._client is not None:
+                        self._client.cancel_pending("timeout")  # the cards say the timeout ended them
                     await self._stop(graceful=True)
                     message = (f"No output for {config.timeout_idle_s:g} s; the agent was stopped."
                                if idle_left <= 0 else
