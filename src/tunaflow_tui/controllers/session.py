@@ -58,6 +58,7 @@ from tunaflow_tui.runtime.events import (
     ProjectTestsRunning,
     RuntimeEvent,
     ToolActivity,
+    UsageReported,
 )
 
 if TYPE_CHECKING:
@@ -146,6 +147,7 @@ class ProjectSession:
             MessageFinished: self._settled,
             MessageAdded: self._settled,
             NoticeRaised: self.status.notice,
+            UsageReported: self.status.usage,
             Progress: self.status.progress,
             ProjectTestsRunning: self.status.tests_running,
             MemoryProgress: self.status.memory,

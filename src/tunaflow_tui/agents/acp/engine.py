@@ -107,6 +107,8 @@ class AcpEngine(Engine):
         self.name = config.name or "acp"
         self.type = "acp"
         self._always: dict[str, set[str]] = {}
+        #: each agent session's cumulative cost (USD) at the end of its last turn here: a turn's cost is the difference
+        self.session_costs: dict[str, float] = {}
 
     def always_allowed(self, session_id: str) -> set[str]:
         """The tool kinds the user allowed for the rest of agent session ``session_id`` (kept across turns)."""
@@ -338,7 +340,9 @@ class AcpTurn(Turn):
         stored = self._request.resume_session_id
         if stored is None:
             created = await conn.new_session(cwd=cwd, mcp_servers=[])
+            self.translator.cost_baseline = 0.0  # a new session has cost nothing before this turn
             return created.session_id, created.modes
+        self.translator.cost_baseline = self._engine.session_costs.get(stored)
         if self._request.fork:
             raise _Refused(self._error(ErrorKind.BAD_REQUEST, "This ACP agent's sessions are not forked by "
                                                               "tunaflow; the branch starts a new session."))
@@ -380,18 +384,22 @@ class AcpTurn(Turn):
             self.translator.mode = self._wanted_mode
 
     def _usage(self, response: PromptResponse) -> list[EngineEvent]:
+        """The turn's final usage: the prompt result's tokens (or gemini's quota), with the context and cost
+        the agent's ``usage_update`` reported; the session's cost is kept for the next turn's difference."""
+        translator = self.translator
+        if translator.session_cost is not None and self._session_id:
+            self._engine.session_costs[self._session_id] = translator.session_cost
         usage = response.usage
-        if usage is not None:
-            return [Usage(input_tokens=usage.input_tokens, output_tokens=usage.output_tokens,
-                          cached_tokens=usage.cached_read_tokens or 0, cost_usd=self.translator.cost_usd)]
         quota = (response.field_meta or {}).get("quota")
         counts = quota.get("token_count") if isinstance(quota, dict) else None
-        if isinstance(counts, dict):  # gemini reports its tokens here
-            return [Usage(input_tokens=token_count(counts.get("input_tokens")),
-                          output_tokens=token_count(counts.get("output_tokens")), cost_usd=self.translator.cost_usd)]
-        if self.translator.cost_usd is not None:
-            return [Usage(cost_usd=self.translator.cost_usd)]
-        return []
+        if usage is not None:
+            final = translator.usage(usage.input_tokens, usage.output_tokens, usage.cached_read_tokens or 0)
+        elif isinstance(counts, dict):  # gemini reports its tokens here
+            final = translator.usage(token_count(counts.get("input_tokens")),
+                                     token_count(counts.get("output_tokens")))
+        else:
+            final = translator.usage()
+        return [final] if final != Usage() else []
 
     def _verdict(self, response: PromptResponse) -> FinalMessage | EngineError:
         reason = response.stop_reason
