@@ -7,7 +7,8 @@ protocol); the last lines of stderr go on error cards. The SDK's ``connect_to_ag
 protocol over the pipes.
 
 A turn: ``initialize`` → a session (new, or the stored one: ``session/resume`` where the agent
-advertises it, else ``session/load`` with its replay dropped) → the role's mode → ``session/prompt``.
+advertises it, else ``session/load`` with its replay dropped; a branch's first turn forks the parent's
+with ``session/fork`` where the agent offers it) → the role's mode → ``session/prompt``.
 Cancel sends ``session/cancel``, answers open permission requests ``cancelled``, waits a grace
 period for the prompt to end and then ends the process group.
 """
@@ -109,6 +110,14 @@ class AcpEngine(Engine):
         self._always: dict[str, set[str]] = {}
         #: each agent session's cumulative cost (USD) at the end of its last turn here: a turn's cost is the difference
         self.session_costs: dict[str, float] = {}
+        #: whether the agent offered ``session/fork`` when it last started here (None: not started yet)
+        self.offers_fork: bool | None = None
+
+    @property
+    def supports_native_fork(self) -> bool:
+        """True once the agent has said it forks sessions (``sessionCapabilities.fork``): a branch then
+        continues the parent's session through ``session/fork``; until then branches inherit their context."""
+        return bool(self.offers_fork)
 
     def always_allowed(self, session_id: str) -> set[str]:
         """The tool kinds the user allowed for the rest of agent session ``session_id`` (kept across turns)."""
@@ -304,6 +313,8 @@ class AcpTurn(Turn):
                     fs=FileSystemCapabilities(read_text_file=True, write_text_file=writable), terminal=False),
                 client_info=Implementation(name="tunaflow", title="tunaflow", version=__version__))
             caps = init.agent_capabilities or AgentCapabilities()
+            session_caps = caps.session_capabilities
+            self._engine.offers_fork = session_caps is not None and session_caps.fork is not None
             session_id, modes = await self._open_session(conn, caps, queue)
             self._session_id = session_id
             queue.put_nowait(SessionStarted(session_id))
@@ -343,10 +354,13 @@ class AcpTurn(Turn):
             self.translator.cost_baseline = 0.0  # a new session has cost nothing before this turn
             return created.session_id, created.modes
         self.translator.cost_baseline = self._engine.session_costs.get(stored)
-        if self._request.fork:
-            raise _Refused(self._error(ErrorKind.BAD_REQUEST, "This ACP agent's sessions are not forked by "
-                                                              "tunaflow; the branch starts a new session."))
         session_caps = caps.session_capabilities
+        if self._request.fork:
+            if session_caps is None or session_caps.fork is None:
+                raise _Refused(self._error(ErrorKind.BAD_REQUEST, "This ACP agent does not fork sessions; the "
+                                                                  "branch starts a new one with its inherited context."))
+            forked = await conn.fork_session(session_id=stored, cwd=cwd, mcp_servers=[])
+            return forked.session_id, forked.modes
         if session_caps is not None and session_caps.resume is not None:
             # the agent keeps its own memory; tunaflow's database has the history, so nothing is replayed
             resumed = await conn.resume_session(session_id=stored, cwd=cwd, mcp_servers=[])
