@@ -11,12 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from textual.app import ComposeResult
+from textual.app import RenderResult
 from textual.binding import Binding, BindingType
 from textual.content import Content
 from textual.message import Message
 from textual.reactive import reactive
-from textual.widgets import Static
 
 from tunaflow_tui.agents.permissions import PermissionAnswer
 from tunaflow_tui.keyhints import hint_line
@@ -63,9 +62,6 @@ you. The card shows the tool, the file or command, and the change where the agen
     }
     PermissionCard:focus { border: heavy $accent; border-title-color: $accent; border-title-style: bold; }
     PermissionCard.-settled { border: round $panel-lighten-2; border-title-color: $text-muted; }
-    PermissionCard > .permission-target { color: $text; text-style: bold; }
-    PermissionCard > .permission-diff { color: $text-muted; }
-    PermissionCard > .permission-outcome { color: $text-muted; text-style: italic; }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -83,31 +79,40 @@ you. The card shows the tool, the file or command, and the change where the agen
         ("permission.deny", "deny"),
     )
 
-    view: reactive[PermissionCardView] = reactive(PermissionCardView(0, "", "", "", ""), recompose=True)
+    view: reactive[PermissionCardView] = reactive(PermissionCardView(0, "", "", "", ""), layout=True)
 
     def __init__(self, view: PermissionCardView, *, id: str | None = None) -> None:
         """Show ``view``."""
         super().__init__(id=id)
         self.set_reactive(PermissionCard.view, view)
+        self._dress(view)
 
-    def compose(self) -> ComposeResult:
-        """Who asks and what, the target, the diff while it is open, then the outcome once settled."""
-        view = self.view
+    def _dress(self, view: PermissionCardView) -> None:
         self.set_class(not view.is_open, "-settled")
         self.border_title = f"Permission · {BORDER_WORDS.get(view.state, 'not answered')}" if not view.is_open \
             else "Permission"
-        yield Static(Content.from_markup("[b]$asker asks:[/b] $title", asker=view.asker, title=view.title),
-                     classes="permission-title")
-        if view.target:
-            yield Static(Content(view.target), classes="permission-target")
-        if view.is_open and view.diff:
-            more = f"\n… {view.diff_more} more lines" if view.diff_more else ""
-            yield Static(Content("\n".join(view.diff) + more), classes="permission-diff")
-        if not view.is_open:
-            yield Static(Content(view.state_words), classes="permission-outcome")
 
-    def watch_view(self) -> None:
-        """A settled question gives its keys up: the footer drops them."""
+    def render(self) -> RenderResult:
+        """Who asks and what, the target, the diff while it is open, then the outcome once settled.
+
+        One widget, drawn as one text: a question arriving (or settling) lays out one node, not a
+        column of them, so the card is on screen in the next frame.
+        """
+        view = self.view
+        lines: list[Content] = [Content.assemble((f"{view.asker} asks: ", "bold"), view.title)]
+        if view.target:
+            lines.append(Content.styled(view.target, "bold"))
+        if view.is_open and view.diff:
+            lines += [Content.styled(line, "dim") for line in view.diff]
+            if view.diff_more:
+                lines.append(Content.styled(f"… {view.diff_more} more lines", "dim"))
+        if not view.is_open:
+            lines.append(Content.styled(view.state_words, "italic"))
+        return Content("\n").join(lines)
+
+    def watch_view(self, view: PermissionCardView) -> None:
+        """A settled question gives its keys up: the footer drops them, the card shows the outcome."""
+        self._dress(view)
         self.refresh_bindings()
 
     def key_hint(self) -> str:

@@ -14,7 +14,6 @@ import pytest
 from acp_rig import capture, permission_answers, with_acp_engine
 from app_harness import armed, demo_settings, screen_text
 from branch_seeds import fork_seeded, open_in_pane, seed_main
-from textual.widgets import Static
 from waiting import until
 
 from tunaflow_tui.widgets.branch_thread import BranchThread
@@ -31,7 +30,7 @@ def _acp_app(open_app: Any, project: Path, **config: Any) -> tuple[Any, Any, Pat
 
 
 def _card_text(card: PermissionCard) -> str:
-    return "\n".join(str(static.render()) for static in card.query(Static))
+    return card.render().plain  # type: ignore[union-attr]
 
 
 async def _ask(pilot: Any, composer: Any, text: str = "write file") -> None:

@@ -6,7 +6,6 @@ import asyncio
 
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
-from textual.widgets import Static
 from waiting import until
 
 from tunaflow_tui.agents.permissions import PermissionAnswer, PermissionRequest
@@ -52,7 +51,7 @@ class DeskApp(App[None]):
 
 
 def card_text(app: DeskApp) -> str:
-    return "\n".join(str(static.render()) for static in app.query_one(PermissionCard).query(Static))
+    return app.query_one(PermissionCard).render().plain  # type: ignore[union-attr]
 
 
 async def test_a_question_shows_as_a_card_and_its_key_answers_the_agent() -> None:
