@@ -100,3 +100,44 @@ async def test_keys_wait_for_arming_when_the_card_took_the_focus_on_its_own() ->
         assert isinstance(card, ArmedCard) and not card.is_armed
         asking.cancel()
         await asyncio.gather(asking, return_exceptions=True)
+
+
+async def test_a_card_scrolled_out_of_view_gives_its_keys_to_the_composer() -> None:
+    from dataclasses import replace
+
+    from textual.containers import Vertical
+    from textual.widgets import Static
+
+    from tunaflow_tui.viewmodels.permissions import card_view
+    from tunaflow_tui.widgets.composer import Composer
+    from tunaflow_tui.widgets.permission_dock import PermissionDock
+
+    long_diff = "".join(f"+line {n}\n" for n in range(8))
+    first = card_view(1, "main", replace(REQUEST, diff=long_diff))
+    second = card_view(2, "main", replace(REQUEST, diff=long_diff, title="Writing to other.md"))
+
+    class ColumnApp(App[None]):
+        AUTO_FOCUS = None
+
+        def compose(self) -> ComposeResult:
+            with Vertical():
+                yield Static("chat", id="chat")
+                yield PermissionDock("main")
+                yield Composer("Architect", cursor_blink=False)
+
+    app = ColumnApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        dock = app.query_one(PermissionDock)
+        card = await dock.show(first)
+        await dock.show(second)
+        await pilot.pause()
+        card.focus()
+        dock.scroll_home(animate=False)
+        await until(pilot, lambda: dock.can_view_partial(card) and card.has_focus, "the first card in view, focused")
+        await pilot.pause()
+        assert dock.hint_text().startswith("gemini-acp (Architect) asks — f2 focuses it")  # the newest, unfocused
+        dock.scroll_end(animate=False)  # the user scrolls the questions: the focused one leaves the view
+        await until(pilot, lambda: not dock.can_view_partial(card), "the first card out of view")
+        await until(pilot, lambda: app.query_one(Composer).input.has_focus, "the keys back in the composer")
+        await pilot.press("a")  # typed, not an answer
+        assert app.query_one(Composer).text == "a"
