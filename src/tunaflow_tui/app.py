@@ -59,6 +59,7 @@ if TYPE_CHECKING:  # cards, messages, help and workflow load on first use: the f
     from tunaflow_tui.widgets.decision_card import DecisionRequested
     from tunaflow_tui.widgets.done_card import DoneCard
     from tunaflow_tui.widgets.message_block import MessageBlock
+    from tunaflow_tui.widgets.permission_card import PermissionAnswered
     from tunaflow_tui.widgets.records.adopt import AdoptCard
     from tunaflow_tui.widgets.roundtable_thread import RoundtableThread
     from tunaflow_tui.widgets.sidebar import Sidebar
@@ -649,6 +650,13 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         """A card or dialog decided on a plan."""
         if (session := self._session_or_say()) is not None:
             session.decisions.requested(event)
+
+    def on_permission_answered(self, event: PermissionAnswered) -> None:
+        """An agent's permission question answered with its card's key: the answer goes to that question."""
+        if (session := self._session_or_say()) is not None:
+            permissions = getattr(session, "permissions", None)
+            if permissions is not None:
+                permissions.answer(event.request_id, event.answer)
 
     def on_done_card_requested(self, event: DoneCard.Requested) -> None:
         """Merge or worktree removal asked for on a done card."""

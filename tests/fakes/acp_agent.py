@@ -11,7 +11,7 @@ floods stderr, ``{"do": "stderr_text", "text": …}``, ``{"do": "exit", "code": 
 ``{"do": "hang"}`` keeps reading (and logging) without answering and never exits on EOF,
 ``{"do": "ignore_term"}`` ignores SIGTERM, ``{"do": "spawn_child"}`` starts a grandchild in its
 group (its pid logged as ``{"child": pid}``), ``{"do": "stamp", "label": …}`` logs the time the next line
-leaves (for benches).
+leaves (for benches), ``{"do": "sleep", "s": …}`` pauses before the next line.
 
 ``FAKE_ACP_CAPTURE`` may name several captures (``os.pathsep`` between them): each start of the agent
 plays the next one, as the turns of a conversation do.
@@ -141,6 +141,8 @@ def act(entry: dict[str, Any]) -> None:
         hang()
     elif what == "ignore_term":
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    elif what == "sleep":  # the agent at work between two messages (running the tool it was allowed)
+        time.sleep(float(entry["s"]))
     elif what == "stamp":  # when the next line leaves, for benches
         log({"stamp": entry["label"], "t": time.time()})
     elif what == "spawn_child":

@@ -40,7 +40,17 @@ async def test_a_withdrawn_question_closes_and_a_late_answer_is_ignored() -> Non
     await asyncio.gather(asking, return_exceptions=True)
     assert desk.open_questions() == []
     assert not desk.answer(question.request_id, PermissionAnswer.ALLOW_ONCE)
-    assert events[-1] == PermissionSettled("main", question.request_id, None)
+    assert events[-1] == PermissionSettled("main", question.request_id, None, "cancelled")
+
+
+async def test_a_question_the_timeout_withdrew_says_so() -> None:
+    events: list[RuntimeEvent] = []
+    desk = PermissionDesk(events.append)
+    asking = asyncio.create_task(desk.broker("main").decide(REQUEST))
+    await until(None, lambda: desk.open_questions(), "the question")
+    asking.cancel("timeout")  # how the ACP engine withdraws its questions when the idle timeout ends the turn
+    await asyncio.gather(asking, return_exceptions=True)
+    assert events[-1] == PermissionSettled("main", events[0].request_id, None, "timeout")
 
 
 def test_tunaflow_run_says_a_question_waits_with_nobody_to_answer_it() -> None:

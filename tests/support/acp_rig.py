@@ -15,6 +15,7 @@ from tunaflow_tui.agents.acp.engine import AcpEngine
 from tunaflow_tui.agents.base import PermissionProfile, Turn, TurnRequest
 from tunaflow_tui.agents.events import EngineEvent
 from tunaflow_tui.agents.permissions import PermissionBroker
+from tunaflow_tui.core.settings import Settings
 from tunaflow_tui.core.settings.engines import EngineConfig
 
 #: real captures of claude-code-acp, codex-acp and gemini --acp (see docs: agent CLIs, ACP)
@@ -122,3 +123,32 @@ class AcpRig:
 async def collect(turn: Turn) -> list[EngineEvent]:
     """Every event of a turn, terminal one included."""
     return [event async for event in turn]
+
+
+def with_acp_engine(settings: Settings, root: Path, entries: Iterable[dict[str, Any]], *, name: str = "claude-acp",
+                    roles: tuple[str, ...] = ("architect",), subst: dict[str, str] | None = None,
+                    **config: Any) -> tuple[Settings, Path]:
+    """``settings`` with an ACP engine ``name`` whose stand-in agent replays ``entries``, playing ``roles``;
+    and the log of what the agent received (read it with :func:`received_in`)."""
+    root.mkdir(parents=True, exist_ok=True)
+    path = root / f"{name}-capture.jsonl"
+    path.write_text("".join(json.dumps(e) + "\n" for e in entries))
+    log = root / f"{name}-log.jsonl"
+    env = {"FAKE_ACP_CAPTURE": str(path), "FAKE_ACP_LOG": str(log), "FAKE_ACP_SUBST": json.dumps(subst or {})}
+    engine = EngineConfig(name=name, type="acp", command=shlex.join([sys.executable, str(FAKE_AGENT)]), env=env,
+                          **{"timeout_idle_s": 30, "timeout_total_s": 120, **config})
+    chosen = settings.roles.model_copy(update={role: name for role in roles})
+    return settings.model_copy(update={"engines": {**settings.engines, name: engine}, "roles": chosen}), log
+
+
+def received_in(log: Path) -> list[dict[str, Any]]:
+    """Every message the stand-in agent writing ``log`` received, oldest first."""
+    if not log.exists():
+        return []
+    return [json.loads(line)["recv"] for line in log.read_text().splitlines() if '"recv"' in line]
+
+
+def permission_answers(log: Path) -> list[dict[str, Any]]:
+    """The outcomes the client sent for the agent's permission requests, in order."""
+    return [m["result"]["outcome"] for m in received_in(log)
+            if "method" not in m and isinstance(m.get("result"), dict) and "outcome" in m["result"]]

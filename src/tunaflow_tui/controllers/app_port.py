@@ -102,6 +102,11 @@ class AppPort(Protocol):
         ...
 
     @property
+    def focused(self) -> Widget | None:
+        """The widget with the focus on the screen on top."""
+        ...
+
+    @property
     def screen(self) -> Screen[object]:
         """The screen on top."""
         ...

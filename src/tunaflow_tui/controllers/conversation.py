@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from tunaflow_tui.runtime.events import MessageActivity, MessageDelta, MessageStarted, ToolActivity
     from tunaflow_tui.runtime.runtime import WorkflowRuntime
     from tunaflow_tui.widgets.chat_view import ChatView
+    from tunaflow_tui.widgets.composer import Composer
 
 TYPING_PAUSE = 1.5
 """Seconds after a key in the composer during which the user counts as typing: a card arriving then
@@ -94,9 +95,10 @@ class ConversationController:
             return
         await self._runtime.retry_message(record)
 
-    def user_is_typing(self) -> bool:
-        """True while the composer holds text or a key reached it shortly (and after the last send)."""
-        composer = self._app.composer
+    def user_is_typing(self, composer: Composer | None = None) -> bool:
+        """True while the composer (main's, unless another is given) holds text or a key reached it
+        shortly (and after the last send)."""
+        composer = composer or self._app.composer
         if composer.text:
             return True
         typed = composer.input.last_key_at

@@ -75,6 +75,8 @@ class DecisionController:
         self._user_is_typing = user_is_typing
         self.cards = CardPresenter(app, runtime, self._answered)
         self._known: dict[int, tuple[object, ...]] = {}
+        self.permission_jump: Callable[[], bool] | None = None
+        """f2 reaches an agent's open permission question first (its turn waits on it); True when one was."""
 
     # ------------------------------------------------------------------ plans moving
     async def restore(self) -> None:
@@ -143,7 +145,9 @@ class DecisionController:
     # ------------------------------------------------------------------ reaching a decision
     def jump_to_decision(self, plan_id: int | None = None) -> None:
         """Focus the newest decision waiting (or that plan's card); with none, the newest finished plan's
-        merge offer."""
+        merge offer. An agent's open permission question comes before plans: its turn waits on it."""
+        if plan_id is None and self.permission_jump is not None and self.permission_jump():
+            return
         pendings = self._runtime.waiting()
         if plan_id is not None:
             plan = self._store.get_plan(plan_id)

@@ -7,7 +7,7 @@ sidebar and the workflow view are built in a thread and only drawn on the event 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Protocol
 
 from textual.widgets import OptionList
@@ -65,6 +65,8 @@ class PaneController:
         self._branch_chat: ChatView | None = None
         self.live: dict[int, int] = {}
         """Branch id → how many agents are writing in it now (the tree's and the header's live mark)."""
+        self.on_branch_shown: Callable[[str], Awaitable[None]] | None = None
+        """Called with the branch's conversation each time the pane shows a branch anew."""
 
     # ------------------------------------------------------------------ sidebar
     async def mount_sidebar(self) -> None:
@@ -133,6 +135,8 @@ class PaneController:
         self.branch_conversation = cid
         self._branch_chat = chat
         await self._app.workspace.pane.show(view, thread)
+        if self.on_branch_shown is not None:  # what waits in the branch (an agent's question) comes with it
+            await self.on_branch_shown(cid)
         workspace = self._app.workspace
         if reveal and workspace.mode == "hidden":
             workspace.mode = "drawer"

@@ -13,17 +13,17 @@ from typing import Protocol
 
 from tunaflow_tui.agents.permissions import PermissionAnswer
 from tunaflow_tui.runtime.events import PermissionAsked, PermissionSettled, RuntimeEvent
-from tunaflow_tui.viewmodels.permissions import PermissionCardView, card_view
+from tunaflow_tui.viewmodels.permissions import PermissionCardView, card_view, settled_state
 
 
 class PermissionPort(Protocol):
     """What the controller needs from the app: show a card, update it, tell the user something."""
 
-    def show_permission(self, view: PermissionCardView) -> None:
+    async def show_permission(self, view: PermissionCardView) -> None:
         """Show a new card."""
         ...
 
-    def update_permission(self, view: PermissionCardView) -> None:
+    async def update_permission(self, view: PermissionCardView) -> None:
         """Show the card's new state."""
         ...
 
@@ -41,7 +41,8 @@ class PermissionAnswering(Protocol):
 
 
 class PermissionCards:
-    """Keeps one view per question and routes the user's answers."""
+    """Keeps one view per question (the open ones, and the last settled one of each conversation) and
+    routes the user's answers."""
 
     def __init__(self, port: PermissionPort, desk: PermissionAnswering) -> None:
         """Show cards through ``port``; answer through ``desk``."""
@@ -49,18 +50,28 @@ class PermissionCards:
         self._desk = desk
         self.views: dict[int, PermissionCardView] = {}
 
-    def on_runtime_event(self, event: RuntimeEvent) -> None:
+    async def on_runtime_event(self, event: RuntimeEvent) -> None:
         """A question opens a card; its end closes it."""
         if isinstance(event, PermissionAsked):
             view = card_view(event.request_id, event.conversation_id, event.request)
+            self._forget_settled(event.conversation_id)
             self.views[view.request_id] = view
-            self._port.show_permission(view)
+            await self._port.show_permission(view)
         elif isinstance(event, PermissionSettled):
             known = self.views.get(event.request_id)
             if known is not None:
-                settled = replace(known, state=event.answer.value if event.answer else "withdrawn")
+                settled = replace(known, state=settled_state(event.answer, event.reason))
                 self.views[event.request_id] = settled
-                self._port.update_permission(settled)
+                await self._port.update_permission(settled)
+
+    def _forget_settled(self, conversation_id: str) -> None:
+        for request_id, view in list(self.views.items()):
+            if view.conversation_id == conversation_id and not view.is_open:
+                del self.views[request_id]
+
+    def open_views(self, conversation_id: str | None = None) -> list[PermissionCardView]:
+        """The questions still waiting (of one conversation, or all), oldest first."""
+        return [v for v in self.views.values() if v.is_open and conversation_id in (None, v.conversation_id)]
 
     def answer(self, request_id: int, answer: PermissionAnswer) -> bool:
         """Pass the user's answer on; a question no longer open is left as it is, and the user told."""

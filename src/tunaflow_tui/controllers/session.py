@@ -13,6 +13,7 @@ needs:
 - :class:`~tunaflow_tui.controllers.branches.BranchesController` — forking, talking in and adopting branches;
 - :class:`~tunaflow_tui.controllers.follower.ExternalWrites` — what other processes write, shown as it lands;
 - :class:`~tunaflow_tui.controllers.roundtable.RoundtableController` — roundtables: set-up, rounds, seats;
+- :class:`~tunaflow_tui.controllers.permission_docks.PermissionController` — agents' permission questions;
 - :class:`~tunaflow_tui.controllers.status.StatusController` and
   :class:`~tunaflow_tui.controllers.attention.AttentionController` — the status line and the bell.
 
@@ -36,6 +37,7 @@ from tunaflow_tui.controllers.decisions import DecisionController
 from tunaflow_tui.controllers.follower import ExternalWrites
 from tunaflow_tui.controllers.outcomes import OutcomeController
 from tunaflow_tui.controllers.panes import PaneController
+from tunaflow_tui.controllers.permission_docks import PermissionController
 from tunaflow_tui.controllers.project import ProjectController
 from tunaflow_tui.controllers.search import SearchController
 from tunaflow_tui.controllers.sources import MessageSources, StoreMessageSource
@@ -50,11 +52,14 @@ from tunaflow_tui.runtime.events import (
     MessageFinished,
     MessageStarted,
     NoticeRaised,
+    PermissionAsked,
+    PermissionSettled,
     PlanChanged,
     Progress,
     ProjectTestsRunning,
     RuntimeEvent,
     ToolActivity,
+    UsageReported,
 )
 
 if TYPE_CHECKING:
@@ -97,6 +102,7 @@ class ProjectSession:
         self.branches: BranchesController
         self.follower: ExternalWrites
         self._roundtable: RoundtableController | None = None
+        self.permissions: PermissionController
         self._routes: dict[type[RuntimeEvent], Route] = {}
 
     @property
@@ -142,6 +148,10 @@ class ProjectSession:
         self.search = SearchController(app, runtime, self.panes, self.workers)
         self.branches = BranchesController(app, runtime, self.panes, self.conversation, self.workers)
         self.follower = ExternalWrites(app, runtime, self.panes, self.conversation, self.decisions)
+        self.permissions = PermissionController(app, runtime.permissions, self.panes, self.attention, self.workers,
+                                                self.conversation.user_is_typing)
+        self.panes.on_branch_shown = self.permissions.branch_shown
+        self.decisions.permission_jump = self.permissions.jump
         self._routes = {
             MessageStarted: self._stream_started,
             MessageDelta: self.conversation.stream_delta,
@@ -150,10 +160,13 @@ class ProjectSession:
             MessageFinished: self._settled,
             MessageAdded: self._settled,
             NoticeRaised: self.status.notice,
+            UsageReported: self.status.usage,
             Progress: self.status.progress,
             ProjectTestsRunning: self.status.tests_running,
             MemoryProgress: self.status.memory,
             PlanChanged: self._plan_changed,
+            PermissionAsked: self.permissions.on_runtime_event,
+            PermissionSettled: self.permissions.on_runtime_event,
         }
         runtime.subscribe(self.bridge.observe)
 

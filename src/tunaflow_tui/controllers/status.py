@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from tunaflow_tui.core.terminal_text import neutralize
+from tunaflow_tui.core.turns import Usage
 from tunaflow_tui.runtime.events import (
     MemoryProgress,
     MessageFinished,
@@ -25,6 +26,7 @@ from tunaflow_tui.runtime.events import (
     NoticeRaised,
     Progress,
     ProjectTestsRunning,
+    UsageReported,
 )
 from tunaflow_tui.runtime.memory import unavailable_notice
 
@@ -53,6 +55,21 @@ class Running:
     text: str
     started: float
     conversation_id: str | None = None
+    meter: str = ""
+    """What the agent reported using so far (``context 126/258,400 · $0.0123``), if anything."""
+
+
+def usage_meter(usage: Usage) -> str:
+    """``context 1,204/258,400 (0%) · 900 in · 120 out · $0.0123``: what an agent reported using so far."""
+    parts: list[str] = []
+    if usage.context_size > 0:
+        share = usage.context_used * 100 // usage.context_size
+        parts.append(f"context {usage.context_used:,}/{usage.context_size:,} ({share}%)")
+    if usage.input_tokens or usage.output_tokens:
+        parts.append(f"{usage.input_tokens:,} in · {usage.output_tokens:,} out")
+    if usage.cost_usd is not None:
+        parts.append(f"${usage.cost_usd:.4f}")
+    return " · ".join(parts)
 
 
 def elapsed(seconds: float) -> str:
@@ -112,6 +129,14 @@ class StatusController:
         self._running[("message", event.message_id)] = Running(f"{who} is working…", now(), event.conversation_id)
         self.refresh()
 
+    def usage(self, event: UsageReported) -> None:
+        """An agent reported its usage (an ACP agent as it works): its line shows the meter."""
+        key = ("message", event.message_id)
+        item = self._running.get(key)
+        if item is not None:
+            self._running[key] = replace(item, meter=usage_meter(event.usage))
+            self.refresh()
+
     def agent_finished(self, event: MessageFinished) -> None:
         """An agent's reply ended (done, cancelled, failed): its line goes."""
         if self._running.pop(("message", event.message_id), None) is not None:
@@ -160,6 +185,8 @@ class StatusController:
             for item in self._running.values():
                 hint = self._live_hint(item.conversation_id) if item.conversation_id else ""
                 line = f"⟳ {item.text} {elapsed(moment - item.started)}"
+                if item.meter:
+                    line += f" · {item.meter}"
                 shown.append(f"{line} — {hint}" if hint else line)
             return shown
         if running and self._progress:

@@ -11,12 +11,18 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True, slots=True)
 class Usage:
-    """Token usage of one turn, and its cost in USD when the engine reports one."""
+    """Token usage of one turn, and its cost in USD when the engine reports one.
+
+    ``context_used`` / ``context_size``: the tokens in the agent's context window and the window's size,
+    from agents that report them while they work (ACP's ``usage_update``); 0 when not reported.
+    """
 
     input_tokens: int = 0
     output_tokens: int = 0
     cached_tokens: int = 0
     cost_usd: float | None = None
+    context_used: int = 0
+    context_size: int = 0
 
 
 @dataclass(frozen=True, slots=True)

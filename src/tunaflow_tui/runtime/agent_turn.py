@@ -39,6 +39,7 @@ from tunaflow_tui.runtime.events import (
     NoticeRaised,
     Observer,
     ToolActivity,
+    UsageReported,
 )
 from tunaflow_tui.runtime.leftovers import AgentStillRunning, find_leftovers
 from tunaflow_tui.runtime.reply_persistence import ReplyPersister
@@ -219,6 +220,7 @@ class TurnRunner:
                     self._emit(ToolActivity(conversation_id, message.id, event.tool, event.status))
                 elif isinstance(event, Usage):
                     usage = event
+                    self._emit(UsageReported(conversation_id, message.id, event))  # the live meter
                 elif isinstance(event, SessionStarted):
                     session_id = event.session_id
                     store.set_native_session(conversation_id, engine.name, session_id)

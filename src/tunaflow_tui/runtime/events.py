@@ -6,7 +6,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from tunaflow_tui.agents.permissions import PermissionAnswer, PermissionRequest
-from tunaflow_tui.core.turns import ToolLine
+from tunaflow_tui.core.turns import ToolLine, Usage
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +47,15 @@ class ToolActivity:
     message_id: int
     tool: ToolLine
     status: str
+
+
+@dataclass(frozen=True, slots=True)
+class UsageReported:
+    """What a streaming message's agent reported using so far (tokens, its context window, cost)."""
+
+    conversation_id: str
+    message_id: int
+    usage: Usage
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,15 +147,20 @@ class PermissionAsked:
 
 @dataclass(frozen=True, slots=True)
 class PermissionSettled:
-    """A permission question closed: answered, or withdrawn (``answer`` None: cancelled or timed out)."""
+    """A permission question closed: answered, or withdrawn (``answer`` None).
+
+    ``reason`` says why a withdrawn question got no answer: ``timeout`` when the turn's idle (or total)
+    timeout ended it, ``cancelled`` otherwise (the turn was cancelled, or its agent went away).
+    """
 
     conversation_id: str
     request_id: int
     answer: PermissionAnswer | None
+    reason: str = ""
 
 
 RuntimeEvent = (
-    MessageStarted | MessageDelta | MessageActivity | ToolActivity | NoticeRaised | MessageFinished | MessageAdded | PlanChanged
+    MessageStarted | MessageDelta | MessageActivity | ToolActivity | UsageReported | NoticeRaised | MessageFinished | MessageAdded | PlanChanged
     | Progress | ProjectTestsRunning | MemoryProgress | PermissionAsked | PermissionSettled
 )
 Observer = Callable[[RuntimeEvent], None]

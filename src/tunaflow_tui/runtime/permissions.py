@@ -3,7 +3,8 @@
 Each turn gets a broker for its conversation; a question becomes a :class:`PermissionAsked` event
 (the app shows a decision card; ``tunaflow run`` has nobody to ask, so the turn's idle timeout ends
 it) and waits. :meth:`PermissionDesk.answer` settles it; a question the engine withdrew (the turn was
-cancelled or timed out) is settled as ``None`` and a late answer to it is ignored.
+cancelled or timed out) is settled as ``None`` with the reason the engine gave when it cancelled the
+wait (``task.cancel("timeout")``), and a late answer to it is ignored.
 """
 
 from __future__ import annotations
@@ -15,6 +16,9 @@ from dataclasses import dataclass
 
 from tunaflow_tui.agents.permissions import PermissionAnswer, PermissionBroker, PermissionRequest
 from tunaflow_tui.runtime.events import PermissionAsked, PermissionSettled, RuntimeEvent
+
+#: why a question was withdrawn when the engine did not say (the turn was cancelled, or its agent went away)
+WITHDRAWN = "cancelled"
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,13 +61,19 @@ class PermissionDesk:
         waiting: asyncio.Future[PermissionAnswer | None] = asyncio.get_running_loop().create_future()
         self._open[question.request_id] = (question, waiting)
         answer: PermissionAnswer | None = None
+        reason = ""
         try:
             self._emit(PermissionAsked(conversation_id, question.request_id, request))
             answer = await waiting
             return answer
+        except asyncio.CancelledError as withdrawn:  # the engine says why with the cancel's message
+            reason = str(withdrawn.args[0]) if withdrawn.args and withdrawn.args[0] else WITHDRAWN
+            raise
         finally:
             self._open.pop(question.request_id, None)
-            self._emit(PermissionSettled(conversation_id, question.request_id, answer))
+            if answer is None and not reason:
+                reason = WITHDRAWN
+            self._emit(PermissionSettled(conversation_id, question.request_id, answer, reason))
 
 
 class _ConversationBroker:

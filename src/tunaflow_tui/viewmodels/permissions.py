@@ -7,15 +7,20 @@ from dataclasses import dataclass
 from tunaflow_tui.agents.permissions import PermissionAnswer, PermissionRequest
 from tunaflow_tui.core.terminal_text import neutralize
 
-#: diff lines a card shows before it says how many more there are
-DIFF_LINES = 12
+#: diff lines a card shows before it says how many more there are (the card stays compact at 80×24)
+DIFF_LINES = 8
+
+#: the states a card takes once its question is settled, besides the answers
+WITHDRAWN = "withdrawn"
+TIMED_OUT = "timeout"
 
 STATE_WORDS = {
     "open": "",
     PermissionAnswer.ALLOW_ONCE.value: "allowed once",
     PermissionAnswer.ALLOW_ALWAYS.value: "allowed for the rest of this session",
-    PermissionAnswer.DENY.value: "denied",
-    "withdrawn": "not answered: the turn ended (cancelled or idle timeout), so the agent was told cancelled",
+    PermissionAnswer.DENY.value: "denied: the agent was told no",
+    WITHDRAWN: "not answered: the turn ended first (cancelled), so the agent was told cancelled",
+    TIMED_OUT: "not answered in time: the turn's idle timeout stopped it, and the agent was told cancelled",
 }
 
 
@@ -30,7 +35,7 @@ class PermissionCardView:
     target: str
     diff: tuple[str, ...] = ()
     diff_more: int = 0
-    state: str = "open"  # open | allow_once | allow_always | deny | withdrawn
+    state: str = "open"  # open | allow_once | allow_always | deny | withdrawn | timeout
 
     @property
     def is_open(self) -> bool:
@@ -41,6 +46,13 @@ class PermissionCardView:
     def state_words(self) -> str:
         """The card's closing line once the question is settled."""
         return STATE_WORDS.get(self.state, self.state)
+
+
+def settled_state(answer: PermissionAnswer | None, reason: str) -> str:
+    """The card's state once its question closed: the answer, else why nobody's answer came."""
+    if answer is not None:
+        return answer.value
+    return TIMED_OUT if reason == TIMED_OUT else WITHDRAWN
 
 
 def card_view(request_id: int, conversation_id: str, request: PermissionRequest) -> PermissionCardView:

@@ -6,7 +6,6 @@ import asyncio
 
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
-from textual.widgets import Static
 from waiting import until
 
 from tunaflow_tui.agents.permissions import PermissionAnswer, PermissionRequest
@@ -31,17 +30,17 @@ class DeskApp(App[None]):
         self.told: list[str] = []
 
     def on_runtime_event(self, event: RuntimeEvent) -> None:
-        self.cards.on_runtime_event(event)
+        self.run_worker(self.cards.on_runtime_event(event), group="permissions")
 
     def compose(self) -> ComposeResult:
         yield VerticalScroll(id="cards")
 
-    def show_permission(self, view: PermissionCardView) -> None:
+    async def show_permission(self, view: PermissionCardView) -> None:
         card = PermissionCard(view, id=f"permission-{view.request_id}")
-        self.query_one("#cards").mount(card)
+        await self.query_one("#cards").mount(card)
         card.focus()
 
-    def update_permission(self, view: PermissionCardView) -> None:
+    async def update_permission(self, view: PermissionCardView) -> None:
         self.query_one(f"#permission-{view.request_id}", PermissionCard).view = view
 
     def tell(self, text: str) -> None:
@@ -52,7 +51,7 @@ class DeskApp(App[None]):
 
 
 def card_text(app: DeskApp) -> str:
-    return "\n".join(str(static.render()) for static in app.query_one(PermissionCard).query(Static))
+    return app.query_one(PermissionCard).render().plain  # type: ignore[union-attr]
 
 
 async def test_a_question_shows_as_a_card_and_its_key_answers_the_agent() -> None:
@@ -64,8 +63,8 @@ async def test_a_question_shows_as_a_card_and_its_key_answers_the_agent() -> Non
         assert "gemini-acp (Architect) asks: Writing to notes.md" in text
         assert "/w/notes.md" in text and "-old content" in text and "+written by" in text
         assert "\x1b" not in text
-        assert "o allow once · a allow for this session · n deny" in text
-        await pilot.press("a")
+        assert app.query_one(PermissionCard).key_hint() == "a allow once · A allow for session · d deny"
+        await pilot.press("A")
         assert await asyncio.wait_for(asking, 10) is PermissionAnswer.ALLOW_ALWAYS
         await until(pilot, lambda: "allowed for the rest of this session" in card_text(app), "the answer on the card")
         assert "allow once" not in card_text(app)
@@ -79,7 +78,7 @@ async def test_a_withdrawn_question_says_so_and_a_late_key_changes_nothing() -> 
         asking.cancel()  # the turn was cancelled, or its idle timeout ended it
         await asyncio.gather(asking, return_exceptions=True)
         await until(pilot, lambda: "turn ended" in card_text(app), "the card to say the question is over")
-        await pilot.press("o")
+        await pilot.press("a")
         await pilot.pause()
         assert app.query_one(PermissionCard).view.state == "withdrawn"
         assert app.desk.open_questions() == []
@@ -95,9 +94,50 @@ async def test_keys_wait_for_arming_when_the_card_took_the_focus_on_its_own() ->
         await pilot.pause()
         card.focus_on_its_own(arming=60)
         await pilot.pause()
-        await pilot.press("o")  # typed while the card appeared: no answer
+        await pilot.press("a")  # typed while the card appeared: no answer
         await pilot.pause()
         assert not asking.done()
         assert isinstance(card, ArmedCard) and not card.is_armed
         asking.cancel()
         await asyncio.gather(asking, return_exceptions=True)
+
+
+async def test_a_card_scrolled_out_of_view_gives_its_keys_to_the_composer() -> None:
+    from dataclasses import replace
+
+    from textual.containers import Vertical
+    from textual.widgets import Static
+
+    from tunaflow_tui.viewmodels.permissions import card_view
+    from tunaflow_tui.widgets.composer import Composer
+    from tunaflow_tui.widgets.permission_dock import PermissionDock
+
+    long_diff = "".join(f"+line {n}\n" for n in range(8))
+    first = card_view(1, "main", replace(REQUEST, diff=long_diff))
+    second = card_view(2, "main", replace(REQUEST, diff=long_diff, title="Writing to other.md"))
+
+    class ColumnApp(App[None]):
+        AUTO_FOCUS = None
+
+        def compose(self) -> ComposeResult:
+            with Vertical():
+                yield Static("chat", id="chat")
+                yield PermissionDock("main")
+                yield Composer("Architect", cursor_blink=False)
+
+    app = ColumnApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        dock = app.query_one(PermissionDock)
+        card = await dock.show(first)
+        await dock.show(second)
+        await pilot.pause()
+        card.focus()
+        dock.scroll_home(animate=False)
+        await until(pilot, lambda: dock.can_view_partial(card) and card.has_focus, "the first card in view, focused")
+        await pilot.pause()
+        assert dock.hint_text().startswith("gemini-acp (Architect) asks — f2 focuses it")  # the newest, unfocused
+        dock.scroll_end(animate=False)  # the user scrolls the questions: the focused one leaves the view
+        await until(pilot, lambda: not dock.can_view_partial(card), "the first card out of view")
+        await until(pilot, lambda: app.query_one(Composer).input.has_focus, "the keys back in the composer")
+        await pilot.press("a")  # typed, not an answer
+        assert app.query_one(Composer).text == "a"

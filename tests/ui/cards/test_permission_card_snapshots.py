@@ -1,4 +1,5 @@
-"""Snapshots of the permission card at 80×24: a question with its change, and one the turn's end withdrew."""
+"""Snapshots of the permission card in its dock at 80×24: a question waiting (a change, a command), then
+allowed, denied, timed out, and withdrawn when the turn was cancelled."""
 
 from __future__ import annotations
 
@@ -6,11 +7,13 @@ from dataclasses import replace
 
 import pytest
 from textual.app import App, ComposeResult
-from textual.containers import VerticalScroll
+from textual.containers import Vertical
+from textual.widgets import Static
 
 from tunaflow_tui.agents.permissions import PermissionRequest
 from tunaflow_tui.viewmodels.permissions import card_view
 from tunaflow_tui.widgets.permission_card import PermissionCard
+from tunaflow_tui.widgets.permission_dock import PermissionDock
 
 EDIT = card_view(3, "main", PermissionRequest(
     engine="claude-acp", role="developer", session_id="s", tool_call_id="t", title="Write src/limits.py",
@@ -21,22 +24,40 @@ COMMAND = card_view(4, "main", PermissionRequest(
     command="pytest -q tests/test_limits.py"))
 
 
-class CardApp(App[None]):
-    """One card in a scrolling column, focused."""
+class DockApp(App[None]):
+    """A chat column: the conversation above, the dock with one card, the composer's place below."""
 
-    def __init__(self, card: PermissionCard) -> None:
+    CSS = "#chat { height: 1fr; } #composer { height: 3; border: round $panel; }"
+    AUTO_FOCUS = None
+
+    def __init__(self, view: object) -> None:
         super().__init__()
-        self.card = card
+        self.view = view
 
     def compose(self) -> ComposeResult:
-        with VerticalScroll():
-            yield self.card
+        with Vertical():
+            yield Static("…the conversation…", id="chat")
+            yield PermissionDock("main", id="dock")
+            yield Static("Write to Architect (claude-acp)", id="composer")
 
-    def on_mount(self) -> None:
-        self.card.focus()
+    async def on_mount(self) -> None:
+        card = await self.query_one(PermissionDock).show(self.view)  # type: ignore[arg-type]
+        if card.view.is_open:
+            card.focus()
 
 
-@pytest.mark.parametrize("view", [pytest.param(EDIT, id="edit-with-diff"), pytest.param(COMMAND, id="command"),
-                                  pytest.param(replace(COMMAND, state="withdrawn"), id="withdrawn")])
+@pytest.mark.parametrize("view", [
+    pytest.param(EDIT, id="pending-edit-with-diff"),
+    pytest.param(COMMAND, id="pending-command"),
+    pytest.param(replace(EDIT, state="allow_once"), id="allowed"),
+    pytest.param(replace(EDIT, state="deny"), id="denied"),
+    pytest.param(replace(COMMAND, state="timeout"), id="timed-out"),
+    pytest.param(replace(COMMAND, state="withdrawn"), id="withdrawn"),
+])
 def test_permission_card(snap_compare, view) -> None:
-    assert snap_compare(CardApp(PermissionCard(view)), terminal_size=(80, 24))
+    async def steady(pilot) -> None:
+        await pilot.pause()
+        card = pilot.app.query_one(PermissionCard)
+        assert card.has_focus is card.view.is_open
+
+    assert snap_compare(DockApp(view), terminal_size=(80, 24), run_before=steady)

@@ -136,14 +136,20 @@ class TurnClient:
         finally:
             self._waiting.discard(waiting)
 
-    def cancel_pending(self) -> None:
-        """Answer every open permission request ``cancelled`` and withdraw the questions."""
+    def cancel_pending(self, reason: str = "cancelled") -> None:
+        """Answer every open permission request ``cancelled`` and withdraw the questions.
+
+        ``reason`` (``timeout`` when the turn's timeout ends it) goes with the withdrawal, so the card
+        that asked can say why nobody's answer reached the agent; the first reason given stands.
+        """
+        if self.closed:
+            return
         self.closed = True
         for waiting in list(self._waiting):
             if not waiting.done():
                 waiting.set_result(None)
         for task in list(self._asking):
-            task.cancel()
+            task.cancel(reason)
 
     async def read_text_file(
         self, session_id: str, path: str, line: int | None = None, limit: int | None = None, **kwargs: Any

@@ -7,7 +7,8 @@ protocol); the last lines of stderr go on error cards. The SDK's ``connect_to_ag
 protocol over the pipes.
 
 A turn: ``initialize`` → a session (new, or the stored one: ``session/resume`` where the agent
-advertises it, else ``session/load`` with its replay dropped) → the role's mode → ``session/prompt``.
+advertises it, else ``session/load`` with its replay dropped; a branch's first turn forks the parent's
+with ``session/fork`` where the agent offers it) → the role's mode → ``session/prompt``.
 Cancel sends ``session/cancel``, answers open permission requests ``cancelled``, waits a grace
 period for the prompt to end and then ends the process group.
 """
@@ -107,6 +108,16 @@ class AcpEngine(Engine):
         self.name = config.name or "acp"
         self.type = "acp"
         self._always: dict[str, set[str]] = {}
+        #: each agent session's cumulative cost (USD) at the end of its last turn here: a turn's cost is the difference
+        self.session_costs: dict[str, float] = {}
+        #: whether the agent offered ``session/fork`` when it last started here (None: not started yet)
+        self.offers_fork: bool | None = None
+
+    @property
+    def supports_native_fork(self) -> bool:
+        """True once the agent has said it forks sessions (``sessionCapabilities.fork``): a branch then
+        continues the parent's session through ``session/fork``; until then branches inherit their context."""
+        return bool(self.offers_fork)
 
     def always_allowed(self, session_id: str) -> set[str]:
         """The tool kinds the user allowed for the rest of agent session ``session_id`` (kept across turns)."""
@@ -241,6 +252,8 @@ class AcpTurn(Turn):
                 total_left = config.timeout_total_s - (now - started)
                 if idle_left <= 0 or total_left <= 0:
                     pending = self._client.permissions_pending if self._client else 0
+                    if self._client is not None:
+                        self._client.cancel_pending("timeout")  # the cards say the timeout ended them
                     await self._stop(graceful=True)
                     message = (f"No output for {config.timeout_idle_s:g} s; the agent was stopped."
                                if idle_left <= 0 else
@@ -300,6 +313,8 @@ class AcpTurn(Turn):
                     fs=FileSystemCapabilities(read_text_file=True, write_text_file=writable), terminal=False),
                 client_info=Implementation(name="tunaflow", title="tunaflow", version=__version__))
             caps = init.agent_capabilities or AgentCapabilities()
+            session_caps = caps.session_capabilities
+            self._engine.offers_fork = session_caps is not None and session_caps.fork is not None
             session_id, modes = await self._open_session(conn, caps, queue)
             self._session_id = session_id
             queue.put_nowait(SessionStarted(session_id))
@@ -336,11 +351,16 @@ class AcpTurn(Turn):
         stored = self._request.resume_session_id
         if stored is None:
             created = await conn.new_session(cwd=cwd, mcp_servers=[])
+            self.translator.cost_baseline = 0.0  # a new session has cost nothing before this turn
             return created.session_id, created.modes
-        if self._request.fork:
-            raise _Refused(self._error(ErrorKind.BAD_REQUEST, "This ACP agent's sessions are not forked by "
-                                                              "tunaflow; the branch starts a new session."))
+        self.translator.cost_baseline = self._engine.session_costs.get(stored)
         session_caps = caps.session_capabilities
+        if self._request.fork:
+            if session_caps is None or session_caps.fork is None:
+                raise _Refused(self._error(ErrorKind.BAD_REQUEST, "This ACP agent does not fork sessions; the "
+                                                                  "branch starts a new one with its inherited context."))
+            forked = await conn.fork_session(session_id=stored, cwd=cwd, mcp_servers=[])
+            return forked.session_id, forked.modes
         if session_caps is not None and session_caps.resume is not None:
             # the agent keeps its own memory; tunaflow's database has the history, so nothing is replayed
             resumed = await conn.resume_session(session_id=stored, cwd=cwd, mcp_servers=[])
@@ -378,18 +398,22 @@ class AcpTurn(Turn):
             self.translator.mode = self._wanted_mode
 
     def _usage(self, response: PromptResponse) -> list[EngineEvent]:
+        """The turn's final usage: the prompt result's tokens (or gemini's quota), with the context and cost
+        the agent's ``usage_update`` reported; the session's cost is kept for the next turn's difference."""
+        translator = self.translator
+        if translator.session_cost is not None and self._session_id:
+            self._engine.session_costs[self._session_id] = translator.session_cost
         usage = response.usage
-        if usage is not None:
-            return [Usage(input_tokens=usage.input_tokens, output_tokens=usage.output_tokens,
-                          cached_tokens=usage.cached_read_tokens or 0, cost_usd=self.translator.cost_usd)]
         quota = (response.field_meta or {}).get("quota")
         counts = quota.get("token_count") if isinstance(quota, dict) else None
-        if isinstance(counts, dict):  # gemini reports its tokens here
-            return [Usage(input_tokens=token_count(counts.get("input_tokens")),
-                          output_tokens=token_count(counts.get("output_tokens")), cost_usd=self.translator.cost_usd)]
-        if self.translator.cost_usd is not None:
-            return [Usage(cost_usd=self.translator.cost_usd)]
-        return []
+        if usage is not None:
+            final = translator.usage(usage.input_tokens, usage.output_tokens, usage.cached_read_tokens or 0)
+        elif isinstance(counts, dict):  # gemini reports its tokens here
+            final = translator.usage(token_count(counts.get("input_tokens")),
+                                     token_count(counts.get("output_tokens")))
+        else:
+            final = translator.usage()
+        return [final] if final != Usage() else []
 
     def _verdict(self, response: PromptResponse) -> FinalMessage | EngineError:
         reason = response.stop_reason

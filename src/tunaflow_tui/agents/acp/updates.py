@@ -25,7 +25,7 @@ from acp.schema import (
     UsageUpdate,
 )
 
-from tunaflow_tui.agents.events import EngineEvent, TextDelta, ToolLine, ToolUse
+from tunaflow_tui.agents.events import EngineEvent, TextDelta, ToolLine, ToolUse, Usage
 from tunaflow_tui.agents.process import shorten
 
 #: the tool line's name for each ACP tool kind
@@ -86,7 +86,10 @@ class UpdateTranslator:
         self._text: list[str] = []
         self.tools: dict[str, ToolCallState] = {}
         self.context_used: tuple[int, int] | None = None
-        self.cost_usd: float | None = None
+        #: the session's cumulative cost in USD as the agent last reported it (``usage_update.cost``)
+        self.session_cost: float | None = None
+        #: the session's cost when this turn began (0 for a new session; None when unknown)
+        self.cost_baseline: float | None = None
         self.mode: str | None = None
 
     @property
@@ -113,9 +116,24 @@ class UpdateTranslator:
             return [self._plan_line(update)]
         if isinstance(update, UsageUpdate):
             self.context_used = (update.used, update.size)
-            if update.cost is not None:
-                self.cost_usd = update.cost.amount
+            if update.cost is not None and update.cost.currency.upper() == "USD":
+                self.session_cost = update.cost.amount
+            return [self.usage()]
         return []
+
+    @property
+    def cost_usd(self) -> float | None:
+        """This turn's cost: the session's cumulative cost less what it was when the turn began (None
+        when the agent reports none, or the session's earlier cost is unknown)."""
+        if self.session_cost is None or self.cost_baseline is None:
+            return None
+        return max(self.session_cost - self.cost_baseline, 0.0)
+
+    def usage(self, input_tokens: int = 0, output_tokens: int = 0, cached_tokens: int = 0) -> Usage:
+        """The turn's usage so far: tokens where the agent counted them, its context window, its cost."""
+        used, size = self.context_used or (0, 0)
+        return Usage(input_tokens=input_tokens, output_tokens=output_tokens, cached_tokens=cached_tokens,
+                     cost_usd=self.cost_usd, context_used=used, context_size=size)
 
     def merge(self, call: ToolCallStart | ToolCallProgress | ToolCallUpdate) -> ToolCallState:
         """Fold one tool call message into what is known about it."""
