@@ -36,7 +36,6 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from acp_permission_latency import FAKE, scenario  # noqa: E402
 from textual.widget import Widget  # noqa: E402
-from textual.widgets._toast import Toast  # noqa: E402
 
 from tunaflow_tui.agents.demo.sample import copy_demo_project  # noqa: E402
 from tunaflow_tui.agents.permissions import PermissionAnswer  # noqa: E402
@@ -44,6 +43,7 @@ from tunaflow_tui.core.settings import EngineConfig, load_settings  # noqa: E402
 from tunaflow_tui.runtime.events import PermissionAsked, RuntimeEvent  # noqa: E402
 from tunaflow_tui.runtime.runtime import WorkflowRuntime  # noqa: E402
 from tunaflow_tui.subcommands.open import build_app  # noqa: E402
+from tunaflow_tui.textual_compat import Toast  # noqa: E402
 from tunaflow_tui.widgets.permission_card import PermissionCard  # noqa: E402
 
 LIMIT_S = 30.0

@@ -49,6 +49,7 @@ if TYPE_CHECKING:  # cards, messages, help and workflow load on first use: the f
     from tunaflow_tui.controllers.decisions import DecisionController
     from tunaflow_tui.controllers.outcomes import OutcomeController
     from tunaflow_tui.controllers.panes import PaneController
+    from tunaflow_tui.controllers.permission_docks import PermissionController
     from tunaflow_tui.controllers.project import ProjectController
     from tunaflow_tui.controllers.roundtable import RoundtableController
     from tunaflow_tui.controllers.search import SearchController
@@ -131,6 +132,7 @@ class SessionControls(Protocol):
     decisions: DecisionController
     outcomes: OutcomeController
     panes: PaneController
+    permissions: PermissionController
     project: ProjectController
     search: SearchController
     workers: Workers
@@ -654,9 +656,7 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
     def on_permission_answered(self, event: PermissionAnswered) -> None:
         """An agent's permission question answered with its card's key: the answer goes to that question."""
         if (session := self._session_or_say()) is not None:
-            permissions = getattr(session, "permissions", None)
-            if permissions is not None:
-                permissions.answer(event.request_id, event.answer)
+            session.permissions.answer(event.request_id, event.answer)
 
     def on_done_card_requested(self, event: DoneCard.Requested) -> None:
         """Merge or worktree removal asked for on a done card."""
