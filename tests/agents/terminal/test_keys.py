@@ -54,3 +54,8 @@ def test_mouse_reports_are_sgr_with_one_based_cells() -> None:
     assert mouse_bytes(0, 0, 0, pressed=True) == b"\x1b[<0;1;1M"
     assert mouse_bytes(0, 9, 4, pressed=False) == b"\x1b[<0;10;5m"
     assert mouse_bytes(64, 2, 3, pressed=True, ctrl=True) == b"\x1b[<80;3;4M"
+
+
+def test_alt_letters_without_a_character_still_send_the_letter() -> None:
+    assert key_bytes("alt+x", None) == b"\x1bx"
+    assert key_bytes("alt+shift+x", None) == b"\x1bX"

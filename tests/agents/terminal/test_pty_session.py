@@ -83,7 +83,7 @@ async def test_a_resize_reaches_the_program(started: Callable[..., PtySession]) 
 async def test_the_programs_end_is_seen_with_its_exit_code_and_no_zombie(started: Callable[..., PtySession]) -> None:
     ended: list[int | None] = []
     session = started()
-    session._on_exit = ended.append
+    session.on_exit = ended.append
     await until(None, screen_has(session, "ready"), "the first screen", LIMIT)
     pid = session.pid
     assert pid is not None

@@ -66,6 +66,8 @@ def _key_text(key: str, character: str | None, application_cursor: bool) -> str 
             return _CTRL_PUNCT[base]
     if character and (character.isprintable() or (len(character) == 1 and ord(character) < 0x20)):
         return character
+    if not character and len(base) == 1 and base.isprintable() and mods <= {"shift"}:
+        return base.upper() if mods else base  # alt+x reaches here as "x" with no character
     return None
 
 

@@ -65,8 +65,8 @@ class PtySession:
                  on_exit: Callable[[int | None], None] | None = None) -> None:
         self.spec = spec
         self.emulator = Emulator(spec.columns, spec.lines, scrollback=spec.scrollback, reply=self.write)
-        self._on_output = on_output
-        self._on_exit = on_exit
+        self.on_output = on_output
+        self.on_exit = on_exit
         self._proc: PtyProcess | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._backlog = bytearray()
@@ -163,8 +163,8 @@ class PtySession:
             chunk = bytes(self._backlog[:CHUNK])
             del self._backlog[:CHUNK]
             self.emulator.feed(chunk)
-            if self._on_output is not None:
-                self._on_output()
+            if self.on_output is not None:
+                self.on_output()
             if not self._reading and len(self._backlog) < PAUSE_ABOVE // 2:
                 self._resume_reading()
             await asyncio.sleep(0)
@@ -274,5 +274,5 @@ class PtySession:
             os.close(proc.fd)
         proc.closed = True
         LIVE_GROUPS.discard(proc.pid)
-        if self._on_exit is not None:
-            self._on_exit(self.exit_code)
+        if self.on_exit is not None:
+            self.on_exit(self.exit_code)
