@@ -33,6 +33,7 @@ from tunaflow_tui.controllers.bridge import RuntimeBridge, RuntimeUpdate
 from tunaflow_tui.controllers.conversation import ConversationController
 from tunaflow_tui.controllers.decisions import DecisionController
 from tunaflow_tui.controllers.follower import ExternalWrites
+from tunaflow_tui.controllers.native_cli import NativeCliController
 from tunaflow_tui.controllers.outcomes import OutcomeController
 from tunaflow_tui.controllers.panes import PaneController
 from tunaflow_tui.controllers.project import ProjectController
@@ -90,6 +91,7 @@ class ProjectSession:
         self.decisions: DecisionController
         self.outcomes: OutcomeController
         self.project: ProjectController
+        self.native: NativeCliController
         self.tools: ToolsController
         self.search: SearchController
         self.branches: BranchesController
@@ -125,7 +127,8 @@ class ProjectSession:
         self.outcomes = OutcomeController(app, runtime, self.workers)
         self.project = ProjectController(app, runtime, self.workers, self.status,
                                          offer_git_init=self._offer_git_init)
-        self.tools = ToolsController(app, runtime, self.workers, self.conversation_in_focus)
+        self.native = NativeCliController(app, runtime, self.panes, self.workers)
+        self.tools = ToolsController(app, runtime, self.workers, self.conversation_in_focus, self.native)
         self.search = SearchController(app, runtime, self.panes, self.workers)
         self.branches = BranchesController(app, runtime, self.panes, self.conversation, self.workers)
         self.follower = ExternalWrites(app, runtime, self.panes, self.conversation, self.decisions)

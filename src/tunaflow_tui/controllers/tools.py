@@ -19,6 +19,7 @@ from tunaflow_tui.viewmodels.context_pack import LinkChoice, PackView, pack_view
 
 if TYPE_CHECKING:
     from tunaflow_tui.app import TunaflowApp
+    from tunaflow_tui.controllers.native_cli import NativeCliController
     from tunaflow_tui.controllers.workers import Workers
     from tunaflow_tui.runtime.runtime import WorkflowRuntime
 
@@ -33,19 +34,25 @@ class ToolsController:
         runtime: The project's runtime.
         workers: Where slow work runs.
         conversation_in_focus: The conversation the user is in (main, or the branch in the pane).
+        native: Opens native CLIs in a terminal pane (without it, the terminal is handed over).
     """
 
     def __init__(self, app: TunaflowApp, runtime: WorkflowRuntime, workers: Workers,
-                 conversation_in_focus: Callable[[], str]) -> None:
+                 conversation_in_focus: Callable[[], str], native: NativeCliController | None = None) -> None:
         self._app = app
+        self._native = native
         self._runtime = runtime
         self._workers = workers
         self._conversation_in_focus = conversation_in_focus
 
     def open_native_cli(self) -> None:
-        """Hand the terminal to the engine's own CLI on this conversation's session; come back on exit."""
+        """The engine's own CLI on this conversation's session: in a terminal pane, or (the fallback)
+        with the whole terminal handed over until it exits."""
         runtime = self._runtime
         cid = self._conversation_in_focus()
+        if self._native is not None and self._native.in_pane():
+            self._native.open(cid)
+            return
         conversation = runtime.store.get_conversation(cid)
         if conversation is None or not conversation.native_session_id or not conversation.native_engine:
             self._app.notify("This conversation has no native session yet: send a message first.",

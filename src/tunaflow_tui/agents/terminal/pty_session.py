@@ -14,6 +14,7 @@ reaps the program. Its own end is seen as EOF on the PTY (EIO on Linux).
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import errno
 import os
@@ -26,7 +27,7 @@ from pathlib import Path
 from ptyprocess import PtyProcess
 
 from tunaflow_tui.agents.terminal.emulator import Emulator
-from tunaflow_tui.core.processes import LIVE_GROUPS, identify, signal_group
+from tunaflow_tui.core.processes import LIVE_GROUPS, end_group, identify, signal_group
 
 CHUNK = 4096
 """Bytes parsed per loop turn."""
@@ -34,6 +35,14 @@ PAUSE_ABOVE = 1 << 20
 """Backlog (bytes read, not parsed yet) above which the PTY is no longer read."""
 _READ = 65536
 _POLL_S = 0.02
+_RUNNING: set[PtySession] = set()
+
+
+def _end_running() -> None:
+    """At exit: end the groups of sessions nobody closed (their PTY's end alone spares a program that ignores SIGHUP)."""
+    for session in list(_RUNNING):
+        if session.pid is not None:
+            end_group(identify(session.pid), grace_s=0.5)
 
 
 @dataclass(frozen=True)
@@ -94,6 +103,10 @@ class PtySession:
         self._proc = proc
         self.started_at = time.monotonic()
         LIVE_GROUPS.add(identify(proc.pid))
+        if not _RUNNING:
+            atexit.unregister(_end_running)
+            atexit.register(_end_running)
+        _RUNNING.add(self)
         os.set_blocking(proc.fd, False)
         self._loop = asyncio.get_running_loop()
         self._resume_reading()
@@ -274,5 +287,6 @@ class PtySession:
             os.close(proc.fd)
         proc.closed = True
         LIVE_GROUPS.discard(proc.pid)
+        _RUNNING.discard(self)
         if self.on_exit is not None:
             self.on_exit(self.exit_code)
