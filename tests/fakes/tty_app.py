@@ -14,7 +14,7 @@ on the line below the last one. Keys that act:
 Environment: ``TTY_APP_PASTE=1`` turns bracketed paste on (``ESC[?2004h``); ``TTY_APP_STUBBORN=1``
 ignores SIGHUP and SIGTERM (a program that will not end politely); ``TTY_APP_MOUSE=1`` asks for SGR mouse
 reports; ``TTY_APP_CKM=1`` sets application cursor keys; ``TTY_APP_RECORD=<file>``: its folder and arguments
-are written there, one a line, at start.
+are written there, one a line, at start; ``TTY_APP_PIDFILE=<file>``: its pid is written there.
 """
 
 from __future__ import annotations
@@ -82,6 +82,9 @@ def main() -> int:
         signal.signal(signal.SIGHUP, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
     signal.signal(signal.SIGWINCH, on_winch)
+    if os.environ.get("TTY_APP_PIDFILE"):
+        with open(os.environ["TTY_APP_PIDFILE"], "w", encoding="utf-8") as pidfile:
+            pidfile.write(str(os.getpid()))
     if os.environ.get("TTY_APP_RECORD"):
         with open(os.environ["TTY_APP_RECORD"], "w", encoding="utf-8") as record:
             record.write("\n".join([os.getcwd(), *sys.argv[1:]]) + "\n")
