@@ -183,6 +183,7 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         ("Composer", "tunaflow_tui.widgets.composer:ComposerInput"),
         ("Branch pane", "tunaflow_tui.widgets.workspace:Workspace"),
         ("Branch", "tunaflow_tui.widgets.branch_thread:BranchThread"),
+        ("Native CLI pane", "tunaflow_tui.widgets.terminal_pane:TerminalPane"),
         ("Adopted branch card", "tunaflow_tui.widgets.records.adopt:AdoptCard"),
         ("Adopt branch", "tunaflow_tui.screens.adopt_editor:AdoptEditorScreen"),
         ("Rename branch", "tunaflow_tui.screens.branch_dialogs:RenameBranchScreen"),
