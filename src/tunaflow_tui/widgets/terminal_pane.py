@@ -31,6 +31,7 @@ from tunaflow_tui.agents.terminal.keys import key_bytes, mouse_bytes, paste_byte
 from tunaflow_tui.agents.terminal.pty_session import PtySession
 
 REFRESH_HZ = 60
+SCROLL_HZ = 30
 DOUBLE_ESCAPE_S = 0.4
 SYNC_HOLD_S = 0.1
 RESIZE_DEBOUNCE_S = 0.05
@@ -103,6 +104,8 @@ class TerminalPane(ScrollView, can_focus=True):
         self._last_escape = 0.0
         self._resize_timer: Timer | None = None
         self._ended_seen = False
+        self._base_style: Style | None = None  # the widget's own style, looked up once a frame
+        self._last_layout = 0.0
         session.on_output = self._output
 
     # --- life ---------------------------------------------------------------------------------
@@ -154,11 +157,20 @@ class TerminalPane(ScrollView, can_focus=True):
             if now - self._sync_since < SYNC_HOLD_S:
                 return  # the program is mid-frame
         self._sync_since = None
-        self._changed = False
-        dirty = emulator.take_dirty()
+        self._base_style = None
         if self._history() != self._history_seen or emulator.alternate_screen != self._alt_seen:
+            # the text moved up: every row is redrawn, at most SCROLL_HZ times a second (a flood scrolls on
+            # every tick, and redrawing the whole pane costs the loop what keys and other panes need)
+            now = time.monotonic()
+            if now - self._last_layout < 1 / SCROLL_HZ:
+                return
+            self._last_layout = now
+            self._changed = False
+            emulator.take_dirty()
             self._sync_layout()
             return
+        self._changed = False
+        dirty = emulator.take_dirty()
         cursor = emulator.cursor.y
         if self._cursor_row is not None:
             dirty.add(self._cursor_row)
@@ -199,7 +211,9 @@ class TerminalPane(ScrollView, can_focus=True):
                     strip = Strip.join([before, at.apply_style(_CURSOR), after])
         else:
             strip = Strip.blank(width)
-        return strip.adjust_cell_length(width).apply_style(self.rich_style)
+        if self._base_style is None:
+            self._base_style = self.rich_style
+        return strip.adjust_cell_length(width).apply_style(self._base_style)
 
     def on_focus(self) -> None:
         """Show the cursor."""
