@@ -99,8 +99,11 @@ async def test_served_in_a_browser_the_terminal_is_handed_over_even_where_the_pa
     monkeypatch.setattr(TunaflowApp, "is_web", property(lambda self: True))
     app, controller, runtime = open_app(settings=_with_claude(demo_project, native_cli="pane"))
     runtime.store.set_native_session("main", "claude", "sess-42")
+    events: list[str] = []
     async with app.run_test(size=(120, 40)) as pilot:
+        app.app_resume_signal.subscribe(app, lambda _app: events.append("resumed"))
         await _palette(pilot, "Open native CLI")
-        await until(pilot, lambda: fake_claude.exists() or posted(app), "the CLI run")
+        await until(pilot, lambda: "resumed" in events or posted(app), "the app back from the CLI")
         assert fake_claude.exists(), [n.message for n in posted(app)]
+        assert events == ["resumed"]  # the terminal was handed over, not a pane opened
         assert controller.native.live == {}
