@@ -66,7 +66,7 @@ def test_a_branch_with_a_worktree_resumes_there(host: Host, tmp_path: Path) -> N
     host.store.set_native_session(cid, "codex", "thread-9")
     launch = native_launch(host, cid)
     assert launch.cwd == worktree
-    assert launch.argv == ("codex", "resume", "-C", str(worktree), "thread-9")
+    assert launch.argv == ("codex", "resume", "--no-daemon", "-C", str(worktree), "thread-9")
 
 
 @pytest.mark.parametrize(("engine", "session", "message"), [
