@@ -13,8 +13,8 @@ on the line below the last one. Keys that act:
 
 Environment: ``TTY_APP_PASTE=1`` turns bracketed paste on (``ESC[?2004h``); ``TTY_APP_STUBBORN=1``
 ignores SIGHUP and SIGTERM (a program that will not end politely); ``TTY_APP_MOUSE=1`` asks for SGR mouse
-reports; ``TTY_APP_CKM=1`` sets application cursor keys; ``TTY_APP_RECORD=<file>``: its folder and arguments
-are written there, one a line, at start; ``TTY_APP_PIDFILE=<file>``: its pid is written there.
+reports; ``TTY_APP_CKM=1`` sets application cursor keys; ``TTY_APP_RECORD=<file>``: its folder, its arguments and
+then ``CLAUDE_CODE_DISABLE_ALTERNATE_SCREEN`` as it got it are written there, one a line, at start; ``TTY_APP_PIDFILE=<file>``: its pid is written there.
 """
 
 from __future__ import annotations
@@ -87,7 +87,8 @@ def main() -> int:
             pidfile.write(str(os.getpid()))
     if os.environ.get("TTY_APP_RECORD"):
         with open(os.environ["TTY_APP_RECORD"], "w", encoding="utf-8") as record:
-            record.write("\n".join([os.getcwd(), *sys.argv[1:]]) + "\n")
+            alt_off = os.environ.get("CLAUDE_CODE_DISABLE_ALTERNATE_SCREEN", "")
+            record.write("\n".join([os.getcwd(), *sys.argv[1:], f"alt-screen-off={alt_off}"]) + "\n")
     saved = termios.tcgetattr(IN)
     tty.setraw(IN)
     try:

@@ -42,7 +42,7 @@ def host(tmp_path: Path) -> Iterator[Host]:
     project = tmp_path / "project"
     project.mkdir()
     store = Store.open(project)
-    engines = {"claude": EngineConfig(name="claude", type="claude", model="opus"),
+    engines = {"claude": EngineConfig(name="claude", type="claude", model="opus", env={"ANTHROPIC_BASE_URL": "x"}),
                "codex": EngineConfig(name="codex", type="codex"),
                "demo": EngineConfig(name="demo", type="demo")}
     yield Host(store, Settings(engines=engines), project)
@@ -55,6 +55,8 @@ def test_main_resumes_its_session_in_the_project(host: Host) -> None:
     assert launch.argv == ("claude", "--resume", "sess-1", "--model", "opus")
     assert launch.cwd == host.project_dir
     assert (launch.engine, launch.session_id) == ("claude", "sess-1")
+    # the engine's environment, and claude kept off the alternate screen so the pane's scrollback works
+    assert launch.env == {"ANTHROPIC_BASE_URL": "x", "CLAUDE_CODE_DISABLE_ALTERNATE_SCREEN": "1"}
 
 
 def test_a_branch_with_a_worktree_resumes_there(host: Host, tmp_path: Path) -> None:
@@ -67,6 +69,7 @@ def test_a_branch_with_a_worktree_resumes_there(host: Host, tmp_path: Path) -> N
     launch = native_launch(host, cid)
     assert launch.cwd == worktree
     assert launch.argv == ("codex", "resume", "--no-daemon", "-C", str(worktree), "thread-9")
+    assert launch.env == {}
 
 
 @pytest.mark.parametrize(("engine", "session", "message"), [

@@ -87,7 +87,7 @@ class NativeCliController:
 
         workspace = self._app.workspace
         size = workspace.size
-        spec = PtySpec(launch.argv, launch.cwd, lines=max(5, size.height - 3), columns=max(20, size.width // 2 - 2),
+        spec = PtySpec(launch.argv, launch.cwd, launch.env, lines=max(5, size.height - 3), columns=max(20, size.width // 2 - 2),
                        scrollback=self._runtime.settings.ui.terminal_scrollback)
         session = PtySession(spec)
         live = LiveNative(launch, session, time.time())

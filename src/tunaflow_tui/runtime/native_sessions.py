@@ -8,7 +8,8 @@ next tunaflow turn resumes the same session id. When the CLI ends, the conversat
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -34,13 +35,15 @@ class NativeHost(ProjectData, Emitter, Protocol):
 
 @dataclass(frozen=True, slots=True)
 class NativeLaunch:
-    """One native CLI to start: for which conversation, on which engine and session, the argv and the folder."""
+    """One native CLI to start: for which conversation, on which engine and session, the argv, the folder and
+    the environment it adds (the engine's own ``env``)."""
 
     conversation_id: str
     engine: str
     session_id: str
     argv: tuple[str, ...]
     cwd: Path
+    env: Mapping[str, str] = field(default_factory=dict)
 
 
 def working_dir(rt: NativeHost, conversation_id: str) -> Path:
@@ -65,8 +68,13 @@ def native_launch(rt: NativeHost, conversation_id: str) -> NativeLaunch:
         argv = native_cli_argv(config.effective_type, config, conversation.native_session_id, cwd)
     except (HandoverUnsupportedError, ValueError) as exc:
         raise NativeSessionUnavailable(str(exc)) from exc
+    env = dict(config.env)
+    if config.effective_type == "claude":
+        # Claude Code's fullscreen renderer draws on the alternate screen, where the pane keeps no scrollback;
+        # the choice is stored globally in ~/.claude/settings.json, so it is set here for this session only
+        env.setdefault("CLAUDE_CODE_DISABLE_ALTERNATE_SCREEN", "1")
     return NativeLaunch(conversation_id, conversation.native_engine, conversation.native_session_id, tuple(argv),
-                        cwd)
+                        cwd, env)
 
 
 def duration_words(seconds: float) -> str:

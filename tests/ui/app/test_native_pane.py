@@ -59,9 +59,10 @@ async def test_the_native_cli_opens_in_the_pane_resumed_in_the_project_and_takes
             assert app.workspace.mode != "hidden"
             text = _screen(app)
             assert "tty-app --resume sess-42 --model sonnet" in text
-            cwd, *argv = record.read_text(encoding="utf-8").splitlines()
+            cwd, *argv, alt_screen = record.read_text(encoding="utf-8").splitlines()
             assert Path(cwd).resolve() == demo_project.resolve()
             assert argv == ["--resume", "sess-42", "--model", "sonnet"]
+            assert alt_screen == "alt-screen-off=1"  # claude kept on the primary screen: the pane's scrollback works
             assert "sess-42" in str(app.workspace.pane.query_one("#branch-header").render())
             await pilot.press("h", "i")
             await until(pilot, lambda: "key: b'i'" in _screen(app), "typed keys reaching the CLI", LIMIT)
