@@ -98,7 +98,19 @@ class NativeCliController:
             self._app.notify(f"Could not start {launch.argv[0]}: {exc.strerror or exc}", severity="error")
             return None
         self.live[launch.conversation_id] = live
+        self._mark_live(launch.conversation_id, True)
         return live
+
+    def _mark_live(self, conversation_id: str, running: bool) -> None:
+        """A branch's native CLI started or ended: the sidebar's live mark follows."""
+        if not conversation_id.startswith("branch:"):
+            return
+        branch_id = int(conversation_id.removeprefix("branch:"))
+        if running:
+            self._panes.native_live.add(branch_id)
+        else:
+            self._panes.native_live.discard(branch_id)
+        self._workers.run_ui(self._panes.refresh_sidebar(), "refresh the sidebar")
 
     def _title(self, live: LiveNative) -> str:
         from tunaflow_tui.keyhints import key_for
@@ -127,6 +139,7 @@ class NativeCliController:
         """The CLI ended: record it in its conversation, say so, and show the pane as read-only."""
         if self.live.get(live.launch.conversation_id) is live:
             del self.live[live.launch.conversation_id]
+            self._mark_live(live.launch.conversation_id, False)
         seconds = time.time() - live.started
         self._workers.run_ui(self._record(live, seconds, exit_code), "record the native session")
 

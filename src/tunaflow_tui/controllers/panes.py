@@ -51,11 +51,13 @@ class PaneController:
         self._branch_chat: ChatView | None = None
         self.live: dict[int, int] = {}
         """Branch id → how many agents are writing in it now (the tree's and the header's live mark)."""
+        self.native_live: set[int] = set()
+        """Branches whose native CLI runs in a terminal pane now (the tree's live mark too)."""
 
     # ------------------------------------------------------------------ sidebar
     async def mount_sidebar(self) -> None:
         """Put the sidebar in its slot, filled from the store."""
-        sections = await asyncio.to_thread(plan_views.sidebar_sections, self._store, tuple(self.live))
+        sections = await asyncio.to_thread(plan_views.sidebar_sections, self._store, tuple({*self.live, *self.native_live}))
         await self._app.query_one("#sidebar").mount(Sidebar(sections, id="project-sidebar"))
 
     async def refresh_sidebar(self) -> None:
@@ -63,7 +65,7 @@ class PaneController:
         sidebars = list(self._app.query(Sidebar))
         if not sidebars:
             return
-        sections = await asyncio.to_thread(plan_views.sidebar_sections, self._store, tuple(self.live))
+        sections = await asyncio.to_thread(plan_views.sidebar_sections, self._store, tuple({*self.live, *self.native_live}))
         for sidebar in sidebars:
             sidebar.update(sections)
 

@@ -114,3 +114,32 @@ async def test_without_a_session_the_pane_does_not_open_and_says_why(open_app, d
         assert "This conversation has no native session yet: send a message first." in [
             n.message for n in posted(app)]
         assert _pane(app) is None and controller.native.live == {}
+
+
+async def test_a_branchs_native_cli_runs_in_its_worktree_with_a_live_mark_in_the_sidebar(
+        open_app, demo_project, stand_in_claude, tmp_path, monkeypatch) -> None:
+    record = tmp_path / "cli-record.txt"
+    monkeypatch.setenv("TTY_APP_RECORD", str(record))
+    worktree = tmp_path / "worktree"
+    worktree.mkdir()
+    app, controller, runtime = open_app(settings=_settings(demo_project, stand_in_claude))
+    branch = runtime.store.create_branch(conversation_id="main", checkpoint_id=None, parent_branch_id=None,
+                                         mode="chat", kind="general", label="try it natively",
+                                         worktree_path=str(worktree))
+    runtime.store.set_native_session(f"branch:{branch.id}", "claude", "sess-b")
+    async with app.run_test(size=(120, 40)) as pilot:
+        try:
+            sidebar_text = lambda: screen_text(app)  # noqa: E731
+            await until(pilot, lambda: "try it natively" in sidebar_text(), "the branch in the sidebar", LIMIT)
+            assert "● try it natively" not in sidebar_text()
+            controller.native.open(f"branch:{branch.id}")
+            await until(pilot, lambda: "ready" in _screen(app), "the branch's CLI in the pane", LIMIT)
+            cwd, *_rest = record.read_text(encoding="utf-8").splitlines()
+            assert Path(cwd).resolve() == worktree.resolve()
+            await until(pilot, lambda: "● try it natively" in sidebar_text(), "the live mark", LIMIT)
+            await pilot.press("q")
+            await until(pilot, lambda: "● try it natively" not in sidebar_text(), "the live mark gone", LIMIT)
+            assert any(m.content.startswith("native session") for m in runtime.store.list_messages(
+                f"branch:{branch.id}"))
+        finally:
+            await controller.native.close_all()
