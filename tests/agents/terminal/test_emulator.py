@@ -152,3 +152,20 @@ def test_dirty_rows_are_reported_once() -> None:
     emu.feed(CSI + b"3;1Hx")
     assert emu.take_dirty() == {2}
     assert emu.take_dirty() == set()
+
+
+def test_long_lines_wrap_and_scroll_like_pyte_draws_them() -> None:
+    import pyte
+
+    text = (b"\x1b[32m" + b"0123456789" * 7 + b"\x1b[0m tail\r\n" + b"short\r\n") * 5
+    emu, _ = screen(columns=23, lines=6)
+    emu.feed(text + b"\x1b[?7l" + b"x" * 30 + b"\x1b[?7h" + b"\x1b(0qqq\x1b(B" + b"\x1b[4h" + b"ins" + b"\x1b[4l")
+    reference = pyte.Screen(23, 6)
+    pyte.ByteStream(reference).feed(text + b"\x1b[?7l" + b"x" * 30 + b"\x1b[?7h" + b"\x1b(0qqq\x1b(B" + b"\x1b[4h" +
+                                     b"ins" + b"\x1b[4l")
+    assert emu.display == reference.display
+    assert (emu.cursor.x, emu.cursor.y) == (reference.cursor.x, reference.cursor.y)
+    for y in range(6):
+        for x in range(23):
+            mine, theirs = emu._screen.buffer[y][x], reference.buffer[y][x]
+            assert mine == theirs, (y, x, mine, theirs)
