@@ -153,6 +153,28 @@ class NativeCliController:
             self._app.workspace.pane.query_one(BranchHeader).show_title(self._title(live))
         self._app.notify(f"The native {live.launch.engine} session ended; the next turn here resumes it.")
 
+    def end(self, conversation_id: str) -> None:
+        """End the native CLI in the pane (else the conversation's), after the user confirms."""
+        from tunaflow_tui.screens.branch_dialogs import ConfirmBranchScreen
+        from tunaflow_tui.widgets.terminal_pane import TerminalPane
+
+        body = self._app.workspace.pane.body
+        live = next((candidate for candidate in self.live.values()
+                     if isinstance(body, TerminalPane) and candidate.session is body.session), None)
+        live = live or self.live.get(conversation_id)
+        if live is None or not live.session.running:
+            self._app.notify("No native CLI is running here.", severity="warning")
+            return
+        text = (f"End the native {live.launch.engine} session {live.launch.session_id}? Its process group is "
+                "sent SIGHUP, then SIGTERM and SIGKILL; what it saved of the session stays, and the next turn "
+                "in the conversation resumes it.")
+
+        def chosen(confirmed: bool | None) -> None:
+            if confirmed and live.session.running:
+                self._workers.run_ui(live.session.close(), "end the native CLI")
+
+        self._app.push_screen(ConfirmBranchScreen("End native CLI", text, "End it"), chosen)
+
     async def close_all(self) -> None:
         """End every live native CLI (the app is closing)."""
         sessions = [live.session for live in self.live.values()]

@@ -77,6 +77,13 @@ class ToolsController:
         except OSError as exc:
             self._app.notify(f"Could not start {argv[0]}: {exc.strerror or exc}", severity="error")
 
+    def end_native_cli(self) -> None:
+        """End the native CLI in the pane (asks first); the conversation records its end."""
+        if self._native is None:
+            self._app.notify("No native CLI is running here.", severity="warning")
+            return
+        self._native.end(self._conversation_in_focus())
+
     def switch_engine(self) -> None:
         """Pick another configured engine for the Architect; its next turn gets the ContextPack."""
         runtime = self._runtime

@@ -143,3 +143,33 @@ async def test_a_branchs_native_cli_runs_in_its_worktree_with_a_live_mark_in_the
                 f"branch:{branch.id}"))
         finally:
             await controller.native.close_all()
+
+
+async def test_end_native_cli_asks_first_then_ends_a_cli_that_ignores_hangup_and_records_it(
+        open_app, demo_project, stand_in_claude, monkeypatch) -> None:
+    from tunaflow_tui.screens.branch_dialogs import ConfirmBranchScreen
+
+    monkeypatch.setenv("TTY_APP_STUBBORN", "1")
+    app, controller, runtime = open_app(settings=_settings(demo_project, stand_in_claude))
+    runtime.store.set_native_session("main", "claude", "sess-42")
+    async with app.run_test(size=(120, 40)) as pilot:
+        try:
+            await run_from_palette(pilot, app, "Open native CLI")
+            await until(pilot, lambda: "ready" in _screen(app), "the CLI's first screen", LIMIT)
+            session = _pane(app).session
+            await pilot.press("ctrl+right_square_bracket")  # out of the pane: its keys (ctrl+p too) are the CLI's
+            await until(pilot, lambda: app.focused is app.composer.input, "the composer focused", LIMIT)
+            await run_from_palette(pilot, app, "End native CLI")
+            await until(pilot, lambda: isinstance(app.screen, ConfirmBranchScreen), "the question", LIMIT)
+            await pilot.press("n")  # kept
+            await until(pilot, lambda: not isinstance(app.screen, ConfirmBranchScreen), "the question gone", LIMIT)
+            assert session.running
+            await run_from_palette(pilot, app, "End native CLI")
+            await until(pilot, lambda: isinstance(app.screen, ConfirmBranchScreen), "the question again", LIMIT)
+            await pilot.press("y")
+            await until(pilot, lambda: session.ended, "the CLI ended", LIMIT)
+            assert session.exit_code == -9  # it ignored SIGHUP and SIGTERM
+            await until(pilot, lambda: any(m.content.startswith("native session") and "ended by signal 9" in m.content
+                                           for m in runtime.store.list_messages("main")), "the record", LIMIT)
+        finally:
+            await controller.native.close_all()
