@@ -145,3 +145,31 @@ def test_snapshot_terminal_pane(snap_compare) -> None:
     # started at the pane's own size (60x16 less the input and the scrollbar): no resize, no race
     app = TerminalApp("--resume", "sess-1", lines=13, columns=59)
     assert snap_compare(app, terminal_size=(60, 16), run_before=drive)
+
+
+def _drawn(app: TerminalApp) -> str:
+    """What the terminal shows now (the compositor's lines)."""
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
+@pytest.mark.parametrize("closed", [True, False])
+async def test_a_synchronized_frame_is_shown_whole_or_after_the_hold_limit(closed: bool, monkeypatch) -> None:
+    from tunaflow_tui.widgets import terminal_pane
+
+    monkeypatch.setattr(terminal_pane, "SYNC_HOLD_S", 30.0 if closed else 0.2)
+    app = TerminalApp()
+    async with app.run_test(size=(60, 16)) as pilot:
+        pane = await _ready(pilot, app)
+        region = pane.scrollable_content_region
+        size = f"size: {region.height}x{region.width}"
+        # settled: the program saw the pane's size, and the pane drew its screen since
+        await until(pilot, lambda: size in _drawn(app) and ("s", 0) in pane._strips, "the screen settled", LIMIT)
+        # the program starts a frame (DEC 2026) and rewrites the first row; the pane holds the old one
+        app.session.emulator.feed(b"\x1b[?2026h\x1b[1;1H\x1b[2KNEW FRAME")
+        pane._output()
+        await pilot.pause(0.1)
+        assert "tty-app" in _drawn(app) and "NEW FRAME" not in _drawn(app)
+        if closed:
+            app.session.emulator.feed(b"\x1b[?2026l")
+            pane._output()
+        await until(pilot, lambda: "NEW FRAME" in _drawn(app), "the frame shown", LIMIT)
