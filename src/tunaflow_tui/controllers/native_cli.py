@@ -65,6 +65,11 @@ class NativeCliController:
         """Whether "Open native CLI" opens a pane here (else it hands the terminal over)."""
         return self._runtime.settings.ui.native_cli == "pane" and not self._app.is_web
 
+    def running_in(self, conversation_id: str) -> bool:
+        """Whether a native CLI runs for ``conversation_id`` now."""
+        live = self.live.get(conversation_id)
+        return live is not None and live.session.running
+
     def open(self, conversation_id: str) -> None:
         """Open (or show again) the conversation's native CLI in the pane."""
         self._workers.run_ui(self._open(conversation_id), "open the native CLI")

@@ -173,6 +173,11 @@ class ProjectSession:
         """The user sent ``text`` (in a roundtable: to every seat, with the next round)."""
         from tunaflow_tui.controllers import roundtable
 
+        if self.native.running_in(conversation_id):
+            # a turn would resume the very session the CLI is writing: two writers on one transcript
+            self.app.notify("Not sent: the native CLI is live in this conversation and writes its session. "
+                            "End it (\"End native CLI\") or let it exit, then send.", severity="warning", timeout=8)
+            return
         self.status.sent()
         if roundtable.is_roundtable(self, conversation_id):
             roundtable.moderate(self, conversation_id, text)

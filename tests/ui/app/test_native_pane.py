@@ -173,3 +173,26 @@ async def test_end_native_cli_asks_first_then_ends_a_cli_that_ignores_hangup_and
                                            for m in runtime.store.list_messages("main")), "the record", LIMIT)
         finally:
             await controller.native.close_all()
+
+
+async def test_a_message_to_a_conversation_whose_native_cli_runs_is_not_sent(
+        open_app, demo_project, stand_in_claude) -> None:
+    from app_harness import send
+
+    app, controller, runtime = open_app(settings=_settings(demo_project, stand_in_claude))
+    runtime.store.set_native_session("main", "claude", "sess-42")
+    async with app.run_test(size=(120, 40)) as pilot:
+        try:
+            await run_from_palette(pilot, app, "Open native CLI")
+            await until(pilot, lambda: "ready" in _screen(app), "the CLI's first screen", LIMIT)
+            await pilot.press("ctrl+right_square_bracket")
+            await until(pilot, lambda: app.focused is app.composer.input, "the composer focused", LIMIT)
+            before = len(runtime.store.list_messages("main"))
+            await send(pilot, app, "hello while it runs")
+            await until(pilot, lambda: any(n.message.startswith("Not sent: the native CLI is live")
+                                           for n in posted(app)), "the refusal", LIMIT)
+            assert len(runtime.store.list_messages("main")) == before
+            conversation = runtime.store.get_conversation("main")
+            assert conversation is not None and conversation.native_session_id == "sess-42"
+        finally:
+            await controller.native.close_all()
