@@ -98,6 +98,7 @@ class TerminalPane(ScrollView, can_focus=True):
         self._changed = True
         self._strips: dict[tuple[str, int], Strip] = {}
         self._history_seen = -1
+        self._room = 0  # rows above the screen (see _room_for)
         self._alt_seen = False
         self._cursor_row: int | None = None
         self._sync_since: float | None = None
@@ -127,6 +128,18 @@ class TerminalPane(ScrollView, can_focus=True):
         emulator = self.session.emulator
         return 0 if emulator.alternate_screen else emulator.history_size
 
+    def _room_for(self, history: int) -> int:
+        """Rows kept above the screen for ``history`` scrollback lines: the next power of two from 256, at
+        most the cap. Changing the scroll height lays out the whole app, so it changes a dozen times
+        while the scrollback fills, not on every line (the unused rows at the very top are blank)."""
+        cap = self.session.emulator.scrollback_cap
+        if history <= 0 or cap <= 0:
+            return 0
+        room = 256
+        while room < history:
+            room *= 2
+        return min(room, cap)
+
     def _sync_layout(self) -> None:
         """The scroll height follows the scrollback; a view at the bottom stays at the bottom."""
         emulator = self.session.emulator
@@ -134,11 +147,14 @@ class TerminalPane(ScrollView, can_focus=True):
         history = self._history()
         self._history_seen = history
         self._alt_seen = emulator.alternate_screen
+        self._room = self._room_for(history)
         self._strips = {k: v for k, v in self._strips.items() if k[0] == "h"}
-        self.virtual_size = Size(emulator.columns, history + emulator.lines)
+        size = Size(emulator.columns, self._room + emulator.lines)
+        if size != self.virtual_size:
+            self.virtual_size = size
         if at_end:
-            self.scroll_to(y=max(0, history + emulator.lines - self.scrollable_content_region.height),
-                           animate=False, immediate=True)
+            self.scroll_to(y=max(0, size.height - self.scrollable_content_region.height), animate=False,
+                           immediate=True)
         self.refresh()
 
     def _tick(self) -> None:
@@ -175,10 +191,9 @@ class TerminalPane(ScrollView, can_focus=True):
         if self._cursor_row is not None:
             dirty.add(self._cursor_row)
         dirty.add(cursor)
-        history = self._history_seen
         for y in dirty:
             self._strips.pop(("s", y), None)
-            self.refresh_line(history + y)
+            self.refresh_line(self._room + y)
 
     # --- drawing ------------------------------------------------------------------------------
 
@@ -187,21 +202,27 @@ class TerminalPane(ScrollView, can_focus=True):
         emulator = self.session.emulator
         width = self.scrollable_content_region.width
         line = self.scroll_offset.y + y
-        history = self._history_seen if self._history_seen >= 0 else self._history()
-        if line < history:
-            number = emulator.scrolled_total - emulator.history_size + line
+        history = min(max(self._history_seen, 0), emulator.history_size, self._room)
+        blank_above = self._room - history
+        strip: Strip | None
+        if line < blank_above:
+            strip = Strip.blank(width)
+        elif line < self._room:
+            index = emulator.history_size - history + (line - blank_above)  # the newest next to the screen
+            number = emulator.scrolled_total - emulator.history_size + index
             key = ("h", number)
             strip = self._strips.get(key)
             if strip is None:
                 if len(self._strips) > _CACHE_CAP:
                     self._strips.clear()
-                strip = self._strips[key] = runs_strip(emulator.history_row(line))
-        elif line - history < emulator.lines:
-            row = line - history
+                strip = self._strips[key] = runs_strip(emulator.history_row(index))
+        elif line - self._room < emulator.lines:
+            row = line - self._room
             key = ("s", row)
             strip = self._strips.get(key)
             if strip is None:
                 strip = self._strips[key] = runs_strip(emulator.row(row))
+            assert strip is not None
             cursor = emulator.cursor
             if row == cursor.y:
                 self._cursor_row = row

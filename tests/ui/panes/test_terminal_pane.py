@@ -116,6 +116,9 @@ async def test_the_wheel_scrolls_the_scrollback_unless_the_program_reads_the_mou
         else:
             await until(pilot, lambda: pane.scroll_offset.y < bottom, "the view scrolled up", LIMIT)
             assert "<64" not in screen_text(app)
+            # what scrolled into view is the newest scrollback, right above the screen
+            newest = app.session.emulator.history_text()[-1]
+            await until(pilot, lambda: newest in _drawn(app), "the newest scrollback line shown", LIMIT)
 
 
 @pytest.mark.parametrize("bracketed", [False, True])

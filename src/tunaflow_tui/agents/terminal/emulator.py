@@ -307,6 +307,11 @@ class Emulator:
         return len(self._screen.history)
 
     @property
+    def scrollback_cap(self) -> int:
+        """How many scrollback lines are kept at most."""
+        return self._screen.history.maxlen or 0
+
+    @property
     def scrolled_total(self) -> int:
         """Lines that ever scrolled into the scrollback (the first kept one is number ``total - size``)."""
         return self._screen.scrolled_total
