@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 
 from textual.app import SuspendNotSupported
 
-from tunaflow_tui.agents.handover import HandoverUnsupportedError, native_cli_argv
 from tunaflow_tui.screens.pickers import ContextPackScreen, PickerScreen
 from tunaflow_tui.viewmodels.context_pack import LinkChoice, PackView, pack_view
 
@@ -53,25 +52,17 @@ class ToolsController:
         if self._native is not None and self._native.in_pane():
             self._native.open(cid)
             return
-        conversation = runtime.store.get_conversation(cid)
-        if conversation is None or not conversation.native_session_id or not conversation.native_engine:
-            self._app.notify("This conversation has no native session yet: send a message first.",
-                             severity="warning")
-            return
-        config = runtime.settings.engines.get(conversation.native_engine)
-        if config is None:
-            self._app.notify(f"The engine {conversation.native_engine!r} is no longer configured.",
-                             severity="warning")
-            return
-        try:
-            argv = native_cli_argv(config.effective_type, config, conversation.native_session_id,
-                                   runtime.project_dir)
-        except (HandoverUnsupportedError, ValueError) as exc:
+        from tunaflow_tui.runtime.native_sessions import NativeSessionUnavailable, native_launch
+
+        try:  # the folder the session ran in: a branch's worktree, else the project
+            launch = native_launch(runtime, cid)
+        except NativeSessionUnavailable as exc:
             self._app.notify(str(exc), severity="warning", timeout=8)
             return
+        argv = list(launch.argv)
         try:
             with self._app.suspend():
-                subprocess.run(argv, cwd=runtime.project_dir, check=False)
+                subprocess.run(argv, cwd=launch.cwd, check=False)
         except SuspendNotSupported:
             self._app.notify("This terminal cannot be handed over to another program.", severity="warning")
         except OSError as exc:

@@ -107,3 +107,21 @@ async def test_served_in_a_browser_the_terminal_is_handed_over_even_where_the_pa
         assert fake_claude.exists(), [n.message for n in posted(app)]
         assert events == ["resumed"]  # the terminal was handed over, not a pane opened
         assert controller.native.live == {}
+
+
+async def test_a_branch_hands_over_in_its_worktree(open_app, demo_project, fake_claude, monkeypatch, tmp_path) -> None:
+    monkeypatch.setattr(HeadlessDriver, "can_suspend", property(lambda self: True))
+    worktree = tmp_path / "worktree"
+    worktree.mkdir()
+    app, controller, runtime = open_app(settings=_with_claude(demo_project))
+    branch = runtime.store.create_branch(conversation_id="main", checkpoint_id=None, parent_branch_id=None,
+                                         mode="chat", kind="general", label="side", worktree_path=str(worktree))
+    runtime.store.set_native_session(f"branch:{branch.id}", "claude", "sess-b")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await controller.panes.open_branch(branch.id, focus=True)
+        await until(pilot, lambda: controller.conversation_in_focus() == f"branch:{branch.id}", "the branch in focus")
+        controller.tools.open_native_cli()
+        await until(pilot, lambda: fake_claude.exists() or posted(app), "the CLI run")
+        cwd, *argv = fake_claude.read_text(encoding="utf-8").splitlines()
+        assert Path(cwd).resolve() == worktree.resolve()
+        assert argv == ["--resume", "sess-b", "--model", "sonnet"]
