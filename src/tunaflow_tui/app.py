@@ -64,6 +64,7 @@ if TYPE_CHECKING:  # cards, messages, help and workflow load on first use: the f
     from tunaflow_tui.widgets.records.adopt import AdoptCard
     from tunaflow_tui.widgets.roundtable_thread import RoundtableThread
     from tunaflow_tui.widgets.sidebar import Sidebar
+    from tunaflow_tui.widgets.terminal_pane import TerminalPane
     from tunaflow_tui.widgets.workflow_view import WorkflowView
 
 
@@ -215,6 +216,7 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         ("Composer", "tunaflow_tui.widgets.composer:ComposerInput"),
         ("Branch pane", "tunaflow_tui.widgets.workspace:Workspace"),
         ("Branch", "tunaflow_tui.widgets.branch_thread:BranchThread"),
+        ("Native CLI pane", "tunaflow_tui.widgets.terminal_pane:TerminalPane"),
         ("Adopted branch card", "tunaflow_tui.widgets.records.adopt:AdoptCard"),
         ("Adopt branch", "tunaflow_tui.screens.adopt_editor:AdoptEditorScreen"),
         ("Rename branch", "tunaflow_tui.screens.branch_dialogs:RenameBranchScreen"),
@@ -628,6 +630,10 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         """The pane's next-branch key."""
         if (session := self._session_or_say()) is not None:
             session.branches.cycle()
+
+    def on_terminal_pane_left(self, event: TerminalPane.Left) -> None:
+        """The user left a native CLI's pane (the CLI runs on): back to the composer."""
+        self.composer.focus_input()
 
     def on_branch_thread_submitted(self, event: BranchThread.Submitted) -> None:
         """The branch pane's composer sent a message: it goes to that branch."""

@@ -121,6 +121,8 @@ COMMANDS: tuple[PaletteCommand, ...] = (
                    lambda s: s.project.cancel_agent(), (_APP, "agent.cancel")),
     PaletteCommand("Open native CLI", "Continue this conversation in the engine's own CLI; come back when it exits",
                    lambda s: s.tools.open_native_cli()),
+    PaletteCommand("End native CLI", "End the native CLI in the pane (asks first); the conversation records it",
+                   lambda s: s.tools.end_native_cli()),
     PaletteCommand("Switch engine", "Pick another engine for the Architect, or for the branch in focus in the "
                    "pane; its next turn gets the context pack",
                    lambda s: s.switch_engine()),

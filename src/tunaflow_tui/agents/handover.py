@@ -13,7 +13,7 @@ from tunaflow_tui.core.settings.engines import EngineConfig
 #: flags each native resume command uses (checked against the captured ``--help`` texts)
 HANDOVER_FLAGS: dict[str, frozenset[str]] = {
     "claude": frozenset({"--resume", "--model"}),
-    "codex": frozenset({"-C", "-m"}),
+    "codex": frozenset({"-C", "-m", "--no-daemon"}),
     "gemini": frozenset({"--resume", "-m"}),
 }
 _DEFAULT_COMMANDS = {"claude": "claude", "codex": "codex", "gemini": "gemini"}
@@ -26,7 +26,7 @@ class HandoverUnsupportedError(ValueError):
 def native_cli_argv(engine_type: str, config: EngineConfig, session_id: str, cwd: Path) -> list[str]:
     """The argv that opens the engine's interactive CLI on ``session_id`` (run it with cwd = ``cwd``).
 
-    ``claude --resume ID``, ``codex resume ID`` (with ``-C cwd``), ``gemini --resume ID``; plus the
+    ``claude --resume ID``, ``codex resume --no-daemon ID`` (with ``-C cwd``), ``gemini --resume ID``; plus the
     configured model. Raises :class:`HandoverUnsupportedError` for engines without a native CLI and
     ``ValueError`` when there is no session to resume yet.
     """
@@ -41,5 +41,6 @@ def native_cli_argv(engine_type: str, config: EngineConfig, session_id: str, cwd
     if engine_type == "claude":
         return [command, "--resume", session_id, *(["--model", model] if model else [])]
     if engine_type == "codex":
-        return [command, "resume", "-C", str(cwd), *(["-m", model] if model else []), session_id]
+        # without --no-daemon the TUI starts a shared background server that outlives it (and its group)
+        return [command, "resume", "--no-daemon", "-C", str(cwd), *(["-m", model] if model else []), session_id]
     return [command, "--resume", session_id, *(["-m", model] if model else [])]

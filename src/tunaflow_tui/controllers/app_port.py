@@ -102,6 +102,11 @@ class AppPort(Protocol):
         ...
 
     @property
+    def is_web(self) -> bool:
+        """True when the app is served to a browser (``tunaflow serve``)."""
+        ...
+
+    @property
     def focused(self) -> Widget | None:
         """The widget with the focus on the screen on top."""
         ...

@@ -67,11 +67,13 @@ class PaneController:
         """Branch id → how many agents are writing in it now (the tree's and the header's live mark)."""
         self.on_branch_shown: Callable[[str], Awaitable[None]] | None = None
         """Called with the branch's conversation each time the pane shows a branch anew."""
+        self.native_live: set[int] = set()
+        """Branches whose native CLI runs in a terminal pane now (the tree's live mark too)."""
 
     # ------------------------------------------------------------------ sidebar
     async def mount_sidebar(self) -> None:
         """Put the sidebar in its slot, filled from the store."""
-        sections = await asyncio.to_thread(plan_views.sidebar_sections, self._store, tuple(self.live))
+        sections = await asyncio.to_thread(plan_views.sidebar_sections, self._store, tuple({*self.live, *self.native_live}))
         await self._app.query_one("#sidebar").mount(Sidebar(sections, id="project-sidebar"))
 
     async def refresh_sidebar(self) -> None:
@@ -79,7 +81,7 @@ class PaneController:
         sidebars = list(self._app.query(Sidebar))
         if not sidebars:
             return
-        sections = await asyncio.to_thread(plan_views.sidebar_sections, self._store, tuple(self.live))
+        sections = await asyncio.to_thread(plan_views.sidebar_sections, self._store, tuple({*self.live, *self.native_live}))
         for sidebar in sidebars:
             sidebar.update(sections)
 

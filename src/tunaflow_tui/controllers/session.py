@@ -35,6 +35,7 @@ from tunaflow_tui.controllers.bridge import RuntimeBridge, RuntimeUpdate
 from tunaflow_tui.controllers.conversation import ConversationController
 from tunaflow_tui.controllers.decisions import DecisionController
 from tunaflow_tui.controllers.follower import ExternalWrites
+from tunaflow_tui.controllers.native_cli import NativeCliController
 from tunaflow_tui.controllers.outcomes import OutcomeController
 from tunaflow_tui.controllers.panes import PaneController
 from tunaflow_tui.controllers.permission_docks import PermissionController
@@ -97,6 +98,7 @@ class ProjectSession:
         self.decisions: DecisionController
         self.outcomes: OutcomeController
         self.project: ProjectController
+        self.native: NativeCliController
         self.tools: ToolsController
         self.search: SearchController
         self.branches: BranchesController
@@ -144,7 +146,8 @@ class ProjectSession:
         self.outcomes = OutcomeController(app, runtime, self.workers)
         self.project = ProjectController(app, runtime, self.workers, self.status,
                                          offer_git_init=self._offer_git_init)
-        self.tools = ToolsController(app, runtime, self.workers, self.conversation_in_focus)
+        self.native = NativeCliController(app, runtime, self.panes, self.workers)
+        self.tools = ToolsController(app, runtime, self.workers, self.conversation_in_focus, self.native)
         self.search = SearchController(app, runtime, self.panes, self.workers)
         self.branches = BranchesController(app, runtime, self.panes, self.conversation, self.workers)
         self.follower = ExternalWrites(app, runtime, self.panes, self.conversation, self.decisions)
@@ -206,6 +209,11 @@ class ProjectSession:
 
     def send(self, conversation_id: str, text: str) -> None:
         """The user sent ``text`` (in a roundtable: to every seat, with the next round)."""
+        if self.native.running_in(conversation_id):
+            # a turn would resume the very session the CLI is writing: two writers on one transcript
+            self.app.notify("Not sent: the native CLI is live in this conversation and writes its session. "
+                            "End it (\"End native CLI\") or let it exit, then send.", severity="warning", timeout=8)
+            return
         self.status.sent()
         if self.roundtable.is_roundtable(conversation_id):
             self.roundtable.moderate(conversation_id, text)

@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING
 
 from textual.app import SuspendNotSupported
 
-from tunaflow_tui.agents.handover import HandoverUnsupportedError, native_cli_argv
 from tunaflow_tui.screens.pickers import ContextPackScreen, PickerScreen
 from tunaflow_tui.viewmodels.context_pack import LinkChoice, PackView, pack_view
 
 if TYPE_CHECKING:
     from tunaflow_tui.controllers.app_port import AppPort
+    from tunaflow_tui.controllers.native_cli import NativeCliController
     from tunaflow_tui.controllers.workers import Workers
     from tunaflow_tui.runtime.runtime import WorkflowRuntime
 
@@ -33,42 +33,47 @@ class ToolsController:
         runtime: The project's runtime.
         workers: Where slow work runs.
         conversation_in_focus: The conversation the user is in (main, or the branch in the pane).
+        native: Opens native CLIs in a terminal pane (without it, the terminal is handed over).
     """
 
     def __init__(self, app: AppPort, runtime: WorkflowRuntime, workers: Workers,
-                 conversation_in_focus: Callable[[], str]) -> None:
+                 conversation_in_focus: Callable[[], str], native: NativeCliController | None = None) -> None:
         self._app = app
+        self._native = native
         self._runtime = runtime
         self._workers = workers
         self._conversation_in_focus = conversation_in_focus
 
     def open_native_cli(self) -> None:
-        """Hand the terminal to the engine's own CLI on this conversation's session; come back on exit."""
+        """The engine's own CLI on this conversation's session: in a terminal pane, or (the fallback)
+        with the whole terminal handed over until it exits."""
         runtime = self._runtime
         cid = self._conversation_in_focus()
-        conversation = runtime.store.get_conversation(cid)
-        if conversation is None or not conversation.native_session_id or not conversation.native_engine:
-            self._app.notify("This conversation has no native session yet: send a message first.",
-                             severity="warning")
+        if self._native is not None and self._native.in_pane():
+            self._native.open(cid)
             return
-        config = runtime.settings.engines.get(conversation.native_engine)
-        if config is None:
-            self._app.notify(f"The engine {conversation.native_engine!r} is no longer configured.",
-                             severity="warning")
-            return
-        try:
-            argv = native_cli_argv(config.effective_type, config, conversation.native_session_id,
-                                   runtime.project_dir)
-        except (HandoverUnsupportedError, ValueError) as exc:
+        from tunaflow_tui.runtime.native_sessions import NativeSessionUnavailable, native_launch
+
+        try:  # the folder the session ran in: a branch's worktree, else the project
+            launch = native_launch(runtime, cid)
+        except NativeSessionUnavailable as exc:
             self._app.notify(str(exc), severity="warning", timeout=8)
             return
+        argv = list(launch.argv)
         try:
             with self._app.suspend():
-                subprocess.run(argv, cwd=runtime.project_dir, check=False)
+                subprocess.run(argv, cwd=launch.cwd, check=False)
         except SuspendNotSupported:
             self._app.notify("This terminal cannot be handed over to another program.", severity="warning")
         except OSError as exc:
             self._app.notify(f"Could not start {argv[0]}: {exc.strerror or exc}", severity="error")
+
+    def end_native_cli(self) -> None:
+        """End the native CLI in the pane (asks first); the conversation records its end."""
+        if self._native is None:
+            self._app.notify("No native CLI is running here.", severity="warning")
+            return
+        self._native.end(self._conversation_in_focus())
 
     def switch_engine(self) -> None:
         """Pick another configured engine for the Architect; its next turn gets the ContextPack."""

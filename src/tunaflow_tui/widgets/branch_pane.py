@@ -64,6 +64,13 @@ class BranchHeader(Static):
         self.update(content, layout=rows != self._rows)
         self._rows = rows
 
+    def show_title(self, title: str) -> None:
+        """One line of its own (a live terminal's)."""
+        from textual.content import Content
+
+        self.update(Content.assemble(("⌨ ", "bold"), (title, "bold")), layout=self._rows != 1)
+        self._rows = 1
+
 
 class BranchPane(Vertical):
     """The branch pane. `show(view, body)` replaces what it shows; `view` is None when empty."""
@@ -104,6 +111,15 @@ class BranchPane(Vertical):
         """Show a branch: its header, and `body` (for example a chat view of its shadow conversation)."""
         self.view = view
         self.query_one(BranchHeader).show(view)
+        await self._put_body(body)
+
+    async def show_live(self, title: str, body: Widget) -> None:
+        """Show a live terminal (a native CLI) under a one-line ``title``, instead of a branch."""
+        self.view = None
+        self.query_one(BranchHeader).show_title(title)
+        await self._put_body(body)
+
+    async def _put_body(self, body: Widget) -> None:
         for old in self.query("#branch-empty, #branch-body"):
             await old.remove()
         body.id = "branch-body"

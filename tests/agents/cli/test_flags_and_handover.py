@@ -42,7 +42,7 @@ def test_native_cli_argv(tmp_path: Path) -> None:
     assert native_cli_argv("claude", EngineConfig(model="opus", command="/opt/claude"), sid, tmp_path) == [
         "/opt/claude", "--resume", sid, "--model", "opus"]
     assert native_cli_argv("codex", EngineConfig(model="gpt-5"), sid, tmp_path) == [
-        "codex", "resume", "-C", str(tmp_path), "-m", "gpt-5", sid]
+        "codex", "resume", "--no-daemon", "-C", str(tmp_path), "-m", "gpt-5", sid]
     assert native_cli_argv("gemini", EngineConfig(model="flash"), sid, tmp_path) == [
         "gemini", "--resume", sid, "-m", "flash"]
 

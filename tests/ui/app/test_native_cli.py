@@ -1,4 +1,5 @@
-"""“Open native CLI”: the app steps aside and the engine's own CLI resumes the conversation's session."""
+"""“Open native CLI” handing the terminal over (``[ui] native_cli = "suspend"``, or served in a browser):
+the app steps aside and the engine's own CLI resumes the conversation's session."""
 
 from __future__ import annotations
 
@@ -34,10 +35,11 @@ def fake_claude(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return record
 
 
-def _with_claude(project: Path):
+def _with_claude(project: Path, native_cli: str = "suspend"):
     settings = demo_settings(project)
     claude = EngineConfig(name="claude", type="claude", model="sonnet")
-    return settings.model_copy(update={"engines": {**settings.engines, "claude": claude}})
+    ui = settings.ui.model_copy(update={"native_cli": native_cli})
+    return settings.model_copy(update={"engines": {**settings.engines, "claude": claude}, "ui": ui})
 
 
 async def _palette(pilot, name: str) -> None:
@@ -87,3 +89,39 @@ async def test_open_native_cli_where_the_terminal_cannot_be_handed_over(open_app
         assert "This terminal cannot be handed over to another program." in [
             n.message for n in posted(app)]
 
+
+
+async def test_served_in_a_browser_the_terminal_is_handed_over_even_where_the_pane_is_chosen(
+        open_app, demo_project, fake_claude, monkeypatch) -> None:
+    from tunaflow_tui.app import TunaflowApp
+
+    monkeypatch.setattr(HeadlessDriver, "can_suspend", property(lambda self: True))
+    monkeypatch.setattr(TunaflowApp, "is_web", property(lambda self: True))
+    app, controller, runtime = open_app(settings=_with_claude(demo_project, native_cli="pane"))
+    runtime.store.set_native_session("main", "claude", "sess-42")
+    events: list[str] = []
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.app_resume_signal.subscribe(app, lambda _app: events.append("resumed"))
+        await _palette(pilot, "Open native CLI")
+        await until(pilot, lambda: "resumed" in events or posted(app), "the app back from the CLI")
+        assert fake_claude.exists(), [n.message for n in posted(app)]
+        assert events == ["resumed"]  # the terminal was handed over, not a pane opened
+        assert controller.native.live == {}
+
+
+async def test_a_branch_hands_over_in_its_worktree(open_app, demo_project, fake_claude, monkeypatch, tmp_path) -> None:
+    monkeypatch.setattr(HeadlessDriver, "can_suspend", property(lambda self: True))
+    worktree = tmp_path / "worktree"
+    worktree.mkdir()
+    app, controller, runtime = open_app(settings=_with_claude(demo_project))
+    branch = runtime.store.create_branch(conversation_id="main", checkpoint_id=None, parent_branch_id=None,
+                                         mode="chat", kind="general", label="side", worktree_path=str(worktree))
+    runtime.store.set_native_session(f"branch:{branch.id}", "claude", "sess-b")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await controller.panes.open_branch(branch.id, focus=True)
+        await until(pilot, lambda: controller.conversation_in_focus() == f"branch:{branch.id}", "the branch in focus")
+        controller.tools.open_native_cli()
+        await until(pilot, lambda: fake_claude.exists() or posted(app), "the CLI run")
+        cwd, *argv = fake_claude.read_text(encoding="utf-8").splitlines()
+        assert Path(cwd).resolve() == worktree.resolve()
+        assert argv == ["--resume", "sess-b", "--model", "sonnet"]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
@@ -69,6 +69,10 @@ class UiConfig(BaseModel):
     notify_desktop: Switch = False
     bell: Switch = True
     keymap: dict[str, str] = Field(default_factory=dict)
+    #: "Open native CLI": in a terminal pane inside the app, or by handing the whole terminal over
+    native_cli: Literal["pane", "suspend"] = "pane"
+    #: lines a terminal pane keeps above its screen
+    terminal_scrollback: WholeNumber = Field(default=10_000, ge=0, le=1_000_000)
 
 
 class ContextConfig(BaseModel):

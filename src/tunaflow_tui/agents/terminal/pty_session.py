@@ -1,0 +1,303 @@
+"""A program running under a pseudo-terminal, its output parsed into an :class:`.Emulator` on the loop.
+
+The PTY's master side is read without blocking (``loop.add_reader``) into a backlog; a feeder task
+parses pieces of :data:`PIECE` bytes for at most :data:`TURN_BUDGET_S` (and :data:`CHUNK` bytes) per
+loop turn, so a program that floods its terminal costs the app a few milliseconds per turn, never a
+freeze (pyte parses a busy coloured stream at well under 1 MB/s: 4 KB at once took 10–20 ms). Above :data:`PAUSE_ABOVE` bytes waiting, reading stops:
+the kernel's PTY buffer fills and the program blocks on its writes until the backlog drains. Writes
+to the program are queued and sent as the PTY accepts them.
+
+The program leads its own session and process group (``setsid``, the PTY is its controlling
+terminal); :meth:`PtySession.close` ends the whole group (SIGHUP, then SIGTERM, then SIGKILL) and
+reaps the program. Its own end is seen as EOF on the PTY (EIO on Linux).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import contextlib
+import errno
+import os
+import signal
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ptyprocess import PtyProcess
+
+from tunaflow_tui.agents.terminal.emulator import Emulator
+from tunaflow_tui.core.processes import LIVE_GROUPS, end_group, identify, signal_group
+
+CHUNK = 4096
+"""Bytes parsed per loop turn at most."""
+PIECE = 512
+"""Bytes parsed at once (between two looks at the clock)."""
+TURN_BUDGET_S = 0.004
+"""Parsing time per loop turn after which the feeder lets the loop run (keys, drawing)."""
+PAUSE_ABOVE = 1 << 20
+"""Backlog (bytes read, not parsed yet) above which the PTY is no longer read."""
+_READ = 65536
+_POLL_S = 0.02
+_RUNNING: set[PtySession] = set()
+
+
+def _end_running() -> None:
+    """At exit: end the groups of sessions nobody closed (their PTY's end alone spares a program that ignores SIGHUP)."""
+    for session in list(_RUNNING):
+        if session.pid is not None:
+            end_group(identify(session.pid), grace_s=0.5)
+
+
+@dataclass(frozen=True)
+class PtySpec:
+    """What to run and how big its terminal starts.
+
+    ``env`` is added to tunaflow's own environment; ``TERM`` is ``xterm-256color`` unless it says otherwise.
+    """
+
+    argv: Sequence[str]
+    cwd: Path
+    env: Mapping[str, str] = field(default_factory=dict)
+    lines: int = 24
+    columns: int = 80
+    scrollback: int = 10_000
+
+
+class PtySession:
+    """One live program in a terminal pane.
+
+    Args:
+        spec: The program, its folder, environment and terminal size.
+        on_output: Called (on the loop) after output was parsed into :attr:`emulator`.
+        on_exit: Called once (on the loop) when the program has ended and been reaped, with its exit
+            code (negative: killed by that signal).
+    """
+
+    def __init__(self, spec: PtySpec, on_output: Callable[[], None] | None = None,
+                 on_exit: Callable[[int | None], None] | None = None) -> None:
+        self.spec = spec
+        self.emulator = Emulator(spec.columns, spec.lines, scrollback=spec.scrollback, reply=self.write)
+        self.on_output = on_output
+        self.on_exit = on_exit
+        self._proc: PtyProcess | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._backlog = bytearray()
+        self._outbox = bytearray()
+        self._reading = False
+        self._writing = False
+        self._eof = False
+        self._wake = asyncio.Event()
+        self._feeder: asyncio.Task[None] | None = None
+        self.pauses = 0  # how often reading stopped because the backlog was over the cap
+        self.exit_code: int | None = None
+        self.ended = False
+        self.started_at = 0.0
+        self.ended_at: float | None = None
+
+    # --- life ---------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start the program (OSError when it cannot be: a missing binary, a bad folder)."""
+        env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
+        env.update({"TERM": "xterm-256color", "COLORTERM": "truecolor"})
+        env.update(self.spec.env)
+        proc = PtyProcess.spawn(list(self.spec.argv), cwd=str(self.spec.cwd), env=env,
+                                dimensions=(self.spec.lines, self.spec.columns))
+        self._proc = proc
+        self.started_at = time.monotonic()
+        LIVE_GROUPS.add(identify(proc.pid))
+        if not _RUNNING:
+            atexit.unregister(_end_running)
+            atexit.register(_end_running)
+        _RUNNING.add(self)
+        os.set_blocking(proc.fd, False)
+        self._loop = asyncio.get_running_loop()
+        self._resume_reading()
+        self._feeder = self._loop.create_task(self._feed(), name=f"pty-feed-{proc.pid}")
+
+    @property
+    def pid(self) -> int | None:
+        """The program's pid (it is also its process group's id)."""
+        return self._proc.pid if self._proc is not None else None
+
+    @property
+    def running(self) -> bool:
+        """Started and not seen to end yet."""
+        return self._proc is not None and not self.ended
+
+    @property
+    def backlog(self) -> int:
+        """Bytes read from the program and not parsed yet."""
+        return len(self._backlog)
+
+    @property
+    def reading(self) -> bool:
+        """False while the backlog is over :data:`PAUSE_ABOVE` (the program is held back)."""
+        return self._reading
+
+    # --- output -------------------------------------------------------------------------------
+
+    def _resume_reading(self) -> None:
+        if self._reading or self._eof or self._proc is None or self._loop is None:
+            return
+        self._loop.add_reader(self._proc.fd, self._read)
+        self._reading = True
+
+    def _pause_reading(self) -> None:
+        if self._reading and self._proc is not None and self._loop is not None:
+            self._loop.remove_reader(self._proc.fd)
+        self._reading = False
+
+    def _read(self) -> None:
+        assert self._proc is not None
+        try:
+            data = os.read(self._proc.fd, _READ)
+        except BlockingIOError:
+            return
+        except OSError as exc:
+            if exc.errno != errno.EIO:
+                raise
+            data = b""  # Linux: the slave side closed — the program is gone
+        if not data:
+            self._eof = True
+            self._pause_reading()
+        else:
+            self._backlog += data
+            if len(self._backlog) > PAUSE_ABOVE:
+                self.pauses += 1
+                self._pause_reading()
+        self._wake.set()
+
+    async def _feed(self) -> None:
+        while True:
+            if not self._backlog:
+                if self._eof:
+                    break
+                self._wake.clear()
+                await self._wake.wait()
+                continue
+            deadline = time.perf_counter() + TURN_BUDGET_S
+            parsed = 0
+            while self._backlog and parsed < CHUNK:
+                piece = bytes(self._backlog[:PIECE])
+                del self._backlog[:PIECE]
+                self.emulator.feed(piece)
+                parsed += len(piece)
+                if time.perf_counter() >= deadline:
+                    break
+            if self.on_output is not None:
+                self.on_output()
+            if not self._reading and len(self._backlog) < PAUSE_ABOVE // 2:
+                self._resume_reading()
+            await asyncio.sleep(0)
+        await self._reap(wait_s=2.0)
+
+    # --- input --------------------------------------------------------------------------------
+
+    def write(self, data: bytes) -> None:
+        """Send bytes to the program (keys, pastes, replies); queued while the PTY is full. Dropped once it ended."""
+        if not data or self._proc is None or self.ended:
+            return
+        self._outbox += data
+        self._flush()
+
+    def _flush(self) -> None:
+        assert self._proc is not None
+        while self._outbox:
+            try:
+                sent = os.write(self._proc.fd, self._outbox)
+            except BlockingIOError:
+                break
+            except OSError:
+                self._outbox.clear()  # the program is gone
+                break
+            del self._outbox[:sent]
+        if self._loop is None:
+            return
+        if self._outbox and not self._writing:
+            self._loop.add_writer(self._proc.fd, self._flush)
+            self._writing = True
+        elif not self._outbox and self._writing:
+            self._loop.remove_writer(self._proc.fd)
+            self._writing = False
+
+    def resize(self, lines: int, columns: int) -> None:
+        """Resize the terminal: the emulator now, the program through the kernel (SIGWINCH)."""
+        lines, columns = max(1, lines), max(1, columns)
+        if (lines, columns) == (self.emulator.lines, self.emulator.columns):
+            return
+        self.emulator.resize(lines, columns)
+        if self._proc is not None and not self.ended:
+            with contextlib.suppress(OSError):
+                self._proc.setwinsize(lines, columns)
+
+    # --- end ----------------------------------------------------------------------------------
+
+    async def close(self, grace_s: float = 1.0) -> None:
+        """End the program's whole group: SIGHUP (a terminal closing), SIGTERM, SIGKILL; then reap it."""
+        proc = self._proc
+        if proc is None or self.ended:
+            return
+        for sig in (signal.SIGHUP, signal.SIGTERM):
+            signal_group(proc.pid, sig)
+            if await self._wait_dead(grace_s):
+                break
+        else:
+            signal_group(proc.pid, signal.SIGKILL)
+            await self._wait_dead(2.0)
+        signal_group(proc.pid, signal.SIGKILL)  # what the program started and left in its group
+        self._eof = True
+        self._pause_reading()
+        self._backlog.clear()
+        self._wake.set()
+        if self._feeder is not None:
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._feeder
+        await self._reap(wait_s=0)
+
+    async def _wait_dead(self, seconds: float) -> bool:
+        assert self._proc is not None
+        deadline = time.monotonic() + seconds
+        while True:
+            if not self._alive():
+                return True
+            if time.monotonic() >= deadline:
+                return False
+            await asyncio.sleep(_POLL_S)
+
+    def _alive(self) -> bool:
+        assert self._proc is not None
+        try:
+            return bool(self._proc.isalive())
+        except Exception:  # ptyprocess raises when waitpid finds nothing: the program is reaped
+            return False
+
+    async def _reap(self, wait_s: float) -> None:
+        """The program closed its terminal: collect its exit status and tell the owner, once."""
+        if self.ended or self._proc is None:
+            return
+        proc = self._proc
+        if not await self._wait_dead(wait_s):
+            # it closed its terminal but lives on: it has no screen any more, end it
+            for sig in (signal.SIGHUP, signal.SIGKILL):
+                signal_group(proc.pid, sig)
+                if await self._wait_dead(1.0):
+                    break
+        signal_group(proc.pid, signal.SIGKILL)
+        self.ended = True
+        self.ended_at = time.monotonic()
+        status = proc.exitstatus
+        self.exit_code = status if status is not None else (-proc.signalstatus if proc.signalstatus else None)
+        if self._writing and self._loop is not None:
+            self._loop.remove_writer(proc.fd)
+            self._writing = False
+        self._pause_reading()
+        with contextlib.suppress(OSError):
+            os.close(proc.fd)
+        proc.closed = True
+        LIVE_GROUPS.discard(proc.pid)
+        _RUNNING.discard(self)
+        if self.on_exit is not None:
+            self.on_exit(self.exit_code)

@@ -1,0 +1,323 @@
+"""TerminalPane: a live program (a native agent CLI) drawn from its VT emulator, keys sent to it.
+
+Rows are drawn as Strips from the emulator's runs with cached styles; only rows the program changed
+are redrawn, at most 60 times a second (a frame the program marks as synchronized, DEC 2026, is held
+until it is complete, 100 ms at most). Above the screen, the scrollback (not on the alternate screen).
+
+Focused, the pane takes every key (Textual's and tunaflow's own bindings included) and sends it to the
+program, except the leave key (``terminal.leave``, ctrl+] by default) and Escape pressed twice within
+400 ms, which give the focus back to tunaflow and leave the program running. The mouse wheel scrolls
+the scrollback unless the program asked for mouse reports. When the program ends the pane stays, read-only.
+"""
+
+from __future__ import annotations
+
+import time
+from functools import lru_cache
+from typing import ClassVar
+
+from rich.segment import Segment
+from rich.style import Style
+from textual import events
+from textual.binding import Binding, BindingType
+from textual.geometry import Size
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+from textual.timer import Timer
+
+from tunaflow_tui.agents.terminal.emulator import CellAttrs, Run
+from tunaflow_tui.agents.terminal.keys import key_bytes, mouse_bytes, paste_bytes
+from tunaflow_tui.agents.terminal.pty_session import PtySession
+
+REFRESH_HZ = 60
+SCROLL_HZ = 30
+DOUBLE_ESCAPE_S = 0.4
+SYNC_HOLD_S = 0.1
+RESIZE_DEBOUNCE_S = 0.05
+_CACHE_CAP = 4096
+_CURSOR = Style(reverse=True)
+
+
+def _colour(name: str) -> str | None:
+    if name == "default":
+        return None
+    if len(name) == 6 and all(c in "0123456789abcdefABCDEF" for c in name):
+        return "#" + name
+    name = name.replace("bfight", "bright")  # pyte's spelling of bright magenta backgrounds
+    if name.startswith("bright"):
+        name = "bright_" + name[len("bright"):]
+    return name.replace("brown", "yellow")
+
+
+@lru_cache(maxsize=1024)
+def cell_style(attrs: CellAttrs) -> Style:
+    """The Rich style of cells that look like ``attrs`` (pyte's colour names mapped to Rich's)."""
+    fg, bg, bold, italics, underscore, strikethrough, reverse, blink = attrs
+    return Style(color=_colour(fg), bgcolor=_colour(bg), bold=bold or None, italic=italics or None,
+                 underline=underscore or None, strike=strikethrough or None, reverse=reverse or None,
+                 blink=blink or None)
+
+
+def runs_strip(runs: list[Run]) -> Strip:
+    """One row as a Strip."""
+    return Strip([Segment(text, cell_style(attrs)) for text, attrs in runs])
+
+
+class TerminalPane(ScrollView, can_focus=True):
+    """A live program's terminal. Post :class:`Left` when the user takes the focus back, :class:`Ended`
+    when the program is gone."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+right_square_bracket", "leave", "Back to tunaflow", id="terminal.leave", priority=True),
+    ]
+    DEFAULT_CSS = """
+    TerminalPane { background: $background; overflow-x: hidden; overflow-y: scroll; scrollbar-size-vertical: 1; }
+    TerminalPane.-ended { opacity: 0.8; }
+    """
+
+    class Left(Message):
+        """The user gave the focus back to tunaflow; the program runs on."""
+
+        def __init__(self, pane: TerminalPane) -> None:
+            super().__init__()
+            self.pane = pane
+
+    class Ended(Message):
+        """The program ended (exit code, negative for a signal); the pane is read-only."""
+
+        def __init__(self, pane: TerminalPane, exit_code: int | None) -> None:
+            super().__init__()
+            self.pane = pane
+            self.exit_code = exit_code
+
+    def __init__(self, session: PtySession, *, name: str | None = None, id: str | None = None,
+                 classes: str | None = None) -> None:
+        super().__init__(name=name, id=id, classes=classes)
+        self.session = session
+        self._changed = True
+        self._strips: dict[tuple[str, int], Strip] = {}
+        self._history_seen = -1
+        self._room = 0  # rows above the screen (see _room_for)
+        self._alt_seen = False
+        self._cursor_row: int | None = None
+        self._sync_since: float | None = None
+        self._last_escape = 0.0
+        self._resize_timer: Timer | None = None
+        self._ended_seen = False
+        self._base_style: Style | None = None  # the widget's own style, looked up once a frame
+        self._last_layout = 0.0
+        session.on_output = self._output
+
+    # --- life ---------------------------------------------------------------------------------
+
+    def on_mount(self) -> None:
+        """Follow the program at up to 60 frames a second."""
+        self.set_interval(1 / REFRESH_HZ, self._tick)
+        self._sync_layout()
+
+    def _output(self) -> None:
+        self._changed = True
+
+    @property
+    def ended(self) -> bool:
+        """Whether the program has ended (the pane is read-only then)."""
+        return self.session.ended
+
+    def _history(self) -> int:
+        emulator = self.session.emulator
+        return 0 if emulator.alternate_screen else emulator.history_size
+
+    def _room_for(self, history: int) -> int:
+        """Rows kept above the screen for ``history`` scrollback lines: the next power of two from 256, at
+        most the cap. Changing the scroll height lays out the whole app, so it changes a dozen times
+        while the scrollback fills, not on every line (the unused rows at the very top are blank)."""
+        cap = self.session.emulator.scrollback_cap
+        if history <= 0 or cap <= 0:
+            return 0
+        room = 256
+        while room < history:
+            room *= 2
+        return min(room, cap)
+
+    def _sync_layout(self) -> None:
+        """The scroll height follows the scrollback; a view at the bottom stays at the bottom."""
+        emulator = self.session.emulator
+        at_end = self.scroll_offset.y >= self.max_scroll_y
+        history = self._history()
+        self._history_seen = history
+        self._alt_seen = emulator.alternate_screen
+        self._room = self._room_for(history)
+        self._strips = {k: v for k, v in self._strips.items() if k[0] == "h"}
+        size = Size(emulator.columns, self._room + emulator.lines)
+        if size != self.virtual_size:
+            self.virtual_size = size
+        if at_end:
+            self.scroll_to(y=max(0, size.height - self.scrollable_content_region.height), animate=False,
+                           immediate=True)
+        self.refresh()
+
+    def _tick(self) -> None:
+        if self.session.ended and not self._ended_seen:
+            self._ended_seen = True
+            self.add_class("-ended")
+            self._changed = True
+            self.post_message(self.Ended(self, self.session.exit_code))
+        if not self._changed:
+            return
+        emulator = self.session.emulator
+        if emulator.synchronized_output:
+            now = time.monotonic()
+            if self._sync_since is None:
+                self._sync_since = now
+            if now - self._sync_since < SYNC_HOLD_S:
+                return  # the program is mid-frame
+        self._sync_since = None
+        self._base_style = None
+        if self._history() != self._history_seen or emulator.alternate_screen != self._alt_seen:
+            # the text moved up: every row is redrawn, at most SCROLL_HZ times a second (a flood scrolls on
+            # every tick, and redrawing the whole pane costs the loop what keys and other panes need)
+            now = time.monotonic()
+            if now - self._last_layout < 1 / SCROLL_HZ:
+                return
+            self._last_layout = now
+            self._changed = False
+            emulator.take_dirty()
+            self._sync_layout()
+            return
+        self._changed = False
+        dirty = emulator.take_dirty()
+        cursor = emulator.cursor.y
+        if self._cursor_row is not None:
+            dirty.add(self._cursor_row)
+        dirty.add(cursor)
+        for y in dirty:
+            self._strips.pop(("s", y), None)
+            self.refresh_line(self._room + y)
+
+    # --- drawing ------------------------------------------------------------------------------
+
+    def render_line(self, y: int) -> Strip:
+        """Row ``y`` of the view: a scrollback line or a screen row, with the cursor when focused."""
+        emulator = self.session.emulator
+        width = self.scrollable_content_region.width
+        line = self.scroll_offset.y + y
+        history = min(max(self._history_seen, 0), emulator.history_size, self._room)
+        blank_above = self._room - history
+        strip: Strip | None
+        if line < blank_above:
+            strip = Strip.blank(width)
+        elif line < self._room:
+            index = emulator.history_size - history + (line - blank_above)  # the newest next to the screen
+            number = emulator.scrolled_total - emulator.history_size + index
+            key = ("h", number)
+            strip = self._strips.get(key)
+            if strip is None:
+                if len(self._strips) > _CACHE_CAP:
+                    self._strips.clear()
+                strip = self._strips[key] = runs_strip(emulator.history_row(index))
+        elif line - self._room < emulator.lines:
+            row = line - self._room
+            key = ("s", row)
+            strip = self._strips.get(key)
+            if strip is None:
+                strip = self._strips[key] = runs_strip(emulator.row(row))
+            assert strip is not None
+            cursor = emulator.cursor
+            if row == cursor.y:
+                self._cursor_row = row
+                if self.has_focus and cursor.visible and not self.session.ended \
+                        and cursor.x < strip.cell_length:
+                    before, at, after = strip.divide([cursor.x, cursor.x + 1, strip.cell_length])
+                    strip = Strip.join([before, at.apply_style(_CURSOR), after])
+        else:
+            strip = Strip.blank(width)
+        if self._base_style is None:
+            self._base_style = self.rich_style
+        return strip.adjust_cell_length(width).apply_style(self._base_style)
+
+    def on_focus(self) -> None:
+        """Show the cursor."""
+        self._changed = True
+
+    def on_blur(self) -> None:
+        """Hide the cursor."""
+        self._changed = True
+
+    # --- size ---------------------------------------------------------------------------------
+
+    def on_resize(self, _event: events.Resize) -> None:
+        """Tell the program its new size once the pane has stopped changing size (50 ms)."""
+        if self._resize_timer is not None:
+            self._resize_timer.stop()
+        self._resize_timer = self.set_timer(RESIZE_DEBOUNCE_S, self._apply_size)
+
+    def _apply_size(self) -> None:
+        region = self.scrollable_content_region
+        if region.width > 0 and region.height > 0 and not self.session.ended:
+            self.session.resize(region.height, region.width)
+            self._strips.clear()
+            self._sync_layout()
+
+    # --- input --------------------------------------------------------------------------------
+
+    def check_consume_key(self, key: str, character: str | None) -> bool:
+        """Every key is the program's, except the ones bound to leaving the pane."""
+        leave = self._bindings.key_to_bindings
+        return not any(binding.action == "leave" for binding in leave.get(key, ()))
+
+    def action_leave(self) -> None:
+        """Give the focus back to tunaflow; the program keeps running."""
+        self.blur()
+        self.post_message(self.Left(self))
+
+    def _send(self, data: bytes | None) -> None:
+        if data and not self.session.ended:
+            self.session.write(data)
+            if self.scroll_offset.y < self.max_scroll_y:
+                self.scroll_end(animate=False, immediate=True)
+
+    def on_key(self, event: events.Key) -> None:
+        """Send the key to the program; Escape twice quickly leaves the pane instead."""
+        event.stop()
+        event.prevent_default()
+        if event.key == "escape":
+            now = time.monotonic()
+            if now - self._last_escape < DOUBLE_ESCAPE_S:
+                self._last_escape = 0.0
+                self.action_leave()
+                return
+            self._last_escape = now
+        emulator = self.session.emulator
+        self._send(key_bytes(event.key, event.character, application_cursor=emulator.application_cursor_keys))
+
+    def on_paste(self, event: events.Paste) -> None:
+        """Paste into the program (bracketed if it asked)."""
+        event.stop()
+        self._send(paste_bytes(event.text, bracketed=self.session.emulator.bracketed_paste))
+
+    def _mouse(self, event: events.MouseEvent, button: int, pressed: bool) -> bool:
+        emulator = self.session.emulator
+        if not emulator.mouse_reporting or self.session.ended:
+            return False
+        event.stop()
+        event.prevent_default()
+        self.session.write(mouse_bytes(button, event.x, event.y, pressed=pressed, shift=event.shift,
+                                       alt=event.meta, ctrl=event.ctrl))
+        return True
+
+    def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
+        """The wheel goes to a program that reads the mouse; otherwise it scrolls the scrollback."""
+        self._mouse(event, 64, True)
+
+    def on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
+        """The wheel goes to a program that reads the mouse; otherwise it scrolls the scrollback."""
+        self._mouse(event, 65, True)
+
+    def on_mouse_down(self, event: events.MouseDown) -> None:
+        """A click goes to a program that reads the mouse."""
+        self._mouse(event, min(event.button - 1, 2) if event.button else 0, True)
+
+    def on_mouse_up(self, event: events.MouseUp) -> None:
+        """A release goes to a program that reads the mouse."""
+        self._mouse(event, min(event.button - 1, 2) if event.button else 0, False)

@@ -1,0 +1,178 @@
+"""The terminal pane driven by the stand-in TUI (tests/fakes/tty_app.py): keys in, screen out, focus, size, end."""
+
+from __future__ import annotations
+
+import pytest
+from terminal_rig import TerminalApp, echoed, screen_text
+from textual import events
+from textual.widgets import Input
+from waiting import until
+
+from tunaflow_tui.widgets.terminal_pane import TerminalPane
+
+LIMIT = 30.0
+
+
+async def _ready(pilot, app: TerminalApp) -> TerminalPane:
+    await until(pilot, lambda: "ready" in screen_text(app), "the stand-in's first screen", LIMIT)
+    return app.query_one(TerminalPane)
+
+
+async def test_keys_reach_the_program_and_its_answer_is_drawn() -> None:
+    app = TerminalApp()
+    async with app.run_test(size=(60, 16)) as pilot:
+        pane = await _ready(pilot, app)
+        await pilot.press("x", "up", "ctrl+a", "alt+x", "f5")
+        sent = b"x\x1b[A\x01\x1bx\x1b[15~"
+        await until(pilot, lambda: echoed(app) == sent, "the keys echoed", LIMIT)
+        # what the program drew is what the pane shows
+        await until(pilot, lambda: "[15~'" in "".join(
+            "".join(seg.text for seg in pane.render_line(y)) for y in range(pane.size.height)), "drawn", LIMIT)
+
+
+async def test_tunaflows_own_keys_go_to_the_program_while_the_pane_has_the_focus() -> None:
+    app = TerminalApp()
+    async with app.run_test(size=(60, 16)) as pilot:
+        await _ready(pilot, app)
+        await pilot.press("ctrl+g", "ctrl+p", "tab")
+        await until(pilot, lambda: echoed(app) == b"\x07\x10\t", "the keys echoed", LIMIT)
+        assert app.app_keys == []
+        assert isinstance(app.focused, TerminalPane)
+
+
+async def test_the_leave_key_gives_the_focus_back_and_the_program_runs_on() -> None:
+    app = TerminalApp()
+    async with app.run_test(size=(60, 16)) as pilot:
+        pane = await _ready(pilot, app)
+        await pilot.press("ctrl+right_square_bracket")
+        await pilot.pause()
+        assert isinstance(app.focused, Input)
+        assert [type(m) for m in app.messages] == [TerminalPane.Left]
+        assert app.session.running
+        await pilot.press("ctrl+g")  # tunaflow's keys are tunaflow's again
+        assert app.app_keys == ["ctrl+g"]
+        pane.focus()
+        await pilot.press("y")
+        await until(pilot, lambda: "key: b'y'" in screen_text(app), "a key after coming back", LIMIT)
+
+
+async def test_escape_goes_to_the_program_and_escape_twice_leaves() -> None:
+    app = TerminalApp()
+    async with app.run_test(size=(60, 16)) as pilot:
+        await _ready(pilot, app)
+        await pilot.press("escape")
+        await until(pilot, lambda: "key: b'\\x1b'" in screen_text(app), "one escape sent", LIMIT)
+        assert isinstance(app.focused, TerminalPane)
+        await pilot.press("escape", "escape")
+        await pilot.pause()
+        assert isinstance(app.focused, Input)
+        assert app.session.running
+
+
+async def test_the_program_learns_the_panes_size_and_follows_a_resize() -> None:
+    app = TerminalApp()
+    async with app.run_test(size=(60, 16)) as pilot:
+        pane = await _ready(pilot, app)
+        region = pane.scrollable_content_region
+        size = f"size: {region.height}x{region.width}"
+        await until(pilot, lambda: size in screen_text(app), f"the program seeing {size}", LIMIT)
+        await pilot.resize_terminal(80, 24)
+        await until(pilot, lambda: pane.scrollable_content_region.width > region.width, "the pane resized", LIMIT)
+        region = pane.scrollable_content_region
+        size = f"size: {region.height}x{region.width}"
+        await until(pilot, lambda: size in screen_text(app), f"the program seeing {size}", LIMIT)
+
+
+async def test_when_the_program_ends_the_pane_says_so_and_takes_no_more_keys() -> None:
+    app = TerminalApp()
+    async with app.run_test(size=(60, 16)) as pilot:
+        pane = await _ready(pilot, app)
+        await pilot.press("q")
+        await until(pilot, lambda: any(isinstance(m, TerminalPane.Ended) for m in app.messages), "the end", LIMIT)
+        ended = next(m for m in app.messages if isinstance(m, TerminalPane.Ended))
+        assert ended.exit_code == 3
+        assert pane.has_class("-ended") and pane.ended
+        await pilot.press("z")
+        assert "key: b'z'" not in screen_text(app)
+
+
+@pytest.mark.parametrize("mouse", [False, True])
+async def test_the_wheel_scrolls_the_scrollback_unless_the_program_reads_the_mouse(mouse: bool) -> None:
+    app = TerminalApp(env={"TTY_APP_MOUSE": "1"} if mouse else {})
+    async with app.run_test(size=(60, 16)) as pilot:
+        pane = await _ready(pilot, app)
+        for _ in range(3):
+            await pilot.press("s", "s", "s", "s", "s")
+        await until(pilot, lambda: app.session.emulator.history_size > 5, "lines in the scrollback", LIMIT)
+        await until(pilot, lambda: pane.max_scroll_y > 0 and pane.scroll_offset.y == pane.max_scroll_y,
+                    "the view following the tail", LIMIT)
+        bottom = pane.scroll_offset.y
+        # the wheel over cell (5, 3) of the pane, as the driver sends it
+        pane.post_message(events.MouseScrollUp(pane, 5, 3, 0, -1, 0, False, False, False))
+        await pilot.pause()
+        if mouse:
+            await until(pilot, lambda: "key: b'\\x1b[<64;6;4M'" in screen_text(app), "the wheel reported", LIMIT)
+            await until(pilot, lambda: pane.scroll_offset.y == pane.max_scroll_y, "the view still at the tail", LIMIT)
+        else:
+            await until(pilot, lambda: pane.scroll_offset.y < bottom, "the view scrolled up", LIMIT)
+            assert "<64" not in screen_text(app)
+            # what scrolled into view is the newest scrollback, right above the screen
+            newest = app.session.emulator.history_text()[-1]
+            await until(pilot, lambda: newest in _drawn(app), "the newest scrollback line shown", LIMIT)
+
+
+@pytest.mark.parametrize("bracketed", [False, True])
+async def test_a_paste_is_bracketed_when_the_program_asked(bracketed: bool) -> None:
+    app = TerminalApp(env={"TTY_APP_PASTE": "1"} if bracketed else {})
+    async with app.run_test(size=(60, 16)) as pilot:
+        pane = await _ready(pilot, app)
+        pane.post_message(events.Paste("hi"))
+        expected = "key: b'\\x1b[200~hi\\x1b[201~'" if bracketed else "key: b'hi'"
+        await until(pilot, lambda: expected in screen_text(app), "the paste", LIMIT)
+
+
+def test_snapshot_terminal_pane(snap_compare) -> None:
+    """The stand-in's screen in the pane after a visit to the alternate screen: colours, echoed keys, the cursor."""
+
+    async def drive(pilot) -> None:
+        app = pilot.app
+        await _ready(pilot, app)
+        await pilot.press("a")
+        await until(pilot, lambda: "ALT SCREEN" in screen_text(app), "the alternate screen", LIMIT)
+        await pilot.press("b")
+        await until(pilot, lambda: not app.session.emulator.alternate_screen, "the primary screen back", LIMIT)
+        await pilot.press("x")
+        await until(pilot, lambda: "key: b'x'" in screen_text(app), "a key echoed", LIMIT)
+        await pilot.pause(0.1)
+
+    # started at the pane's own size (60x16 less the input and the scrollbar): no resize, no race
+    app = TerminalApp("--resume", "sess-1", lines=13, columns=59)
+    assert snap_compare(app, terminal_size=(60, 16), run_before=drive)
+
+
+def _drawn(app: TerminalApp) -> str:
+    """What the terminal shows now (the compositor's lines)."""
+    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+
+
+@pytest.mark.parametrize("closed", [True, False])
+async def test_a_synchronized_frame_is_shown_whole_or_after_the_hold_limit(closed: bool, monkeypatch) -> None:
+    from tunaflow_tui.widgets import terminal_pane
+
+    monkeypatch.setattr(terminal_pane, "SYNC_HOLD_S", 30.0 if closed else 0.2)
+    app = TerminalApp()
+    async with app.run_test(size=(60, 16)) as pilot:
+        pane = await _ready(pilot, app)
+        region = pane.scrollable_content_region
+        size = f"size: {region.height}x{region.width}"
+        # settled: the program saw the pane's size, and the pane drew its screen since
+        await until(pilot, lambda: size in _drawn(app) and ("s", 0) in pane._strips, "the screen settled", LIMIT)
+        # the program starts a frame (DEC 2026) and rewrites the first row; the pane holds the old one
+        app.session.emulator.feed(b"\x1b[?2026h\x1b[1;1H\x1b[2KNEW FRAME")
+        pane._output()
+        await pilot.pause(0.1)
+        assert "tty-app" in _drawn(app) and "NEW FRAME" not in _drawn(app)
+        if closed:
+            app.session.emulator.feed(b"\x1b[?2026l")
+            pane._output()
+        await until(pilot, lambda: "NEW FRAME" in _drawn(app), "the frame shown", LIMIT)
