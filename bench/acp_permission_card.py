@@ -42,9 +42,9 @@ from tunaflow_tui.agents.permissions import PermissionAnswer  # noqa: E402
 from tunaflow_tui.core.settings import EngineConfig, load_settings  # noqa: E402
 from tunaflow_tui.runtime.events import PermissionAsked, RuntimeEvent  # noqa: E402
 from tunaflow_tui.runtime.runtime import WorkflowRuntime  # noqa: E402
-from tunaflow_tui.subcommands.open import build_app  # noqa: E402
+from tunaflow_tui.subcommands.open_command import build_app  # noqa: E402
 from tunaflow_tui.textual_compat import Toast  # noqa: E402
-from tunaflow_tui.widgets.permission_card import PermissionCard  # noqa: E402
+from tunaflow_tui.widgets.permission.permission_card import PermissionCard  # noqa: E402
 
 LIMIT_S = 30.0
 

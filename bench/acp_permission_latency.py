@@ -27,13 +27,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from tunaflow_tui.agents.acp.engine import AcpEngine  # noqa: E402
+from tunaflow_tui.agents.acp.acp_engine import AcpEngine  # noqa: E402
+from tunaflow_tui.agents.agent_events import FinalMessage, TextDelta  # noqa: E402
 from tunaflow_tui.agents.base import PermissionProfile, TurnRequest  # noqa: E402
-from tunaflow_tui.agents.events import FinalMessage, TextDelta  # noqa: E402
 from tunaflow_tui.agents.permissions import PermissionAnswer  # noqa: E402
 from tunaflow_tui.core.settings.engines import EngineConfig  # noqa: E402
 from tunaflow_tui.runtime.events import PermissionAsked, RuntimeEvent  # noqa: E402
-from tunaflow_tui.runtime.permissions import PermissionDesk  # noqa: E402
+from tunaflow_tui.runtime.permission_desk import PermissionDesk  # noqa: E402
 
 FAKE = ROOT / "tests" / "fakes" / "acp_agent.py"
 CAPTURE = ROOT / "tests" / "fakes" / "streams" / "acp" / "codex-fake-ok.jsonl"

@@ -42,7 +42,7 @@ from tunaflow_tui.core.memory.embedder import Embedder
 from tunaflow_tui.core.memory.model_files import MODEL_ID
 from tunaflow_tui.core.memory.vectors import vector_to_blob
 from tunaflow_tui.core.settings import EngineConfig, Settings
-from tunaflow_tui.core.storage.chunks import ChunkToSave
+from tunaflow_tui.core.storage.chunk_store import ChunkToSave
 from tunaflow_tui.runtime.compression import compress_conversation
 from tunaflow_tui.runtime.links import link_similar
 from tunaflow_tui.runtime.runtime import WorkflowRuntime

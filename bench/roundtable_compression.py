@@ -39,7 +39,7 @@ from pathlib import Path
 
 from tunaflow_tui.core.memory.embedder import Embedder
 from tunaflow_tui.core.memory.model_files import MODEL_ID
-from tunaflow_tui.core.roundtable.prompts import (
+from tunaflow_tui.core.roundtable.seat_prompts import (
     EarlierRounds,
     PromptParts,
     SpokenAnswer,

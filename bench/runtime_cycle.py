@@ -35,8 +35,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tunaflow_tui.agents.agent_events import EngineEvent, FinalMessage, SessionStarted, TextDelta, Usage
 from tunaflow_tui.agents.base import Engine, Turn, TurnRequest
-from tunaflow_tui.agents.events import EngineEvent, FinalMessage, SessionStarted, TextDelta, Usage
 from tunaflow_tui.core.settings import EngineConfig, RolesConfig, Settings, WorkflowConfig
 from tunaflow_tui.runtime import review
 from tunaflow_tui.runtime.runtime import WorkflowRuntime

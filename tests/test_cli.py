@@ -62,7 +62,7 @@ print("\\n".join(sorted(m for m in sys.modules if m.startswith("tunaflow_tui")))
 def test_building_the_parser_for_the_window_loads_no_other_subcommand(command: str) -> None:
     out = subprocess.run([sys.executable, "-c", PROBE, command], capture_output=True, text=True, check=True)
     loaded = set(out.stdout.split())
-    other_commands = {f"tunaflow_tui.subcommands.{name}" for name in SUBCOMMANDS if name != command}
+    other_commands = {f"tunaflow_tui.subcommands.{name}_command" for name in SUBCOMMANDS if name != command}
     assert not loaded & other_commands
     heavy = ("tunaflow_tui.core.storage", "tunaflow_tui.core.markers", "tunaflow_tui.core.workflow",
              "tunaflow_tui.core.settings", "tunaflow_tui.agents", "tunaflow_tui.runtime")
@@ -72,7 +72,7 @@ def test_building_the_parser_for_the_window_loads_no_other_subcommand(command: s
 WINDOW_PROBE = """
 import sys
 from pathlib import Path
-from tunaflow_tui.subcommands.open import open_project_app
+from tunaflow_tui.subcommands.open_command import open_project_app
 open_project_app(Path(sys.argv[1]))
 print("\\n".join(sorted(m for m in sys.modules if m.startswith(("tunaflow_tui", "tomllib")))))
 """

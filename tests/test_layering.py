@@ -64,3 +64,25 @@ def test_ui_never_imports_peewee_models_or_pexpect() -> None:
             if "import peewee" in text or "import pexpect" in text:
                 offenders.append(name)
     assert offenders == []
+
+
+def _repeated_names(package: Path) -> dict[str, list[str]]:
+    seen: dict[str, list[str]] = {}
+    for path in sorted(package.rglob("*.py")):
+        if path.name != "__init__.py" and "__pycache__" not in path.parts:
+            seen.setdefault(path.name, []).append(str(path.relative_to(package)))
+    return {name: paths for name, paths in seen.items() if len(paths) > 1}
+
+
+def test_every_module_name_is_unique_in_the_package() -> None:
+    package = Path(__file__).resolve().parent.parent / "src" / "tunaflow_tui"
+    assert _repeated_names(package) == {}, "a file name used twice: rename one, so that a name names one file"
+
+
+def test_the_unique_name_check_sees_a_repeated_name(tmp_path: Path) -> None:
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    for folder in ("a", "b"):
+        (tmp_path / folder / "search.py").write_text("", encoding="utf-8")
+        (tmp_path / folder / "__init__.py").write_text("", encoding="utf-8")
+    assert _repeated_names(tmp_path) == {"search.py": ["a/search.py", "b/search.py"]}

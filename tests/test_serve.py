@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from serve_process import Served, free_port, serve, stop
 
-from tunaflow_tui.subcommands.serve import app_command, is_loopback
+from tunaflow_tui.subcommands.serve_command import app_command, is_loopback
 
 
 def fetch_page(served: Served) -> tuple[int, str, str]:

@@ -162,7 +162,7 @@ def test_json_carries_no_control_or_bidi_characters_from_agent_text(git_repo: Pa
 
 
 def test_status_says_how_much_of_the_project_is_embedded(tmp_path: Path) -> None:
-    from tunaflow_tui.subcommands.status import collect, render_text
+    from tunaflow_tui.subcommands.status_command import collect, render_text
 
     with Store.open(tmp_path) as store:
         store.add_message("main", "user", "one")

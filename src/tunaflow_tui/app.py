@@ -35,7 +35,7 @@ from tunaflow_tui.viewmodels.chat import ListMessageSource, MessageSource, Messa
 from tunaflow_tui.viewmodels.glyphs import APP_ICON
 from tunaflow_tui.widgets.chat_view import ChatView
 from tunaflow_tui.widgets.composer import Composer
-from tunaflow_tui.widgets.decision_dock import DecisionDock
+from tunaflow_tui.widgets.decision.decision_dock import DecisionDock
 from tunaflow_tui.widgets.key_footer import KeyFooter
 from tunaflow_tui.widgets.stream_clock import StreamClock
 from tunaflow_tui.widgets.workspace import Workspace
@@ -44,25 +44,25 @@ if TYPE_CHECKING:  # cards, messages, help and workflow load on first use: the f
     from textual.screen import Screen
 
     from tunaflow_tui.controllers.app_port import AppPort
-    from tunaflow_tui.controllers.branches import BranchesController
+    from tunaflow_tui.controllers.branch_controller import BranchesController
     from tunaflow_tui.controllers.bridge import RuntimeUpdate
-    from tunaflow_tui.controllers.decisions import DecisionController
+    from tunaflow_tui.controllers.decision_controller import DecisionController
     from tunaflow_tui.controllers.outcomes import OutcomeController
     from tunaflow_tui.controllers.panes import PaneController
     from tunaflow_tui.controllers.permission_docks import PermissionController
     from tunaflow_tui.controllers.project import ProjectController
-    from tunaflow_tui.controllers.roundtable import RoundtableController
-    from tunaflow_tui.controllers.search import SearchController
+    from tunaflow_tui.controllers.roundtable_controller import RoundtableController
+    from tunaflow_tui.controllers.search_controller import SearchController
     from tunaflow_tui.controllers.workers import Workers
     from tunaflow_tui.runtime.runtime import WorkflowRuntime
     from tunaflow_tui.screens.help import BindingSection
     from tunaflow_tui.widgets.branch_thread import BranchThread
-    from tunaflow_tui.widgets.decision_card import DecisionRequested
-    from tunaflow_tui.widgets.done_card import DoneCard
+    from tunaflow_tui.widgets.decision.decision_card import DecisionRequested
+    from tunaflow_tui.widgets.decision.done_card import DoneCard
+    from tunaflow_tui.widgets.decision.records.adopt_record import AdoptCard
     from tunaflow_tui.widgets.message_block import MessageBlock
-    from tunaflow_tui.widgets.permission_card import PermissionAnswered
-    from tunaflow_tui.widgets.records.adopt import AdoptCard
-    from tunaflow_tui.widgets.roundtable_thread import RoundtableThread
+    from tunaflow_tui.widgets.permission.permission_card import PermissionAnswered
+    from tunaflow_tui.widgets.roundtable.roundtable_thread import RoundtableThread
     from tunaflow_tui.widgets.sidebar import Sidebar
     from tunaflow_tui.widgets.terminal_pane import TerminalPane
     from tunaflow_tui.widgets.workflow_view import WorkflowView
@@ -217,32 +217,32 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         ("Branch pane", "tunaflow_tui.widgets.workspace:Workspace"),
         ("Branch", "tunaflow_tui.widgets.branch_thread:BranchThread"),
         ("Native CLI pane", "tunaflow_tui.widgets.terminal_pane:TerminalPane"),
-        ("Adopted branch card", "tunaflow_tui.widgets.records.adopt:AdoptCard"),
+        ("Adopted branch card", "tunaflow_tui.widgets.decision.records.adopt_record:AdoptCard"),
         ("Adopt branch", "tunaflow_tui.screens.adopt_editor:AdoptEditorScreen"),
         ("Rename branch", "tunaflow_tui.screens.branch_dialogs:RenameBranchScreen"),
         ("Delete branch", "tunaflow_tui.screens.branch_dialogs:ConfirmBranchScreen"),
-        ("Plan proposal card", "tunaflow_tui.widgets.plan_card:PlanProposalCard"),
-        ("Review verdict card", "tunaflow_tui.widgets.verdict_card:ReviewVerdictCard"),
-        ("Done card", "tunaflow_tui.widgets.done_card:DoneCard"),
-        ("Plan waiting card", "tunaflow_tui.widgets.way_card:WayCard"),
-        ("Agent's permission question", "tunaflow_tui.widgets.permission_card:PermissionCard"),
+        ("Plan proposal card", "tunaflow_tui.widgets.decision.plan_card:PlanProposalCard"),
+        ("Review verdict card", "tunaflow_tui.widgets.decision.verdict_card:ReviewVerdictCard"),
+        ("Done card", "tunaflow_tui.widgets.decision.done_card:DoneCard"),
+        ("Plan waiting card", "tunaflow_tui.widgets.decision.way_card:WayCard"),
+        ("Agent's permission question", "tunaflow_tui.widgets.permission.permission_card:PermissionCard"),
         ("Workflow view", "tunaflow_tui.screens.workflow:WorkflowScreen"),
         ("Workflow view: plans", "tunaflow_tui.widgets.workflow_view:PlanList"),
         ("Document viewer", "tunaflow_tui.screens.documents:DocumentScreen"),
-        ("Decisions", "tunaflow_tui.screens.decision:DecisionScreen"),
-        ("The Developer stopped", "tunaflow_tui.screens.decision:DevStalledScreen"),
+        ("Decisions", "tunaflow_tui.screens.decision_screen:DecisionScreen"),
+        ("The Developer stopped", "tunaflow_tui.screens.decision_screen:DevStalledScreen"),
         ("Review keeps failing", "tunaflow_tui.screens.doom_loop:DoomLoopScreen"),
-        ("Worktree setup failed", "tunaflow_tui.screens.worktree_setup:WorktreeSetupScreen"),
+        ("Worktree setup failed", "tunaflow_tui.screens.worktree_setup_screen:WorktreeSetupScreen"),
         ("Revision feedback", "tunaflow_tui.screens.feedback:FeedbackScreen"),
         ("Plan editor", "tunaflow_tui.screens.proposal_editor:ProposalEditorScreen"),
         ("Confirmation", "tunaflow_tui.screens.confirm:ConfirmDecisionScreen"),
         ("Pickers", "tunaflow_tui.screens.pickers:PickerScreen"),
         ("Context pack", "tunaflow_tui.screens.pickers:ContextPackScreen"),
         ("Roundtable set-up", "tunaflow_tui.screens.roundtable_setup:RoundtableSetupScreen"),
-        ("Roundtable", "tunaflow_tui.widgets.roundtable_thread:RoundtableThread"),
-        ("Roundtable board", "tunaflow_tui.widgets.roundtable_board:RoundtableBoard"),
+        ("Roundtable", "tunaflow_tui.widgets.roundtable.roundtable_thread:RoundtableThread"),
+        ("Roundtable board", "tunaflow_tui.widgets.roundtable.roundtable_board:RoundtableBoard"),
         ("Add seat", "tunaflow_tui.screens.roundtable_seat:AddSeatScreen"),
-        ("Search", "tunaflow_tui.screens.search:SearchScreen"),
+        ("Search", "tunaflow_tui.screens.search_screen:SearchScreen"),
         ("Help", "tunaflow_tui.screens.help:HelpScreen"),
     ]
     """(title, "module:Class") pairs whose BINDINGS the help screen lists (imported when help opens)."""

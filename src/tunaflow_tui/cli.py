@@ -59,7 +59,7 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
             continue
         sub = subs.add_parser(name, help=help_text, description=help_text)
         if command is None or command == name:
-            module = importlib.import_module(f"tunaflow_tui.subcommands.{name}")
+            module = importlib.import_module(f"tunaflow_tui.subcommands.{name}_command")
             module.add_arguments(sub)
             sub.usage_hint = getattr(module, "USAGE_HINT", None)
             sub.set_defaults(_usage_errors=sub)
@@ -111,7 +111,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     chosen = args_list[0] if args_list[0] in SUBCOMMANDS else ""  # "": only the top-level options
     parser = build_parser(chosen)
     args, unknown = parser.parse_known_args(args_list)
-    if unknown and chosen and getattr(importlib.import_module(f"tunaflow_tui.subcommands.{chosen}"),
+    if unknown and chosen and getattr(importlib.import_module(f"tunaflow_tui.subcommands.{chosen}_command"),
                                       "WORDS_ANYWHERE", False):
         more, unknown = _words_and_unknown(unknown)
         args.words = [*args.words, *more]
@@ -124,8 +124,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         reporter.error(f"unrecognized arguments: {' '.join(unknown)}")
     if hasattr(args, "_usage_errors"):
         del args._usage_errors
-    module = importlib.import_module(f"tunaflow_tui.subcommands.{args.command}")
-    from tunaflow_tui.core.storage.errors import StorageError
+    module = importlib.import_module(f"tunaflow_tui.subcommands.{args.command}_command")
+    from tunaflow_tui.core.storage.storage_errors import StorageError
 
     try:
         return int(module.run(args))

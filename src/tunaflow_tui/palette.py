@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from tunaflow_tui.core.workflow.decisions import Decision
+from tunaflow_tui.core.workflow.decision_words import Decision
 
 if TYPE_CHECKING:
     from tunaflow_tui.controllers.session import ProjectSession
@@ -35,14 +35,14 @@ class PaletteCommand:
 _APP = "tunaflow_tui.app:TunaflowApp"
 _PANE = "tunaflow_tui.widgets.workspace:Workspace"
 _BRANCH = "tunaflow_tui.widgets.branch_thread:BranchThread"
-_ROUNDTABLE = "tunaflow_tui.widgets.roundtable_thread:RoundtableThread"
+_ROUNDTABLE = "tunaflow_tui.widgets.roundtable.roundtable_thread:RoundtableThread"
 
 COMMANDS: tuple[PaletteCommand, ...] = (
     PaletteCommand("Approve plan", "Approve the plan waiting for approval: development starts",
                    lambda s: s.decisions.decide_by_name(Decision.APPROVE)),
     PaletteCommand("Edit plan", "Edit the proposal waiting for approval (title, subtasks, description, outcome)",
                    lambda s: s.decisions.decide_by_name(Decision.EDIT),
-                   ("tunaflow_tui.widgets.plan_card:PlanProposalCard", "plan.edit")),
+                   ("tunaflow_tui.widgets.decision.plan_card:PlanProposalCard", "plan.edit")),
     PaletteCommand("Request plan revision", "Write feedback; the Architect proposes again",
                    lambda s: s.decisions.decide_by_name(Decision.REVISE)),
     PaletteCommand("Hold plan", "Decide later; the plan stays in the workflow view",
@@ -51,7 +51,7 @@ COMMANDS: tuple[PaletteCommand, ...] = (
                    lambda s: s.decisions.decide_by_name(Decision.RESUME)),
     PaletteCommand("Start review", "Run the tests and the two reviewers on an implemented plan",
                    lambda s: s.decisions.decide_by_name(Decision.START_REVIEW),
-                   ("tunaflow_tui.widgets.way_card:WayCard", "way.start_review")),
+                   ("tunaflow_tui.widgets.decision.way_card:WayCard", "way.start_review")),
     PaletteCommand("Accept review", "Accept a complete, passing review: the plan is done",
                    lambda s: s.decisions.decide_by_name(Decision.ACCEPT)),
     PaletteCommand("Accept with an incomplete review",

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tunaflow_tui.widgets.arming import ARMING_SECONDS
+from tunaflow_tui.widgets.decision.arming import ARMING_SECONDS
 
 pytestmark = pytest.mark.e2e
 

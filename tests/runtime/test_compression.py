@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from runtime_harness import Harness
 
+from tunaflow_tui.agents.agent_events import EngineEvent, FinalMessage
 from tunaflow_tui.agents.base import Engine, Turn, TurnRequest
-from tunaflow_tui.agents.events import EngineEvent, FinalMessage
 from tunaflow_tui.core.memory.embedder import Embedder
 from tunaflow_tui.core.settings import EngineConfig
 from tunaflow_tui.runtime.compression import compress_conversation

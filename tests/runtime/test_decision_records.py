@@ -7,7 +7,7 @@ from runtime_harness import Harness
 
 from tunaflow_tui.core.workflow import Approve, Hold, ImplementationReported, RequestRevision
 from tunaflow_tui.core.workflow.phases import Actor
-from tunaflow_tui.runtime import decision_records
+from tunaflow_tui.runtime import record_writer as decision_records
 from tunaflow_tui.runtime.events import MessageAdded, RuntimeEvent
 from tunaflow_tui.runtime.runtime import WorkflowRuntime
 

@@ -10,7 +10,7 @@ from waiting import until
 from tunaflow_tui.agents.permissions import PermissionAnswer, PermissionRequest
 from tunaflow_tui.runtime.events import PermissionAsked, PermissionSettled, RuntimeEvent
 from tunaflow_tui.runtime.headless import ProgressPrinter
-from tunaflow_tui.runtime.permissions import PermissionDesk
+from tunaflow_tui.runtime.permission_desk import PermissionDesk
 
 REQUEST = PermissionRequest(engine="gemini-acp", role="architect", session_id="s", tool_call_id="t",
                             title="Writing to notes.md", kind="edit", paths=("/p/notes.md",))

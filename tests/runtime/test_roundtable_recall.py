@@ -201,7 +201,7 @@ def test_each_excerpt_of_an_answer_is_the_answer_s_own_text_at_its_place() -> No
 
 async def test_answers_not_stored_yet_are_embedded_when_recalled_each_under_its_speaker(
         tmp_path: Path, model_ready: None) -> None:
-    from tunaflow_tui.core.roundtable.prompts import SpokenAnswer
+    from tunaflow_tui.core.roundtable.seat_prompts import SpokenAnswer
     from tunaflow_tui.core.storage import Store
     from tunaflow_tui.runtime.roundtable_context import EarlierRoundsRecall, StoredAnswer
 

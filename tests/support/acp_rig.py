@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tunaflow_tui.agents.acp.engine import AcpEngine
+from tunaflow_tui.agents.acp.acp_engine import AcpEngine
+from tunaflow_tui.agents.agent_events import EngineEvent
 from tunaflow_tui.agents.base import PermissionProfile, Turn, TurnRequest
-from tunaflow_tui.agents.events import EngineEvent
 from tunaflow_tui.agents.permissions import PermissionBroker
 from tunaflow_tui.core.settings import Settings
 from tunaflow_tui.core.settings.engines import EngineConfig

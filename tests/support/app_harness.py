@@ -94,7 +94,7 @@ async def armed(pilot: Any, app: Any) -> None:
     UI tests run on a hand-moved arming clock (``tests/ui/conftest.py``): it is moved forward here,
     the way the user's time passes before they press a key.
     """
-    from tunaflow_tui.widgets import arming
+    from tunaflow_tui.widgets.decision import arming
 
     targets = [t for t in (app.screen, app.focused) if t is not None and hasattr(t, "is_armed")]
     if all(t.is_armed for t in targets):

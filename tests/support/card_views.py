@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tunaflow_tui.viewmodels.plans import ProposalView, SubtaskView
+from tunaflow_tui.viewmodels.plan_rows import ProposalView, SubtaskView
 
 RATE_LIMITING = ProposalView(
     plan_id=7,

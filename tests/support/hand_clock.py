@@ -4,7 +4,7 @@ from __future__ import annotations
 
 
 class HandClock:
-    """Stands in for ``tunaflow_tui.widgets.arming.now``: time passes only when the test says so."""
+    """Stands in for ``tunaflow_tui.widgets.decision.arming.now``: time passes only when the test says so."""
 
     def __init__(self, start: float = 1_000.0) -> None:
         self.time = start

@@ -9,9 +9,9 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable
 
+from tunaflow_tui.agents.agent_events import EngineEvent, TextDelta
 from tunaflow_tui.agents.base import Engine, Turn, TurnRequest
-from tunaflow_tui.agents.demo.engine import DemoEngine
-from tunaflow_tui.agents.events import EngineEvent, TextDelta
+from tunaflow_tui.agents.demo.demo_engine import DemoEngine
 from tunaflow_tui.core.settings.engines import EngineConfig
 
 

@@ -6,7 +6,7 @@ import pytest
 from hand_clock import HandClock
 from textual.notifications import Notification, Notifications
 
-from tunaflow_tui.widgets import arming
+from tunaflow_tui.widgets.decision import arming
 
 
 @pytest.fixture(autouse=True)

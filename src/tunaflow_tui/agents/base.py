@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
-from tunaflow_tui.agents.events import EngineEvent
+from tunaflow_tui.agents.agent_events import EngineEvent
 from tunaflow_tui.agents.permissions import PermissionBroker
 
 

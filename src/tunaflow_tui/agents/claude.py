@@ -18,8 +18,7 @@ from __future__ import annotations
 import uuid
 from typing import Any, ClassVar
 
-from tunaflow_tui.agents.base import Engine, PermissionProfile, Turn, TurnRequest
-from tunaflow_tui.agents.events import (
+from tunaflow_tui.agents.agent_events import (
     EngineError,
     EngineEvent,
     ErrorKind,
@@ -31,6 +30,7 @@ from tunaflow_tui.agents.events import (
     ToolUse,
     Usage,
 )
+from tunaflow_tui.agents.base import Engine, PermissionProfile, Turn, TurnRequest
 from tunaflow_tui.agents.json_fields import token_count
 from tunaflow_tui.agents.process import (
     ProcessSpec,

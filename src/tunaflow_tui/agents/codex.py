@@ -20,8 +20,7 @@ import asyncio
 import contextlib
 from typing import Any, ClassVar
 
-from tunaflow_tui.agents.base import Engine, PermissionProfile, Turn, TurnRequest
-from tunaflow_tui.agents.events import (
+from tunaflow_tui.agents.agent_events import (
     EngineError,
     EngineEvent,
     ErrorKind,
@@ -33,6 +32,7 @@ from tunaflow_tui.agents.events import (
     ToolUse,
     Usage,
 )
+from tunaflow_tui.agents.base import Engine, PermissionProfile, Turn, TurnRequest
 from tunaflow_tui.agents.json_fields import as_int, token_count
 from tunaflow_tui.agents.process import (
     ProcessSpec,

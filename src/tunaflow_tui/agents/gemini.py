@@ -21,8 +21,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, ClassVar
 
-from tunaflow_tui.agents.base import Engine, PermissionProfile, Turn, TurnRequest
-from tunaflow_tui.agents.events import (
+from tunaflow_tui.agents.agent_events import (
     EngineError,
     EngineEvent,
     ErrorKind,
@@ -34,6 +33,7 @@ from tunaflow_tui.agents.events import (
     ToolUse,
     Usage,
 )
+from tunaflow_tui.agents.base import Engine, PermissionProfile, Turn, TurnRequest
 from tunaflow_tui.agents.json_fields import token_count
 from tunaflow_tui.agents.process import (
     ProcessSpec,

@@ -17,8 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit
 
-from tunaflow_tui.agents.base import Turn, TurnRequest
-from tunaflow_tui.agents.events import (
+from tunaflow_tui.agents.agent_events import (
     TERMINAL_EVENTS,
     EngineError,
     EngineEvent,
@@ -27,6 +26,7 @@ from tunaflow_tui.agents.events import (
     TextDelta,
     Usage,
 )
+from tunaflow_tui.agents.base import Turn, TurnRequest
 from tunaflow_tui.agents.jsonlines import decode_json_line
 from tunaflow_tui.agents.limits import line_limit, wire_limit
 from tunaflow_tui.agents.redaction import masked_events

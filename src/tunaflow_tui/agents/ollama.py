@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from tunaflow_tui.agents.agent_events import EngineError, EngineEvent, ErrorKind, Notice, Usage
 from tunaflow_tui.agents.base import Engine, Turn, TurnRequest
-from tunaflow_tui.agents.events import EngineError, EngineEvent, ErrorKind, Notice, Usage
 from tunaflow_tui.agents.http_base import HttpCall, HttpStreamTurn
 from tunaflow_tui.agents.json_fields import token_count
 from tunaflow_tui.agents.jsonlines import decode_json_line

@@ -27,8 +27,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from tunaflow_tui.agents.base import Turn
-from tunaflow_tui.agents.events import (
+from tunaflow_tui.agents.agent_events import (
     EngineError,
     EngineEvent,
     ErrorKind,
@@ -36,6 +35,7 @@ from tunaflow_tui.agents.events import (
     Notice,
     ProcessStarted,
 )
+from tunaflow_tui.agents.base import Turn
 from tunaflow_tui.agents.jsonlines import decode_json_line
 from tunaflow_tui.agents.redaction import masked_events
 from tunaflow_tui.core.processes import LIVE_GROUPS, identify

@@ -22,8 +22,7 @@ from collections.abc import AsyncIterator, Callable
 
 import pexpect
 
-from tunaflow_tui.agents.base import Engine, Turn, TurnRequest
-from tunaflow_tui.agents.events import (
+from tunaflow_tui.agents.agent_events import (
     TERMINAL_EVENTS,
     EngineError,
     EngineEvent,
@@ -33,6 +32,7 @@ from tunaflow_tui.agents.events import (
     TextDelta,
     Usage,
 )
+from tunaflow_tui.agents.base import Engine, Turn, TurnRequest
 from tunaflow_tui.agents.limits import line_limit, wire_limit
 from tunaflow_tui.agents.pty_input import as_one_line, type_line
 from tunaflow_tui.agents.redaction import masked_events

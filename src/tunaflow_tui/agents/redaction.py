@@ -13,7 +13,7 @@ import dataclasses
 from collections.abc import AsyncIterator
 from typing import Any, TypeVar
 
-from tunaflow_tui.agents.events import TERMINAL_EVENTS, EngineEvent, TextDelta, ToolUse
+from tunaflow_tui.agents.agent_events import TERMINAL_EVENTS, EngineEvent, TextDelta, ToolUse
 from tunaflow_tui.core.secret_masking import SecretRegistry, StreamMasker
 
 T = TypeVar("T")

@@ -7,10 +7,10 @@ from typing import TYPE_CHECKING
 
 from tunaflow_tui.agents.base import Engine
 from tunaflow_tui.core.settings.engines import EngineConfig
-from tunaflow_tui.core.settings.errors import SettingsError
+from tunaflow_tui.core.settings.settings_errors import SettingsError
 
 if TYPE_CHECKING:
-    from tunaflow_tui.core.settings.models import Settings
+    from tunaflow_tui.core.settings.setting_models import Settings
 
 ENGINE_CLASSES: dict[str, tuple[str, str]] = {
     "claude": ("tunaflow_tui.agents.claude", "ClaudeEngine"),
@@ -19,7 +19,7 @@ ENGINE_CLASSES: dict[str, tuple[str, str]] = {
     "openai-compatible": ("tunaflow_tui.agents.openai_compat", "OpenAICompatEngine"),
     "ollama": ("tunaflow_tui.agents.ollama", "OllamaEngine"),
     "pty": ("tunaflow_tui.agents.pty_engine", "PtyEngine"),
-    "acp": ("tunaflow_tui.agents.acp.engine", "AcpEngine"),
+    "acp": ("tunaflow_tui.agents.acp.acp_engine", "AcpEngine"),
     "demo": ("tunaflow_tui.agents.demo", "DemoEngine"),
 }
 """Engine type → (module, class); every class takes one ``EngineConfig``."""

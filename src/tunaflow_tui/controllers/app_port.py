@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
     from tunaflow_tui.widgets.chat_view import ChatView
     from tunaflow_tui.widgets.composer import Composer
-    from tunaflow_tui.widgets.decision_dock import DecisionDock
+    from tunaflow_tui.widgets.decision.decision_dock import DecisionDock
     from tunaflow_tui.widgets.workspace import Workspace
 
 ResultT = TypeVar("ResultT")

@@ -12,7 +12,7 @@ from collections.abc import Callable, Collection, Iterable
 from tunaflow_tui.core.storage import Store
 from tunaflow_tui.core.storage.records import BranchRecord
 from tunaflow_tui.core.terminal_text import neutralize
-from tunaflow_tui.viewmodels.plans import BranchView, SidebarItem
+from tunaflow_tui.viewmodels.plan_rows import BranchView, SidebarItem
 
 CONTEXT_WORDS = {
     "native_fork": "native fork (continues the engine's own session)",

@@ -16,20 +16,20 @@ from typing import TYPE_CHECKING
 from tunaflow_tui.controllers import plan_views
 from tunaflow_tui.core.terminal_text import neutralize
 from tunaflow_tui.core.workflow import event_text as record
-from tunaflow_tui.core.workflow.decisions import Decision
+from tunaflow_tui.core.workflow.decision_words import Decision
 from tunaflow_tui.core.workflow.event_text import USER_CANCELLED
 from tunaflow_tui.core.workflow.phases import PendingDecision, Phase, PlanEventType
-from tunaflow_tui.screens.decision import DecisionScreen, dev_stalled_screen
+from tunaflow_tui.screens.decision_screen import DecisionScreen, dev_stalled_screen
 from tunaflow_tui.screens.doom_loop import DoomLoopScreen
-from tunaflow_tui.screens.worktree_setup import WorktreeSetupScreen
-from tunaflow_tui.viewmodels.plans import DoneView
-from tunaflow_tui.widgets.decision_dock import PROPOSAL, WAY, card_is_pending, card_kind
+from tunaflow_tui.screens.worktree_setup_screen import WorktreeSetupScreen
+from tunaflow_tui.viewmodels.plan_rows import DoneView
+from tunaflow_tui.widgets.decision.decision_dock import PROPOSAL, WAY, card_is_pending, card_kind
 
 if TYPE_CHECKING:
     from tunaflow_tui.controllers.app_port import AppPort
     from tunaflow_tui.core.storage.records import PlanEventRecord, PlanRecord
     from tunaflow_tui.runtime.runtime import WorkflowRuntime
-    from tunaflow_tui.widgets.decision_card import DecisionCard
+    from tunaflow_tui.widgets.decision.decision_card import DecisionCard
 
 CARD_QUESTIONS = frozenset({PendingDecision.APPROVAL, PendingDecision.REVIEW, PendingDecision.REVIEW_ERROR})
 """Pending decisions answered on a card in the dock."""

@@ -15,7 +15,7 @@ from tunaflow_tui.core.storage.leases import TurnInProgress
 from tunaflow_tui.core.terminal_text import neutralize
 from tunaflow_tui.runtime.branching import BranchError
 from tunaflow_tui.viewmodels.chat import MessageView
-from tunaflow_tui.widgets import arming
+from tunaflow_tui.widgets.decision import arming
 
 if TYPE_CHECKING:
     from tunaflow_tui.controllers.app_port import AppPort

@@ -19,7 +19,7 @@ from tunaflow_tui.core.storage import StorageError
 if TYPE_CHECKING:
     from tunaflow_tui.controllers.app_port import AppPort
     from tunaflow_tui.controllers.conversation import ConversationController
-    from tunaflow_tui.controllers.decisions import DecisionController
+    from tunaflow_tui.controllers.decision_controller import DecisionController
     from tunaflow_tui.controllers.panes import PaneController
     from tunaflow_tui.runtime.runtime import WorkflowRuntime
     from tunaflow_tui.viewmodels.chat import MessageView

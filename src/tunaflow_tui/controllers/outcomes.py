@@ -13,7 +13,7 @@ from tunaflow_tui.controllers.cards import done_view
 from tunaflow_tui.core.terminal_text import neutralize
 from tunaflow_tui.core.workflow.phases import Phase
 from tunaflow_tui.screens.branch_dialogs import ConfirmBranchScreen
-from tunaflow_tui.widgets.decision_dock import is_done_card
+from tunaflow_tui.widgets.decision.decision_dock import is_done_card
 
 if TYPE_CHECKING:
     from tunaflow_tui.controllers.app_port import AppPort

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from tunaflow_tui.controllers.sources import MessageSources
     from tunaflow_tui.controllers.workers import Workers
     from tunaflow_tui.runtime.runtime import WorkflowRuntime
-    from tunaflow_tui.viewmodels.plans import BranchView, PlanSummaryView
+    from tunaflow_tui.viewmodels.plan_rows import BranchView, PlanSummaryView
 
 BRANCH_WINDOW = 30
 """Messages a branch shows when it opens in the pane."""

@@ -5,7 +5,7 @@ in a branch shows in the branch pane, above the branch's composer, whenever the 
 branch (a question asked while another branch is shown waits there, and f2 opens it). A card that
 arrives takes the focus unless the user is typing, with its keys armed a moment later, as decision
 cards do; the bell rings when the user looks elsewhere. The user's key goes to the runtime's
-:class:`~tunaflow_tui.runtime.permissions.PermissionDesk`, for that card's question only.
+:class:`~tunaflow_tui.runtime.permission_desk.PermissionDesk`, for that card's question only.
 """
 
 from __future__ import annotations
@@ -16,19 +16,19 @@ from typing import TYPE_CHECKING
 from textual.widget import Widget
 
 from tunaflow_tui.agents.permissions import PermissionAnswer
-from tunaflow_tui.controllers.permissions import PermissionAnswering, PermissionCards
+from tunaflow_tui.controllers.permission_cards import PermissionAnswering, PermissionCards
 from tunaflow_tui.keyhints import app_key
 from tunaflow_tui.runtime.events import RuntimeEvent
-from tunaflow_tui.viewmodels.permissions import PermissionCardView
-from tunaflow_tui.widgets import arming
+from tunaflow_tui.viewmodels.permission_views import PermissionCardView
 from tunaflow_tui.widgets.branch_thread import BranchThread
 from tunaflow_tui.widgets.composer import Composer
-from tunaflow_tui.widgets.permission_card import PermissionCard
-from tunaflow_tui.widgets.permission_dock import PermissionDock
+from tunaflow_tui.widgets.decision import arming
+from tunaflow_tui.widgets.permission.permission_card import PermissionCard
+from tunaflow_tui.widgets.permission.permission_dock import PermissionDock
 
 if TYPE_CHECKING:
     from tunaflow_tui.controllers.app_port import AppPort
-    from tunaflow_tui.controllers.attention import AttentionController
+    from tunaflow_tui.controllers.attention_controller import AttentionController
     from tunaflow_tui.controllers.panes import PaneController
     from tunaflow_tui.controllers.workers import Workers
 

@@ -14,12 +14,12 @@ from tunaflow_tui.core.storage import Store
 from tunaflow_tui.core.storage.records import BranchRecord, PlanEventRecord, PlanRecord
 from tunaflow_tui.core.terminal_text import neutralize
 from tunaflow_tui.core.workflow import AggregateVerdict
-from tunaflow_tui.core.workflow.decisions import Decision
+from tunaflow_tui.core.workflow.decision_words import Decision
 from tunaflow_tui.core.workflow.event_text import event_text
 from tunaflow_tui.core.workflow.phases import PendingDecision, Phase, PlanEventType
 from tunaflow_tui.core.workflow.verdicts import ReviewStanding
 from tunaflow_tui.core.workflow.ways import WayOn
-from tunaflow_tui.viewmodels.plans import (
+from tunaflow_tui.viewmodels.plan_rows import (
     PLAN_BRANCH_KINDS,
     BranchView,
     EventView,

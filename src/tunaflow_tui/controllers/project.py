@@ -24,11 +24,11 @@ from tunaflow_tui.core.terminal_text import neutralize
 from tunaflow_tui.keyhints import app_key
 from tunaflow_tui.runtime.leftovers import describe
 from tunaflow_tui.screens.git_init import git_init_screen, initial_commit_screen
-from tunaflow_tui.screens.trust import trust_screen
+from tunaflow_tui.screens.trust_screen import trust_screen
 
 if TYPE_CHECKING:
     from tunaflow_tui.controllers.app_port import AppPort
-    from tunaflow_tui.controllers.status import StatusController
+    from tunaflow_tui.controllers.status_controller import StatusController
     from tunaflow_tui.controllers.workers import Workers
     from tunaflow_tui.runtime.leftovers import Leftover
     from tunaflow_tui.runtime.recovery import InterruptedRun

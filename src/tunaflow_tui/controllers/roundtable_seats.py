@@ -18,7 +18,7 @@ from tunaflow_tui.runtime.roundtable_records import ANSWER_KIND
 
 if TYPE_CHECKING:
     from tunaflow_tui.controllers.app_port import AppPort
-    from tunaflow_tui.controllers.roundtable_board import RoundtableLive
+    from tunaflow_tui.controllers.roundtable_live import RoundtableLive
     from tunaflow_tui.controllers.workers import Workers
     from tunaflow_tui.core.roundtable.seats import Seat
     from tunaflow_tui.core.storage.records import MessageRecord

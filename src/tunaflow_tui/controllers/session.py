@@ -4,18 +4,18 @@ The session composes the controllers explicitly; each has one job and is handed 
 needs:
 
 - :class:`~tunaflow_tui.controllers.conversation.ConversationController` — sending, streaming replies;
-- :class:`~tunaflow_tui.controllers.decisions.DecisionController` — cards, gate decisions, f2;
+- :class:`~tunaflow_tui.controllers.decision_controller.DecisionController` — cards, gate decisions, f2;
 - :class:`~tunaflow_tui.controllers.outcomes.OutcomeController` — merge and worktree removal;
 - :class:`~tunaflow_tui.controllers.panes.PaneController` — sidebar, branch pane, workflow view;
 - :class:`~tunaflow_tui.controllers.project.ProjectController` — git set-up, interrupted steps, cancel;
 - :class:`~tunaflow_tui.controllers.tools.ToolsController` — engines, native CLI, themes, context pack;
-- :class:`~tunaflow_tui.controllers.search.SearchController` — project search and opening a hit;
-- :class:`~tunaflow_tui.controllers.branches.BranchesController` — forking, talking in and adopting branches;
+- :class:`~tunaflow_tui.controllers.search_controller.SearchController` — project search and opening a hit;
+- :class:`~tunaflow_tui.controllers.branch_controller.BranchesController` — forking, talking in and adopting branches;
 - :class:`~tunaflow_tui.controllers.follower.ExternalWrites` — what other processes write, shown as it lands;
-- :class:`~tunaflow_tui.controllers.roundtable.RoundtableController` — roundtables: set-up, rounds, seats;
+- :class:`~tunaflow_tui.controllers.roundtable_controller.RoundtableController` — roundtables: set-up, rounds, seats;
 - :class:`~tunaflow_tui.controllers.permission_docks.PermissionController` — agents' permission questions;
-- :class:`~tunaflow_tui.controllers.status.StatusController` and
-  :class:`~tunaflow_tui.controllers.attention.AttentionController` — the status line and the bell.
+- :class:`~tunaflow_tui.controllers.status_controller.StatusController` and
+  :class:`~tunaflow_tui.controllers.attention_controller.AttentionController` — the status line and the bell.
 
 How an event travels: an engine's stream becomes runtime events (``runtime/events.py``); the
 :class:`~tunaflow_tui.controllers.bridge.RuntimeBridge` posts each to the app as a
@@ -29,20 +29,20 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from tunaflow_tui.controllers.attention import AttentionController
-from tunaflow_tui.controllers.branches import BranchesController
+from tunaflow_tui.controllers.attention_controller import AttentionController
+from tunaflow_tui.controllers.branch_controller import BranchesController
 from tunaflow_tui.controllers.bridge import RuntimeBridge, RuntimeUpdate
 from tunaflow_tui.controllers.conversation import ConversationController
-from tunaflow_tui.controllers.decisions import DecisionController
+from tunaflow_tui.controllers.decision_controller import DecisionController
 from tunaflow_tui.controllers.follower import ExternalWrites
 from tunaflow_tui.controllers.native_cli import NativeCliController
 from tunaflow_tui.controllers.outcomes import OutcomeController
 from tunaflow_tui.controllers.panes import PaneController
 from tunaflow_tui.controllers.permission_docks import PermissionController
 from tunaflow_tui.controllers.project import ProjectController
-from tunaflow_tui.controllers.search import SearchController
+from tunaflow_tui.controllers.search_controller import SearchController
 from tunaflow_tui.controllers.sources import MessageSources, StoreMessageSource
-from tunaflow_tui.controllers.status import StatusController
+from tunaflow_tui.controllers.status_controller import StatusController
 from tunaflow_tui.controllers.tools import ToolsController
 from tunaflow_tui.controllers.workers import Workers
 from tunaflow_tui.runtime.events import (
@@ -65,7 +65,7 @@ from tunaflow_tui.runtime.events import (
 
 if TYPE_CHECKING:
     from tunaflow_tui.controllers.app_port import AppPort
-    from tunaflow_tui.controllers.roundtable import RoundtableController
+    from tunaflow_tui.controllers.roundtable_controller import RoundtableController
     from tunaflow_tui.runtime.runtime import WorkflowRuntime
 
 Route = Callable[[Any], Awaitable[None] | None]
@@ -178,7 +178,7 @@ class ProjectSession:
         """The roundtables' controller, built on first use: its modules load with the first roundtable
         (or the first message sent), not when the project opens."""
         if self._roundtable is None:
-            from tunaflow_tui.controllers.roundtable import RoundtableController
+            from tunaflow_tui.controllers.roundtable_controller import RoundtableController
 
             self._roundtable = RoundtableController(self.app, self.runtime, self.panes, self.workers,
                                                     self.conversation_in_focus)

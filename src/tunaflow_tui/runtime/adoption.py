@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tunaflow_tui.agents.events import ErrorKind
+from tunaflow_tui.agents.agent_events import ErrorKind
 from tunaflow_tui.core import gitops
 from tunaflow_tui.core.markers import scrub_markers
 from tunaflow_tui.core.storage.branches import Adoption

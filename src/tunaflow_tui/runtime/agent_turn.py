@@ -12,8 +12,7 @@ import asyncio
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from tunaflow_tui.agents.base import Engine, Turn, TurnRequest
-from tunaflow_tui.agents.events import (
+from tunaflow_tui.agents.agent_events import (
     EngineError,
     ErrorKind,
     FinalMessage,
@@ -23,6 +22,7 @@ from tunaflow_tui.agents.events import (
     TextDelta,
     ToolUse,
 )
+from tunaflow_tui.agents.base import Engine, Turn, TurnRequest
 from tunaflow_tui.core.marker_prose import ProseStream
 from tunaflow_tui.core.markers import ParseResult, parse_markers
 from tunaflow_tui.core.processes import ProcessIdentity

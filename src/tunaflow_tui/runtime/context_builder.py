@@ -14,7 +14,7 @@ from tunaflow_tui.core.personas import load_persona
 from tunaflow_tui.core.storage.records import MessageRecord, PlanRecord, SessionLinkRecord
 from tunaflow_tui.runtime.context import ContextPack, SectionSpec, assemble
 from tunaflow_tui.runtime.links import cited_link, pack_links
-from tunaflow_tui.runtime.prompts import plan_brief
+from tunaflow_tui.runtime.role_prompts import plan_brief
 from tunaflow_tui.runtime.tokens import default_counter
 
 if TYPE_CHECKING:

@@ -17,19 +17,13 @@ from tunaflow_tui.core.workflow import (
     IllegalTransition,
     Rework,
 )
-from tunaflow_tui.core.workflow.decisions import Decision
+from tunaflow_tui.core.workflow.decision_words import Decision
 from tunaflow_tui.core.workflow.event_text import plan_outcome
 from tunaflow_tui.core.workflow.phases import Actor, PendingDecision, Phase, PlanEventType
 from tunaflow_tui.core.workflow.ways import DecisionInput, decision_command
-from tunaflow_tui.runtime import (
-    decision_records,
-    development,
-    git_guard,
-    planning,
-    prompts,
-    review,
-    worktree_prep,
-)
+from tunaflow_tui.runtime import development, git_guard, planning, review, worktree_prep
+from tunaflow_tui.runtime import record_writer as decision_records
+from tunaflow_tui.runtime import role_prompts as prompts
 from tunaflow_tui.runtime.events import NoticeRaised
 from tunaflow_tui.runtime.turn_spec import TurnSpec
 

@@ -17,7 +17,8 @@ from tunaflow_tui.core.storage.records import PlanRecord
 from tunaflow_tui.core.workflow import DevStalled, ImplementationReported
 from tunaflow_tui.core.workflow.event_text import USER_CANCELLED
 from tunaflow_tui.core.workflow.phases import Actor, Phase, PlanEventType
-from tunaflow_tui.runtime import git_guard, prompts, worktree_prep
+from tunaflow_tui.runtime import git_guard, worktree_prep
+from tunaflow_tui.runtime import role_prompts as prompts
 from tunaflow_tui.runtime.events import NoticeRaised
 from tunaflow_tui.runtime.planning import record_rejections
 from tunaflow_tui.runtime.turn_spec import TurnSpec

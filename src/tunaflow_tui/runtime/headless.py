@@ -19,7 +19,7 @@ from tunaflow_tui.core.counting import counted
 from tunaflow_tui.core.gitops import GitError
 from tunaflow_tui.core.storage.records import PlanRecord
 from tunaflow_tui.core.terminal_text import neutralize
-from tunaflow_tui.core.workflow.decisions import Decision
+from tunaflow_tui.core.workflow.decision_words import Decision
 from tunaflow_tui.core.workflow.phases import PendingDecision, Phase, Waiting
 from tunaflow_tui.core.workflow.verdicts import ReviewStanding
 from tunaflow_tui.core.workflow.ways import WayOn

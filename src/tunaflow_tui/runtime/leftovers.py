@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from tunaflow_tui.core.processes import end_group, group_alive
 from tunaflow_tui.core.storage import Store
-from tunaflow_tui.core.storage.processes import RunningProcessRecord, this_process
+from tunaflow_tui.core.storage.process_records import RunningProcessRecord, this_process
 from tunaflow_tui.core.workflow.phases import Actor, PlanEventType
 from tunaflow_tui.core.workflow.service import WorkflowService
 from tunaflow_tui.runtime.events import NoticeRaised, RuntimeEvent

@@ -14,11 +14,13 @@ from typing import Protocol
 from tunaflow_tui.core import gitops
 from tunaflow_tui.core.proposal_editing import EditedProposal
 from tunaflow_tui.core.storage.records import PlanRecord
-from tunaflow_tui.core.workflow.decisions import Decision
+from tunaflow_tui.core.workflow.decision_words import Decision
 from tunaflow_tui.core.workflow.phases import Actor, Phase, PlanEventType
 from tunaflow_tui.core.workflow.service import WaitingDecision
 from tunaflow_tui.core.workflow.ways import WayOn
-from tunaflow_tui.runtime import decision_records, decisions, development, planning, prompts, recovery, review
+from tunaflow_tui.runtime import decisions, development, planning, recovery, review
+from tunaflow_tui.runtime import record_writer as decision_records
+from tunaflow_tui.runtime import role_prompts as prompts
 from tunaflow_tui.runtime.events import NoticeRaised
 from tunaflow_tui.runtime.ports import LeftoverStopper, RunningAgents, StepContext
 

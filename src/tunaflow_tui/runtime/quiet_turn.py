@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
-from tunaflow_tui.agents.events import EngineError, FinalMessage, ProcessStarted
+from tunaflow_tui.agents.agent_events import EngineError, FinalMessage, ProcessStarted
 from tunaflow_tui.core.processes import ProcessIdentity
 
 if TYPE_CHECKING:

@@ -20,7 +20,8 @@ from tunaflow_tui.core.testrunner import TestCommand, TestResult, detect_test_co
 from tunaflow_tui.core.workflow import AggregateVerdict, ReviewFinished, ReviewStarted, SeatResult, aggregate
 from tunaflow_tui.core.workflow.phases import Actor, PlanEventType
 from tunaflow_tui.core.workflow.service import plain_json
-from tunaflow_tui.runtime import git_guard, prompts
+from tunaflow_tui.runtime import git_guard
+from tunaflow_tui.runtime import role_prompts as prompts
 from tunaflow_tui.runtime.development import workdir
 from tunaflow_tui.runtime.events import NoticeRaised, ProjectTestsRunning
 from tunaflow_tui.runtime.planning import record_rejections

@@ -3,7 +3,7 @@
 **Sequential**: seats speak in order; each sees this round's earlier answers (unless blind).
 **Deliberative**: every seat at once, one subprocess or request each (asyncio tasks); none sees
 this round's other answers; each answer is stored the moment it finishes. Every seat is its own
-engine turn with its own prompt (:mod:`tunaflow_tui.core.roundtable.prompts`), streamed into the
+engine turn with its own prompt (:mod:`tunaflow_tui.core.roundtable.seat_prompts`), streamed into the
 shadow conversation like any turn, read-only in the project directory.
 
 Controls, for the app and scripts alike: :meth:`Roundtable.run_round` (the next round),
@@ -25,13 +25,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from tunaflow_tui.agents.agent_events import ErrorKind
 from tunaflow_tui.agents.base import Engine, PermissionProfile, TurnRequest
-from tunaflow_tui.agents.events import ErrorKind
 from tunaflow_tui.core.markers import Consensus, parse_markers
 from tunaflow_tui.core.roundtable.brief import BRIEF_MEMO_KIND, Position, build_brief, plain_text
-from tunaflow_tui.core.roundtable.prompts import PromptParts, SpokenAnswer, build_seat_prompt
 from tunaflow_tui.core.roundtable.ranking import RankingResult
 from tunaflow_tui.core.roundtable.references import responds_to
+from tunaflow_tui.core.roundtable.seat_prompts import PromptParts, SpokenAnswer, build_seat_prompt
 from tunaflow_tui.core.roundtable.seats import SYNTHESIZER, RoundtableSetup, Seat, SeatSpecError, check_unique
 from tunaflow_tui.core.storage.leases import TurnInProgress
 from tunaflow_tui.core.storage.records import BranchRecord, MessageRecord

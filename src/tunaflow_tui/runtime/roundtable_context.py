@@ -24,8 +24,8 @@ from tunaflow_tui.core.markers import scrub_markers
 from tunaflow_tui.core.memory.chunks import Chunk, split_into_chunks
 from tunaflow_tui.core.memory.model_files import MODEL_ID, EmbeddingUnavailable
 from tunaflow_tui.core.memory.selection import TOP_CHUNKS, SelectedChunk
-from tunaflow_tui.core.roundtable.prompts import EarlierRounds, SpokenAnswer, full_transcript
-from tunaflow_tui.core.storage.chunks import ChunkToSave
+from tunaflow_tui.core.roundtable.seat_prompts import EarlierRounds, SpokenAnswer, full_transcript
+from tunaflow_tui.core.storage.chunk_store import ChunkToSave
 from tunaflow_tui.core.storage.records import PlanRecord
 from tunaflow_tui.runtime.tokens import default_counter
 

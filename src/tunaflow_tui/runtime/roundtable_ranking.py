@@ -15,7 +15,6 @@ import random
 from typing import TYPE_CHECKING, Protocol
 
 from tunaflow_tui.agents.base import PermissionProfile, TurnRequest
-from tunaflow_tui.core.roundtable.prompts import ranking_prompt
 from tunaflow_tui.core.roundtable.ranking import (
     Ballot,
     RankedLine,
@@ -24,6 +23,7 @@ from tunaflow_tui.core.roundtable.ranking import (
     make_ballots,
     parse_ranking,
 )
+from tunaflow_tui.core.roundtable.seat_prompts import ranking_prompt
 from tunaflow_tui.core.roundtable.seats import Seat
 from tunaflow_tui.runtime.ports import ProjectData
 from tunaflow_tui.runtime.roundtable_records import (

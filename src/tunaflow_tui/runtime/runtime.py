@@ -22,20 +22,13 @@ from tunaflow_tui.core.settings import EngineConfig, Settings
 from tunaflow_tui.core.storage import Store
 from tunaflow_tui.core.storage.branches import Adoption
 from tunaflow_tui.core.storage.records import BranchRecord, MessageRecord, PlanRecord
-from tunaflow_tui.core.workflow.decisions import Decision
+from tunaflow_tui.core.workflow.decision_words import Decision
 from tunaflow_tui.core.workflow.event_text import USER_CANCELLED
 from tunaflow_tui.core.workflow.phases import Actor
 from tunaflow_tui.core.workflow.service import WaitingDecision, WorkflowService
 from tunaflow_tui.core.workflow.ways import WayOn
-from tunaflow_tui.runtime import (
-    adoption,
-    branching,
-    decision_records,
-    git_guard,
-    leftovers,
-    planning,
-    recovery,
-)
+from tunaflow_tui.runtime import adoption, branching, git_guard, leftovers, planning, recovery
+from tunaflow_tui.runtime import record_writer as decision_records
 from tunaflow_tui.runtime.agent_turn import MarkerProgress, TurnResult, TurnRunner
 from tunaflow_tui.runtime.branch_service import BranchService
 from tunaflow_tui.runtime.context import SentPack
@@ -50,7 +43,7 @@ from tunaflow_tui.runtime.events import (
     RuntimeEvent,
 )
 from tunaflow_tui.runtime.memory import ProjectMemory
-from tunaflow_tui.runtime.permissions import PermissionDesk
+from tunaflow_tui.runtime.permission_desk import PermissionDesk
 from tunaflow_tui.runtime.plan_cycle import PlanCycle
 from tunaflow_tui.runtime.shared_guard import SharedGitGuard
 from tunaflow_tui.runtime.turn_service import EngineFactory, TurnService

@@ -29,9 +29,9 @@ from tunaflow_tui.runtime.context_builder import (
     PackSources,
     format_turn,
 )
-from tunaflow_tui.runtime.decision_records import conversation_of
 from tunaflow_tui.runtime.links import cited_link, pack_links
 from tunaflow_tui.runtime.ports import PackSourceData, ProjectData
+from tunaflow_tui.runtime.record_writer import conversation_of
 from tunaflow_tui.runtime.tokens import default_counter
 
 

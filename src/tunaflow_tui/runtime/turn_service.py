@@ -12,15 +12,15 @@ import asyncio
 from collections.abc import Callable
 from typing import Protocol
 
+from tunaflow_tui.agents.agent_events import ErrorKind
 from tunaflow_tui.agents.base import Engine, PermissionProfile, TurnRequest
-from tunaflow_tui.agents.events import ErrorKind
 from tunaflow_tui.core.personas import load_persona
 from tunaflow_tui.core.settings import EngineConfig
 from tunaflow_tui.runtime import branching, since
 from tunaflow_tui.runtime.agent_turn import TurnResult, TurnRunner
 from tunaflow_tui.runtime.context import SentPack
 from tunaflow_tui.runtime.events import NoticeRaised
-from tunaflow_tui.runtime.permissions import PermissionDesk
+from tunaflow_tui.runtime.permission_desk import PermissionDesk
 from tunaflow_tui.runtime.ports import Emitter
 from tunaflow_tui.runtime.since import PackContext
 from tunaflow_tui.runtime.turn_spec import TurnSpec

@@ -9,8 +9,8 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from tunaflow_tui.screens.decision import DecisionScreen
-from tunaflow_tui.viewmodels.plans import FailureView
+from tunaflow_tui.screens.decision_screen import DecisionScreen
+from tunaflow_tui.viewmodels.plan_rows import FailureView
 
 REDESIGN = "redesign"
 CONTINUE = "continue"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tunaflow_tui.screens.decision import DecisionScreen
+from tunaflow_tui.screens.decision_screen import DecisionScreen
 
 GIT_INIT_CHOICES: tuple[tuple[str, str, str], ...] = (
     ("i", "Initialise git", "init"),

@@ -10,7 +10,7 @@ from textual.screen import Screen
 from textual.widgets import Header, OptionList
 
 from tunaflow_tui.viewmodels.glyphs import APP_ICON
-from tunaflow_tui.viewmodels.plans import PlanSummaryView
+from tunaflow_tui.viewmodels.plan_rows import PlanSummaryView
 from tunaflow_tui.widgets.key_footer import KeyFooter
 from tunaflow_tui.widgets.workflow_view import WorkflowView
 

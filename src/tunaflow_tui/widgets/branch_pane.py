@@ -12,7 +12,7 @@ from textual.widgets import Static
 from tunaflow_tui.viewmodels.glyphs import BRANCH
 
 if TYPE_CHECKING:
-    from tunaflow_tui.viewmodels.plans import BranchView
+    from tunaflow_tui.viewmodels.plan_rows import BranchView
 
 EMPTY_TEXT = ("No branch open. Select a message in the chat (escape, then up/down) and press {branch} to fork "
               "a branch from it; branches are listed in the sidebar: pick one.")

@@ -27,7 +27,7 @@ from textual.reactive import reactive
 from textual.widgets import Static, TextArea
 
 from tunaflow_tui.core.terminal_text import neutralize
-from tunaflow_tui.widgets import arming
+from tunaflow_tui.widgets.decision import arming
 from tunaflow_tui.widgets.stream_clock import StreamClock
 
 

@@ -28,6 +28,7 @@ from tunaflow_tui.core.terminal_text import StreamNeutralizer, neutralize
 from tunaflow_tui.core.turns import ToolLine
 from tunaflow_tui.keyhints import key_for
 from tunaflow_tui.viewmodels.chat import MessageView
+from tunaflow_tui.widgets.decision.records import RecordCard, record_card
 from tunaflow_tui.widgets.markdown_stream import (
     SEAL_INTERVAL,
     TAIL_MAX_CHARS,
@@ -36,7 +37,6 @@ from tunaflow_tui.widgets.markdown_stream import (
     find_seal,
     keep_line_breaks,
 )
-from tunaflow_tui.widgets.records import RecordCard, record_card
 from tunaflow_tui.widgets.stream_clock import FLUSH_INTERVAL, StreamClock
 
 

@@ -17,7 +17,7 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from tunaflow_tui.core.workflow.phases import Phase
-from tunaflow_tui.viewmodels.plans import SidebarItem, SidebarSections
+from tunaflow_tui.viewmodels.plan_rows import SidebarItem, SidebarSections
 
 SECTIONS: tuple[tuple[str, str], ...] = (
     ("conversations", "Conversations"),

@@ -19,7 +19,7 @@ from textual.widgets.option_list import Option
 
 from tunaflow_tui.core.counting import counted
 from tunaflow_tui.screens.documents import DocumentScreen
-from tunaflow_tui.viewmodels.plans import (
+from tunaflow_tui.viewmodels.plan_rows import (
     SUBTASK_DONE,
     SUBTASK_FAILED,
     EventView,

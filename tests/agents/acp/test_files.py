@@ -10,8 +10,8 @@ from acp import RequestError
 from acp_rig import AcpRig, capture, collect
 
 from tunaflow_tui.agents.acp.files import ScopedFiles
+from tunaflow_tui.agents.agent_events import FinalMessage
 from tunaflow_tui.agents.base import PermissionProfile
-from tunaflow_tui.agents.events import FinalMessage
 
 
 @pytest.fixture

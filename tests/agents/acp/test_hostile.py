@@ -20,8 +20,7 @@ from acp_rig import (
 )
 from waiting import until
 
-from tunaflow_tui.agents.base import PermissionProfile
-from tunaflow_tui.agents.events import (
+from tunaflow_tui.agents.agent_events import (
     EngineError,
     EngineEvent,
     ErrorKind,
@@ -29,6 +28,7 @@ from tunaflow_tui.agents.events import (
     ProcessStarted,
     TextDelta,
 )
+from tunaflow_tui.agents.base import PermissionProfile
 from tunaflow_tui.agents.permissions import PermissionAnswer, PermissionRequest
 
 

@@ -10,8 +10,8 @@ import pytest
 from acp_rig import AcpRig, capture, collect, expect, result
 
 from tunaflow_tui.agents.acp.policy import Verdict, command_allowed, option_for, role_verdict
+from tunaflow_tui.agents.agent_events import FinalMessage
 from tunaflow_tui.agents.base import PermissionProfile
-from tunaflow_tui.agents.events import FinalMessage
 from tunaflow_tui.agents.permissions import PermissionAnswer, PermissionRequest
 
 CLAUDE = [("allow_always", "allow_always"), ("allow", "allow_once"), ("reject", "reject_once")]

@@ -7,9 +7,8 @@ from pathlib import Path
 import pytest
 from acp_rig import AcpRig, capture, collect
 
-from tunaflow_tui.agents.acp.engine import AcpEngine
-from tunaflow_tui.agents.base import PermissionProfile, TurnRequest
-from tunaflow_tui.agents.events import (
+from tunaflow_tui.agents.acp.acp_engine import AcpEngine
+from tunaflow_tui.agents.agent_events import (
     EngineError,
     ErrorKind,
     FinalMessage,
@@ -20,6 +19,7 @@ from tunaflow_tui.agents.events import (
     ToolUse,
     Usage,
 )
+from tunaflow_tui.agents.base import PermissionProfile, TurnRequest
 from tunaflow_tui.core.settings.engines import EngineConfig
 
 

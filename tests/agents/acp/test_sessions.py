@@ -6,8 +6,8 @@ from typing import Any
 
 from acp_rig import AcpRig, capture, chunk, collect, expect, result, session_id, until_prompt
 
+from tunaflow_tui.agents.agent_events import EngineError, ErrorKind, FinalMessage, TextDelta, ToolUse
 from tunaflow_tui.agents.base import PermissionProfile, TurnRequest
-from tunaflow_tui.agents.events import EngineError, ErrorKind, FinalMessage, TextDelta, ToolUse
 
 
 def reopened(name: str, method: str, replay: list[dict[str, Any]], sid: str) -> list[dict[str, Any]]:

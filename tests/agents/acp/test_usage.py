@@ -6,7 +6,7 @@ from typing import Any
 
 from acp_rig import AcpRig, capture, chunk, collect, expect, result, session_id, until_prompt
 
-from tunaflow_tui.agents.events import FinalMessage, TextDelta, Usage
+from tunaflow_tui.agents.agent_events import FinalMessage, TextDelta, Usage
 
 
 def usage_update(sid: str, used: int, size: int, cost: float | None = None) -> dict[str, Any]:

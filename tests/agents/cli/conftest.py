@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
+from tunaflow_tui.agents.agent_events import EngineEvent
 from tunaflow_tui.agents.base import Turn
-from tunaflow_tui.agents.events import EngineEvent
 
 FAKES_BIN = Path(__file__).resolve().parents[2] / "fakes" / "bin"
 

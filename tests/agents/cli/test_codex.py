@@ -5,9 +5,7 @@ from __future__ import annotations
 import tomllib
 from typing import Any
 
-from tunaflow_tui.agents.base import PermissionProfile, TurnRequest
-from tunaflow_tui.agents.codex import CodexEngine, toml_string
-from tunaflow_tui.agents.events import (
+from tunaflow_tui.agents.agent_events import (
     EngineError,
     ErrorKind,
     FinalMessage,
@@ -18,6 +16,8 @@ from tunaflow_tui.agents.events import (
     ToolUse,
     Usage,
 )
+from tunaflow_tui.agents.base import PermissionProfile, TurnRequest
+from tunaflow_tui.agents.codex import CodexEngine, toml_string
 from tunaflow_tui.core.settings.engines import EngineConfig
 
 NEW_THREAD = "01a22b00-0000-7000-8000-00000000abcd"

@@ -8,8 +8,7 @@ from typing import Any
 
 import pytest
 
-from tunaflow_tui.agents.base import PermissionProfile, TurnRequest
-from tunaflow_tui.agents.events import (
+from tunaflow_tui.agents.agent_events import (
     EngineError,
     ErrorKind,
     FinalMessage,
@@ -19,6 +18,7 @@ from tunaflow_tui.agents.events import (
     ToolUse,
     Usage,
 )
+from tunaflow_tui.agents.base import PermissionProfile, TurnRequest
 from tunaflow_tui.agents.gemini import GeminiEngine, http_status_from_exit
 from tunaflow_tui.core.settings.engines import EngineConfig
 

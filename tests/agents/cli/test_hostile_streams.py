@@ -11,10 +11,7 @@ from typing import Any
 import pytest
 from waiting import until
 
-from tunaflow_tui.agents.base import Engine, TurnRequest
-from tunaflow_tui.agents.claude import ClaudeEngine
-from tunaflow_tui.agents.codex import CodexEngine
-from tunaflow_tui.agents.events import (
+from tunaflow_tui.agents.agent_events import (
     EngineError,
     EngineEvent,
     ErrorKind,
@@ -23,6 +20,9 @@ from tunaflow_tui.agents.events import (
     ProcessStarted,
     SessionStarted,
 )
+from tunaflow_tui.agents.base import Engine, TurnRequest
+from tunaflow_tui.agents.claude import ClaudeEngine
+from tunaflow_tui.agents.codex import CodexEngine
 from tunaflow_tui.agents.gemini import GeminiEngine
 from tunaflow_tui.core.settings.engines import EngineConfig
 

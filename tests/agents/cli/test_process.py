@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 from waiting import until_sync
 
+from tunaflow_tui.agents.agent_events import EngineError, ErrorKind, FinalMessage, SessionStarted, TextDelta
 from tunaflow_tui.agents.base import TurnRequest
 from tunaflow_tui.agents.claude import ClaudeEngine
-from tunaflow_tui.agents.events import EngineError, ErrorKind, FinalMessage, SessionStarted, TextDelta
 from tunaflow_tui.agents.process import SubprocessTurn
 from tunaflow_tui.core.settings.engines import EngineConfig
 

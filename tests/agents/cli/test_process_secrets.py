@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
+from tunaflow_tui.agents.agent_events import EngineError, EngineEvent, FinalMessage, TextDelta
 from tunaflow_tui.agents.base import PermissionProfile, Turn, TurnRequest
 from tunaflow_tui.agents.claude import ClaudeEngine
-from tunaflow_tui.agents.events import EngineError, EngineEvent, FinalMessage, TextDelta
 from tunaflow_tui.core.settings import EngineConfig
 
 pytestmark = pytest.mark.asyncio
@@ -58,7 +58,7 @@ async def test_a_stderr_tail_that_starts_inside_a_credential_keeps_no_piece_of_i
 async def test_tool_details_notices_and_errors_are_masked_whole() -> None:
     from collections.abc import AsyncIterator
 
-    from tunaflow_tui.agents.events import ErrorKind, Notice, ToolLine, ToolUse
+    from tunaflow_tui.agents.agent_events import ErrorKind, Notice, ToolLine, ToolUse
     from tunaflow_tui.agents.redaction import masked_events
     from tunaflow_tui.core.secret_masking import SecretRegistry
 

@@ -12,9 +12,9 @@ from typing import Any
 
 from tests.support.waiting import until
 
+from tunaflow_tui.agents.agent_events import EngineError, ErrorKind, FinalMessage
 from tunaflow_tui.agents.base import TurnRequest
 from tunaflow_tui.agents.claude import ClaudeEngine
-from tunaflow_tui.agents.events import EngineError, ErrorKind, FinalMessage
 from tunaflow_tui.agents.process import SubprocessTurn
 from tunaflow_tui.core.settings.engines import EngineConfig
 

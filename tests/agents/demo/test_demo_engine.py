@@ -10,9 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tunaflow_tui.agents.base import PermissionProfile, TurnRequest
-from tunaflow_tui.agents.demo import DemoEngine, copy_demo_project
-from tunaflow_tui.agents.events import (
+from tunaflow_tui.agents.agent_events import (
     EngineError,
     EngineEvent,
     ErrorKind,
@@ -22,6 +20,8 @@ from tunaflow_tui.agents.events import (
     ToolUse,
     Usage,
 )
+from tunaflow_tui.agents.base import PermissionProfile, TurnRequest
+from tunaflow_tui.agents.demo import DemoEngine, copy_demo_project
 from tunaflow_tui.core.markers import parse_markers
 from tunaflow_tui.core.settings.engines import EngineConfig
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from tunaflow_tui.agents.agent_events import EngineEvent, FinalMessage
 from tunaflow_tui.agents.base import PermissionProfile, TurnRequest
 from tunaflow_tui.agents.demo import DemoEngine
 from tunaflow_tui.agents.demo.generic import NOTE_PATH
-from tunaflow_tui.agents.events import EngineEvent, FinalMessage
 from tunaflow_tui.core.markers import parse_markers
 from tunaflow_tui.core.settings.engines import EngineConfig
 

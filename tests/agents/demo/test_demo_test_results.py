@@ -10,9 +10,9 @@ import pytest
 from app_harness import demo_settings
 from project_envs import git, make_venv
 
+from tunaflow_tui.agents.agent_events import FinalMessage
 from tunaflow_tui.agents.base import PermissionProfile, TurnRequest
 from tunaflow_tui.agents.demo import DemoEngine, copy_demo_project
-from tunaflow_tui.agents.events import FinalMessage
 from tunaflow_tui.core.markers import parse_markers
 from tunaflow_tui.core.settings.engines import EngineConfig
 from tunaflow_tui.core.testrunner import detect_test_command, run_tests

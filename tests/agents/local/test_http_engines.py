@@ -9,8 +9,15 @@ from typing import Any
 
 import pytest
 
+from tunaflow_tui.agents.agent_events import (
+    EngineError,
+    EngineEvent,
+    ErrorKind,
+    FinalMessage,
+    TextDelta,
+    Usage,
+)
 from tunaflow_tui.agents.base import Engine, TurnRequest
-from tunaflow_tui.agents.events import EngineError, EngineEvent, ErrorKind, FinalMessage, TextDelta, Usage
 from tunaflow_tui.agents.ollama import OllamaEngine
 from tunaflow_tui.agents.openai_compat import OpenAICompatEngine
 from tunaflow_tui.core.settings.engines import EngineConfig

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tunaflow_tui.agents.agent_events import EngineError, EngineEvent, ErrorKind, FinalMessage
 from tunaflow_tui.agents.base import TurnRequest
-from tunaflow_tui.agents.events import EngineError, EngineEvent, ErrorKind, FinalMessage
 from tunaflow_tui.agents.pty_engine import PtyEngine
 from tunaflow_tui.core.settings.engines import EngineConfig
 

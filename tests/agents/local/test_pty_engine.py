@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from tests.support.waiting import until
 
+from tunaflow_tui.agents.agent_events import EngineError, EngineEvent, ErrorKind, FinalMessage, TextDelta
 from tunaflow_tui.agents.base import TurnRequest
-from tunaflow_tui.agents.events import EngineError, EngineEvent, ErrorKind, FinalMessage, TextDelta
 from tunaflow_tui.agents.pty_engine import PtyEngine, PtyTurn, strip_ansi
 from tunaflow_tui.core.settings.engines import EngineConfig
 

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from marker_reference import REFERENCE
 
 from tunaflow_tui.core.markers import ImplComplete, parse_markers, proposal, quotes, scanner, sections
-from tunaflow_tui.core.markers.model import (
+from tunaflow_tui.core.markers.marker_model import (
     Consensus,
     ReviewVerdict,
     Scores,

@@ -15,7 +15,7 @@ from tunaflow_tui.core.memory.indexer import EmbeddingIndexer, IndexerState
 from tunaflow_tui.core.memory.model_files import MODEL_ID
 from tunaflow_tui.core.memory.vectors import VECTOR_BYTES
 from tunaflow_tui.core.storage import Store
-from tunaflow_tui.core.storage.chunks import ChunkToSave
+from tunaflow_tui.core.storage.chunk_store import ChunkToSave
 
 ROOT = Path(__file__).resolve().parents[3]
 

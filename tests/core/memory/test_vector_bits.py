@@ -20,7 +20,7 @@ from tunaflow_tui.core.memory.vectors import (
     vector_to_blob,
 )
 from tunaflow_tui.core.storage import Store
-from tunaflow_tui.core.storage.chunks import ChunkToSave
+from tunaflow_tui.core.storage.chunk_store import ChunkToSave
 
 DIM = 384
 

@@ -12,7 +12,7 @@ from tunaflow_tui.core.memory.vector_file import FILE_NAME, load_vectors
 from tunaflow_tui.core.memory.vectors import vector_to_blob
 from tunaflow_tui.core.memory.worker import _ProjectVectors
 from tunaflow_tui.core.storage import Store
-from tunaflow_tui.core.storage.chunks import ChunkToSave
+from tunaflow_tui.core.storage.chunk_store import ChunkToSave
 
 
 def _axis(n: int) -> np.ndarray:

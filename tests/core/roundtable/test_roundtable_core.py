@@ -8,7 +8,9 @@ import pytest
 
 from tunaflow_tui.core.markers import Consensus
 from tunaflow_tui.core.roundtable.brief import Position, build_brief, first_sentences
-from tunaflow_tui.core.roundtable.prompts import (
+from tunaflow_tui.core.roundtable.ranking import borda, make_ballots, parse_ranking
+from tunaflow_tui.core.roundtable.references import responds_to
+from tunaflow_tui.core.roundtable.seat_prompts import (
     EarlierRounds,
     PromptParts,
     SpokenAnswer,
@@ -16,8 +18,6 @@ from tunaflow_tui.core.roundtable.prompts import (
     full_transcript,
     ranking_prompt,
 )
-from tunaflow_tui.core.roundtable.ranking import borda, make_ballots, parse_ranking
-from tunaflow_tui.core.roundtable.references import responds_to
 from tunaflow_tui.core.roundtable.seats import (
     CUSTOM,
     RoundtableSetup,

@@ -7,7 +7,8 @@ import re
 
 import pytest
 
-from tunaflow_tui.core.roundtable.prompts import (
+from tunaflow_tui.core.roundtable.ranking import RankedLine, RankingResult, borda, parse_ranking
+from tunaflow_tui.core.roundtable.seat_prompts import (
     EarlierRounds,
     PromptParts,
     SpokenAnswer,
@@ -15,7 +16,6 @@ from tunaflow_tui.core.roundtable.prompts import (
     full_transcript,
     ranking_prompt,
 )
-from tunaflow_tui.core.roundtable.ranking import RankedLine, RankingResult, borda, parse_ranking
 from tunaflow_tui.core.roundtable.seats import (
     CUSTOM,
     MAX_NAME_CHARS,

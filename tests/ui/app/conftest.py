@@ -18,7 +18,7 @@ from tunaflow_tui.app import TunaflowApp
 from tunaflow_tui.controllers import ProjectSession
 from tunaflow_tui.core.settings import Settings
 from tunaflow_tui.runtime.runtime import EngineFactory, WorkflowRuntime
-from tunaflow_tui.subcommands.open import build_app
+from tunaflow_tui.subcommands.open_command import build_app
 
 AppFactory = Callable[..., tuple[TunaflowApp, ProjectSession, WorkflowRuntime]]
 

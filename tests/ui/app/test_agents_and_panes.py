@@ -11,11 +11,11 @@ from waiting import until
 from tunaflow_tui.core.workflow import Approve
 from tunaflow_tui.core.workflow.phases import Actor
 from tunaflow_tui.runtime.runtime import WorkflowRuntime
-from tunaflow_tui.screens.decision import DecisionScreen
-from tunaflow_tui.subcommands.open import NOT_GIT_NOTE, project_notes
+from tunaflow_tui.screens.decision_screen import DecisionScreen
+from tunaflow_tui.subcommands.open_command import NOT_GIT_NOTE, project_notes
 from tunaflow_tui.widgets.branch_thread import BranchThread
 from tunaflow_tui.widgets.chat_view import ChatView
-from tunaflow_tui.widgets.plan_card import PlanProposalCard
+from tunaflow_tui.widgets.decision.plan_card import PlanProposalCard
 
 REQUEST = "Add a word frequency report"
 
@@ -45,7 +45,7 @@ async def test_error_card_retry_runs_the_turn_again(tmp_path, monkeypatch) -> No
     harness = make_harness(tmp_path, monkeypatch)
     harness.set_script(architect=[{"crash": True}, {"text": PROPOSAL}])
     from tunaflow_tui.runtime.runtime import WorkflowRuntime
-    from tunaflow_tui.subcommands.open import build_app
+    from tunaflow_tui.subcommands.open_command import build_app
 
     runtime = WorkflowRuntime(harness.project, harness.settings())
     app = build_app(runtime, notes=(), cursor_blink=False)

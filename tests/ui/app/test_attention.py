@@ -5,7 +5,7 @@ from __future__ import annotations
 from app_harness import demo_settings, settle
 
 from tunaflow_tui.textual_compat import driver_of
-from tunaflow_tui.widgets.plan_card import PlanProposalCard
+from tunaflow_tui.widgets.decision.plan_card import PlanProposalCard
 
 REQUEST = "Add a word frequency report"
 

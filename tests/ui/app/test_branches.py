@@ -72,7 +72,7 @@ def _writing(runtime: WorkflowRuntime, conversation_id: str) -> bool:
 async def test_adopt_writes_a_summary_the_user_edits_and_main_gets_the_card_while_the_branch_moves_to_archive(
         open_app: Any) -> None:
     from tunaflow_tui.screens.adopt_editor import AdoptEditorScreen
-    from tunaflow_tui.widgets.records.adopt import AdoptCard
+    from tunaflow_tui.widgets.decision.records.adopt_record import AdoptCard
 
     app, _session, runtime = open_app()
     ids = seed_main(runtime)
@@ -125,7 +125,7 @@ async def test_adopting_an_empty_branch_is_refused_with_a_clear_message(open_app
 
 async def test_without_a_summarizer_engine_the_card_carries_the_last_reply_cut_and_says_so(open_app: Any) -> None:
     from tunaflow_tui.screens.adopt_editor import AdoptEditorScreen
-    from tunaflow_tui.widgets.records.adopt import AdoptCard
+    from tunaflow_tui.widgets.decision.records.adopt_record import AdoptCard
 
     app, _session, runtime = open_app()
     roles = runtime.settings.roles.model_copy(update={"summarizer": "nowhere"})

@@ -8,7 +8,7 @@ from holding_engine import holding_factory
 from waiting import until
 
 from tunaflow_tui.core.workflow.service import WorkflowService
-from tunaflow_tui.screens.decision import DecisionScreen
+from tunaflow_tui.screens.decision_screen import DecisionScreen
 
 SIZES = [(80, 24), (120, 40)]
 

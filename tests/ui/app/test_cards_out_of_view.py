@@ -16,8 +16,8 @@ from waiting import until
 from tunaflow_tui.core.workflow import Accept
 from tunaflow_tui.textual_compat import post_mouse_events
 from tunaflow_tui.widgets.composer import ComposerInput
-from tunaflow_tui.widgets.done_card import DoneCard
-from tunaflow_tui.widgets.verdict_card import ReviewVerdictCard
+from tunaflow_tui.widgets.decision.done_card import DoneCard
+from tunaflow_tui.widgets.decision.verdict_card import ReviewVerdictCard
 
 SIZES = [pytest.param((120, 40), id="120x40"), pytest.param((80, 24), id="80x24")]
 

@@ -14,14 +14,14 @@ from textual.widgets import TextArea
 from waiting import HANG_LIMIT, until
 
 from tunaflow_tui.controllers import conversation as conversation_module
-from tunaflow_tui.screens.decision import DecisionScreen, DevStalledScreen, dev_stalled_screen
+from tunaflow_tui.screens.decision_screen import DecisionScreen, DevStalledScreen, dev_stalled_screen
 from tunaflow_tui.screens.doom_loop import DoomLoopScreen
-from tunaflow_tui.viewmodels.plans import FailureView, SeatView, VerdictView
-from tunaflow_tui.widgets.arming import PRESS_AGAIN
+from tunaflow_tui.viewmodels.plan_rows import FailureView, SeatView, VerdictView
 from tunaflow_tui.widgets.composer import ComposerInput
-from tunaflow_tui.widgets.done_card import DoneCard
-from tunaflow_tui.widgets.plan_card import PlanProposalCard
-from tunaflow_tui.widgets.verdict_card import ReviewVerdictCard
+from tunaflow_tui.widgets.decision.arming import PRESS_AGAIN
+from tunaflow_tui.widgets.decision.done_card import DoneCard
+from tunaflow_tui.widgets.decision.plan_card import PlanProposalCard
+from tunaflow_tui.widgets.decision.verdict_card import ReviewVerdictCard
 
 REQUEST = "Add a word frequency report"
 

@@ -8,10 +8,10 @@ from waiting import until
 
 from tunaflow_tui.core.exporting import export_conversation
 from tunaflow_tui.screens.feedback import FeedbackScreen
-from tunaflow_tui.widgets.done_card import DoneCard
-from tunaflow_tui.widgets.plan_card import PlanProposalCard
-from tunaflow_tui.widgets.verdict_card import ReviewVerdictCard
-from tunaflow_tui.widgets.way_card import WayCard
+from tunaflow_tui.widgets.decision.done_card import DoneCard
+from tunaflow_tui.widgets.decision.plan_card import PlanProposalCard
+from tunaflow_tui.widgets.decision.verdict_card import ReviewVerdictCard
+from tunaflow_tui.widgets.decision.way_card import WayCard
 
 STORY = (
     "You asked for a revision of plan 1",

@@ -6,12 +6,12 @@ from app_harness import FAILING_REVIEWS, posted, screen_text, send, settle
 from app_harness import armed as harness_armed
 from waiting import until
 
-from tunaflow_tui.screens.decision import DecisionScreen
+from tunaflow_tui.screens.decision_screen import DecisionScreen
 from tunaflow_tui.screens.doom_loop import DoomLoopScreen
 from tunaflow_tui.screens.feedback import FeedbackScreen
-from tunaflow_tui.widgets.done_card import DoneCard
-from tunaflow_tui.widgets.plan_card import PlanProposalCard
-from tunaflow_tui.widgets.verdict_card import ReviewVerdictCard
+from tunaflow_tui.widgets.decision.done_card import DoneCard
+from tunaflow_tui.widgets.decision.plan_card import PlanProposalCard
+from tunaflow_tui.widgets.decision.verdict_card import ReviewVerdictCard
 
 REQUEST = "Add a word frequency report"
 

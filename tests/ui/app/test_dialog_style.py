@@ -17,7 +17,7 @@ from tunaflow_tui.core.roundtable.seats import Seat
 from tunaflow_tui.core.workflow import Actor, ProposalReceived
 from tunaflow_tui.screens.branch_dialogs import ConfirmBranchScreen, RenameBranchScreen
 from tunaflow_tui.screens.confirm import ConfirmDecisionScreen
-from tunaflow_tui.screens.decision import dev_stalled_screen
+from tunaflow_tui.screens.decision_screen import dev_stalled_screen
 from tunaflow_tui.screens.dialog import DialogScreen
 from tunaflow_tui.screens.doom_loop import DoomLoopScreen
 from tunaflow_tui.screens.feedback import FeedbackScreen
@@ -27,13 +27,13 @@ from tunaflow_tui.screens.pickers import PickerScreen
 from tunaflow_tui.screens.proposal_editor import ProposalEditorScreen
 from tunaflow_tui.screens.roundtable_seat import AddSeatScreen
 from tunaflow_tui.screens.roundtable_setup import RoundtableSetupScreen
-from tunaflow_tui.screens.search import SearchScreen
-from tunaflow_tui.screens.trust import trust_screen
-from tunaflow_tui.screens.worktree_setup import WorktreeSetupScreen
-from tunaflow_tui.viewmodels.plans import FailureView
-from tunaflow_tui.viewmodels.search import SearchResultsView
+from tunaflow_tui.screens.search_screen import SearchScreen
+from tunaflow_tui.screens.trust_screen import trust_screen
+from tunaflow_tui.screens.worktree_setup_screen import WorktreeSetupScreen
+from tunaflow_tui.viewmodels.plan_rows import FailureView
+from tunaflow_tui.viewmodels.search_views import SearchResultsView
+from tunaflow_tui.widgets.decision.plan_card import PlanProposalCard
 from tunaflow_tui.widgets.key_footer import KeyFooter
-from tunaflow_tui.widgets.plan_card import PlanProposalCard
 
 LONG = ("The worktree setup for “Add a word frequency report” failed, so the Developer has not started. "
         "Retry runs it again; skip starts the Developer without it; a shell lets you fix it by hand.")

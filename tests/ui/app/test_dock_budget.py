@@ -27,7 +27,7 @@ async def test_after_approving_the_dock_no_longer_says_the_plan_waits(open_app, 
 
 
 async def test_the_demo_s_suggestion_goes_after_the_first_send(open_app) -> None:
-    from tunaflow_tui.subcommands.demo import DEMO_NOTE
+    from tunaflow_tui.subcommands.demo_command import DEMO_NOTE
 
     app, _controller, _runtime = open_app(notes=(DEMO_NOTE,))
     async with app.run_test(size=(80, 24)) as pilot:
@@ -58,7 +58,7 @@ async def test_a_done_card_the_user_left_is_one_line_above_its_keys(open_app, at
 
 
 def test_a_long_hint_is_cut_after_a_whole_item() -> None:
-    from tunaflow_tui.widgets.decision_dock import fit_hint
+    from tunaflow_tui.widgets.decision.decision_dock import fit_hint
 
     text = "Plan 2 review waiting — f2 focuses it, then a accept · w rework · d redesign · h hold · x abandon…"
     assert fit_hint(text, 200) == text
@@ -79,7 +79,7 @@ async def test_at_80_columns_the_dock_hint_ends_with_whole_keys(open_app, at_rev
 
 
 def test_a_hint_cut_inside_its_first_item_never_ends_on_a_bare_key() -> None:
-    from tunaflow_tui.widgets.decision_dock import fit_hint
+    from tunaflow_tui.widgets.decision.decision_dock import fit_hint
 
     text = "Plan 1 review waiting — f2 focuses it, then a accept · w rework · d redesign"
     assert fit_hint(text, 49) == "Plan 1 review waiting — f2 focuses it, …"

@@ -9,7 +9,7 @@ from app_harness import demo_settings, posted, screen_text
 from waiting import until
 
 from tunaflow_tui.core.gitops import has_commits
-from tunaflow_tui.screens.decision import DecisionScreen
+from tunaflow_tui.screens.decision_screen import DecisionScreen
 
 
 def _empty_repo(tmp_path: Path) -> Path:

@@ -50,9 +50,9 @@ from tunaflow_tui.core.workflow import (
     aggregate,
 )
 from tunaflow_tui.palette import COMMAND_NAMES
-from tunaflow_tui.screens.decision import DecisionScreen
-from tunaflow_tui.widgets.decision_card import DecisionCard
-from tunaflow_tui.widgets.decision_dock import card_plan_id
+from tunaflow_tui.screens.decision_screen import DecisionScreen
+from tunaflow_tui.widgets.decision.decision_card import DecisionCard
+from tunaflow_tui.widgets.decision.decision_dock import card_plan_id
 
 PALETTE: dict[Decision, str] = {
     Decision.APPROVE: "Approve plan",

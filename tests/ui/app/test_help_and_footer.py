@@ -19,15 +19,15 @@ from waiting import until
 
 import tunaflow_tui
 from tunaflow_tui.app import DemoChatController, TunaflowApp
-from tunaflow_tui.core.workflow.decisions import Decision
+from tunaflow_tui.core.workflow.decision_words import Decision
 from tunaflow_tui.screens.documents import DocumentScreen
 from tunaflow_tui.screens.feedback import FeedbackScreen
 from tunaflow_tui.screens.help import HelpScreen
 from tunaflow_tui.screens.workflow import WorkflowScreen
 from tunaflow_tui.textual_compat import FooterKey, reactive_watchers
+from tunaflow_tui.widgets.decision.plan_card import PlanProposalCard
+from tunaflow_tui.widgets.decision.verdict_card import ReviewVerdictCard
 from tunaflow_tui.widgets.key_footer import KeyFooter
-from tunaflow_tui.widgets.plan_card import PlanProposalCard
-from tunaflow_tui.widgets.verdict_card import ReviewVerdictCard
 
 SOURCE = Path(tunaflow_tui.__file__).parent
 

@@ -23,12 +23,12 @@ from tunaflow_tui.core.workflow import (
     aggregate,
 )
 from tunaflow_tui.screens.confirm import ConfirmDecisionScreen
-from tunaflow_tui.screens.decision import DecisionScreen
+from tunaflow_tui.screens.decision_screen import DecisionScreen
 from tunaflow_tui.screens.proposal_editor import ProposalEditorScreen
-from tunaflow_tui.widgets.done_card import DoneCard
-from tunaflow_tui.widgets.plan_card import PlanProposalCard
-from tunaflow_tui.widgets.verdict_card import ReviewVerdictCard
-from tunaflow_tui.widgets.way_card import WayCard
+from tunaflow_tui.widgets.decision.done_card import DoneCard
+from tunaflow_tui.widgets.decision.plan_card import PlanProposalCard
+from tunaflow_tui.widgets.decision.verdict_card import ReviewVerdictCard
+from tunaflow_tui.widgets.decision.way_card import WayCard
 
 SUBTASKS = (("Count words", "in textstats/frequency.py"), ("Test the counts", "tests/test_frequency.py"))
 

@@ -11,8 +11,8 @@ from waiting import until
 
 from tunaflow_tui.screens.branch_dialogs import ConfirmBranchScreen
 from tunaflow_tui.widgets.composer import ComposerInput
-from tunaflow_tui.widgets.done_card import DoneCard
-from tunaflow_tui.widgets.verdict_card import ReviewVerdictCard
+from tunaflow_tui.widgets.decision.done_card import DoneCard
+from tunaflow_tui.widgets.decision.verdict_card import ReviewVerdictCard
 
 
 async def _type(pilot, text: str) -> None:

@@ -8,10 +8,17 @@ from collections.abc import AsyncIterator
 from app_harness import demo_settings, screen_text
 from waiting import HANG_LIMIT
 
+from tunaflow_tui.agents.agent_events import (
+    EngineError,
+    EngineEvent,
+    ErrorKind,
+    FinalMessage,
+    TextDelta,
+    Usage,
+)
 from tunaflow_tui.agents.base import Engine, Turn, TurnRequest
-from tunaflow_tui.agents.events import EngineError, EngineEvent, ErrorKind, FinalMessage, TextDelta, Usage
 from tunaflow_tui.runtime.runtime import WorkflowRuntime
-from tunaflow_tui.subcommands.open import build_app
+from tunaflow_tui.subcommands.open_command import build_app
 
 CHUNK = "The quick brown fox jumps over the lazy dog; " * 100 + "\n\n"  # ~4.5 KB
 CHUNKS = 10 * 1024 * 1024 // len(CHUNK) + 1  # just over 10 MB

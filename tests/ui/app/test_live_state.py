@@ -77,7 +77,7 @@ async def test_the_done_hint_stops_offering_to_remove_a_removed_worktree(open_ap
 
 @pytest.mark.parametrize("size", SIZES)
 async def test_a_worktree_removed_as_a_decision_leaves_the_done_hint_too(open_app, demo_project, size) -> None:
-    from tunaflow_tui.core.workflow.decisions import Decision
+    from tunaflow_tui.core.workflow.decision_words import Decision
 
     app, controller, runtime = open_app()
     plan_id = _done_with_worktree(runtime, demo_project)

@@ -33,8 +33,8 @@ from tunaflow_tui.runtime.context_builder import ContextBuilder
 from tunaflow_tui.runtime.runtime import WorkflowRuntime
 from tunaflow_tui.screens.pickers import ContextPackScreen
 from tunaflow_tui.screens.workflow import WorkflowScreen
-from tunaflow_tui.subcommands.open import open_project_app
-from tunaflow_tui.widgets.done_card import DoneCard
+from tunaflow_tui.subcommands.open_command import open_project_app
+from tunaflow_tui.widgets.decision.done_card import DoneCard
 
 
 class LoopWatch:
@@ -144,7 +144,7 @@ async def test_opening_a_project_with_leftovers_and_a_decision_to_record_never_b
 
 async def test_adopting_a_branch_with_commits_never_blocks_the_loop(open_app, loop_watch: LoopWatch) -> None:
     from tunaflow_tui.screens.adopt_editor import AdoptEditorScreen
-    from tunaflow_tui.widgets.records.adopt import AdoptCard
+    from tunaflow_tui.widgets.decision.records.adopt_record import AdoptCard
 
     app, _session, runtime = open_app()
     worktree = runtime.project_dir.parent / "wt-feature"

@@ -26,8 +26,8 @@ from pathlib import Path
 from app_harness import demo_settings
 from waiting import until
 from tunaflow_tui.runtime.runtime import WorkflowRuntime
-from tunaflow_tui.screens.search import SearchScreen
-from tunaflow_tui.subcommands.open import build_app
+from tunaflow_tui.screens.search_screen import SearchScreen
+from tunaflow_tui.subcommands.open_command import build_app
 
 project = Path(sys.argv[1])
 

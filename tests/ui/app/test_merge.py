@@ -7,7 +7,7 @@ import subprocess
 from app_harness import posted, screen_text, settle
 from waiting import until
 
-from tunaflow_tui.widgets.done_card import DoneCard
+from tunaflow_tui.widgets.decision.done_card import DoneCard
 
 REQUEST = "Add a word frequency report"
 

@@ -16,11 +16,11 @@ from tunaflow_tui.app import TunaflowApp
 from tunaflow_tui.controllers import ProjectOpener
 from tunaflow_tui.core.gitops import is_git_repo
 from tunaflow_tui.runtime.runtime import WorkflowRuntime
-from tunaflow_tui.screens.decision import DecisionScreen
-from tunaflow_tui.subcommands.open import NOT_GIT_NOTE, open_project_app, run_app
+from tunaflow_tui.screens.decision_screen import DecisionScreen
+from tunaflow_tui.subcommands.open_command import NOT_GIT_NOTE, open_project_app, run_app
+from tunaflow_tui.widgets.decision.plan_card import PlanProposalCard
+from tunaflow_tui.widgets.decision.verdict_card import ReviewVerdictCard
 from tunaflow_tui.widgets.message_block import tools_summary
-from tunaflow_tui.widgets.plan_card import PlanProposalCard
-from tunaflow_tui.widgets.verdict_card import ReviewVerdictCard
 
 REQUEST = "Add a word frequency report"
 

@@ -20,7 +20,7 @@ from waiting import until, until_sync
 
 from tunaflow_tui.core.storage import Store
 from tunaflow_tui.runtime.runtime import WorkflowRuntime
-from tunaflow_tui.subcommands.open import build_app
+from tunaflow_tui.subcommands.open_command import build_app
 
 FIRST = "The first half of the answer, written before the gate."
 SECOND = "The second half, written by the other process after it."

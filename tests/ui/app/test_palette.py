@@ -12,7 +12,7 @@ from tunaflow_tui.palette import COMMAND_NAMES
 from tunaflow_tui.screens.feedback import FeedbackScreen
 from tunaflow_tui.screens.pickers import ContextPackScreen, PickerScreen
 from tunaflow_tui.screens.workflow import WorkflowScreen
-from tunaflow_tui.widgets.plan_card import PlanProposalCard
+from tunaflow_tui.widgets.decision.plan_card import PlanProposalCard
 
 REQUIRED = (
     "Approve plan", "Request plan revision", "Hold plan", "Accept review", "Rework", "Redesign",

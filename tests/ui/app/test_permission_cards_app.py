@@ -17,8 +17,8 @@ from branch_seeds import fork_seeded, open_in_pane, seed_main
 from waiting import until
 
 from tunaflow_tui.widgets.branch_thread import BranchThread
-from tunaflow_tui.widgets.permission_card import PermissionCard
-from tunaflow_tui.widgets.permission_dock import PermissionDock
+from tunaflow_tui.widgets.permission.permission_card import PermissionCard
+from tunaflow_tui.widgets.permission.permission_dock import PermissionDock
 
 
 def _acp_app(open_app: Any, project: Path, **config: Any) -> tuple[Any, Any, Path]:

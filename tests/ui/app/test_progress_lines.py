@@ -11,7 +11,7 @@ from hand_clock import HandClock
 from seeded_plans import PLAN_TITLE, with_branches
 from waiting import until
 
-from tunaflow_tui.controllers import status
+from tunaflow_tui.controllers import status_controller as status
 from tunaflow_tui.core.workflow.service import WorkflowService
 from tunaflow_tui.runtime.events import MessageFinished, MessageStarted, ProjectTestsRunning
 

@@ -10,9 +10,9 @@ from app_harness import armed, screen_text, settle
 from seeded_plans import reviewed, seat
 from waiting import until
 
-from tunaflow_tui.core.workflow.decisions import Decision
-from tunaflow_tui.runtime import prompts
-from tunaflow_tui.widgets.plan_card import PlanProposalCard
+from tunaflow_tui.core.workflow.decision_words import Decision
+from tunaflow_tui.runtime import role_prompts as prompts
+from tunaflow_tui.widgets.decision.plan_card import PlanProposalCard
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])

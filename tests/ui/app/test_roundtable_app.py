@@ -69,7 +69,7 @@ async def test_start_roundtable_sets_up_estimates_and_opens_the_branch_in_the_pa
 async def test_the_board_shows_each_seat_live_and_the_controls_run_a_round_and_rerun_one_seat(open_app) -> None:
     from textual.widgets import OptionList
 
-    from tunaflow_tui.widgets.roundtable_board import RoundtableBoard
+    from tunaflow_tui.widgets.roundtable.roundtable_board import RoundtableBoard
 
     app, session, runtime = open_app()
     async with app.run_test(size=(140, 44)) as pilot:

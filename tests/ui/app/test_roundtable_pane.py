@@ -14,16 +14,16 @@ from roundtable_seeds import seed_ended
 from textual.widgets import Checkbox, Input, OptionList
 from waiting import until
 
+from tunaflow_tui.agents.agent_events import EngineEvent, FinalMessage, SessionStarted, TextDelta, Usage
 from tunaflow_tui.agents.base import Engine, Turn, TurnRequest
-from tunaflow_tui.agents.events import EngineEvent, FinalMessage, SessionStarted, TextDelta, Usage
 from tunaflow_tui.core.roundtable.seats import RoundtableSetup, Seat
 from tunaflow_tui.core.settings.engines import EngineConfig
 from tunaflow_tui.runtime.roundtable import Roundtable
 from tunaflow_tui.runtime.roundtable_records import ANSWER_KIND, USER_KIND
 from tunaflow_tui.screens.roundtable_setup import RoundtableRequest
 from tunaflow_tui.widgets.message_block import MessageBlock
-from tunaflow_tui.widgets.roundtable_board import RoundtableBoard
-from tunaflow_tui.widgets.roundtable_thread import RoundtableThread
+from tunaflow_tui.widgets.roundtable.roundtable_board import RoundtableBoard
+from tunaflow_tui.widgets.roundtable.roundtable_thread import RoundtableThread
 
 TOPIC = "Should the report also list bigrams?"
 THREE = (Seat("alice", "demo", "proposer"), Seat("bob", "demo", "critic"), Seat("carl", "demo", "judge"))
@@ -404,7 +404,7 @@ async def test_a_window_opened_again_on_the_project_keeps_its_own_roundtable_boa
     """Each window's session keeps the roundtables it shows: a seat removed in a second window leaves that
     window's board, not the board of a window closed before it on the same runtime."""
     from tunaflow_tui.screens.pickers import PickerScreen
-    from tunaflow_tui.subcommands.open import build_app
+    from tunaflow_tui.subcommands.open_command import build_app
 
     first, session, runtime = open_app()
     table = seed_ended(runtime, synthesizer=True, ranking=False)

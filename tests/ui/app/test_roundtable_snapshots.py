@@ -16,12 +16,12 @@ from roundtable_seeds import TOPIC, seed_ended
 from textual.containers import ScrollableContainer
 from waiting import until
 
-from tunaflow_tui.controllers import status
+from tunaflow_tui.controllers import status_controller as status
 from tunaflow_tui.core.roundtable.seats import RoundtableSetup, Seat
 from tunaflow_tui.screens.roundtable_setup import RoundtableRequest
 from tunaflow_tui.widgets.message_block import MessageBlock
-from tunaflow_tui.widgets.roundtable_board import RoundtableBoard
-from tunaflow_tui.widgets.roundtable_thread import RoundtableThread
+from tunaflow_tui.widgets.roundtable.roundtable_board import RoundtableBoard
+from tunaflow_tui.widgets.roundtable.roundtable_thread import RoundtableThread
 from tunaflow_tui.widgets.stream_clock import GROW_INTERVAL
 
 SIZES = [(80, 24), (120, 40)]

@@ -20,8 +20,8 @@ from tunaflow_tui.core.settings import Settings
 from tunaflow_tui.core.storage import Store
 from tunaflow_tui.runtime.events import MemoryProgress, NoticeRaised
 from tunaflow_tui.runtime.memory import unavailable_notice
-from tunaflow_tui.screens.search import SearchScreen
-from tunaflow_tui.viewmodels.search import SearchHitView, SearchResultsView
+from tunaflow_tui.screens.search_screen import SearchScreen
+from tunaflow_tui.viewmodels.search_views import SearchHitView, SearchResultsView
 
 FILLER = 150
 """Messages after the one searched for: far more than the chat mounts."""
@@ -237,7 +237,7 @@ async def test_a_missing_model_is_said_once_when_the_project_opens(demo_project,
     only, and the search view says it too."""
     from tunaflow_tui.core.memory.embedder import Embedder
     from tunaflow_tui.runtime.runtime import WorkflowRuntime
-    from tunaflow_tui.subcommands.open import build_app
+    from tunaflow_tui.subcommands.open_command import build_app
 
     missing = Embedder(env={"TUNAFLOW_EMBEDDING_MODEL": str(tmp_path / "no-such-model.onnx")})
     runtime = WorkflowRuntime(demo_project, demo_settings(demo_project), embedder=missing)
@@ -261,7 +261,7 @@ async def test_a_missing_model_is_said_once_when_the_project_opens(demo_project,
 
 async def test_snippets_read_as_text_with_query_words_marked_and_alike_hits_as_one(open_app, demo_project) -> None:
     """No backticks, no marker comments; the query word drawn marked; 12 agreeing seats are one hit."""
-    from tunaflow_tui.screens.search import MATCH_STYLE, hit_prompt
+    from tunaflow_tui.screens.search_screen import MATCH_STYLE, hit_prompt
 
     app, _session, runtime = open_app(settings=full_text_only(demo_project))
     runtime.store.add_message("main", "assistant", "Counted in `wombat.py`: done.\n<!-- tunaflow:subtask-done:2 -->",

@@ -14,13 +14,13 @@ from textual.widgets import OptionList
 
 from tunaflow_tui.app import DemoChatController, TunaflowApp
 from tunaflow_tui.controllers.opener import ProjectOpener
-from tunaflow_tui.screens.decision import DecisionScreen
+from tunaflow_tui.screens.decision_screen import DecisionScreen
 from tunaflow_tui.screens.doom_loop import DoomLoopScreen
 from tunaflow_tui.screens.git_init import git_init_screen
 from tunaflow_tui.screens.pickers import PickerScreen
-from tunaflow_tui.screens.worktree_setup import WorktreeSetupScreen
-from tunaflow_tui.subcommands.open import open_project_app
-from tunaflow_tui.viewmodels.plans import FailureView
+from tunaflow_tui.screens.worktree_setup_screen import WorktreeSetupScreen
+from tunaflow_tui.subcommands.open_command import open_project_app
+from tunaflow_tui.viewmodels.plan_rows import FailureView
 
 SIZES = [(80, 24), (120, 40)]
 

@@ -9,7 +9,7 @@ from seeded_plans import reviewed, seat
 from tunaflow_tui.core.exporting import export_plan
 from tunaflow_tui.core.workflow import Rework
 from tunaflow_tui.screens.workflow import WorkflowScreen
-from tunaflow_tui.subcommands.status import collect, render_text
+from tunaflow_tui.subcommands.status_command import collect, render_text
 
 IDS = ("review_finished", "review_failed", "rework_requested", "subtask_done", "proposal_received")
 

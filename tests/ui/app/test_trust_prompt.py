@@ -11,8 +11,8 @@ from waiting import until
 from tunaflow_tui.controllers import ProjectOpener
 from tunaflow_tui.core.settings.loader import project_trust
 from tunaflow_tui.core.settings.trust import TrustState
-from tunaflow_tui.screens.decision import DecisionScreen
-from tunaflow_tui.subcommands.open import open_project_app
+from tunaflow_tui.screens.decision_screen import DecisionScreen
+from tunaflow_tui.subcommands.open_command import open_project_app
 
 AGENT = "#!/bin/sh\necho ran \"$@\" >> \"$(dirname \"$0\")/../MARKER\"\nexit 1\n"
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from app_harness import posted, screen_text, settle
 from waiting import until
 
-from tunaflow_tui.screens.worktree_setup import WorktreeSetupScreen
-from tunaflow_tui.widgets.plan_card import PlanProposalCard
-from tunaflow_tui.widgets.verdict_card import ReviewVerdictCard
+from tunaflow_tui.screens.worktree_setup_screen import WorktreeSetupScreen
+from tunaflow_tui.widgets.decision.plan_card import PlanProposalCard
+from tunaflow_tui.widgets.decision.verdict_card import ReviewVerdictCard
 
 REQUEST = "Add a word frequency report"
 FAILING_SETUP = "echo 'npm ERR! missing token' >&2; exit 3"

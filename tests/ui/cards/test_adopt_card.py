@@ -7,7 +7,7 @@ from textual.app import App, ComposeResult
 
 from tunaflow_tui.viewmodels.chat import ListMessageSource, MessageView
 from tunaflow_tui.widgets.chat_view import ChatView
-from tunaflow_tui.widgets.records.adopt import AdoptCard
+from tunaflow_tui.widgets.decision.records.adopt_record import AdoptCard
 
 META = {
     "kind": "branch_adopt", "branch_id": 4, "branch_label": "try \x1b[31mred\x1b[0m sqlite", "message_count": 1,

@@ -20,10 +20,10 @@ from textual.widget import Widget
 from textual.widgets import Label
 
 from tunaflow_tui.screens.git_init import git_init_screen, initial_commit_screen
-from tunaflow_tui.viewmodels.plans import ProposalView, SeatView, VerdictView
-from tunaflow_tui.widgets.done_card import DoneCard, DoneView
-from tunaflow_tui.widgets.plan_card import PlanProposalCard
-from tunaflow_tui.widgets.verdict_card import ReviewVerdictCard
+from tunaflow_tui.viewmodels.plan_rows import ProposalView, SeatView, VerdictView
+from tunaflow_tui.widgets.decision.done_card import DoneCard, DoneView
+from tunaflow_tui.widgets.decision.plan_card import PlanProposalCard
+from tunaflow_tui.widgets.decision.verdict_card import ReviewVerdictCard
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
 

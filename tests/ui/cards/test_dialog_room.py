@@ -10,10 +10,10 @@ from textual.screen import Screen
 from textual.widgets import Button, Static
 
 from tunaflow_tui.app import DemoChatController, TunaflowApp
-from tunaflow_tui.screens.decision import dev_stalled_screen
+from tunaflow_tui.screens.decision_screen import dev_stalled_screen
 from tunaflow_tui.screens.feedback import FeedbackScreen
 from tunaflow_tui.screens.git_init import git_init_screen
-from tunaflow_tui.screens.worktree_setup import WorktreeSetupScreen
+from tunaflow_tui.screens.worktree_setup_screen import WorktreeSetupScreen
 from tunaflow_tui.textual_compat import Toast
 
 SIZES = [(80, 24), (120, 40)]

@@ -14,8 +14,8 @@ from tunaflow_tui.screens.git_init import git_init_screen, initial_commit_screen
 from tunaflow_tui.screens.help import BindingRow, BindingSection, HelpScreen
 from tunaflow_tui.screens.roundtable_seat import AddSeatScreen
 from tunaflow_tui.screens.roundtable_setup import RoundtableSetupScreen
-from tunaflow_tui.screens.trust import trust_screen
-from tunaflow_tui.screens.worktree_setup import WorktreeSetupScreen
+from tunaflow_tui.screens.trust_screen import trust_screen
+from tunaflow_tui.screens.worktree_setup_screen import WorktreeSetupScreen
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
 SEATS = (Seat(name="claude", engine="claude", role="proposer"), Seat(name="codex", engine="codex", role="critic"))

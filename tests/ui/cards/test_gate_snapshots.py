@@ -14,10 +14,10 @@ from textual.widgets import Label
 from tunaflow_tui.core.proposal_editing import proposal_to_editable_text
 from tunaflow_tui.screens.confirm import ConfirmDecisionScreen
 from tunaflow_tui.screens.proposal_editor import ProposalEditorScreen
-from tunaflow_tui.viewmodels.plans import SeatView, VerdictView, WayView
-from tunaflow_tui.widgets.done_card import DoneCard, DoneView
-from tunaflow_tui.widgets.verdict_card import ReviewVerdictCard
-from tunaflow_tui.widgets.way_card import WayCard
+from tunaflow_tui.viewmodels.plan_rows import SeatView, VerdictView, WayView
+from tunaflow_tui.widgets.decision.done_card import DoneCard, DoneView
+from tunaflow_tui.widgets.decision.verdict_card import ReviewVerdictCard
+from tunaflow_tui.widgets.decision.way_card import WayCard
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
 

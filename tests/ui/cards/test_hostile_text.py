@@ -28,9 +28,9 @@ from tunaflow_tui.core.workflow.verdicts import ScoreSummary, SeatResult
 from tunaflow_tui.screens.documents import DocumentScreen
 from tunaflow_tui.screens.doom_loop import DoomLoopScreen
 from tunaflow_tui.widgets.branch_pane import BranchPane
-from tunaflow_tui.widgets.plan_card import PlanProposalCard
+from tunaflow_tui.widgets.decision.plan_card import PlanProposalCard
+from tunaflow_tui.widgets.decision.verdict_card import ReviewVerdictCard
 from tunaflow_tui.widgets.sidebar import Sidebar
-from tunaflow_tui.widgets.verdict_card import ReviewVerdictCard
 from tunaflow_tui.widgets.workflow_view import WorkflowView
 
 # Clipboard write (OSC 52), clear screen (CSI 2 J), 8-bit CSI, window title (OSC 0), full reset.

@@ -7,9 +7,9 @@ from app_harness import screen_text
 from textual.app import App, ComposeResult
 from textual.widgets import Button, Label
 
-from tunaflow_tui.screens.decision import DecisionScreen, dev_stalled_screen
+from tunaflow_tui.screens.decision_screen import DecisionScreen, dev_stalled_screen
 from tunaflow_tui.screens.doom_loop import DoomLoopScreen
-from tunaflow_tui.viewmodels.plans import FailureView
+from tunaflow_tui.viewmodels.plan_rows import FailureView
 
 FAILURES = (
     FailureView(1, "fail", ("Retry-After header missing",)),

@@ -9,11 +9,11 @@ from textual.containers import VerticalScroll
 from waiting import until
 
 from tunaflow_tui.agents.permissions import PermissionAnswer, PermissionRequest
-from tunaflow_tui.controllers.permissions import PermissionCards, PermissionCardView
+from tunaflow_tui.controllers.permission_cards import PermissionCards, PermissionCardView
 from tunaflow_tui.runtime.events import RuntimeEvent
-from tunaflow_tui.runtime.permissions import PermissionDesk
-from tunaflow_tui.widgets.arming import ArmedCard
-from tunaflow_tui.widgets.permission_card import PermissionAnswered, PermissionCard
+from tunaflow_tui.runtime.permission_desk import PermissionDesk
+from tunaflow_tui.widgets.decision.arming import ArmedCard
+from tunaflow_tui.widgets.permission.permission_card import PermissionAnswered, PermissionCard
 
 DIFF = "--- /w/notes.md\n+++ /w/notes.md\n@@ -1 +1 @@\n-old content\n+written by \x1b[31mfake model\n"
 REQUEST = PermissionRequest(engine="gemini-acp", role="architect", session_id="s", tool_call_id="t",
@@ -108,9 +108,9 @@ async def test_a_card_scrolled_out_of_view_gives_its_keys_to_the_composer() -> N
     from textual.containers import Vertical
     from textual.widgets import Static
 
-    from tunaflow_tui.viewmodels.permissions import card_view
+    from tunaflow_tui.viewmodels.permission_views import card_view
     from tunaflow_tui.widgets.composer import Composer
-    from tunaflow_tui.widgets.permission_dock import PermissionDock
+    from tunaflow_tui.widgets.permission.permission_dock import PermissionDock
 
     long_diff = "".join(f"+line {n}\n" for n in range(8))
     first = card_view(1, "main", replace(REQUEST, diff=long_diff))

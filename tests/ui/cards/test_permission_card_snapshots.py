@@ -11,9 +11,9 @@ from textual.containers import Vertical
 from textual.widgets import Static
 
 from tunaflow_tui.agents.permissions import PermissionRequest
-from tunaflow_tui.viewmodels.permissions import card_view
-from tunaflow_tui.widgets.permission_card import PermissionCard
-from tunaflow_tui.widgets.permission_dock import PermissionDock
+from tunaflow_tui.viewmodels.permission_views import card_view
+from tunaflow_tui.widgets.permission.permission_card import PermissionCard
+from tunaflow_tui.widgets.permission.permission_dock import PermissionDock
 
 EDIT = card_view(3, "main", PermissionRequest(
     engine="claude-acp", role="developer", session_id="s", tool_call_id="t", title="Write src/limits.py",

@@ -14,9 +14,9 @@ from textual.message import Message
 from textual.widgets import TextArea
 
 from tunaflow_tui.screens.feedback import FeedbackScreen, edit_text_externally, editor_argv
-from tunaflow_tui.viewmodels.plans import ProposalView, SubtaskView
-from tunaflow_tui.widgets.decision_card import DecisionRequested
-from tunaflow_tui.widgets.plan_card import NO_SUBTASKS, PlanProposalCard
+from tunaflow_tui.viewmodels.plan_rows import ProposalView, SubtaskView
+from tunaflow_tui.widgets.decision.decision_card import DecisionRequested
+from tunaflow_tui.widgets.decision.plan_card import NO_SUBTASKS, PlanProposalCard
 
 PROPOSAL = replace(RATE_LIMITING, non_goals=("Distributed limits across hosts",))
 SINGLE = ProposalView(plan_id=8, message_id=43, title="README 오타 수정", description="한 번에 끝나는 작업입니다.")

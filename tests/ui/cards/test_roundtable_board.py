@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from textual.app import App, ComposeResult
 
-from tunaflow_tui.widgets.roundtable_board import (
+from tunaflow_tui.widgets.roundtable.roundtable_board import (
     BoardState,
     BriefView,
     RankingView,

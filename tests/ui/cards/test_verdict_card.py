@@ -11,9 +11,9 @@ from textual.containers import VerticalScroll
 from textual.message import Message
 from waiting import until
 
-from tunaflow_tui.viewmodels.plans import SeatView, VerdictView
-from tunaflow_tui.widgets.decision_card import DecisionRequested
-from tunaflow_tui.widgets.verdict_card import ReviewVerdictCard
+from tunaflow_tui.viewmodels.plan_rows import SeatView, VerdictView
+from tunaflow_tui.widgets.decision.decision_card import DecisionRequested
+from tunaflow_tui.widgets.decision.verdict_card import ReviewVerdictCard
 
 REVIEWER = SeatView(
     "Reviewer", "claude", "pass", scores=(("correctness", 8), ("tests", 7)),

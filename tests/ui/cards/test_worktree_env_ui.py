@@ -10,9 +10,14 @@ from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Label
 
-from tunaflow_tui.screens.worktree_setup import OPEN_SHELL, RETRY_SETUP, SKIP_SETUP, WorktreeSetupScreen
-from tunaflow_tui.viewmodels.plans import SeatView, VerdictView
-from tunaflow_tui.widgets.verdict_card import ReviewVerdictCard
+from tunaflow_tui.screens.worktree_setup_screen import (
+    OPEN_SHELL,
+    RETRY_SETUP,
+    SKIP_SETUP,
+    WorktreeSetupScreen,
+)
+from tunaflow_tui.viewmodels.plan_rows import SeatView, VerdictView
+from tunaflow_tui.widgets.decision.verdict_card import ReviewVerdictCard
 
 SIZES = [pytest.param((80, 24), id="80x24"), pytest.param((120, 40), id="120x40")]
 

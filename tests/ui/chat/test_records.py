@@ -65,7 +65,7 @@ async def test_a_record_of_another_kind_shows_its_text() -> None:
 
 async def test_unfolded_details_render_their_markdown() -> None:
     """Feedback written in Markdown shows as text: no backticks or asterisks, code kept beside its colon."""
-    from tunaflow_tui.widgets.records.base import RecordCard
+    from tunaflow_tui.widgets.decision.records.record_card import RecordCard
 
     meta = {**REVISION, "feedback": "Keep `frequency.py`: **tests** first. <!-- tunaflow:subtask-done:2 -->"}
     app = chat_app([*CONVERSATION[:2], record(3, meta)])

@@ -10,7 +10,7 @@ from textual.app import App, ComposeResult
 from textual.message import Message
 from waiting import until
 
-from tunaflow_tui.viewmodels.plans import SidebarItem, SidebarSections
+from tunaflow_tui.viewmodels.plan_rows import SidebarItem, SidebarSections
 from tunaflow_tui.widgets.sidebar import Sidebar, SidebarTree
 
 SECTIONS = SidebarSections(

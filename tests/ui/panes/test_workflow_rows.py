@@ -6,7 +6,7 @@ from app_harness import screen_text
 from textual.app import App, ComposeResult
 from textual.widgets import OptionList
 
-from tunaflow_tui.viewmodels.plans import PlanSummaryView
+from tunaflow_tui.viewmodels.plan_rows import PlanSummaryView
 from tunaflow_tui.widgets.workflow_view import WorkflowView
 
 PLANS = (

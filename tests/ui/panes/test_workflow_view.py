@@ -15,7 +15,7 @@ from waiting import until
 from tunaflow_tui.screens.documents import DocumentScreen, read_document
 from tunaflow_tui.screens.workflow import WorkflowScreen
 from tunaflow_tui.textual_compat import FooterKey
-from tunaflow_tui.viewmodels.plans import EventView, PlanSummaryView, SubtaskView
+from tunaflow_tui.viewmodels.plan_rows import EventView, PlanSummaryView, SubtaskView
 from tunaflow_tui.widgets.workflow_view import WorkflowView
 
 RATE = PlanSummaryView(

@@ -10,7 +10,7 @@ from textual.message import Message
 from textual.widgets import Input, Static
 from waiting import until
 
-from tunaflow_tui.viewmodels.plans import BranchView
+from tunaflow_tui.viewmodels.plan_rows import BranchView
 from tunaflow_tui.widgets.branch_pane import BranchPane
 from tunaflow_tui.widgets.workspace import Workspace
 

@@ -27,7 +27,7 @@ from acp.schema import (
 from tunaflow_tui.agents.acp.files import ScopedFiles
 from tunaflow_tui.agents.acp.policy import Verdict, option_for, role_verdict, verdict_answer
 from tunaflow_tui.agents.acp.updates import UpdateTranslator
-from tunaflow_tui.agents.events import EngineEvent, Notice
+from tunaflow_tui.agents.agent_events import EngineEvent, Notice
 from tunaflow_tui.agents.permissions import PermissionAnswer, PermissionBroker, PermissionRequest
 from tunaflow_tui.agents.process import shorten
 

@@ -25,7 +25,7 @@ from acp.schema import (
     UsageUpdate,
 )
 
-from tunaflow_tui.agents.events import EngineEvent, TextDelta, ToolLine, ToolUse, Usage
+from tunaflow_tui.agents.agent_events import EngineEvent, TextDelta, ToolLine, ToolUse, Usage
 from tunaflow_tui.agents.process import shorten
 
 #: the tool line's name for each ACP tool kind

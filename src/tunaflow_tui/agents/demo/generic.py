@@ -13,7 +13,7 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from tunaflow_tui.agents.events import EngineEvent, ToolLine, ToolUse
+from tunaflow_tui.agents.agent_events import EngineEvent, ToolLine, ToolUse
 
 Step = EngineEvent | str
 

@@ -1,7 +1,7 @@
 """The marker protocol: find plan proposals, subtask completions, review verdicts and consensus
 blocks in an agent's reply, scoped by the role that wrote it. Never imports textual or rich."""
 
-from tunaflow_tui.core.markers.model import (
+from tunaflow_tui.core.markers.marker_model import (
     Consensus,
     ImplComplete,
     Marker,

@@ -21,7 +21,7 @@ from itertools import chain
 from operator import itemgetter
 from typing import Final
 
-from tunaflow_tui.core.markers.model import Marker, ParseResult, impl_complete, subtask_done
+from tunaflow_tui.core.markers.marker_model import Marker, ParseResult, impl_complete, subtask_done
 from tunaflow_tui.core.markers.proposal import read_proposal
 from tunaflow_tui.core.markers.quotes import Fence, QuotedLines, find_fences, inline_spans
 from tunaflow_tui.core.markers.roles import may_emit

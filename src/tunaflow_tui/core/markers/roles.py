@@ -5,7 +5,7 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import Final
 
-from tunaflow_tui.core.markers.model import MarkerKind
+from tunaflow_tui.core.markers.marker_model import MarkerKind
 
 ROLE_PERMISSIONS: Final[MappingProxyType[str, frozenset[MarkerKind]]] = MappingProxyType(
     {

@@ -11,7 +11,7 @@ markers' cards.
 
 from __future__ import annotations
 
-from tunaflow_tui.core.markers.model import ParseResult
+from tunaflow_tui.core.markers.marker_model import ParseResult
 from tunaflow_tui.core.markers.parser import parse_markers
 from tunaflow_tui.core.markers.scanner import MAX_COMMENT_BODY, classify
 

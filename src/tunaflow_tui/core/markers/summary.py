@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tunaflow_tui.core.markers.model import (
+from tunaflow_tui.core.markers.marker_model import (
     Consensus,
     ImplComplete,
     Marker,

@@ -20,7 +20,7 @@ import re
 from functools import lru_cache
 from typing import Any, Final
 
-from tunaflow_tui.core.markers.model import Consensus, ReviewVerdict, Scores, VerdictValue, assemble
+from tunaflow_tui.core.markers.marker_model import Consensus, ReviewVerdict, Scores, VerdictValue, assemble
 from tunaflow_tui.core.markers.sections import (
     BULLETS,
     LINE_CACHE,

@@ -1,7 +1,7 @@
 """Background embedding of finished messages: one worker thread, resumable, never on the event loop.
 
 The indexer keeps no list of its own: each pass asks the store which finished messages have no
-chunks for the current model yet (:meth:`~tunaflow_tui.core.storage.chunks.ChunkStore.messages_to_embed`),
+chunks for the current model yet (:meth:`~tunaflow_tui.core.storage.chunk_store.ChunkStore.messages_to_embed`),
 cuts each into chunks, embeds them and stores them with the message, one message per transaction.
 A crash loses at most the message being embedded; the next start finds the rest still to do.
 A model upgrade (another :data:`~tunaflow_tui.core.memory.model_files.MODEL_ID`) makes every
@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING
 
 from tunaflow_tui.core.memory.chunks import split_into_chunks
 from tunaflow_tui.core.memory.model_files import MODEL_ID, EmbeddingUnavailable
-from tunaflow_tui.core.storage.chunks import ChunkToSave
-from tunaflow_tui.core.storage.errors import StorageError
+from tunaflow_tui.core.storage.chunk_store import ChunkToSave
+from tunaflow_tui.core.storage.storage_errors import StorageError
 
 if TYPE_CHECKING:
     import numpy as np

@@ -46,7 +46,7 @@ from tunaflow_tui.core.memory.worker_protocol import (
     send_frame,
     socket_path,
 )
-from tunaflow_tui.core.storage.errors import StorageError
+from tunaflow_tui.core.storage.storage_errors import StorageError
 
 try:
     import fcntl

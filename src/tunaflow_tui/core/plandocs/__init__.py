@@ -1,7 +1,7 @@
 """Plan documents: ``docs/plans/{slug}.md``, its task, review and result files, and plan slugs."""
 
-from tunaflow_tui.core.plandocs.errors import PlanDocsError
-from tunaflow_tui.core.plandocs.model import PlanDocument, PlanSubtask
+from tunaflow_tui.core.plandocs.plandoc_errors import PlanDocsError
+from tunaflow_tui.core.plandocs.plandoc_model import PlanDocument, PlanSubtask
 from tunaflow_tui.core.plandocs.render import (
     clean_markdown,
     render_plan,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from tunaflow_tui.core.markers import scrub_markers
-from tunaflow_tui.core.plandocs.model import PlanDocument, PlanSubtask
+from tunaflow_tui.core.plandocs.plandoc_model import PlanDocument, PlanSubtask
 
 # A marker opener left over after scrubbing (unclosed, or assembled from pieces) is defused.
 _LEFTOVER_MARKER_RE = re.compile(r"<!--(?=\s*tunaflow)", re.IGNORECASE)

@@ -6,7 +6,7 @@ import re
 import unicodedata
 from collections.abc import Callable
 
-from tunaflow_tui.core.plandocs.errors import PlanDocsError
+from tunaflow_tui.core.plandocs.plandoc_errors import PlanDocsError
 
 SLUG_MAX_LEN = 60
 _MAX_ATTEMPTS = 100_000

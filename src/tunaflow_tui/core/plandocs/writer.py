@@ -7,8 +7,8 @@ import re
 import tempfile
 from pathlib import Path
 
-from tunaflow_tui.core.plandocs.errors import PlanDocsError
-from tunaflow_tui.core.plandocs.model import PlanDocument
+from tunaflow_tui.core.plandocs.plandoc_errors import PlanDocsError
+from tunaflow_tui.core.plandocs.plandoc_model import PlanDocument
 from tunaflow_tui.core.plandocs.render import clean_markdown, render_plan, render_task, task_file_name
 from tunaflow_tui.core.plandocs.slugs import validate_slug
 

@@ -2,13 +2,12 @@
 
 from tunaflow_tui.core.config_paths import project_config_path, user_config_path
 from tunaflow_tui.core.settings.engines import EngineConfig
-from tunaflow_tui.core.settings.errors import SettingsError
 from tunaflow_tui.core.settings.loader import (
     default_roles,
     installed_vendor_clis,
     load_settings,
 )
-from tunaflow_tui.core.settings.models import (
+from tunaflow_tui.core.settings.setting_models import (
     ENGINE_TYPES,
     ROLE_NAMES,
     ContextConfig,
@@ -18,6 +17,7 @@ from tunaflow_tui.core.settings.models import (
     UiConfig,
     WorkflowConfig,
 )
+from tunaflow_tui.core.settings.settings_errors import SettingsError
 
 __all__ = [
     "ENGINE_TYPES",

@@ -15,8 +15,8 @@ import platformdirs
 from pydantic import ValidationError
 
 from tunaflow_tui.core.config_paths import APP_NAME, project_config_path, user_config_path
-from tunaflow_tui.core.settings.errors import SettingsError
-from tunaflow_tui.core.settings.models import ENGINE_TYPES, ROLE_NAMES, Settings
+from tunaflow_tui.core.settings.setting_models import ENGINE_TYPES, ROLE_NAMES, Settings
+from tunaflow_tui.core.settings.settings_errors import SettingsError
 from tunaflow_tui.core.settings.trust import (
     ProjectTrust,
     TrustState,

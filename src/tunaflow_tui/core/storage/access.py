@@ -22,8 +22,8 @@ from typing import Any
 
 import peewee
 
-from tunaflow_tui.core.storage.errors import StorageError
 from tunaflow_tui.core.storage.failures import describe_failure
+from tunaflow_tui.core.storage.storage_errors import StorageError
 
 BUSY_TIMEOUT_SECONDS = 5.0
 READS_DRAIN_SECONDS = 5.0

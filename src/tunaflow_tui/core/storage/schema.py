@@ -14,9 +14,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from tunaflow_tui.core.storage.errors import StorageError
 from tunaflow_tui.core.storage.message_parse import encode_parse, parse_message
 from tunaflow_tui.core.storage.models import create_statements
+from tunaflow_tui.core.storage.storage_errors import StorageError
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,11 +9,10 @@ from types import TracebackType
 
 from tunaflow_tui.core.storage.access import DatabaseAccess, translated_errors
 from tunaflow_tui.core.storage.branches import BranchStore
-from tunaflow_tui.core.storage.chunks import ChunkStore
+from tunaflow_tui.core.storage.chunk_store import ChunkStore
 from tunaflow_tui.core.storage.columns import now_text
 from tunaflow_tui.core.storage.conversations import ConversationStore
 from tunaflow_tui.core.storage.deliveries import DeliveryStore
-from tunaflow_tui.core.storage.errors import StorageError
 from tunaflow_tui.core.storage.failures import read_only_reason
 from tunaflow_tui.core.storage.gitexclude import exclude_from_git
 from tunaflow_tui.core.storage.leases import LeaseStore, live_conversations
@@ -22,11 +21,12 @@ from tunaflow_tui.core.storage.message_parse import parse_message
 from tunaflow_tui.core.storage.models import MessageRow, ProjectRow
 from tunaflow_tui.core.storage.ownership import Ownership
 from tunaflow_tui.core.storage.plans import PlanStore
-from tunaflow_tui.core.storage.processes import ProcessStore
+from tunaflow_tui.core.storage.process_records import ProcessStore
 from tunaflow_tui.core.storage.records import ProjectRecord
 from tunaflow_tui.core.storage.roundtables import RoundtableStore
 from tunaflow_tui.core.storage.rows import project_record
 from tunaflow_tui.core.storage.schema import MIGRATIONS, prepare_schema, schema_version
+from tunaflow_tui.core.storage.storage_errors import StorageError
 from tunaflow_tui.core.storage.storebase import all_rows, first_row
 from tunaflow_tui.core.storage.summaries import SummaryStore
 

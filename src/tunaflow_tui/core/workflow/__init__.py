@@ -3,7 +3,7 @@
 The database-backed :class:`~tunaflow_tui.core.workflow.service.WorkflowService` lives in
 ``core.workflow.service`` and is not re-exported here, so the pure machine can be used without storage.
 
-The names below load their module on first use: ``from tunaflow_tui.core.workflow.decisions import
+The names below load their module on first use: ``from tunaflow_tui.core.workflow.decision_words import
 Decision`` (the app's palette, before the first frame) does not pay for the commands, the machine
 and the marker modules they read proposals with.
 """
@@ -44,7 +44,7 @@ if TYPE_CHECKING:
         SkipSetup,
         SubtaskReported,
     )
-    from tunaflow_tui.core.workflow.decisions import Decision
+    from tunaflow_tui.core.workflow.decision_words import Decision
     from tunaflow_tui.core.workflow.machine import (
         DEFAULT_DOOM_THRESHOLD,
         EventSpec,

@@ -7,7 +7,7 @@
 - :class:`Actor`: who caused a transition.
 - :class:`PlanEventType`: the events a plan's history records.
 
-The user's answers are :class:`~tunaflow_tui.core.workflow.decisions.Decision`.
+The user's answers are :class:`~tunaflow_tui.core.workflow.decision_words.Decision`.
 """
 
 from __future__ import annotations

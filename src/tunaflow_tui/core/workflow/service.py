@@ -23,7 +23,7 @@ from tunaflow_tui.core.workflow.commands import (
     ProposalReceived,
     SubtaskReported,
 )
-from tunaflow_tui.core.workflow.decisions import Decision
+from tunaflow_tui.core.workflow.decision_words import Decision
 from tunaflow_tui.core.workflow.machine import (
     DEFAULT_DOOM_THRESHOLD,
     IllegalTransition,

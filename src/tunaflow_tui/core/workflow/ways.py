@@ -36,7 +36,7 @@ from tunaflow_tui.core.workflow.commands import (
     Rework,
     SkipSetup,
 )
-from tunaflow_tui.core.workflow.decisions import Decision
+from tunaflow_tui.core.workflow.decision_words import Decision
 from tunaflow_tui.core.workflow.machine import PlanState, allowed_commands, unheld
 from tunaflow_tui.core.workflow.phases import PendingDecision, Phase, PlanEventType, Waiting
 from tunaflow_tui.core.workflow.verdicts import ReviewStanding

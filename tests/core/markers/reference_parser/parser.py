@@ -17,7 +17,7 @@ from __future__ import annotations
 import gc
 from dataclasses import dataclass, field
 
-from tunaflow_tui.core.markers.model import ImplComplete, Marker, ParseResult, SubtaskDone
+from tunaflow_tui.core.markers.marker_model import ImplComplete, Marker, ParseResult, SubtaskDone
 from tunaflow_tui.core.markers.roles import may_emit
 
 from .proposal import read_proposal

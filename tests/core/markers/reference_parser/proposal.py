@@ -17,7 +17,7 @@ import textwrap
 from functools import lru_cache
 from typing import Final
 
-from tunaflow_tui.core.markers.model import PlanProposal, Subtask
+from tunaflow_tui.core.markers.marker_model import PlanProposal, Subtask
 
 from .sections import (
     LINE_CACHE,

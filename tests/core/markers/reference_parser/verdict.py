@@ -20,7 +20,7 @@ import re
 from functools import lru_cache
 from typing import Final
 
-from tunaflow_tui.core.markers.model import Consensus, ReviewVerdict, Scores, VerdictValue
+from tunaflow_tui.core.markers.marker_model import Consensus, ReviewVerdict, Scores, VerdictValue
 
 from .sections import (
     BULLETS,

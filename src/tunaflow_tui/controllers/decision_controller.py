@@ -1,0 +1,345 @@
+"""DecisionController: the gates — cards arriving, the user's decisions, and f2 to the newest one.
+
+A card that arrives takes the focus unless the user is typing (then the dock's hint points to the
+key that reaches it); a card that took the focus on its own ignores its keys for a moment, so a
+key typed for something else never decides a plan. A decision names a
+:class:`~tunaflow_tui.core.workflow.decision_words.Decision`; the runtime applies it in a worker.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tunaflow_tui.controllers.cards import DIALOG_QUESTIONS, CardPresenter
+from tunaflow_tui.core.proposal_editing import EditedProposal, proposal_to_editable_text
+from tunaflow_tui.core.terminal_text import neutralize
+from tunaflow_tui.core.workflow.decision_words import Decision
+from tunaflow_tui.core.workflow.phases import PendingDecision, Phase, Waiting
+from tunaflow_tui.keyhints import app_key
+from tunaflow_tui.screens.confirm import ConfirmDecisionScreen
+from tunaflow_tui.screens.proposal_editor import ProposalEditorScreen
+from tunaflow_tui.screens.workflow import WorkflowScreen
+from tunaflow_tui.screens.worktree_setup_screen import OPEN_SHELL, open_shell
+from tunaflow_tui.widgets.decision.arming import ARMING_SECONDS
+from tunaflow_tui.widgets.decision.decision_dock import PROPOSAL, card_kind
+
+if TYPE_CHECKING:
+    from tunaflow_tui.controllers.app_port import AppPort
+    from tunaflow_tui.controllers.attention_controller import AttentionController
+    from tunaflow_tui.controllers.workers import Workers
+    from tunaflow_tui.core.storage.records import PlanRecord
+    from tunaflow_tui.runtime.runtime import WorkflowRuntime
+    from tunaflow_tui.widgets.decision.decision_card import DecisionCard, DecisionRequested
+
+WAITING_TEXT: dict[str, str] = {
+    PendingDecision.APPROVAL: "waits for your approval",
+    PendingDecision.REVIEW: "has a review verdict for you",
+    PendingDecision.REVIEW_ERROR: "has a review error to look at",
+    PendingDecision.DOOM_LOOP: "keeps failing review",
+    PendingDecision.DEV_STALLED: "has a Developer that stopped",
+    PendingDecision.SETUP_FAILED: "has a worktree setup that failed",
+    Waiting.START_REVIEW: "is implemented and waits for you to start the review",
+}
+
+
+def decision_text(plan: PlanRecord) -> str:
+    """What a desktop notification says about a pending decision (the title is made inert later)."""
+    if plan.pending_decision is None and plan.phase == Phase.DONE:
+        return f"Plan “{plan.title}” is done: merge it when you are ready."
+    if plan.pending_decision is None and plan.phase == Phase.REVIEW:
+        return f"Plan “{plan.title}” {WAITING_TEXT[Waiting.START_REVIEW]}."
+    what = WAITING_TEXT.get(plan.pending_decision or "", "needs a decision")
+    return f"Plan “{plan.title}” {what}."
+
+
+class DecisionController:
+    """Shows what waits for the user and applies what they decide.
+
+    Args:
+        app: The app.
+        runtime: The project's runtime.
+        workers: Where decisions run (they start agents).
+        attention: Calls the user back when a decision waits and they look elsewhere.
+        user_is_typing: Whether the user is writing in the composer right now.
+    """
+
+    def __init__(self, app: AppPort, runtime: WorkflowRuntime, workers: Workers,
+                 attention: AttentionController, user_is_typing: Callable[[], bool]) -> None:
+        self._app = app
+        self._runtime = runtime
+        self._store = runtime.store
+        self._workers = workers
+        self._attention = attention
+        self._user_is_typing = user_is_typing
+        self.cards = CardPresenter(app, runtime, self._answered)
+        self._known: dict[int, tuple[object, ...]] = {}
+        self.permission_jump: Callable[[], bool] | None = None
+        """f2 reaches an agent's open permission question first (its turn waits on it); True when one was."""
+
+    # ------------------------------------------------------------------ plans moving
+    async def restore(self) -> None:
+        """On open: every waiting decision's card (newest last), finished plans' merge offers, held plans."""
+        for waiting in reversed(self._runtime.waiting()):
+            plan = self._store.get_plan(waiting.plan_id)
+            if plan is not None:
+                self._known[plan.id] = self._state_key(plan)
+                await self.cards.show(plan)
+        for plan in self._store.list_plans():
+            if plan.phase == Phase.DONE and plan.worktree_path:
+                await self.cards.show(plan)
+            elif plan.phase == Phase.HELD and plan.pending_decision == PendingDecision.APPROVAL:
+                # held proposals come back as held cards: still approvable, never focused
+                await self.cards.show(plan)
+
+    def _waiting(self, plan: PlanRecord) -> Waiting | None:
+        try:
+            return self._runtime.way_on(plan.id).waiting
+        except LookupError:
+            return None
+
+    def _state_key(self, plan: PlanRecord) -> tuple[object, ...]:
+        return (plan.pending_decision, plan.review_round, plan.revision, plan.phase, self._waiting(plan))
+
+    async def plan_changed(self, plan: PlanRecord) -> None:
+        """A plan moved: its card follows, and a decision that just became pending is announced
+        (a review waiting to be started too: nothing else will start it)."""
+        key = self._state_key(plan)
+        is_new = self._known.get(plan.id) != key and plan.phase != Phase.HELD and (
+            plan.pending_decision is not None or plan.phase == Phase.DONE or key[-1] == Waiting.START_REVIEW)
+        self._known[plan.id] = key
+        card = await self.cards.show(plan)
+        if plan.pending_decision in DIALOG_QUESTIONS and is_new:
+            self.cards.ask(plan, arming=ARMING_SECONDS)
+        if is_new:
+            self._attention.call(decision_text(plan), decision=True)
+            if card is not None:
+                self._app.call_after_refresh(self._offer_focus, card)
+
+    def _offer_focus(self, card: DecisionCard) -> None:
+        """Focus a card that just arrived, unless the user is typing: then the dock's hint points to f2.
+
+        A card focused this way ignores its keys for a moment (see widgets/decision/arming.py), so a key the
+        user was already typing cannot decide anything.
+        """
+        if not card.is_attached:
+            return
+        if self._user_is_typing():
+            self._app.decision_dock.refresh_hint()
+            jump = app_key(self._app, "decision.jump", "f2")
+            self._app.notify(f"A {card.CARD_NAME} is waiting: {jump} focuses it when you are ready.", timeout=8)
+            return
+        card.focus_on_its_own(ARMING_SECONDS)
+        card.scroll_visible(animate=False)
+
+    @staticmethod
+    def _focus_card(card: DecisionCard) -> None:
+        """Focus a card the user asked for: its keys act at once."""
+        if card.is_attached:
+            card.arm()
+            card.focus()
+            # after the refresh: a held card opens on focus, and its top (the title) comes into view
+            card.app.call_after_refresh(card.scroll_visible, animate=False, top=True)
+
+    # ------------------------------------------------------------------ reaching a decision
+    def jump_to_decision(self, plan_id: int | None = None) -> None:
+        """Focus the newest decision waiting (or that plan's card); with none, the newest finished plan's
+        merge offer. An agent's open permission question comes before plans: its turn waits on it."""
+        if plan_id is None and self.permission_jump is not None and self.permission_jump():
+            return
+        pendings = self._runtime.waiting()
+        if plan_id is not None:
+            plan = self._store.get_plan(plan_id)
+            if plan is None:
+                return
+            if plan.phase == Phase.HELD or plan.pending_decision is None:
+                self._workers.run_ui(self._show_and_focus(plan), "show the plan")
+                return
+            pendings = tuple(p for p in pendings if p.plan_id == plan_id)
+        if not pendings:
+            done = self._app.decision_dock.newest_done() if plan_id is None else None
+            if done is not None:  # nothing to decide: the newest finished plan's merge offer
+                self._focus_card(done)
+                return
+            self._app.notify("Nothing is waiting for you.")
+            return
+        plan = self._store.get_plan(pendings[0].plan_id)
+        if plan is not None:
+            self._workers.run_ui(self._show_and_focus(plan), "show the decision")
+
+    async def _show_and_focus(self, plan: PlanRecord) -> None:
+        while isinstance(self._app.screen, WorkflowScreen):
+            self._app.pop_screen()
+        if plan.pending_decision in DIALOG_QUESTIONS and plan.phase != Phase.HELD:
+            self.cards.ask(plan)
+            return
+        card = await self.cards.show(plan)
+        if card is None:
+            self._app.notify(f"“{neutralize(plan.title)}” is in {plan.phase}; nothing to decide now.")
+            return
+        self._app.call_after_refresh(self._focus_card, card)
+
+    async def card_for(self, questions: frozenset[str], *, held_too: bool = False) -> DecisionCard | None:
+        """The newest card waiting on one of ``questions``, shown, armed and focused (for the palette)."""
+        plans = [p for p in self._store.list_plans() if p.pending_decision in questions
+                 and (held_too or p.phase != Phase.HELD)]
+        if not plans:
+            what = ("plan waiting for approval" if PendingDecision.APPROVAL in questions
+                    else "review waiting for your decision")
+            self._app.notify(f"There is no {what}.", severity="warning")
+            return None
+        plan = max(plans, key=lambda p: (p.phase != Phase.HELD, p.updated_at, p.id))
+        card = await self.cards.show(plan)
+        if card is not None:
+            self._focus_card(card)  # chosen in the palette: the user means this card
+        return card
+
+    def _plan_offering(self, decision: Decision) -> PlanRecord | None:
+        """The newest plan waiting for the user that offers ``decision`` now (held ones last)."""
+        for waiting in self._runtime.waiting():
+            if decision in waiting.decisions:
+                return self._store.get_plan(waiting.plan_id)
+        return None
+
+    def decide_by_name(self, decision: Decision) -> None:
+        """A palette command: the newest plan that offers ``decision`` shows its card and takes it,
+        as if its key was pressed (a deliberate act is confirmed first, as on the card)."""
+
+        async def work() -> None:
+            plan = self._plan_offering(decision)
+            if plan is None:
+                self._app.notify(f"No plan waits for “{decision.label}” now.", severity="warning")
+                return
+            card: Any = await self.cards.show(plan)
+            if card is not None:
+                self._focus_card(card)  # chosen in the palette: the user means this card
+            if decision is Decision.REVISE and card is not None and card_kind(card) == PROPOSAL:
+                card.action_request_revision()
+            elif decision is Decision.EDIT:
+                self.edit_plan(plan.id)
+            else:
+                self.decide(plan.id, decision)
+
+        self._workers.run_ui(work(), f"{decision.label.lower()}")
+
+    # ------------------------------------------------------------------ applying decisions
+    def requested(self, event: DecisionRequested) -> None:
+        """A card asked for a decision; a card that no longer shows the plan as it is decides nothing."""
+        if event.plan_id is None:
+            return
+        plan = self._store.get_plan(event.plan_id)
+        if plan is None:
+            self._app.notify("That plan no longer exists.", severity="warning")
+            return
+        stale = (event.revision is not None and plan.revision + 1 != event.revision) or (
+            event.round_no is not None and plan.review_round != event.round_no)
+        if stale:
+            self._app.notify("That card is out of date: the plan moved on. Nothing was decided.",
+                             severity="warning")
+            self._workers.run_ui(self.cards.show(plan), "show the plan")
+            return
+        if event.decision is Decision.EDIT:
+            self.edit_plan(event.plan_id)
+            return
+        seats = (event.seat.lower(),) if event.seat else ()
+        self.decide(event.plan_id, event.decision, feedback=event.feedback, seats=seats)
+
+    def edit_plan(self, plan_id: int) -> None:
+        """Open the plan's proposal in the editor; the saved edit replaces it (recorded as the user's edit),
+        and the card waits for the approval of the edited plan."""
+        plan = self._store.get_plan(plan_id)
+        if plan is None or plan.pending_decision != PendingDecision.APPROVAL:
+            self._app.notify("Only a plan waiting for approval can be edited.", severity="warning")
+            return
+
+        def saved(edited: EditedProposal | None) -> None:
+            if edited is None or edited == EditedProposal.of(plan):
+                self._app.notify("The plan was not changed.")
+                return
+            self._workers.run_ui(self._save_edit(plan_id, edited), "save the edited plan")
+
+        self._app.push_screen(ProposalEditorScreen(proposal_to_editable_text(plan), revision=plan.revision + 1), saved)
+
+    async def _save_edit(self, plan_id: int, edited: EditedProposal) -> None:
+        try:
+            plan = await self._runtime.edit_proposal(plan_id, edited)
+        except ValueError as exc:  # e.g. a subtask without a title: said, and the plan stays as it was
+            self._app.notify(f"The plan was not changed: {neutralize(str(exc))}", severity="error")
+            return
+        card = await self.cards.show(plan)
+        if card is not None:
+            self._focus_card(card)
+        jump = app_key(self._app, "decision.jump", "f2")
+        self._app.notify(f"Plan edited. Approve it on its card ({jump} reaches it).")
+
+    def decide(self, plan_id: int, decision: Decision, *, feedback: str = "", seats: tuple[str, ...] = ()) -> None:
+        """Apply a gate decision; a deliberate act (accepting over a failed or incomplete review,
+        abandoning) first asks for a confirmation in the words of the plan's way on."""
+        try:
+            way = self._runtime.way_on(plan_id)
+        except LookupError:
+            self._app.notify("That plan no longer exists.", severity="warning")
+            return
+        text = way.confirm.get(decision)
+        if text is None:
+            self._apply(plan_id, decision, feedback=feedback, seats=seats)
+            return
+
+        def confirmed(reason: str | None) -> None:
+            if reason is None:
+                self._app.notify(f"Nothing was decided: {decision.label.lower()} was cancelled.")
+                self._ask_again(plan_id)
+                return
+            self._apply(plan_id, decision, feedback=feedback, seats=seats, reason=reason)
+
+        self._app.push_screen(ConfirmDecisionScreen(f"{decision.label}?", neutralize(text), decision.label),
+                              confirmed)
+
+    def _ask_again(self, plan_id: int) -> None:
+        """A dialog question whose answer was not confirmed comes back."""
+        plan = self._store.get_plan(plan_id)
+        if plan is not None and plan.pending_decision in DIALOG_QUESTIONS and plan.phase != Phase.HELD:
+            self.cards.ask(plan)
+
+    def _apply(self, plan_id: int, decision: Decision, *, feedback: str = "", seats: tuple[str, ...] = (),
+               reason: str = "") -> None:
+        """Apply a gate decision in a worker; if it is refused the card goes back to pending."""
+
+        async def work() -> None:
+            plan = self._store.get_plan(plan_id)
+            try:
+                if plan is not None and plan.phase == Phase.HELD and decision in (Decision.APPROVE, Decision.REVISE):
+                    await self._runtime.decide(plan_id, Decision.RESUME)
+                await self._runtime.decide(plan_id, decision, feedback=feedback, seats=seats, reason=reason)
+            except Exception:
+                current = self._store.get_plan(plan_id)
+                if current is not None and current.pending_decision is not None:
+                    self._app.decision_dock.mark_decided(
+                        plan_id, Decision.HOLD if current.phase == Phase.HELD else None)
+                raise
+
+        self._workers.run_agent(work(), f"{decision} the plan")
+
+    def _answered(self, plan: PlanRecord, choice: str | None) -> None:
+        if choice == OPEN_SHELL:
+            self._shell_then_ask_again(plan.id)
+            return
+        if choice:
+            self.decide(plan.id, Decision(choice))
+        else:
+            jump = app_key(self._app, "decision.jump", "f2")
+            self._app.notify(f"Left for later: {jump} brings the question back.")
+
+    def _shell_then_ask_again(self, plan_id: int) -> None:
+        """A failed worktree setup: the terminal goes to a shell in the worktree, then the question comes back."""
+        plan = self._store.get_plan(plan_id)
+        if plan is None or not plan.worktree_path:
+            return
+        error = open_shell(self._app, Path(plan.worktree_path), project=self._runtime.project_dir,
+                           branch=plan.git_branch or "")
+        if error:
+            self._app.notify(neutralize(error), severity="warning", timeout=12)
+        current = self._store.get_plan(plan_id)
+        if current is not None and current.pending_decision == PendingDecision.SETUP_FAILED:
+            self.cards.ask(current)

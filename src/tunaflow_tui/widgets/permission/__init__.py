@@ -1,0 +1,1 @@
+"""The permission widgets, together."""

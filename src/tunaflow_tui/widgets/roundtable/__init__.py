@@ -1,0 +1,1 @@
+"""The roundtable widgets, together."""
