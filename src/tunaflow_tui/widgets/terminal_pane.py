@@ -29,6 +29,7 @@ from textual.timer import Timer
 from tunaflow_tui.agents.terminal.emulator import CellAttrs, Run
 from tunaflow_tui.agents.terminal.keys import key_bytes, mouse_bytes, paste_bytes
 from tunaflow_tui.agents.terminal.pty_session import PtySession
+from tunaflow_tui.textual_compat import declared_bindings
 
 REFRESH_HZ = 60
 SCROLL_HZ = 30
@@ -263,7 +264,7 @@ class TerminalPane(ScrollView, can_focus=True):
 
     def check_consume_key(self, key: str, character: str | None) -> bool:
         """Every key is the program's, except the ones bound to leaving the pane."""
-        leave = self._bindings.key_to_bindings
+        leave = declared_bindings(self)
         return not any(binding.action == "leave" for binding in leave.get(key, ()))
 
     def action_leave(self) -> None:

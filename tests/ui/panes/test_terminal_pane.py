@@ -8,6 +8,7 @@ from textual import events
 from textual.widgets import Input
 from waiting import until
 
+from tunaflow_tui.textual_compat import screen_strips
 from tunaflow_tui.widgets.terminal_pane import TerminalPane
 
 LIMIT = 30.0
@@ -152,7 +153,7 @@ def test_snapshot_terminal_pane(snap_compare) -> None:
 
 def _drawn(app: TerminalApp) -> str:
     """What the terminal shows now (the compositor's lines)."""
-    return "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+    return "\n".join(strip.text for strip in screen_strips(app.screen))
 
 
 @pytest.mark.parametrize("closed", [True, False])

@@ -81,7 +81,7 @@ _SOURCES: dict[str, str] = {
     "ContinueAfterEscalation": ".commands",
     "ContinueDev": ".commands",
     "DEFAULT_DOOM_THRESHOLD": ".machine",
-    "Decision": ".decisions",
+    "Decision": ".decision_words",
     "DevStalled": ".commands",
     "EditProposal": ".commands",
     "EventSpec": ".machine",

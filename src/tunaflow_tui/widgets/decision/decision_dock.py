@@ -219,6 +219,7 @@ class DecisionDock(VerticalScroll, can_focus=False):
             return
         if self._seen_with_keys is not card:
             return  # focused and not drawn in view yet: the scroll to it (f2, an arriving card) is still coming
+        self._seen_with_keys = None  # brought back (f2), it has to be drawn in view before it can leave it
         self._release_focus(card)
         self.refresh_hint()
 
@@ -242,6 +243,8 @@ class DecisionDock(VerticalScroll, can_focus=False):
         self.refresh_hint()
 
     def on_descendant_blur(self) -> None:
+        if self.focused_card() is None:  # the keys went elsewhere: a card focused again starts unseen
+            self._seen_with_keys = None
         self.refresh_hint()
 
     def cards(self) -> list[DecisionCard]:
