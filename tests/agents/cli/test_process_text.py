@@ -35,6 +35,7 @@ def test_a_tool_call_is_summed_up_by_its_path_command_pattern_or_url() -> None:
     assert tool_summary(["file_path", "x"]) == "" and tool_summary(None) == ""
     assert tool_summary({"command": "echo " + "x" * 200}) == "echo " + "x" * 114 + "…", "120 characters at most"
     assert tool_summary({"command": "echo hello world"}, limit=10) == "echo hell…"
+    assert tool_summary({"command": ["echo", "hello", "world"]}, limit=10) == "echo hell…"
 
 
 def test_a_summary_is_one_line_of_at_most_the_limit() -> None:
