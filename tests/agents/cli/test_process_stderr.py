@@ -55,17 +55,18 @@ async def _all(turn: SubprocessTurn) -> list[EngineEvent]:
 
 
 async def test_a_failed_turn_shows_the_end_of_a_long_stderr_decoded_whatever_the_bytes(tmp_path: Path) -> None:
+    # 200 KiB: more than a pipe holds, so the turn reads it in several pieces and keeps only the end
     log = b"".join(b"retry %03d: " % n + b"the service answered 529 overloaded; waiting " + b"." * 250 + b"\n"
-                   for n in range(100))
-    last = "fatal: gave up after 100 retries in caf\ufffd mode"
-    stderr = log + b"fatal: gave up after 100 retries in caf\xff mode\n"
+                   for n in range(700))
+    last = "fatal: gave up after 700 retries in caf\ufffd mode"
+    stderr = log + b"fatal: gave up after 700 retries in caf\xff mode\n"
     events = await _all(_turn(tmp_path, stderr, lines=1, then="3"))  # the init line, then a crash
     err = events[-1]
     assert isinstance(err, EngineError), err
     shown = stderr.replace(b"\xff", "\ufffd".encode())[-STDERR_TAIL_BYTES:]
     assert err.stderr_tail == tail_text(shown), "the last 8 KiB of stderr, cut into its last lines"
     assert err.stderr_tail.endswith("\n" + last), "the last line, with the stray byte replaced"
-    assert "retry 099: " in err.stderr_tail and "retry 000: " not in err.stderr_tail
+    assert "retry 699: " in err.stderr_tail and "retry 600: " not in err.stderr_tail
 
 
 async def test_the_end_of_stderr_is_kept_whole_a_cut_secret_masked_a_cut_character_replaced(tmp_path: Path) -> None:
