@@ -1,0 +1,115 @@
+"""How a subprocess turn starts and ends: a command that cannot run, a preflight that refuses, the
+process group it reports, the clean-ups it runs, and a turn iterated once only.
+
+The agent is a real process replaying a captured ``claude`` stream through the real Claude parser.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tunaflow_tui.agents.claude import ClaudeStreamParser
+from tunaflow_tui.agents.events import EngineError, EngineEvent, ErrorKind, FinalMessage, ProcessStarted
+from tunaflow_tui.agents.process import Preflight, ProcessSpec, SubprocessTurn
+from tunaflow_tui.core.processes import LIVE_GROUPS
+
+STREAM = Path(__file__).resolve().parents[2] / "fakes" / "streams" / "claude-fake-ok.jsonl"
+REPLAY = "import sys; sys.stdout.write(open(sys.argv[1]).read())"
+
+
+def _turn(tmp_path: Path, argv: list[str] | None = None, *, preflight: Preflight | None = None,
+          cleanup: list[Callable[[], None]] | None = None, hint: str = "") -> SubprocessTurn:
+    spec = ProcessSpec(argv=argv or [sys.executable, "-c", REPLAY, str(STREAM)], cwd=tmp_path,
+                       env=dict(os.environ), config_hint=hint, cleanup=cleanup or [])
+    return SubprocessTurn(spec, ClaudeStreamParser(), preflight)
+
+
+async def _all(turn: SubprocessTurn) -> list[EngineEvent]:
+    return [event async for event in turn]
+
+
+async def test_a_turn_reports_its_process_group_and_ends_with_the_reply(tmp_path: Path) -> None:
+    turn = _turn(tmp_path)
+    assert turn.pid is None, "nothing runs before the turn is iterated"
+    events: list[EngineEvent] = []
+    tracked: list[int] = []
+    async for event in turn:
+        events.append(event)
+        if isinstance(event, ProcessStarted):  # tracked while it runs: a signal handler ends it on exit
+            tracked = [group.pgid for group in LIVE_GROUPS.snapshot()]
+    (started,) = [event for event in events if isinstance(event, ProcessStarted)]
+    assert started.pgid in tracked
+    assert turn.pid is not None and started.pid == started.pgid == turn.pid, "the CLI leads its own group"
+    assert turn.pid not in [group.pgid for group in LIVE_GROUPS.snapshot()], "an ended group is no longer tracked"
+    assert events[-1] == FinalMessage("Hello from the fake model.")
+    with pytest.raises(RuntimeError, match="a turn can be iterated only once"):
+        turn.__aiter__()
+
+
+async def test_clean_ups_run_when_the_turn_ends_even_after_one_fails(tmp_path: Path) -> None:
+    done: list[str] = []
+
+    def failing() -> None:
+        done.append("first")
+        raise OSError("the prompt file is already gone")
+
+    events = await _all(_turn(tmp_path, cleanup=[failing, lambda: done.append("second")]))
+    assert isinstance(events[-1], FinalMessage)
+    assert done == ["first", "second"]
+
+
+async def test_a_command_that_is_not_there_names_itself_and_the_fix(tmp_path: Path) -> None:
+    missing = str(tmp_path / "claude-not-here")
+    (err,) = await _all(_turn(tmp_path, [missing, "-p"], hint="Install it."))
+    assert err == EngineError(ErrorKind.BINARY_MISSING, f"The command {missing!r} was not found. Install it.")
+    (err,) = await _all(_turn(tmp_path, [missing]))
+    assert err == EngineError(ErrorKind.BINARY_MISSING, f"The command {missing!r} was not found.")
+
+
+async def test_a_command_that_cannot_be_run_says_why(tmp_path: Path) -> None:
+    script = tmp_path / "claude"
+    script.write_text("#!/bin/sh\necho hi\n")
+    script.chmod(stat.S_IRUSR | stat.S_IWUSR)  # not executable
+    (err,) = await _all(_turn(tmp_path, [str(script)]))
+    assert isinstance(err, EngineError) and err.kind is ErrorKind.BINARY_MISSING
+    assert err.message.startswith(f"The command {str(script)!r} cannot be run: ") and "Permission denied" in err.message
+    garbage = tmp_path / "garbage"
+    garbage.write_bytes(b"\x7fELF not really a program")
+    garbage.chmod(stat.S_IRWXU)
+    (err,) = await _all(_turn(tmp_path, [str(garbage)]))
+    assert isinstance(err, EngineError) and err.kind is ErrorKind.CRASHED
+    assert err.message.startswith(f"Could not start {str(garbage)!r}: ") and "Exec format error" in err.message
+
+
+async def test_a_preflight_that_refuses_ends_the_turn_before_anything_runs(tmp_path: Path) -> None:
+    refusal = EngineError(ErrorKind.NOT_LOGGED_IN, "Not logged in: run `claude /login`.")
+
+    async def refuse() -> EngineError | None:
+        return refusal
+
+    turn = _turn(tmp_path, preflight=refuse)
+    assert await _all(turn) == [refusal] and turn.pid is None
+
+    async def allow() -> EngineError | None:
+        return None
+
+    events = await _all(_turn(tmp_path, preflight=allow))
+    assert isinstance(events[-1], FinalMessage)
+
+
+async def test_a_turn_cancelled_during_its_preflight_never_starts(tmp_path: Path) -> None:
+    turn: SubprocessTurn
+
+    async def slow_check() -> EngineError | None:
+        await turn.cancel()  # the user pressed Esc while the check ran
+        return None
+
+    turn = _turn(tmp_path, preflight=slow_check)
+    (err,) = await _all(turn)
+    assert isinstance(err, EngineError) and err.kind is ErrorKind.CANCELLED and turn.pid is None
