@@ -50,6 +50,14 @@ def _turn(tmp_path: Path, stderr: bytes, *, lines: int = -1, then: str = "0", he
     return SubprocessTurn(spec, ClaudeStreamParser())
 
 
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
 async def _all(turn: SubprocessTurn) -> list[EngineEvent]:
     return [event async for event in turn]
 
@@ -62,7 +70,7 @@ async def test_a_failed_turn_shows_the_end_of_a_long_stderr_decoded_whatever_the
     stderr = log + b"fatal: gave up after 700 retries in caf\xff mode\n"
     events = await _all(_turn(tmp_path, stderr, lines=1, then="3"))  # the init line, then a crash
     err = events[-1]
-    assert isinstance(err, EngineError), err
+    assert isinstance(err, EngineError) and err.exit_code == 3, err
     shown = stderr.replace(b"\xff", "\ufffd".encode())[-STDERR_TAIL_BYTES:]
     assert err.stderr_tail == tail_text(shown), "the last 8 KiB of stderr, cut into its last lines"
     assert err.stderr_tail.endswith("\n" + last), "the last line, with the stray byte replaced"
@@ -101,6 +109,7 @@ async def test_a_cancelled_turn_says_so_and_keeps_the_stderr_and_the_text_so_far
         events.append(event)
         if isinstance(event, TextDelta):
             await turn.cancel()
+            assert turn.pid is not None and not _group_alive(turn.pid), "stopped when cancel returns"
     err = events[-1]
     assert isinstance(err, EngineError) and err.kind is ErrorKind.CANCELLED
     assert (err.message, err.stderr_tail, err.partial_text) == (
