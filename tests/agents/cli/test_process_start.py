@@ -1,7 +1,9 @@
 """How a subprocess turn starts and ends: a command that cannot run, a preflight that refuses, the
-process group it reports, the clean-ups it runs, and a turn iterated once only.
+process group it reports, the clean-ups it runs, a turn iterated once only; and how it ends its agent:
+SIGTERM first, with time to save its work, and nothing of it left once the turn is over, not even a
+descendant that left the process group.
 
-The agent is a real process replaying a captured ``claude`` stream through the real Claude parser.
+The agents are real processes replaying a captured ``claude`` stream through the real Claude parser.
 """
 
 from __future__ import annotations
@@ -9,13 +11,22 @@ from __future__ import annotations
 import os
 import stat
 import sys
+import textwrap
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from waiting import until_sync
 
 from tunaflow_tui.agents.claude import ClaudeStreamParser
-from tunaflow_tui.agents.events import EngineError, EngineEvent, ErrorKind, FinalMessage, ProcessStarted
+from tunaflow_tui.agents.events import (
+    EngineError,
+    EngineEvent,
+    ErrorKind,
+    FinalMessage,
+    ProcessStarted,
+    SessionStarted,
+)
 from tunaflow_tui.agents.process import Preflight, ProcessSpec, SubprocessTurn
 from tunaflow_tui.core.processes import LIVE_GROUPS
 
@@ -114,3 +125,70 @@ async def test_a_turn_cancelled_during_its_preflight_never_starts(tmp_path: Path
     turn = _turn(tmp_path, preflight=slow_check)
     (err,) = await _all(turn)
     assert isinstance(err, EngineError) and err.kind is ErrorKind.CANCELLED and turn.pid is None
+
+# Saves its session when asked to stop (SIGTERM): the save takes a moment, as writing a file does.
+TIDY = textwrap.dedent("""
+    import os, signal, sys, time
+    stream, saved = sys.argv[1:3]
+    def save(signum, frame):
+        time.sleep(0.2)
+        open(saved, 'w').write('session saved')
+        sys.exit(0)
+    signal.signal(signal.SIGTERM, save)
+    lines = open(stream, 'rb').read().splitlines()
+    os.write(1, lines[0] + b'\\n')
+    time.sleep(60)
+""")
+
+# Leaves a helper behind that left the process group (setsid) and ignores SIGTERM, then answers.
+DETACHING = textwrap.dedent("""
+    import os, subprocess, sys, time
+    stream, pidfile = sys.argv[1:3]
+    subprocess.Popen([sys.executable, '-c',
+                      'import os, signal, sys, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); '
+                      'open(sys.argv[1] + ".part", "w").write(str(os.getpid())); '
+                      'os.replace(sys.argv[1] + ".part", sys.argv[1]); time.sleep(600)', pidfile],
+                     start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    while not os.path.exists(pidfile):
+        time.sleep(0.01)
+    sys.stdout.write(open(stream).read())
+""")
+
+
+def _script_turn(tmp_path: Path, script: str, extra: Path) -> SubprocessTurn:
+    spec = ProcessSpec(argv=[sys.executable, "-c", script, str(STREAM), str(extra)], cwd=tmp_path,
+                       env=dict(os.environ), timeout_idle_s=60, timeout_total_s=120, kill_grace_s=10)
+    return SubprocessTurn(spec, ClaudeStreamParser())
+
+
+def _alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rpartition(")")[2].split()[0] != "Z"
+
+
+async def test_a_cancelled_agent_is_asked_to_stop_first_and_may_save_its_work(tmp_path: Path) -> None:
+    saved = tmp_path / "saved"
+    turn = _script_turn(tmp_path, TIDY, saved)
+    events: list[EngineEvent] = []
+    async for event in turn:
+        events.append(event)
+        if isinstance(event, SessionStarted):
+            await turn.cancel()
+            assert saved.read_text() == "session saved", "SIGTERM came first, and the grace let it finish"
+    err = events[-1]
+    assert isinstance(err, EngineError) and err.kind is ErrorKind.CANCELLED
+
+
+async def test_a_helper_that_left_the_group_does_not_outlive_the_turn(tmp_path: Path) -> None:
+    pidfile = tmp_path / "helper.pid"
+    events = [event async for event in _script_turn(tmp_path, DETACHING, pidfile)]
+    helper = int(pidfile.read_text())
+    try:
+        assert events[-1] == FinalMessage("Hello from the fake model.")
+        until_sync(lambda: not _alive(helper), "the detached helper ended with the turn", limit=10)
+    finally:
+        if _alive(helper):
+            os.kill(helper, 9)
