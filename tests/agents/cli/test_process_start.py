@@ -126,6 +126,7 @@ async def test_a_turn_cancelled_during_its_preflight_never_starts(tmp_path: Path
     (err,) = await _all(turn)
     assert isinstance(err, EngineError) and err.kind is ErrorKind.CANCELLED and turn.pid is None
 
+
 # Saves its session when asked to stop (SIGTERM): the save takes a moment, as writing a file does.
 TIDY = textwrap.dedent("""
     import os, signal, sys, time
