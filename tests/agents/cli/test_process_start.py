@@ -156,9 +156,10 @@ DETACHING = textwrap.dedent("""
 """)
 
 
-def _script_turn(tmp_path: Path, script: str, extra: Path) -> SubprocessTurn:
+def _script_turn(tmp_path: Path, script: str, extra: Path, exit_drain_s: float = 1.0) -> SubprocessTurn:
     spec = ProcessSpec(argv=[sys.executable, "-c", script, str(STREAM), str(extra)], cwd=tmp_path,
-                       env=dict(os.environ), timeout_idle_s=60, timeout_total_s=120, kill_grace_s=10)
+                       env=dict(os.environ), timeout_idle_s=60, timeout_total_s=120, kill_grace_s=10,
+                       exit_drain_s=exit_drain_s)
     return SubprocessTurn(spec, ClaudeStreamParser())
 
 
@@ -193,3 +194,45 @@ async def test_a_helper_that_left_the_group_does_not_outlive_the_turn(tmp_path: 
     finally:
         if _alive(helper):
             os.kill(helper, 9)
+
+
+# Leaves a stranger behind: a helper that left the group and shed the turn's mark (a daemon started with a
+# clean environment), holding stdout and stderr open for a minute. No kill reaches it.
+STRANGER = textwrap.dedent("""
+    import os, subprocess, sys, time
+    stream, pidfile = sys.argv[1:3]
+    subprocess.Popen([sys.executable, '-c',
+                      'import os, sys, time; open(sys.argv[1] + ".part", "w").write(str(os.getpid())); '
+                      'os.replace(sys.argv[1] + ".part", sys.argv[1]); time.sleep(60)', pidfile],
+                     start_new_session=True, env={})
+    while not os.path.exists(pidfile):
+        time.sleep(0.01)
+    sys.stdout.write(open(stream).read())
+""")
+
+# Says where it runs, then answers.
+WHERE = textwrap.dedent("""
+    import os, sys
+    stream, out = sys.argv[1:3]
+    open(out, 'w').write(os.getcwd())
+    sys.stdout.write(open(stream).read())
+""")
+
+
+async def test_the_turn_ends_with_its_agent_though_a_stranger_holds_its_pipes(tmp_path: Path) -> None:
+    pidfile = tmp_path / "stranger.pid"
+    try:
+        events = [event async for event in _script_turn(tmp_path, STRANGER, pidfile, exit_drain_s=0.2)]
+        assert events[-1] == FinalMessage("Hello from the fake model.")
+        assert _alive(int(pidfile.read_text())), "the stranger is not the turn's to end"
+    finally:
+        if pidfile.exists() and _alive(int(pidfile.read_text())):
+            os.kill(int(pidfile.read_text()), 9)
+
+
+async def test_the_agent_runs_in_the_turns_folder(tmp_path: Path) -> None:
+    folder = tmp_path / "worktree"
+    folder.mkdir()
+    events = [event async for event in _script_turn(folder, WHERE, tmp_path / "cwd")]
+    assert isinstance(events[-1], FinalMessage)
+    assert (tmp_path / "cwd").read_text() == str(folder) != os.getcwd()
