@@ -28,7 +28,7 @@ from tunaflow_tui.agents.events import (
     SessionStarted,
 )
 from tunaflow_tui.agents.process import Preflight, ProcessSpec, SubprocessTurn
-from tunaflow_tui.core.processes import LIVE_GROUPS
+from tunaflow_tui.core.processes import LIVE_GROUPS, start_ticks
 
 STREAM = Path(__file__).resolve().parents[2] / "fakes" / "streams" / "claude-fake-ok.jsonl"
 REPLAY = "import sys; sys.stdout.write(open(sys.argv[1]).read())"
@@ -177,6 +177,8 @@ async def test_a_cancelled_agent_is_asked_to_stop_first_and_may_save_its_work(tm
     events: list[EngineEvent] = []
     async for event in turn:
         events.append(event)
+        if isinstance(event, ProcessStarted):  # its start time tells it from a later process with its pid
+            assert event.start_ticks is not None and event.start_ticks == start_ticks(event.pid)
         if isinstance(event, SessionStarted):
             await turn.cancel()
             assert saved.read_text() == "session saved", "SIGTERM came first, and the grace let it finish"
