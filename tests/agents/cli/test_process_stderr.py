@@ -13,22 +13,23 @@ import textwrap
 from pathlib import Path
 
 from tunaflow_tui.agents.claude import ClaudeStreamParser
-from tunaflow_tui.agents.events import EngineError, EngineEvent, ErrorKind, FinalMessage, TextDelta
+from tunaflow_tui.agents.events import EngineError, EngineEvent, ErrorKind, FinalMessage, Notice, TextDelta
 from tunaflow_tui.agents.process import STDERR_TAIL_BYTES, ProcessSpec, SubprocessTurn, tail_text
 from tunaflow_tui.core.secret_masking import MASK
 
 STREAM = Path(__file__).resolve().parents[2] / "fakes" / "streams" / "claude-fake-ok.jsonl"
 
 # argv: the stream, a file of bytes written to stderr first, how many stream lines to print (all: -1),
-# then "hang" (wait to be stopped) or an exit code, and the bytes (in hex) that replace the text delta
-# "Hello" ('' keeps it)
+# then "hang" (wait to be stopped) or an exit code, the bytes (in hex) that replace the text delta
+# "Hello" ('' keeps it), and bytes (in hex) printed on stdout before the stream
 AGENT = textwrap.dedent("""
     import os, sys, time
-    stream, stderr_file, count, then, hello = sys.argv[1:6]
+    stream, stderr_file, count, then, hello, prelude = sys.argv[1:7]
     open(stderr_file + '.stdin', 'wb').write(sys.stdin.buffer.read())  # the prompt, as the CLI reads it
     data = open(stderr_file, 'rb').read()
     for start in range(0, len(data), 1000):  # many small writes, as a chatty CLI logs
         os.write(2, data[start:start + 1000])
+    os.write(1, bytes.fromhex(prelude))
     lines = open(stream, 'rb').read().splitlines()
     for line in lines[:int(count)] if int(count) >= 0 else lines:
         if hello:
@@ -41,12 +42,13 @@ AGENT = textwrap.dedent("""
 
 
 def _turn(tmp_path: Path, stderr: bytes, *, lines: int = -1, then: str = "0", hello: bytes = b"",
-          prompt: bytes | None = None, env: dict[str, str] | None = None) -> SubprocessTurn:
+          prompt: bytes | None = None, env: dict[str, str] | None = None, prelude: bytes = b"",
+          cap: int = 20_000_000) -> SubprocessTurn:
     stderr_file = tmp_path / "stderr.bin"
     stderr_file.write_bytes(stderr)
-    argv = [sys.executable, "-c", AGENT, str(STREAM), str(stderr_file), str(lines), then, hello.hex()]
+    argv = [sys.executable, "-c", AGENT, str(STREAM), str(stderr_file), str(lines), then, hello.hex(), prelude.hex()]
     spec = ProcessSpec(argv=argv, cwd=tmp_path, env={**os.environ, **(env or {})}, stdin_data=prompt,
-                       timeout_idle_s=60, timeout_total_s=120)
+                       timeout_idle_s=60, timeout_total_s=120, max_output_bytes=cap)
     return SubprocessTurn(spec, ClaudeStreamParser())
 
 
@@ -119,3 +121,20 @@ async def test_a_cancelled_turn_says_so_and_keeps_the_stderr_and_the_text_so_far
     (refused,) = await _all(early)
     assert isinstance(refused, EngineError) and refused.kind is ErrorKind.CANCELLED
     assert (refused.message, refused.stderr_tail, refused.partial_text) == ("The turn was cancelled.", "", "")
+
+
+async def test_lines_that_are_not_json_are_noted_once_and_the_reply_goes_on(tmp_path: Path) -> None:
+    events = await _all(_turn(tmp_path, b"", prelude=b"Loading plugins...\n\n  \n[1, 2]\nWarning: slow network\n"))
+    notices = [event for event in events if isinstance(event, Notice)]
+    assert notices == [Notice("Ignored output from the agent that was not valid JSON.")], "once, blank lines aside"
+    assert events[-1] == FinalMessage("Hello from the fake model.")
+
+
+async def test_the_output_cap_stops_the_first_byte_over_it_not_the_last_byte_under_it(tmp_path: Path) -> None:
+    size = sum(len(line) + 1 for line in STREAM.read_bytes().splitlines())  # what the agent prints
+    events = await _all(_turn(tmp_path, b"", cap=size))
+    assert events[-1] == FinalMessage("Hello from the fake model."), "exactly the cap: the whole reply"
+    events = await _all(_turn(tmp_path, b"", cap=size - 1))
+    err = events[-1]
+    assert isinstance(err, EngineError) and err.kind is ErrorKind.OUTPUT_TOO_LARGE
+    assert err.message == f"The agent printed more than {size - 1} bytes; it was stopped."
