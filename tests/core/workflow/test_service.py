@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -28,15 +27,6 @@ from tunaflow_tui.core.workflow import (
 )
 from tunaflow_tui.core.workflow.commands import ContinueAfterEscalation, RequestRevision, Resume
 from tunaflow_tui.core.workflow.service import WorkflowService
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
-    project = tmp_path / "project"
-    project.mkdir()
-    opened = Store.open(project)
-    yield opened
-    opened.close()
 
 
 def new_plan(service: WorkflowService, title: str = "Add OAuth", slug: str = "add-oauth") -> int:
