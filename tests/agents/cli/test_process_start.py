@@ -18,8 +18,7 @@ from pathlib import Path
 import pytest
 from waiting import until_sync
 
-from tunaflow_tui.agents.claude import ClaudeStreamParser
-from tunaflow_tui.agents.events import (
+from tunaflow_tui.agents.agent_events import (
     EngineError,
     EngineEvent,
     ErrorKind,
@@ -27,6 +26,7 @@ from tunaflow_tui.agents.events import (
     ProcessStarted,
     SessionStarted,
 )
+from tunaflow_tui.agents.claude import ClaudeStreamParser
 from tunaflow_tui.agents.process import Preflight, ProcessSpec, SubprocessTurn
 from tunaflow_tui.core.processes import LIVE_GROUPS, start_ticks
 

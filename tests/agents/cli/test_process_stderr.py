@@ -12,8 +12,15 @@ import sys
 import textwrap
 from pathlib import Path
 
+from tunaflow_tui.agents.agent_events import (
+    EngineError,
+    EngineEvent,
+    ErrorKind,
+    FinalMessage,
+    Notice,
+    TextDelta,
+)
 from tunaflow_tui.agents.claude import ClaudeStreamParser
-from tunaflow_tui.agents.events import EngineError, EngineEvent, ErrorKind, FinalMessage, Notice, TextDelta
 from tunaflow_tui.agents.process import STDERR_TAIL_BYTES, ProcessSpec, SubprocessTurn, tail_text
 from tunaflow_tui.core.secret_masking import MASK
 
