@@ -27,7 +27,6 @@ import compileall
 import json
 import os
 import statistics
-import string
 import sys
 import tempfile
 import time
@@ -35,8 +34,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tmux_term import Terminal, env_for
-
-RUN = 40  # keys per line before it is cleared
+from typing_probe import composer_row, percentile, shown_in_composer, type_keys
 
 APP = r'''
 import asyncio, json, os, sys, time
@@ -82,26 +80,6 @@ TunaflowApp(Bench(), cursor_blink=False).run()
 '''
 
 
-def typed_text(count: int) -> str:
-    letters = string.ascii_lowercase
-    return "".join(letters[(i * 7) % 26] for i in range(count))
-
-
-def composer_row(lines: Sequence[str]) -> int | None:
-    for index, line in enumerate(lines):
-        if "Message…" in line:
-            return index
-    return None
-
-
-def shown_in_composer(lines: Sequence[str], row: int, run: str) -> int:
-    text = lines[row].replace("▕", " ").strip()
-    count = 0
-    while count < len(run) and count < len(text) and text[count] == run[count]:
-        count += 1
-    return count
-
-
 def shown_in_pane(lines: Sequence[str], _row: int, run: str) -> int:
     """How much of the run the pane shows (the kernel's echo of what was typed, on the pane's side)."""
     best = 0
@@ -110,47 +88,6 @@ def shown_in_pane(lines: Sequence[str], _row: int, run: str) -> int:
         while best < len(run) and run[: best + 1] in half:
             best += 1
     return best
-
-
-def type_keys(term: Terminal, row: int, keys: int, gap: float, shown) -> list[float]:  # type: ignore[no-untyped-def]
-    """Press ``keys`` keys ``gap`` s apart by the clock; the latency of each, in seconds."""
-    text = typed_text(keys)
-    latencies: list[float] = []
-    pending: list[tuple[int, float]] = []
-    run = ""
-    index = 0
-    next_at = time.perf_counter()
-    last_seen = next_at
-    while index < keys or pending:
-        now = time.perf_counter()
-        if index < keys and now >= next_at and len(run) < RUN:
-            pending.append((len(run), term.send(text[index], literal=True)))
-            run += text[index]
-            index += 1
-            next_at += gap
-            continue
-        if index < keys and len(run) == RUN and not pending:  # a full line: clear it, off the clock
-            term.send("C-u" if shown is shown_in_composer else "Enter")
-            time.sleep(0.3)
-            run, next_at = "", time.perf_counter()
-            continue
-        if not term._output_seen.wait(max(0.0, min(0.05, next_at - now)) if index < keys else 0.05):
-            if now - last_seen > 10:
-                raise TimeoutError(f"keys typed but not shown: {pending}")
-            continue
-        term._output_seen.clear()
-        stamp, lines = term.screen()
-        count = shown(lines, row, run)
-        while pending and pending[0][0] < count:
-            latencies.append(stamp - pending.pop(0)[1])
-            last_seen = stamp
-    return latencies
-
-
-def percentile(values: Sequence[float], pct: float) -> float:
-    ordered = sorted(values)
-    rank = max(0, min(len(ordered) - 1, round(pct / 100 * (len(ordered) - 1))))
-    return ordered[rank]
 
 
 def one_case(term: Terminal, mode: str, args: argparse.Namespace, env: dict[str, str], files: dict[str, Path],
@@ -164,10 +101,14 @@ def one_case(term: Terminal, mode: str, args: argparse.Namespace, env: dict[str,
     row = composer_row(term.screen()[1])
     assert row is not None
     shown = shown_in_pane if mode == "pane" else shown_in_composer
-    type_keys(term, row, 10, args.gap, shown)  # warm up
-    term.send("C-u" if mode != "pane" else "Enter")
-    time.sleep(0.3)
-    latencies = type_keys(term, row, args.keys, args.gap, shown)
+
+    def clear() -> None:
+        term.send("C-u" if mode != "pane" else "Enter")
+        time.sleep(0.3)
+
+    type_keys(term, row, 10, args.gap, shown, clear)  # warm up
+    clear()
+    latencies = type_keys(term, row, args.keys, args.gap, shown, clear)
     rate = json.loads(stats.read_text()) if mode == "flood" else None
     return latencies, rate, term.rss_mb()
 

@@ -28,16 +28,13 @@ import compileall
 import json
 import os
 import statistics
-import string
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
 from pathlib import Path
 
 from tmux_term import Terminal, env_for
-
-RUN = 40  # keys per line before it is cleared
+from typing_probe import composer_row, percentile, shown_in_composer, type_keys
 
 APP = r'''
 import asyncio, json, os, sys, time
@@ -124,68 +121,6 @@ TunaflowApp(Streaming(HISTORY), cursor_blink=False).run()
 '''
 
 
-def typed_text(count: int) -> str:
-    letters = string.ascii_lowercase
-    return "".join(letters[(i * 7) % 26] for i in range(count))
-
-
-def composer_row(lines: Sequence[str]) -> int | None:
-    for index, line in enumerate(lines):
-        if "Message…" in line:
-            return index
-    return None
-
-
-def shown(line: str, run: str) -> int:
-    """How many of the run's characters the composer line shows."""
-    text = line.replace("▕", " ").strip()
-    count = 0
-    while count < len(run) and count < len(text) and text[count] == run[count]:
-        count += 1
-    return count
-
-
-def type_keys(term: Terminal, row: int, keys: int, gap: float) -> list[float]:
-    """Press ``keys`` keys ``gap`` s apart by the clock; the latency of each, in seconds."""
-    text = typed_text(keys)
-    latencies: list[float] = []
-    pending: list[tuple[int, float]] = []  # (position in the line, when tmux took it), not seen yet
-    run = ""
-    index = 0
-    next_at = time.perf_counter()
-    last_seen = next_at
-    while index < keys or pending:
-        now = time.perf_counter()
-        if index < keys and now >= next_at and len(run) < RUN:
-            pending.append((len(run), term.send(text[index], literal=True)))
-            run += text[index]
-            index += 1
-            next_at += gap
-            continue
-        if index < keys and len(run) == RUN and not pending:  # a full line: clear it, off the clock
-            term.send("C-u")
-            term.wait_for(lambda lines: "Message…" in lines[row], 5, 0.01)
-            run, next_at = "", time.perf_counter()
-            continue
-        if not term._output_seen.wait(max(0.0, min(0.05, next_at - now)) if index < keys else 0.05):
-            if now - last_seen > 10:
-                raise TimeoutError(f"keys typed but not shown: {pending}")
-            continue
-        term._output_seen.clear()
-        stamp, lines = term.screen()
-        count = shown(lines[row], run)
-        while pending and pending[0][0] < count:
-            latencies.append(stamp - pending.pop(0)[1])
-            last_seen = stamp
-    return latencies
-
-
-def percentile(values: Sequence[float], pct: float) -> float:
-    ordered = sorted(values)
-    rank = max(0, min(len(ordered) - 1, round(pct / 100 * (len(ordered) - 1))))
-    return ordered[rank]
-
-
 def one_case(term: Terminal, streams: int, args: argparse.Namespace, env: dict[str, str], script: Path,
              stats: Path) -> tuple[list[float], list[float]]:
     stats.unlink(missing_ok=True)
@@ -195,10 +130,14 @@ def one_case(term: Terminal, streams: int, args: argparse.Namespace, env: dict[s
     time.sleep(1.5)  # the streams reach their pace (and the first frames settle)
     row = composer_row(term.screen()[1])
     assert row is not None
-    type_keys(term, row, 10, args.gap)  # warm up: first-use costs are not what is measured
+    def clear() -> None:
+        term.send("C-u")
+        term.wait_for(lambda lines: "Message…" in lines[row], 5, 0.01)
+
+    type_keys(term, row, 10, args.gap, shown_in_composer, clear)  # warm up: first-use costs are not what is measured
     term.send("C-u")
     time.sleep(0.3)
-    latencies = type_keys(term, row, args.keys, args.gap)
+    latencies = type_keys(term, row, args.keys, args.gap, shown_in_composer, clear)
     return latencies, read_rates(stats)
 
 
