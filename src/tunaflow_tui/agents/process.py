@@ -352,30 +352,34 @@ class SubprocessTurn(Turn):
             return None
 
     async def _wait_exit(self, proc: asyncio.subprocess.Process, budget: float) -> int:
-        if not await _exited(proc, max(budget, 0.1)):
+        if not await exited(proc, max(budget, 0.1)):
             await self._kill_group()
         return proc.returncode if proc.returncode is not None else -signal.SIGKILL
 
     async def _kill_group(self) -> None:
-        """SIGTERM the process group, SIGKILL it after the grace period, and wait until the leader is reaped."""
-        proc = self._proc
-        if proc is None:
-            return
-        pgid = proc.pid
-        if proc.returncode is None:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(pgid, signal.SIGTERM)
-            await _exited(proc, self._spec.kill_grace_s)
+        """End the CLI's process group and whatever it started (see :func:`end_turn_group`)."""
+        if self._proc is not None:
+            await end_turn_group(self._proc, self._mark, self._spec.kill_grace_s)
+
+
+async def end_turn_group(proc: asyncio.subprocess.Process, mark: str, grace_s: float) -> None:
+    """End a turn's agent: SIGTERM its process group, SIGKILL it after ``grace_s``, wait until the leader
+    is reaped and the group is gone, then kill the descendants that left the group (they carry ``mark``)."""
+    pgid = proc.pid
+    if proc.returncode is None:
         with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(pgid, signal.SIGKILL)
-        await _exited(proc, 10.0)
-        await _wait_group_gone(pgid)
-        # descendants that left the group (setsid) still carry the turn's mark
-        await asyncio.to_thread(end_marked, self._mark)
-        LIVE_GROUPS.discard(pgid)
+            os.killpg(pgid, signal.SIGTERM)
+        await exited(proc, grace_s)
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal.SIGKILL)
+    await exited(proc, 10.0)
+    await _wait_group_gone(pgid)
+    # descendants that left the group (setsid) still carry the turn's mark
+    await asyncio.to_thread(end_marked, mark)
+    LIVE_GROUPS.discard(pgid)
 
 
-async def _exited(proc: asyncio.subprocess.Process, timeout: float) -> bool:
+async def exited(proc: asyncio.subprocess.Process, timeout: float) -> bool:
     """Wait (bounded) until the process has exited and been reaped; True if it has.
 
     Not ``proc.wait()``: on Python 3.11 that also waits until every pipe of the process is closed,

@@ -18,9 +18,7 @@ from __future__ import annotations
 import asyncio
 import codecs
 import contextlib
-import os
 import shlex
-import signal
 import time
 from collections import deque
 from collections.abc import AsyncIterator
@@ -61,12 +59,12 @@ from tunaflow_tui.agents.agent_events import (
 from tunaflow_tui.agents.base import Engine, PermissionProfile, Turn, TurnRequest
 from tunaflow_tui.agents.json_fields import token_count
 from tunaflow_tui.agents.limits import line_limit, wire_limit
-from tunaflow_tui.agents.process import STDERR_TAIL_BYTES, merged_env, tail_text
+from tunaflow_tui.agents.process import STDERR_TAIL_BYTES, end_turn_group, exited, merged_env, tail_text
 from tunaflow_tui.agents.redaction import masked_events
 from tunaflow_tui.core.processes import LIVE_GROUPS, identify
 from tunaflow_tui.core.secret_masking import SecretRegistry, StreamMasker
 from tunaflow_tui.core.settings.engines import EngineConfig
-from tunaflow_tui.core.turn_marks import MARK_VARIABLE, end_marked, new_mark
+from tunaflow_tui.core.turn_marks import MARK_VARIABLE, new_mark
 
 #: how long the agent may take to end its prompt after ``session/cancel`` before its group is killed
 CANCEL_GRACE_S = 2.0
@@ -336,7 +334,8 @@ class AcpTurn(Turn):
         except acp.RequestError as exc:
             queue.put_nowait(_End(self._request_error(exc, init)))
         except (ConnectionError, BrokenPipeError, asyncio.IncompleteReadError) as exc:
-            await self._wait_exit(1.0)
+            if self._proc is not None:
+                await exited(self._proc, 1.0)
             code = self._proc.returncode if self._proc else None
             queue.put_nowait(_End(self._error(ErrorKind.CRASHED, f"The agent closed the connection"
                                                                  f"{f' (exit code {code})' if code is not None else ''}"
@@ -528,34 +527,7 @@ class AcpTurn(Turn):
             with contextlib.suppress(OSError):
                 proc.stdin.close()
 
-    async def _wait_exit(self, timeout: float) -> bool:
-        proc = self._proc
-        deadline = time.monotonic() + timeout
-        while proc is not None and proc.returncode is None:
-            if time.monotonic() >= deadline:
-                return False
-            await asyncio.sleep(0.01)
-        return True
-
     async def _kill_group(self) -> None:
-        proc = self._proc
-        if proc is None:
-            return
-        pgid = proc.pid
-        if proc.returncode is None:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(pgid, signal.SIGTERM)
-            await self._wait_exit(KILL_GRACE_S)
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(pgid, signal.SIGKILL)
-        await self._wait_exit(10.0)
-        deadline = time.monotonic() + 2.0
-        while time.monotonic() < deadline:
-            try:
-                os.killpg(pgid, 0)
-            except (ProcessLookupError, PermissionError):
-                break
-            await asyncio.sleep(0.01)
-        await asyncio.to_thread(end_marked, self._mark)  # descendants that left the group still carry the mark
-        LIVE_GROUPS.discard(pgid)
+        if self._proc is not None:
+            await end_turn_group(self._proc, self._mark, KILL_GRACE_S)
 
