@@ -44,6 +44,12 @@ def _screen(app) -> str:
     return "\n".join(pane.session.emulator.display) if pane is not None else ""
 
 
+async def _open_native_cli(pilot, app, what: str = "the CLI's first screen") -> None:
+    """The palette's "Open native CLI", until the stand-in has drawn its first screen in the pane."""
+    await run_from_palette(pilot, app, "Open native CLI")
+    await until(pilot, lambda: "ready" in _screen(app), what, LIMIT)
+
+
 async def test_the_native_cli_opens_in_the_pane_resumed_in_the_project_and_takes_keys(
         open_app, demo_project, stand_in_claude, tmp_path, monkeypatch) -> None:
     record = tmp_path / "cli-record.txt"
@@ -52,8 +58,7 @@ async def test_the_native_cli_opens_in_the_pane_resumed_in_the_project_and_takes
     runtime.store.set_native_session("main", "claude", "sess-42")
     async with app.run_test(size=(120, 40)) as pilot:
         try:
-            await run_from_palette(pilot, app, "Open native CLI")
-            await until(pilot, lambda: "ready" in _screen(app), "the CLI's first screen in the pane", LIMIT)
+            await _open_native_cli(pilot, app, "the CLI's first screen in the pane")
             pane = _pane(app)
             assert pane is not None and app.focused is pane
             assert app.workspace.mode != "hidden"
@@ -85,8 +90,7 @@ async def test_when_the_native_cli_ends_the_conversation_records_it_and_the_next
     runtime.store.set_native_session("main", "claude", "sess-42")
     async with app.run_test(size=(120, 40)) as pilot:
         try:
-            await run_from_palette(pilot, app, "Open native CLI")
-            await until(pilot, lambda: "ready" in _screen(app), "the CLI's first screen", LIMIT)
+            await _open_native_cli(pilot, app)
             pane = _pane(app)
             await pilot.press("q")
             records = lambda: [m for m in runtime.store.list_messages("main")  # noqa: E731
@@ -154,8 +158,7 @@ async def test_end_native_cli_asks_first_then_ends_a_cli_that_ignores_hangup_and
     runtime.store.set_native_session("main", "claude", "sess-42")
     async with app.run_test(size=(120, 40)) as pilot:
         try:
-            await run_from_palette(pilot, app, "Open native CLI")
-            await until(pilot, lambda: "ready" in _screen(app), "the CLI's first screen", LIMIT)
+            await _open_native_cli(pilot, app)
             session = _pane(app).session
             await pilot.press("ctrl+right_square_bracket")  # out of the pane: its keys (ctrl+p too) are the CLI's
             await until(pilot, lambda: app.focused is app.composer.input, "the composer focused", LIMIT)
@@ -183,8 +186,7 @@ async def test_a_message_to_a_conversation_whose_native_cli_runs_is_not_sent(
     runtime.store.set_native_session("main", "claude", "sess-42")
     async with app.run_test(size=(120, 40)) as pilot:
         try:
-            await run_from_palette(pilot, app, "Open native CLI")
-            await until(pilot, lambda: "ready" in _screen(app), "the CLI's first screen", LIMIT)
+            await _open_native_cli(pilot, app)
             await pilot.press("ctrl+right_square_bracket")
             await until(pilot, lambda: app.focused is app.composer.input, "the composer focused", LIMIT)
             before = len(runtime.store.list_messages("main"))
