@@ -96,18 +96,25 @@ class TmuxSession:
 
         ``timeout`` only turns a hang into a failure: the wait ends as soon as the screen shows it.
         """
+        seen, screen = self._poll(what, timeout)
+        if seen:
+            return screen
+        state = f"exited with {self.exit_status()}" if self.exited() else "still running"
+        pytest.fail(f"waited {timeout}s for {what!r}; the program is {state}; the screen:\n{screen}")
+
+    def _poll(self, what: str | Callable[[str], bool], timeout: float) -> tuple[bool, str]:
+        """Look at the screen until it shows ``what``, the program exits or ``timeout`` passes: (shown, last screen)."""
         test = (lambda screen: what in screen) if isinstance(what, str) else what
         deadline = time.monotonic() + timeout
         screen = ""
         while time.monotonic() < deadline:
             screen = self.screen()
             if test(screen):
-                return screen
+                return True, screen
             if self.exited():
                 break
             time.sleep(POLL_S)
-        state = f"exited with {self.exit_status()}" if self.exited() else "still running"
-        pytest.fail(f"waited {timeout}s for {what!r}; the program is {state}; the screen:\n{screen}")
+        return False, screen
 
     def press_until(self, keys: str | Sequence[str], what: str | Callable[[str], bool], tries: int = 3,
                     each: float = 30.0) -> str:
@@ -118,18 +125,12 @@ class TmuxSession:
         packet) the second reaches the widget the first one left. Use it only with keys that are harmless
         wherever they land (a cursor move, deleting an empty field), so that pressing again is safe.
         """
-        test = (lambda screen: what in screen) if isinstance(what, str) else what
         keys = (keys,) if isinstance(keys, str) else tuple(keys)
         for _ in range(tries):
             self.press(*keys)
-            deadline = time.monotonic() + each
-            while time.monotonic() < deadline:
-                screen = self.screen()
-                if test(screen):
-                    return screen
-                if self.exited():
-                    break
-                time.sleep(POLL_S)
+            seen, screen = self._poll(what, each)
+            if seen:
+                return screen
         return self.wait_for(what, timeout=POLL_S)
 
     def wait_exit(self, timeout: float = 15.0) -> int | None:
