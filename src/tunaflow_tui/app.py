@@ -4,7 +4,7 @@ The chat column holds the chat, the decision dock (cards waiting for the user), 
 the composer; the workspace lays the branch pane over it as a drawer or pins it 50:50.
 
 The app knows nothing about engines, workflow or storage.  Everything it needs comes through a
-:class:`ChatController` passed in by whoever starts it; results come back down through the
+:class:`~tunaflow_tui.controllers.chat_port.ChatController` passed in by whoever starts it; results come back down through the
 widgets' methods (``app.chat_view.start_stream(view)``, ``app.composer.recipient = ...``).  An open
 project's session (``controller.session``) receives the runtime's updates, which arrive as
 ``RuntimeUpdate`` messages, and the cards' decisions.
@@ -16,7 +16,7 @@ import asyncio
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual import events, on
 from textual.app import App, ComposeResult
@@ -44,17 +44,8 @@ if TYPE_CHECKING:  # cards, messages, help and workflow load on first use: the f
     from textual.screen import Screen
 
     from tunaflow_tui.controllers.app_port import AppPort
-    from tunaflow_tui.controllers.branch_controller import BranchesController
     from tunaflow_tui.controllers.bridge import RuntimeUpdate
-    from tunaflow_tui.controllers.decision_controller import DecisionController
-    from tunaflow_tui.controllers.outcomes import OutcomeController
-    from tunaflow_tui.controllers.panes import PaneController
-    from tunaflow_tui.controllers.permission_docks import PermissionController
-    from tunaflow_tui.controllers.project import ProjectController
-    from tunaflow_tui.controllers.roundtable_controller import RoundtableController
-    from tunaflow_tui.controllers.search_controller import SearchController
-    from tunaflow_tui.controllers.workers import Workers
-    from tunaflow_tui.runtime.runtime import WorkflowRuntime
+    from tunaflow_tui.controllers.chat_port import ChatController, SessionControls
     from tunaflow_tui.screens.help import BindingSection
     from tunaflow_tui.widgets.branch_thread import BranchThread
     from tunaflow_tui.widgets.decision.decision_card import DecisionRequested
@@ -66,86 +57,6 @@ if TYPE_CHECKING:  # cards, messages, help and workflow load on first use: the f
     from tunaflow_tui.widgets.sidebar import Sidebar
     from tunaflow_tui.widgets.terminal_pane import TerminalPane
     from tunaflow_tui.widgets.workflow_view import WorkflowView
-
-
-class ChatController(Protocol):
-    """What the app asks of the rest of tunaflow.  All methods are called on the event loop.
-
-    ``attach`` is called once when the app is mounted, before anything else; keep the app to push
-    results down (e.g. ``await app.chat_view.start_stream(view)``).  ``send`` and ``retry`` must
-    return quickly: start a worker (``app.run_worker(..., exit_on_error=False)``) for the turn.
-    ``ready`` is called once the app is mounted.
-
-    ``session`` is the open project's :class:`SessionControls`: None while the project opens (then
-    ``is_open`` is False, and ``error`` says why it could not open, if it could not) or in an app
-    without a workflow; the plan, decision and pane keys then say that there is nothing to act on.
-    """
-
-    @property
-    def session(self) -> SessionControls | None:
-        """The open project's session (None while it opens, or without a workflow)."""
-        ...
-
-    @property
-    def is_open(self) -> bool:
-        """False while the project is still opening (or could not be opened)."""
-        ...
-
-    @property
-    def error(self) -> str | None:
-        """Why the project could not be opened, if it could not."""
-        ...
-
-    def attach(self, app: AppPort) -> None:
-        """Remember the app; called once on mount."""
-        ...
-
-    async def ready(self) -> None:
-        """The app is mounted (the first frame is on its way)."""
-        ...
-
-    def hold_update(self, update: RuntimeUpdate) -> None:
-        """A runtime update that reached the app while no session is open (kept until one is)."""
-        ...
-
-    def message_source(self, conversation_id: str) -> MessageSource:
-        """The messages of a conversation (``main`` or ``branch:{id}``)."""
-        ...
-
-    def recipient(self, conversation_id: str) -> str:
-        """Who receives the next message in that conversation, e.g. ``Architect (claude)``."""
-        ...
-
-    def send(self, conversation_id: str, text: str) -> None:
-        """The user sent ``text`` in that conversation."""
-        ...
-
-    def retry(self, conversation_id: str, message_id: int) -> None:
-        """The user asked to rerun the failed turn that produced ``message_id``."""
-        ...
-
-
-class SessionControls(Protocol):
-    """What the app asks of an open project's session (see ``controllers/session.py``)."""
-
-    runtime: WorkflowRuntime
-    branches: BranchesController
-    decisions: DecisionController
-    outcomes: OutcomeController
-    panes: PaneController
-    permissions: PermissionController
-    project: ProjectController
-    search: SearchController
-    workers: Workers
-
-    @property
-    def roundtable(self) -> RoundtableController:
-        """Roundtables: their set-up, rounds, seats and the pane's keys for them."""
-        ...
-
-    async def route(self, update: RuntimeUpdate) -> None:
-        """Hand a runtime update to the controller that owns it."""
-        ...
 
 
 SIDEBAR_MIN_COLUMNS = 100
