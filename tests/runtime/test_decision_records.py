@@ -7,7 +7,7 @@ from runtime_harness import Harness
 
 from tunaflow_tui.core.workflow import Approve, Hold, ImplementationReported, RequestRevision
 from tunaflow_tui.core.workflow.phases import Actor
-from tunaflow_tui.runtime import record_writer as decision_records
+from tunaflow_tui.runtime import record_writer
 from tunaflow_tui.runtime.events import MessageAdded, RuntimeEvent
 from tunaflow_tui.runtime.runtime import WorkflowRuntime
 
@@ -40,7 +40,7 @@ def test_a_decision_writes_its_record_once(harness: Harness) -> None:
         assert dict(record.meta["proposal"]) == {"title": "Add mul", "revision": 1, "subtasks": ("Add mul",)}
         assert MessageAdded("main", record.id, "system") in events
         # a retry of the same writing (or a recovery) adds nothing
-        assert decision_records.write_records(rt, plan_id, 0) == []
+        assert record_writer.write_records(rt, plan_id, 0) == []
         assert rt.catch_up_records() == 0
         assert len(_records(rt)) == 1
     finally:

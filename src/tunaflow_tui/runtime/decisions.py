@@ -21,9 +21,15 @@ from tunaflow_tui.core.workflow.decision_words import Decision
 from tunaflow_tui.core.workflow.event_text import plan_outcome
 from tunaflow_tui.core.workflow.phases import Actor, PendingDecision, Phase, PlanEventType
 from tunaflow_tui.core.workflow.ways import DecisionInput, decision_command
-from tunaflow_tui.runtime import development, git_guard, planning, review, worktree_prep
-from tunaflow_tui.runtime import record_writer as decision_records
-from tunaflow_tui.runtime import role_prompts as prompts
+from tunaflow_tui.runtime import (
+    development,
+    git_guard,
+    planning,
+    record_writer,
+    review,
+    role_prompts,
+    worktree_prep,
+)
 from tunaflow_tui.runtime.events import NoticeRaised
 from tunaflow_tui.runtime.turn_spec import TurnSpec
 
@@ -80,7 +86,7 @@ async def _rework(rt: StepContext, plan: PlanRecord, feedback: str, *, escalated
     command = ContinueAfterEscalation(feedback=feedback) if escalated else Rework(feedback=feedback)
     plan = rt.apply(plan.id, command, Actor.USER)
     plan = await development.run_developer(
-        rt, plan, lambda p, _root: prompts.rework_prompt(p, findings, earlier, feedback)
+        rt, plan, lambda p, _root: role_prompts.rework_prompt(p, findings, earlier, feedback)
     )
     return await after_development(rt, plan)
 
@@ -103,7 +109,7 @@ async def finish_done(rt: StepContext, plan: PlanRecord, agg: AggregateVerdict |
     """Write the result document, archive the plan's branches, and say the merge is on offer."""
     root = development.workdir(rt, plan)
     outcome = plan_outcome(rt.store.list_plan_events(plan.id))
-    document = prompts.result_document(plan, agg, plan.review_round, outcome.text if outcome else None)
+    document = role_prompts.result_document(plan, agg, plan.review_round, outcome.text if outcome else None)
     await asyncio.to_thread(write_result_doc, root, plan.slug, document)
     if plan.worktree_path:
         try:
@@ -142,16 +148,16 @@ async def _approve(rt: StepContext, plan: PlanRecord, given: DecisionInput) -> P
 
 async def _edit(rt: StepContext, plan: PlanRecord, given: DecisionInput) -> PlanRecord:
     assert given.edit is not None
-    since = decision_records.last_event_id(rt, plan.id)
+    since = record_writer.last_event_id(rt, plan.id)
     plan = rt.service.edit_proposal(plan.id, given.edit[1])
-    decision_records.write_records(rt, plan.id, since)
+    record_writer.write_records(rt, plan.id, since)
     rt.plan_changed(plan)
     return plan
 
 
 async def _revise(rt: StepContext, plan: PlanRecord, given: DecisionInput) -> PlanRecord:
     plan = _gate(rt, plan, Decision.REVISE, given)
-    return await architect_revision(rt, plan, prompts.revision_prompt(plan, given.feedback))
+    return await architect_revision(rt, plan, role_prompts.revision_prompt(plan, given.feedback))
 
 
 def _gate(rt: StepContext, plan: PlanRecord, decision: Decision, given: DecisionInput) -> PlanRecord:
@@ -175,7 +181,7 @@ async def _continue(rt: StepContext, plan: PlanRecord, given: DecisionInput) -> 
     if _phase_behind(plan) is Phase.ESCALATED:
         return await _rework(rt, plan, given.feedback, escalated=True)
     plan = _gate(rt, plan, Decision.CONTINUE, given)
-    plan = await development.run_developer(rt, plan, lambda p, _root: prompts.continue_prompt(p))
+    plan = await development.run_developer(rt, plan, lambda p, _root: role_prompts.continue_prompt(p))
     return await after_development(rt, plan)
 
 
@@ -192,7 +198,7 @@ async def _after_setup_decision(rt: StepContext, plan: PlanRecord, given: Decisi
     if plan.phase == Phase.DEV:
         plan = await development.run_developer(rt, plan, development.implementation_prompt_for, fresh=True)
     else:
-        plan = await development.run_developer(rt, plan, lambda p, _root: prompts.continue_prompt(p))
+        plan = await development.run_developer(rt, plan, lambda p, _root: role_prompts.continue_prompt(p))
     return await after_development(rt, plan)
 
 
@@ -200,7 +206,7 @@ async def _redesign(rt: StepContext, plan: PlanRecord, given: DecisionInput) -> 
     agg = pending_aggregate(plan)
     plan = _gate(rt, plan, Decision.REDESIGN, given)
     findings = list(agg.findings) if agg else []
-    return await architect_revision(rt, plan, prompts.redesign_prompt(plan, findings, given.feedback,
+    return await architect_revision(rt, plan, role_prompts.redesign_prompt(plan, findings, given.feedback,
                                                                        agg.verdict if agg else None))
 
 

@@ -17,8 +17,7 @@ from tunaflow_tui.core.storage.records import PlanRecord
 from tunaflow_tui.core.workflow import DevStalled, ImplementationReported
 from tunaflow_tui.core.workflow.event_text import USER_CANCELLED
 from tunaflow_tui.core.workflow.phases import Actor, Phase, PlanEventType
-from tunaflow_tui.runtime import git_guard, worktree_prep
-from tunaflow_tui.runtime import role_prompts as prompts
+from tunaflow_tui.runtime import git_guard, role_prompts, worktree_prep
 from tunaflow_tui.runtime.events import NoticeRaised
 from tunaflow_tui.runtime.planning import record_rejections
 from tunaflow_tui.runtime.turn_spec import TurnSpec
@@ -128,7 +127,7 @@ PromptBuilder = Callable[[PlanRecord, Path], str]
 def implementation_prompt_for(plan: PlanRecord, root: Path) -> str:
     """The first implementation prompt, naming the plan documents in the worktree."""
     plan_file, tasks = _doc_names(root, plan)
-    return prompts.implementation_prompt(plan, tasks, plan_file)
+    return role_prompts.implementation_prompt(plan, tasks, plan_file)
 
 
 async def run_developer(

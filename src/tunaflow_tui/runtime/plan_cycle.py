@@ -18,9 +18,15 @@ from tunaflow_tui.core.workflow.decision_words import Decision
 from tunaflow_tui.core.workflow.phases import Actor, Phase, PlanEventType
 from tunaflow_tui.core.workflow.service import WaitingDecision
 from tunaflow_tui.core.workflow.ways import WayOn
-from tunaflow_tui.runtime import decisions, development, planning, recovery, review
-from tunaflow_tui.runtime import record_writer as decision_records
-from tunaflow_tui.runtime import role_prompts as prompts
+from tunaflow_tui.runtime import (
+    decisions,
+    development,
+    planning,
+    record_writer,
+    recovery,
+    review,
+    role_prompts,
+)
 from tunaflow_tui.runtime.events import NoticeRaised
 from tunaflow_tui.runtime.ports import LeftoverStopper, RunningAgents, StepContext
 
@@ -126,9 +132,9 @@ class PlanCycle:
         if plan.phase in (Phase.DRAFTING, Phase.CHAT):
             feedback, redesign = recovery.last_feedback(host, plan.id)
             agg, _round = recovery.last_review(host, plan.id)
-            prompt = (prompts.redesign_prompt(plan, list(agg.findings) if agg else [], feedback,
+            prompt = (role_prompts.redesign_prompt(plan, list(agg.findings) if agg else [], feedback,
                                               agg.verdict if agg else None) if redesign
-                      else prompts.revision_prompt(plan, feedback))
+                      else role_prompts.revision_prompt(plan, feedback))
             return await decisions.architect_revision(host, plan, prompt)
         return plan
 
@@ -150,13 +156,13 @@ class PlanCycle:
     async def _resume_development(self, plan: PlanRecord, how: str) -> PlanRecord:
         host = self._host
         if how == "resume":
-            plan = await development.run_developer(host, plan, lambda p, _root: prompts.continue_prompt(p))
+            plan = await development.run_developer(host, plan, lambda p, _root: role_prompts.continue_prompt(p))
         elif plan.phase == Phase.REWORK:
             agg, round_no = recovery.last_review(host, plan.id)
             findings = list(agg.findings) if agg else []
             earlier = decisions.earlier_failures(host, plan.id, exclude_round=round_no)
             plan = await development.run_developer(
-                host, plan, lambda p, _root: prompts.rework_prompt(p, findings, earlier), fresh=True
+                host, plan, lambda p, _root: role_prompts.rework_prompt(p, findings, earlier), fresh=True
             )
         else:
             plan = await development.run_developer(host, plan, development.implementation_prompt_for, fresh=True)
@@ -167,12 +173,12 @@ class PlanCycle:
 
         The merge (or the conflict that stopped it) gets its record in the chat.
         """
-        since = decision_records.last_event_id(self._host, plan_id)
+        since = record_writer.last_event_id(self._host, plan_id)
         before = self._host.store.get_plan(plan_id)
         try:
             return development.merge_plan(self._host, plan_id)
         finally:
-            decision_records.write_records(self._host, plan_id, since, before=before)
+            record_writer.write_records(self._host, plan_id, since, before=before)
 
     def remove_worktree(self, plan_id: int) -> None:
         """Remove a plan's worktree (its git branch stays)."""

@@ -20,8 +20,7 @@ from tunaflow_tui.core.testrunner import TestCommand, TestResult, detect_test_co
 from tunaflow_tui.core.workflow import AggregateVerdict, ReviewFinished, ReviewStarted, SeatResult, aggregate
 from tunaflow_tui.core.workflow.phases import Actor, PlanEventType
 from tunaflow_tui.core.workflow.service import plain_json
-from tunaflow_tui.runtime import git_guard
-from tunaflow_tui.runtime import role_prompts as prompts
+from tunaflow_tui.runtime import git_guard, role_prompts
 from tunaflow_tui.runtime.development import workdir
 from tunaflow_tui.runtime.events import NoticeRaised, ProjectTestsRunning
 from tunaflow_tui.runtime.planning import record_rejections
@@ -143,7 +142,7 @@ async def _run_seat(
 ) -> SeatResult:
     engine, _config = rt.turns.engine_for(seat)
     conversation = f"branch:{plan.review_branch_id}"
-    prompt = prompts.review_prompt(plan, seat=seat, round_no=round_no, diff=diff, tests=tests)
+    prompt = role_prompts.review_prompt(plan, seat=seat, round_no=round_no, diff=diff, tests=tests)
     try:
         # blind: a fresh session and no conversation history — only the plan, the diff and the tests
         result = await rt.turns.run(TurnSpec(seat, conversation, prompt, cwd=workdir(rt, plan), plan=plan, blind=True))

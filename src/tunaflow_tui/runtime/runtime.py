@@ -27,8 +27,7 @@ from tunaflow_tui.core.workflow.event_text import USER_CANCELLED
 from tunaflow_tui.core.workflow.phases import Actor
 from tunaflow_tui.core.workflow.service import WaitingDecision, WorkflowService
 from tunaflow_tui.core.workflow.ways import WayOn
-from tunaflow_tui.runtime import adoption, branching, git_guard, leftovers, planning, recovery
-from tunaflow_tui.runtime import record_writer as decision_records
+from tunaflow_tui.runtime import adoption, branching, git_guard, leftovers, planning, record_writer, recovery
 from tunaflow_tui.runtime.agent_turn import MarkerProgress, TurnResult, TurnRunner
 from tunaflow_tui.runtime.branch_service import BranchService
 from tunaflow_tui.runtime.context import SentPack
@@ -419,7 +418,7 @@ class WorkflowRuntime:
 
     def catch_up_records(self) -> int:
         """Write the decision records a stop left unwritten (see :func:`.decision_records.catch_up`)."""
-        return decision_records.catch_up(self)
+        return record_writer.catch_up(self)
 
     def merge(self, plan_id: int) -> gitops.MergeResult:
         """Merge a done plan's branch into its base (fast-forward or merge commit; never force).
@@ -436,10 +435,10 @@ class WorkflowRuntime:
     def apply(self, plan_id: int, command: object, actor: Actor = Actor.SYSTEM) -> PlanRecord:
         """Apply a workflow command and tell observers; a decision of the user's gets its record in the chat."""
         before = self.store.get_plan(plan_id) if actor == Actor.USER else None
-        since = decision_records.last_event_id(self, plan_id) if before is not None else 0
+        since = record_writer.last_event_id(self, plan_id) if before is not None else 0
         plan = self.service.apply(plan_id, command, actor=actor)  # type: ignore[arg-type]
         if before is not None:
-            decision_records.write_records(self, plan_id, since, before=before)
+            record_writer.write_records(self, plan_id, since, before=before)
         self.plan_changed(plan)
         return plan
 

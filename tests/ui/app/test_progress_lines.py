@@ -11,7 +11,7 @@ from hand_clock import HandClock
 from seeded_plans import PLAN_TITLE, with_branches
 from waiting import until
 
-from tunaflow_tui.controllers import status_controller as status
+from tunaflow_tui.controllers import status_controller
 from tunaflow_tui.core.workflow.service import WorkflowService
 from tunaflow_tui.runtime.events import MessageFinished, MessageStarted, ProjectTestsRunning
 
@@ -28,7 +28,7 @@ LIMIT_S = 5.0
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])
 async def test_each_seat_and_the_test_run_have_a_line_with_elapsed_time(open_app, monkeypatch, size) -> None:
     clock = HandClock()
-    monkeypatch.setattr(status, "now", clock)
+    monkeypatch.setattr(status_controller, "now", clock)
     app, controller, runtime = open_app()
     store = runtime.store
     plan = WorkflowService(store).create_plan_from_proposal(title=PLAN_TITLE, slug="word-frequency",
@@ -69,13 +69,13 @@ async def test_each_seat_and_the_test_run_have_a_line_with_elapsed_time(open_app
 
 @pytest.mark.parametrize(("seconds", "shown"), [(0, "0s"), (59.9, "59s"), (65, "1m 05s"), (3725, "1h 02m")])
 def test_elapsed_time_reads_short(seconds: float, shown: str) -> None:
-    assert status.elapsed(seconds) == shown
+    assert status_controller.elapsed(seconds) == shown
 
 
 async def test_a_tick_redraws_the_status_line_and_only_a_new_line_lays_the_screen_out(open_app, monkeypatch) -> None:
     # a layout redoes the whole screen (a key typed meanwhile waits for it): the seconds ticking must not
     clock = HandClock()
-    monkeypatch.setattr(status, "now", clock)
+    monkeypatch.setattr(status_controller, "now", clock)
     app, controller, runtime = open_app()
     service = WorkflowService(runtime.store)
     first, second = (service.create_plan_from_proposal(title=f"{PLAN_TITLE} {n}", slug=f"plan-{n}",

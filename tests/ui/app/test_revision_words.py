@@ -11,7 +11,7 @@ from seeded_plans import reviewed, seat
 from waiting import until
 
 from tunaflow_tui.core.workflow.decision_words import Decision
-from tunaflow_tui.runtime import role_prompts as prompts
+from tunaflow_tui.runtime import role_prompts
 from tunaflow_tui.widgets.decision.plan_card import PlanProposalCard
 
 
@@ -37,8 +37,8 @@ def test_the_redesign_prompt_says_what_the_review_said(open_app) -> None:
     _app, _controller, runtime = open_app()
     plan_id = reviewed(runtime.store, [seat("reviewer", "pass")])
     plan = runtime.store.get_plan(plan_id)
-    passed = prompts.redesign_prompt(plan, [], "", "pass")
+    passed = role_prompts.redesign_prompt(plan, [], "", "pass")
     assert "failed" not in passed and "passed review" in passed and "as revision 1" in passed
-    failed = prompts.redesign_prompt(plan, ["no tests"], "", "fail")
+    failed = role_prompts.redesign_prompt(plan, ["no tests"], "", "fail")
     assert "the implementation failed review" in failed and "- no tests" in failed
-    assert "as revision 1" in prompts.revision_prompt(plan, "shorter")
+    assert "as revision 1" in role_prompts.revision_prompt(plan, "shorter")

@@ -16,7 +16,7 @@ from roundtable_seeds import TOPIC, seed_ended
 from textual.containers import ScrollableContainer
 from waiting import until
 
-from tunaflow_tui.controllers import status_controller as status
+from tunaflow_tui.controllers import status_controller
 from tunaflow_tui.core.roundtable.seats import RoundtableSetup, Seat
 from tunaflow_tui.screens.roundtable_setup import RoundtableRequest
 from tunaflow_tui.widgets.message_block import MessageBlock
@@ -86,7 +86,7 @@ def _started_in_seat_order(runtime: Any, monkeypatch: pytest.MonkeyPatch, order:
 
 @pytest.fixture
 def live_app(steady_app: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
-    monkeypatch.setattr(status, "now", lambda: 0.0)  # the status line's elapsed time reads 0s
+    monkeypatch.setattr(status_controller, "now", lambda: 0.0)  # the status line's elapsed time reads 0s
     factory, engine = holding_factory("proposer", "critic", after="report")
     app = steady_app(FOLDER, engine_factory=factory)
     _started_in_seat_order(app.controller.runtime, monkeypatch, ("alice", "bob", "carl"))

@@ -17,7 +17,7 @@ from tunaflow_tui.agents.agent_events import (
     Usage,
 )
 from tunaflow_tui.agents.base import Engine, Turn, TurnRequest
-from tunaflow_tui.agents.demo import demo_roles as roles
+from tunaflow_tui.agents.demo import demo_roles
 from tunaflow_tui.core.roundtable.seat_prompts import ballot_letters
 from tunaflow_tui.core.settings.engines import EngineConfig
 
@@ -54,20 +54,20 @@ class DemoTurn(Turn):
         request, role = self.request, self.request.role
         letters = ballot_letters(request.prompt)
         if letters is not None:  # a roundtable's ranking round, whatever the seat's role
-            return roles.text_steps(roles.ballot(letters))
+            return demo_roles.text_steps(demo_roles.ballot(letters))
         if role == "architect":
-            steps = roles.architect(request.prompt, request.cwd)
+            steps = demo_roles.architect(request.prompt, request.cwd)
         elif role == "developer":
-            steps = roles.developer(request.prompt, request.cwd, self.config.demo_fail_reviews)
+            steps = demo_roles.developer(request.prompt, request.cwd, self.config.demo_fail_reviews)
         elif role in ("reviewer", "verifier"):
-            steps = roles.reviewer(request.prompt, request.cwd, self.config.demo_fail_reviews, role)
+            steps = demo_roles.reviewer(request.prompt, request.cwd, self.config.demo_fail_reviews, role)
         elif role == "synthesizer":
-            steps = roles.synthesizer(request.prompt, request.cwd)
+            steps = demo_roles.synthesizer(request.prompt, request.cwd)
         elif role == "summarizer":
-            steps = roles.summarizer(request.prompt, request.cwd)
+            steps = demo_roles.summarizer(request.prompt, request.cwd)
         else:
-            steps = roles.other(request.prompt, role, request.cwd)
-        return roles.text_steps(steps)
+            steps = demo_roles.other(request.prompt, role, request.cwd)
+        return demo_roles.text_steps(steps)
 
     async def __aiter__(self) -> AsyncIterator[EngineEvent]:
         """Stream the scripted reply with ``demo_delay_s`` between chunks."""
