@@ -118,6 +118,8 @@ class PermissionDock(VerticalScroll, can_focus=False):
         self.refresh_hint()
 
     def on_descendant_blur(self) -> None:
+        if not any(c.has_focus for c in self.cards()):  # the keys went elsewhere: a card focused again starts unseen
+            self._seen_with_keys = None
         self.refresh_hint()
 
     def on_resize(self) -> None:
@@ -142,6 +144,7 @@ class PermissionDock(VerticalScroll, can_focus=False):
             return
         if self._seen_with_keys is not card:
             return  # focused and not drawn in view yet: the scroll to it is still coming
+        self._seen_with_keys = None  # brought back (f2), it has to be drawn in view before it can leave it
         self._release_focus(card)
         self.refresh_hint()
 
