@@ -38,7 +38,9 @@ async def test_m_merges_the_plan_into_its_base(open_app, at_review) -> None:
         await until(pilot, lambda: card.view.merged and "Merged into main" in screen_text(app), "the merge shown")
         assert card.view.merged == "fast-forward"
         await until(pilot, lambda: "Merged into main: fast-forward" in screen_text(app), "Merged into main: fast-forward on screen")
-        assert any(n.message.startswith("Merged: fast-forwarded main") for n in posted(app))
+        # the card can follow the database (another look at it) before the merge's own worker reports back
+        await until(pilot, lambda: any(n.message.startswith("Merged: fast-forwarded main") for n in posted(app)),
+                    "the merge's notification")
     assert (demo_project / "textstats" / "frequency.py").exists()
     assert _git(demo_project, "status", "--porcelain") == ""
 
