@@ -67,7 +67,12 @@ class Subtask:
 
 @dataclass(frozen=True, kw_only=True)
 class PlanProposal(Marker):
-    """``<!-- tunaflow:plan-proposal -->`` … ``<!-- /tunaflow:plan-proposal -->`` from the Architect."""
+    """``<!-- tunaflow:plan-proposal -->`` … ``<!-- /tunaflow:plan-proposal -->`` from the Architect.
+
+    ``revises`` is N when the opening marker reads ``<!-- tunaflow:plan-proposal revises: #N -->``
+    (the proposal is a new version of plan N), else None (the runtime decides: a new plan, or the
+    plan the turn was about).
+    """
 
     kind: ClassVar[MarkerKind] = "plan-proposal"
     title: str = ""
@@ -77,10 +82,11 @@ class PlanProposal(Marker):
     constraints: tuple[str, ...] = ()
     non_goals: tuple[str, ...] = ()
     closed: bool = True
+    revises: int | None = None
 
     def to_json(self) -> dict[str, Any]:
-        """JSON form, fields in the documented order."""
-        return {
+        """JSON form, fields in the documented order (``revises`` last, only when the marker names a plan)."""
+        found = {
             **super().to_json(),
             "closed": self.closed,
             "title": self.title,
@@ -90,6 +96,9 @@ class PlanProposal(Marker):
             "constraints": list(self.constraints),
             "non_goals": list(self.non_goals),
         }
+        if self.revises is not None:
+            found["revises"] = self.revises
+        return found
 
 
 @dataclass(frozen=True, kw_only=True)

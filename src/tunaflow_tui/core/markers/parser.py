@@ -195,7 +195,8 @@ def _build(text: str, block: _Block, accepted: bool, memo: LineMemo) -> Marker:
         body = scrub_markers(body)
     raw, span, closed = text[opener.start : block.end], (opener.start, block.end), closer is not None
     if opener.kind == "plan-proposal":
-        return read_proposal(body, accepted=accepted, raw=raw, span=span, closed=closed, memo=memo)
+        return read_proposal(body, accepted=accepted, raw=raw, span=span, closed=closed, memo=memo,
+                             revises=opener.number or None)
     if opener.kind == "review-verdict":
         return read_verdict(body, accepted=accepted, raw=raw, span=span, closed=closed, memo=memo)
     return read_consensus(body, accepted=accepted, raw=raw, span=span, closed=closed, memo=memo)

@@ -330,11 +330,13 @@ def _leading_list(lines: list[str], memo: LineMemo) -> tuple[list[str], list[str
 
 
 def read_proposal(
-    body: str, *, accepted: bool, raw: str, span: tuple[int, int], closed: bool, memo: LineMemo | None = None
+    body: str, *, accepted: bool, raw: str, span: tuple[int, int], closed: bool, memo: LineMemo | None = None,
+    revises: int | None = None,
 ) -> PlanProposal:
     """Build a :class:`PlanProposal` from the text between the proposal markers.
 
-    ``memo`` holds what earlier blocks of the same reply read in their lines (a fresh one if none).
+    ``memo`` holds what earlier blocks of the same reply read in their lines (a fresh one if none);
+    ``revises`` is the plan its opening marker names (``revises: #N``), if any.
     """
     memo = memo or LineMemo()
     lines = _unwrap_fence(body.replace("\r\n", "\n").replace("\r", "\n").split("\n"))
@@ -381,4 +383,5 @@ def read_proposal(
     return PlanProposal(
         accepted=accepted, raw=raw, span=span, closed=closed, title=title, subtasks=subtasks,
         description=description, expected_outcome=outcome, constraints=constraints, non_goals=non_goals,
+        revises=revises,
     )  # fmt: skip

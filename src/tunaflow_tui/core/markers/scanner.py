@@ -31,6 +31,9 @@ _CANDIDATE: Final = re.compile(
     rf"<!--(?=\s*[/Tt\u1e97])(?:([^>]{{0,{MAX_COMMENT_BODY}}})-->|(.{{0,{MAX_COMMENT_BODY}}}?)-->)", re.DOTALL
 )
 _SCRUB_PASSES: Final = 4
+#: The word an opening proposal marker names the plan it revises with: ``plan-proposal revises: #N``.
+REVISES: Final = "revises"
+_REVISING: Final = f"plan-proposal{REVISES}:#"
 #: Blanks up to the end of a line (its newline included) or of the text.
 _REST_OF_LINE: Final = re.compile(r"[ \t\r]*+(?:\n|\Z)")
 
@@ -39,7 +42,8 @@ class MarkerComment(NamedTuple):
     """One well-formed marker comment found in a text.
 
     ``start``/``end`` delimit the whole ``<!-- ... -->`` comment; ``closing`` is true for
-    ``<!-- /tunaflow:KIND -->``; ``number`` is the N of ``subtask-done:N`` (else 0). A named tuple:
+    ``<!-- /tunaflow:KIND -->``; ``number`` is the N of ``subtask-done:N``, or of an opening
+    ``plan-proposal revises: #N`` (the plan the proposal revises), else 0. A named tuple:
     a long reply holds thousands, and a tuple is the cheapest immutable record to make.
     """
 
@@ -54,6 +58,8 @@ class MarkerComment(NamedTuple):
         """The marker written in its canonical form, e.g. ``<!-- tunaflow:subtask-done:3 -->``."""
         slash = "/" if self.closing else ""
         suffix = f":{self.number}" if self.kind == "subtask-done" else ""
+        if self.kind == "plan-proposal" and self.number:
+            suffix = f" {REVISES}: #{self.number}"
         return f"<!-- {slash}tunaflow:{self.kind}{suffix} -->"
 
 
@@ -74,8 +80,19 @@ def iter_tunaflow_comments(text: str) -> Iterator[tuple[int, int, str]]:
             found = search(text, found.start() + 1)  # a comment may start inside this one
 
 
+def _positive(digits: str) -> int:
+    """``digits`` as a number 1–999999, or 0 when it is anything else (empty, too long, not ASCII digits)."""
+    if 0 < len(digits) <= 6 and digits.isascii() and digits.isdigit():
+        return int(digits)
+    return 0
+
+
 def classify(compact: str) -> tuple[str, bool, int] | None:
-    """Turn a compact comment body into ``(kind, closing, index)``, or None if it is not a marker."""
+    """Turn a compact comment body into ``(kind, closing, index)``, or None if it is not a marker.
+
+    The index is N of ``subtask-done:N`` (``#`` allowed before it) or of ``plan-proposal revises: #N``
+    (the ``#`` required, nothing after N): an opening proposal that names any other suffix is no marker.
+    """
     closing = compact.startswith("/")
     rest = compact[len("/tunaflow:") :] if closing else compact[len("tunaflow:") :]
     rest = rest.replace("_", "-")
@@ -86,9 +103,11 @@ def classify(compact: str) -> tuple[str, bool, int] | None:
     if rest == "impl-complete":
         return rest, False, 0
     if rest.startswith("subtask-done:"):
-        digits = rest[len("subtask-done:") :].lstrip("#")
-        if 0 < len(digits) <= 6 and digits.isascii() and digits.isdigit() and int(digits) > 0:
-            return "subtask-done", False, int(digits)
+        number = _positive(rest[len("subtask-done:") :].lstrip("#"))
+        return ("subtask-done", False, number) if number else None
+    if rest.startswith(_REVISING):
+        number = _positive(rest[len(_REVISING) :])
+        return ("plan-proposal", False, number) if number else None
     return None
 
 
