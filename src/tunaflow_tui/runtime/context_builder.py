@@ -14,6 +14,7 @@ from tunaflow_tui.core.personas import load_persona
 from tunaflow_tui.core.storage.records import MessageRecord, PlanRecord, SessionLinkRecord
 from tunaflow_tui.runtime.context import ContextPack, SectionSpec, assemble
 from tunaflow_tui.runtime.links import cited_link, pack_links
+from tunaflow_tui.runtime.plans_in_flight import SECTION_TITLE, in_flight_text
 from tunaflow_tui.runtime.role_prompts import plan_brief
 from tunaflow_tui.runtime.tokens import default_counter
 
@@ -35,6 +36,8 @@ MAX_LISTED_FILES = 30
 RETRIEVING_ROLES = frozenset({"architect", "developer"})
 #: Summaries read for a pack: more than any memory budget holds.
 NEWEST_SUMMARIES = 64
+#: Roles whose packs name every plan in flight (so a proposal can say which one it revises).
+PLANNING_ROLES = frozenset({"architect"})
 #: Roles that work in a plan's worktree: their "Project" section names it, its branch and base.
 WORKTREE_ROLES = frozenset({"developer", "reviewer", "verifier"})
 
@@ -263,6 +266,10 @@ class ContextBuilder:
         if plan is not None:
             specs.append(SectionSpec("plan", f"Active plan ({plan.phase})",
                                      plan_brief(plan), 1, budget=cfg.plan_tokens))
+        if role in PLANNING_ROLES:
+            in_flight = in_flight_text(self._rt.store)
+            if in_flight:
+                specs.append(SectionSpec("plans", SECTION_TITLE, in_flight, 2, budget=cfg.plan_tokens))
         if findings:
             specs.append(SectionSpec("findings", "Review findings",
                                      "\n".join(f"- {f}" for f in findings), 1, budget=cfg.findings_tokens))

@@ -15,6 +15,7 @@ from tunaflow_tui.core.workflow.phases import Actor, Phase, PlanEventType
 from tunaflow_tui.runtime import planning
 from tunaflow_tui.runtime.agent_turn import TurnResult
 from tunaflow_tui.runtime.leftovers import AgentStillRunning, find_leftovers
+from tunaflow_tui.runtime.plans_in_flight import plan_pointer
 from tunaflow_tui.runtime.turn_spec import TurnSpec
 
 if TYPE_CHECKING:
@@ -161,9 +162,11 @@ async def retry_message(rt: RecoveryContext, message: MessageRecord) -> TurnResu
 
 async def answer_user_message(rt: StepContext, user_message: MessageRecord) -> TurnResult:
     """Let the Architect answer an already stored user message again."""
-    drafting = planning.plan_in_drafting(rt)
+    pointer = plan_pointer(user_message.content)
+    about = rt.store.get_plan(pointer) if pointer is not None else None
     result = await rt.turns.run(TurnSpec("architect", "main", user_message.content,
-                                        plan=drafting or planning.active_plan(rt), exclude_message_id=user_message.id))
+                                        plan=about or planning.plan_in_drafting(rt) or planning.active_plan(rt),
+                                        exclude_message_id=user_message.id))
     if result.ok:
-        await planning.handle_architect_reply(rt, result, revising=drafting)
+        await planning.handle_architect_reply(rt, result, revising=about, feedback=user_message.content)
     return result

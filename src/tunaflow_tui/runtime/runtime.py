@@ -44,6 +44,7 @@ from tunaflow_tui.runtime.events import (
 from tunaflow_tui.runtime.memory import ProjectMemory
 from tunaflow_tui.runtime.permission_desk import PermissionDesk
 from tunaflow_tui.runtime.plan_cycle import PlanCycle
+from tunaflow_tui.runtime.plans_in_flight import plan_pointer
 from tunaflow_tui.runtime.shared_guard import SharedGitGuard
 from tunaflow_tui.runtime.turn_service import EngineFactory, TurnService
 from tunaflow_tui.runtime.turn_spec import TurnSpec
@@ -261,8 +262,14 @@ class WorkflowRuntime:
 
     # ----------------------------------------------------------------- public API
     async def send_user_message(self, text: str, conversation_id: str = "main", *,
-                                engine: str | None = None) -> TurnResult | None:
+                                engine: str | None = None, plan_id: int | None = None) -> TurnResult | None:
         """Store the user's message and let the Architect answer; a proposal opens the approval gate.
+
+        ``plan_id`` points the message at a plan (in main only; a message that starts with ``#N`` points at
+        plan N too): the pack centres on it and a proposal in the reply revises it (or is refused when the
+        plan cannot take a revision now, see :mod:`.planning`). The message is stored starting with ``#N``
+        so the chat and the Architect see which plan it is about. A plan that does not exist raises
+        :class:`RuntimeError_` and stores nothing.
 
         In a branch (``branch:{id}``) the branch's engine answers, continuing the parent's native
         session on its first turn where the branch was forked natively. An adopted or archived branch
@@ -281,10 +288,19 @@ class WorkflowRuntime:
             raise branching.BranchError(f"there is no engine named {engine!r}")
         if conversation_id != "main":
             branching.writable_branch(self, conversation_id)  # a bad target is named before any lease is taken
+            if plan_id is not None:
+                raise branching.BranchError("a message in a branch cannot point at a plan; write it in main")
+        elif plan_id is None:
+            plan_id = plan_pointer(text)  # ``#3 …`` in main is about plan 3, however it was sent
+        if plan_id is not None:
+            self.get_plan(plan_id)
+            if plan_pointer(text) != plan_id:
+                text = f"#{plan_id} {text}"
         async with self.runner.leases.holding(conversation_id, "architect"):
-            return await self._send_held(text, conversation_id, engine)
+            return await self._send_held(text, conversation_id, engine, plan_id)
 
-    async def _send_held(self, text: str, conversation_id: str, engine: str | None) -> TurnResult | None:
+    async def _send_held(self, text: str, conversation_id: str, engine: str | None,
+                         plan_id: int | None = None) -> TurnResult | None:
         branch = None
         if conversation_id == "main":
             self.store.main_conversation()
@@ -296,18 +312,19 @@ class WorkflowRuntime:
         found = leftovers.find_leftovers(self.store, conversations=(conversation_id,))
         if found:  # never a second agent beside one an earlier tunaflow left running here
             raise leftovers.AgentStillRunning(found)
+        about = self.get_plan(plan_id) if plan_id is not None else None  # (deleted meanwhile: nothing stored)
         user_msg = self.store.add_message(conversation_id, "user", text, status="done")
         self.emit(MessageAdded(conversation_id, user_msg.id, "user"))
-        planning.record_user_markers(self, user_msg)
+        planning.record_user_markers(self, user_msg, about)
         if branch is not None:
             return await self.answer_in_branch(user_msg)
-        drafting = planning.plan_in_drafting(self)
         result = await self.run_role_turn(
-            "architect", conversation_id, text, plan=drafting or planning.active_plan(self),
+            "architect", conversation_id, text,
+            plan=about or planning.plan_in_drafting(self) or planning.active_plan(self),
             exclude_message_id=user_msg.id, engine_name=engine,
         )
         if result.ok and conversation_id == "main":
-            await planning.handle_architect_reply(self, result, revising=drafting)
+            await planning.handle_architect_reply(self, result, revising=about, feedback=text)
         return result
 
     async def answer_in_branch(self, user_message: MessageRecord) -> TurnResult:

@@ -24,14 +24,17 @@ from tunaflow_tui.core.workflow.phases import PlanEventType
 from tunaflow_tui.runtime.context import ContextPack, SectionSpec, assemble
 from tunaflow_tui.runtime.context_builder import (
     NEWEST_SUMMARIES,
+    PLANNING_ROLES,
     RETRIEVING_ROLES,
     ContextBuilder,
     PackSources,
     format_turn,
 )
 from tunaflow_tui.runtime.links import cited_link, pack_links
+from tunaflow_tui.runtime.plans_in_flight import SECTION_TITLE, in_flight_text, plan_pointer
 from tunaflow_tui.runtime.ports import PackSourceData, ProjectData
 from tunaflow_tui.runtime.record_writer import conversation_of
+from tunaflow_tui.runtime.role_prompts import plan_brief
 from tunaflow_tui.runtime.tokens import default_counter
 
 
@@ -175,10 +178,29 @@ def since_text(rt: ProjectData, conversation_id: str, session_id: str, delivered
     return "\n\n".join(kept), tuple(unseen), tuple(link.id for link in new_links)
 
 
+def _planning_sections(rt: ProjectData, role: str, request: str, plan: PlanRecord | None) -> list[SectionSpec]:
+    """For the Architect's resumed session: every plan in flight as it stands now (phases move between
+    turns), and the plan the user's message points at (``#N …``) as it stands now."""
+    if role not in PLANNING_ROLES:
+        return []
+    cfg = rt.settings.context
+    specs = []
+    if plan is not None and plan_pointer(request) == plan.id:
+        specs.append(SectionSpec("plan", f"Active plan ({plan.phase})", plan_brief(plan), 1, budget=cfg.plan_tokens))
+    in_flight = in_flight_text(rt.store)
+    if in_flight:
+        specs.append(SectionSpec("plans", SECTION_TITLE, in_flight, 2, budget=cfg.plan_tokens))
+    return specs
+
+
 def resumed_turn(rt: PackContext, *, role: str, conversation_id: str, request: str, engine: str,
                  session_id: str, findings: tuple[str, ...], exclude_message_id: int | None,
-                 system: str) -> TurnPrompt:
-    """The prompt of a resumed turn: what the session has not seen, the new retrieved history, the request."""
+                 system: str, plan: PlanRecord | None = None) -> TurnPrompt:
+    """The prompt of a resumed turn: what the session has not seen, the new retrieved history, the request.
+
+    The Architect's also names the plans in flight, and the plan the message points at (see
+    :func:`_planning_sections`).
+    """
     cfg = rt.settings.context
     delivered = delivered_to(rt, engine, session_id, conversation_id)
     retrieving = role in RETRIEVING_ROLES and cfg.retrieved_tokens > 0 and rt.settings.memory.retrieved_chunks > 0
@@ -186,7 +208,7 @@ def resumed_turn(rt: PackContext, *, role: str, conversation_id: str, request: s
         rt.memory.prepare_retrieval(request)
     items = _watermarks(rt, conversation_id)
     text, unseen, link_ids = since_text(rt, conversation_id, session_id, delivered, exclude_message_id)
-    specs: list[SectionSpec] = []
+    specs = _planning_sections(rt, role, request, plan)
     if findings:
         specs.append(SectionSpec("findings", "Review findings", "\n".join(f"- {f}" for f in findings), 1,
                                  budget=cfg.findings_tokens))
@@ -280,6 +302,6 @@ def prepare_turn(rt: PackContext, role: str, conversation_id: str, request: str,
     if resume and not blind:
         return resumed_turn(rt, role=role, conversation_id=conversation_id, request=request, engine=engine,
                             session_id=resume, findings=findings, exclude_message_id=exclude_message_id,
-                            system=persona)
+                            system=persona, plan=plan)
     return full_turn(rt, role=role, conversation_id=conversation_id, request=request, plan=plan,
                      findings=findings, exclude_message_id=exclude_message_id, system=persona, history=not blind)

@@ -1,0 +1,64 @@
+"""The plans that still move, as the Architect's pack and ``tunaflow status`` name them.
+
+Several plans can be in flight at once: one waits for approval, another's Developer works, a third
+waits for a review verdict. The Architect is told which (id, title, phase, what each waits on) so it
+can say which plan a proposal revises, and the user can point a message at one (``#3 …``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from tunaflow_tui.core.storage.records import PlanRecord
+from tunaflow_tui.core.terminal_text import neutralize
+from tunaflow_tui.core.workflow.phases import PendingDecision, Phase
+
+if TYPE_CHECKING:
+    from tunaflow_tui.core.storage import Store
+
+SECTION_TITLE = "Plans in flight"
+#: ``#N`` opening a message: the message is about plan N (1–999999, followed by a blank or nothing).
+_POINTER = re.compile(r"#([0-9]{1,6})(?=\s|$)")
+_WORKING = {
+    Phase.CHAT: "the Architect's proposal",
+    Phase.DRAFTING: "the Architect's revised proposal",
+    Phase.DEV: "the Developer at work",
+    Phase.REWORK: "the Developer reworking it after review",
+    Phase.REVIEW: "the reviewers",
+}
+
+
+def plans_in_flight(store: Store) -> tuple[PlanRecord, ...]:
+    """Every plan that is neither done nor abandoned, oldest first."""
+    return tuple(plan for plan in store.list_plans() if not Phase(plan.phase).is_terminal)
+
+
+def waits_on(plan: PlanRecord) -> str:
+    """What the plan waits on, in a few words: the user's decision, or who works on it now."""
+    if plan.phase == Phase.HELD:
+        return "you: it is on hold"
+    if plan.pending_decision:
+        return f"you: {PendingDecision(plan.pending_decision).question}"
+    return _WORKING.get(Phase(plan.phase), "nothing")
+
+
+def plan_line(plan: PlanRecord) -> str:
+    """``- #3 “Add mul” — phase dev, waits on the Developer at work``."""
+    title = neutralize(plan.title).replace("\n", " ")
+    return f"- #{plan.id} “{title}” — phase {plan.phase}, waits on {waits_on(plan)}"
+
+
+def in_flight_text(store: Store) -> str:
+    """The pack's "Plans in flight" section: one line per plan that still moves ("" when none does)."""
+    lines = [plan_line(plan) for plan in plans_in_flight(store)]
+    if not lines:
+        return ""
+    return "\n".join([*lines, "", "A proposal that changes one of these names it in its opening marker "
+                      "(`<!-- tunaflow:plan-proposal revises: #N -->`); any other proposal is a new plan."])
+
+
+def plan_pointer(text: str) -> int | None:
+    """The plan a message points at with ``#N`` at its very start (``#3 make it faster``), if it does."""
+    found = _POINTER.match(text.lstrip())
+    return int(found.group(1)) if found else None
