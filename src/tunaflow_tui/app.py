@@ -216,16 +216,29 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
                 ),
                 DecisionDock(id="decision-dock"),
                 Static("", id="status-line", markup=False),
-                Composer(
+                self._vetted(Composer(
                     self.controller.recipient(self.conversation_id),
                     cursor_blink=self._cursor_blink,
                     id="composer",
-                ),
+                )),
                 id="chat-column",
             )
             column.border_title = self._chat_title(self.size.height)
             yield Workspace(column, id="workspace")
         yield KeyFooter(first=self.footer_first, keep=self.footer_keep, then=self.footer_then)
+
+    def _vetted(self, composer: Composer) -> Composer:
+        """The main composer, which refuses a message pointed at a plan that does not exist (``#99 …``)."""
+        composer.vet = self._pointer_refusal
+        return composer
+
+    def _pointer_refusal(self, text: str) -> str | None:
+        session = self.controller.session
+        if session is None:
+            return None
+        from tunaflow_tui.controllers.conversation import pointer_refusal
+
+        return pointer_refusal(session.runtime, self.conversation_id, text)
 
     def on_resize(self, event: events.Resize) -> None:
         """The sidebar gives way when the terminal gets too narrow for it, and comes back when it widens.

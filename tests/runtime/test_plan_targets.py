@@ -8,6 +8,7 @@ tests read exactly what the agent got. Plans are seeded in their phase through t
 from __future__ import annotations
 
 import asyncio
+import json
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -234,3 +235,34 @@ async def test_a_plan_approved_by_another_process_while_the_architect_writes_kee
     assert (plan.phase, plan.title) == ("dev", "Add a CSV export"), "the approved version is the one developed"
     note = [m for m in rt.store.list_messages("main") if m.role == "system"][-1].content
     assert "its Developer is at work on it" in note and "was not applied" in note
+
+
+# -- from the shell ------------------------------------------------------------------------------------
+
+
+def _ask(h: Harness, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "tunaflow_tui", "ask", str(h.project), *args],
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_ask_with_plan_points_the_message_at_that_plan(harness: Harness) -> None:
+    from tunaflow_tui.core.storage import Store
+    from tunaflow_tui.core.workflow.service import WorkflowService
+
+    harness.write_config()
+    with Store.open(harness.project) as store:
+        service = WorkflowService(store)
+        first = service.create_plan_from_proposal(title="Add a CSV export", slug="csv", subtasks=[("CSV", "")]).id
+        service.create_plan_from_proposal(title="Speed up the search", slug="search", subtasks=[("Index", "")])
+    harness.set_script(architect=[{"text": proposal("Add a CSV export with headers", "Headers")}])
+
+    missing = _ask(harness, "the CSV needs headers", "--plan", "99")
+    assert missing.returncode == 1 and "there is no plan 99" in missing.stderr, missing.stderr
+    answered = _ask(harness, "the CSV needs headers", "--plan", str(first), "--json")
+    assert answered.returncode == 0, answered.stderr
+    assert json.loads(answered.stdout)["plan_id"] == first
+    with Store.open(harness.project) as store:
+        plans = store.list_plans()
+        users = [m.content for m in store.list_messages("main") if m.role == "user"]
+    assert [p.title for p in plans] == ["Add a CSV export with headers", "Speed up the search"]
+    assert users == [f"#{first} the CSV needs headers"], "the refused message was not stored"

@@ -14,6 +14,7 @@ from tunaflow_tui.controllers.sources import message_view, recipient_of, seat_la
 from tunaflow_tui.core.storage.leases import TurnInProgress
 from tunaflow_tui.core.terminal_text import neutralize
 from tunaflow_tui.runtime.branching import BranchError
+from tunaflow_tui.runtime.plans_in_flight import plan_pointer
 from tunaflow_tui.viewmodels.chat import MessageView
 from tunaflow_tui.widgets.decision import arming
 
@@ -30,6 +31,18 @@ if TYPE_CHECKING:
 TYPING_PAUSE = 1.5
 """Seconds after a key in the composer during which the user counts as typing: a card arriving then
 leaves the cursor where it is."""
+
+
+def pointer_refusal(runtime: WorkflowRuntime, conversation_id: str, text: str) -> str | None:
+    """Why a message that starts with ``#N`` cannot be sent (there is no plan N), or None.
+
+    Only in main, where ``#N`` points a message at plan N; in a branch it is plain text.
+    """
+    number = plan_pointer(text) if conversation_id == "main" else None
+    if number is None or runtime.store.get_plan(number) is not None:
+        return None
+    return (f"Not sent: there is no plan {number} (“#{number}” at the start of a message points it at a plan). "
+            "Your message is still in the composer.")
 
 
 class ConversationController:
@@ -75,6 +88,8 @@ class ConversationController:
         self._workers.run_agent(self._retry(message_id), "retry the turn")
 
     async def _send(self, conversation_id: str, text: str) -> None:
+        from tunaflow_tui.runtime.runtime import RuntimeError_
+
         lock = self._send_locks.setdefault(conversation_id, asyncio.Lock())
         if lock.locked():
             where = "" if conversation_id == "main" else " in this branch"
@@ -82,7 +97,7 @@ class ConversationController:
         async with lock:
             try:
                 await self._runtime.send_user_message(text, conversation_id)
-            except BranchError as error:
+            except (BranchError, RuntimeError_) as error:  # (a plan deleted since the composer checked)
                 self._app.notify(f"Not sent: {neutralize(str(error))}", severity="warning", timeout=8)
             except TurnInProgress as error:  # another process writes a turn here: nothing was stored
                 self._app.notify(f"Not sent: still running: {neutralize(str(error))}.", severity="warning",

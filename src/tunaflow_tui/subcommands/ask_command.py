@@ -1,7 +1,8 @@
-"""`tunaflow ask [PATH] TEXT [--to ID] [--fork MESSAGE_ID] [--engine NAME] [--json]`: one Architect turn.
+"""`tunaflow ask [PATH] TEXT [--to ID] [--fork MESSAGE_ID] [--plan N] [--engine NAME] [--json]`: one Architect turn.
 
 For scripts and TTY-less SSH sessions: the message goes to main (default), to a branch (``--to``), or
-to a new branch forked at a message (``--fork``); the answer streams to stdout as inert text and is
+to a new branch forked at a message (``--fork``); in main, ``--plan N`` (or a TEXT that starts with
+``#N``) points it at plan N, whose new version a proposal in the answer then is. The answer streams to stdout as inert text and is
 stored exactly as the app stores it (a plan proposal in main opens the approval gate). ``--json``
 prints the ids (the same ones ``tunaflow branch`` and ``status`` use) and the answer at the end.
 
@@ -9,7 +10,7 @@ Without ``--json`` a new branch (``--fork``) is named on stderr (``tunaflow ask:
 so stdout stays the answer alone.
 
 Exit codes (the README's table): 0 answered; 2 a usage error (one line on stderr, nothing created: a
-missing TEXT, a PATH that is not a directory); 1 no such message or branch, or a failed turn.
+missing TEXT, a PATH that is not a directory); 1 no such message, branch or plan, or a failed turn.
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ if TYPE_CHECKING:
 
 #: The PATH and TEXT may come before or after the options (and any word after --).
 WORDS_ANYWHERE = True
-USAGE = "tunaflow ask [PATH] TEXT [--to CONVERSATION_OR_BRANCH] [--fork MESSAGE_ID] [--engine NAME] [--json]"
+USAGE = ("tunaflow ask [PATH] TEXT [--to CONVERSATION_OR_BRANCH] [--fork MESSAGE_ID] [--plan N] [--engine NAME] "
+         "[--json]")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -40,6 +42,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="main (default), a branch id (3) or branch:3")
     parser.add_argument("--fork", metavar="MESSAGE_ID", type=int,
                         help="fork a new branch at this message (of --to's conversation, if given) and ask there")
+    parser.add_argument("--plan", metavar="N", type=int,
+                        help="the message is about plan N (in main): the Architect's pack centres on it, and a "
+                             "proposal in the answer revises it")
     parser.add_argument("--engine", metavar="NAME",
                         help="a configured engine for this turn (for --fork: the new branch's engine)")
     parser.add_argument("--json", action="store_true",
@@ -117,7 +122,7 @@ async def _ask(args: argparse.Namespace, project: Path, text: str) -> int:
     from tunaflow_tui.core.terminal_text import neutralize
     from tunaflow_tui.runtime.branching import BranchError, conversation_of
     from tunaflow_tui.runtime.leftovers import AgentStillRunning
-    from tunaflow_tui.runtime.runtime import WorkflowRuntime
+    from tunaflow_tui.runtime.runtime import RuntimeError_, WorkflowRuntime
     from tunaflow_tui.runtime.signals import run_until_signalled, stop_reason
     from tunaflow_tui.subcommands.trust_command import untrusted_refusal
 
@@ -151,7 +156,7 @@ async def _ask(args: argparse.Namespace, project: Path, text: str) -> int:
         def stopping(sig: Any) -> None:
             rt.runner.stop_reason = stop_reason(sig)
 
-        turn = rt.send_user_message(text, conversation, engine=engine)
+        turn = rt.send_user_message(text, conversation, engine=engine, plan_id=args.plan)
         outcome = await run_until_signalled(rt.with_memory(turn), on_stop=stopping)
         printer.finish()
         if outcome.stopped_by is not None:
@@ -192,6 +197,9 @@ async def _ask(args: argparse.Namespace, project: Path, text: str) -> int:
     except (BranchError, AgentStillRunning) as exc:
         printer.finish()
         return _fail(str(exc))
+    except RuntimeError_ as exc:  # a plan pointed at that does not exist: nothing was stored
+        printer.finish()
+        return _fail(f"{exc}; your message was not stored")
     finally:
         rt.close()
 

@@ -15,6 +15,7 @@ ctrl+end** show the chat's first / newest message while the cursor stays here.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -111,6 +112,10 @@ class Composer(Vertical):
     recipient: reactive[str] = reactive("")
     """Who will receive the next message; shown above the input as ``→ Architect (claude)``."""
 
+    vet: Callable[[str], str | None] | None = None
+    """Asked before a message is sent: why it cannot be (then it stays in the input and the user is
+    told), or None to send it."""
+
     @dataclass
     class Submitted(Message):
         """The user sent ``text`` (never empty or only whitespace)."""
@@ -204,6 +209,10 @@ class Composer(Vertical):
         """Send the text if there is any; returns whether a message was posted."""
         text = self.input.text
         if self.disabled or not text.strip():
+            return False
+        refusal = self.vet(text) if self.vet is not None else None
+        if refusal is not None:  # nothing is sent: the text stays for the user to fix
+            self.app.notify(refusal, severity="warning", timeout=8)
             return False
         self.post_message(self.Submitted(self, text))
         if not self._history or self._history[-1] != text:
