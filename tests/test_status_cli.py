@@ -170,3 +170,26 @@ def test_status_says_how_much_of_the_project_is_embedded(tmp_path: Path) -> None
     document, _pending = collect(tmp_path)
     assert document["memory"] == {"messages": 2, "embedded": 0}
     assert "Memory: 0 of 2 finished messages embedded for search by meaning" in render_text(document)
+
+
+def test_every_plan_in_flight_is_marked_with_its_phase_decision_and_cost(git_repo: Path) -> None:
+    from tunaflow_tui.core.turns import Usage
+    from tunaflow_tui.core.workflow import Abandon
+
+    ids = seed(git_repo)
+    with Store.open(git_repo) as store:
+        service = WorkflowService(store)
+        gone = service.create_plan_from_proposal(title="Dropped idea", slug="dropped").id
+        service.apply(gone, Abandon(reason="no"), actor="user")
+        for cost in (0.0125, 0.0250):
+            reply = store.add_message(f"branch:{ids['impl']}", "assistant", "Implemented.", persona="developer")
+            store.update_message(reply.id, status="done", usage=Usage(1000, 200, 0, cost))
+    doc = json.loads(status("--json", cwd=git_repo).stdout)
+    plans = {p["id"]: p for p in doc["plans"]}
+    assert [p["id"] for p in doc["plans"] if p["in_flight"]] == [ids["waiting"], ids["reviewed"], ids["held"]]
+    assert plans[gone]["in_flight"] is False
+    assert (plans[ids["reviewed"]]["phase"], plans[ids["reviewed"]]["pending_decision"]["kind"]) == ("review", "review")
+    assert plans[ids["reviewed"]]["cost_usd"] == 0.0375
+    assert plans[ids["waiting"]]["cost_usd"] is None, "no cost recorded: none shown"
+    text = status(cwd=git_repo).stdout
+    assert "Plans (4, 3 in flight)" in text and "cost: $0.0375" in text

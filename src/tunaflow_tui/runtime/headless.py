@@ -1,7 +1,9 @@
 """``tunaflow run``: the cycle without the terminal app, gate decisions only from flags.
 
 Exit codes: 0 the plan reached Done; 3 a decision is pending (left for the app or a later run);
-1 an error (message on stderr).
+1 an error (message on stderr). With several requests (or ``--resume`` with several plans in flight)
+each plan goes through its gates beside the others, and the code is 3 while any of them waits for a
+decision, else 1 if any failed, else 0.
 
 The flags are the only source of gate decisions, and they never stretch: ``--accept`` accepts a
 complete, passing review and nothing else; a review with an errored seat is incomplete and stops
@@ -11,19 +13,22 @@ or conditional review is never accepted from here.
 
 from __future__ import annotations
 
+import asyncio
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TextIO
 
 from tunaflow_tui.core.counting import counted
 from tunaflow_tui.core.gitops import GitError
+from tunaflow_tui.core.storage.leases import TurnInProgress
 from tunaflow_tui.core.storage.records import PlanRecord
 from tunaflow_tui.core.terminal_text import neutralize
 from tunaflow_tui.core.workflow.decision_words import Decision
-from tunaflow_tui.core.workflow.phases import PendingDecision, Phase, Waiting
+from tunaflow_tui.core.workflow.phases import PendingDecision, Phase, PlanEventType, Waiting
 from tunaflow_tui.core.workflow.verdicts import ReviewStanding
 from tunaflow_tui.core.workflow.ways import WayOn
-from tunaflow_tui.runtime import planning, recovery
+from tunaflow_tui.runtime import recovery
 from tunaflow_tui.runtime.events import (
     MessageFinished,
     MessageStarted,
@@ -34,8 +39,9 @@ from tunaflow_tui.runtime.events import (
     RuntimeEvent,
     ToolActivity,
 )
-from tunaflow_tui.runtime.leftovers import describe
-from tunaflow_tui.runtime.runtime import WorkflowRuntime
+from tunaflow_tui.runtime.leftovers import AgentStillRunning, describe
+from tunaflow_tui.runtime.plans_in_flight import plans_in_flight
+from tunaflow_tui.runtime.runtime import RuntimeError_, WorkflowRuntime
 
 EXIT_DONE = 0
 EXIT_ERROR = 1
@@ -101,12 +107,6 @@ class ProgressPrinter:
         return None
 
 
-def _target_plan(rt: WorkflowRuntime, plan_id: int | None) -> PlanRecord | None:
-    if plan_id is not None:
-        return rt.store.get_plan(plan_id)
-    return planning.active_plan(rt)
-
-
 async def _clear_leftovers(rt: WorkflowRuntime, stop: bool, out: TextIO) -> bool:
     """True when no agent an earlier tunaflow left running is in the way (stopping them if ``stop``)."""
     stopped = await rt.stop_leftover_agents(agents=stop)
@@ -120,39 +120,89 @@ async def _clear_leftovers(rt: WorkflowRuntime, stop: bool, out: TextIO) -> bool
     return True
 
 
-async def drive(rt: WorkflowRuntime, policy: GatePolicy, *, request: str | None, resume: bool,
-                out: TextIO = sys.stdout, stop_leftovers: bool = False) -> int:
-    """Run until Done (0), a gate the flags don't cover (3), or an error (1).
+def overall(codes: Sequence[int]) -> int:
+    """One exit code for several plans: 3 while any decision waits, else 1 if any failed, else 0."""
+    if EXIT_PENDING in codes:
+        return EXIT_PENDING
+    return EXIT_ERROR if any(code != EXIT_DONE for code in codes) else EXIT_DONE
+
+
+async def _propose(rt: WorkflowRuntime, request: str, out: TextIO, driven: set[int]) -> tuple[int | None, int]:
+    """Send one request to the Architect: the plan its answer proposed (or revised), or the exit code."""
+    since = rt.store.newest_plan_event_id()
+    result = await rt.send_user_message(request)
+    if result is not None and not result.ok:
+        reason = result.message.error_message or result.message.status
+        say(f"tunaflow run: the Architect's turn failed: {reason}", sys.stderr)
+        return None, EXIT_ERROR
+    proposed = [e.plan_id for e in rt.store.plan_events_after(since, (PlanEventType.PROPOSAL_RECEIVED,))
+                if e.plan_id not in driven]
+    if not proposed:
+        say("The Architect answered without proposing a plan; continue the conversation in the app.", out)
+        return None, EXIT_PENDING
+    return proposed[-1], EXIT_DONE
+
+
+async def drive(rt: WorkflowRuntime, policy: GatePolicy, *, request: str | None = None, resume: bool = False,
+                out: TextIO = sys.stdout, stop_leftovers: bool = False, requests: Sequence[str] = ()) -> int:
+    """Run until every plan is Done (0), a gate the flags don't cover (3), or an error (1).
+
+    Each request (``request``, then ``requests``, in order) goes to the Architect; each plan proposed
+    goes through its gates at once, beside the others, while the next request is sent (how many
+    Developers work at the same time is the runtime's to say). ``resume`` drives every plan in flight.
+    Several plans give one exit code (:func:`overall`: 3 while any decision waits).
 
     Nothing starts while an agent an earlier tunaflow left running is still at work (3, with what to
     do), unless ``stop_leftovers``: then those agents are stopped first.
     """
-    plan_id: int | None = None
     if not await _clear_leftovers(rt, stop_leftovers, out):
         return EXIT_PENDING
-    if request:
-        before = {p.id: p.updated_at for p in rt.store.list_plans()}
-        result = await rt.send_user_message(request)
-        if result is not None and not result.ok:
-            reason = result.message.error_message or result.message.status
-            say(f"tunaflow run: the Architect's turn failed: {reason}", sys.stderr)
-            return EXIT_ERROR
-        touched = [p for p in rt.store.list_plans() if before.get(p.id) != p.updated_at]
-        if not touched:
-            say("The Architect answered without proposing a plan; continue the conversation in the app.", out)
-            return EXIT_PENDING
-        plan_id = touched[-1].id
-    elif resume:
-        pending_reply = recovery.last_unanswered_user_message(rt)
-        if pending_reply is not None and not rt.interrupted_plans():
-            await recovery.answer_user_message(rt, pending_reply)
+    asked = [text for text in ([request] if request else []) + list(requests) if text.strip()]
+    codes: list[int] = []
+    drivers: dict[int, asyncio.Task[int]] = {}
+    try:
+        if not asked and resume:
+            pending_reply = recovery.last_unanswered_user_message(rt)
+            if pending_reply is not None and not rt.interrupted_plans():
+                await recovery.answer_user_message(rt, pending_reply)
+        if asked:
+            for number, text in enumerate(asked):
+                try:
+                    plan_id, code = await _propose(rt, text, out, set(drivers))
+                except (TurnInProgress, AgentStillRunning, RuntimeError_) as exc:
+                    still = "Still running: " if isinstance(exc, TurnInProgress) else ""
+                    say(f"tunaflow run: {still}{exc}. Not sent, nothing stored: "
+                        f"{counted(len(asked) - number, 'request')}.", sys.stderr)
+                    codes.append(EXIT_ERROR)
+                    break
+                if plan_id is None:
+                    codes.append(code)
+                elif plan_id not in drivers:
+                    drivers[plan_id] = asyncio.create_task(_drive_plan(rt, plan_id, policy, out))
+        else:
+            in_flight = plans_in_flight(rt.store)
+            if not in_flight:
+                say("Nothing in progress.", out)
+                return EXIT_DONE if resume else EXIT_PENDING
+            drivers = {plan.id: asyncio.create_task(_drive_plan(rt, plan.id, policy, out)) for plan in in_flight}
+    except BaseException:  # a signal or a failure: the plans started so far stop with it
+        for task in drivers.values():
+            task.cancel()
+        await asyncio.gather(*drivers.values(), return_exceptions=True)
+        raise
+    # (a signal now cancels this gather, and the gather every plan's task)
+    finished = await asyncio.gather(*drivers.values(), return_exceptions=True)
+    failed = [error for error in finished if isinstance(error, BaseException)]
+    if failed:  # every plan reached its gate or stopped; the first failure is the one reported
+        raise failed[0]
+    return overall(codes + [code for code in finished if isinstance(code, int)])
+
+
+async def _drive_plan(rt: WorkflowRuntime, plan_id: int, policy: GatePolicy, out: TextIO) -> int:
+    """Take one plan through the gates the flags decide, until it is done or waits for a person."""
     retried: set[tuple[int, int]] = set()
     for _ in range(1000):
-        plan = _target_plan(rt, plan_id)
-        if plan is None:
-            say("Nothing in progress.", out)
-            return EXIT_DONE if resume else EXIT_PENDING
-        plan_id = plan.id
+        plan = rt.get_plan(plan_id)
         if plan.phase == Phase.DONE:
             return _done(rt, plan, policy, out)
         if plan.phase == Phase.ABANDONED:

@@ -1,4 +1,8 @@
-"""`tunaflow run`: the Plan → Dev → Review cycle headless; gate decisions come only from flags."""
+"""`tunaflow run`: the Plan → Dev → Review cycle headless; gate decisions come only from flags.
+
+Several requests (``--request`` repeated, or ``--requests-file``) make several plans, each taken
+through its gates beside the others (see :func:`~tunaflow_tui.runtime.headless.drive`).
+"""
 
 from __future__ import annotations
 
@@ -17,7 +21,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Arguments of `tunaflow run`."""
     parser.add_argument("path", nargs="?", default=".", help="the project (default: the current directory)")
     what = parser.add_mutually_exclusive_group(required=True)
-    what.add_argument("--request", metavar="TEXT", help="what you want built: sent to the Architect")
+    what.add_argument("--request", metavar="TEXT", action="append",
+                      help="what you want built: sent to the Architect (repeat it for several plans at once)")
+    what.add_argument("--requests-file", metavar="FILE",
+                      help="one request per non-empty line (- reads stdin): several plans at once")
     what.add_argument("--resume", action="store_true", help="continue whatever is in progress")
     parser.add_argument("--approve", action="store_true", help="approve the Architect's proposal")
     parser.add_argument("--accept", action="store_true",
@@ -63,6 +70,12 @@ def run(args: argparse.Namespace) -> int:
         return usage_error("run", f"{project} is not a directory")
     if args.max_rounds < 1:
         return usage_error("run", "--max-rounds must be at least 1")
+    requests = list(args.request or [])
+    if args.requests_file is not None:
+        read = read_requests(args.requests_file)
+        if isinstance(read, str):
+            return usage_error("run", read)
+        requests = read
     try:
         settings = load_settings(project, force_demo=args.demo, trust=args.trust)
     except SettingsError as exc:
@@ -92,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
     except Exception as exc:
         print(f"tunaflow run: cannot open the project: {exc}", file=sys.stderr)
         return EXIT_ERROR
-    work = drive(runtime, policy, request=args.request, resume=args.resume, stop_leftovers=args.stop_leftovers)
+    work = drive(runtime, policy, requests=requests, resume=args.resume, stop_leftovers=args.stop_leftovers)
     outcome: Outcome[int] | None = None
 
     def stopping(sig: signal.Signals) -> None:
@@ -122,6 +135,19 @@ def run(args: argparse.Namespace) -> int:
               "wrote is kept. Run again with --resume to continue.")
         return outcome.exit_code or EXIT_ERROR
     return outcome.result if outcome.result is not None else EXIT_ERROR
+
+
+def read_requests(name: str) -> list[str] | str:
+    """The requests in a file, one per non-empty line (``-``: stdin), or why there are none."""
+    try:
+        if name == "-":
+            text = sys.stdin.read()
+        else:
+            text = Path(name).expanduser().read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        return f"cannot read {name}: {exc.strerror or exc}"
+    requests = [line.strip() for line in text.splitlines() if line.strip()]
+    return requests or f"{name} holds no request (one per non-empty line)"
 
 
 def _tell(text: str) -> None:

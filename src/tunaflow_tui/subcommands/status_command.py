@@ -47,7 +47,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     output.add_argument("--short", action="store_true", help="one line for a tmux status bar")
 
 
-def _plan_json(plan: PlanRecord, service: WorkflowService) -> dict[str, Any]:
+def plan_cost(store: Store, plan: PlanRecord) -> float | None:
+    """What the plan's agents cost in its own conversations (Developer, reviewers), where the engines
+    reported a cost; None when none did."""
+    total: float | None = None
+    for branch_id in (plan.impl_branch_id, plan.review_branch_id):
+        if branch_id is None:
+            continue
+        for message in store.list_messages(f"branch:{branch_id}", limit=10_000):
+            if message.role == "assistant" and message.usage.cost_usd is not None:
+                total = (total or 0.0) + message.usage.cost_usd
+    return None if total is None else round(total, 6)  # (a sum of floats: no 0.037500000000000006)
+
+
+def _plan_json(plan: PlanRecord, service: WorkflowService, store: Store) -> dict[str, Any]:
     held = plan.phase == Phase.HELD
     pending = None
     if plan.pending_decision is not None:
@@ -61,6 +74,7 @@ def _plan_json(plan: PlanRecord, service: WorkflowService) -> dict[str, Any]:
         "title": plan.title,
         "slug": plan.slug,
         "phase": plan.phase,
+        "in_flight": not Phase(plan.phase).is_terminal,
         "held_from": plan.held_from,
         "subtasks": [{"index": s.index, "title": s.title, "status": s.status} for s in plan.subtasks],
         "failures_since_reset": service.failures_since_reset(plan.id),
@@ -79,6 +93,7 @@ def _plan_json(plan: PlanRecord, service: WorkflowService) -> dict[str, Any]:
                                                  "text": event_text(last.type, last.detail)},
         "implementation_branch_id": plan.impl_branch_id,
         "review_branch_id": plan.review_branch_id,
+        "cost_usd": plan_cost(store, plan),
     }
 
 
@@ -106,7 +121,7 @@ def collect(project: Path) -> tuple[dict[str, Any], tuple[WaitingDecision, ...]]
         if store.read_only is not None:
             document["read_only"] = store.read_only
         service = WorkflowService(store)
-        document["plans"] = _inert([_plan_json(plan, service) for plan in store.list_plans()])
+        document["plans"] = _inert([_plan_json(plan, service, store) for plan in store.list_plans()])
         document["branches"] = branch_tree_json(store)
         document["session_links"] = [link_json(link) for link in store.all_session_links()]
         from tunaflow_tui.core.memory.model_files import MODEL_ID
@@ -137,7 +152,8 @@ def render_text(document: dict[str, Any]) -> str:
     """A readable listing of plans (with subtasks) and branches."""
     lines = [f"Project: {neutralize(document['project'])}", ""]
     plans = document["plans"]
-    lines.append(f"Plans ({len(plans)})" if plans else "Plans: none")
+    flying = sum(1 for plan in plans if plan["in_flight"])
+    lines.append(f"Plans ({len(plans)}, {flying} in flight)" if plans else "Plans: none")
     for plan in plans:
         phase = plan["phase"] + (f" (from {plan['held_from']})" if plan["held_from"] else "")
         lines.append(f"  #{plan['id']:<3} {_clip(plan['title'], 60)}  [{plan['slug']}]  {phase}")
@@ -158,6 +174,8 @@ def render_text(document: dict[str, Any]) -> str:
         for sub in plan["subtasks"]:
             tick = _TICK.get(sub["status"], "[ ]")
             lines.append(f"       {tick} {sub['index']}. {_clip(sub['title'], 70)}")
+        if plan["cost_usd"] is not None:
+            lines.append(f"       cost: ${plan['cost_usd']:.4f}")
         impl = plan["implementation_branch_id"]
         review = plan["review_branch_id"]
         lines.append(
