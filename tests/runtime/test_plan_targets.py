@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from proposals import proposal
 from runtime_harness import PROPOSAL, Harness
 from waiting import until
 
@@ -26,13 +27,6 @@ from tunaflow_tui.runtime.runtime import RuntimeError_, WorkflowRuntime
 
 IN_FLIGHT = "## Plans in flight"
 MUL = "Add multiplication to calc"  # PROPOSAL's title
-
-
-def proposal(title: str, *subtasks: str, revises: int | None = None) -> str:
-    opener = f"<!-- tunaflow:plan-proposal revises: #{revises} -->" if revises else "<!-- tunaflow:plan-proposal -->"
-    items = "\n".join(f"{i}. {s}" for i, s in enumerate(subtasks or ("Do it",), 1))
-    return (f"Here is the plan.\n\n{opener}\ntitle: {title}\n\nsubtasks:\n{items}\n\n"
-            "description: As asked.\n<!-- /tunaflow:plan-proposal -->\n")
 
 
 @pytest.fixture
