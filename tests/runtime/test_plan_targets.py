@@ -154,7 +154,7 @@ async def test_a_revision_of_a_plan_in_development_is_refused_and_nothing_change
     assert f"revises plan {working} “Speed up the search”, but its Developer is at work on it" in note
     assert "new plan" in note
     assert any("nothing was changed" in text for text in notices), "the user is told at once"
-    reply = [m for m in rt.store.list_messages("main") if m.role == "assistant"][0]
+    reply = next(m for m in rt.store.list_messages("main") if m.role == "assistant")
     assert "Speed up search and sort" in reply.content, "the proposal stays in the Architect's message"
     await rt.send_user_message("Then make it a new plan.")
     assert "its Developer is at work on it" in _architect_turns(harness)[-1]["prompt"], \
