@@ -55,6 +55,7 @@ def test_two_requests_are_developed_at_once_and_each_stops_at_its_own_review(har
         plan = plans[title]
         assert f"Waiting for you: plan {plan.id} “{title}” — review" in run.stdout
         assert plan.git_branch and plan.worktree_path, "each plan in its own worktree and branch"
+        assert f"developer (fclaude) started for plan {plan.id}" in run.stdout, "each line says its plan"
     assert plans[MUL].worktree_path != plans[DIV].worktree_path
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TextIO
 
@@ -72,11 +72,16 @@ def say(text: str, stream: TextIO) -> None:
 
 
 class ProgressPrinter:
-    """Prints one line per notable runtime event."""
+    """Prints one line per notable runtime event.
 
-    def __init__(self, out: TextIO) -> None:
+    ``plan_of`` names the plan a conversation's agent works for (a plan's implementation or review
+    branch), so lines of plans worked on side by side say which plan they are about.
+    """
+
+    def __init__(self, out: TextIO, plan_of: Callable[[str], int | None] | None = None) -> None:
         self._out = out
         self._phase: dict[int, str] = {}
+        self.plan_of = plan_of
 
     def __call__(self, event: RuntimeEvent) -> None:
         line = self._line(event)
@@ -94,7 +99,8 @@ class ProgressPrinter:
             waiting = f", waiting for: {event.pending_decision}" if event.pending_decision else ""
             return f"▸ plan {event.plan_id}: {event.phase}{waiting}"
         if isinstance(event, MessageStarted):
-            return f"  {event.role} ({event.engine}) started"
+            plan_id = self.plan_of(event.conversation_id) if self.plan_of is not None else None
+            return f"  {event.role} ({event.engine}) started" + (f" for plan {plan_id}" if plan_id else "")
         if isinstance(event, ToolActivity) and event.status != "started":
             return f"    {event.tool.name}: {event.tool.detail}"
         if isinstance(event, MessageFinished) and event.status != "done":
@@ -118,6 +124,15 @@ async def _clear_leftovers(rt: WorkflowRuntime, stop: bool, out: TextIO) -> bool
         say(f"tunaflow run: {describe(found)}", sys.stderr)
         return False
     return True
+
+
+def plan_of_conversation(rt: WorkflowRuntime, conversation_id: str) -> int | None:
+    """The plan whose implementation or review branch ``conversation_id`` is, if any."""
+    if not conversation_id.startswith("branch:"):
+        return None
+    branch = int(conversation_id.split(":", 1)[1])
+    return next((plan.id for plan in rt.store.list_plans() if branch in (plan.impl_branch_id, plan.review_branch_id)),
+                None)
 
 
 def overall(codes: Sequence[int]) -> int:

@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
     from tunaflow_tui.core.storage.leases import TurnInProgress
     from tunaflow_tui.core.terminal_text import neutralize
     from tunaflow_tui.runtime.git_guard import create_initial_commit, needs_initial_commit
-    from tunaflow_tui.runtime.headless import EXIT_ERROR, GatePolicy, ProgressPrinter, drive
+    from tunaflow_tui.runtime.headless import EXIT_ERROR, GatePolicy, ProgressPrinter, drive, plan_of_conversation
     from tunaflow_tui.runtime.recovery import record_interruption
     from tunaflow_tui.runtime.runtime import WorkflowRuntime
     from tunaflow_tui.runtime.signals import Outcome, run_until_signalled, stop_reason
@@ -100,11 +100,13 @@ def run(args: argparse.Namespace) -> int:
     policy = GatePolicy(approve=args.approve, accept=args.accept, accept_partial=args.accept_partial,
                         retry_seats=args.retry_seats, on_fail=args.on_fail, max_rounds=args.max_rounds,
                         merge=args.merge, on_setup_fail=args.on_setup_fail)
+    printer = ProgressPrinter(sys.stdout)
     try:
-        runtime = WorkflowRuntime(project, settings, observer=ProgressPrinter(sys.stdout))
+        runtime = WorkflowRuntime(project, settings, observer=printer)
     except Exception as exc:
         print(f"tunaflow run: cannot open the project: {exc}", file=sys.stderr)
         return EXIT_ERROR
+    printer.plan_of = lambda conversation_id: plan_of_conversation(runtime, conversation_id)
     work = drive(runtime, policy, requests=requests, resume=args.resume, stop_leftovers=args.stop_leftovers)
     outcome: Outcome[int] | None = None
 
