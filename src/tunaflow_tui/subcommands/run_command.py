@@ -57,7 +57,13 @@ def run(args: argparse.Namespace) -> int:
     from tunaflow_tui.core.storage.leases import TurnInProgress
     from tunaflow_tui.core.terminal_text import neutralize
     from tunaflow_tui.runtime.git_guard import create_initial_commit, needs_initial_commit
-    from tunaflow_tui.runtime.headless import EXIT_ERROR, GatePolicy, ProgressPrinter, drive, plan_of_conversation
+    from tunaflow_tui.runtime.headless import (
+        EXIT_ERROR,
+        GatePolicy,
+        ProgressPrinter,
+        drive,
+        plan_of_conversation,
+    )
     from tunaflow_tui.runtime.recovery import record_interruption
     from tunaflow_tui.runtime.runtime import WorkflowRuntime
     from tunaflow_tui.runtime.signals import Outcome, run_until_signalled, stop_reason
