@@ -18,11 +18,13 @@ from typing import Any
 import pytest
 from proposals import proposal
 from runtime_harness import PROPOSAL, Harness
+from seeded_plans import reviewed, seat
 from waiting import until
 
 from tunaflow_tui.core.memory.embedder import Embedder
 from tunaflow_tui.core.workflow import Abandon, Approve
 from tunaflow_tui.runtime.events import NoticeRaised, RuntimeEvent
+from tunaflow_tui.runtime.plans_in_flight import plan_pointer
 from tunaflow_tui.runtime.runtime import RuntimeError_, WorkflowRuntime
 
 IN_FLIGHT = "## Plans in flight"
@@ -260,3 +262,22 @@ def test_ask_with_plan_points_the_message_at_that_plan(harness: Harness) -> None
         users = [m.content for m in store.list_messages("main") if m.role == "user"]
     assert [p.title for p in plans] == ["Add a CSV export with headers", "Speed up the search"]
     assert users == [f"#{first} the CSV needs headers"], "the refused message was not stored"
+
+
+async def test_a_revision_of_a_plan_whose_review_waits_points_to_redesign(harness: Harness,
+                                                                         rt: WorkflowRuntime) -> None:
+    plan_id = reviewed(rt.store, [seat("reviewer", "fail", "No test for zero")], title="Add division to calc")
+    harness.set_script(architect=[{"text": proposal("Add division to calc", "Guard zero", revises=plan_id)}])
+    await rt.send_user_message("Handle division by zero.")
+    plan = rt.store.get_plan(plan_id)
+    assert (plan.phase, plan.pending_decision, plan.revision) == ("review", "review", 0), "the verdict still waits"
+    note = [m for m in rt.store.list_messages("main") if m.role == "system"][-1].content
+    assert "it is in review (choose redesign on its card to send it back to the Architect)" in note
+
+
+@pytest.mark.parametrize(("text", "plan"), [
+    ("#3 make it faster", 3), ("#3", 3), ("  #12\tand more", 12), ("#3\nsecond line", 3),
+    ("#3x", None), ("# 3 heading", None), ("##3", None), ("see #3", None), ("#1234567", None), ("#٣ x", None),
+])
+def test_only_hash_and_a_number_opening_the_message_points_at_a_plan(text: str, plan: int | None) -> None:
+    assert plan_pointer(text) == plan
