@@ -92,6 +92,43 @@ def test_the_window_is_built_before_any_project_module_loads(tmp_path) -> None:
     assert "tomllib" not in loaded  # no configuration or theme file to read: the TOML parser waits too
 
 
+FIRST_FRAME_PROBE = """
+import sys
+from textual.app import App
+from tunaflow_tui.app import TunaflowApp
+from tunaflow_tui.cli import main
+from tunaflow_tui.controllers.opener import ProjectOpener
+
+
+def loaded_at_first_frame(self):
+    # the window is drawn and the project is about to open: what was loaded is what the frame waited for
+    print("\\n".join(sorted(m for m in sys.modules if m.startswith(("tunaflow_tui", "peewee", "sqlite3")))))
+    self.app.exit()
+
+
+ProjectOpener._start_opening = loaded_at_first_frame
+TunaflowApp.run = lambda self, **_: App.run(self, headless=True, size=(120, 40))
+sys.exit(main([sys.argv[1]]))
+"""
+
+
+def test_tunaflow_path_loads_no_storage_before_its_first_frame(git_repo, tmp_path) -> None:
+    # the whole way a user takes, `tunaflow PATH` from the command line to the first frame of the
+    # window: the database layer (the store, peewee, the marker parser it stores messages with)
+    # is loaded in the worker that opens the project afterwards, never before the window shows
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_DATA_HOME": str(tmp_path / "data"),
+           "XDG_STATE_HOME": str(tmp_path / "state")}
+    out = subprocess.run([sys.executable, "-c", FIRST_FRAME_PROBE, str(git_repo)], capture_output=True,
+                         text=True, env=env, timeout=120)
+    assert out.returncode == 0, out.stderr
+    loaded = set(out.stdout.split())
+    assert "tunaflow_tui.widgets.decision.decision_dock" in loaded  # the window was drawn
+    heavy = ("peewee", "sqlite3", "tunaflow_tui.core.storage.store", "tunaflow_tui.core.storage.models",
+             "tunaflow_tui.core.markers", "tunaflow_tui.core.gitops", "tunaflow_tui.core.settings",
+             "tunaflow_tui.agents", "tunaflow_tui.runtime")
+    assert not [name for name in loaded if name.startswith(heavy)]
+
+
 def test_the_window_sets_up_the_arguments_of_no_other_subcommand() -> None:
     parser = build_parser("open")
     sub = next(action for action in parser._actions if isinstance(action, argparse._SubParsersAction))
