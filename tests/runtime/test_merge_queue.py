@@ -15,7 +15,7 @@ from merge_seeds import CALC_BOTH, CALC_DIV, CALC_MUL, TEST_DIV, done_plan, merg
 from runtime_harness import TEST_MUL, Harness, verdict
 from waiting import until_sync
 
-from tunaflow_tui.runtime.events import NoticeRaised, RuntimeEvent
+from tunaflow_tui.runtime.events import Progress, RuntimeEvent
 from tunaflow_tui.runtime.runtime import WorkflowRuntime
 
 RESOLVED = "I merged main and kept both functions.\n\n<!-- tunaflow:impl-complete -->\n"
@@ -119,7 +119,7 @@ async def test_a_conflict_the_developer_leaves_stops_at_a_decision_naming_the_fi
         assert harness.git("status", "--porcelain", cwd=worktree).strip() == "", "the merge was aborted"
         assert (worktree / "calc.py").read_text() == CALC_DIV, "the branch is back as it was reviewed"
         assert harness.git("rev-parse", "tunaflow/add-div").strip() == tip
-        assert [d.value for d in rt.way_on(b).decisions][0] == "merge"
+        assert rt.way_on(b).primary is not None and rt.way_on(b).primary.value == "merge"
     finally:
         rt.close()
 
@@ -164,7 +164,7 @@ def test_two_merges_from_two_processes_land_one_after_the_other(harness: Harness
             mine = pool.submit(rt.merge, b, behind.append)
             until_sync(lambda: behind == [a], "this merge to queue behind the other process's")
             assert "merged" not in _types(rt, b), "nothing of plan B lands while plan A's merge runs"
-            assert any(isinstance(e, NoticeRaised) and f"queued behind plan {a}" in e.text for e in events)
+            assert any(isinstance(e, Progress) and f"queued behind plan {a}" in e.text for e in events)
             release.touch()
             result = mine.result(timeout=60)
         out, _ = other.communicate(timeout=60)

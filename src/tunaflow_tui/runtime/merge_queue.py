@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from tunaflow_tui.core.storage.leases import LeaseHolder, TurnLease
 from tunaflow_tui.core.storage.records import PlanEventRecord
 from tunaflow_tui.core.workflow.phases import Actor, Phase, PlanEventType
-from tunaflow_tui.runtime.events import NoticeRaised
 from tunaflow_tui.runtime.ports import StepContext
 
 POLL_S = 0.05
@@ -93,8 +92,8 @@ def _wait_for_turn(rt: StepContext, plan_id: int, ticket_id: int, on_queued: Que
         first = ahead[0].plan_id
         if first != told:
             told = first
-            rt.emit(NoticeRaised(f"Merge of plan {plan_id} queued behind plan {first}: it merges when that one "
-                                 "has landed.", "info"))
+            rt.progress(f"The merge of plan {plan_id} is queued behind plan {first}: it merges when that one "
+                        "has landed.")
             if on_queued is not None:
                 on_queued(first)
         if time.monotonic() > deadline:
