@@ -15,6 +15,7 @@ from merge_seeds import CALC_BOTH, CALC_DIV, CALC_MUL, TEST_DIV, done_plan, merg
 from runtime_harness import TEST_MUL, Harness, verdict
 from waiting import until_sync
 
+from tunaflow_tui.core.workflow import MergeConflicted
 from tunaflow_tui.runtime.events import Progress, RuntimeEvent
 from tunaflow_tui.runtime.runtime import WorkflowRuntime
 
@@ -203,5 +204,29 @@ def test_a_merge_queued_behind_a_process_that_died_goes_ahead(harness: Harness) 
                 assert not mine.done()
             assert str(mine.result(timeout=60).kind) == "fast-forward"
         assert (harness.project / "div.py").exists()
+    finally:
+        rt.close()
+
+
+async def test_a_resolve_turn_that_fails_or_cannot_start_stops_at_the_conflict_not_a_commit(harness: Harness) -> None:
+    rt = _runtime(harness)
+    try:
+        a, b = _two_plans_on_calc(rt)
+        rt.merge(a)
+        rt.merge(b)
+        harness.set_script(developer=[{"crash": True}])  # the Developer's CLI dies mid-turn
+        plan = await rt.decide(b, "resolve_conflict")
+        assert plan.pending_decision == "conflict_unresolved" and list(plan.pending_detail["files"]) == ["calc.py"]
+        assert harness.git("show", "tunaflow/add-div:calc.py") == CALC_DIV
+        plan = await rt.decide(b, "leave_conflict")
+        # the base it was to merge is gone meanwhile: the merge cannot start, and the plan says so
+        rt.store.update_plan(b, base_branch="gone")
+        rt.apply(b, MergeConflicted("gone", ("calc.py",)), "user")  # seeded: the question asked again
+        harness.set_script(developer=[{"text": RESOLVED, "write": {"calc.py": CALC_BOTH}}])
+        plan = await rt.decide(b, "resolve_conflict")
+        assert plan.pending_decision == "conflict_unresolved"
+        assert "did not start" in plan.pending_detail["reason"]
+        assert len([c for c in harness.calls() if c["role"] == "developer"]) == 1, "no turn without its merge"
+        assert harness.git("show", "tunaflow/add-div:calc.py") == CALC_DIV
     finally:
         rt.close()

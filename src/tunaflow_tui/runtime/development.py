@@ -194,6 +194,10 @@ async def run_developer(
         rt.emit(NoticeRaised(reason, "error"))
         if guard is not None:
             await git_guard.after_turn(rt, plan, guard, actor=git_guard.DEVELOPER)
+        if hooks.left_over is not None:  # e.g. a merge started for a resolve turn that never ran
+            left = await hooks.left_over(rt.get_plan(plan.id), workdir(rt, plan))
+            if left is not None:
+                return rt.apply(plan.id, left, Actor.SYSTEM)
         return rt.apply(plan.id, DevStalled(reason=reason[:500]), Actor.SYSTEM)
     cancelled = result.cancelled_by_user
     rt.service.record(
