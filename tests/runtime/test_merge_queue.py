@@ -15,7 +15,8 @@ from merge_seeds import CALC_BOTH, CALC_DIV, CALC_MUL, TEST_DIV, done_plan, merg
 from runtime_harness import TEST_MUL, Harness, verdict
 from waiting import until_sync
 
-from tunaflow_tui.core.workflow import MergeConflicted
+from tunaflow_tui.core.gitops.integration import start_base_merge
+from tunaflow_tui.core.workflow import MergeConflicted, ResolveConflict
 from tunaflow_tui.runtime.events import Progress, RuntimeEvent
 from tunaflow_tui.runtime.runtime import WorkflowRuntime
 
@@ -228,5 +229,25 @@ async def test_a_resolve_turn_that_fails_or_cannot_start_stops_at_the_conflict_n
         assert "did not start" in plan.pending_detail["reason"]
         assert len([c for c in harness.calls() if c["role"] == "developer"]) == 1, "no turn without its merge"
         assert harness.git("show", "tunaflow/add-div:calc.py") == CALC_DIV
+    finally:
+        rt.close()
+
+
+async def test_a_resolve_turn_interrupted_by_a_crash_is_run_again_as_a_resolve(harness: Harness) -> None:
+    rt = _runtime(harness)
+    try:
+        a, b = _two_plans_on_calc(rt)
+        rt.merge(a)
+        rt.merge(b)
+        # seeded: the user asked for the resolve, the merge started in the worktree, then tunaflow was killed
+        plan = rt.apply(b, ResolveConflict(), "user")
+        start_base_merge(Path(plan.worktree_path or ""), "main")
+        rt.service.record(b, "agent_started", "system", {"role": "developer", "step": "rework"})
+        harness.set_script(developer=[{"text": RESOLVED}])  # claims success, leaves the markers
+        plan = await rt.resume_interrupted(b, how="retry")
+        [developer] = [c for c in harness.calls() if c["role"] == "developer"]
+        assert "Resolve every conflict" in developer["prompt"] and "Review findings" not in developer["prompt"]
+        assert plan.pending_decision == "conflict_unresolved"
+        assert harness.git("show", "tunaflow/add-div:calc.py") == CALC_DIV, "no markers were committed"
     finally:
         rt.close()

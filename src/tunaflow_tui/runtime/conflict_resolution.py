@@ -21,11 +21,15 @@ from tunaflow_tui.core import gitops
 from tunaflow_tui.core.gitops import integration
 from tunaflow_tui.core.storage.records import PlanRecord
 from tunaflow_tui.core.workflow import Command, ConflictUnresolved, LeaveConflict, ResolveConflict
-from tunaflow_tui.core.workflow.phases import Actor
+from tunaflow_tui.core.workflow.phases import Actor, Phase, PlanEventType
 from tunaflow_tui.runtime import development, git_guard, role_prompts
 
 if TYPE_CHECKING:
     from tunaflow_tui.runtime.ports import StepContext
+
+# the transitions that send a plan (back) to the Developer: the latest says what its rework is
+_INTO_REWORK = frozenset({PlanEventType.REWORK_REQUESTED, PlanEventType.CONFLICT_RESOLUTION_REQUESTED,
+                          PlanEventType.DEV_STARTED})
 
 
 def _files(plan: PlanRecord) -> tuple[str, ...]:
@@ -41,8 +45,31 @@ async def resolve(rt: StepContext, plan: PlanRecord, feedback: str = "") -> Plan
     """
     if not plan.worktree_path or not plan.base_branch:
         raise ValueError(f"plan {plan.id} has no worktree to resolve its conflicts in")
-    base, known = plan.base_branch, _files(plan)
+    known = _files(plan)
     plan = rt.apply(plan.id, ResolveConflict(feedback=feedback), Actor.USER)
+    return await _resolve_turn(rt, plan, known, feedback, fresh=True)
+
+
+def resolving(rt: StepContext, plan: PlanRecord) -> bool:
+    """Whether the plan's rework is the resolve of a merge conflict (what an interrupted step re-runs)."""
+    if plan.phase != Phase.REWORK:
+        return False
+    cause = [e for e in rt.store.list_plan_events(plan.id) if e.type in _INTO_REWORK]
+    return bool(cause) and cause[-1].type == PlanEventType.CONFLICT_RESOLUTION_REQUESTED
+
+
+async def resume(rt: StepContext, plan: PlanRecord, *, fresh: bool) -> PlanRecord:
+    """Run an interrupted resolve turn again (``fresh``: a new session), the merge in progress kept."""
+    asked = [e for e in rt.store.list_plan_events(plan.id) if e.type == PlanEventType.CONFLICT_RESOLUTION_REQUESTED]
+    detail = asked[-1].detail if asked else {}
+    files = detail.get("files")
+    known = tuple(str(f) for f in files) if isinstance(files, list | tuple) else ()
+    return await _resolve_turn(rt, plan, known, str(detail.get("feedback") or ""), fresh=fresh)
+
+
+async def _resolve_turn(rt: StepContext, plan: PlanRecord, known: tuple[str, ...], feedback: str, *,
+                        fresh: bool) -> PlanRecord:
+    base = plan.base_branch or ""
     started: list[integration.BaseMerge] = []
 
     async def start(current: PlanRecord, root: Path) -> None:
@@ -63,7 +90,7 @@ async def resolve(rt: StepContext, plan: PlanRecord, feedback: str = "") -> Plan
             return None
         return ConflictUnresolved(files=left.files or known, reason=left.reason)
 
-    return await development.run_developer(rt, plan, prompt, fresh=True,
+    return await development.run_developer(rt, plan, prompt, fresh=fresh,
                                            hooks=development.TurnHooks(before=start, left_over=left_over))
 
 

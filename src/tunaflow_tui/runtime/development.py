@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tunaflow_tui.core import gitops
+from tunaflow_tui.core.gitops import integration
 from tunaflow_tui.core.markers import ImplComplete as ImplCompleteMarker
 from tunaflow_tui.core.markers import ParseResult
 from tunaflow_tui.core.markers import SubtaskDone as SubtaskDoneMarker
@@ -108,7 +109,9 @@ def _prepare_sync(rt: StepContext, plan: PlanRecord, is_git: bool) -> tuple[Plan
             git_guard.record_baseline(rt, plan, Path(worktree))
     root = workdir(rt, plan)
     write_plan_docs(root, plan_document(plan))
-    if plan.worktree_path:
+    # a merge of the base waiting in the worktree (a resolve turn run again) is the Developer's to finish:
+    # committing the plan documents now would commit it, conflicts and all
+    if plan.worktree_path and not integration.merge_in_progress(root):
         try:
             git_guard.commit_on_plan_branch(rt, plan, root, f"Plan: {plan.title}")
         except gitops.GitError as exc:  # e.g. the project's pre-commit hook refuses: not a reason to stop

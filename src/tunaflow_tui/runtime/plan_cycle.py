@@ -19,6 +19,7 @@ from tunaflow_tui.core.workflow.phases import Actor, Phase, PlanEventType
 from tunaflow_tui.core.workflow.service import WaitingDecision
 from tunaflow_tui.core.workflow.ways import WayOn
 from tunaflow_tui.runtime import (
+    conflict_resolution,
     decisions,
     development,
     planning,
@@ -156,7 +157,9 @@ class PlanCycle:
 
     async def _resume_development(self, plan: PlanRecord, how: str) -> PlanRecord:
         host = self._host
-        if how == "resume":
+        if conflict_resolution.resolving(host, plan):  # the merge in its worktree waits for the same turn
+            plan = await conflict_resolution.resume(host, plan, fresh=how != "resume")
+        elif how == "resume":
             plan = await development.run_developer(host, plan, lambda p, _root: role_prompts.continue_prompt(p))
         elif plan.phase == Phase.REWORK:
             agg, round_no = recovery.last_review(host, plan.id)
