@@ -50,7 +50,7 @@ async def test_a_conflicting_merge_changes_nothing_and_says_so(open_app, at_revi
     demo_project = at_review
     app, _controller, runtime = open_app(project=at_review)
     async with app.run_test(size=(120, 40)) as pilot:
-        card = await _to_done(pilot, app)
+        await _to_done(pilot, app)
         [plan] = runtime.store.list_plans()
         changed = _git(demo_project, "diff", "--name-only", f"{plan.base_branch}...{plan.git_branch}").split()
         target = next(name for name in changed if not name.startswith("docs/"))
