@@ -122,6 +122,8 @@ async def test_a_conflict_the_developer_leaves_stops_at_a_decision_naming_the_fi
         assert (worktree / "calc.py").read_text() == CALC_DIV, "the branch is back as it was reviewed"
         assert harness.git("rev-parse", "tunaflow/add-div").strip() == tip
         assert rt.way_on(b).primary is not None and rt.way_on(b).primary.value == "merge"
+        records = [m.content for m in rt.store.list_messages("main") if m.role == "system"]
+        assert any("left plan" in text and "unmerged after its merge conflict" in text for text in records)
     finally:
         rt.close()
 
