@@ -85,7 +85,10 @@ async def _resolve_turn(rt: StepContext, plan: PlanRecord, known: tuple[str, ...
     async def left_over(current: PlanRecord, root: Path) -> Command | None:
         if not started:
             return ConflictUnresolved(files=known, reason="the merge of the base did not start")
-        left = await asyncio.to_thread(integration.left_unresolved, root, started[-1], base)
+        try:
+            left = await asyncio.to_thread(integration.left_unresolved, root, started[-1], base)
+        except gitops.GitError as exc:  # what git cannot tell is not taken for resolved
+            return ConflictUnresolved(files=started[-1].conflicted or known, reason=f"git: {exc}"[:300])
         if left is None:
             return None
         return ConflictUnresolved(files=left.files or known, reason=left.reason)
