@@ -136,6 +136,7 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         ("Review verdict card", "tunaflow_tui.widgets.decision.verdict_card:ReviewVerdictCard"),
         ("Done card", "tunaflow_tui.widgets.decision.done_card:DoneCard"),
         ("Plan waiting card", "tunaflow_tui.widgets.decision.way_card:WayCard"),
+        ("Merge conflict card", "tunaflow_tui.widgets.decision.conflict_card:ConflictCard"),
         ("Agent's permission question", "tunaflow_tui.widgets.permission.permission_card:PermissionCard"),
         ("Workflow view", "tunaflow_tui.screens.workflow:WorkflowScreen"),
         ("Workflow view: plans", "tunaflow_tui.widgets.workflow_view:PlanList"),

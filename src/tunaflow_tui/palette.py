@@ -73,6 +73,13 @@ COMMANDS: tuple[PaletteCommand, ...] = (
                    lambda s: s.decisions.decide_by_name(Decision.RETRY_SETUP)),
     PaletteCommand("Skip worktree setup", "Start the Developer without the worktree setup",
                    lambda s: s.decisions.decide_by_name(Decision.SKIP_SETUP)),
+    PaletteCommand("Resolve merge conflict", "The Developer merges the base into the plan's branch and resolves the "
+                   "conflicts; the tests and the review run again",
+                   lambda s: s.decisions.decide_by_name(Decision.RESOLVE_CONFLICT),
+                   ("tunaflow_tui.widgets.decision.conflict_card:ConflictCard", "conflict.resolve")),
+    PaletteCommand("Leave merge conflict", "Keep a plan whose merge conflicted done and unmerged, its branch as reviewed",
+                   lambda s: s.decisions.decide_by_name(Decision.LEAVE_CONFLICT),
+                   ("tunaflow_tui.widgets.decision.conflict_card:ConflictCard", "conflict.leave")),
     PaletteCommand("Abandon plan", "End the newest waiting plan for good (asks you to confirm)",
                    lambda s: s.decisions.decide_by_name(Decision.ABANDON)),
     PaletteCommand("Start roundtable",

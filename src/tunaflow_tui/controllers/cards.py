@@ -34,6 +34,9 @@ if TYPE_CHECKING:
 CARD_QUESTIONS = frozenset({PendingDecision.APPROVAL, PendingDecision.REVIEW, PendingDecision.REVIEW_ERROR})
 """Pending decisions answered on a card in the dock."""
 
+CONFLICT_QUESTIONS = frozenset({PendingDecision.MERGE_CONFLICT, PendingDecision.CONFLICT_UNRESOLVED})
+"""Pending decisions about a merge conflict, answered on a conflict card naming the files."""
+
 DIALOG_QUESTIONS = frozenset({PendingDecision.DOOM_LOOP, PendingDecision.DEV_STALLED, PendingDecision.SETUP_FAILED})
 """Pending decisions asked in a dialog."""
 
@@ -112,6 +115,8 @@ class CardPresenter:
             return await dock.show_proposal(plan_views.proposal_view(plan))
         if pending in (PendingDecision.REVIEW, PendingDecision.REVIEW_ERROR):
             return await dock.show_verdict(plan_views.verdict_view(plan, way=way))
+        if pending in CONFLICT_QUESTIONS:  # held too: the card says so and keeps its keys
+            return await dock.show_conflict(plan_views.way_view(plan, way))
         if plan.phase == Phase.DONE:
             return await dock.show_done(done_view(plan, self._runtime.store.list_plan_events(plan.id)))
         card = dock.card_for(plan.id)

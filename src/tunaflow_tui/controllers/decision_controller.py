@@ -40,6 +40,8 @@ WAITING_TEXT: dict[str, str] = {
     PendingDecision.DOOM_LOOP: "keeps failing review",
     PendingDecision.DEV_STALLED: "has a Developer that stopped",
     PendingDecision.SETUP_FAILED: "has a worktree setup that failed",
+    PendingDecision.MERGE_CONFLICT: "no longer merges into its base: resolve the conflict with the Developer, or leave it",
+    PendingDecision.CONFLICT_UNRESOLVED: "still has merge conflicts its Developer did not resolve",
     Waiting.START_REVIEW: "is implemented and waits for you to start the review",
 }
 

@@ -1,18 +1,23 @@
 """OutcomeController: after Done — merge the plan's branch, remove its worktree.
 
-Both run git; both run in a thread, so the screen keeps answering while git works.
+Both run git; both run in a thread, so the screen keeps answering while git works. A merge goes
+through the merge queue: one asked while another lands (here or in another tunaflow) is said to be
+queued behind it, and one that conflicts puts the plan's merge-conflict card in the dock.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from tunaflow_tui.controllers.cards import done_view
 from tunaflow_tui.core.terminal_text import neutralize
 from tunaflow_tui.core.workflow.phases import Phase
+from tunaflow_tui.keyhints import key_for
 from tunaflow_tui.screens.branch_dialogs import ConfirmBranchScreen
+from tunaflow_tui.widgets.decision.conflict_card import ConflictCard
 from tunaflow_tui.widgets.decision.decision_dock import is_done_card
 
 if TYPE_CHECKING:
@@ -65,15 +70,26 @@ class OutcomeController:
             self._workers.run_ui(self._merge(plan), "merge the plan")
 
     async def _merge(self, plan: PlanRecord) -> None:
+        loop = asyncio.get_running_loop()
+
+        def queued(behind: int) -> None:  # from the merge's thread: told on the app's loop
+            loop.call_soon_threadsafe(functools.partial(
+                self._app.notify, f"Plan {plan.id}'s merge is queued behind plan {behind}: it merges when that one "
+                "has landed.", timeout=8))
+
         try:
-            result = await asyncio.to_thread(self._runtime.merge, plan.id)
+            result = await asyncio.to_thread(self._runtime.merge, plan.id, queued)
         except Exception as exc:
             self._app.notify(f"Merge refused: {neutralize(str(exc))}", severity="error", timeout=12)
             return
         if str(result.kind) == "conflict":
             files = ", ".join(result.conflicted_files[:5]) + (" …" if len(result.conflicted_files) > 5 else "")
+            resolve = key_for(self._app, ConflictCard, "conflict.resolve", "r", words=True)
+            leave = key_for(self._app, ConflictCard, "conflict.leave", "l", words=True)
             self._app.notify(f"Not merged: {neutralize(result.message)}: {neutralize(files)}. Nothing was changed; "
-                             f"merge {plan.git_branch} yourself, or rework the plan.", severity="error", timeout=20)
+                             f"on its card, {resolve} lets the Developer merge {plan.base_branch} into "
+                             f"{plan.git_branch} and resolve them, {leave} leaves it unmerged.", severity="error",
+                             timeout=20)
             return
         self._app.notify(f"Merged: {neutralize(result.message)}.", timeout=10)
         await self._refresh_card(plan.id, merged=str(result.kind))

@@ -36,6 +36,8 @@ _GLYPHS: dict[str, str] = {
     PlanEventType.PLAN_EDITED: "✎",
     PlanEventType.ABANDONED: "✗",
     PlanEventType.MERGE_CONFLICT: "✗",
+    PlanEventType.CONFLICT_RESOLUTION_REQUESTED: "↻",
+    PlanEventType.CONFLICT_LEFT: "⏸",
 }
 
 RECORDED_EVENTS = frozenset(_GLYPHS)
@@ -116,6 +118,9 @@ def _what(meta: Mapping[str, object]) -> str:
         PlanEventType.MERGED: f"You merged {branch} into {base}" + (f" ({_flat(merge.get('how'), 30)})"
                                                                    if merge.get("how") else ""),
         PlanEventType.MERGE_CONFLICT: f"The merge of {branch} into {base} stopped on conflicts",
+        PlanEventType.CONFLICT_RESOLUTION_REQUESTED: f"You asked the Developer to merge {base} into {plan} and "
+                                                     "resolve the conflicts",
+        PlanEventType.CONFLICT_LEFT: f"You left {plan} unmerged after its merge conflict",
     }
     return sentences.get(event, f"You decided on {plan}: {_flat(event, 40)}")
 

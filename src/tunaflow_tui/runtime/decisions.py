@@ -22,6 +22,7 @@ from tunaflow_tui.core.workflow.event_text import plan_outcome
 from tunaflow_tui.core.workflow.phases import Actor, PendingDecision, Phase, PlanEventType
 from tunaflow_tui.core.workflow.ways import DecisionInput, decision_command
 from tunaflow_tui.runtime import (
+    conflict_resolution,
     development,
     git_guard,
     planning,
@@ -227,6 +228,16 @@ async def _start_review(rt: StepContext, plan: PlanRecord, given: DecisionInput)
     return await maybe_auto_rework(rt, plan)
 
 
+async def _resolve_conflict(rt: StepContext, plan: PlanRecord, given: DecisionInput) -> PlanRecord:
+    """The Developer merges the base into the plan's branch and resolves; the tests and review run again."""
+    plan = await conflict_resolution.resolve(rt, plan, given.feedback)
+    return await after_development(rt, plan)
+
+
+async def _leave_conflict(rt: StepContext, plan: PlanRecord, given: DecisionInput) -> PlanRecord:
+    return await conflict_resolution.leave(rt, plan)
+
+
 async def _remove_worktree(rt: StepContext, plan: PlanRecord, given: DecisionInput) -> PlanRecord:
     await asyncio.to_thread(development.remove_plan_worktree, rt, plan.id)
     return rt.get_plan(plan.id)
@@ -262,6 +273,8 @@ _ACTIONS: dict[Decision, Action] = {
     Decision.RETRY_SETUP: _with(_after_setup_decision, Decision.RETRY_SETUP),
     Decision.SKIP_SETUP: _with(_after_setup_decision, Decision.SKIP_SETUP),
     Decision.REMOVE_WORKTREE: _remove_worktree,
+    Decision.RESOLVE_CONFLICT: _resolve_conflict,
+    Decision.LEAVE_CONFLICT: _leave_conflict,
 }
 # Decisions that settle the review round waiting: its document (held back while a seat could be
 # retried) is written first.

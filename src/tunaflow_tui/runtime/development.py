@@ -4,20 +4,22 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tunaflow_tui.core import gitops
+from tunaflow_tui.core.gitops import integration
 from tunaflow_tui.core.markers import ImplComplete as ImplCompleteMarker
 from tunaflow_tui.core.markers import ParseResult
 from tunaflow_tui.core.markers import SubtaskDone as SubtaskDoneMarker
 from tunaflow_tui.core.plandocs import PlanDocument, PlanSubtask, plan_path, task_path, write_plan_docs
 from tunaflow_tui.core.storage.records import PlanRecord
-from tunaflow_tui.core.workflow import DevStalled, ImplementationReported
+from tunaflow_tui.core.workflow import Command, DevStalled, ImplementationReported, MergeConflicted
 from tunaflow_tui.core.workflow.event_text import USER_CANCELLED
 from tunaflow_tui.core.workflow.phases import Actor, Phase, PlanEventType
-from tunaflow_tui.runtime import git_guard, role_prompts, worktree_prep
+from tunaflow_tui.runtime import git_guard, merge_queue, role_prompts, worktree_prep
 from tunaflow_tui.runtime.events import NoticeRaised
 from tunaflow_tui.runtime.planning import record_rejections
 from tunaflow_tui.runtime.turn_spec import TurnSpec
@@ -107,7 +109,9 @@ def _prepare_sync(rt: StepContext, plan: PlanRecord, is_git: bool) -> tuple[Plan
             git_guard.record_baseline(rt, plan, Path(worktree))
     root = workdir(rt, plan)
     write_plan_docs(root, plan_document(plan))
-    if plan.worktree_path:
+    # a merge of the base waiting in the worktree (a resolve turn run again) is the Developer's to finish:
+    # committing the plan documents now would commit it, conflicts and all
+    if plan.worktree_path and not integration.merge_in_progress(root):
         try:
             git_guard.commit_on_plan_branch(rt, plan, root, f"Plan: {plan.title}")
         except gitops.GitError as exc:  # e.g. the project's pre-commit hook refuses: not a reason to stop
@@ -124,6 +128,19 @@ def _doc_names(root: Path, plan: PlanRecord) -> tuple[str, list[str]]:
 PromptBuilder = Callable[[PlanRecord, Path], str]
 
 
+@dataclass(frozen=True)
+class TurnHooks:
+    """What a special Developer turn adds around the usual one (the resolve turn of a merge conflict).
+
+    ``before`` runs after tunaflow's own commit of the plan documents and the git guard's snapshot, just
+    before the agent; ``left_over`` runs after the agent, before tunaflow commits its work: a command
+    it returns (e.g. the conflicts it left) is applied instead, and nothing is committed.
+    """
+
+    before: Callable[[PlanRecord, Path], Awaitable[None]] | None = None
+    left_over: Callable[[PlanRecord, Path], Awaitable[Command | None]] | None = None
+
+
 def implementation_prompt_for(plan: PlanRecord, root: Path) -> str:
     """The first implementation prompt, naming the plan documents in the worktree."""
     plan_file, tasks = _doc_names(root, plan)
@@ -131,7 +148,8 @@ def implementation_prompt_for(plan: PlanRecord, root: Path) -> str:
 
 
 async def run_developer(
-    rt: StepContext, plan: PlanRecord, prompt_for: PromptBuilder, *, fresh: bool = False
+    rt: StepContext, plan: PlanRecord, prompt_for: PromptBuilder, *, fresh: bool = False,
+    hooks: TurnHooks = TurnHooks(),
 ) -> PlanRecord:
     """Run one Developer turn in the implementation branch and apply its markers.
 
@@ -165,6 +183,8 @@ async def run_developer(
         root = workdir(rt, plan)
         conversation = f"branch:{plan.impl_branch_id}"
         guard = await git_guard.before_turn(rt, plan)
+        if hooks.before is not None:
+            await hooks.before(plan, root)
         result = await rt.turns.run(TurnSpec(
             "developer", conversation, prompt_for(plan, root), cwd=root, plan=plan, fresh_session=fresh,
             on_markers=tick,
@@ -177,6 +197,10 @@ async def run_developer(
         rt.emit(NoticeRaised(reason, "error"))
         if guard is not None:
             await git_guard.after_turn(rt, plan, guard, actor=git_guard.DEVELOPER)
+        if hooks.left_over is not None:  # e.g. a merge started for a resolve turn that never ran
+            left = await hooks.left_over(rt.get_plan(plan.id), workdir(rt, plan))
+            if left is not None:
+                return rt.apply(plan.id, left, Actor.SYSTEM)
         return rt.apply(plan.id, DevStalled(reason=reason[:500]), Actor.SYSTEM)
     cancelled = result.cancelled_by_user
     rt.service.record(
@@ -189,6 +213,9 @@ async def run_developer(
     integrity = await git_guard.after_turn(rt, plan, guard, actor=git_guard.DEVELOPER)
     plan = rt.get_plan(plan.id)
     rt.plan_changed(plan)
+    left = await hooks.left_over(plan, root) if hooks.left_over is not None else None
+    if left is not None:  # e.g. conflicts left: committing would record them as resolved
+        return rt.apply(plan.id, left, Actor.SYSTEM)
     if plan.worktree_path:
         try:
             await git_guard.commit(rt, plan, root, f"tunaflow: {plan.title} (developer)")
@@ -213,11 +240,14 @@ async def start_dev(rt: StepContext, plan: PlanRecord) -> PlanRecord:
     return await run_developer(rt, plan, implementation_prompt_for, fresh=True)
 
 
-def merge_plan(rt: StepContext, plan_id: int) -> gitops.MergeResult:
-    """Merge ``tunaflow/{slug}`` into the base it came from; a conflict is reported, nothing lost."""
+def _mergeable(rt: StepContext, plan_id: int) -> PlanRecord:
+    """The plan, when it can be merged now; ValueError saying why not otherwise (nothing is touched)."""
     plan = rt.get_plan(plan_id)
     if plan.phase != Phase.DONE:
         raise ValueError(f"plan {plan_id} is in {plan.phase}: only a done plan can be merged")
+    if plan.pending_decision:
+        raise ValueError(f"plan {plan_id} no longer merges cleanly: answer its merge conflict first "
+                         "(resolve it with the Developer, or leave it)")
     if not plan.git_branch or not plan.base_branch:
         raise ValueError(f"plan {plan_id} has no git branch to merge (the project is not a git repository)")
     if not gitops.branch_exists(rt.project_dir, plan.base_branch):
@@ -231,11 +261,28 @@ def merge_plan(rt: StepContext, plan_id: int) -> gitops.MergeResult:
             f"your project is on {current or 'a detached HEAD'}, not {plan.base_branch}: switch to "
             f"{plan.base_branch} to merge {plan.git_branch} (tunaflow does not switch branches for you)"
         )
-    result = git_guard.merge_plan_branch(rt, plan)
-    rt.service.record(
-        plan.id, PlanEventType.MERGED if result.kind != "conflict" else PlanEventType.MERGE_CONFLICT, Actor.USER,
-        {"kind": str(result.kind), "sha": result.sha, "conflicted_files": list(result.conflicted_files)},
-    )
+    return plan
+
+
+def merge_plan(rt: StepContext, plan_id: int, on_queued: merge_queue.QueuedBehind | None = None) -> gitops.MergeResult:
+    """Merge ``tunaflow/{slug}`` into the base it came from, after the merges asked before it.
+
+    Merges go through the merge queue (:mod:`~tunaflow_tui.runtime.merge_queue`), so two asked at
+    once — in this process or another — land one after the other; ``on_queued`` hears which plan this
+    one waits behind. A conflict (the base moved: another plan landed first) touches nothing and stops
+    the plan at a merge-conflict decision naming the files.
+    """
+    _mergeable(rt, plan_id)  # refused at once, not after waiting in the queue
+    with merge_queue.turn_in_queue(rt, plan_id, on_queued) as closing:
+        plan = _mergeable(rt, plan_id)  # again: the plan or the project may have moved while it waited
+        result = git_guard.merge_plan_branch(rt, plan)
+        closing["outcome"] = "conflict" if result.kind == "conflict" else "merged"
+        if result.kind == "conflict":
+            rt.apply(plan.id, MergeConflicted(base=plan.base_branch or "", files=result.conflicted_files),
+                     Actor.USER)
+        else:
+            rt.service.record(plan.id, PlanEventType.MERGED, Actor.USER,
+                              {"kind": str(result.kind), "sha": result.sha, "conflicted_files": []})
     if result.kind != "conflict" and plan.worktree_path:
         try:
             remove_plan_worktree(rt, plan_id)

@@ -19,6 +19,7 @@ from tunaflow_tui.core.workflow.phases import Actor, Phase, PlanEventType
 from tunaflow_tui.core.workflow.service import WaitingDecision
 from tunaflow_tui.core.workflow.ways import WayOn
 from tunaflow_tui.runtime import (
+    conflict_resolution,
     decisions,
     development,
     planning,
@@ -28,6 +29,7 @@ from tunaflow_tui.runtime import (
     role_prompts,
 )
 from tunaflow_tui.runtime.events import NoticeRaised
+from tunaflow_tui.runtime.merge_queue import QueuedBehind
 from tunaflow_tui.runtime.ports import LeftoverStopper, RunningAgents, StepContext
 
 
@@ -155,7 +157,9 @@ class PlanCycle:
 
     async def _resume_development(self, plan: PlanRecord, how: str) -> PlanRecord:
         host = self._host
-        if how == "resume":
+        if conflict_resolution.resolving(host, plan):  # the merge in its worktree waits for the same turn
+            plan = await conflict_resolution.resume(host, plan, fresh=how != "resume")
+        elif how == "resume":
             plan = await development.run_developer(host, plan, lambda p, _root: role_prompts.continue_prompt(p))
         elif plan.phase == Phase.REWORK:
             agg, round_no = recovery.last_review(host, plan.id)
@@ -168,15 +172,16 @@ class PlanCycle:
             plan = await development.run_developer(host, plan, development.implementation_prompt_for, fresh=True)
         return await decisions.after_development(host, plan)
 
-    def merge(self, plan_id: int) -> gitops.MergeResult:
-        """Merge a done plan's branch into its base (fast-forward or merge commit; never force).
+    def merge(self, plan_id: int, on_queued: QueuedBehind | None = None) -> gitops.MergeResult:
+        """Merge a done plan's branch into its base (fast-forward or merge commit; never force), after the
+        merges asked before it (``on_queued`` hears which plan it waits behind).
 
         The merge (or the conflict that stopped it) gets its record in the chat.
         """
         since = record_writer.last_event_id(self._host, plan_id)
         before = self._host.store.get_plan(plan_id)
         try:
-            return development.merge_plan(self._host, plan_id)
+            return development.merge_plan(self._host, plan_id, on_queued)
         finally:
             record_writer.write_records(self._host, plan_id, since, before=before)
 

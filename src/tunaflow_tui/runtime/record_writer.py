@@ -29,7 +29,8 @@ _ABOUT_A_VERDICT = frozenset({
 })
 _ABOUT_A_PROPOSAL = frozenset({PlanEventType.APPROVED, PlanEventType.REVISION_REQUESTED, PlanEventType.PLAN_EDITED})
 _REVIEW_QUESTIONS = frozenset({PendingDecision.REVIEW, PendingDecision.REVIEW_ERROR, PendingDecision.DOOM_LOOP})
-_MERGES = frozenset({PlanEventType.MERGED, PlanEventType.MERGE_CONFLICT})
+_MERGES = frozenset({PlanEventType.MERGED, PlanEventType.MERGE_CONFLICT, PlanEventType.CONFLICT_RESOLUTION_REQUESTED,
+                     PlanEventType.CONFLICT_LEFT})
 _MERGE_WORDS = {"fast-forward": "fast-forward", "merge-commit": "merge commit", "up-to-date": "already up to date"}
 
 
@@ -87,7 +88,7 @@ def decision_meta(event: PlanEventRecord, plan: PlanRecord, history: Sequence[Pl
             meta["verdict"] = verdict
     if event.type in _MERGES:
         kind = str(event.detail.get("kind") or "")
-        files = event.detail.get("conflicted_files")
+        files = event.detail.get("conflicted_files") or event.detail.get("files")
         conflicted = [str(path) for path in files] if isinstance(files, list | tuple) else []
         meta["merge"] = {
             "branch": plan.git_branch, "base": plan.base_branch, "how": _MERGE_WORDS.get(kind, ""),

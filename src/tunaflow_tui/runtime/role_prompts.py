@@ -107,6 +107,27 @@ def rework_prompt(plan: PlanRecord, findings: Sequence[str], earlier: Sequence[s
     return "\n".join(lines)
 
 
+def resolve_conflict_prompt(plan: PlanRecord, base: str, files: Sequence[str], feedback: str = "") -> str:
+    """Ask the Developer to finish merging the base into the plan's branch: the conflicts, by file."""
+    listed = [f"- {f}" for f in files] or ["- (git reported none: check that the merged code still works)"]
+    lines = [
+        f"This plan was reviewed and accepted, but it no longer merges into `{base}`: another change landed "
+        f"there first. tunaflow has started merging `{base}` into this branch in this working directory "
+        "(a merge, not a rebase; it is not committed yet). These files conflict:",
+        *listed,
+        "",
+        "Resolve every conflict: keep what this plan does and what landed on the base, edit the files so no "
+        "conflict marker (<<<<<<<, =======, >>>>>>>) is left, and make the tests pass. Do not abort or redo "
+        "the merge, do not switch branches, do not commit: tunaflow commits the merge when you are done, "
+        "then the tests and the review run again on the result.",
+    ]
+    if feedback.strip():
+        lines += ["", f"User note: {feedback.strip()}"]
+    lines += ["", "When the conflicts are resolved, write `<!-- tunaflow:impl-complete -->` on its own line as "
+              "the last line.", "", plan_brief(plan)]
+    return "\n".join(lines)
+
+
 def continue_prompt(plan: PlanRecord) -> str:
     """Ask a Developer who stopped early to carry on."""
     pending = [s for s in plan.subtasks if s.status != "done"]

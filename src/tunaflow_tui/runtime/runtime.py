@@ -9,7 +9,7 @@ always says where each plan is, even after a crash.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
@@ -437,12 +437,14 @@ class WorkflowRuntime:
         """Write the decision records a stop left unwritten (see :func:`.decision_records.catch_up`)."""
         return record_writer.catch_up(self)
 
-    def merge(self, plan_id: int) -> gitops.MergeResult:
-        """Merge a done plan's branch into its base (fast-forward or merge commit; never force).
+    def merge(self, plan_id: int, on_queued: Callable[[int], None] | None = None) -> gitops.MergeResult:
+        """Merge a done plan's branch into its base (fast-forward or merge commit; never force), in the
+        merge queue: after the merges asked before it, here or in another process (``on_queued`` hears
+        which plan it waits behind). A conflict stops the plan at a merge-conflict decision.
 
         The merge (or the conflict that stopped it) gets its record in the chat.
         """
-        return self.cycle.merge(plan_id)
+        return self.cycle.merge(plan_id, on_queued)
 
     def remove_worktree(self, plan_id: int) -> None:
         """Remove a plan's worktree (its git branch stays)."""

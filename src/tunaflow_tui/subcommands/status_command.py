@@ -29,6 +29,8 @@ _SHORT_KIND = {
     Waiting.DEV_STALLED: "dev stalled",
     Waiting.REVIEW_ERROR: "review error",
     Waiting.SETUP_FAILED: "setup failed",
+    Waiting.MERGE_CONFLICT: "merge conflict",
+    Waiting.CONFLICT_UNRESOLVED: "conflict unresolved",
     Waiting.START_REVIEW: "start review",
     Waiting.INTERRUPTED: "interrupted",
     Waiting.REVISION: "revision",

@@ -17,6 +17,7 @@ from tunaflow_tui.core.workflow import (
     Actor,
     Approve,
     Command,
+    ConflictUnresolved,
     ContinueAfterEscalation,
     ContinueDev,
     DevStalled,
@@ -24,14 +25,17 @@ from tunaflow_tui.core.workflow import (
     Hold,
     IllegalTransition,
     ImplementationReported,
+    LeaveConflict,
     MarkComplete,
     MarkerRejected,
+    MergeConflicted,
     PendingDecision,
     Phase,
     PlanState,
     ProposalReceived,
     Redesign,
     RequestRevision,
+    ResolveConflict,
     Resume,
     RetryReview,
     RetrySetup,
@@ -83,6 +87,10 @@ EXAMPLES: dict[type[Command], st.SearchStrategy[Command]] = {
     Redesign: st.just(Redesign()),
     ContinueAfterEscalation: st.just(ContinueAfterEscalation()),
     Abandon: st.just(Abandon()),
+    MergeConflicted: st.builds(MergeConflicted, base=st.just("main"), files=st.just(("calc.py",))),
+    ResolveConflict: st.just(ResolveConflict()),
+    ConflictUnresolved: st.builds(ConflictUnresolved, files=st.just(("calc.py",)), reason=st.text(max_size=5)),
+    LeaveConflict: st.just(LeaveConflict()),
     MarkerRejected: st.builds(MarkerRejected, kind=st.just("impl-complete"), role=st.just("reviewer")),
 }
 # Terminal commands are drawn rarely so that sequences get deep into review and the doom loop.
@@ -104,8 +112,11 @@ def check_invariants(state: PlanState, events: list[EventSpec], threshold: int) 
     assert isinstance(state.phase, Phase)
     assert state.pending_decision is None or isinstance(state.pending_decision, PendingDecision)
     assert (state.phase is Phase.HELD) == (state.held_from is not None)
-    if state.phase.is_terminal:
-        assert state.pending_decision is None
+    if state.phase.is_terminal:  # the one question a finished plan can have: its merge conflicted
+        assert state.pending_decision is None or (
+            state.phase is Phase.DONE and state.pending_decision is PendingDecision.MERGE_CONFLICT)
+    if state.pending_decision is PendingDecision.CONFLICT_UNRESOLVED:
+        assert (state.held_from if state.phase is Phase.HELD else state.phase) is Phase.REWORK
     if state.phase is Phase.APPROVAL:
         assert state.pending_decision is PendingDecision.APPROVAL
     if state.pending_decision is PendingDecision.SETUP_FAILED:
@@ -139,7 +150,11 @@ def test_random_sequences_keep_state_consistent(
             continue
         assert outcome.events, "every transition is recorded"
         assert all(e.actor in ("user", "agent", "system") for e in outcome.events)
-        if before.phase.is_terminal:
+        if before.phase.is_terminal and isinstance(command, MergeConflicted | ResolveConflict | LeaveConflict):
+            assert before.phase is Phase.DONE, "only a done plan's merge can conflict"
+            assert outcome.state.phase is Phase.DONE or isinstance(command, ResolveConflict), \
+                "resolving the conflict with the Developer is the only way out of done"
+        elif before.phase.is_terminal:
             assert outcome.state == before, "done and abandoned are terminal"
         if type(command).actors == {Actor.USER}:
             assert actor == "user", "a gate decision slipped through from a non-user"

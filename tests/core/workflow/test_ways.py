@@ -21,6 +21,7 @@ from tunaflow_tui.core.workflow import (
     AcceptPartial,
     Approve,
     Command,
+    ConflictUnresolved,
     ContinueAfterEscalation,
     ContinueDev,
     Decision,
@@ -29,8 +30,10 @@ from tunaflow_tui.core.workflow import (
     Hold,
     IllegalTransition,
     ImplementationReported,
+    LeaveConflict,
     MarkComplete,
     MarkerRejected,
+    MergeConflicted,
     PendingDecision,
     Phase,
     PlanContext,
@@ -38,6 +41,7 @@ from tunaflow_tui.core.workflow import (
     ProposalReceived,
     Redesign,
     RequestRevision,
+    ResolveConflict,
     Resume,
     RetryReview,
     RetrySetup,
@@ -95,6 +99,10 @@ SAMPLES: dict[type[Command], tuple[Command, ...]] = {
     Redesign: (Redesign(),),
     ContinueAfterEscalation: (ContinueAfterEscalation(),),
     Abandon: (Abandon("no"),),
+    MergeConflicted: (MergeConflicted("main", ("calc.py",)),),
+    ResolveConflict: (ResolveConflict(),),
+    ConflictUnresolved: (ConflictUnresolved(("calc.py",), "markers left"),),
+    LeaveConflict: (LeaveConflict(),),
     MarkerRejected: (MarkerRejected("impl-complete", "reviewer"),),
 }
 
@@ -131,7 +139,8 @@ def test_the_walk_reaches_every_phase_every_question_and_each_held() -> None:
     assert phases == set(Phase)
     assert {s.pending_decision for s in STATES} == set(PendingDecision) | {None}
     held_questions = {s.pending_decision for s in STATES if s.phase is Phase.HELD}
-    assert held_questions == set(PendingDecision)
+    # a done plan's merge conflict is answered or left, not held: done is not a phase a plan is held in
+    assert held_questions == set(PendingDecision) - {PendingDecision.MERGE_CONFLICT}
     standings = {(ReviewStanding.of(s.pending_detail).verdict, ReviewStanding.of(s.pending_detail).complete)
                  for s in STATES if s.pending_decision is PendingDecision.REVIEW}
     assert standings >= {("pass", True), ("pass", False), ("fail", True), ("fail", False), ("conditional", False)}
@@ -155,8 +164,12 @@ def test_every_reachable_state_has_a_way_on_the_machine_accepts(state: PlanState
                 assert state.phase is Phase.DONE and context.git_branch and not context.merged
             else:
                 assert decision is Decision.REMOVE_WORKTREE and context.worktree
-        if state.phase.is_terminal:
+        if state.phase.is_terminal and state.pending_decision is None:
             assert way.waiting in (Waiting.MERGE, Waiting.NOTHING) and not way.asks_the_user
+            continue
+        if state.phase.is_terminal:  # a done plan's merge conflict: answered, never abandoned (the work is done)
+            assert way.asks_the_user and Decision.ABANDON not in way.decisions
+            assert way.primary is Decision.RESOLVE_CONFLICT and Decision.LEAVE_CONFLICT in way.decisions
             continue
         if context.agent_running and state.pending_decision is None:
             assert way.waiting is Waiting.WORKING and way.decisions == ()

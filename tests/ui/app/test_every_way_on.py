@@ -23,6 +23,7 @@ from tunaflow_tui.core.workflow import (
     Actor,
     Approve,
     Command,
+    ConflictUnresolved,
     ContinueAfterEscalation,
     ContinueDev,
     Decision,
@@ -30,12 +31,15 @@ from tunaflow_tui.core.workflow import (
     EditProposal,
     Hold,
     ImplementationReported,
+    LeaveConflict,
     MarkComplete,
+    MergeConflicted,
     Phase,
     PlanState,
     ProposalReceived,
     Redesign,
     RequestRevision,
+    ResolveConflict,
     Resume,
     RetryReview,
     RetrySetup,
@@ -76,6 +80,8 @@ PALETTE: dict[Decision, str] = {
     Decision.RETRY_STEP: "Retry interrupted step",
     Decision.MERGE: "Merge plan",
     Decision.REMOVE_WORKTREE: "Remove plan worktree",
+    Decision.RESOLVE_CONFLICT: "Resolve merge conflict",
+    Decision.LEAVE_CONFLICT: "Leave merge conflict",
 }
 
 
@@ -91,7 +97,8 @@ COMMANDS: tuple[Command, ...] = (
     *(ReviewFinished(aggregate([_seat("reviewer", a), _seat("verifier", b)]))
       for a, b in itertools.combinations_with_replacement(("pass", "fail", "conditional", None), 2)),
     RetryReview(), Accept(), AcceptPartial(), AcceptOverride(), Rework(), Redesign(), ContinueAfterEscalation(),
-    Abandon("no"),
+    Abandon("no"), MergeConflicted("main", ("calc.py",)), ResolveConflict(), ConflictUnresolved(("calc.py",)),
+    LeaveConflict(),
 )
 
 
@@ -121,9 +128,13 @@ async def test_every_state_is_reachable_by_f2_with_its_keys_and_in_the_palette(o
         previous: int | None = None
         phases_seen: set[str] = set()
         for number, walk in enumerate(walks):
-            if previous is not None and not Phase(runtime.get_plan(previous).phase).is_terminal:
-                service.apply(previous, Abandon("next state"), actor=Actor.USER)  # one plan waits at a time
-                await app.decision_dock.drop(previous)  # its card, kept in a long session, is not the point here
+            before = runtime.get_plan(previous) if previous is not None else None
+            if before is not None and Phase(before.phase).is_terminal and before.pending_decision:
+                service.apply(before.id, LeaveConflict(), actor=Actor.USER)  # a done plan's merge conflict
+                await app.decision_dock.drop(before.id)
+            elif before is not None and not Phase(before.phase).is_terminal:
+                service.apply(before.id, Abandon("next state"), actor=Actor.USER)  # one plan waits at a time
+                await app.decision_dock.drop(before.id)  # its card, kept in a long session, is not the point here
             plan = runtime.store.create_plan(title=f"State {number}", slug=f"state-{number}", phase="chat",
                                              subtasks=(("One step", ""),))
             for command in walk:

@@ -7,6 +7,7 @@ import subprocess
 from app_harness import posted, screen_text, settle
 from waiting import until
 
+from tunaflow_tui.widgets.decision.conflict_card import ConflictCard
 from tunaflow_tui.widgets.decision.done_card import DoneCard
 
 REQUEST = "Add a word frequency report"
@@ -49,7 +50,7 @@ async def test_a_conflicting_merge_changes_nothing_and_says_so(open_app, at_revi
     demo_project = at_review
     app, _controller, runtime = open_app(project=at_review)
     async with app.run_test(size=(120, 40)) as pilot:
-        card = await _to_done(pilot, app)
+        await _to_done(pilot, app)
         [plan] = runtime.store.list_plans()
         changed = _git(demo_project, "diff", "--name-only", f"{plan.base_branch}...{plan.git_branch}").split()
         target = next(name for name in changed if not name.startswith("docs/"))
@@ -61,9 +62,14 @@ async def test_a_conflicting_merge_changes_nothing_and_says_so(open_app, at_revi
         await until(pilot, lambda: any(n.message.startswith("Not merged") for n in posted(app)),
                     "the refusal to merge")
         [note] = [n.message for n in posted(app) if n.message.startswith("Not merged")]
-        assert target in note and "Nothing was changed" in note
-        assert card.view.merged is None and "m merge" in screen_text(app)  # still offered
-        # the chat keeps what happened: a record naming the conflicted file
+        assert target in note and "Nothing was changed" in note and "r lets the Developer merge main" in note
+        # the plan's card becomes its merge-conflict card: the files, and the two ways on
+        await until(pilot, lambda: isinstance(app.decision_dock.card_for(plan.id), ConflictCard)
+                    and "r resolve with the developer" in screen_text(app), "the merge-conflict card")
+        text = screen_text(app)
+        assert "merge conflict" in text and target in text and "l leave it unmerged" in text
+        assert "m merge" not in text, "no second merge while the conflict waits"
+
         # the chat keeps what happened: a record naming the conflicted file
         def recorded() -> bool:
             return any(b.record is not None and "stopped on conflicts" in b.record.headline()
@@ -72,5 +78,33 @@ async def test_a_conflicting_merge_changes_nothing_and_says_so(open_app, at_revi
         await until(pilot, recorded, "the conflict's record in the chat")
         [record] = [m for m in runtime.store.list_messages("main") if m.meta.get("event") == "merge_conflict"]
         assert target in record.content
+
+        # leaving it: the plan stays done and unmerged, and its card offers the merge again
+        conflict = app.decision_dock.card_for(plan.id)
+        assert conflict is not None
+        conflict.arm()
+        conflict.focus()
+        await pilot.press("l")
+        await until(pilot, lambda: isinstance(app.decision_dock.card_for(plan.id), DoneCard)
+                    and "m merge" in screen_text(app), "the done card back, offering the merge")
+        assert runtime.store.get_plan(plan.id).pending_decision is None
     assert _git(demo_project, "rev-parse", "HEAD") == head
     assert _git(demo_project, "status", "--porcelain") == ""
+
+
+async def test_a_merge_asked_while_another_lands_says_it_is_queued_behind_it(open_app, at_review) -> None:
+    from other_process import idle_holder
+
+    app, _controller, runtime = open_app(project=at_review)
+    async with app.run_test(size=(120, 40)) as pilot:
+        card = await _to_done(pilot, app)
+        [plan] = runtime.store.list_plans()
+        with idle_holder() as holder:  # another tunaflow is merging this plan's branch right now
+            runtime.service.record(plan.id, "merge_queued", "user", {
+                "host": holder.host, "boot_id": holder.boot_id, "pid": holder.pid, "pid_start": holder.pid_start})
+            await pilot.press("m")
+            await until(pilot, lambda: any(f"merge is queued behind plan {plan.id}" in n.message for n in posted(app)),
+                        "the merge said to be queued")
+            assert not card.view.merged
+        # that process ended: this merge goes ahead
+        await until(pilot, lambda: card.view.merged == "fast-forward", "the queued merge landing")

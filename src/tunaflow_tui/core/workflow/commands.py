@@ -266,6 +266,53 @@ class Abandon(Command):
 
 
 @dataclass(frozen=True)
+class MergeConflicted(Command):
+    """A done plan's branch no longer merges into its base (another plan landed first): the user decides.
+
+    ``base`` is the branch it was to merge into, ``files`` the paths both sides changed.
+    """
+
+    verb: ClassVar[str] = "report a merge conflict on"
+    name: ClassVar[str] = "merge conflict"
+    actors: ClassVar[frozenset[Actor]] = _ANYONE  # the outcome of the user's own merge: recorded as theirs
+    base: str = ""
+    files: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ResolveConflict(Command):
+    """Merge conflict: the Developer merges the base into the plan's branch and resolves it (the plan goes
+    back to rework; tests and review run again on the result)."""
+
+    verb: ClassVar[str] = "resolve the merge conflict of"
+    name: ClassVar[str] = "resolve conflict"
+    actors: ClassVar[frozenset[Actor]] = _USER
+    feedback: str = ""
+
+
+@dataclass(frozen=True)
+class ConflictUnresolved(Command):
+    """The Developer's resolve turn left conflicts (markers, unmerged paths, the merge undone or the turn
+    failed): the plan stops at a decision naming ``files``."""
+
+    verb: ClassVar[str] = "report an unresolved conflict on"
+    name: ClassVar[str] = "conflict unresolved"
+    actors: ClassVar[frozenset[Actor]] = _MACHINE
+    files: tuple[str, ...] = ()
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class LeaveConflict(Command):
+    """Merge conflict, or a conflict the Developer did not resolve: leave the plan done and unmerged, its
+    branch as it was reviewed."""
+
+    verb: ClassVar[str] = "leave the merge conflict of"
+    name: ClassVar[str] = "leave conflict"
+    actors: ClassVar[frozenset[Actor]] = _USER
+
+
+@dataclass(frozen=True)
 class MarkerRejected(Command):
     """A marker from a role that may not emit it (or out of place): recorded, changes nothing."""
 
@@ -303,5 +350,9 @@ ALL_COMMANDS: tuple[type[Command], ...] = (
     Redesign,
     ContinueAfterEscalation,
     Abandon,
+    MergeConflicted,
+    ResolveConflict,
+    ConflictUnresolved,
+    LeaveConflict,
     MarkerRejected,
 )

@@ -35,6 +35,8 @@ class Decision(StrEnum):
     RETRY_STEP = "retry_step"  # re-run an interrupted (or never started) agent step afresh
     MERGE = "merge"
     REMOVE_WORKTREE = "remove_worktree"
+    RESOLVE_CONFLICT = "resolve_conflict"  # the Developer merges the base into the plan's branch and resolves
+    LEAVE_CONFLICT = "leave_conflict"  # the plan stays done and unmerged, its branch as reviewed
 
     @property
     def label(self) -> str:
@@ -64,4 +66,6 @@ _LABELS: dict[Decision, str] = {
     Decision.RETRY_STEP: "Retry interrupted step",
     Decision.MERGE: "Merge plan",
     Decision.REMOVE_WORKTREE: "Remove plan worktree",
+    Decision.RESOLVE_CONFLICT: "Resolve with the Developer",
+    Decision.LEAVE_CONFLICT: "Leave it unmerged",
 }

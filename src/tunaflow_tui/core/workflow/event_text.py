@@ -242,6 +242,13 @@ _SENTENCES: dict[str, Callable[[Mapping[str, object]], str]] = {
     PlanEventType.COMMIT_FAILED: lambda d: _with_reason("could not commit", d, "error"),
     PlanEventType.MERGED: _merged,
     PlanEventType.MERGE_CONFLICT: lambda d: f"not merged: conflicts in {counted(_count(d.get('conflicted_files')), 'file')}",
+    PlanEventType.MERGE_QUEUED: lambda _d: "queued to merge",
+    PlanEventType.MERGE_UNQUEUED: lambda d: _with_reason("left the merge queue", d, "outcome"),
+    PlanEventType.CONFLICT_RESOLUTION_REQUESTED: lambda d: _with_paths(
+        "the Developer is asked to merge the base and resolve the conflicts", {"paths": d.get("files")}),
+    PlanEventType.CONFLICT_UNRESOLVED: lambda d: _with_paths(
+        "the Developer did not resolve the conflicts", {"paths": d.get("files")}),
+    PlanEventType.CONFLICT_LEFT: lambda _d: "left unmerged after a merge conflict",
     PlanEventType.WORKTREE_REMOVED: lambda _d: "worktree removed (the branch stays)",
     PlanEventType.WORKTREE_CREATED: lambda _d: "the worktree was created",
     PlanEventType.WORKTREE_READY: lambda _d: "the worktree is ready",

@@ -26,17 +26,21 @@ from tunaflow_tui.core.workflow.commands import (
     AcceptPartial,
     Approve,
     Command,
+    ConflictUnresolved,
     ContinueAfterEscalation,
     ContinueDev,
     DevStalled,
     EditProposal,
     Hold,
     ImplementationReported,
+    LeaveConflict,
     MarkComplete,
     MarkerRejected,
+    MergeConflicted,
     ProposalReceived,
     Redesign,
     RequestRevision,
+    ResolveConflict,
     Resume,
     RetryReview,
     RetrySetup,
@@ -138,6 +142,12 @@ def _accepts(kind: type[Command], standing: ReviewStanding | None) -> bool:
     return standing.complete if kind is Accept else not standing.complete
 
 
+def _at_conflict(s: PlanState) -> bool:
+    """A merge conflict waits: the done plan's, or the one its Developer did not resolve."""
+    return (s.phase is Phase.DONE and s.pending_decision is PendingDecision.MERGE_CONFLICT) or (
+        s.phase is Phase.REWORK and s.pending_decision is PendingDecision.CONFLICT_UNRESOLVED)
+
+
 def _at_approval(s: PlanState) -> bool:
     return s.pending_decision is PendingDecision.APPROVAL and (
         s.phase is Phase.APPROVAL or (s.phase is Phase.HELD and s.held_from is Phase.APPROVAL)
@@ -174,6 +184,10 @@ _GUARDS: dict[type[Command], Callable[[PlanState], bool]] = {
     or (s.phase is Phase.ESCALATED and s.pending_decision is PendingDecision.DOOM_LOOP),
     ContinueAfterEscalation: lambda s: s.phase is Phase.ESCALATED and s.pending_decision is PendingDecision.DOOM_LOOP,
     Abandon: lambda s: not s.phase.is_terminal,
+    MergeConflicted: lambda s: s.phase is Phase.DONE and s.pending_decision is None,
+    ResolveConflict: _at_conflict,
+    ConflictUnresolved: lambda s: s.phase is Phase.REWORK and s.pending_decision is None,
+    LeaveConflict: _at_conflict,
     MarkerRejected: lambda s: True,
 }
 
@@ -204,8 +218,9 @@ def allowed_commands(state: PlanState) -> tuple[type[Command], ...]:
 
 
 def allowed_names(state: PlanState) -> tuple[str, ...]:
-    """Short names of the actions possible in ``state``, for messages and footers (bookkeeping left out)."""
-    return tuple(cmd.name for cmd in allowed_commands(state) if cmd is not MarkerRejected)
+    """Short names of the actions possible in ``state``, for messages and footers (bookkeeping, and the
+    merge's own report of a conflict, left out)."""
+    return tuple(cmd.name for cmd in allowed_commands(state) if cmd not in (MarkerRejected, MergeConflicted))
 
 
 def _describe(state: PlanState) -> str:
@@ -456,6 +471,32 @@ def _abandon(s: PlanState, c: Command, actor: Actor, _t: int) -> Outcome:
     return Outcome(_clear(s, Phase.ABANDONED), (_ev(PlanEventType.ABANDONED, actor, **detail),))
 
 
+def _merge_conflicted(s: PlanState, c: Command, actor: Actor, _t: int) -> Outcome:
+    assert isinstance(c, MergeConflicted)
+    detail = {"base": c.base, "files": list(c.files)}
+    state = replace(s, pending_decision=PendingDecision.MERGE_CONFLICT, pending_detail=detail)
+    event = _ev(PlanEventType.MERGE_CONFLICT, actor, kind="conflict", base=c.base, conflicted_files=list(c.files))
+    return Outcome(state, (event,))
+
+
+def _resolve_conflict(s: PlanState, c: Command, actor: Actor, _t: int) -> Outcome:
+    assert isinstance(c, ResolveConflict)
+    detail = {"from": s.phase.value, "files": list(s.pending_detail.get("files") or ()), "feedback": c.feedback}
+    return Outcome(_clear(s, Phase.REWORK), (_ev(PlanEventType.CONFLICT_RESOLUTION_REQUESTED, actor, **detail),))
+
+
+def _conflict_unresolved(s: PlanState, c: Command, actor: Actor, _t: int) -> Outcome:
+    assert isinstance(c, ConflictUnresolved)
+    detail = {"files": list(c.files), "reason": c.reason}
+    state = replace(s, pending_decision=PendingDecision.CONFLICT_UNRESOLVED, pending_detail=detail)
+    return Outcome(state, (_ev(PlanEventType.CONFLICT_UNRESOLVED, actor, **detail),))
+
+
+def _leave_conflict(s: PlanState, c: Command, actor: Actor, _t: int) -> Outcome:
+    detail = {"from": s.phase.value, "files": list(s.pending_detail.get("files") or ())}
+    return Outcome(_clear(s, Phase.DONE), (_ev(PlanEventType.CONFLICT_LEFT, actor, **detail),))
+
+
 def _marker_rejected(s: PlanState, c: Command, actor: Actor, _t: int) -> Outcome:
     assert isinstance(c, MarkerRejected)
     event = _ev(PlanEventType.MARKER_REJECTED, actor, kind=c.kind, role=c.role, excerpt=c.excerpt, reason=c.reason)
@@ -487,5 +528,9 @@ _HANDLERS: dict[type[Command], Callable[[PlanState, Command, Actor, int], Outcom
     Redesign: _redesign,
     ContinueAfterEscalation: _rework,
     Abandon: _abandon,
+    MergeConflicted: _merge_conflicted,
+    ResolveConflict: _resolve_conflict,
+    ConflictUnresolved: _conflict_unresolved,
+    LeaveConflict: _leave_conflict,
     MarkerRejected: _marker_rejected,
 }

@@ -31,7 +31,8 @@ class Phase(StrEnum):
 
     @property
     def is_terminal(self) -> bool:
-        """True for ``done`` and ``abandoned``: nothing moves a plan out of them."""
+        """True for ``done`` and ``abandoned``: no step runs on them, and the only way out is the user's
+        answer to a done plan's merge conflict (resolve it with the Developer)."""
         return self in (Phase.DONE, Phase.ABANDONED)
 
 
@@ -44,6 +45,8 @@ class PendingDecision(StrEnum):
     DEV_STALLED = "dev_stalled"  # continue / mark complete / abandon
     REVIEW_ERROR = "review_error"  # retry seats / abandon
     SETUP_FAILED = "setup_failed"  # the worktree setup failed: retry / skip (the app can open a shell)
+    MERGE_CONFLICT = "merge_conflict"  # a done plan no longer merges cleanly: resolve with the Developer / leave it
+    CONFLICT_UNRESOLVED = "conflict_unresolved"  # the Developer's resolve turn left conflicts: again / leave it
 
     @property
     def question(self) -> str:
@@ -58,6 +61,8 @@ _QUESTIONS: dict[PendingDecision, str] = {
     PendingDecision.DEV_STALLED: "developer stalled",
     PendingDecision.REVIEW_ERROR: "review error",
     PendingDecision.SETUP_FAILED: "worktree setup failed",
+    PendingDecision.MERGE_CONFLICT: "merge conflict",
+    PendingDecision.CONFLICT_UNRESOLVED: "conflict not resolved",
 }
 
 
@@ -70,6 +75,8 @@ class Waiting(StrEnum):
     DOOM_LOOP = "doom_loop"
     DEV_STALLED = "dev_stalled"
     SETUP_FAILED = "setup_failed"
+    MERGE_CONFLICT = "merge_conflict"
+    CONFLICT_UNRESOLVED = "conflict_unresolved"
     START_REVIEW = "start_review"  # in review, no round running and none pending (automatic review off)
     INTERRUPTED = "interrupted"  # an agent step stopped (crash, cancel) and nothing runs it now
     REVISION = "revision"  # in drafting, the Architect answered without the revised proposal
@@ -126,6 +133,10 @@ class PlanEventType(StrEnum):
     SETUP_FAILED = "setup_failed"
     SETUP_RETRY_REQUESTED = "setup_retry_requested"
     SETUP_SKIPPED = "setup_skipped"
+    MERGE_CONFLICT = "merge_conflict"
+    CONFLICT_RESOLUTION_REQUESTED = "conflict_resolution_requested"
+    CONFLICT_UNRESOLVED = "conflict_unresolved"
+    CONFLICT_LEFT = "conflict_left"
     # occurrences (runtime)
     AGENT_STARTED = "agent_started"
     AGENT_FINISHED = "agent_finished"
@@ -135,7 +146,8 @@ class PlanEventType(StrEnum):
     REVIEWER_MODIFIED_CODE = "reviewer_modified_code"
     COMMIT_FAILED = "commit_failed"
     MERGED = "merged"
-    MERGE_CONFLICT = "merge_conflict"
+    MERGE_QUEUED = "merge_queued"
+    MERGE_UNQUEUED = "merge_unqueued"
     WORKTREE_REMOVED = "worktree_removed"
     WORKTREE_CREATED = "worktree_created"
     WORKTREE_READY = "worktree_ready"

@@ -41,6 +41,7 @@ MARKER_REJECTED_MEMO = "marker_rejected"
 _DECISION_EVENTS = frozenset({
     PlanEventType.PROPOSAL_RECEIVED, PlanEventType.REVIEW_FINISHED, PlanEventType.DEV_STALLED,
     PlanEventType.SETUP_FAILED, PlanEventType.RESUMED, PlanEventType.HELD,
+    PlanEventType.MERGE_CONFLICT, PlanEventType.CONFLICT_UNRESOLVED,
 })
 _PHASES = frozenset(p.value for p in Phase)
 _QUESTIONS = frozenset(q.value for q in PendingDecision)
@@ -255,7 +256,7 @@ class WorkflowService:
         """
         found: list[WaitingDecision] = []
         for plan in self._store.list_plans():
-            if Phase(plan.phase).is_terminal:
+            if Phase(plan.phase).is_terminal and not plan.pending_decision:  # a merge conflict still asks
                 continue
             events = self._store.list_plan_events(plan.id)
             way = self._way(plan, events, running=plan.id in busy)

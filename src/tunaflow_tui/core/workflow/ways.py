@@ -26,9 +26,11 @@ from tunaflow_tui.core.workflow.commands import (
     ContinueDev,
     EditProposal,
     Hold,
+    LeaveConflict,
     MarkComplete,
     Redesign,
     RequestRevision,
+    ResolveConflict,
     Resume,
     RetryReview,
     RetrySetup,
@@ -159,6 +161,8 @@ _COMMANDS: dict[Decision, Callable[[PlanState, DecisionInput], Command | None]] 
     Decision.RETRY_STEP: lambda s, g: None,
     Decision.MERGE: lambda s, g: None,
     Decision.REMOVE_WORKTREE: lambda s, g: None,
+    Decision.RESOLVE_CONFLICT: lambda s, g: ResolveConflict(feedback=g.feedback),
+    Decision.LEAVE_CONFLICT: lambda s, g: LeaveConflict(),
 }
 
 
@@ -180,6 +184,8 @@ _ANSWERS: dict[PendingDecision, tuple[Decision, ...]] = {
     PendingDecision.DOOM_LOOP: (Decision.REDESIGN, Decision.CONTINUE, Decision.HOLD),
     PendingDecision.DEV_STALLED: (Decision.CONTINUE, Decision.COMPLETE, Decision.HOLD),
     PendingDecision.SETUP_FAILED: (Decision.RETRY_SETUP, Decision.SKIP_SETUP, Decision.HOLD),
+    PendingDecision.MERGE_CONFLICT: (Decision.RESOLVE_CONFLICT, Decision.LEAVE_CONFLICT),
+    PendingDecision.CONFLICT_UNRESOLVED: (Decision.RESOLVE_CONFLICT, Decision.LEAVE_CONFLICT, Decision.HOLD),
 }
 _SAMPLE_EDIT = DecisionInput(edit=(EditedProposal("before"), EditedProposal("after")))
 
@@ -211,6 +217,13 @@ def _question_summary(state: PlanState, question: PendingDecision) -> str:
     if question is PendingDecision.DOOM_LOOP:
         return f"review failed {detail.get('failures', 'several')} times: redesign, or let the Developer continue"
     reason = str(detail.get("reason") or "").strip()
+    files = ", ".join(str(f) for f in detail.get("files") or ()) or "files both sides changed"
+    if question is PendingDecision.MERGE_CONFLICT:
+        return (f"no longer merges into {detail.get('base') or 'its base'}: conflicts in {files}; "
+                "resolve with the Developer, or leave it unmerged")
+    if question is PendingDecision.CONFLICT_UNRESOLVED:
+        return (f"the Developer did not resolve the conflicts in {files}" + (f" ({reason})" if reason else "")
+                + ": ask again, or leave it unmerged")
     if question is PendingDecision.SETUP_FAILED:
         return ("the worktree setup failed" + (f" ({reason})" if reason else "")
                 + ": retry it, or start the Developer without it")
@@ -278,7 +291,7 @@ def _no_question(state: PlanState, context: PlanContext) -> WayOn:
 def ways_on(state: PlanState, context: PlanContext | None = None) -> WayOn:
     """What ``state`` waits on and the decisions available now (see the module docstring)."""
     context = context or PlanContext()
-    if state.phase.is_terminal:
+    if state.phase.is_terminal and state.pending_decision is None:
         return _terminal(state, context)
     question = state.pending_decision
     if question is None:
@@ -288,7 +301,8 @@ def ways_on(state: PlanState, context: PlanContext | None = None) -> WayOn:
     answers = [d for d in _ANSWERS[question] if _accepted(d, state, allowed)]
     if held:
         answers.append(Decision.RESUME)
-    answers.append(Decision.ABANDON)
+    if Abandon in allowed:
+        answers.append(Decision.ABANDON)
     decisions = tuple(answers)
     summary = _question_summary(unheld(state), question)
     if held:

@@ -353,6 +353,21 @@ class DecisionDock(VerticalScroll, can_focus=False):
         assert isinstance(card, WayCard)
         return card
 
+    async def show_conflict(self, view: WayView) -> WayCard:
+        """Show (or refresh) the card of a plan whose merge conflicted (a way card with its own keys)."""
+        from tunaflow_tui.widgets.decision.conflict_card import ConflictCard
+
+        old = self.card_for(view.plan_id)
+        if isinstance(old, ConflictCard) and old.view.decision is None:
+            if old.view != view:
+                old.view = view
+                old.refresh_bindings()
+                self.refresh_hint()
+            return old
+        card = await self._put(view.plan_id, ConflictCard(view))
+        assert isinstance(card, ConflictCard)
+        return card
+
     def mark_decided(self, plan_id: int, decision: str | None) -> None:
         """Show ``decision`` on a plan's card (None: back to pending, e.g. when the decision failed)."""
         card = self.card_for(plan_id)
