@@ -121,6 +121,8 @@ async def test_a_plan_another_process_moves_moves_on_the_board_and_in_the_sideba
         await settle(pilot, app)
         await until(pilot, lambda: "[approval] ◆ Add OAu" in screen_text(app), "the sidebar's waiting-for-you mark",
                     limit=30)
+        assert "[dev] ● Count sent" in screen_text(app), "the other process's Developer is at work on it"
+        assert "[dev] Cache the" in screen_text(app), "queued: no mark"
         await pilot.press("f3")
         await until(pilot, lambda: isinstance(app.screen, WorkflowScreen) and board(app), "the board")
         assert row_of(app, ids.approval)[0] == "Waiting for you"
