@@ -59,3 +59,30 @@ def test_a_narrow_row_drops_the_cost_then_the_mark_never_the_id() -> None:
     tiny = row_text(plan, 16).plain
     assert tiny.startswith("◆ #1") and "verdict" not in tiny and tiny.rstrip().endswith("…")
     assert all(row_text(plan, width).cell_len <= width for width in range(8, 90))
+
+
+class ManyPlansApp(App[None]):
+    def compose(self) -> ComposeResult:
+        phases = ("approval", "dev", "review", "done")
+        yield WorkflowView(tuple(
+            PlanSummaryView(plan_id=n, title=f"Plan number {n} with a title long enough to be cut at 80 columns wide",
+                            slug=f"plan-{n}", phase=phases[n % 4], cost=f"${n / 100:.2f}")
+            for n in range(1, 61)))
+
+    def on_mount(self) -> None:
+        self.query_one(PlanList).focus()
+
+
+async def test_many_plans_scroll_and_the_cursor_stays_in_view() -> None:
+    app = ManyPlansApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        view = app.query_one(WorkflowView)
+        last = view.plans[-1].plan_id  # the last done plan, at the bottom of the board
+        assert f" #{last} " not in screen_text(app)
+        await pilot.press("end")
+        await pilot.pause()
+        assert view.selected is not None and view.selected.plan_id == last
+        rows = [line for line in screen_text(app).splitlines() if f" #{last} " in line]
+        assert len(rows) == 1 and rows[0].rstrip(" │").endswith(f"${last / 100:.2f}"), rows
+        assert all("…" in line for line in screen_text(app).splitlines() if "Plan number" in line)
