@@ -392,7 +392,8 @@ def sidebar_sections(store: Store, live: Collection[int] = (), busy: Collection[
 
 
 def plan_items(store: Store, live: Collection[int] = (), busy: Collection[int] = ()) -> tuple[SidebarItem, ...]:
-    """The sidebar's plans, each marked while an agent works on it or while it waits for the user.
+    """The sidebar's plans, each marked while an agent works on it or while it waits for the user; a plan
+    approved whose Developer has not started is ``queued`` (as on the board).
 
     Working: this process works on it (``busy`` plans, ``live`` branches), or a live process — this one
     or another — holds the lease of a conversation its agents write in.
@@ -408,7 +409,10 @@ def plan_items(store: Store, live: Collection[int] = (), busy: Collection[int] =
         working = not terminal and not waiting and bool(
             plan.id in busy or own & leased
             or any(b in live for b in (plan.impl_branch_id, plan.review_branch_id) if b is not None))
-        items.append(SidebarItem("plan", plan.id, inert_line(plan.title), plan.phase, live=working, waiting=waiting))
+        badge = str(plan.phase)
+        if plan.phase == Phase.DEV and not (waiting or working) and queued(plan, store.list_plan_events(plan.id)):
+            badge = board.QUEUED
+        items.append(SidebarItem("plan", plan.id, inert_line(plan.title), badge, live=working, waiting=waiting))
     return tuple(items)
 
 

@@ -20,7 +20,7 @@ from textual.widgets.option_list import Option
 
 from tunaflow_tui.core.workflow.phases import Phase
 from tunaflow_tui.viewmodels import glyphs
-from tunaflow_tui.viewmodels.board import DONE, WAITING, board_groups, column_of, row_mark
+from tunaflow_tui.viewmodels.board import DONE, QUEUED, WAITING, board_groups, column_of, row_mark
 from tunaflow_tui.viewmodels.plan_rows import PlanSummaryView
 from tunaflow_tui.widgets.plan_detail import cut_to
 from tunaflow_tui.widgets.sidebar import PHASE_STYLES
@@ -51,6 +51,8 @@ def _mark_style(plan: PlanSummaryView) -> str:
         return "bold yellow"
     if column == DONE:
         return PHASE_STYLES.get(plan.phase, "dim")
+    if column == QUEUED:
+        return PHASE_STYLES[QUEUED]
     return PHASE_STYLES.get(plan.phase, "bold")
 
 

@@ -41,6 +41,7 @@ PHASE_STYLES: dict[str, str] = {
     Phase.DONE: "dim",
     Phase.ABANDONED: "dim strike",
     Phase.HELD: "yellow",
+    "queued": "bold blue",
 }
 
 NodeData = SidebarItem | str | None

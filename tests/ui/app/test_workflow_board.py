@@ -122,7 +122,7 @@ async def test_a_plan_another_process_moves_moves_on_the_board_and_in_the_sideba
         await until(pilot, lambda: "[approval] ◆ Add OAu" in screen_text(app), "the sidebar's waiting-for-you mark",
                     limit=30)
         assert "[dev] ● Count sent" in screen_text(app), "the other process's Developer is at work on it"
-        assert "[dev] Cache the" in screen_text(app), "queued: no mark"
+        assert "[queued] Cache th" in screen_text(app), "approved, its Developer not started: no mark"
         await pilot.press("f3")
         await until(pilot, lambda: isinstance(app.screen, WorkflowScreen) and board(app), "the board")
         assert row_of(app, ids.approval)[0] == "Waiting for you"
@@ -133,9 +133,9 @@ async def test_a_plan_another_process_moves_moves_on_the_board_and_in_the_sideba
         await until(pilot, lambda: row_of(app, ids.approval)[0] == "Queued", "the plan moved to Queued", limit=60)
         assert "queued" in row_of(app, ids.approval)[1]
         await pilot.press("escape")
-        await until(pilot, lambda: "[dev] Add OAu" in screen_text(app), "the sidebar following, unmarked",
+        await until(pilot, lambda: "[queued] Add OA" in screen_text(app), "the sidebar following, unmarked",
                     limit=30)
-        assert "◆ Add OAu" not in screen_text(app)
+        assert "◆ Add OA" not in screen_text(app)
 
 
 async def test_at_80_columns_the_board_is_a_list_with_the_details_one_key_away(open_app, demo_project,
