@@ -289,7 +289,7 @@ def board_column(plan: PlanRecord, events: Sequence[PlanEventRecord], way: WayOn
         return board.QUEUED
     if plan.pending_decision is not None or (way is not None and way.asks_the_user):
         return board.WAITING
-    return board.column_of(PlanSummaryView(plan.id, "", "", plan.phase))
+    return board.column_for_phase(plan.phase)
 
 
 def _last(events: Sequence[PlanEventRecord], kind: PlanEventType) -> PlanEventRecord | None:

@@ -48,8 +48,13 @@ def column_of(plan: PlanSummaryView) -> str:
         return plan.column
     if plan.pending and plan.phase not in (Phase.DONE, Phase.ABANDONED):
         return WAITING
+    return column_for_phase(plan.phase)
+
+
+def column_for_phase(phase: str) -> str:
+    """The group a plan in ``phase`` stands in when nothing else is known of it."""
     try:
-        return _BY_PHASE.get(Phase(plan.phase), DRAFTING)
+        return _BY_PHASE.get(Phase(phase), DRAFTING)
     except ValueError:  # a phase this version does not know
         return DRAFTING
 

@@ -86,3 +86,26 @@ async def test_many_plans_scroll_and_the_cursor_stays_in_view() -> None:
         rows = [line for line in screen_text(app).splitlines() if f" #{last} " in line]
         assert len(rows) == 1 and rows[0].rstrip(" │").endswith(f"${last / 100:.2f}"), rows
         assert all("…" in line for line in screen_text(app).splitlines() if "Plan number" in line)
+
+
+def test_each_phase_has_its_group_and_mark() -> None:
+    from tunaflow_tui.viewmodels.board import board_groups, row_mark
+
+    def plan(n: int, phase: str, **more: object) -> PlanSummaryView:
+        return PlanSummaryView(plan_id=n, title=f"plan {n}", slug=f"p{n}", phase=phase, **more)  # type: ignore[arg-type]
+
+    plans = (
+        plan(1, "done"), plan(2, "held", pending="approval"), plan(3, "rework", subtasks=PLANS[2].subtasks),
+        plan(4, "drafting"), plan(5, "abandoned"), plan(6, "dev", column="queued"), plan(7, "review", review_round=2),
+        plan(8, "escalated", pending="doom loop"), plan(9, "dev", waiting="interrupted", column="waiting"),
+        plan(10, "done", waiting="merge"),
+    )
+    groups = {group.heading: [(p.plan_id, row_mark(p)) for p in group.plans] for group in board_groups(plans)}
+    assert groups == {
+        "Waiting for you": [(2, "held"), (8, "failing"), (9, "interrupted")],
+        "Drafting": [(4, "drafting")],
+        "Queued": [(6, "queued")],
+        "Dev": [(3, "rework 1/2")],
+        "Review": [(7, "review r2")],
+        "Done": [(1, "done"), (5, "abandoned"), (10, "to merge")],
+    }
