@@ -140,6 +140,7 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         ("Agent's permission question", "tunaflow_tui.widgets.permission.permission_card:PermissionCard"),
         ("Workflow view", "tunaflow_tui.screens.workflow:WorkflowScreen"),
         ("Workflow view: plans", "tunaflow_tui.widgets.workflow_view:PlanList"),
+        ("Workflow view: plan details", "tunaflow_tui.widgets.workflow_view:PlanDetail"),
         ("Document viewer", "tunaflow_tui.screens.documents:DocumentScreen"),
         ("Decisions", "tunaflow_tui.screens.decision_screen:DecisionScreen"),
         ("The Developer stopped", "tunaflow_tui.screens.decision_screen:DevStalledScreen"),

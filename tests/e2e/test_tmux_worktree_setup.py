@@ -41,7 +41,8 @@ def _approve(session: Any) -> None:
     session.press("F2")
     session.wait_for("a r h e Decide")
     session.press("a")
-    approved = lambda s: QUESTION in s or "[dev] Add a wor" in s  # noqa: E731
+    # the sidebar's plan in dev, marked while its Developer (or the setup) works or once it waits for you
+    approved = lambda s: QUESTION in s or re.search(r"\[dev\] (?:[●◆] )?Add a w", s) is not None  # noqa: E731
     screen = session.wait_for(lambda s: approved(s) or "⏎ Send" in s or _refused(s))
     if approved(screen):
         return

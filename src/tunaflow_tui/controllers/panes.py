@@ -10,8 +10,6 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Protocol
 
-from textual.widgets import OptionList
-
 from tunaflow_tui.controllers import branch_views, plan_views
 from tunaflow_tui.controllers.sources import recipient_of
 from tunaflow_tui.core.workflow.phases import Phase
@@ -25,7 +23,7 @@ if TYPE_CHECKING:
     from tunaflow_tui.controllers.sources import MessageSources
     from tunaflow_tui.controllers.workers import Workers
     from tunaflow_tui.runtime.runtime import WorkflowRuntime
-    from tunaflow_tui.viewmodels.plan_rows import BranchView, PlanSummaryView
+    from tunaflow_tui.viewmodels.plan_rows import BranchView, PlanSummaryView, SidebarSections
 
 BRANCH_WINDOW = 30
 """Messages a branch shows when it opens in the pane."""
@@ -73,7 +71,7 @@ class PaneController:
     # ------------------------------------------------------------------ sidebar
     async def mount_sidebar(self) -> None:
         """Put the sidebar in its slot, filled from the store."""
-        sections = await asyncio.to_thread(plan_views.sidebar_sections, self._store, tuple({*self.live, *self.native_live}))
+        sections = await asyncio.to_thread(self._sidebar_sections)
         await self._app.query_one("#sidebar").mount(Sidebar(sections, id="project-sidebar"))
 
     async def refresh_sidebar(self) -> None:
@@ -81,9 +79,14 @@ class PaneController:
         sidebars = list(self._app.query(Sidebar))
         if not sidebars:
             return
-        sections = await asyncio.to_thread(plan_views.sidebar_sections, self._store, tuple({*self.live, *self.native_live}))
+        sections = await asyncio.to_thread(self._sidebar_sections)
         for sidebar in sidebars:
             sidebar.update(sections)
+
+    def _sidebar_sections(self) -> SidebarSections:
+        """The sidebar as the store has it, with the live marks of what this process runs (read in a thread)."""
+        return plan_views.sidebar_sections(self._store, tuple({*self.live, *self.native_live}),
+                                           self._runtime.busy_plan_ids())
 
     def sidebar_selected(self, event: Sidebar.Selected) -> None:
         """Open what was chosen in the sidebar."""
@@ -213,6 +216,7 @@ class PaneController:
         if bool(before) != bool(after):  # the mark came or went
             await self.refresh_sidebar()
             self.refresh_branch_header()
+            await self.refresh_workflow()
 
     async def branch_started(self, conversation_id: str) -> None:
         """An agent started in a branch: show it in the pane unless the user looks at another one."""
@@ -253,14 +257,8 @@ class PaneController:
 
     # ------------------------------------------------------------------ workflow view
     def _plan_summaries(self) -> tuple[PlanSummaryView, ...]:
-        plans = self._store.list_plans()
-        slugs = [plan.slug for plan in plans]
-        service = self._runtime.service
-        return tuple(
-            plan_views.plan_summary(self._store, plan, self._runtime.project_dir,
-                                    service.failures_since_reset(plan.id), slugs)
-            for plan in plans
-        )
+        return plan_views.board_summaries(self._store, self._runtime.service, self._runtime.project_dir,
+                                          self._runtime.busy_plan_ids())
 
     async def open_workflow(self, *, focus_plan: int | None = None, documents: bool = False) -> None:
         """Show the workflow view (or go back to it when it is already open under other screens)."""
@@ -268,8 +266,8 @@ class PaneController:
         if any(isinstance(screen, WorkflowScreen) for screen in app.screen_stack):
             while not isinstance(app.screen, WorkflowScreen):
                 app.pop_screen()
-            if documents:
-                app.screen.query_one("#documents", OptionList).focus()
+            if documents and isinstance(app.screen, WorkflowScreen):
+                app.screen.focus_documents()
             return
         summaries = await asyncio.to_thread(self._plan_summaries)
         if focus_plan is None and documents:

@@ -7,8 +7,9 @@ names) is made inert here, once, with :func:`neutralize`: the widgets draw views
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from pathlib import Path
+from typing import Protocol
 
 from tunaflow_tui.core.storage import Store
 from tunaflow_tui.core.storage.records import BranchRecord, PlanEventRecord, PlanRecord
@@ -16,9 +17,10 @@ from tunaflow_tui.core.terminal_text import neutralize
 from tunaflow_tui.core.workflow import AggregateVerdict
 from tunaflow_tui.core.workflow.decision_words import Decision
 from tunaflow_tui.core.workflow.event_text import event_text
-from tunaflow_tui.core.workflow.phases import PendingDecision, Phase, PlanEventType
+from tunaflow_tui.core.workflow.phases import PendingDecision, Phase, PlanEventType, Waiting
 from tunaflow_tui.core.workflow.verdicts import ReviewStanding
 from tunaflow_tui.core.workflow.ways import WayOn
+from tunaflow_tui.viewmodels import board
 from tunaflow_tui.viewmodels.plan_rows import (
     PLAN_BRANCH_KINDS,
     BranchView,
@@ -201,8 +203,12 @@ def plan_documents(plan: PlanRecord, project_dir: Path,
     return tuple((inert_line(name), str(path)) for _, name, path in sorted(documents))
 
 
-def plan_usage(store: Store, plan: PlanRecord) -> str:
-    """Tokens (and cost where known) per role in the plan's branches, one line per role."""
+UsageRow = tuple[str, int, int, float | None]
+"""(role, tokens in, tokens out, cost in dollars or None where no price is known)."""
+
+
+def plan_usage_rows(store: Store, plan: PlanRecord) -> tuple[UsageRow, ...]:
+    """Tokens (and cost where known) per role in the plan's branches, the roles in the workflow's order."""
     totals: dict[str, list[float]] = {}
     for branch_id in (plan.impl_branch_id, plan.review_branch_id):
         if branch_id is None:
@@ -216,27 +222,99 @@ def plan_usage(store: Store, plan: PlanRecord) -> str:
             if message.usage.cost_usd is not None:
                 row[2] += message.usage.cost_usd
                 row[3] = 1
-    lines = []
     order = ["architect", "developer", "reviewer", "verifier"]
     ranked = sorted(totals.items(), key=lambda item: (order.index(item[0]) if item[0] in order else len(order), item[0]))
-    for role, (tokens_in, tokens_out, cost, priced) in ranked:
-        line = f"{role:<10} {int(tokens_in):,} in · {int(tokens_out):,} out"
-        if priced:
+    return tuple((role, int(tokens_in), int(tokens_out), cost if priced else None)
+                 for role, (tokens_in, tokens_out, cost, priced) in ranked)
+
+
+def usage_text(rows: tuple[UsageRow, ...]) -> str:
+    """One line per role: ``developer  1,200 in · 300 out · $0.0042``."""
+    lines = []
+    for role, tokens_in, tokens_out, cost in rows:
+        line = f"{role:<10} {tokens_in:,} in · {tokens_out:,} out"
+        if cost is not None:
             line += f" · ${cost:.4f}"
         lines.append(line)
     return "\n".join(lines)
 
 
+def short_tokens(count: int) -> str:
+    """``950``, ``12.4k``, ``1.2M``."""
+    if count < 1000:
+        return str(count)
+    if count < 1_000_000:
+        return f"{count / 1000:.1f}k"
+    return f"{count / 1_000_000:.1f}M"
+
+
+def cost_text(rows: tuple[UsageRow, ...]) -> str:
+    """The plan's cost for its row: ``$0.42`` where any price is known, else ``12.4k tok``; empty: no usage."""
+    costs = [cost for *_, cost in rows if cost is not None]
+    if costs:
+        total = sum(costs)
+        return f"${total:.2f}" if total >= 0.01 or total == 0 else "<$0.01"
+    tokens = sum(tokens_in + tokens_out for _, tokens_in, tokens_out, _ in rows)
+    return f"{short_tokens(tokens)} tok" if tokens else ""
+
+
+def plan_usage(store: Store, plan: PlanRecord) -> str:
+    """Tokens (and cost where known) per role in the plan's branches, one line per role."""
+    return usage_text(plan_usage_rows(store, plan))
+
+
+def queued(plan: PlanRecord, events: Sequence[PlanEventRecord], *, working: bool = False) -> bool:
+    """Approved, and no Developer started since: the plan waits for a free place to develop in.
+
+    The runtime's cap on parallel Developers is what holds such a plan back; until the runtime reports
+    its queue itself, this is read from the plan's history: in ``dev`` with no question, nothing working on
+    it, and no Developer step started since the last approval. This is the one place the board asks.
+    """
+    if plan.phase != Phase.DEV or plan.pending_decision is not None or working:
+        return False
+    for event in reversed(events):
+        if event.type == PlanEventType.APPROVED:
+            return True
+        if event.type == PlanEventType.AGENT_STARTED and event.detail.get("role") == "developer":
+            return False
+    return False
+
+
+def board_column(plan: PlanRecord, events: Sequence[PlanEventRecord], way: WayOn | None) -> str:
+    """The board's group of the plan (``viewmodels.board``): what waits for the user comes first."""
+    if Phase(plan.phase).is_terminal:
+        return board.DONE
+    working = way is not None and way.waiting is Waiting.WORKING
+    if queued(plan, events, working=working):
+        return board.QUEUED
+    if plan.pending_decision is not None or (way is not None and way.asks_the_user):
+        return board.WAITING
+    return board.column_for_phase(plan.phase)
+
+
+def _last(events: Sequence[PlanEventRecord], kind: PlanEventType) -> PlanEventRecord | None:
+    return next((event for event in reversed(events) if event.type == kind), None)
+
+
+def _findings(event: PlanEventRecord | None) -> tuple[str, ...]:
+    raw = None if event is None else event.detail.get("aggregate")
+    return inert_all(AggregateVerdict.from_json(raw).findings) if isinstance(raw, Mapping) else ()
+
+
 def plan_summary(store: Store, plan: PlanRecord, project_dir: Path, failures: int = 0,
-                 all_slugs: Iterable[str] | None = None) -> PlanSummaryView:
+                 all_slugs: Iterable[str] | None = None, *, way: WayOn | None = None) -> PlanSummaryView:
     """Everything the workflow view shows about one plan.
 
     ``all_slugs``: every plan's slug (for :func:`plan_documents`); read from the store when not
-    given, so a caller summarising every plan passes the list it already has.
+    given, so a caller summarising every plan passes the list it already has. ``way``: what the plan
+    waits on now (it places the plan on the board and says whether an agent works on it).
     """
     events = store.list_plan_events(plan.id)
     if all_slugs is None:
         all_slugs = [other.slug for other in store.list_plans()]
+    usage = plan_usage_rows(store, plan)
+    tests = _last(events, PlanEventType.TESTS_RAN)
+    verdict = _last(events, PlanEventType.REVIEW_FINISHED)
     return PlanSummaryView(
         plan_id=plan.id,
         title=inert_line(plan.title),
@@ -248,7 +326,39 @@ def plan_summary(store: Store, plan: PlanRecord, project_dir: Path, failures: in
         events=tuple(EventView(event_time(e), inert_line(e.type), inert_line(e.actor), _event_text(e))
                      for e in events[-40:]),
         documents=plan_documents(plan, project_dir, all_slugs),
-        usage_text=plan_usage(store, plan),
+        usage_text=usage_text(usage),
+        column=board_column(plan, events, way),
+        waiting="" if way is None else str(way.waiting),
+        working=way is not None and way.waiting is Waiting.WORKING,
+        review_round=plan.review_round,
+        cost=cost_text(usage),
+        tests="" if tests is None else _event_text(tests),
+        verdict="" if verdict is None else _event_text(verdict),
+        findings=_findings(verdict),
+    )
+
+
+class PlanWays(Protocol):
+    """What the board asks of the workflow: how many reviews failed, and what each plan waits on."""
+
+    def failures_since_reset(self, plan_id: int) -> int:
+        """Failed review rounds since the last reset."""
+        ...
+
+    def way_on(self, plan_id: int, *, running: bool = False) -> WayOn:
+        """What the plan waits on (``running``: an agent works on it in this process)."""
+        ...
+
+
+def board_summaries(store: Store, ways: PlanWays, project_dir: Path,
+                    busy: Collection[int] = ()) -> tuple[PlanSummaryView, ...]:
+    """Every plan as the board shows it; ``busy``: the plans this process works on now."""
+    plans = store.list_plans()
+    slugs = [plan.slug for plan in plans]
+    return tuple(
+        plan_summary(store, plan, project_dir, ways.failures_since_reset(plan.id), slugs,
+                     way=ways.way_on(plan.id, running=plan.id in busy))
+        for plan in plans
     )
 
 
@@ -259,13 +369,13 @@ def branch_view(store: Store, branch_id: int, *, live: bool = False) -> BranchVi
     return view(store, branch_id, live=live)
 
 
-def sidebar_sections(store: Store, live: Collection[int] = ()) -> SidebarSections:
+def sidebar_sections(store: Store, live: Collection[int] = (), busy: Collection[int] = ()) -> SidebarSections:
     """The sidebar: main conversation, active branches and roundtables, the archive, and every plan.
 
     A plan's implementation and review branches are branches; only a roundtable the user convened
     is listed under Roundtables (a review runs in a branch with mode ``roundtable``, but it is the
     plan's review, not a discussion). Branches forked from branches are nested under them; ``live``
-    names the branches an agent is writing in.
+    names the branches an agent is writing in, ``busy`` the plans this process works on.
     """
     from tunaflow_tui.controllers.branch_views import tree_items
 
@@ -277,8 +387,33 @@ def sidebar_sections(store: Store, live: Collection[int] = ()) -> SidebarSection
                             lambda b: b.kind if b.kind != "general" else "", live),
         roundtables=tree_items((b for b in active if is_roundtable(b)), lambda _b: "", live),
         archive=tree_items((b for b in branches if b.status != "active"), lambda b: b.status, live),
-        plans=tuple(SidebarItem("plan", p.id, inert_line(p.title), p.phase) for p in store.list_plans()),
+        plans=plan_items(store, live, busy),
     )
+
+
+def plan_items(store: Store, live: Collection[int] = (), busy: Collection[int] = ()) -> tuple[SidebarItem, ...]:
+    """The sidebar's plans, each marked while an agent works on it or while it waits for the user; a plan
+    approved whose Developer has not started is ``queued`` (as on the board).
+
+    Working: this process works on it (``busy`` plans, ``live`` branches), or a live process — this one
+    or another — holds the lease of a conversation its agents write in.
+    """
+    leased = {lease.conversation_id for lease in store.live_leases()}
+    items = []
+    for plan in store.list_plans():
+        own = {f"branch:{b}" for b in (plan.impl_branch_id, plan.review_branch_id) if b is not None}
+        if plan.phase in (Phase.CHAT, Phase.DRAFTING):
+            own.add("main")
+        terminal = Phase(plan.phase).is_terminal
+        waiting = plan.pending_decision is not None and not terminal
+        working = not terminal and not waiting and bool(
+            plan.id in busy or own & leased
+            or any(b in live for b in (plan.impl_branch_id, plan.review_branch_id) if b is not None))
+        badge = str(plan.phase)
+        if plan.phase == Phase.DEV and not (waiting or working) and queued(plan, store.list_plan_events(plan.id)):
+            badge = board.QUEUED
+        items.append(SidebarItem("plan", plan.id, inert_line(plan.title), badge, live=working, waiting=waiting))
+    return tuple(items)
 
 
 def is_roundtable(branch: BranchRecord) -> bool:

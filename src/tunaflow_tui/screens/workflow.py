@@ -1,4 +1,4 @@
-"""WorkflowScreen: the workflow view (plans, subtasks, timeline, documents, usage) over the whole window."""
+"""WorkflowScreen: the workflow board (every plan by phase, and the chosen plan's details) over the whole window."""
 
 from __future__ import annotations
 
@@ -7,25 +7,31 @@ from typing import ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
-from textual.widgets import Header, OptionList
+from textual.widgets import Header
 
 from tunaflow_tui.viewmodels.glyphs import APP_ICON
 from tunaflow_tui.viewmodels.plan_rows import PlanSummaryView
 from tunaflow_tui.widgets.key_footer import KeyFooter
-from tunaflow_tui.widgets.workflow_view import WorkflowView
+from tunaflow_tui.widgets.workflow_view import PlanList, WorkflowView
 
 
 class WorkflowScreen(Screen[None]):
-    """Every plan with its phase, ticking subtasks, event timeline, documents and usage.
+    """Every plan by phase — waiting for you, queued, dev, review, done — and the chosen plan's details.
 
     The owner keeps it current with :meth:`update_plans`; enter on a plan posts
     ``WorkflowView.PlanSelected`` (the app jumps to that plan's pending decision).
     """
 
     HELP = """
-## Workflow
+## Workflow board
 
-- **up / down** choose a plan; **enter** goes to it (its pending decision, else its card in the chat).
+Every plan, grouped: **waiting for you** (a question, a held plan, an interrupted step), **queued**,
+**dev**, **review**, **done** (abandoned plans too). A row shows the plan's id, title, phase and cost;
+**●** an agent works on it, **◆** it waits for you.
+
+- **up / down** or **j / k** choose a plan; **enter** goes to it (its pending decision, else its card in the chat).
+- **d** the plan's details: subtasks, tests, verdict, usage and cost, documents, timeline (beside the
+  board on a wide terminal, in its place on a narrow one); **d** or **escape** back to the board.
 - **o** opens the plan's document (the one highlighted under Documents; **tab** moves there).
 - **escape** or **f3** goes back to the chat.
 """
@@ -33,6 +39,8 @@ class WorkflowScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,f3", "close", "Back to chat", id="workflow.close"),
         Binding("o", "open_document", "Open document", id="workflow.open_document"),
+        Binding("d", "details", "Details", id="workflow.details",
+                tooltip="The plan's subtasks, tests, verdict, cost, documents and timeline"),
     ]
 
     def __init__(self, plans: tuple[PlanSummaryView, ...], *, focus_plan: int | None = None,
@@ -44,19 +52,22 @@ class WorkflowScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Header(icon=APP_ICON)
-        yield WorkflowView(self.plans, id="workflow")
+        yield WorkflowView(self.plans, focus_plan=self._focus_plan, id="workflow")
         app = self.app
         yield KeyFooter(first=getattr(app, "footer_first", ("help",)), keep=getattr(app, "footer_keep", ("quit",)),
                         then=getattr(app, "footer_then", ()))
 
     def on_mount(self) -> None:
         view = self.query_one(WorkflowView)
-        plan_list = view.query_one("#plan-list", OptionList)
-        ids = [p.plan_id for p in self.plans]
-        if self._focus_plan in ids:
-            plan_list.highlighted = ids.index(self._focus_plan)
-        target = view.query_one("#documents", OptionList) if self._focus_documents and self.plans else plan_list
-        target.focus()
+        plan_list = view.query_one(PlanList)
+        if self._focus_documents and self.plans:
+            self.call_after_refresh(view.focus_documents)  # once its width says whether it is narrow
+        else:
+            plan_list.focus()
+
+    def focus_documents(self) -> None:
+        """Put the cursor in the highlighted plan's documents."""
+        self.query_one(WorkflowView).focus_documents()
 
     def update_plans(self, plans: tuple[PlanSummaryView, ...]) -> None:
         """Show the plans as they are now (keeps the highlighted plan)."""
@@ -72,6 +83,13 @@ class WorkflowScreen(Screen[None]):
             self.notify(f"Plan {plan.plan_id} has no documents yet." if plan else "No plans yet.",
                         severity="warning")
 
+    def action_details(self) -> None:
+        """Into the highlighted plan's details, or back to the board."""
+        self.query_one(WorkflowView).toggle_details()
+
     def action_close(self) -> None:
-        """Back to the chat."""
+        """Back to the board from a narrow view's details, else back to the chat."""
+        view = self.query_one(WorkflowView)
+        if view.showing_details and view.leave_details():
+            return
         self.dismiss()

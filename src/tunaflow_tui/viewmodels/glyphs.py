@@ -12,4 +12,9 @@ BRANCH = "↳"
 APP_ICON = "◉"
 """The header's icon (click it for the command palette)."""
 
-ALL: tuple[str, ...] = (BRANCH, APP_ICON)
+WORKING = "●"
+"""Marks a plan or branch an agent works in now."""
+WAITING = "◆"
+"""Marks a plan that waits for the user's decision."""
+
+ALL: tuple[str, ...] = (BRANCH, APP_ICON, WORKING, WAITING)

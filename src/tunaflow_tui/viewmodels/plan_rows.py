@@ -118,6 +118,21 @@ class PlanSummaryView:
     events: tuple[EventView, ...] = ()
     documents: tuple[tuple[str, str], ...] = ()
     usage_text: str = ""
+    column: str = ""
+    """The board's group it stands in (``viewmodels.board``); empty: derived from the phase."""
+    waiting: str = ""
+    """What it waits on (a ``Waiting`` value: ``interrupted``, ``start_review``, ``merge``…); empty: unknown."""
+    working: bool = False
+    """An agent works on it now, in this process or another one."""
+    review_round: int = 0
+    cost: str = ""
+    """What it cost so far, short: ``$0.42``, or ``12.4k tok`` where no price is known; empty: nothing yet."""
+    tests: str = ""
+    """The last test run, in a sentence (``tests passed: 12 passed in 0.3s``); empty: none ran."""
+    verdict: str = ""
+    """The last review verdict (``review round 1: pass``); empty: not reviewed yet."""
+    findings: tuple[str, ...] = ()
+    """The last review's findings."""
 
 
 @dataclass(frozen=True)
@@ -174,7 +189,9 @@ class SidebarItem:
     detail: str = ""
     """A dim note after the label (a branch's git branch)."""
     live: bool = False
-    """Something runs in it now (an agent writing in a branch): marked in the tree."""
+    """Something runs in it now (an agent writing in a branch, working on a plan): marked in the tree."""
+    waiting: bool = False
+    """A plan waits for the user's decision: marked in the tree."""
     children: tuple[SidebarItem, ...] = ()
     """Items nested under this one (branches forked from a branch)."""
 

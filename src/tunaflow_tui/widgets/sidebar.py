@@ -17,6 +17,7 @@ from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
 from tunaflow_tui.core.workflow.phases import Phase
+from tunaflow_tui.viewmodels import glyphs
 from tunaflow_tui.viewmodels.plan_rows import SidebarItem, SidebarSections
 
 SECTIONS: tuple[tuple[str, str], ...] = (
@@ -40,6 +41,7 @@ PHASE_STYLES: dict[str, str] = {
     Phase.DONE: "dim",
     Phase.ABANDONED: "dim strike",
     Phase.HELD: "yellow",
+    "queued": "bold blue",
 }
 
 NodeData = SidebarItem | str | None
@@ -52,7 +54,9 @@ def _label(item: SidebarItem) -> Text:
         text.append(f"[{item.badge}]", style=PHASE_STYLES.get(item.badge, "bold"))
         text.append(" ")
     if item.live:
-        text.append("● ", style="bold green")
+        text.append(f"{glyphs.WORKING} ", style="bold green")
+    elif item.waiting:
+        text.append(f"{glyphs.WAITING} ", style="bold yellow")
     text.append(item.label)
     if item.detail:
         text.append(f"  {item.detail}", style="dim")
@@ -65,6 +69,27 @@ def _key(data: NodeData) -> tuple[str, str] | None:
     if isinstance(data, str):
         return ("section", data)
     return None
+
+
+def _flat(sections: SidebarSections) -> list[NodeData]:
+    """What each node of the tree holds, in the order the tree lists its nodes (sections open)."""
+    flat: list[NodeData] = []
+
+    def walk(item: SidebarItem) -> None:
+        flat.append(item)
+        for child in item.children:
+            walk(child)
+
+    for attr, _title in SECTIONS:
+        items: tuple[SidebarItem, ...] = getattr(sections, attr)
+        if attr in OPTIONAL_SECTIONS and not items:
+            continue
+        flat.append(attr)
+        if not items:
+            flat.append(None)
+        for item in items:
+            walk(item)
+    return flat
 
 
 def _add(parent: TreeNode[NodeData], item: SidebarItem) -> None:
@@ -166,6 +191,8 @@ class Sidebar(Vertical):
         """
         if sections == self.sections and self.sidebar_tree.root.children:
             return
+        if self._relabel(sections):
+            return
         tree = self.sidebar_tree
         current = tree.cursor_node
         wanted = _key(current.data) if current is not None else None
@@ -181,6 +208,23 @@ class Sidebar(Vertical):
             tree.move_cursor(target)
         else:
             tree.cursor_line = min(max(line, 0), max(last_line, 0))
+
+    def _relabel(self, sections: SidebarSections) -> bool:
+        """Only labels changed (a plan's live mark or phase, a branch's name): change those rows in place.
+
+        The tree is not rebuilt, so nothing else is drawn again and folded sections stay folded; False
+        when items came, went or moved (the tree must be built anew).
+        """
+        nodes = self._all_nodes()
+        wanted = _flat(sections)
+        if not nodes or [_key(node.data) for node in nodes] != [_key(data) for data in wanted]:
+            return False
+        for node, data in zip(nodes, wanted, strict=True):
+            if isinstance(data, SidebarItem) and node.data != data:
+                node.data = data
+                node.set_label(_label(data))
+        self.sections = sections
+        return True
 
     def _all_nodes(self) -> list[TreeNode[NodeData]]:
         nodes: list[TreeNode[NodeData]] = []

@@ -1,126 +1,33 @@
-"""WorkflowView: every plan with its phase, subtasks, event timeline, documents and usage."""
+"""WorkflowView: the board of every plan by phase, and the chosen plan's details.
+
+A wide terminal shows the board and the details side by side; a narrow one (an 80×24 terminal)
+shows the board as a list, and the details one key away in its place.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
 
-from rich.cells import cell_len
-from rich.console import Console, ConsoleOptions, RenderResult
-from rich.measure import Measurement
-from rich.table import Table
-from rich.text import Text
+from textual import events
 from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal
 from textual.message import Message
-from textual.widgets import Label, OptionList, Static
-from textual.widgets.option_list import Option
+from textual.widgets import OptionList
 
-from tunaflow_tui.core.counting import counted
 from tunaflow_tui.screens.documents import DocumentScreen
-from tunaflow_tui.viewmodels.plan_rows import (
-    SUBTASK_DONE,
-    SUBTASK_FAILED,
-    EventView,
-    PlanSummaryView,
-    SubtaskView,
-)
-from tunaflow_tui.widgets.inline import inline_text
-from tunaflow_tui.widgets.sidebar import PHASE_STYLES
+from tunaflow_tui.viewmodels.board import board_order
+from tunaflow_tui.viewmodels.plan_rows import PlanSummaryView
+from tunaflow_tui.widgets.plan_board import PlanList
+from tunaflow_tui.widgets.plan_detail import PlanDetail
 
-SUBTASK_GLYPHS = {SUBTASK_DONE: ("✓", "bold green"), SUBTASK_FAILED: ("✗", "bold red")}
+__all__ = ["PlanDetail", "PlanList", "WorkflowView"]
 
-
-def subtask_table(tasks: tuple[SubtaskView, ...]) -> Table:
-    """``✓  1. title`` rows, the glyph coloured by status (pending is a dim dot); a wrapped title stays
-    indented under its text, and Markdown code spans show without their backticks."""
-    grid = Table.grid(padding=(0, 1))
-    grid.add_column(no_wrap=True)
-    grid.add_column(justify="right", no_wrap=True)
-    grid.add_column(ratio=1)
-    for task in tasks:
-        glyph, style = SUBTASK_GLYPHS.get(task.status, ("·", "dim"))
-        title = inline_text(task.title)
-        if task.status == SUBTASK_DONE:
-            title.stylize("dim")
-        grid.add_row(Text(glyph, style=style), f"{task.index:>2}.", title)
-    return grid
-
-
-def timeline_table(events: tuple[EventView, ...]) -> Table:
-    """``time  actor  sentence`` rows; a long sentence wraps under itself, never under the time."""
-    grid = Table.grid(padding=(0, 1))
-    grid.add_column(no_wrap=True, style="dim")
-    grid.add_column(no_wrap=True, style="dim")
-    grid.add_column(ratio=1)
-    for event in events:
-        grid.add_row(event.time, event.actor, Text(event.text or event.type.replace("_", " ")))
-    return grid
-
-
-def _cut_to(text: str, width: int, *, from_end: bool = False) -> str:
-    """The longest start (or end) of ``text`` that fits in ``width`` cells (wide characters count two)."""
-    taken = ""
-    for char in (reversed(text) if from_end else text):
-        if cell_len(taken) + cell_len(char) > width:
-            break
-        taken = char + taken if from_end else taken + char
-    return taken
-
-
-def middle_ellipsis(name: str, width: int) -> str:
-    """``name`` whole when it fits in ``width`` cells, else its start and end around ``…``.
-
-    The end is kept a little longer than the start: a plan's documents share their start (the plan's
-    name) and differ at the end (``-review-r2.md``).
-    """
-    if cell_len(name) <= width:
-        return name
-    if width < 1:
-        return ""
-    room = width - 1
-    tail = _cut_to(name, room - room // 2, from_end=True)
-    head = _cut_to(name, room - cell_len(tail))
-    return f"{head}…{tail}"
-
-
-class FileName:
-    """A file name drawn on one line, cut in the middle to the width it gets (never broken mid-word)."""
-
-    def __init__(self, name: str, style: str = "") -> None:
-        self.name = name
-        self.style = style
-
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        yield Text(middle_ellipsis(self.name, options.max_width), style=self.style, no_wrap=True)
-
-    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
-        return Measurement(min(cell_len(self.name), 8), cell_len(self.name))
-
-
-class PlanList(OptionList):
-    """The plans; enter goes to the highlighted plan (its waiting decision, else its card in the chat)."""
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "select", "Go to plan", id="workflow.go_to_plan"),
-    ]
-
-
-def plan_prompt(plan: PlanSummaryView) -> Text:
-    """The plan list row: phase badge, title, and a marker when a decision waits."""
-    text = Text(no_wrap=True, overflow="ellipsis")
-    text.append(f"{plan.phase:<9}", style=PHASE_STYLES.get(plan.phase, "bold"))
-    text.append(" ")
-    text.append(plan.title)
-    if plan.pending:
-        text.append("  ● ", style="bold yellow")
-        text.append(plan.pending, style="yellow")
-    return text
+WIDE = 100
+"""From this many columns the details show beside the board; below, in its place, one key away."""
 
 
 class WorkflowView(Horizontal):
-    """Plans on the left; the highlighted plan's subtasks, timeline, documents and usage on the right.
+    """The board on the left, the highlighted plan's details on the right (or in its place when narrow).
 
     Enter on a plan posts `PlanSelected(plan_id)`; Enter on a document opens it here, read-only.
     """
@@ -128,20 +35,17 @@ class WorkflowView(Horizontal):
     DEFAULT_CSS = """
     WorkflowView { height: 1fr; }
     WorkflowView > #plan-list {
-        width: 2fr; min-width: 30; height: 1fr; border: round $panel-lighten-2;
+        width: 1fr; min-width: 30; height: 1fr; border: round $panel-lighten-2;
         text-wrap: nowrap; text-overflow: ellipsis;
     }
     WorkflowView > #plan-list:focus { border: round $accent; border-title-color: $accent; }
     WorkflowView > #plan-detail {
-        width: 3fr; height: 1fr; padding: 0 1; border: round $panel-lighten-2; border-title-align: left;
+        width: 1fr; height: 1fr; padding: 0 1; border: round $panel-lighten-2; border-title-align: left;
     }
     WorkflowView > #plan-detail:focus-within { border: round $accent; }
-    WorkflowView #plan-title { text-style: bold; }
-    WorkflowView #plan-meta { color: $text-muted; }
-    WorkflowView .heading { text-style: bold; color: $text-primary; margin-top: 1; }
-    WorkflowView #documents { height: auto; max-height: 8; border: none; padding: 0; }
-    WorkflowView #documents:focus { background: $boost; }
-    WorkflowView #empty { color: $text-muted; padding: 1 2; }
+    WorkflowView.-narrow > #plan-detail { display: none; }
+    WorkflowView.-narrow.-details > #plan-list { display: none; }
+    WorkflowView.-narrow.-details > #plan-detail { display: block; }
     """
 
     @dataclass
@@ -156,86 +60,101 @@ class WorkflowView(Horizontal):
 
         plan_id: int
 
-    def __init__(self, plans: tuple[PlanSummaryView, ...], *, id: str | None = None,
-                 classes: str | None = None) -> None:
+    def __init__(self, plans: tuple[PlanSummaryView, ...], *, focus_plan: int | None = None,
+                 id: str | None = None, classes: str | None = None) -> None:
         super().__init__(id=id, classes=classes)
-        self.plans = plans
+        self.plans = board_order(plans)
+        self._focus_plan = focus_plan
+        self._by_id = {plan.plan_id: plan for plan in self.plans}
+        self._shown: PlanSummaryView | None = None
 
     def compose(self) -> ComposeResult:
         plan_list = PlanList(id="plan-list")
         plan_list.border_title = "Plans"
         yield plan_list
-        detail = VerticalScroll(id="plan-detail")
+        detail = PlanDetail(id="plan-detail")
         detail.border_title = "Plan"
-        with detail:
-            yield Static("", id="plan-title")
-            yield Static("", id="plan-meta")
-            yield Label("Subtasks", classes="heading")
-            yield Static("", id="subtasks")
-            yield Label("Timeline", classes="heading")
-            yield Static("", id="events")
-            yield Label("Documents", classes="heading")
-            yield OptionList(id="documents")
-            yield Label("Usage", classes="heading")
-            yield Static("", id="usage")
+        yield detail
 
     def on_mount(self) -> None:
-        self.update_plans(self.plans)
+        self.query_one(PlanList).show_plans(self.plans, keep=self._focus_plan)
+        self._show(self.selected)
+
+    def on_resize(self, event: events.Resize) -> None:
+        narrow = event.size.width < WIDE
+        self.set_class(narrow, "-narrow")
+        if narrow and self.query_one(PlanDetail).has_focus_within:
+            self.add_class("-details")  # the details keep the focus where they are: in place of the board
+
+    @property
+    def narrow(self) -> bool:
+        """True when the details show in place of the board rather than beside it."""
+        return self.has_class("-narrow")
+
+    @property
+    def showing_details(self) -> bool:
+        """True when a narrow view shows the details in place of the board."""
+        return self.narrow and self.has_class("-details")
 
     @property
     def selected(self) -> PlanSummaryView | None:
         """The highlighted plan."""
-        index = self.query_one("#plan-list", OptionList).highlighted
-        if index is None or not 0 <= index < len(self.plans):
-            return None
-        return self.plans[index]
+        plan_id = self.query_one(PlanList).highlighted_plan_id
+        return None if plan_id is None else self._by_id.get(plan_id)
 
     def update_plans(self, plans: tuple[PlanSummaryView, ...]) -> None:
-        """Replace the plans, keeping the highlighted plan (by id) when it still exists."""
-        plan_list = self.query_one("#plan-list", OptionList)
-        previous = self.selected
-        index = plan_list.highlighted
-        self.plans = plans
-        plan_list.clear_options()
-        plan_list.add_options([Option(plan_prompt(p), id=f"plan-{p.plan_id}") for p in plans])
-        if not plans:
-            self._show(None)
+        """Replace the plans, keeping the highlighted plan (by id) when it still exists.
+
+        The same plans leave the board as it is: other processes' writes bring it up to date often.
+        """
+        ordered = board_order(plans)
+        if ordered == self.plans and self.query_one(PlanList).option_count:
             return
-        ids = [p.plan_id for p in plans]
-        if previous is not None and previous.plan_id in ids:
-            index = ids.index(previous.plan_id)
-        plan_list.highlighted = min(index or 0, len(plans) - 1)
+        plan_list = self.query_one(PlanList)
+        previous = plan_list.highlighted_plan_id
+        self.plans = ordered
+        self._by_id = {plan.plan_id: plan for plan in ordered}
+        plan_list.show_plans(ordered, keep=previous)
         self._show(self.selected)
 
     def _show(self, plan: PlanSummaryView | None) -> None:
-        title = self.query_one("#plan-title", Static)
-        documents = self.query_one("#documents", OptionList)
-        documents.clear_options()
-        if plan is None:
-            title.update("No plans yet. Ask the Architect for one in the chat.")
-            for widget_id in ("#plan-meta", "#subtasks", "#events", "#usage"):
-                self.query_one(widget_id, Static).update("")
+        if plan == self._shown and plan is not None:
             return
-        title.update(Text(plan.title))
-        meta = Text()
-        meta.append(plan.phase, style=PHASE_STYLES.get(plan.phase, "bold"))
-        meta.append(f" · {plan.slug} · plan #{plan.plan_id}")
-        if plan.failures:
-            meta.append(f" · {counted(plan.failures, 'failed review')}", style="red")
-        if plan.pending:
-            meta.append(f"\n● waiting for you: {plan.pending}", style="bold yellow")
-        self.query_one("#plan-meta", Static).update(meta)
-        subtasks = subtask_table(plan.subtasks) if plan.subtasks else Text(
-            "one piece of work (no subtasks)", style="dim italic")
-        self.query_one("#subtasks", Static).update(subtasks)
-        events = timeline_table(plan.events) if plan.events else Text("no events yet", style="dim italic")
-        self.query_one("#events", Static).update(events)
-        if plan.documents:
-            documents.add_options([Option(FileName(name), id=str(i)) for i, (name, _) in enumerate(plan.documents)])
-            documents.highlighted = 0
-        else:
-            documents.add_option(Option(Text("no documents yet", style="dim italic"), disabled=True))
-        self.query_one("#usage", Static).update(Text(plan.usage_text or "no usage recorded"))
+        self._shown = plan
+        detail = self.query_one(PlanDetail)
+        detail.border_title = "Plan" if plan is None else f"Plan #{plan.plan_id}"
+        detail.show(plan)
+
+    def toggle_details(self) -> None:
+        """Go into the details (narrow: in place of the board) or back to the board."""
+        detail = self.query_one(PlanDetail)
+        if self.showing_details or (not self.narrow and detail.has_focus_within):
+            self.leave_details()
+            return
+        if self.selected is None:
+            return
+        self.add_class("-details")
+        detail.scroll_home(animate=False)
+        detail.focus()
+
+    def leave_details(self) -> bool:
+        """Back to the board from the details; False when the board had the focus already."""
+        detail = self.query_one(PlanDetail)
+        if not (self.showing_details or detail.has_focus_within):
+            return False
+        self.remove_class("-details")
+        self.query_one(PlanList).focus()
+        return True
+
+    def focus_documents(self) -> None:
+        """Put the cursor in the highlighted plan's documents (narrow: the details show in place of the board)."""
+        if self.narrow:
+            self.add_class("-details")
+        self.query_one("#documents", OptionList).focus()
+
+    def on_plan_detail_left(self, event: PlanDetail.Left) -> None:
+        event.stop()
+        self.leave_details()
 
     def on_option_list_option_highlighted(self, event: OptionList.OptionHighlighted) -> None:
         if event.option_list.id != "plan-list":

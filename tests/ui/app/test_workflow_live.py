@@ -1,4 +1,5 @@
-"""The workflow view ticks subtasks while the Developer writes, not when its turn ends."""
+"""The workflow board follows a plan while the Developer writes: it moves to Dev, marked as worked on, and
+ticks its subtasks as they are reported, not when the turn ends."""
 
 from __future__ import annotations
 
@@ -37,6 +38,12 @@ async def test_open_workflow_view_ticks_subtasks_live(open_app, at_approval) -> 
         await until(pilot, partly_ticked, "a partly ticked subtask list on screen")
         assert engine().holding("developer") and not approving.is_finished
         assert _ticks(screen_text(app)) == ["✓", "·", "·"]
+        # it left "Waiting for you" for "Dev" while the board was open, marked as worked on
+        rows = screen_text(app).splitlines()
+        [row] = [line for line in rows if re.search(rf"[●◆ ] #{plan.id} ", line)]
+        assert "Waiting for you" not in screen_text(app)
+        assert any(line.strip("│ ").startswith("Dev 1") for line in rows[:rows.index(row)])
+        assert f"● #{plan.id}" in row and "dev 1/3" in row, row
         engine().release()
         await approving.wait()
         await settle(pilot, app)

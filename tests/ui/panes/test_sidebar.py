@@ -104,6 +104,29 @@ async def test_an_update_with_nothing_new_leaves_a_folded_section_folded() -> No
         await until(pilot, lambda: "an adopted branch" in screen_text(app), "an adopted branch on screen")  # something new: the tree is built again
 
 
+async def test_a_plans_live_mark_changes_its_row_in_place() -> None:
+    # an agent starting or stopping on a plan changes one row: the tree is not built again, so nothing
+    # else is drawn anew, the cursor stays and a folded section stays folded
+    app = SidebarApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        sidebar = app.query_one(Sidebar)
+        tree = sidebar.sidebar_tree
+        await pilot.press("enter")  # "Conversations" folded
+        await pilot.press("down", "down", "down")  # the Korean branch
+        cursor = tree.cursor_node
+        nodes = sidebar._all_nodes()
+        rate, readme = SECTIONS.plans
+        working = replace(SECTIONS, plans=(replace(rate, badge="dev", live=True), readme))
+        sidebar.update(working)
+        await until(pilot, lambda: "[dev] ● Add rate" in screen_text(app), "the working mark")
+        assert sidebar._all_nodes() == nodes and tree.cursor_node is cursor
+        assert "Main" not in screen_text(app)
+        sidebar.update(replace(SECTIONS, plans=(replace(rate, badge="review", waiting=True), readme)))
+        await until(pilot, lambda: "[review] ◆ Add rate" in screen_text(app), "the waiting-for-you mark")
+        assert "●" not in screen_text(app)
+        assert sidebar._all_nodes() == nodes and tree.cursor_node is cursor
+
+
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])
 def test_snapshot_sidebar(snap_compare, size: tuple[int, int]) -> None:
     assert snap_compare(SidebarApp(), terminal_size=size)

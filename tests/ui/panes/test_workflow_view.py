@@ -56,30 +56,51 @@ def unique(messages: list[Message], kind: type[Message]) -> list[Message]:
     return list({id(m): m for m in messages if isinstance(m, kind)}.values())
 
 
-async def test_first_plan_details_show_subtask_ticks_timeline_and_usage() -> None:
+async def test_the_board_opens_on_what_waits_for_you_and_shows_a_plans_details() -> None:
     app = WorkflowApp()
-    async with app.run_test(size=(120, 40)):
+    async with app.run_test(size=(120, 40)) as pilot:
         text = screen_text(app)
-        assert "✓  1. Token bucket middleware" in text
+        rows = [line.split("│")[1] for line in text.splitlines() if line.count("│") >= 2]
+        assert [row.strip() for row in rows[:6]][0::2] == ["Waiting for you 1", "Dev 1", "Done 1"]
+        assert "◆ #8" in rows[1] and "README 오타 수정" in rows[1] and "plan approval" in rows[1]
+        assert "#7" in rows[3] and "dev 1/3" in rows[3]
+        assert "waiting for you: plan approval" in text  # the first plan's details
+        await pilot.press("down")
+        await until(pilot, lambda: "✓  1. Token bucket middleware" in screen_text(app), "plan 7's details")
+        text = screen_text(app)
         assert "·  2. Configuration" in text
         assert "✗  3. Tests" in text
         assert "10:05 user  approved revision 1" in text and "10:21" in text
         assert "subtask_done" not in text and "proposal_received" not in text  # sentences, not ids
         assert "Developer 88.1k tokens" in text
-        assert "approval  README 오타 수정  ● plan approval" in text
 
 
 async def test_moving_the_cursor_shows_another_plan_and_enter_selects_it() -> None:
     seen: list[Message] = []
     app = WorkflowApp()
     async with app.run_test(size=(120, 40), message_hook=seen.append) as pilot:
-        await pilot.press("down")
+        await pilot.press("down")  # past the Dev heading, to plan 7
         await pilot.pause()
-        await until(pilot, lambda: "waiting for you: plan approval" in screen_text(app), "waiting for you: plan approval on screen")
+        await until(pilot, lambda: "Plan #7" in screen_text(app), "plan 7's details")
         await pilot.press("enter")
         await pilot.pause()
-        assert [m.plan_id for m in unique(seen, WorkflowView.PlanSelected)] == [8]  # type: ignore[attr-defined]
-        assert [m.plan_id for m in unique(seen, WorkflowView.PlanHighlighted)][-1] == 8  # type: ignore[attr-defined]
+        assert [m.plan_id for m in unique(seen, WorkflowView.PlanSelected)] == [7]  # type: ignore[attr-defined]
+        assert [m.plan_id for m in unique(seen, WorkflowView.PlanHighlighted)][-1] == 7  # type: ignore[attr-defined]
+
+
+async def test_j_and_k_move_between_plans_over_the_group_headings() -> None:
+    app = WorkflowApp()
+    async with app.run_test(size=(120, 40)) as pilot:
+        view = app.query_one(WorkflowView)
+        assert view.selected == README
+        await pilot.press("j")
+        assert view.selected == RATE
+        await pilot.press("j")
+        assert view.selected == DONE
+        await pilot.press("k", "k")
+        assert view.selected == README
+        await pilot.press("k")
+        assert view.selected == DONE  # round to the last plan, past every heading
 
 
 async def test_update_plans_keeps_the_selection_and_refreshes_details() -> None:
@@ -93,10 +114,12 @@ async def test_update_plans_keeps_the_selection_and_refreshes_details() -> None:
         view.update_plans((newer, ticked, README, DONE))
         await pilot.pause()
         assert view.selected == DONE
-        await pilot.press("up", "up")
+        await pilot.press("up")
         await pilot.pause()
         assert view.selected == ticked
         await until(pilot, lambda: "✓  3. Tests" in screen_text(app), "✓  3. Tests on screen")
+        await pilot.press("up")
+        assert view.selected == newer  # a plan being drafted has its own group, above the work in progress
 
 
 async def test_enter_on_a_document_opens_it_read_only(tmp_path: Path) -> None:
@@ -164,22 +187,46 @@ async def test_o_opens_the_plans_document_from_the_plan_list_and_the_footer_says
                     "the footer naming enter and o")
         footer = _footer_text(app)
         assert "⏎ Go to plan" in footer or "enter Go to plan" in footer, footer
-        assert "o Open document" in footer, footer
-        await pilot.press("o")
+        assert "o Open document" in footer and "d Details" in footer, footer
+        await pilot.press("o")  # README waits for you (it is listed first) and has no documents: nothing opens
+        await until(pilot, lambda: any("has no documents yet" in str(n.message) for n in notifications(app)),
+                    "the reason nothing opened")
+        assert isinstance(app.screen, WorkflowScreen)
+        await pilot.press("down", "o")
         await until(pilot, lambda: isinstance(app.screen, DocumentScreen), "the document, with one key")
         assert "token bucket" in app.screen.query_one(Markdown).source
         await pilot.press("escape")
         await until(pilot, lambda: isinstance(app.screen, WorkflowScreen), "back in the workflow view")
-        await pilot.press("down", "o")  # README has no documents: it says so and nothing opens
-        await until(pilot, lambda: any("has no documents yet" in str(n.message) for n in notifications(app)),
-                    "the reason nothing opened")
-        assert isinstance(app.screen, WorkflowScreen)
 
 
-async def test_a_long_document_name_is_cut_in_the_middle_at_80_columns() -> None:
-    plan = replace(RATE, documents=(("add-rate-limiting.md", "x.md"), (LONG_NAME, "y.md")))
-    app = WorkflowApp((plan,))
+async def test_at_80_columns_the_board_is_a_list_and_the_details_are_one_key_away() -> None:
+    app = WorkflowScreenApp(PLANS)
     async with app.run_test(size=(80, 24)) as pilot:
+        view = app.screen.query_one(WorkflowView)
+        await until(pilot, lambda: view.narrow, "the narrow layout")
+        assert not view.query_one("#plan-detail").display
+        assert "Token bucket middleware" not in screen_text(app)
+        await pilot.press("j", "d")  # plan 7, its details
+        await until(pilot, lambda: "✓  1. Token bucket middleware" in screen_text(app), "the details, in place")
+        assert not view.query_one("#plan-list").display
+        assert "Back to plans" in _footer_text(app)
+        await pilot.press("escape")  # back to the board, not out of the view
+        await until(pilot, lambda: view.query_one("#plan-list").display, "the board again")
+        assert isinstance(app.screen, WorkflowScreen) and app.focused is view.query_one("#plan-list")
+        assert view.selected == RATE
+        await pilot.press("d", "d")  # d goes in and out too
+        await until(pilot, lambda: app.focused is view.query_one("#plan-list"), "the board again")
+        await pilot.press("escape")
+        await until(pilot, lambda: not isinstance(app.screen, WorkflowScreen), "out of the view")
+
+
+async def test_a_long_document_name_is_cut_in_the_middle_in_a_half_width_panel() -> None:
+    plan = replace(RATE, documents=(("add-rate-limiting.md", "x.md"), (LONG_NAME, "y.md")))
+    app = WorkflowScreenApp((plan,))
+    async with app.run_test(size=(110, 30)) as pilot:  # board and details side by side
+        await pilot.press("d")
+        await until(pilot, lambda: "review-r2.md" in screen_text(app), "the documents in the details")
+        app.screen.query_one("#documents").scroll_visible(animate=False)
         await pilot.pause()
         lines = screen_text(app).splitlines()
         [shown] = [line for line in lines if "review-r2.md" in line]
