@@ -9,6 +9,8 @@ interrupted step, merge — are dispatched here, and so is the resumed step itse
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Protocol
 
 from tunaflow_tui.core import gitops
@@ -21,6 +23,7 @@ from tunaflow_tui.core.workflow.ways import WayOn
 from tunaflow_tui.runtime import (
     decisions,
     development,
+    plan_slots,
     planning,
     record_writer,
     recovery,
@@ -46,6 +49,15 @@ class PlanCycle:
         """One step at a time per plan."""
         return self._locks.setdefault(plan_id, asyncio.Lock())
 
+    @asynccontextmanager
+    async def _step(self, plan_id: int) -> AsyncIterator[None]:
+        """The plan's lock for one decision or step; the slot its work took is freed when it reaches its gate."""
+        async with self.plan_lock(plan_id):
+            try:
+                yield
+            finally:
+                self._host.slots.release(plan_id)
+
     def busy_plan_ids(self) -> frozenset[int]:
         """Plans being worked on now: a decision or step in progress, or an agent running."""
         running = set(self._host.runner.running_conversations)
@@ -65,8 +77,13 @@ class PlanCycle:
 
     async def decide(self, plan_id: int, decision: Decision | str, *, feedback: str = "",
                      seats: tuple[str, ...] = (), reason: str = "", edited: EditedProposal | None = None) -> PlanRecord:
-        """Apply the user's decision on a plan and run whatever it starts, until the next gate."""
-        async with self.plan_lock(plan_id):
+        """Apply the user's decision on a plan and run whatever it starts, until the next gate.
+
+        Abandoning a queued plan takes it out of the queue first: its Developer never starts.
+        """
+        if str(decision) == Decision.ABANDON:
+            self._host.slots.withdraw(plan_id)
+        async with self._step(plan_id):
             return await self._decide(plan_id, decision, feedback=feedback, seats=seats, reason=reason,
                                       edited=edited)
 
@@ -86,7 +103,7 @@ class PlanCycle:
 
     async def edit_proposal(self, plan_id: int, edited: EditedProposal) -> PlanRecord:
         """Replace a proposal at the approval gate with the user's edit (a new title renames the slug)."""
-        async with self.plan_lock(plan_id):
+        async with self._step(plan_id):
             before = self._host.get_plan(plan_id)
             plan = await self._decide(plan_id, Decision.EDIT, edited=edited)
             if plan.title != before.title:
@@ -96,14 +113,22 @@ class PlanCycle:
 
     async def start_review(self, plan_id: int) -> PlanRecord:
         """Run a review round now (used when automatic review is off)."""
-        async with self.plan_lock(plan_id):
+        async with self._step(plan_id):
             plan = await review.run_review(self._host, plan_id)
             return await decisions.maybe_auto_rework(self._host, plan)
 
     async def resume_interrupted(self, plan_id: int, *, how: str = "resume") -> PlanRecord:
         """Re-run the agent step that a crash or cancel interrupted (``resume`` keeps the session)."""
-        async with self.plan_lock(plan_id):
+        async with self._step(plan_id):
             return await self.resume(plan_id, how=how)
+
+    async def start_queued(self, plan_id: int) -> PlanRecord:
+        """Start a plan an earlier run left queued: it waits for a slot in its place, then its step starts afresh."""
+        async with self._step(plan_id):
+            plan = self._host.get_plan(plan_id)
+            if plan.id not in {q.plan_id for q in plan_slots.queued_plans(self._host.store)}:
+                return plan
+            return await self.resume(plan_id, how="retry")
 
     async def resume(self, plan_id: int, *, how: str = "resume") -> PlanRecord:
         """Run the interrupted step again (the plan's lock held): ``resume`` continues the session, ``retry`` not.
