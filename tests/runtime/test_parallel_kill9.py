@@ -101,7 +101,7 @@ async def _restart_and_resume(harness: Harness, ids: list[int], hanging: list[in
         for plan in plans:
             replies = rt.store.list_messages(f"branch:{plan.impl_branch_id}")
             assert [m.status for m in replies if m.role == "assistant"] == ["interrupted"]
-            assert [m.content for m in replies if m.role == "assistant"][0].startswith("I added mul")
+            assert next(m.content for m in replies if m.role == "assistant").startswith("I added mul")
             assert "def mul" in (Path(plan.worktree_path or "") / "calc.py").read_text()
         assert len({plan.worktree_path for plan in plans}) == 2
         stopped = await rt.stop_leftover_agents()
