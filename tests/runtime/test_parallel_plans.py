@@ -250,3 +250,32 @@ async def test_two_plans_test_runs_and_developers_get_their_own_plan_worktree_an
         assert runs[plan.id]["tmp_files"] == ["scratch.txt"], "nobody else's files in it"
     assert runs[a.id]["TMPDIR"] != runs[b.id]["TMPDIR"]
     assert developers[a.id]["env"]["TMPDIR"] != developers[b.id]["env"]["TMPDIR"]
+
+
+async def test_merging_a_done_plan_while_another_plans_developer_works_keeps_the_merge_in_your_tree(
+        harness: Harness) -> None:
+    started, release = harness.root / "a.started", harness.root / "a.release"
+    harness.set_script(
+        developer=[dev_turn(), dev_turn(gate={"after": "I added mul", "started": str(started),
+                                              "release": str(release), "limit": 60})],
+        reviewer=[{"text": verdict("pass")}], verifier=[{"text": verdict("pass")}])
+    rt = WorkflowRuntime(harness.project, harness.settings())
+    try:
+        b, a = _plan(rt, "Plan B"), _plan(rt, "Plan A")
+        await rt.decide(b.id, "approve")
+        assert (await rt.decide(b.id, "accept")).phase == "done"
+        working = asyncio.create_task(rt.decide(a.id, "approve"))
+        await _until(started.exists, "A's Developer to start")
+        result = await asyncio.to_thread(rt.merge, b.id)  # the user merges B while A's Developer works
+        assert str(result.kind) == "fast-forward"
+        release.write_text("go")
+        a = await working
+        a_events = [(e.type, e.detail.get("summary", "")) for e in rt.store.list_plan_events(a.id)]
+    finally:
+        release.write_text("go")
+        rt.close()
+    assert a.pending_decision == "review"
+    assert "def mul" in (harness.project / "calc.py").read_text(), "B's merge is still in your working tree"
+    assert harness.git("status", "--porcelain") == "", "nothing was put back over the merge"
+    assert not [summary for kind, summary in a_events if kind == PlanEventType.GIT_INTEGRITY
+                and "put them back" in str(summary)], a_events

@@ -210,13 +210,39 @@ async def before_turn(rt: StepContext, plan: PlanRecord) -> TurnGuard | None:
     return guard
 
 
+def _uncommitted(status: str) -> frozenset[str]:
+    """The paths ``git status --porcelain=v1 -z`` lists (both sides of a rename)."""
+    paths: set[str] = set()
+    entries = iter(status.split("\0"))
+    for entry in entries:
+        if len(entry) < 4:
+            continue
+        paths.add(entry[3:])
+        if entry[0] in "RC":
+            paths.add(next(entries, ""))
+    return frozenset(paths)
+
+
+def _came_with_head(before: gitops.Fingerprint, now: gitops.Fingerprint, changed: list[str]) -> frozenset[str]:
+    """Of ``changed``, the files that are now exactly as a HEAD that moved during the turn has them."""
+    if before.head == now.head:
+        return frozenset()
+    uncommitted = _uncommitted(now.status)
+    return frozenset(p for p in changed if p not in uncommitted)
+
+
 def check_main_tree(project: Path, main: gitops.Snapshot, *, actor: str, label: str) -> refguard.Finding | None:
     """Put back files an agent wrote in the user's main working tree; its versions are kept under a ref.
 
     tunaflow's own folder is not looked at. HEAD and the index are left alone (the user may commit).
+    A file that changed because HEAD moved meanwhile and is now exactly as the new HEAD has it came
+    with a commit or merge in that tree (another plan merged while this turn ran, or the user's own):
+    it is left as it is.
     """
     now = gitops.fingerprint(project)
     changed = [p for p in gitops.changed_paths(main.fingerprint, now) if _outside_tunaflow(p)]
+    with_head = _came_with_head(main.fingerprint, now, changed)
+    changed = [p for p in changed if p not in with_head]
     if not changed:
         return None
     try:
@@ -224,7 +250,7 @@ def check_main_tree(project: Path, main: gitops.Snapshot, *, actor: str, label: 
         ref = refguard.keep_as_rescue(project, label, sha, "main-tree") if sha else None
     except gitops.GitError:
         ref = None
-    restored = gitops.restore_files(project, main, skip=lambda rel: not _outside_tunaflow(rel))
+    restored = gitops.restore_files(project, main, skip=lambda rel: not _outside_tunaflow(rel) or rel in with_head)
     names = ", ".join(restored[:5]) + (" …" if len(restored) > 5 else "")
     # the user may have edited their own tree meanwhile: nothing is lost, and the way back is named
     keep_note = (f" The changed versions are kept: if a change was yours, get it back with "
