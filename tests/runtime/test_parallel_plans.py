@@ -279,3 +279,49 @@ async def test_merging_a_done_plan_while_another_plans_developer_works_keeps_the
     assert harness.git("status", "--porcelain") == "", "nothing was put back over the merge"
     assert not [summary for kind, summary in a_events if kind == PlanEventType.GIT_INTEGRITY
                 and "put them back" in str(summary)], a_events
+
+
+OTHER_PROCESS = """
+import json, sys
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+from runtime_harness import Harness
+from tunaflow_tui.runtime.runtime import WorkflowRuntime
+
+root, project, bin_dir, data_dir = (Path(arg) for arg in sys.argv[2:6])
+rt = WorkflowRuntime(project, Harness(root, project, bin_dir, data_dir).settings(max_parallel_plans=1))
+try:
+    print(json.dumps({"queued": [[q.plan_id, q.position, q.title] for q in rt.queued_plans()],
+                      "to_start": list(rt.queued_to_start()),
+                      "interrupted": [run.plan_id for run in rt.interrupted_plans()]}))
+finally:
+    rt.close()
+"""
+
+
+async def test_another_process_sees_the_queue_and_leaves_it_to_the_process_that_runs_it(harness: Harness) -> None:
+    started, release = harness.root / "a.started", harness.root / "a.release"
+    harness.set_script(developer=[dev_turn(gate={"after": "I added mul", "started": str(started),
+                                                 "release": str(release), "limit": 60}), dev_turn()])
+    rt = WorkflowRuntime(harness.project, harness.settings(max_parallel_plans=1, auto_review=False))
+    try:
+        a, b = _plan(rt, "Plan A"), _plan(rt, "Plan B")
+        tasks = [asyncio.create_task(rt.decide(a.id, "approve"))]
+        await _until(started.exists, "A's Developer to start")
+        tasks.append(asyncio.create_task(rt.decide(b.id, "approve")))
+        await _until(lambda: bool(rt.queued_plans()), "B to be queued")
+        other = await asyncio.create_subprocess_exec(
+            sys.executable, "-c", OTHER_PROCESS, str(Path(__file__).resolve().parents[1] / "support"),
+            str(harness.root), str(harness.project), str(harness.bin_dir), str(harness.data_dir),
+            stdout=asyncio.subprocess.PIPE)
+        out, _ = await asyncio.wait_for(other.communicate(), LIMIT_S)
+        seen = json.loads(out.decode().strip().splitlines()[-1])
+        release.write_text("go")
+        done = await asyncio.gather(*tasks)
+    finally:
+        release.write_text("go")
+        rt.close()
+    assert seen == {"queued": [[b.id, 1, "Plan B"]], "to_start": [], "interrupted": []}, seen
+    assert [p.phase for p in done] == ["review", "review"]
+    developers = [c for c in harness.calls() if c["role"] == "developer"]
+    assert [Path(c["cwd"]).name for c in developers] == [a.slug, b.slug], "B ran once, here, after A"
