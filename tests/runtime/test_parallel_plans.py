@@ -325,3 +325,59 @@ async def test_another_process_sees_the_queue_and_leaves_it_to_the_process_that_
     assert [p.phase for p in done] == ["review", "review"]
     developers = [c for c in harness.calls() if c["role"] == "developer"]
     assert [Path(c["cwd"]).name for c in developers] == [a.slug, b.slug], "B ran once, here, after A"
+
+
+OTHER_APPROVES = """
+import asyncio, sys
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+from runtime_harness import Harness
+from tunaflow_tui.runtime.runtime import WorkflowRuntime
+
+root, project, bin_dir, data_dir = (Path(arg) for arg in sys.argv[2:6])
+
+
+async def main() -> None:
+    settings = Harness(root, project, bin_dir, data_dir).settings(max_parallel_plans=1, auto_review=False)
+    rt = WorkflowRuntime(project, settings)
+    try:
+        print((await rt.decide(int(sys.argv[6]), "approve")).phase, flush=True)
+    finally:
+        rt.close()
+
+
+asyncio.run(main())
+"""
+
+
+async def test_a_plan_another_process_develops_takes_a_slot_here_too(harness: Harness) -> None:
+    stamps = harness.root / "stamps.jsonl"
+    started, release = harness.root / "x.started", harness.root / "x.release"
+    harness.set_script(developer=[
+        dev_turn(stamp=str(stamps), gate={"after": "I added mul", "started": str(started), "release": str(release),
+                                          "limit": 60}),
+        dev_turn(stamp=str(stamps))])
+    rt = WorkflowRuntime(harness.project, harness.settings(max_parallel_plans=1, auto_review=False))
+    other: asyncio.subprocess.Process | None = None
+    try:
+        x, y = _plan(rt, "Plan X"), _plan(rt, "Plan Y")
+        other = await asyncio.create_subprocess_exec(
+            sys.executable, "-c", OTHER_APPROVES, str(Path(__file__).resolve().parents[1] / "support"),
+            str(harness.root), str(harness.project), str(harness.bin_dir), str(harness.data_dir), str(x.id),
+            stdout=asyncio.subprocess.PIPE)
+        await _until(started.exists, "X's Developer to start in the other process")
+        here = asyncio.create_task(rt.decide(y.id, "approve"))
+        await _until(lambda: [q.plan_id for q in rt.queued_plans()] == [y.id], "Y to be queued behind X")
+        assert _started(stamps) == 1, "Y's Developer waits while X's works in the other process"
+        release.write_text("go")
+        y = await asyncio.wait_for(here, LIMIT_S)
+        out, _ = await asyncio.wait_for(other.communicate(), LIMIT_S)
+        spans = _intervals(stamps, rt)
+    finally:
+        release.write_text("go")
+        if other is not None and other.returncode is None:
+            other.kill()
+            await other.wait()
+        rt.close()
+    assert out.decode().strip().splitlines()[-1] == "review" and y.phase == "review"
+    assert not _overlap(spans[x.id], spans[y.id]), spans

@@ -9,6 +9,10 @@ event closes the wait (``started``, or ``withdrawn`` when the user held or aband
 
 A queued plan survives a restart: the events stay, :func:`queued_plans` still lists it, and the
 runtime that opens the project starts it again in the same order (see ``WorkflowRuntime.start_queued``).
+
+Another tunaflow process working on the same project (the app beside ``tunaflow run``) counts too: a
+plan whose Developer or reviewers hold their conversation's lease in a live process of its own takes a
+slot, and a plan waiting here looks again every :data:`ELSEWHERE_POLL_S` seconds whether that one ended.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
+from tunaflow_tui.core.storage.leases import LeaseHolder
 from tunaflow_tui.core.storage.records import PlanEventRecord
 from tunaflow_tui.core.workflow.phases import Actor, Phase, PlanEventType
 
@@ -29,6 +34,8 @@ if TYPE_CHECKING:
 
 QUEUED = PlanEventType.PLAN_QUEUED
 LEFT = PlanEventType.QUEUE_LEFT
+ELSEWHERE_POLL_S = 1.0
+"""How often a plan waiting here looks whether a plan another process works on has freed its slot."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +122,23 @@ class PlanSlots:
         """Whether ``plan_id`` holds a slot now."""
         return plan_id in self._working
 
+    def working_elsewhere(self) -> frozenset[int]:
+        """Plans another live tunaflow process works on now (its Developer or reviewers hold their lease)."""
+        store = self._host.store
+        here = LeaseHolder.this_process()
+        leased = {lease.conversation_id for lease in store.live_leases()
+                  if (lease.holder.host, lease.holder.pid) != (here.host, here.pid)}
+        if not leased:
+            return frozenset()
+        mine = self._working | set(self._waiting)
+        return frozenset(plan.id for plan in store.list_plans() if plan.id not in mine and leased & {
+            f"branch:{plan.impl_branch_id}", f"branch:{plan.review_branch_id}"})
+
+    def _free(self) -> int:
+        if len(self._working) >= self.limit:
+            return 0
+        return self.limit - len(self._working) - len(self.working_elsewhere())
+
     async def take(self, plan_id: int) -> bool:
         """Wait until ``plan_id`` has a slot (at once when one is free and nobody waits before it).
 
@@ -124,23 +148,29 @@ class PlanSlots:
         if plan_id in self._working:
             return True
         earlier = _open_wait(self._host.store.list_plan_events(plan_id))
-        if earlier is None and not self._waiting and len(self._working) < self.limit:
+        if earlier is None and not self._waiting and self._free() > 0:
             self._working.add(plan_id)
             return True
+        working = len(self._working) + len(self.working_elsewhere())
         if earlier is None:
             earlier = self._host.service.record(plan_id, QUEUED, Actor.SYSTEM,
-                                                {"working": len(self._working), "limit": self.limit})
+                                                {"working": working, "limit": self.limit})
         future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
         self._waiting[plan_id] = (earlier.id, future)
         self._grant()  # a plan queued before a restart may find a slot free at once
         if not future.done():
             plan = self._host.get_plan(plan_id)
-            self._host.progress(f"Plan {plan_id} “{plan.title}” is queued: {len(self._working)} of "
+            self._host.progress(f"Plan {plan_id} “{plan.title}” is queued: {working} of "
                                 f"{self.limit} plans are working (max_parallel_plans); it starts when one "
                                 "reaches a gate.", plan_id)
             self._host.plan_changed(plan)
         try:
-            started = await future
+            while True:  # released here, or (a plan another process works on) looked at again now and then
+                try:
+                    started = await asyncio.wait_for(asyncio.shield(future), ELSEWHERE_POLL_S)
+                    break
+                except TimeoutError:
+                    self._grant()
         except asyncio.CancelledError:  # the process stops: the plan stays queued in the database
             self._waiting.pop(plan_id, None)
             if future.done() and not future.cancelled() and future.result():
@@ -167,13 +197,15 @@ class PlanSlots:
             self._grant()
 
     def _grant(self) -> None:
-        while self._waiting and len(self._working) < self.limit:
+        free = self._free() if self._waiting else 0
+        while self._waiting and free > 0:
             plan_id = min(self._waiting, key=lambda p: self._waiting[p][0])
             _order, future = self._waiting.pop(plan_id)
             if future.done():
                 continue
             self._working.add(plan_id)
             future.set_result(True)
+            free -= 1
 
 
 def queue_detail(queued: QueuedPlan) -> Mapping[str, object]:
