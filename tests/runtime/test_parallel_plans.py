@@ -122,6 +122,7 @@ async def test_cap_of_one_queues_the_others_and_starts_them_in_approval_order(ha
         tasks.append(asyncio.create_task(rt.decide(b.id, "approve")))
         await _until(lambda: [q.plan_id for q in rt.queued_plans()] == [c.id, b.id], "B to be queued after C")
         assert [q.position for q in rt.queued_plans()] == [1, 2]
+        assert rt.way_on(b.id).summary.startswith("queued (number 2 in line)")
         assert rt.store.get_plan(c.id).phase == "dev", "the approval itself is recorded at once"
         done = await asyncio.gather(*tasks)
         spans = _intervals(stamps, rt)
@@ -202,6 +203,8 @@ async def test_a_queued_plan_survives_a_restart_and_starts_by_itself_in_its_plac
     try:
         assert [q.plan_id for q in rt.queued_plans()] == [b.id, a.id]
         assert rt.interrupted_plans() == (), "queued plans are not offered as interrupted: they start by themselves"
+        assert rt.way_on(a.id).summary.startswith("queued (number 2 in line): starts by itself")
+        assert rt.way_on(a.id).decisions == () and rt.waiting() == (), "nothing asks the user about a queued plan"
         to_start = rt.queued_to_start()
         assert to_start == (b.id, a.id)
         done = await asyncio.gather(*(rt.start_queued(plan_id) for plan_id in to_start))

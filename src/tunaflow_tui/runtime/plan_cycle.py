@@ -19,7 +19,7 @@ from tunaflow_tui.core.storage.records import PlanRecord
 from tunaflow_tui.core.workflow.decision_words import Decision
 from tunaflow_tui.core.workflow.phases import Actor, Phase, PlanEventType
 from tunaflow_tui.core.workflow.service import WaitingDecision
-from tunaflow_tui.core.workflow.ways import WayOn
+from tunaflow_tui.core.workflow.ways import Waiting, WayOn
 from tunaflow_tui.runtime import (
     decisions,
     development,
@@ -68,12 +68,21 @@ class PlanCycle:
         return frozenset(busy)
 
     def way_on(self, plan_id: int) -> WayOn:
-        """What the plan waits on now and the decisions available (the first is the main one)."""
+        """What the plan waits on now and the decisions available (the first is the main one).
+
+        A queued plan waits on a slot, not on the user (abandoning it is still possible).
+        """
+        queued = next((q for q in plan_slots.queued_plans(self._host.store) if q.plan_id == plan_id), None)
+        if queued is not None:
+            limit = self._host.slots.limit
+            return WayOn(Waiting.WORKING, (), f"queued (number {queued.position} in line): starts by itself when "
+                         f"one of the {limit} plans that may work at once (max_parallel_plans) reaches a gate")
         return self._host.service.way_on(plan_id, running=plan_id in self.busy_plan_ids())
 
     def waiting(self) -> tuple[WaitingDecision, ...]:
-        """Everything waiting for the user, newest first, held plans last."""
-        return self._host.service.pending_decisions(busy=self.busy_plan_ids())
+        """Everything waiting for the user, newest first, held plans last (a queued plan waits on a slot)."""
+        queued = {q.plan_id for q in plan_slots.queued_plans(self._host.store)}
+        return self._host.service.pending_decisions(busy=self.busy_plan_ids() | queued)
 
     async def decide(self, plan_id: int, decision: Decision | str, *, feedback: str = "",
                      seats: tuple[str, ...] = (), reason: str = "", edited: EditedProposal | None = None) -> PlanRecord:
