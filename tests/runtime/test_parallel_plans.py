@@ -384,3 +384,35 @@ async def test_a_plan_another_process_develops_takes_a_slot_here_too(harness: Ha
         rt.close()
     assert out.decode().strip().splitlines()[-1] == "review" and y.phase == "review"
     assert not _overlap(spans[x.id], spans[y.id]), spans
+
+
+async def test_a_shared_git_change_while_two_plans_work_names_the_other_plan_too(harness: Harness) -> None:
+    gates = {name: (harness.root / f"{name}.started", harness.root / f"{name}.release") for name in ("a", "b")}
+
+    def gated(name: str, **extra: Any) -> dict[str, Any]:
+        started, release = gates[name]
+        return dev_turn(gate={"after": "I added mul", "started": str(started), "release": str(release),
+                              "limit": 60}, **extra)
+
+    # B's Developer (hostile) writes an alias into the repository's shared config while A's Developer works
+    harness.set_script(developer=[gated("a"), gated("b", run=[["git", "config", "alias.st", "!touch pwned"]])])
+    rt = WorkflowRuntime(harness.project, harness.settings(auto_review=False))
+    try:
+        a, b = _plan(rt, "Plan A"), _plan(rt, "Plan B")
+        first = asyncio.create_task(rt.decide(a.id, "approve"))
+        await _until(gates["a"][0].exists, "A's Developer to start")
+        second = asyncio.create_task(rt.decide(b.id, "approve"))
+        await _until(gates["b"][0].exists, "B's Developer to start")
+        assert "alias.st" in harness.git("config", "--list", "--local")
+        gates["a"][1].write_text("go")  # A's turn ends first: its guard finds the alias and puts the config back
+        await first
+        gates["b"][1].write_text("go")
+        await second
+        found = [e.detail for e in rt.store.list_plan_events(a.id) if e.type == PlanEventType.GIT_INTEGRITY]
+    finally:
+        for _started, release in gates.values():
+            release.write_text("go")
+        rt.close()
+    assert "alias.st" not in harness.git("config", "--list", "--local"), "the shared config was put back"
+    assert found, "the change was found"
+    assert f"plan {b.id}'s agents were working at the same time: it may have been theirs" in str(found[0]["summary"])

@@ -175,10 +175,35 @@ def other_plans_refs(rt: StepContext, plan: PlanRecord) -> frozenset[str]:
 
 @dataclass(frozen=True)
 class TurnGuard:
-    """The repository before an agent turn: its refs and shared files, and the user's own tree."""
+    """The repository before an agent turn: its refs and shared files, the user's own tree, and who else worked.
+
+    ``company`` (other plans working when the turn started) and ``mark`` (to ask the slots who started
+    since) tell :func:`after_turn` whose agents shared the repository with this turn.
+    """
 
     refs: refguard.RefSnapshot
     main_tree: gitops.Snapshot | None  # None when the agent works in the main tree itself
+    company: frozenset[int] = frozenset()
+    mark: int = 0
+
+
+SHARED_KINDS = frozenset({"ref", "stash", "push", "shared_git", "main_head", "main_tree"})
+"""What an agent of any plan could have changed (the plan's own worktree HEAD and branch are its own)."""
+
+
+def _company_note(others: frozenset[int]) -> str:
+    names = ", ".join(str(n) for n in sorted(others))
+    plans = f"plan {names}'s agents were" if len(others) == 1 else f"the agents of plans {names} were"
+    return f" ({plans} working at the same time: it may have been theirs.)"
+
+
+def with_company(report: refguard.TurnReport, others: frozenset[int]) -> refguard.TurnReport:
+    """The report with each finding about shared git state saying which other plans' agents worked meanwhile."""
+    if not others:
+        return report
+    note = _company_note(others)
+    return dataclasses.replace(report, findings=tuple(
+        dataclasses.replace(f, text=f.text + note) if f.kind in SHARED_KINDS else f for f in report.findings))
 
 
 def _outside_tunaflow(rel: str) -> bool:
@@ -204,6 +229,9 @@ async def before_turn(rt: StepContext, plan: PlanRecord) -> TurnGuard | None:
         return TurnGuard(refs, main)
 
     guard = await asyncio.to_thread(snapshot)
+    if guard is not None:
+        company = rt.slots.working() | await asyncio.to_thread(rt.slots.working_elsewhere)
+        guard = dataclasses.replace(guard, company=company - {plan.id}, mark=rt.slots.mark())
     if unguarded:
         rt.emit(NoticeRaised(f"tunaflow could not record your own working tree before this turn, so writes "
                              f"there will not be caught: {unguarded[0]}", "warning"))
@@ -293,6 +321,9 @@ async def after_turn(
         main = await asyncio.to_thread(check_main_tree, rt.project_dir, guard.main_tree, actor=actor, label=plan.slug)
         if main is not None:
             report = dataclasses.replace(report, findings=(*report.findings, main))
+    if report.changed:  # several plans' agents share one repository: a shared change may be another's
+        elsewhere = await asyncio.to_thread(rt.slots.working_elsewhere)
+        report = with_company(report, (guard.company | rt.slots.working_since(guard.mark) | elsewhere) - {plan.id})
     if report.changed:
         rt.service.record(plan.id, INTEGRITY_EVENT, Actor.SYSTEM, {
             "actor": actor, "decision": report.needs_decision,

@@ -17,9 +17,9 @@ from tunaflow_tui.core import gitops
 from tunaflow_tui.core.proposal_editing import EditedProposal
 from tunaflow_tui.core.storage.records import PlanRecord
 from tunaflow_tui.core.workflow.decision_words import Decision
-from tunaflow_tui.core.workflow.phases import Actor, Phase, PlanEventType
+from tunaflow_tui.core.workflow.phases import Actor, Phase, PlanEventType, Waiting
 from tunaflow_tui.core.workflow.service import WaitingDecision
-from tunaflow_tui.core.workflow.ways import Waiting, WayOn
+from tunaflow_tui.core.workflow.ways import WayOn
 from tunaflow_tui.runtime import (
     decisions,
     development,

@@ -104,6 +104,7 @@ class PlanSlots:
         self._host = host
         self._working: set[int] = set()
         self._waiting: dict[int, tuple[int, asyncio.Future[bool]]] = {}
+        self._granted: list[int] = []  # every plan given a slot, in order (see mark / working_since)
 
     @property
     def limit(self) -> int:
@@ -121,6 +122,18 @@ class PlanSlots:
     def holds(self, plan_id: int) -> bool:
         """Whether ``plan_id`` holds a slot now."""
         return plan_id in self._working
+
+    def mark(self) -> int:
+        """A point in time for :meth:`working_since`."""
+        return len(self._granted)
+
+    def working_since(self, mark: int) -> frozenset[int]:
+        """Every plan that worked at some moment since ``mark`` (it holds a slot now, or was given one since)."""
+        return frozenset(self._granted[mark:]) | self._working
+
+    def _give(self, plan_id: int) -> None:
+        self._working.add(plan_id)
+        self._granted.append(plan_id)
 
     def working_elsewhere(self) -> frozenset[int]:
         """Plans another live tunaflow process works on now (its Developer or reviewers hold their lease)."""
@@ -149,7 +162,7 @@ class PlanSlots:
             return True
         earlier = _open_wait(self._host.store.list_plan_events(plan_id))
         if earlier is None and not self._waiting and self._free() > 0:
-            self._working.add(plan_id)
+            self._give(plan_id)
             return True
         working = len(self._working) + len(self.working_elsewhere())
         if earlier is None:
@@ -203,7 +216,7 @@ class PlanSlots:
             _order, future = self._waiting.pop(plan_id)
             if future.done():
                 continue
-            self._working.add(plan_id)
+            self._give(plan_id)
             future.set_result(True)
             free -= 1
 
