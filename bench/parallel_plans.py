@@ -152,7 +152,7 @@ def main() -> int:
     results: dict[int, list[CaseResult]] = {n: [] for n in sizes}
     for _ in range(args.rounds):  # interleaved, so a change in the machine's load touches every case alike
         for n in sizes:
-            results[n].append(run_case(n, max(3, n) if n > 3 else 3, args.delay))
+            results[n].append(run_case(n, max(3, n), args.delay))
     base = statistics.median(r.wall for r in results[sizes[0]])
     print(f"stand-in Developer delay: {args.delay:.1f} s; rounds: {args.rounds}; baseline: {sizes[0]} plan(s)")
     print(f"{'plans':>5} {'cap':>4} {'wall s':>8} {'/ base':>7} {'overhead/plan median ms':>24} "
