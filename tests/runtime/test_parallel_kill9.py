@@ -1,4 +1,5 @@
-"""kill -9 while two plans' Developers work at once: on restart both are found, nothing is lost, each resumes alone."""
+"""kill -9 while two plans' Developers work at once and a third waits queued: on restart both are found, the
+queued one keeps its place, nothing is lost, and each goes on on its own."""
 
 from __future__ import annotations
 
@@ -22,7 +23,7 @@ pytestmark = pytest.mark.e2e
 
 SUPPORT = Path(__file__).resolve().parents[1] / "support"
 
-# a tunaflow that approves two seeded plans at once and works on both (then it is killed)
+# a tunaflow that approves seeded plans at once, two at a time (then it is killed)
 TWO_AT_ONCE = """
 import asyncio, sys
 from pathlib import Path
@@ -35,7 +36,8 @@ plans = [int(arg) for arg in sys.argv[6:]]
 
 
 async def main() -> None:
-    rt = WorkflowRuntime(project, Harness(root, project, bin_dir, data_dir).settings(auto_review=False))
+    settings = Harness(root, project, bin_dir, data_dir).settings(auto_review=False, max_parallel_plans=2)
+    rt = WorkflowRuntime(project, settings)
     await asyncio.gather(*(rt.decide(plan_id, "approve") for plan_id in plans))
 
 
@@ -56,7 +58,8 @@ def _wait_for_both(harness: Harness, started: list[Path], proc: subprocess.Popen
     raise AssertionError("the two Developers never both started")
 
 
-def test_kill_9_during_two_parallel_developers_then_each_resumes_on_its_own(harness: Harness) -> None:
+def test_kill_9_during_two_parallel_developers_then_each_resumes_on_its_own_and_the_queued_one_starts(
+        harness: Harness) -> None:
     started = [harness.root / "dev-1.started", harness.root / "dev-2.started"]
     harness.set_script(developer=[
         dev_turn(hang_after_partial=120, started_file=str(started[0])),
@@ -65,7 +68,7 @@ def test_kill_9_during_two_parallel_developers_then_each_resumes_on_its_own(harn
     rt = WorkflowRuntime(harness.project, harness.settings(auto_review=False))
     try:
         ids = [rt.service.create_plan_from_proposal(title=f"Plan {n}", slug=f"plan-{n}",
-                                                    subtasks=[("Add mul", ""), ("Test mul", "")]).id for n in "ab"]
+                                                    subtasks=[("Add mul", ""), ("Test mul", "")]).id for n in "abc"]
     finally:
         rt.close()
     proc = subprocess.Popen(
@@ -75,6 +78,10 @@ def test_kill_9_during_two_parallel_developers_then_each_resumes_on_its_own(harn
     hanging: list[int] = []
     try:
         _wait_for_both(harness, started, proc)
+        deadline = time.monotonic() + 30  # and the third plan queued behind them
+        while not query(harness, "SELECT plan_id FROM plan_events WHERE type = 'plan_queued'"):
+            assert time.monotonic() < deadline, "the third plan was never queued"
+            time.sleep(0.05)
         hanging = [int(p.read_text()) for p in started]
         os.killpg(proc.pid, signal.SIGKILL)  # tunaflow dies at once; its agents live in their own groups
         proc.wait(timeout=10)
@@ -88,11 +95,16 @@ def test_kill_9_during_two_parallel_developers_then_each_resumes_on_its_own(harn
     assert query(harness, "SELECT * FROM running_processes") == []
 
 
-async def _restart_and_resume(harness: Harness, ids: list[int], hanging: list[int]) -> None:
-    rt = WorkflowRuntime(harness.project, harness.settings(auto_review=False))
+async def _restart_and_resume(harness: Harness, all_ids: list[int], hanging: list[int]) -> None:
+    rt = WorkflowRuntime(harness.project, harness.settings(auto_review=False, max_parallel_plans=2))
     try:
+        # which two started first is up to the dead process; the other one was queued
+        queued = [q.plan_id for q in rt.queued_plans()]
+        ids = [i for i in all_ids if i not in queued]
+        assert len(queued) == 1 and len(ids) == 2, (queued, ids)
         # both are found: their interrupted steps, and the agents the dead tunaflow left behind
         assert sorted((run.plan_id, run.role) for run in rt.interrupted_plans()) == [(i, "developer") for i in ids]
+        assert rt.queued_to_start() == tuple(queued), "the queued plan keeps its place"
         plans = [rt.get_plan(i) for i in ids]
         assert sorted(str(left.record.conversation_id) for left in rt.leftover_agents()) == sorted(
             f"branch:{plan.impl_branch_id}" for plan in plans)
@@ -107,18 +119,19 @@ async def _restart_and_resume(harness: Harness, ids: list[int], hanging: list[in
         stopped = await rt.stop_leftover_agents()
         assert len(stopped) == 2
         assert wait_gone(hanging, timeout=HANG_LIMIT) == []
-        done = await asyncio.gather(*(rt.resume_interrupted(i) for i in ids))
-        assert [p.phase for p in done] == ["review", "review"], [(p.phase, p.pending_detail) for p in done]
+        done = await asyncio.gather(rt.start_queued(queued[0]), *(rt.resume_interrupted(i) for i in ids))
+        assert [p.phase for p in done] == ["review"] * 3, [(p.phase, p.pending_detail) for p in done]
         for plan in done:
             assert [s.status for s in plan.subtasks] == ["done", "done"]
             assert "def mul" in harness.git("show", f"tunaflow/{plan.slug}:calc.py")
             events = [e.type for e in rt.store.list_plan_events(plan.id)]
-            assert events.count(PlanEventType.LEFTOVER_STOPPED) == 1
-        assert rt.interrupted_plans() == () and rt.leftover_agents() == ()
+            assert events.count(PlanEventType.LEFTOVER_STOPPED) == (0 if plan.id in queued else 1)
+        assert rt.interrupted_plans() == () and rt.leftover_agents() == () and rt.queued_plans() == ()
         developers = [c for c in harness.calls() if c["role"] == "developer"]
         # every Developer of a plan, before and after the crash, worked in that plan's worktree, and only there
         by_slug = {p.slug: [c for c in developers if Path(c["cwd"]).name == p.slug] for p in done}
         assert sum(len(calls) for calls in by_slug.values()) == len(developers)
-        assert all(len(calls) >= 2 for calls in by_slug.values()), {k: len(v) for k, v in by_slug.items()}
+        assert all(len(calls) >= (1 if slug == rt.get_plan(queued[0]).slug else 2) for slug, calls in by_slug.items()), \
+            {k: len(v) for k, v in by_slug.items()}
     finally:
         rt.close()
