@@ -416,3 +416,20 @@ async def test_a_shared_git_change_while_two_plans_work_names_the_other_plan_too
     assert "alias.st" not in harness.git("config", "--list", "--local"), "the shared config was put back"
     assert found, "the change was found"
     assert f"plan {b.id}'s agents were working at the same time: it may have been theirs" in str(found[0]["summary"])
+
+
+async def test_a_developer_moving_an_idle_plans_branch_is_reported_not_ignored(harness: Harness) -> None:
+    harness.set_script(developer=[dev_turn(), dev_turn(run=[["git", "update-ref", "refs/heads/tunaflow/plan-b", "main"]])])
+    rt = WorkflowRuntime(harness.project, harness.settings(auto_review=False))
+    try:
+        b, a = _plan(rt, "Plan B"), _plan(rt, "Plan A")
+        b = await rt.decide(b.id, "approve")  # B's work is on its branch; B waits for its review
+        developed = harness.git("rev-parse", "tunaflow/plan-b").strip()
+        await rt.decide(a.id, "approve")  # A's (hostile) Developer points B's branch back at main
+        found = [str(e.detail["summary"]) for e in rt.store.list_plan_events(a.id)
+                 if e.type == PlanEventType.GIT_INTEGRITY]
+    finally:
+        rt.close()
+    assert b.phase == "review"
+    assert found and "tunaflow/plan-b, another plan's branch, changed during the Developer's turn while that plan " \
+                     f"was not at work; tunaflow left it as it is (it was at {developed[:10]})" in found[0], found

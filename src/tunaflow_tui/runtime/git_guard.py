@@ -161,16 +161,20 @@ def plan_ref(plan: PlanRecord) -> str | None:
     return f"refs/heads/{plan.git_branch}" if plan.git_branch and plan.worktree_path else None
 
 
-def other_plans_refs(rt: StepContext, plan: PlanRecord) -> frozenset[str]:
-    """Branches of the project's other plans: tunaflow moves them itself, possibly meanwhile."""
-    refs: set[str] = set()
+def other_plans_refs(rt: StepContext, plan: PlanRecord,
+                     at_work: frozenset[int] | None = None) -> tuple[frozenset[str], frozenset[str]]:
+    """Branches of the project's other plans: (those of plans at work, which tunaflow may move meanwhile;
+    those of the others, whose change is reported). Without ``at_work`` every other plan counts as at work."""
+    moving: set[str] = set()
+    idle: set[str] = set()
     for other in rt.store.list_plans():
         if other.id == plan.id:
             continue
+        refs = moving if at_work is None or other.id in at_work else idle
         refs.add(f"refs/heads/tunaflow/{other.slug}")
         if other.git_branch:
             refs.add(f"refs/heads/{other.git_branch}")
-    return frozenset(refs)
+    return frozenset(moving), frozenset(idle - moving)
 
 
 @dataclass(frozen=True)
@@ -230,7 +234,7 @@ async def before_turn(rt: StepContext, plan: PlanRecord) -> TurnGuard | None:
 
     guard = await asyncio.to_thread(snapshot)
     if guard is not None:
-        company = rt.slots.working() | await asyncio.to_thread(rt.slots.working_elsewhere)
+        company = rt.slots.at_work() | await asyncio.to_thread(rt.slots.working_elsewhere)
         guard = dataclasses.replace(guard, company=company - {plan.id}, mark=rt.slots.mark())
     if unguarded:
         rt.emit(NoticeRaised(f"tunaflow could not record your own working tree before this turn, so writes "
@@ -312,18 +316,20 @@ async def after_turn(
         if restore_worktree is not None:
             await asyncio.to_thread(restore_worktree)
         return refguard.TurnReport()
+    # the other plans tunaflow worked on during the turn (here or in another process): their branches may move
+    elsewhere = await asyncio.to_thread(rt.slots.working_elsewhere)
+    others = (guard.company | rt.slots.working_since(guard.mark) | elsewhere) - {plan.id}
+    moving, idle = other_plans_refs(rt, plan, others)
     report = await asyncio.to_thread(
         refguard.check_turn, guard.refs, plan_ref=plan_ref(plan), actor=actor,
         allow_push=rt.settings.workflow.allow_push, repair_refs=plan.worktree_path is not None,
-        ignore_refs=other_plans_refs(rt, plan), rescue_label=plan.slug, restore_worktree=restore_worktree,
+        ignore_refs=moving, watch_refs=idle, rescue_label=plan.slug, restore_worktree=restore_worktree,
     )
     if guard.main_tree is not None:  # after the shared hooks are safe again: restoring runs git
         main = await asyncio.to_thread(check_main_tree, rt.project_dir, guard.main_tree, actor=actor, label=plan.slug)
         if main is not None:
             report = dataclasses.replace(report, findings=(*report.findings, main))
-    if report.changed:  # several plans' agents share one repository: a shared change may be another's
-        elsewhere = await asyncio.to_thread(rt.slots.working_elsewhere)
-        report = with_company(report, (guard.company | rt.slots.working_since(guard.mark) | elsewhere) - {plan.id})
+    report = with_company(report, others)  # several plans' agents share one repository: it may be another's
     if report.changed:
         rt.service.record(plan.id, INTEGRITY_EVENT, Actor.SYSTEM, {
             "actor": actor, "decision": report.needs_decision,

@@ -54,7 +54,8 @@ class PlanCycle:
         """The plan's lock for one decision or step; the slot its work took is freed when it reaches its gate."""
         async with self.plan_lock(plan_id):
             try:
-                yield
+                with self._host.slots.deciding(plan_id):
+                    yield
             finally:
                 self._host.slots.release(plan_id)
 

@@ -18,7 +18,8 @@ slot, and a plan waiting here looks again every :data:`ELSEWHERE_POLL_S` seconds
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
@@ -104,7 +105,8 @@ class PlanSlots:
         self._host = host
         self._working: set[int] = set()
         self._waiting: dict[int, tuple[int, asyncio.Future[bool]]] = {}
-        self._granted: list[int] = []  # every plan given a slot, in order (see mark / working_since)
+        self._granted: list[int] = []  # every plan given a slot or decided on, in order (see working_since)
+        self._deciding: dict[int, int] = {}  # plans a decision or step runs for now, and how many
 
     @property
     def limit(self) -> int:
@@ -128,8 +130,24 @@ class PlanSlots:
         return len(self._granted)
 
     def working_since(self, mark: int) -> frozenset[int]:
-        """Every plan that worked at some moment since ``mark`` (it holds a slot now, or was given one since)."""
-        return frozenset(self._granted[mark:]) | self._working
+        """Every plan tunaflow worked on at some moment since ``mark``: a slot, or a decision or step run for it."""
+        return frozenset(self._granted[mark:]) | self.at_work()
+
+    def at_work(self) -> frozenset[int]:
+        """The plans tunaflow works on now: holding a slot, or a decision or step in progress (a commit may come)."""
+        return frozenset(self._working) | frozenset(self._deciding)
+
+    @contextmanager
+    def deciding(self, plan_id: int) -> Iterator[None]:
+        """Count ``plan_id`` as at work while a decision or step runs for it (its branch may move)."""
+        self._deciding[plan_id] = self._deciding.get(plan_id, 0) + 1
+        self._granted.append(plan_id)
+        try:
+            yield
+        finally:
+            left = self._deciding.pop(plan_id) - 1
+            if left:
+                self._deciding[plan_id] = left
 
     def _give(self, plan_id: int) -> None:
         self._working.add(plan_id)
