@@ -197,8 +197,9 @@ SHARED_KINDS = frozenset({"ref", "stash", "push", "shared_git", "main_head", "ma
 
 def _company_note(others: frozenset[int]) -> str:
     names = ", ".join(str(n) for n in sorted(others))
-    plans = f"plan {names}'s agents were" if len(others) == 1 else f"the agents of plans {names} were"
-    return f" ({plans} working at the same time: it may have been theirs.)"
+    if len(others) == 1:
+        return f" (Plan {names} was at work at the same time: it may have been its doing.)"
+    return f" (Plans {names} were at work at the same time: it may have been their doing.)"
 
 
 def with_company(report: refguard.TurnReport, others: frozenset[int]) -> refguard.TurnReport:

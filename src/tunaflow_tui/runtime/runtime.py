@@ -78,7 +78,8 @@ class WorkflowRuntime:
         self._observers: list[Observer] = [observer] if observer else []
         self.leftovers = leftovers.Leftovers(self.store, self.service, self.emit)
         """Agents and test runs an earlier tunaflow left running."""
-        self.shared_guard = SharedGitGuard(self.project_dir, lambda: self.is_git, self.emit)
+        self.shared_guard = SharedGitGuard(self.project_dir, lambda: self.is_git, self.emit,
+                                           lambda: self.slots.working())
         """Puts git's shared hooks and configuration back after turns outside a plan's own guard."""
         self.runner = TurnRunner(self.store, self.emit, self.shared_guard)
         self.permissions = PermissionDesk(self.emit)
