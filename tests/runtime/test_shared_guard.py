@@ -9,12 +9,14 @@ nothing the agent planted.
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from runtime_harness import PROPOSAL, Harness
+from runtime_harness import PROPOSAL, Harness, dev_turn
 
 from tunaflow_tui.cli import main
 from tunaflow_tui.runtime.events import NoticeRaised, RuntimeEvent
@@ -163,3 +165,29 @@ async def test_a_branch_switched_in_the_users_tree_during_a_chat_turn_is_reporte
     assert harness.git("symbolic-ref", "--short", "HEAD").strip() == "agent-side", "the user's tree is not moved back"
     assert "Your working tree switched from main to agent-side while the architect agent (fclaude) answered; " \
            "tunaflow left it as it is." in _warnings(events)
+
+
+async def test_a_hook_planted_while_a_plan_develops_names_that_plan_beside_the_architect(harness: Harness) -> None:
+    started, release = harness.root / "dev.started", harness.root / "dev.release"
+    harness.set_script(
+        architect=[{"text": "Noted.", "write": {".git/hooks/post-commit": "#!/bin/sh\ntouch pwned\n"}}],
+        developer=[dev_turn(gate={"after": "I added mul", "started": str(started), "release": str(release),
+                                  "limit": 60})])
+    events: list[RuntimeEvent] = []
+    rt = WorkflowRuntime(harness.project, harness.settings(auto_review=False), observer=events.append)
+    try:
+        plan = rt.service.create_plan_from_proposal(title="Add mul", slug="add-mul", subtasks=[("mul", "")])
+        developing = asyncio.create_task(rt.decide(plan.id, "approve"))
+        deadline = time.monotonic() + 60
+        while not started.exists():
+            assert time.monotonic() < deadline, "the Developer never started"
+            await asyncio.sleep(0.02)
+        await rt.send_user_message("How is it going?")  # the Architect answers while plan 1's Developer works
+        release.write_text("go")
+        await developing
+    finally:
+        release.write_text("go")
+        rt.close()
+    assert not (harness.project / ".git" / "hooks" / "post-commit").exists()
+    [said] = [e.text for e in events if isinstance(e, NoticeRaised) and "shared git files" in e.text]
+    assert said.endswith(f"(Plan {plan.id} was at work at the same time: it may have been its agents.)"), said

@@ -20,6 +20,7 @@ from tunaflow_tui.controllers.git_offer import (
     remember_git_declined,
 )
 from tunaflow_tui.controllers.trust_offer import untrusted_note, wants_trust_prompt
+from tunaflow_tui.core.counting import counted
 from tunaflow_tui.core.terminal_text import neutralize
 from tunaflow_tui.keyhints import app_key
 from tunaflow_tui.runtime.leftovers import describe
@@ -44,6 +45,7 @@ class _OpeningFacts:
     leftovers: tuple[Leftover, ...]
     offer_git: bool
     offer_initial_commit: bool
+    queued: tuple[int, ...] = ()
 
 
 class ProjectController:
@@ -74,6 +76,11 @@ class ProjectController:
         facts = await asyncio.to_thread(self._opening_facts)
         app = self._app
         palette = app_key(app, "app.palette", "ctrl+p")
+        if facts.queued:  # approved before, waiting for a slot: they keep their place and start by themselves
+            for plan_id in facts.queued:
+                self._workers.run_agent(self._runtime.start_queued(plan_id), f"start queued plan {plan_id}")
+            app.notify(f"{counted(len(facts.queued), 'queued plan')} will start in approval order as slots free "
+                       f"(max_parallel_plans = {self._runtime.settings.workflow.max_parallel_plans}).", timeout=8)
         if facts.interrupted:
             run = facts.interrupted[0]
             app.notify(
@@ -103,6 +110,7 @@ class ProjectController:
         offer_git = self._offer_git_init and not runtime.is_git and not git_declined(runtime.project_dir)
         return _OpeningFacts(
             interrupted=runtime.interrupted_plans(),
+            queued=runtime.queued_to_start(),
             decisions_waiting=bool(runtime.waiting()),
             leftovers=runtime.leftover_agents(),
             offer_git=offer_git,

@@ -127,9 +127,10 @@ async def finish_done(rt: StepContext, plan: PlanRecord, agg: AggregateVerdict |
     if archived:  # the sidebar moves the branches to the archive now, not at the next start
         rt.plan_changed(rt.get_plan(plan.id))
     if plan.git_branch:
-        rt.progress(f"Plan {plan.id} is done. Merge {plan.git_branch} into {plan.base_branch} when you are ready.")
+        rt.progress(f"Plan {plan.id} is done. Merge {plan.git_branch} into {plan.base_branch} when you are ready.",
+                    plan.id)
     else:
-        rt.progress(f"Plan {plan.id} is done.")
+        rt.progress(f"Plan {plan.id} is done.", plan.id)
     return rt.get_plan(plan.id)
 
 

@@ -21,6 +21,7 @@ from tunaflow_tui.core.workflow.event_text import USER_CANCELLED
 from tunaflow_tui.core.workflow.phases import Actor, Phase, PlanEventType
 from tunaflow_tui.runtime import git_guard, merge_queue, role_prompts, worktree_prep
 from tunaflow_tui.runtime.events import NoticeRaised
+from tunaflow_tui.runtime.plan_env import plan_environment
 from tunaflow_tui.runtime.planning import record_rejections
 from tunaflow_tui.runtime.turn_spec import TurnSpec
 
@@ -155,7 +156,11 @@ async def run_developer(
 
     Whatever goes wrong on the way (the worktree cannot be created, the engine fails) ends in a
     pending ``dev_stalled`` decision that carries the reason, never in a plan nobody can move.
+    The Developer starts once the plan has one of the ``max_parallel_plans`` slots; until then the
+    plan is queued. A plan held or abandoned while queued returns unchanged, its Developer never started.
     """
+    if not await rt.slots.take(plan.id):
+        return rt.get_plan(plan.id)
     step = {"role": "developer", "step": str(plan.phase)}
     rt.service.record(plan.id, PlanEventType.AGENT_STARTED, Actor.SYSTEM, step)
     ticked: set[int] = set()
@@ -185,10 +190,11 @@ async def run_developer(
         guard = await git_guard.before_turn(rt, plan)
         if hooks.before is not None:
             await hooks.before(plan, root)
-        result = await rt.turns.run(TurnSpec(
-            "developer", conversation, prompt_for(plan, root), cwd=root, plan=plan, fresh_session=fresh,
-            on_markers=tick,
-        ))
+        with plan_environment(rt.project_dir, plan.id, root) as env:
+            result = await rt.turns.run(TurnSpec(
+                "developer", conversation, prompt_for(plan, root), cwd=root, plan=plan, fresh_session=fresh,
+                on_markers=tick, env=env,
+            ))
     except asyncio.CancelledError:
         raise
     except Exception as exc:

@@ -99,9 +99,10 @@ class PlanChanged:
 
 @dataclass(frozen=True, slots=True)
 class Progress:
-    """A one-line description of what the runtime is doing now."""
+    """A one-line description of what the runtime is doing now (for ``plan_id``, when it is one plan's work)."""
 
     text: str
+    plan_id: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

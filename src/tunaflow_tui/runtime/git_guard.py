@@ -161,24 +161,54 @@ def plan_ref(plan: PlanRecord) -> str | None:
     return f"refs/heads/{plan.git_branch}" if plan.git_branch and plan.worktree_path else None
 
 
-def other_plans_refs(rt: StepContext, plan: PlanRecord) -> frozenset[str]:
-    """Branches of the project's other plans: tunaflow moves them itself, possibly meanwhile."""
-    refs: set[str] = set()
+def other_plans_refs(rt: StepContext, plan: PlanRecord,
+                     at_work: frozenset[int] | None = None) -> tuple[frozenset[str], frozenset[str]]:
+    """Branches of the project's other plans: (those of plans at work, which tunaflow may move meanwhile;
+    those of the others, whose change is reported). Without ``at_work`` every other plan counts as at work."""
+    moving: set[str] = set()
+    idle: set[str] = set()
     for other in rt.store.list_plans():
         if other.id == plan.id:
             continue
+        refs = moving if at_work is None or other.id in at_work else idle
         refs.add(f"refs/heads/tunaflow/{other.slug}")
         if other.git_branch:
             refs.add(f"refs/heads/{other.git_branch}")
-    return frozenset(refs)
+    return frozenset(moving), frozenset(idle - moving)
 
 
 @dataclass(frozen=True)
 class TurnGuard:
-    """The repository before an agent turn: its refs and shared files, and the user's own tree."""
+    """The repository before an agent turn: its refs and shared files, the user's own tree, and who else worked.
+
+    ``company`` (other plans working when the turn started) and ``mark`` (to ask the slots who started
+    since) tell :func:`after_turn` whose agents shared the repository with this turn.
+    """
 
     refs: refguard.RefSnapshot
     main_tree: gitops.Snapshot | None  # None when the agent works in the main tree itself
+    company: frozenset[int] = frozenset()
+    mark: int = 0
+
+
+SHARED_KINDS = frozenset({"ref", "stash", "push", "shared_git", "main_head", "main_tree"})
+"""What an agent of any plan could have changed (the plan's own worktree HEAD and branch are its own)."""
+
+
+def _company_note(others: frozenset[int]) -> str:
+    names = ", ".join(str(n) for n in sorted(others))
+    if len(others) == 1:
+        return f" (Plan {names} was at work at the same time: it may have been its doing.)"
+    return f" (Plans {names} were at work at the same time: it may have been their doing.)"
+
+
+def with_company(report: refguard.TurnReport, others: frozenset[int]) -> refguard.TurnReport:
+    """The report with each finding about shared git state saying which other plans' agents worked meanwhile."""
+    if not others:
+        return report
+    note = _company_note(others)
+    return dataclasses.replace(report, findings=tuple(
+        dataclasses.replace(f, text=f.text + note) if f.kind in SHARED_KINDS else f for f in report.findings))
 
 
 def _outside_tunaflow(rel: str) -> bool:
@@ -204,19 +234,48 @@ async def before_turn(rt: StepContext, plan: PlanRecord) -> TurnGuard | None:
         return TurnGuard(refs, main)
 
     guard = await asyncio.to_thread(snapshot)
+    if guard is not None:
+        company = rt.slots.at_work() | await asyncio.to_thread(rt.slots.working_elsewhere)
+        guard = dataclasses.replace(guard, company=company - {plan.id}, mark=rt.slots.mark())
     if unguarded:
         rt.emit(NoticeRaised(f"tunaflow could not record your own working tree before this turn, so writes "
                              f"there will not be caught: {unguarded[0]}", "warning"))
     return guard
 
 
+def _uncommitted(status: str) -> frozenset[str]:
+    """The paths ``git status --porcelain=v1 -z`` lists (both sides of a rename)."""
+    paths: set[str] = set()
+    entries = iter(status.split("\0"))
+    for entry in entries:
+        if len(entry) < 4:
+            continue
+        paths.add(entry[3:])
+        if entry[0] in "RC":
+            paths.add(next(entries, ""))
+    return frozenset(paths)
+
+
+def _came_with_head(before: gitops.Fingerprint, now: gitops.Fingerprint, changed: list[str]) -> frozenset[str]:
+    """Of ``changed``, the files that are now exactly as a HEAD that moved during the turn has them."""
+    if before.head == now.head:
+        return frozenset()
+    uncommitted = _uncommitted(now.status)
+    return frozenset(p for p in changed if p not in uncommitted)
+
+
 def check_main_tree(project: Path, main: gitops.Snapshot, *, actor: str, label: str) -> refguard.Finding | None:
     """Put back files an agent wrote in the user's main working tree; its versions are kept under a ref.
 
     tunaflow's own folder is not looked at. HEAD and the index are left alone (the user may commit).
+    A file that changed because HEAD moved meanwhile and is now exactly as the new HEAD has it came
+    with a commit or merge in that tree (another plan merged while this turn ran, or the user's own):
+    it is left as it is.
     """
     now = gitops.fingerprint(project)
     changed = [p for p in gitops.changed_paths(main.fingerprint, now) if _outside_tunaflow(p)]
+    with_head = _came_with_head(main.fingerprint, now, changed)
+    changed = [p for p in changed if p not in with_head]
     if not changed:
         return None
     try:
@@ -224,7 +283,7 @@ def check_main_tree(project: Path, main: gitops.Snapshot, *, actor: str, label: 
         ref = refguard.keep_as_rescue(project, label, sha, "main-tree") if sha else None
     except gitops.GitError:
         ref = None
-    restored = gitops.restore_files(project, main, skip=lambda rel: not _outside_tunaflow(rel))
+    restored = gitops.restore_files(project, main, skip=lambda rel: not _outside_tunaflow(rel) or rel in with_head)
     names = ", ".join(restored[:5]) + (" …" if len(restored) > 5 else "")
     # the user may have edited their own tree meanwhile: nothing is lost, and the way back is named
     keep_note = (f" The changed versions are kept: if a change was yours, get it back with "
@@ -258,15 +317,20 @@ async def after_turn(
         if restore_worktree is not None:
             await asyncio.to_thread(restore_worktree)
         return refguard.TurnReport()
+    # the other plans tunaflow worked on during the turn (here or in another process): their branches may move
+    elsewhere = await asyncio.to_thread(rt.slots.working_elsewhere)
+    others = (guard.company | rt.slots.working_since(guard.mark) | elsewhere) - {plan.id}
+    moving, idle = other_plans_refs(rt, plan, others)
     report = await asyncio.to_thread(
         refguard.check_turn, guard.refs, plan_ref=plan_ref(plan), actor=actor,
         allow_push=rt.settings.workflow.allow_push, repair_refs=plan.worktree_path is not None,
-        ignore_refs=other_plans_refs(rt, plan), rescue_label=plan.slug, restore_worktree=restore_worktree,
+        ignore_refs=moving, watch_refs=idle, rescue_label=plan.slug, restore_worktree=restore_worktree,
     )
     if guard.main_tree is not None:  # after the shared hooks are safe again: restoring runs git
         main = await asyncio.to_thread(check_main_tree, rt.project_dir, guard.main_tree, actor=actor, label=plan.slug)
         if main is not None:
             report = dataclasses.replace(report, findings=(*report.findings, main))
+    report = with_company(report, others)  # several plans' agents share one repository: it may be another's
     if report.changed:
         rt.service.record(plan.id, INTEGRITY_EVENT, Actor.SYSTEM, {
             "actor": actor, "decision": report.needs_decision,

@@ -9,19 +9,22 @@ interrupted step, merge — are dispatched here, and so is the resumed step itse
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Protocol
 
 from tunaflow_tui.core import gitops
 from tunaflow_tui.core.proposal_editing import EditedProposal
 from tunaflow_tui.core.storage.records import PlanRecord
 from tunaflow_tui.core.workflow.decision_words import Decision
-from tunaflow_tui.core.workflow.phases import Actor, Phase, PlanEventType
+from tunaflow_tui.core.workflow.phases import Actor, Phase, PlanEventType, Waiting
 from tunaflow_tui.core.workflow.service import WaitingDecision
 from tunaflow_tui.core.workflow.ways import WayOn
 from tunaflow_tui.runtime import (
     conflict_resolution,
     decisions,
     development,
+    plan_slots,
     planning,
     record_writer,
     recovery,
@@ -48,6 +51,16 @@ class PlanCycle:
         """One step at a time per plan."""
         return self._locks.setdefault(plan_id, asyncio.Lock())
 
+    @asynccontextmanager
+    async def _step(self, plan_id: int) -> AsyncIterator[None]:
+        """The plan's lock for one decision or step; the slot its work took is freed when it reaches its gate."""
+        async with self.plan_lock(plan_id):
+            try:
+                with self._host.slots.deciding(plan_id):
+                    yield
+            finally:
+                self._host.slots.release(plan_id)
+
     def busy_plan_ids(self) -> frozenset[int]:
         """Plans being worked on now: a decision or step in progress, or an agent running."""
         running = set(self._host.runner.running_conversations)
@@ -58,17 +71,31 @@ class PlanCycle:
         return frozenset(busy)
 
     def way_on(self, plan_id: int) -> WayOn:
-        """What the plan waits on now and the decisions available (the first is the main one)."""
+        """What the plan waits on now and the decisions available (the first is the main one).
+
+        A queued plan waits on a slot, not on the user (abandoning it is still possible).
+        """
+        queued = next((q for q in plan_slots.queued_plans(self._host.store) if q.plan_id == plan_id), None)
+        if queued is not None:
+            limit = self._host.slots.limit
+            return WayOn(Waiting.WORKING, (), f"queued (number {queued.position} in line): starts by itself when "
+                         f"one of the {limit} plans that may work at once (max_parallel_plans) reaches a gate")
         return self._host.service.way_on(plan_id, running=plan_id in self.busy_plan_ids())
 
     def waiting(self) -> tuple[WaitingDecision, ...]:
-        """Everything waiting for the user, newest first, held plans last."""
-        return self._host.service.pending_decisions(busy=self.busy_plan_ids())
+        """Everything waiting for the user, newest first, held plans last (a queued plan waits on a slot)."""
+        queued = {q.plan_id for q in plan_slots.queued_plans(self._host.store)}
+        return self._host.service.pending_decisions(busy=self.busy_plan_ids() | queued)
 
     async def decide(self, plan_id: int, decision: Decision | str, *, feedback: str = "",
                      seats: tuple[str, ...] = (), reason: str = "", edited: EditedProposal | None = None) -> PlanRecord:
-        """Apply the user's decision on a plan and run whatever it starts, until the next gate."""
-        async with self.plan_lock(plan_id):
+        """Apply the user's decision on a plan and run whatever it starts, until the next gate.
+
+        Abandoning a queued plan takes it out of the queue first: its Developer never starts.
+        """
+        if str(decision) == Decision.ABANDON:
+            self._host.slots.withdraw(plan_id)
+        async with self._step(plan_id):
             return await self._decide(plan_id, decision, feedback=feedback, seats=seats, reason=reason,
                                       edited=edited)
 
@@ -88,7 +115,7 @@ class PlanCycle:
 
     async def edit_proposal(self, plan_id: int, edited: EditedProposal) -> PlanRecord:
         """Replace a proposal at the approval gate with the user's edit (a new title renames the slug)."""
-        async with self.plan_lock(plan_id):
+        async with self._step(plan_id):
             before = self._host.get_plan(plan_id)
             plan = await self._decide(plan_id, Decision.EDIT, edited=edited)
             if plan.title != before.title:
@@ -98,14 +125,22 @@ class PlanCycle:
 
     async def start_review(self, plan_id: int) -> PlanRecord:
         """Run a review round now (used when automatic review is off)."""
-        async with self.plan_lock(plan_id):
+        async with self._step(plan_id):
             plan = await review.run_review(self._host, plan_id)
             return await decisions.maybe_auto_rework(self._host, plan)
 
     async def resume_interrupted(self, plan_id: int, *, how: str = "resume") -> PlanRecord:
         """Re-run the agent step that a crash or cancel interrupted (``resume`` keeps the session)."""
-        async with self.plan_lock(plan_id):
+        async with self._step(plan_id):
             return await self.resume(plan_id, how=how)
+
+    async def start_queued(self, plan_id: int) -> PlanRecord:
+        """Start a plan an earlier run left queued: it waits for a slot in its place, then its step starts afresh."""
+        async with self._step(plan_id):
+            plan = self._host.get_plan(plan_id)
+            if plan.id not in {q.plan_id for q in plan_slots.queued_plans(self._host.store)}:
+                return plan
+            return await self.resume(plan_id, how="retry")
 
     async def resume(self, plan_id: int, *, how: str = "resume") -> PlanRecord:
         """Run the interrupted step again (the plan's lock held): ``resume`` continues the session, ``retry`` not.

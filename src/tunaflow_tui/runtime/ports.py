@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from tunaflow_tui.runtime.events import RuntimeEvent
     from tunaflow_tui.runtime.leftovers import Leftover
     from tunaflow_tui.runtime.memory import ProjectMemory
+    from tunaflow_tui.runtime.plan_slots import PlanSlots
     from tunaflow_tui.runtime.shared_guard import SharedGitGuard
     from tunaflow_tui.runtime.turn_spec import TurnSpec
 
@@ -35,8 +36,8 @@ class Emitter(Protocol):
     def emit(self, event: RuntimeEvent) -> None:
         """Send ``event`` to every observer."""
 
-    def progress(self, text: str) -> None:
-        """Report what the runtime does now."""
+    def progress(self, text: str, plan_id: int | None = None) -> None:
+        """Report what the runtime does now (for ``plan_id``, when it is about one plan)."""
 
 
 class ProjectData(Protocol):
@@ -118,6 +119,10 @@ class StepContext(TurnContext, Protocol):
 
     def proposal_to_plan_fields(self, proposal: PlanProposal) -> dict[str, object]:
         """The plan fields a proposal sets."""
+
+    @property
+    def slots(self) -> PlanSlots:
+        """How many plans work at once, and the queue of plans waiting for a slot."""
 
 
 class RunningAgents(Protocol):

@@ -15,6 +15,7 @@ from tunaflow_tui.core.workflow.phases import Actor, Phase, PlanEventType
 from tunaflow_tui.runtime import planning
 from tunaflow_tui.runtime.agent_turn import TurnResult
 from tunaflow_tui.runtime.leftovers import AgentStillRunning, find_leftovers
+from tunaflow_tui.runtime.plan_slots import queued_plans
 from tunaflow_tui.runtime.plans_in_flight import plan_pointer
 from tunaflow_tui.runtime.turn_spec import TurnSpec
 
@@ -58,14 +59,15 @@ def interrupted_runs(rt: RecoveryContext) -> tuple[InterruptedRun, ...]:
     """Plans whose agent step was running when the process stopped (none run in this process).
 
     Also a plan in development whose Developer never started (the process stopped between the
-    decision and the agent). None while another live process owns the project: its steps are
+    decision and the agent), unless it was queued for a slot: that one starts by itself
+    (``WorkflowRuntime.start_queued``). None while another live process owns the project: its steps are
     running there, not stopped; nor a step whose conversation's lease a live process holds.
     """
     if not rt.store.is_owner:
         return ()
     running = set(rt.runner.running_conversations)
     running |= {lease.conversation_id for lease in rt.store.live_leases()}  # turns another process writes now
-    busy = rt.busy_plan_ids()
+    busy = rt.busy_plan_ids() | {queued.plan_id for queued in queued_plans(rt.store)}  # queued: started, not offered
     found = []
     for plan in rt.store.list_plans():
         if Phase(plan.phase).is_terminal or plan.pending_decision or plan.id in busy:

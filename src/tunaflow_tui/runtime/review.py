@@ -23,6 +23,7 @@ from tunaflow_tui.core.workflow.service import plain_json
 from tunaflow_tui.runtime import git_guard, role_prompts
 from tunaflow_tui.runtime.development import workdir
 from tunaflow_tui.runtime.events import NoticeRaised, ProjectTestsRunning
+from tunaflow_tui.runtime.plan_env import plan_environment
 from tunaflow_tui.runtime.planning import record_rejections
 from tunaflow_tui.runtime.test_runs import OnStart, run_tests_for_plan
 from tunaflow_tui.runtime.turn_spec import TurnSpec
@@ -65,10 +66,10 @@ def ensure_review_branch(rt: StepContext, plan: PlanRecord) -> PlanRecord:
     return rt.store.update_plan(plan.id, review_branch_id=branch.id)
 
 
-def _run_in_environment(root: Path, command: TestCommand, environment: TestEnvironment,
+def _run_in_environment(root: Path, command: TestCommand, environment: TestEnvironment, plan_env: Mapping[str, str],
                         timeout_s: float, on_start: OnStart | None = None) -> TestResult:
     with node_modules_for_run(environment, root):
-        return run_tests(root, command, timeout_s=timeout_s, env=environment.env, on_start=on_start)
+        return run_tests(root, command, timeout_s=timeout_s, env={**environment.env, **plan_env}, on_start=on_start)
 
 
 async def run_project_tests(
@@ -87,15 +88,17 @@ async def run_project_tests(
     command = detect_test_command(root, configured, python=environment.python)
     if command is None:
         rt.service.record(plan.id, PlanEventType.TESTS_RAN, Actor.SYSTEM, {"status": "not_detected"})
-        rt.progress("No test command detected; the reviewers are told so.")
+        rt.progress(f"Plan {plan.id}: no test command detected; the reviewers are told so.", plan.id)
         return None
-    rt.progress(f"Running the project's tests: {command.label} — environment: {environment.label}")
+    rt.progress(f"Plan {plan.id}: Running the project's tests: {command.label} — environment: {environment.label}",
+                plan.id)
     rt.emit(ProjectTestsRunning(plan.id, command.label, running=True))
     try:
-        result = await run_tests_for_plan(
-            rt, plan.id, command.label,
-            lambda on_start: _run_in_environment(root, command, environment, rt.settings.workflow.test_timeout_s,
-                                                 on_start))
+        with plan_environment(rt.project_dir, plan.id, root) as plan_env:  # its own TMPDIR, removed after
+            result = await run_tests_for_plan(
+                rt, plan.id, command.label,
+                lambda on_start: _run_in_environment(root, command, environment, plan_env,
+                                                     rt.settings.workflow.test_timeout_s, on_start))
     finally:
         rt.emit(ProjectTestsRunning(plan.id, command.label, running=False))
         if before is not None:
@@ -118,9 +121,9 @@ async def run_project_tests(
         },
     )
     if result.status == "error":
-        rt.progress(f"Tests could not run (error, not a failure): {result.summary}")
+        rt.progress(f"Plan {plan.id}: Tests could not run (error, not a failure): {result.summary}", plan.id)
     else:
-        rt.progress(f"Tests {result.status}: {result.summary}")
+        rt.progress(f"Plan {plan.id}: Tests {result.status}: {result.summary}", plan.id)
     return result
 
 
@@ -222,7 +225,11 @@ async def run_review(
 
     ``seats=None`` starts a new round with every seat; a tuple re-runs those seats in the current
     round (a retry, or a resume after a crash), keeping the ``previous`` answers of the others.
+    The round's test run counts against ``max_parallel_plans`` like a Developer: without a slot the
+    plan waits, queued (and returns unchanged if it leaves the queue without starting).
     """
+    if not await rt.slots.take(plan_id):
+        return rt.get_plan(plan_id)
     plan = rt.get_plan(plan_id)
     if seats is None:
         plan = rt.apply(plan.id, ReviewStarted(), Actor.SYSTEM)
@@ -323,7 +330,8 @@ async def _review_round(
     modified: list[str] = []
     try:
         refs = await git_guard.before_turn(rt, plan)
-        rt.progress(f"Review round {round_no}: {', '.join(seats)} reading the work (read-only)…")
+        rt.progress(f"Plan {plan.id}: review round {round_no}: {', '.join(seats)} reading the work (read-only)…",
+                    plan.id)
         results = list(await asyncio.gather(*(_seat_and_record(rt, plan, s, round_no, diff, tests) for s in seats)))
         # the shared hooks and config first, then the files, then HEAD and the refs
         report = await git_guard.after_turn(rt, plan, refs, actor=git_guard.REVIEWER,

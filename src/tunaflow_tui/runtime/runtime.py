@@ -44,6 +44,7 @@ from tunaflow_tui.runtime.events import (
 from tunaflow_tui.runtime.memory import ProjectMemory
 from tunaflow_tui.runtime.permission_desk import PermissionDesk
 from tunaflow_tui.runtime.plan_cycle import PlanCycle
+from tunaflow_tui.runtime.plan_slots import PlanSlots, QueuedPlan, queued_plans
 from tunaflow_tui.runtime.plans_in_flight import plan_pointer
 from tunaflow_tui.runtime.shared_guard import SharedGitGuard
 from tunaflow_tui.runtime.turn_service import EngineFactory, TurnService
@@ -78,7 +79,8 @@ class WorkflowRuntime:
         self._observers: list[Observer] = [observer] if observer else []
         self.leftovers = leftovers.Leftovers(self.store, self.service, self.emit)
         """Agents and test runs an earlier tunaflow left running."""
-        self.shared_guard = SharedGitGuard(self.project_dir, lambda: self.is_git, self.emit)
+        self.shared_guard = SharedGitGuard(self.project_dir, lambda: self.is_git, self.emit,
+                                           lambda: self.slots.working())
         """Puts git's shared hooks and configuration back after turns outside a plan's own guard."""
         self.runner = TurnRunner(self.store, self.emit, self.shared_guard)
         self.permissions = PermissionDesk(self.emit)
@@ -89,6 +91,8 @@ class WorkflowRuntime:
         """Role turns: engines, sessions, prompts."""
         self.branches = BranchService(self)
         """Branches: fork, answer in, rename, archive, restore, delete, summarise, adopt."""
+        self.slots = PlanSlots(self)
+        """How many plans work at once (``max_parallel_plans``), and the queue of plans waiting for a slot."""
         self.cycle = PlanCycle(self)
         """The plan cycle: decisions, reviews, resumed steps, merges; one step at a time per plan."""
         self._is_git: bool | None = None
@@ -116,9 +120,9 @@ class WorkflowRuntime:
             except Exception:  # observers belong to the UI; the cycle goes on
                 continue
 
-    def progress(self, text: str) -> None:
-        """Report what the runtime does now."""
-        self.emit(Progress(text))
+    def progress(self, text: str, plan_id: int | None = None) -> None:
+        """Report what the runtime does now (for ``plan_id``, when it is about one plan)."""
+        self.emit(Progress(text, plan_id))
 
     def plan_changed(self, plan: PlanRecord) -> None:
         """Tell observers a plan moved."""
@@ -418,6 +422,27 @@ class WorkflowRuntime:
     async def resume_interrupted(self, plan_id: int, *, how: str = "resume") -> PlanRecord:
         """Re-run the agent step that a crash or cancel interrupted (``resume`` keeps the session)."""
         return await self.cycle.resume_interrupted(plan_id, how=how)
+
+    def queued_plans(self) -> tuple[QueuedPlan, ...]:
+        """Plans approved over ``max_parallel_plans``, waiting for a slot, in the order they start."""
+        return queued_plans(self.store)
+
+    def queued_to_start(self) -> tuple[int, ...]:
+        """Plans an earlier run left queued that nothing here starts yet, in queue order (see :meth:`start_queued`).
+
+        None while another live process owns the project: its queue is that process's to run.
+        """
+        if not self.store.is_owner:
+            return ()
+        here = self.slots.waiting() | self.slots.working() | self.cycle.busy_plan_ids()
+        return tuple(queued.plan_id for queued in self.queued_plans() if queued.plan_id not in here)
+
+    async def start_queued(self, plan_id: int) -> PlanRecord:
+        """Start a plan an earlier run left queued: it waits for its slot in its place, then its step starts.
+
+        Call it for each of :meth:`queued_to_start` in that order (on open): the slots go in that order.
+        """
+        return await self.cycle.start_queued(plan_id)
 
     def interrupted_plans(self) -> tuple[recovery.InterruptedRun, ...]:
         """Plans whose agent was running when the process stopped."""

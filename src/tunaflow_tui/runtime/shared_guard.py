@@ -30,19 +30,31 @@ PLAN_GUARDED_ROLES = frozenset({"developer", "reviewer", "verifier"})
 
 @dataclass(frozen=True)
 class GitBefore:
-    """What the guard read before a turn: the shared files and the user's tree's HEAD."""
+    """What the guard read before a turn: the shared files, the user's tree's HEAD, and the plans at work."""
 
     shared: SharedState
     head: Head
+    plans_at_work: frozenset[int] = frozenset()
+
+
+def _others_note(plans: frozenset[int]) -> str:
+    """Plans whose agents worked beside the turn: the change may have been theirs."""
+    if not plans:
+        return ""
+    names = ", ".join(str(n) for n in sorted(plans))
+    return f" (Plan {names} was at work at the same time: it may have been its agents.)" if len(plans) == 1 \
+        else f" (Plans {names} were at work at the same time: it may have been their agents.)"
 
 
 class SharedGitGuard:
     """Reads the shared git files before a turn and restores them after it (see the module docstring)."""
 
-    def __init__(self, project_dir: Path, is_git: Callable[[], bool], emit: Callable[[RuntimeEvent], None]) -> None:
+    def __init__(self, project_dir: Path, is_git: Callable[[], bool], emit: Callable[[RuntimeEvent], None],
+                 plans_at_work: Callable[[], frozenset[int]] = frozenset) -> None:
         self._project_dir = project_dir
         self._is_git = is_git
         self._emit = emit
+        self._plans_at_work = plans_at_work
 
     def covers(self, role: str, plan_id: int | None) -> bool:
         """Whether a turn of ``role`` (for ``plan_id``) is this guard's to watch."""
@@ -59,7 +71,8 @@ class SharedGitGuard:
             except Exception:  # a repository git cannot read: nothing to compare against later
                 return None
 
-        return await asyncio.to_thread(read)
+        before = await asyncio.to_thread(read)
+        return None if before is None else GitBefore(before.shared, before.head, self._plans_at_work())
 
     async def after(self, before: GitBefore | None, who: str, conversation_id: str | None) -> tuple[str, ...]:
         """Put back the shared files changed since ``before`` and say so, and report a switched branch.
@@ -76,12 +89,13 @@ class SharedGitGuard:
                 f"Your working tree switched from {before.head.describe()} to {head.describe()} while {who[:1].lower()}{who[1:]} "
                 "answered; tunaflow left it as it is.", "warning", conversation_id))
         shown = tuple(state.display(path) for path in restored)
+        note = _others_note(before.plans_at_work | self._plans_at_work()) if shown or failed else ""
         if shown:
             self._emit(NoticeRaised(
                 f"{who} changed shared git files ({', '.join(shown[:5])}) during its turn; "
-                "tunaflow put them back, so your next commit runs none of it.", "warning", conversation_id))
+                f"tunaflow put them back, so your next commit runs none of it.{note}", "warning", conversation_id))
         if failed:
             self._emit(NoticeRaised(
                 f"{who} changed {', '.join(state.display(path) for path in failed[:5])} during its turn and "
-                "tunaflow could not put it back: look at it before you commit.", "error", conversation_id))
+                f"tunaflow could not put it back: look at it before you commit.{note}", "error", conversation_id))
         return shown

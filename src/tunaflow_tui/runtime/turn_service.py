@@ -40,6 +40,10 @@ ROLE_PROFILES: dict[str, PermissionProfile] = {
 }
 
 
+PLAN_WORK_ROLES = frozenset({"developer", "reviewer", "verifier"})
+"""Roles whose turns are one plan's work: their progress line names the plan (several may work at once)."""
+
+
 class TurnHost(PackContext, Emitter, Protocol):
     """What the turn service reads around a turn: the prompt's sources, and where to say what happens."""
 
@@ -125,12 +129,15 @@ class TurnService:
             resume_session_id=resume,
             fork=fork,
             allow_push=host.settings.workflow.allow_push,
+            extra_env=dict(spec.env),
             permissions=self._permissions.broker(spec.conversation_id) if self._permissions is not None else None,
         )
-        host.progress(f"{spec.role} ({engine.name}) is working…")
+        plan_id = spec.plan.id if spec.plan is not None else None
+        for_plan = f"Plan {plan_id}: " if plan_id is not None and spec.role in PLAN_WORK_ROLES else ""
+        host.progress(f"{for_plan}{spec.role} ({engine.name}) is working…", plan_id)
         result = await self._runner.run(
             engine=engine, model=config.model, conversation_id=spec.conversation_id, role=spec.role,
-            request=request, on_markers=spec.on_markers, plan_id=spec.plan.id if spec.plan is not None else None,
+            request=request, on_markers=spec.on_markers, plan_id=plan_id,
         )
         if not spec.blind and (result.ok or result.text.strip()):  # the agent read it: its session has it now
             since.remember(host, engine=engine.name, conversation_id=spec.conversation_id,

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from tunaflow_tui.core.storage.records import PlanRecord
@@ -18,7 +19,8 @@ class TurnSpec:
     fork (the engine's own resume + fork; nothing of the history is sent again); an engine that no
     longer knows it gets the ContextPack instead. ``blind`` turns (reviewers) get no conversation
     history, so they never see another seat's answer. ``on_markers`` follows the markers while the
-    reply streams (see :meth:`TurnRunner.run`).
+    reply streams (see :meth:`TurnRunner.run`). ``env`` is set for the agent's process over tunaflow's
+    own environment (a plan's Developer: its variables, see :mod:`.plan_env`).
     """
 
     role: str
@@ -33,3 +35,4 @@ class TurnSpec:
     on_markers: MarkerProgress | None = None
     engine_name: str | None = None
     fork_session: str | None = None
+    env: Mapping[str, str] = field(default_factory=dict)

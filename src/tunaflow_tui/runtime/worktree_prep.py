@@ -89,7 +89,7 @@ async def _run_setup(rt: StepContext, plan: PlanRecord, root: Path) -> SetupResu
     workflow = rt.settings.workflow
     configured = workflow.worktree_setup or ""
     shown = configured if isinstance(configured, str) else " ".join(configured)
-    rt.progress(f"Setting up the worktree: {shown}")
+    rt.progress(f"Plan {plan.id}: setting up the worktree: {shown}", plan.id)
     rt.service.record(plan.id, PlanEventType.SETUP_STARTED, Actor.SYSTEM, {"command": shown, "path": str(root)})
     result = await asyncio.to_thread(run_setup, configured, root, project=rt.project_dir,
                                      branch=plan.git_branch or "", timeout_s=workflow.worktree_setup_timeout_s)
@@ -98,7 +98,7 @@ async def _run_setup(rt: StepContext, plan: PlanRecord, root: Path) -> SetupResu
         "duration_s": round(result.duration_s, 3), "reason": result.reason, "output_tail": result.output[-8000:],
     })
     if result.ok:
-        rt.progress(f"Worktree setup finished in {result.duration_s:.1f}s.")
+        rt.progress(f"Plan {plan.id}: worktree setup finished in {result.duration_s:.1f}s.", plan.id)
     else:
         rt.emit(NoticeRaised(f"The worktree setup failed ({result.reason}); the Developer has not started.",
                              "error"))
@@ -116,7 +116,8 @@ async def ensure_ready(rt: StepContext, plan: PlanRecord) -> PlanRecord | None:
             "copied": list(included.copied[:200]), "skipped": [list(s) for s in included.skipped[:50]],
         })
         if included.copied:
-            rt.progress(f"Copied {counted(len(included.copied), 'file')} named in {INCLUDE_FILE} into the worktree.")
+            rt.progress(f"Plan {plan.id}: copied {counted(len(included.copied), 'file')} named in {INCLUDE_FILE} "
+                        "into the worktree.", plan.id)
     setup = await _run_setup(rt, plan, root) if rt.settings.workflow.worktree_setup else None
     _tell_branch(rt, plan, _message(included, setup))
     if setup is not None and not setup.ok:

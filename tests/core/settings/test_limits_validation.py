@@ -73,3 +73,16 @@ def test_switches_and_numbers_from_the_environment_are_still_read(
     monkeypatch.setenv("TUNAFLOW_WORKFLOW__AUTO_REVIEW", "false")
     settings = load_settings()
     assert settings.engines["demo"].timeout_idle_s == 30 and settings.workflow.auto_review is False
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "1.5", "\"many\""])
+def test_max_parallel_plans_must_be_a_whole_number_of_at_least_one(config_home: Path, value: str) -> None:
+    (config_home / "config.toml").write_text(f"[workflow]\nmax_parallel_plans = {value}\n", encoding="utf-8")
+    with pytest.raises(SettingsError, match=r"workflow\.max_parallel_plans"):
+        load_settings()
+
+
+def test_max_parallel_plans_defaults_to_three_and_takes_the_configured_cap(config_home: Path) -> None:
+    assert load_settings().workflow.max_parallel_plans == 3
+    (config_home / "config.toml").write_text("[workflow]\nmax_parallel_plans = 1\n", encoding="utf-8")
+    assert load_settings().workflow.max_parallel_plans == 1

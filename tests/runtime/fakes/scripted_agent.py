@@ -10,7 +10,8 @@ seats that must overlap prove it. A turn may write or delete files in its workin
 run commands (``"run": [[argv...], ...]``, after the writes — git checkout, commit, push, chmod: a
 hostile agent's shell), stream slowly, pause after a given piece of text (for some seconds, or
 at a ``gate`` until the test creates a release file), crash, hang (or flood while
-it "hangs"), ignore SIGTERM, or (codex)
+it "hangs"), ignore SIGTERM, note when it started and ended (``stamp``: a JSON-lines file that gets
+its working directory, wall-clock times and the TUNAFLOW_* / TMPDIR variables it was given), or (codex)
 answer 401 Unauthorized — whatever the test needs. Like the real claude, a command that matches
 a ``--disallowedTools "Bash(prefix:*)"`` rule is refused, not run; other CLIs' mechanisms are not
 emulated (their commands run).
@@ -87,6 +88,20 @@ def _next_turn(role: str) -> dict:
         state_path.write_text(json.dumps(state))
     turns = script.get(role) or [{"text": f"({role} has nothing to say)"}]  # a seat: "seat:NAME"
     return dict(turns[min(index, len(turns) - 1)])
+
+
+STAMPED_VARIABLES = ("TUNAFLOW_PLAN", "TUNAFLOW_WORKTREE", "TMPDIR")
+
+
+def _stamp(turn: dict, cwd: Path, what: str) -> None:
+    """``stamp``: append when this turn started or ended, where, and the variables tunaflow set for it."""
+    path = turn.get("stamp")
+    if not path:
+        return
+    line = {"at": what, "t": time.time(), "pid": os.getpid(), "cwd": str(cwd),
+            "env": {name: os.environ.get(name) for name in STAMPED_VARIABLES}}
+    with open(path, "a") as fh:
+        fh.write(json.dumps(line) + "\n")
 
 
 def _emit(obj: dict) -> None:
@@ -282,6 +297,7 @@ def main() -> int:
                                  "prompt": prompt[:20000]}) + "\n")
     seat = _seat(argv)
     turn = _next_turn(f"seat:{seat}" if seat else role)
+    _stamp(turn, cwd, "start")
     _await_barrier(turn)
     if turn.get("ignore_sigterm"):  # only SIGKILL stops it
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
@@ -289,9 +305,9 @@ def main() -> int:
         Path(turn["started_file"]).write_text(str(os.getpid()))
     _apply_files(turn, cwd)
     _run_commands(turn, cwd, _denied_prefixes(argv, name))
-    if name == "codex":
-        return run_codex(argv, turn, cwd)
-    return run_claude(argv, turn, cwd)
+    code = run_codex(argv, turn, cwd) if name == "codex" else run_claude(argv, turn, cwd)
+    _stamp(turn, cwd, "end")
+    return code
 
 
 if __name__ == "__main__":

@@ -299,7 +299,8 @@ class _Check:
     """One comparison of a snapshot with the repository as it is now, and the repairs it makes."""
 
     def __init__(self, snap: RefSnapshot, plan_ref: str | None, actor: str, *, allow_push: bool,
-                 repair_refs: bool, ignore_refs: Collection[str], rescue_label: str) -> None:
+                 repair_refs: bool, ignore_refs: Collection[str], rescue_label: str,
+                 watch_refs: Collection[str] = ()) -> None:
         self.snap = snap
         self.repo = snap.repo
         self.plan_ref = plan_ref
@@ -308,6 +309,7 @@ class _Check:
         self.allow_push = allow_push
         self.repair_refs = repair_refs
         self.ignore = set(ignore_refs)
+        self.watch = set(watch_refs)
         self.rescuer = _Rescuer(snap.repo, rescue_label)
         self.findings: list[Finding] = []
         self.pushes: set[tuple[str, str]] = set()
@@ -396,6 +398,13 @@ class _Check:
                 self.remote_tracking(ref, before, after)
                 continue
             name = short_ref(ref)
+            if ref in self.watch:  # another plan's branch, while nothing of tunaflow's worked on that plan
+                was = f"at {before[:10]}" if before else "not there"
+                self.add(Finding("ref", f"{name}, another plan's branch, changed during {self.actor}'s turn while "
+                                 f"that plan was not at work; tunaflow left it as it is (it was {was}): look at "
+                                 "it before you merge that plan.", repaired=False, ref=ref, before=before,
+                                 after=after))
+                continue
             if ref in user_branches and (user_moves is None or (after is not None and after in user_moves)):
                 self.add(Finding("ref", f"{name} moved in your own working tree during {self.actor}'s turn; "
                                  "tunaflow left it alone.", repaired=False, ref=ref, before=before, after=after))
@@ -509,6 +518,7 @@ def check_turn(
     allow_push: bool = False,
     repair_refs: bool = True,
     ignore_refs: Collection[str] = (),
+    watch_refs: Collection[str] = (),
     rescue_label: str = "project",
     restore_worktree: Callable[[], object] | None = None,
 ) -> TurnReport:
@@ -516,13 +526,14 @@ def check_turn(
 
     ``plan_ref`` is the plan's branch (``refs/heads/tunaflow/<slug>``), the only ref the agent may
     advance; ``ignore_refs`` are refs other work of tunaflow may move meanwhile (other plans'
-    branches). With ``repair_refs`` off (no worktree: the agent works in the user's tree) other
+    branches, while tunaflow works on those plans); ``watch_refs`` are refs a change of which is reported
+    and left alone (other plans' branches while nothing works on them). With ``repair_refs`` off (no worktree: the agent works in the user's tree) other
     refs are only reported. ``actor`` names the agent in the sentences ("the Developer", "a reviewer").
     ``restore_worktree`` (for reviewers, who may change nothing) runs once the hooks are safe again
     and before HEAD and the refs are looked at.
     """
     check = _Check(snap, plan_ref, actor, allow_push=allow_push, repair_refs=repair_refs,
-                   ignore_refs=ignore_refs, rescue_label=rescue_label)
+                   ignore_refs=ignore_refs, rescue_label=rescue_label, watch_refs=watch_refs)
     shared: list[str] = []
     # hooks and configuration first: every later step runs git
     steps: list[tuple[str, Callable[[], object]]] = [

@@ -57,6 +57,8 @@ class WorkflowConfig(BaseModel):
     #: after a turn stops the plan at a decision
     allow_push: Switch = False
     worktree_root: Path | None = None  # filled with <user data dir>/worktrees by load_settings
+    #: how many plans' Developers and test runs work at the same time; a plan approved over it waits, queued
+    max_parallel_plans: WholeNumber = Field(default=3, ge=1)
 
 
 class UiConfig(BaseModel):

@@ -264,7 +264,17 @@ _SENTENCES: dict[str, Callable[[Mapping[str, object]], str]] = {
     PlanEventType.HOOKS_SKIPPED: lambda d: f"hooks not run: {_names(d.get('hooks')) or 'changed hooks'}",
     PlanEventType.LEFTOVER_STOPPED: lambda d: _with_reason("stopped what an earlier tunaflow left running", d, "what"),
     PlanEventType.RUN_INTERRUPTED: lambda d: _with_reason(f"{_who(d)} was interrupted", d),
+    PlanEventType.PLAN_QUEUED: lambda d: "queued: "
+                                         + (f"{counted(_count_of(d.get('working')), 'plan')} working, "
+                                            f"at most {d.get('limit')} at once" if d.get("limit") else
+                                            "waiting for a free slot"),
+    PlanEventType.QUEUE_LEFT: lambda d: ("left the queue" if d.get("why") == "withdrawn"
+                                         else "out of the queue: its work starts"),
 }
+
+
+def _count_of(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 def event_text(kind: str, detail: Mapping[str, object]) -> str:

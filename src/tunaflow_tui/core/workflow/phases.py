@@ -161,3 +161,5 @@ class PlanEventType(StrEnum):
     HOOKS_SKIPPED = "hooks_skipped"
     LEFTOVER_STOPPED = "leftover_stopped"
     RUN_INTERRUPTED = "run_interrupted"
+    PLAN_QUEUED = "plan_queued"
+    QUEUE_LEFT = "queue_left"
