@@ -90,6 +90,7 @@ def seed_board(store: Store, holder: LeaseHolder) -> Board:
 
     queued, _impl, _review = _approved(service, store, "Cache the word counts between runs", "cache-counts",
                                        [("Cache file", ""), ("Invalidate", "")])
+    service.record(queued, PlanEventType.PLAN_QUEUED, Actor.SYSTEM, {"working": 3, "limit": 3})
 
     dev, dev_impl, _review = _approved(service, store, "Count sentences as well as words", "count-sentences",
                                        [("Split sentences", ""), ("Count them", ""), ("Document it", "")])

@@ -321,7 +321,7 @@ class DecisionController:
                         plan_id, Decision.HOLD if current.phase == Phase.HELD else None)
                 raise
 
-        self._workers.run_agent(work(), f"{decision} the plan")
+        self._workers.run_agent(work(), f"{decision} the plan", plan_id=plan_id)
 
     def _answered(self, plan: PlanRecord, choice: str | None) -> None:
         if choice == OPEN_SHELL:

@@ -20,6 +20,7 @@ from tunaflow_tui.core.workflow.event_text import event_text
 from tunaflow_tui.core.workflow.phases import PendingDecision, Phase, PlanEventType, Waiting
 from tunaflow_tui.core.workflow.verdicts import ReviewStanding
 from tunaflow_tui.core.workflow.ways import WayOn
+from tunaflow_tui.runtime.plan_slots import open_wait
 from tunaflow_tui.viewmodels import board
 from tunaflow_tui.viewmodels.plan_rows import (
     PLAN_BRANCH_KINDS,
@@ -263,29 +264,23 @@ def plan_usage(store: Store, plan: PlanRecord) -> str:
     return usage_text(plan_usage_rows(store, plan))
 
 
-def queued(plan: PlanRecord, events: Sequence[PlanEventRecord], *, working: bool = False) -> bool:
-    """Approved, and no Developer started since: the plan waits for a free place to develop in.
+def queued(plan: PlanRecord, events: Sequence[PlanEventRecord]) -> bool:
+    """Waiting for a free place to develop in: the runtime queued it (``plan_queued``) and it has not left.
 
-    The runtime's cap on parallel Developers is what holds such a plan back; until the runtime reports
-    its queue itself, this is read from the plan's history: in ``dev`` with no question, nothing working on
-    it, and no Developer step started since the last approval. This is the one place the board asks.
+    The runtime's cap on parallel plans (``[workflow] max_parallel_plans``) queues a plan in the
+    database, so the board and the sidebar of every process read the same queue (the step that
+    waits for the place holds the plan, but nothing works on it yet). This is the one place the board asks.
     """
-    if plan.phase != Phase.DEV or plan.pending_decision is not None or working:
+    if Phase(plan.phase).is_terminal or plan.phase == Phase.HELD:
         return False
-    for event in reversed(events):
-        if event.type == PlanEventType.APPROVED:
-            return True
-        if event.type == PlanEventType.AGENT_STARTED and event.detail.get("role") == "developer":
-            return False
-    return False
+    return open_wait(tuple(events)) is not None
 
 
 def board_column(plan: PlanRecord, events: Sequence[PlanEventRecord], way: WayOn | None) -> str:
     """The board's group of the plan (``viewmodels.board``): what waits for the user comes first."""
     if Phase(plan.phase).is_terminal:
         return board.DONE
-    working = way is not None and way.waiting is Waiting.WORKING
-    if queued(plan, events, working=working):
+    if queued(plan, events):
         return board.QUEUED
     if plan.pending_decision is not None or (way is not None and way.asks_the_user):
         return board.WAITING
@@ -315,6 +310,7 @@ def plan_summary(store: Store, plan: PlanRecord, project_dir: Path, failures: in
     usage = plan_usage_rows(store, plan)
     tests = _last(events, PlanEventType.TESTS_RAN)
     verdict = _last(events, PlanEventType.REVIEW_FINISHED)
+    column = board_column(plan, events, way)
     return PlanSummaryView(
         plan_id=plan.id,
         title=inert_line(plan.title),
@@ -327,9 +323,9 @@ def plan_summary(store: Store, plan: PlanRecord, project_dir: Path, failures: in
                      for e in events[-40:]),
         documents=plan_documents(plan, project_dir, all_slugs),
         usage_text=usage_text(usage),
-        column=board_column(plan, events, way),
+        column=column,
         waiting="" if way is None else str(way.waiting),
-        working=way is not None and way.waiting is Waiting.WORKING,
+        working=way is not None and way.waiting is Waiting.WORKING and column != board.QUEUED,
         review_round=plan.review_round,
         cost=cost_text(usage),
         tests="" if tests is None else _event_text(tests),
@@ -410,8 +406,8 @@ def plan_items(store: Store, live: Collection[int] = (), busy: Collection[int] =
             plan.id in busy or own & leased
             or any(b in live for b in (plan.impl_branch_id, plan.review_branch_id) if b is not None))
         badge = str(plan.phase)
-        if plan.phase == Phase.DEV and not (waiting or working) and queued(plan, store.list_plan_events(plan.id)):
-            badge = board.QUEUED
+        if not waiting and queued(plan, store.list_plan_events(plan.id)):
+            badge, working = board.QUEUED, False  # its step waits for a place: nothing works on it yet
         items.append(SidebarItem("plan", plan.id, inert_line(plan.title), badge, live=working, waiting=waiting))
     return tuple(items)
 

@@ -78,7 +78,8 @@ class ProjectController:
         palette = app_key(app, "app.palette", "ctrl+p")
         if facts.queued:  # approved before, waiting for a slot: they keep their place and start by themselves
             for plan_id in facts.queued:
-                self._workers.run_agent(self._runtime.start_queued(plan_id), f"start queued plan {plan_id}")
+                self._workers.run_agent(self._runtime.start_queued(plan_id), f"start queued plan {plan_id}",
+                                        plan_id=plan_id)
             app.notify(f"{counted(len(facts.queued), 'queued plan')} will start in approval order as slots free "
                        f"(max_parallel_plans = {self._runtime.settings.workflow.max_parallel_plans}).", timeout=8)
         if facts.interrupted:
@@ -232,4 +233,4 @@ class ProjectController:
         self._app.notify(f"{'Resuming' if how == 'resume' else 'Retrying'} the {run.role or 'agent'} step "
                          f"of “{neutralize(run.plan_title)}”.")
         self._workers.run_agent(self._runtime.resume_interrupted(run.plan_id, how=how),
-                                f"{how} the interrupted step")
+                                f"{how} the interrupted step", plan_id=run.plan_id)

@@ -136,7 +136,7 @@ class ProjectSession:
         self._app = app
         runtime = self.runtime
         self.bridge = RuntimeBridge(app)
-        self.workers = Workers(app, self.bridge, self._agents_changed)
+        self.workers = Workers(app, self.bridge, self._agents_changed, runtime.slots.waiting)
         self.panes = PaneController(app, runtime, self.sources, self.workers, lambda: self.roundtable)
         self.status = StatusController(app, self.notes, self.workers.agents_running, self.panes.live_hint)
         self.conversation = ConversationController(app, runtime, self.sources, self.panes, self.workers)

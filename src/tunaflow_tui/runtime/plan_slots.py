@@ -49,7 +49,7 @@ class QueuedPlan:
     queued_event_id: int
 
 
-def _open_wait(events: tuple[PlanEventRecord, ...]) -> PlanEventRecord | None:
+def open_wait(events: tuple[PlanEventRecord, ...]) -> PlanEventRecord | None:
     """The plan's ``plan_queued`` event that no ``queue_left`` followed, if any."""
     waiting: PlanEventRecord | None = None
     for event in events:
@@ -66,7 +66,7 @@ def queued_plans(store: Store) -> tuple[QueuedPlan, ...]:
     for plan in store.list_plans():
         if Phase(plan.phase).is_terminal or plan.phase == Phase.HELD:
             continue
-        event = _open_wait(store.list_plan_events(plan.id))
+        event = open_wait(store.list_plan_events(plan.id))
         if event is not None:
             found.append((event.id, plan))
     found.sort(key=lambda pair: pair[0])
@@ -178,7 +178,7 @@ class PlanSlots:
         """
         if plan_id in self._working:
             return True
-        earlier = _open_wait(self._host.store.list_plan_events(plan_id))
+        earlier = open_wait(self._host.store.list_plan_events(plan_id))
         if earlier is None and not self._waiting and self._free() > 0:
             self._give(plan_id)
             return True

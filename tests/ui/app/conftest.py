@@ -208,7 +208,7 @@ def _in_seat_order(run_seat: Callable[..., Any], seats: tuple[str, ...]) -> Call
 
 @pytest.fixture
 def steady_app(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., TunaflowApp]]:
-    """The app on the demo project for snapshots: ``steady_app(folder, hide_engine_clis=False, engine_factory=None)``.
+    """The app on the demo project for snapshots: ``steady_app(folder, hide_engine_clis=False, engine_factory=None, **workflow)``.
 
     The project lives at ``<temp>/<folder>`` (prompt sizes and token counts derive from its path, so
     it is the same path on every run); a lock file beside it, held until the test ends, keeps two
@@ -229,7 +229,7 @@ def steady_app(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., Tunafl
     locks: dict[str, IO[str]] = {}
 
     def factory(folder: str, *, hide_engine_clis: bool = False,
-                engine_factory: EngineFactory | None = None) -> TunaflowApp:
+                engine_factory: EngineFactory | None = None, **workflow: object) -> TunaflowApp:
         root = Path(tempfile.gettempdir()) / folder
         if folder not in locks:
             locks[folder] = (root.parent / f"{folder}.lock").open("w")
@@ -255,8 +255,9 @@ def steady_app(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., Tunafl
         monkeypatch.setattr(review, "run_tests", steady_run_tests)
         monkeypatch.setattr(review, "_run_seat", _in_seat_order(review._run_seat, review.SEATS))
         project = copy_demo_project(root / "textstats")
-        runtime = (WorkflowRuntime(project, demo_settings(project)) if engine_factory is None
-                   else WorkflowRuntime(project, demo_settings(project), engine_factory=engine_factory))
+        settings = demo_settings(project, **workflow)
+        runtime = (WorkflowRuntime(project, settings) if engine_factory is None
+                   else WorkflowRuntime(project, settings, engine_factory=engine_factory))
         made.append((runtime, root))
         app = build_app(runtime, notes=(), cursor_blink=False)
         app.theme = "tunaflow-dark"

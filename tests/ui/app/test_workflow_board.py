@@ -24,6 +24,10 @@ from tunaflow_tui.screens.workflow import WorkflowScreen
 from tunaflow_tui.widgets.workflow_view import PlanList, WorkflowView
 
 
+AT_WORK = 2
+"""The seeded board has two plans at work in another process: every place taken, its queued plan stays queued."""
+
+
 @pytest.fixture
 def holder() -> Iterator[LeaseHolder]:
     """A live process holding the leases of the plans at work (as `tunaflow run` in another terminal)."""
@@ -74,7 +78,7 @@ def test_every_plan_stands_in_the_group_of_its_phase(tmp_path: Path, holder: Lea
 
 async def test_the_board_lists_every_plan_by_group_and_follows_one_that_moves(open_app, demo_project,
                                                                               holder: LeaseHolder) -> None:
-    app, _session, runtime = open_app()
+    app, _session, runtime = open_app(max_parallel_plans=AT_WORK)
     ids = seed_board(runtime.store, holder)
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot, app)
@@ -107,29 +111,33 @@ import sys
 from pathlib import Path
 from tunaflow_tui.core.storage import Store
 from tunaflow_tui.core.workflow import Approve
+from tunaflow_tui.core.workflow.phases import PlanEventType
 from tunaflow_tui.core.workflow.service import WorkflowService
 with Store.open(Path(sys.argv[1])) as store:
-    WorkflowService(store).apply(int(sys.argv[2]), Approve(), actor="user")
+    service = WorkflowService(store)
+    service.apply(int(sys.argv[2]), Approve(), actor="user")
+    # every place taken there: its runtime queues it, as plan_slots does
+    service.record(int(sys.argv[2]), PlanEventType.PLAN_QUEUED, "system", {"working": 3, "limit": 3})
 """
 
 
 async def test_a_plan_another_process_moves_moves_on_the_board_and_in_the_sidebar(open_app, demo_project,
                                                                                   holder: LeaseHolder) -> None:
-    app, _session, runtime = open_app()
+    app, _session, runtime = open_app(max_parallel_plans=AT_WORK)
     ids = seed_board(runtime.store, holder)
     async with app.run_test(size=(120, 40)) as pilot:
         await settle(pilot, app)
         await until(pilot, lambda: "[approval] ◆ Add OAu" in screen_text(app), "the sidebar's waiting-for-you mark",
                     limit=30)
         assert "[dev] ● Count sent" in screen_text(app), "the other process's Developer is at work on it"
-        assert "[queued] Cache th" in screen_text(app), "approved, its Developer not started: no mark"
+        assert "[queued] Cache th" in screen_text(app), "queued for a free place: no mark"
         await pilot.press("f3")
         await until(pilot, lambda: isinstance(app.screen, WorkflowScreen) and board(app), "the board")
         assert row_of(app, ids.approval)[0] == "Waiting for you"
         done = subprocess.run([sys.executable, "-c", ELSEWHERE, str(demo_project), str(ids.approval)],
                               capture_output=True, text=True, timeout=120, env=os.environ.copy())
         assert done.returncode == 0, done.stderr
-        # approved there, its Developer not started yet: queued (the other process has no free place)
+        # approved there and queued (the other process has no free place)
         await until(pilot, lambda: row_of(app, ids.approval)[0] == "Queued", "the plan moved to Queued", limit=60)
         assert "queued" in row_of(app, ids.approval)[1]
         await pilot.press("escape")
@@ -140,7 +148,7 @@ async def test_a_plan_another_process_moves_moves_on_the_board_and_in_the_sideba
 
 async def test_at_80_columns_the_board_is_a_list_with_the_details_one_key_away(open_app, demo_project,
                                                                                holder: LeaseHolder) -> None:
-    app, _session, runtime = open_app()
+    app, _session, runtime = open_app(max_parallel_plans=AT_WORK)
     ids = seed_board(runtime.store, holder)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot, app)
@@ -165,7 +173,7 @@ async def test_at_80_columns_the_board_is_a_list_with_the_details_one_key_away(o
 
 @pytest.fixture
 def board_app(steady_app, holder: LeaseHolder):  # type: ignore[no-untyped-def]
-    app = steady_app("tunaflow-board-snapshots")
+    app = steady_app("tunaflow-board-snapshots", max_parallel_plans=AT_WORK)
     seed_board(app.controller.store, holder)
     return app
 
