@@ -105,3 +105,30 @@ def test_a_requests_file_that_holds_no_request_is_a_usage_error(harness: Harness
     missing = _tunaflow(harness, "run", str(harness.project), "--requests-file", str(harness.root / "none.txt"))
     assert missing.returncode == 2 and "cannot read" in missing.stderr
     assert not (harness.project / ".tunaflow" / "state.db").exists(), "nothing was started"
+
+
+def test_resume_starts_the_plans_an_earlier_run_left_queued_in_their_place(harness: Harness) -> None:
+    from tunaflow_tui.core.workflow import Approve
+    from tunaflow_tui.core.workflow.phases import Actor, PlanEventType
+    from tunaflow_tui.core.workflow.service import WorkflowService
+
+    stamps = harness.root / "stamps.jsonl"
+    harness.set_script(developer=[dev_turn(stamp=str(stamps))], reviewer=[{"text": verdict("pass")}],
+                       verifier=[{"text": verdict("pass")}])
+    harness.write_config("max_parallel_plans = 1\n", idle_s=120)  # into the [workflow] table it ends with
+    with Store.open(harness.project) as store:  # what a stopped run leaves: B queued before A, neither started
+        service = WorkflowService(store)
+        a, b = (service.create_plan_from_proposal(title=t, slug=t.lower().replace(" ", "-"),
+                                                  subtasks=[("Add mul", ""), ("Test mul", "")]) for t in (MUL, DIV))
+        for plan in (b, a):
+            service.apply(plan.id, Approve(), actor=Actor.USER)
+            service.record(plan.id, PlanEventType.PLAN_QUEUED, Actor.SYSTEM, {"working": 1, "limit": 1})
+
+    run = _tunaflow(harness, "run", str(harness.project), "--resume", "--accept")
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert f"Plan {b.id} was queued (max_parallel_plans = 1): it starts in its place." in run.stdout
+    plans = _plans(harness)
+    assert [plans[t].phase for t in (MUL, DIV)] == ["done", "done"], "both started, developed, reviewed, accepted"
+    by_dir = {p.worktree_path: p.id for p in plans.values()}
+    order = [by_dir[s["cwd"]] for s in map(json.loads, stamps.read_text().splitlines()) if s["at"] == "start"]
+    assert order == [b.id, a.id], "one at a time (the cap), in the queue's order"

@@ -199,7 +199,10 @@ async def drive(rt: WorkflowRuntime, policy: GatePolicy, *, request: str | None 
             if not in_flight:
                 say("Nothing in progress.", out)
                 return EXIT_DONE if resume else EXIT_PENDING
-            drivers = {plan.id: asyncio.create_task(_drive_plan(rt, plan.id, policy, out)) for plan in in_flight}
+            queued = set(rt.queued_to_start())  # left queued by an earlier run: they start here, in their order
+            drivers = {plan.id: asyncio.create_task(_drive_plan(rt, plan.id, policy, out,
+                                                                queued=plan.id in queued))
+                       for plan in sorted(in_flight, key=lambda p: _queue_order(rt, p.id))}
     except BaseException:  # a signal or a failure: the plans started so far stop with it
         for task in drivers.values():
             task.cancel()
@@ -213,9 +216,24 @@ async def drive(rt: WorkflowRuntime, policy: GatePolicy, *, request: str | None 
     return overall(codes + [code for code in finished if isinstance(code, int)])
 
 
-async def _drive_plan(rt: WorkflowRuntime, plan_id: int, policy: GatePolicy, out: TextIO) -> int:
-    """Take one plan through the gates the flags decide, until it is done or waits for a person."""
+def _queue_order(rt: WorkflowRuntime, plan_id: int) -> tuple[int, int]:
+    """Queued plans first, in their place in the queue (so the places go in that order), then the rest."""
+    position = next((q.position for q in rt.queued_plans() if q.plan_id == plan_id), None)
+    return (0, position) if position is not None else (1, plan_id)
+
+
+async def _drive_plan(rt: WorkflowRuntime, plan_id: int, policy: GatePolicy, out: TextIO, *,
+                      queued: bool = False) -> int:
+    """Take one plan through the gates the flags decide, until it is done or waits for a person.
+
+    ``queued``: an earlier run approved the plan and left it waiting for a place; it waits here in its
+    place, then its step starts, before the gates.
+    """
     retried: set[tuple[int, int]] = set()
+    if queued:
+        say(f"Plan {plan_id} was queued (max_parallel_plans = {rt.settings.workflow.max_parallel_plans}): "
+            "it starts in its place.", out)
+        await rt.start_queued(plan_id)
     for _ in range(1000):
         plan = rt.get_plan(plan_id)
         if plan.phase == Phase.DONE:
