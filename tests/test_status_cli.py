@@ -193,3 +193,20 @@ def test_every_plan_in_flight_is_marked_with_its_phase_decision_and_cost(git_rep
     assert plans[ids["waiting"]]["cost_usd"] is None, "no cost recorded: none shown"
     text = status(cwd=git_repo).stdout
     assert "Plans (4, 3 in flight)" in text and "cost: $0.0375" in text
+
+
+def test_a_plan_waiting_for_a_place_says_queued_and_its_place_in_line(git_repo: Path) -> None:
+    from tunaflow_tui.core.workflow import Approve
+    from tunaflow_tui.core.workflow.phases import PlanEventType
+
+    with Store.open(git_repo) as store:  # two plans approved over max_parallel_plans: both wait, in this order
+        service = WorkflowService(store)
+        first, second = (service.create_plan_from_proposal(title=title, slug=slug).id
+                         for title, slug in (("Cache the counts", "cache"), ("Count sentences", "sentences")))
+        for plan_id in (second, first):
+            service.apply(plan_id, Approve(), actor="user")
+            service.record(plan_id, PlanEventType.PLAN_QUEUED, "system", {"working": 3, "limit": 3})
+        service.record(second, PlanEventType.QUEUE_LEFT, "system", {"why": "started"})  # its place came
+    plans = {p["id"]: p for p in json.loads(status("--json", cwd=git_repo).stdout)["plans"]}
+    assert (plans[first]["queued"], plans[second]["queued"]) == (1, None)
+    assert "queued: number 1 in line — starts by itself when a place frees" in status(cwd=git_repo).stdout

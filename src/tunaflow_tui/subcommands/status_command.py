@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ from tunaflow_tui.core.terminal_text import neutralize
 from tunaflow_tui.core.workflow.event_text import event_text, plan_outcome
 from tunaflow_tui.core.workflow.phases import Phase, Waiting
 from tunaflow_tui.core.workflow.service import WaitingDecision, WorkflowService, plain_json
+from tunaflow_tui.runtime.plan_slots import queued_plans
 from tunaflow_tui.subcommands.arguments import is_directory
 from tunaflow_tui.subcommands.branch_json import branch_line, branch_tree_json, link_json
 
@@ -62,7 +64,8 @@ def plan_cost(store: Store, plan: PlanRecord) -> float | None:
     return None if total is None else round(total, 6)  # (a sum of floats: no 0.037500000000000006)
 
 
-def _plan_json(plan: PlanRecord, service: WorkflowService, store: Store) -> dict[str, Any]:
+def _plan_json(plan: PlanRecord, service: WorkflowService, store: Store,
+               queue: Mapping[int, int] | None = None) -> dict[str, Any]:
     held = plan.phase == Phase.HELD
     pending = None
     if plan.pending_decision is not None:
@@ -77,6 +80,7 @@ def _plan_json(plan: PlanRecord, service: WorkflowService, store: Store) -> dict
         "slug": plan.slug,
         "phase": plan.phase,
         "in_flight": not Phase(plan.phase).is_terminal,
+        "queued": (queue or {}).get(plan.id),
         "held_from": plan.held_from,
         "subtasks": [{"index": s.index, "title": s.title, "status": s.status} for s in plan.subtasks],
         "failures_since_reset": service.failures_since_reset(plan.id),
@@ -123,7 +127,8 @@ def collect(project: Path) -> tuple[dict[str, Any], tuple[WaitingDecision, ...]]
         if store.read_only is not None:
             document["read_only"] = store.read_only
         service = WorkflowService(store)
-        document["plans"] = _inert([_plan_json(plan, service, store) for plan in store.list_plans()])
+        queue = {queued.plan_id: queued.position for queued in queued_plans(store)}
+        document["plans"] = _inert([_plan_json(plan, service, store, queue) for plan in store.list_plans()])
         document["branches"] = branch_tree_json(store)
         document["session_links"] = [link_json(link) for link in store.all_session_links()]
         from tunaflow_tui.core.memory.model_files import MODEL_ID
@@ -161,7 +166,10 @@ def render_text(document: dict[str, Any]) -> str:
         lines.append(f"  #{plan['id']:<3} {_clip(plan['title'], 60)}  [{plan['slug']}]  {phase}")
         waiting = plan["waiting"]
         pending = plan["pending_decision"]
-        if waiting["for_you"]:
+        if plan["queued"] is not None:
+            lines.append(f"       queued: number {plan['queued']} in line — starts by itself when a place frees "
+                         "(max_parallel_plans)")
+        elif waiting["for_you"]:
             verdict = pending["detail"].get("verdict") if pending else None
             suffix = f" (verdict: {verdict})" if verdict else ""
             suffix += " (on hold)" if waiting["held"] else ""
