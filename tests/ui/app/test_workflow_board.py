@@ -23,7 +23,6 @@ from tunaflow_tui.core.workflow.service import WorkflowService
 from tunaflow_tui.screens.workflow import WorkflowScreen
 from tunaflow_tui.widgets.workflow_view import PlanList, WorkflowView
 
-
 AT_WORK = 2
 """The seeded board has two plans at work in another process: every place taken, its queued plan stays queued."""
 
