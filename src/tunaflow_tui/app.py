@@ -13,6 +13,7 @@ project's session (``controller.session``) receives the runtime's updates, which
 from __future__ import annotations
 
 import asyncio
+import re
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -608,6 +609,18 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
             if isinstance(self.screen, WorkflowScreen):
                 self.screen.dismiss()
             session.decisions.jump_to_decision(event.plan_id)
+
+    def on_workflow_view_plan_pointed(self, event: WorkflowView.PlanPointed) -> None:
+        """Write about a plan from the board: back to the chat, ``#N`` at the start of the composer."""
+        from tunaflow_tui.screens.workflow import WorkflowScreen
+
+        if isinstance(self.screen, WorkflowScreen):
+            self.screen.dismiss()
+        composer = self.composer
+        rest = re.sub(r"^#\d+\s*", "", composer.text)  # a draft is kept; another plan's pointer is replaced
+        composer.input.load_text(f"#{event.plan_id} {rest}")
+        composer.input.move_cursor(composer.input.document.end)
+        composer.focus_input()
 
     async def on_runtime_update(self, update: RuntimeUpdate) -> None:
         """Something happened in the runtime: the session's controllers show it, in order."""

@@ -32,6 +32,8 @@ Every plan, grouped: **waiting for you** (a question, a held plan, an interrupte
 - **up / down** or **j / k** choose a plan; **enter** goes to it (its pending decision, else its card in the chat).
 - **d** the plan's details: subtasks, tests, verdict, usage and cost, documents, timeline (beside the
   board on a wide terminal, in its place on a narrow one); **d** or **escape** back to the board.
+- **#** writes about the plan: back in the chat, the composer starts with its `#N` (the Architect's
+  turn is about that plan, and a proposal from it revises that plan).
 - **o** opens the plan's document (the one highlighted under Documents; **tab** moves there).
 - **escape** or **f3** goes back to the chat.
 """
@@ -39,6 +41,8 @@ Every plan, grouped: **waiting for you** (a question, a held plan, an interrupte
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,f3", "close", "Back to chat", id="workflow.close"),
         Binding("o", "open_document", "Open document", id="workflow.open_document"),
+        Binding("number_sign", "point", "Write about it", id="workflow.write_about",
+                tooltip="Back to the chat with the plan's #N in the composer"),
         Binding("d", "details", "Details", id="workflow.details",
                 tooltip="The plan's subtasks, tests, verdict, cost, documents and timeline"),
     ]
@@ -82,6 +86,14 @@ Every plan, grouped: **waiting for you** (a question, a held plan, an interrupte
             plan = view.selected
             self.notify(f"Plan {plan.plan_id} has no documents yet." if plan else "No plans yet.",
                         severity="warning")
+
+    def action_point(self) -> None:
+        """Back to the chat to write to the Architect about the highlighted plan."""
+        plan = self.query_one(WorkflowView).selected
+        if plan is None:
+            self.notify("No plans yet.", severity="warning")
+            return
+        self.post_message(WorkflowView.PlanPointed(plan.plan_id))
 
     def action_details(self) -> None:
         """Into the highlighted plan's details, or back to the board."""

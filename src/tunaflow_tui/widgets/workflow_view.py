@@ -55,6 +55,12 @@ class WorkflowView(Horizontal):
         plan_id: int
 
     @dataclass
+    class PlanPointed(Message):
+        """The user wants to write to the Architect about a plan (its ``#N`` goes into the composer)."""
+
+        plan_id: int
+
+    @dataclass
     class PlanHighlighted(Message):
         """The cursor moved to a plan."""
 

@@ -21,6 +21,7 @@ from tunaflow_tui.core.storage import Store
 from tunaflow_tui.core.storage.leases import LeaseHolder
 from tunaflow_tui.core.workflow.service import WorkflowService
 from tunaflow_tui.screens.workflow import WorkflowScreen
+from tunaflow_tui.widgets.composer import Composer
 from tunaflow_tui.widgets.workflow_view import PlanList, WorkflowView
 
 AT_WORK = 2
@@ -168,6 +169,27 @@ async def test_at_80_columns_the_board_is_a_list_with_the_details_one_key_away(o
         await pilot.press("escape")
         await until(pilot, lambda: board(app) and view.query_one(PlanList).has_focus, "back on the board")
         assert view.selected is not None and view.selected.plan_id == ids.done
+
+
+async def test_hash_on_a_plan_goes_back_to_the_chat_with_its_pointer_in_the_composer(open_app, demo_project,
+                                                                                     holder: LeaseHolder) -> None:
+    app, _session, runtime = open_app(max_parallel_plans=AT_WORK)
+    ids = seed_board(runtime.store, holder)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        await pilot.press(*"#9 keep it short")  # a draft, pointed at another plan
+        await pilot.press("f3")
+        await until(pilot, lambda: isinstance(app.screen, WorkflowScreen) and board(app), "the board")
+        view = app.screen.query_one(WorkflowView)
+        while view.selected is None or view.selected.plan_id != ids.review:
+            await pilot.press("j")
+        await pilot.press("number_sign")
+        await until(pilot, lambda: not isinstance(app.screen, WorkflowScreen), "back in the chat")
+        composer = app.query_one("#composer", Composer)
+        assert composer.text == f"#{ids.review} keep it short", "the draft kept, pointed at the chosen plan"
+        assert composer.input.has_focus
+        await pilot.press(*" and clear")
+        assert composer.text == f"#{ids.review} keep it short and clear", "the cursor at the end of the draft"
 
 
 @pytest.fixture
