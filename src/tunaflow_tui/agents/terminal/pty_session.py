@@ -55,6 +55,9 @@ class PtySpec:
     """What to run and how big its terminal starts.
 
     ``env`` is added to tunaflow's own environment; ``TERM`` is ``xterm-256color`` unless it says otherwise.
+    ``echo`` off: the terminal does not echo what is typed (a program driven by tunaflow rather than a
+    person). ``pause_above``: backlog (bytes read, not parsed yet) above which the program is held back
+    (None: :data:`PAUSE_ABOVE`).
     """
 
     argv: Sequence[str]
@@ -63,6 +66,8 @@ class PtySpec:
     lines: int = 24
     columns: int = 80
     scrollback: int = 10_000
+    echo: bool = True
+    pause_above: int | None = None
 
 
 class PtySession:
@@ -74,11 +79,15 @@ class PtySession:
             should only note that there is something new (set a flag) and let the loop look later.
         on_exit: Called once (on the loop) when the program has ended and been reaped, with its exit
             code (negative: killed by that signal).
+        on_data: Called on the loop with every piece read from the program, as read (before parsing),
+            and once with ``b""`` when its output has ended (its exit follows, with ``on_exit``).
     """
 
     def __init__(self, spec: PtySpec, on_output: Callable[[], None] | None = None,
-                 on_exit: Callable[[int | None], None] | None = None) -> None:
+                 on_exit: Callable[[int | None], None] | None = None,
+                 on_data: Callable[[bytes], None] | None = None) -> None:
         self.spec = spec
+        self.on_data = on_data
         self.emulator = Emulator(spec.columns, spec.lines, scrollback=spec.scrollback, reply=self._reply)
         self.on_output = on_output
         self.on_exit = on_exit
@@ -108,7 +117,7 @@ class PtySession:
         env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
         env.update({"TERM": "xterm-256color", "COLORTERM": "truecolor"})
         env.update(self.spec.env)
-        proc = PtyProcess.spawn(list(self.spec.argv), cwd=str(self.spec.cwd), env=env,
+        proc = PtyProcess.spawn(list(self.spec.argv), cwd=str(self.spec.cwd), env=env, echo=self.spec.echo,
                                 dimensions=(self.spec.lines, self.spec.columns))
         self._proc = proc
         self.started_at = time.monotonic()
@@ -134,6 +143,20 @@ class PtySession:
     def running(self) -> bool:
         """Started and not seen to end yet."""
         return self._proc is not None and not self.ended
+
+    @property
+    def _pause_above(self) -> int:
+        return self.spec.pause_above if self.spec.pause_above is not None else PAUSE_ABOVE
+
+    @property
+    def fd(self) -> int | None:
+        """The PTY's master side (for terminal settings), while the program runs."""
+        return self._proc.fd if self._proc is not None and not self.ended else None
+
+    @property
+    def unsent(self) -> int:
+        """Bytes written to the program that its terminal has not taken yet."""
+        return len(self._outbox)
 
     @property
     def backlog(self) -> int:
@@ -170,10 +193,12 @@ class PtySession:
             if exc.errno != errno.EIO:
                 raise
             data = b""  # Linux: the slave side closed — the program is gone
+        if self.on_data is not None:
+            self.on_data(data)
         with self._ready:
             if data:
                 self._backlog += data
-                full = len(self._backlog) > PAUSE_ABOVE
+                full = len(self._backlog) > self._pause_above
             else:
                 self._eof = full = True
             self._ready.notify()
@@ -197,7 +222,7 @@ class PtySession:
             on_output = self.on_output
             if on_output is not None:
                 on_output()
-            if not self._reading and not self._resume_asked and left < PAUSE_ABOVE // 2:
+            if not self._reading and not self._resume_asked and left < self._pause_above // 2:
                 self._resume_asked = True
                 self._to_loop(self._resume_reading)
             # let the loop have the interpreter now, not after the switch interval (5 ms): a key
@@ -324,7 +349,9 @@ class PtySession:
             self._writing = False
         self._pause_reading()
         with contextlib.suppress(OSError):
-            os.close(proc.fd)
+            # through its file object: closing the bare fd left that object to close the same number again
+            # when collected, by then perhaps another terminal's (whose program then never seemed to end)
+            proc.fileobj.close()
         proc.closed = True
         LIVE_GROUPS.discard(proc.pid)
         _RUNNING.discard(self)
