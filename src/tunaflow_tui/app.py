@@ -598,7 +598,11 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
 
     def on_sidebar_selected(self, event: Sidebar.Selected) -> None:
         """An item chosen in the sidebar."""
-        if (session := self._session_or_say()) is not None:
+        if (session := self._session_or_say()) is None:
+            return
+        if event.kind == "native":  # a live native CLI: its pane, focused
+            session.native.open(str(event.id))
+        else:
             session.panes.sidebar_selected(event)
 
     def on_workflow_view_plan_selected(self, event: WorkflowView.PlanSelected) -> None:

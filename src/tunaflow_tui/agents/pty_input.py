@@ -4,8 +4,9 @@ A terminal in canonical (line-editing) mode holds at most 4095 characters of an 
 and silently drops the rest (Linux's ``N_TTY_BUF_SIZE``), so a long prompt sent as one line
 reaches the program cut. When the line is longer than that and the program left its terminal in
 canonical mode, line editing is switched off first (the program still reads one line: the
-characters, then the newline). The line is written in pieces as the program reads it, and what
-the program prints meanwhile is kept for the reply, so neither side ever waits on a full buffer.
+characters, then the newline). The line goes to the program's :class:`.PtySession`, which sends it as
+the terminal takes it; what the program prints meanwhile reaches the session's reader as always, so
+neither side ever waits on a full buffer.
 
 Control characters in the prompt would act as keystrokes (ctrl+c interrupts, ctrl+d ends the
 input, ESC starts a key sequence), so they are removed before it is typed.
@@ -13,32 +14,28 @@ input, ESC starts a key sequence), so they are removed before it is typed.
 
 from __future__ import annotations
 
-import contextlib
-import os
+import asyncio
 import re
-import select
 import termios
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import pexpect
+from tunaflow_tui.agents.terminal.pty_session import PtySession
 
 #: the longest line a terminal in canonical mode accepts (4096 with the newline)
 CANONICAL_LINE_MAX = 4095
-_WRITE_PIECE = 1024
-_POLL_S = 0.05
+_POLL_S = 0.02
 _KEYSTROKES = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 @dataclass(frozen=True, slots=True)
 class Typed:
-    """How typing a line went: whether it all went in, and what the program printed meanwhile."""
+    """How typing a line went: whether it all went in (or the program ended first)."""
 
     complete: bool
     sent_bytes: int
     total_bytes: int
-    output: str
     exited: bool = False
 
 
@@ -67,46 +64,27 @@ def needs_raw_input(fd: int, line_bytes: int) -> bool:
         return False
 
 
-def type_line(child: pexpect.spawn, line: str, *, stall_s: float,
-              cancelled: Callable[[], bool]) -> Typed:
-    """Type ``line`` and a newline into ``child``; give up when the program reads nothing for ``stall_s``.
+async def type_line(session: PtySession, line: str, *, stall_s: float,
+                    cancelled: Callable[[], bool]) -> Typed:
+    """Type ``line`` and a newline into the program; give up when its terminal takes nothing for ``stall_s``.
 
-    Returns early, incomplete, as soon as ``cancelled()`` is true or the program exits.
+    Returns early, incomplete, as soon as ``cancelled()`` is true or the program ends.
     """
     data = (line + "\n").encode("utf-8")
-    fd = child.child_fd
-    if needs_raw_input(fd, len(data)):
+    fd = session.fd
+    if fd is not None and needs_raw_input(fd, len(data)):
         _canonical_mode_off(fd)
-    output: list[str] = []
-    sent = 0
-    last_progress = time.monotonic()
-    blocking = os.get_blocking(fd)
-    os.set_blocking(fd, False)
-    try:
-        while sent < len(data):
-            if cancelled():
-                break
-            if time.monotonic() - last_progress > stall_s:
-                break
-            readable, writable, _ = select.select([fd], [fd], [], _POLL_S)
-            if readable:
-                try:
-                    output.append(child.read_nonblocking(65536, timeout=0))
-                except pexpect.TIMEOUT:
-                    pass
-                except pexpect.EOF:
-                    return Typed(False, sent, len(data), "".join(output), exited=True)
-            if writable:
-                try:
-                    written = os.write(fd, data[sent:sent + _WRITE_PIECE])
-                except BlockingIOError:
-                    written = 0
-                except OSError:  # the program closed its terminal
-                    return Typed(False, sent, len(data), "".join(output), exited=True)
-                if written:
-                    sent += written
-                    last_progress = time.monotonic()
-    finally:
-        with contextlib.suppress(OSError):
-            os.set_blocking(fd, blocking)
-    return Typed(sent == len(data), sent, len(data), "".join(output))
+    waiting_before = session.unsent  # e.g. a reply to the program's query, queued already
+    session.write(data)
+    sent, last_progress = 0, time.monotonic()
+    while True:
+        now_sent = max(0, min(len(data), len(data) + waiting_before - session.unsent))
+        if now_sent > sent:
+            sent, last_progress = now_sent, time.monotonic()
+        if sent == len(data):
+            return Typed(True, sent, len(data))
+        if session.ended:
+            return Typed(False, sent, len(data), exited=True)
+        if cancelled() or time.monotonic() - last_progress > stall_s:
+            return Typed(False, sent, len(data))
+        await asyncio.sleep(_POLL_S)

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from tunaflow_tui.controllers.branch_controller import BranchesController
     from tunaflow_tui.controllers.bridge import RuntimeUpdate
     from tunaflow_tui.controllers.decision_controller import DecisionController
+    from tunaflow_tui.controllers.native_cli import NativeCliController
     from tunaflow_tui.controllers.outcomes import OutcomeController
     from tunaflow_tui.controllers.panes import PaneController
     from tunaflow_tui.controllers.permission_docks import PermissionController
@@ -88,6 +89,7 @@ class SessionControls(Protocol):
     runtime: WorkflowRuntime
     branches: BranchesController
     decisions: DecisionController
+    native: NativeCliController
     outcomes: OutcomeController
     panes: PaneController
     permissions: PermissionController

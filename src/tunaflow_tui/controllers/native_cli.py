@@ -4,7 +4,8 @@ The engine's own interactive CLI resumes the conversation's stored session in it
 the branch pane (drawer or pinned 50:50), drawn by :class:`~tunaflow_tui.widgets.terminal_pane.TerminalPane`.
 Leaving the pane (ctrl+] or Escape twice) leaves the CLI running; opening it again on the same
 conversation shows the same session. When the CLI ends, the conversation gets a record with the
-session id and how long it lasted, and the next tunaflow turn there resumes that session.
+session id and how long it lasted, and the next tunaflow turn there resumes that session. Every running
+CLI is listed in the sidebar's "Live sessions" (picking one shows its pane again) until it ends.
 
 Where a pane cannot work (``[ui] native_cli = "suspend"``, or the app served in a browser) the app
 suspends and hands the whole terminal over instead, as before.
@@ -24,7 +25,9 @@ from tunaflow_tui.runtime.native_sessions import (
     native_launch,
     write_record,
 )
+from tunaflow_tui.viewmodels.plan_rows import SidebarItem
 from tunaflow_tui.widgets.branch_pane import BranchHeader
+from tunaflow_tui.widgets.sidebar import Sidebar
 
 if TYPE_CHECKING:
     from tunaflow_tui.agents.terminal.pty_session import PtySession
@@ -107,7 +110,9 @@ class NativeCliController:
         return live
 
     def _mark_live(self, conversation_id: str, running: bool) -> None:
-        """A branch's native CLI started or ended: the sidebar's live mark follows."""
+        """A native CLI started or ended: the sidebar's live sessions (and a branch's live mark) follow."""
+        running_now = [(cid, live.launch.engine) for cid, live in self.live.items() if live.session.running]
+        self._workers.run_ui(self._list_live(running_now), "list the live sessions")
         if not conversation_id.startswith("branch:"):
             return
         branch_id = int(conversation_id.removeprefix("branch:"))
@@ -116,6 +121,24 @@ class NativeCliController:
         else:
             self._panes.native_live.discard(branch_id)
         self._workers.run_ui(self._panes.refresh_sidebar(), "refresh the sidebar")
+
+    async def _list_live(self, running: list[tuple[str, str]]) -> None:
+        items = await asyncio.to_thread(self._live_items, running)
+        if {cid for cid, _ in running} != {cid for cid, live in self.live.items() if live.session.running}:
+            return  # one started or ended meanwhile: the list made for that change is the one to show
+        for sidebar in self._app.query(Sidebar):
+            sidebar.show_live_sessions(items)
+
+    def _live_items(self, running: list[tuple[str, str]]) -> tuple[SidebarItem, ...]:
+        """The sidebar's rows for the running CLIs: the main conversation first, then branches by label."""
+        rows: list[SidebarItem] = []
+        for conversation_id, engine in running:
+            label = "Main"
+            if conversation_id.startswith("branch:"):
+                branch = self._runtime.store.get_branch(int(conversation_id.removeprefix("branch:")))
+                label = branch.label if branch is not None and branch.label else conversation_id
+            rows.append(SidebarItem("native", conversation_id, label, detail=engine, live=True))
+        return tuple(sorted(rows, key=lambda row: (row.id != "main", row.label.casefold())))
 
     def _title(self, live: LiveNative) -> str:
         from tunaflow_tui.keyhints import key_for

@@ -1,7 +1,8 @@
 """Sidebar: conversations, branches, archive and plans in one keyboard-navigable tree.
 
 Roundtables get their section once the project has one (started in the app or with ``tunaflow
-roundtable``); picking one shows it in the branch pane.
+roundtable``); picking one shows it in the branch pane. Native CLIs running in a terminal pane are
+listed on top, under "Live sessions", while they run (:meth:`Sidebar.show_live_sessions`).
 """
 
 from __future__ import annotations
@@ -27,6 +28,9 @@ SECTIONS: tuple[tuple[str, str], ...] = (
     ("archive", "Archive"),
     ("plans", "Plans"),
 )
+
+LIVE_SECTION = "live"
+"""The section of running native CLI sessions (its items have kind ``native``, id the conversation)."""
 
 OPTIONAL_SECTIONS = frozenset({"roundtables"})
 """Sections shown only when they have items ("Start roundtable" in the palette makes the first one)."""
@@ -139,7 +143,7 @@ class Sidebar(Vertical):
 
     @dataclass
     class Selected(Message):
-        """An item was chosen: kind is conversation / branch / roundtable / archive / plan (from the item)."""
+        """An item was chosen: kind is conversation / branch / roundtable / archive / plan / native (from the item)."""
 
         kind: str
         id: int | str
@@ -148,6 +152,7 @@ class Sidebar(Vertical):
         super().__init__(id=id, classes=classes)
         self.border_title = "Project"
         self.sections = sections
+        self.live_sessions: tuple[SidebarItem, ...] = ()
 
     def compose(self) -> ComposeResult:
         tree = SidebarTree("tunaflow", id="sidebar-tree")
@@ -168,6 +173,12 @@ class Sidebar(Vertical):
     def _build(self, sections: SidebarSections) -> None:
         tree = self.sidebar_tree
         tree.clear()
+        if self.live_sessions:
+            heading = Text("Live sessions", style="bold")
+            heading.append(f" {len(self.live_sessions)}", style="dim")
+            live: TreeNode[NodeData] = tree.root.add(heading, data=LIVE_SECTION, expand=True)
+            for item in self.live_sessions:
+                _add(live, item)
         for attr, title in SECTIONS:
             items: tuple[SidebarItem, ...] = getattr(sections, attr)
             if attr in OPTIONAL_SECTIONS and not items:
@@ -183,13 +194,20 @@ class Sidebar(Vertical):
         if tree.cursor_line < 0:
             tree.cursor_line = 0
 
-    def update(self, sections: SidebarSections) -> None:
+    def show_live_sessions(self, items: tuple[SidebarItem, ...]) -> None:
+        """List the native CLIs running now on top (none: the section goes), the cursor kept on its item."""
+        if items != self.live_sessions:
+            self.live_sessions = items
+            if self.query(SidebarTree):  # else the tree is built with them when mounted
+                self.update(self.sections, force=True)
+
+    def update(self, sections: SidebarSections, *, force: bool = False) -> None:
         """Replace the content, keeping the cursor on the same item when it still exists.
 
         The same content leaves the tree as it is (sections the user folded stay folded): a rebuild
         lays out the whole screen, and the sidebar is refreshed on every change of a plan or branch.
         """
-        if sections == self.sections and self.sidebar_tree.root.children:
+        if sections == self.sections and self.sidebar_tree.root.children and not force:
             return
         if self._relabel(sections):
             return

@@ -1,8 +1,13 @@
 """TerminalPane: a live program (a native agent CLI) drawn from its VT emulator, keys sent to it.
 
-Rows are drawn as Strips from the emulator's runs with cached styles; only rows the program changed
-are redrawn, at most 60 times a second (a frame the program marks as synchronized, DEC 2026, is held
-until it is complete, 100 ms at most). Above the screen, the scrollback (not on the alternate screen).
+The program's output is parsed off the loop (:mod:`tunaflow_tui.agents.terminal.pty_session`); at most
+60 times a second the pane takes a frame: under the emulator's lock, the rows the program changed
+since the last one (their runs of cells) and the cursor, in one short hold. Only those rows are
+redrawn, from Strips cached by their content (lines that scrolled up are drawn once, not once per
+row they pass through). However much arrived between two frames, only the last screen is drawn; while
+the text scrolls, at most 30 times a second, and 5 times while more than a screenful arrives a frame. A frame the program marks as synchronized (DEC
+2026) is held until it is complete, 100 ms at most. Above the screen, the scrollback (not on the
+alternate screen).
 
 Focused, the pane takes every key (Textual's and tunaflow's own bindings included) and sends it to the
 program, except the leave key (``terminal.leave``, ctrl+] by default) and Escape pressed twice within
@@ -16,6 +21,7 @@ import time
 from functools import lru_cache
 from typing import ClassVar
 
+from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
@@ -26,13 +32,14 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 from textual.timer import Timer
 
-from tunaflow_tui.agents.terminal.emulator import CellAttrs, Run
+from tunaflow_tui.agents.terminal.emulator import CellAttrs, CursorState, Run
 from tunaflow_tui.agents.terminal.keys import key_bytes, mouse_bytes, paste_bytes
 from tunaflow_tui.agents.terminal.pty_session import PtySession
 from tunaflow_tui.textual_compat import declared_bindings
 
 REFRESH_HZ = 60
 SCROLL_HZ = 30
+FLOOD_HZ = 5
 DOUBLE_ESCAPE_S = 0.4
 SYNC_HOLD_S = 0.1
 RESIZE_DEBOUNCE_S = 0.05
@@ -61,8 +68,9 @@ def cell_style(attrs: CellAttrs) -> Style:
 
 
 def runs_strip(runs: list[Run]) -> Strip:
-    """One row as a Strip."""
-    return Strip([Segment(text, cell_style(attrs)) for text, attrs in runs])
+    """One row as a Strip (its width counted without Rich's per-character lookups for ASCII text)."""
+    width = sum(len(text) if text.isascii() else cell_len(text) for text, _ in runs)
+    return Strip([Segment(text, cell_style(attrs)) for text, attrs in runs], width)
 
 
 class TerminalPane(ScrollView, can_focus=True):
@@ -98,7 +106,10 @@ class TerminalPane(ScrollView, can_focus=True):
         self.session = session
         self._changed = True
         self._strips: dict[tuple[str, int], Strip] = {}
+        self._looks: dict[tuple[tuple[Run, ...], int, Style], Strip] = {}  # (runs, width, style) → drawn row
         self._history_seen = -1
+        self._scrolled_seen = 0
+        self._cursor = CursorState(0, 0, False)  # the cursor of the frame on screen
         self._room = 0  # rows above the screen (see _room_for)
         self._alt_seen = False
         self._cursor_row: int | None = None
@@ -129,28 +140,33 @@ class TerminalPane(ScrollView, can_focus=True):
         emulator = self.session.emulator
         return 0 if emulator.alternate_screen else emulator.history_size
 
-    def _room_for(self, history: int) -> int:
+    def _room_for(self, history: int, flooding: bool = False) -> int:
         """Rows kept above the screen for ``history`` scrollback lines: the next power of two from 256, at
-        most the cap. Changing the scroll height lays out the whole app, so it changes a dozen times
-        while the scrollback fills, not on every line (the unused rows at the very top are blank)."""
+        most the cap, and the cap at once while a flood scrolls more than a screenful a frame. Changing the
+        scroll height lays out the whole app, so it changes a few times while the scrollback fills, not on
+        every line, and it does not shrink back (the unused rows at the very top are blank)."""
         cap = self.session.emulator.scrollback_cap
         if history <= 0 or cap <= 0:
             return 0
+        if flooding:
+            return cap
         room = 256
         while room < history:
             room *= 2
-        return min(room, cap)
+        return max(min(room, cap), self._room)
 
-    def _sync_layout(self) -> None:
+    def _sync_layout(self, flooding: bool = False) -> None:
         """The scroll height follows the scrollback; a view at the bottom stays at the bottom."""
         emulator = self.session.emulator
         at_end = self.scroll_offset.y >= self.max_scroll_y
-        history = self._history()
-        self._history_seen = history
-        self._alt_seen = emulator.alternate_screen
-        self._room = self._room_for(history)
-        self._strips = {k: v for k, v in self._strips.items() if k[0] == "h"}
-        size = Size(emulator.columns, self._room + emulator.lines)
+        with emulator.lock:
+            history = self._history()
+            self._history_seen = history
+            self._scrolled_seen = emulator.scrolled_total
+            self._alt_seen = emulator.alternate_screen
+            self._cursor = emulator.cursor
+            self._room = self._room_for(history, flooding)
+            size = Size(emulator.columns, self._room + emulator.lines)
         if size != self.virtual_size:
             self.virtual_size = size
         if at_end:
@@ -167,75 +183,103 @@ class TerminalPane(ScrollView, can_focus=True):
         if not self._changed:
             return
         emulator = self.session.emulator
-        if emulator.synchronized_output:
-            now = time.monotonic()
-            if self._sync_since is None:
-                self._sync_since = now
-            if now - self._sync_since < SYNC_HOLD_S:
-                return  # the program is mid-frame
-        self._sync_since = None
+        with emulator.lock:  # one frame: the parsing thread waits for the few rows taken here
+            if emulator.synchronized_output:
+                now = time.monotonic()
+                if self._sync_since is None:
+                    self._sync_since = now
+                if now - self._sync_since < SYNC_HOLD_S:
+                    return  # the program is mid-frame
+            self._sync_since = None
+            relayout = self._history() != self._history_seen or emulator.alternate_screen != self._alt_seen
+            scrolled = emulator.scrolled_total - self._scrolled_seen
+            if relayout or scrolled:
+                # the text moved up: every row is redrawn, at most SCROLL_HZ times a second, and FLOOD_HZ while
+                # more than a screenful arrives between two frames (nobody reads that; drawing the whole pane
+                # costs the loop what keys and the rest of the app need)
+                now = time.monotonic()
+                hz = FLOOD_HZ if scrolled >= emulator.lines else SCROLL_HZ
+                if now - self._last_layout < 1 / hz:
+                    return
+                self._last_layout = now
+            self._changed = False  # output parsed from here on is the next frame's
+            self._scrolled_seen = emulator.scrolled_total
+            dirty = set(range(emulator.lines)) if relayout else emulator.take_dirty()
+            if relayout:
+                emulator.take_dirty()
+            cursor = emulator.cursor
+            dirty.add(cursor.y)
+            if self._cursor_row is not None:
+                dirty.add(self._cursor_row)
+            rows = {y: emulator.row(y) for y in dirty if y < emulator.lines}
+            if relayout:
+                self._strips = {k: v for k, v in self._strips.items() if k[0] == "h"}
+                self._sync_layout(flooding=scrolled >= emulator.lines)
+        self._cursor = cursor
         self._base_style = None
-        if self._history() != self._history_seen or emulator.alternate_screen != self._alt_seen:
-            # the text moved up: every row is redrawn, at most SCROLL_HZ times a second (a flood scrolls on
-            # every tick, and redrawing the whole pane costs the loop what keys and other panes need)
-            now = time.monotonic()
-            if now - self._last_layout < 1 / SCROLL_HZ:
-                return
-            self._last_layout = now
-            self._changed = False
-            emulator.take_dirty()
-            self._sync_layout()
-            return
-        self._changed = False
-        dirty = emulator.take_dirty()
-        cursor = emulator.cursor.y
-        if self._cursor_row is not None:
-            dirty.add(self._cursor_row)
-        dirty.add(cursor)
-        for y in dirty:
-            self._strips.pop(("s", y), None)
-            self.refresh_line(self._room + y)
+        for y, runs in rows.items():
+            self._strips[("s", y)] = self._look(runs)
+        if not relayout:
+            for y in rows:
+                self.refresh_line(self._room + y)
 
     # --- drawing ------------------------------------------------------------------------------
+
+    def _look(self, runs: list[Run]) -> Strip:
+        """A row drawn at the pane's width in its own style; the same content is drawn once."""
+        width = self.scrollable_content_region.width
+        if self._base_style is None:
+            self._base_style = self.rich_style
+        key = (tuple(runs), width, self._base_style)
+        strip = self._looks.get(key)
+        if strip is None:
+            if len(self._looks) > _CACHE_CAP:
+                self._looks.clear()
+            strip = self._looks[key] = runs_strip(runs).adjust_cell_length(width).apply_style(self._base_style)
+        return strip
 
     def render_line(self, y: int) -> Strip:
         """Row ``y`` of the view: a scrollback line or a screen row, with the cursor when focused."""
         emulator = self.session.emulator
         width = self.scrollable_content_region.width
         line = self.scroll_offset.y + y
-        history = min(max(self._history_seen, 0), emulator.history_size, self._room)
-        blank_above = self._room - history
+        blank_above = self._room - min(max(self._history_seen, 0), self._room)
         strip: Strip | None
         if line < blank_above:
-            strip = Strip.blank(width)
+            strip = Strip.blank(width, self.rich_style)
         elif line < self._room:
-            index = emulator.history_size - history + (line - blank_above)  # the newest next to the screen
-            number = emulator.scrolled_total - emulator.history_size + index
-            key = ("h", number)
-            strip = self._strips.get(key)
-            if strip is None:
-                if len(self._strips) > _CACHE_CAP:
-                    self._strips.clear()
-                strip = self._strips[key] = runs_strip(emulator.history_row(index))
+            strip = self._history_line(line - blank_above)
         elif line - self._room < emulator.lines:
             row = line - self._room
             key = ("s", row)
             strip = self._strips.get(key)
-            if strip is None:
-                strip = self._strips[key] = runs_strip(emulator.row(row))
-            assert strip is not None
-            cursor = emulator.cursor
+            if strip is None or strip.cell_length != width:  # drawn before the pane had its size
+                strip = self._strips[key] = self._look(emulator.row(row))
+            cursor = self._cursor
             if row == cursor.y:
                 self._cursor_row = row
-                if self.has_focus and cursor.visible and not self.session.ended \
-                        and cursor.x < strip.cell_length:
+                if self.has_focus and cursor.visible and not self.session.ended and cursor.x < strip.cell_length:
                     before, at, after = strip.divide([cursor.x, cursor.x + 1, strip.cell_length])
                     strip = Strip.join([before, at.apply_style(_CURSOR), after])
         else:
-            strip = Strip.blank(width)
-        if self._base_style is None:
-            self._base_style = self.rich_style
-        return strip.adjust_cell_length(width).apply_style(self._base_style)
+            strip = Strip.blank(width, self.rich_style)
+        return strip
+
+    def _history_line(self, shown: int) -> Strip:
+        """The ``shown``-th of the scrollback lines kept above the screen (the newest next to it)."""
+        emulator = self.session.emulator
+        with emulator.lock:  # the parsing thread may be adding lines: the index and the line must agree
+            index = emulator.history_size - min(max(self._history_seen, 0), self._room) + shown
+            if not 0 <= index < emulator.history_size:
+                return Strip.blank(self.scrollable_content_region.width, self.rich_style)
+            number = emulator.scrolled_total - emulator.history_size + index
+            key = ("h", number)
+            strip = self._strips.get(key)
+            if strip is None or strip.cell_length != self.scrollable_content_region.width:
+                if len(self._strips) > _CACHE_CAP:
+                    self._strips.clear()
+                strip = self._strips[key] = self._look(emulator.history_row(index))
+        return strip
 
     def on_focus(self) -> None:
         """Show the cursor."""
@@ -258,6 +302,7 @@ class TerminalPane(ScrollView, can_focus=True):
         if region.width > 0 and region.height > 0 and not self.session.ended:
             self.session.resize(region.height, region.width)
             self._strips.clear()
+            self._looks.clear()
             self._sync_layout()
 
     # --- input --------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 """A tiny interactive program for the pty engine tests: prompt ``> ``, one line in, a coloured answer out."""
 
+import os
 import sys
 import time
 
@@ -15,6 +16,18 @@ def say(*chunks: str, pause: float = 0.03) -> None:
 
 def main() -> int:
     say("\x1b]0;fake repl\x07Welcome to fake-repl\n")
+    if "--cpr" in sys.argv:  # asks where its cursor is before anything else, as codex's TUI does, and waits
+        import termios
+        import tty
+
+        saved = termios.tcgetattr(0)
+        tty.setcbreak(0)
+        say("\x1b[6n", pause=0)
+        reply = b""
+        while not reply.endswith(b"R"):
+            reply += os.read(0, 1)
+        termios.tcsetattr(0, termios.TCSANOW, saved)
+        say(f"cursor at {reply[1:].decode()}\n")
     if "--deaf" in sys.argv:  # shows its prompt, then never reads a thing
         say("> ", pause=0)
         time.sleep(60)
@@ -47,7 +60,6 @@ def main() -> int:
             say(f"received {len(line)} characters, ending with {line[-12:]!r}\n")
             continue
         if line == "daemon":  # leaves behind a helper in a session of its own, then answers
-            import os
             import subprocess
             pidfile = os.environ["FAKE_REPL_PIDFILE"]
             code = ("import os, sys, time\nif os.fork(): os._exit(0)\n"

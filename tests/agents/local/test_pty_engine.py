@@ -61,6 +61,15 @@ async def test_reply_ends_when_the_prompt_returns_and_is_clean(tmp_path: Path) -
     assert ticks >= 10  # the loop kept running while the program answered
 
 
+async def test_a_program_that_asks_where_its_cursor_is_gets_the_answer_and_goes_on(tmp_path: Path) -> None:
+    # codex's TUI dies when nobody answers its cursor position query: the terminal the engine runs the
+    # program in answers it, as the native CLI pane does
+    config = EngineConfig(name="repl", type="pty", command=sys.executable, extra_args=["-u", REPL, "--cpr"],
+                          prompt_pattern=r"^> $", timeout_idle_s=5)
+    events = await _collect(PtyEngine(config), "hello", tmp_path)
+    assert events[-1] == FinalMessage("You said: hello\ndone here.")
+
+
 async def test_reply_ends_after_silence_when_the_prompt_never_returns(tmp_path: Path) -> None:
     events = await _collect(_engine(idle_end_s=0.4), "silent", tmp_path)
     assert events[-1] == FinalMessage("thinking aloud\nand never prompting again")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import sys
 import time
@@ -130,3 +131,26 @@ async def test_a_flood_is_parsed_in_small_steps_and_the_program_is_held_back(
     lateness.sort()
     assert lateness[len(lateness) // 2] < 0.05  # the loop kept turning while the flood was parsed
     assert session.emulator.history_size == 500  # the scrollback stayed at its cap
+
+
+async def test_an_ended_session_collected_later_leaves_a_newer_terminal_alone(tmp_path: Path) -> None:
+    # the next terminal opened gets the lowest free descriptor: the one the ended session had
+    first = PtySession(PtySpec([sys.executable, str(TTY_APP)], tmp_path, {}, 12, 60, scrollback=10))
+    first.start()
+    await until(None, screen_has(first, "ready"), "the first program's screen", LIMIT)
+    number = first.fd
+    await first.close()
+    second = PtySession(PtySpec([sys.executable, str(TTY_APP)], tmp_path, {}, 12, 60, scrollback=10))
+    second.start()
+    try:
+        assert second.fd == number
+        del first
+        gc.collect()  # what was left of the first session goes now
+        await until(None, screen_has(second, "ready"), "the second program's screen", LIMIT)
+        second.write(b"x")
+        await until(None, screen_has(second, "key: b'x'"), "a key echoed by the second program", LIMIT)
+        second.write(b"q")
+        await until(None, lambda: second.ended, "the second program's end seen", LIMIT)
+        assert second.exit_code == 3
+    finally:
+        await second.close()

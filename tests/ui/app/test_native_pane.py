@@ -149,6 +149,37 @@ async def test_a_branchs_native_cli_runs_in_its_worktree_with_a_live_mark_in_the
             await controller.native.close_all()
 
 
+async def test_a_running_native_cli_is_listed_live_in_the_sidebar_and_picking_it_brings_its_pane_back(
+        open_app, demo_project, stand_in_claude) -> None:
+    from tunaflow_tui.widgets.sidebar import SidebarTree
+
+    app, controller, runtime = open_app(settings=_settings(demo_project, stand_in_claude))
+    runtime.store.set_native_session("main", "claude", "sess-42")
+    async with app.run_test(size=(120, 40)) as pilot:
+        try:
+            await until(pilot, lambda: "Conversations" in screen_text(app), "the sidebar", LIMIT)
+            assert "Live sessions" not in screen_text(app)
+            await _open_native_cli(pilot, app)  # the main conversation's CLI
+            session = _pane(app).session
+            await until(pilot, lambda: "Live sessions 1" in screen_text(app), "the live session listed", LIMIT)
+            assert "● Main  claude" in screen_text(app)
+            # back in tunaflow, the pane put away: the CLI runs on, still listed
+            await pilot.press("ctrl+right_square_bracket")
+            await until(pilot, lambda: app.focused is app.composer.input, "the composer focused", LIMIT)
+            app.show_branch_pane(False)
+            await until(pilot, lambda: app.workspace.mode == "hidden", "the pane hidden", LIMIT)
+            tree = app.query_one(SidebarTree)
+            tree.focus()
+            await pilot.press("home", "down", "enter")  # "Live sessions", then Main's CLI
+            await until(pilot, lambda: isinstance(app.focused, TerminalPane), "the CLI's pane focused", LIMIT)
+            assert app.workspace.mode != "hidden" and _pane(app).session is session
+            await pilot.press("q")  # the CLI ends: the live session goes from the sidebar
+            await until(pilot, lambda: "Live sessions" not in screen_text(app), "the live session gone", LIMIT)
+            assert controller.native.live == {}
+        finally:
+            await controller.native.close_all()
+
+
 async def test_end_native_cli_asks_first_then_ends_a_cli_that_ignores_hangup_and_records_it(
         open_app, demo_project, stand_in_claude, monkeypatch) -> None:
     from tunaflow_tui.screens.branch_dialogs import ConfirmBranchScreen

@@ -130,3 +130,40 @@ async def test_a_plans_live_mark_changes_its_row_in_place() -> None:
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)])
 def test_snapshot_sidebar(snap_compare, size: tuple[int, int]) -> None:
     assert snap_compare(SidebarApp(), terminal_size=size)
+
+
+LIVE = (SidebarItem("native", "main", "Main", detail="claude", live=True),
+        SidebarItem("native", "branch:3", "try sqlite FTS instead", detail="codex", live=True))
+
+
+async def test_live_sessions_are_listed_on_top_while_they_run_and_enter_picks_one() -> None:
+    seen: list[Message] = []
+    app = SidebarApp()
+    async with app.run_test(size=(80, 24), message_hook=seen.append) as pilot:
+        sidebar = app.query_one(Sidebar)
+        assert "Live sessions" not in screen_text(app)
+        sidebar.show_live_sessions(LIVE)
+        await until(pilot, lambda: "Live sessions 2" in screen_text(app), "the live sessions listed")
+        lines = screen_text(app).splitlines()
+        assert any("● Main  claude" in line for line in lines)
+        assert any("● try sqlite FTS" in line for line in lines)  # the engine is cut at the sidebar's edge
+        headings = [line for line in lines if "Live sessions" in line or "Conversations" in line]
+        assert "Live sessions" in headings[0] and "Conversations" in headings[1]  # on top
+        await pilot.press("home", "down", "down", "enter")  # the heading, Main, the branch's session
+        await pilot.pause()
+        assert selections(seen) == [("native", "branch:3")]
+        sidebar.show_live_sessions(LIVE[:1])  # the branch's CLI ended
+        await until(pilot, lambda: "Live sessions 1" in screen_text(app), "one live session left")
+        sidebar.show_live_sessions(())
+        await until(pilot, lambda: "Live sessions" not in screen_text(app), "the section gone")
+        assert "Conversations" in screen_text(app)
+
+
+def test_snapshot_sidebar_with_live_sessions(snap_compare) -> None:
+    """The live sessions on top, each with its live mark and engine, above the sections."""
+
+    async def live(pilot) -> None:
+        pilot.app.query_one(Sidebar).show_live_sessions(LIVE)
+        await until(pilot, lambda: "Live sessions 2" in screen_text(pilot.app), "the live sessions listed")
+
+    assert snap_compare(SidebarApp(), terminal_size=(80, 24), run_before=live)

@@ -6,7 +6,7 @@ import pytest
 from terminal_rig import TerminalApp, echoed, screen_text
 from textual import events
 from textual.widgets import Input
-from waiting import until
+from waiting import until, until_sync
 
 from tunaflow_tui.textual_compat import screen_strips
 from tunaflow_tui.widgets.terminal_pane import TerminalPane
@@ -130,6 +130,31 @@ async def test_a_paste_is_bracketed_when_the_program_asked(bracketed: bool) -> N
         pane.post_message(events.Paste("hi"))
         expected = "key: b'\\x1b[200~hi\\x1b[201~'" if bracketed else "key: b'hi'"
         await until(pilot, lambda: expected in screen_text(app), "the paste", LIMIT)
+
+
+async def test_keys_typed_elsewhere_are_handled_while_the_pane_prints_5_mb() -> None:
+    """The program floods its terminal (5 MB as fast as it can): its output is parsed beside the app's
+    loop, not in its turns, so the parsing goes on while the loop is busy and the loop stays free for
+    the keys typed in the app's own input meanwhile."""
+    app = TerminalApp()
+    async with app.run_test(size=(60, 16)) as pilot:
+        await _ready(pilot, app)
+        field = app.query_one(Input)
+        field.focus()
+        emulator = app.session.emulator
+        app.session.write(b"f")
+        await until(pilot, lambda: emulator.bytes_fed > 64 * 1024, "the flood under way", LIMIT)
+        # the loop is held here, without a single turn: the program's output is parsed all the same
+        fed = emulator.bytes_fed
+        until_sync(lambda: emulator.bytes_fed > fed + 32 * 1024, "output parsed while the loop was busy", 10)
+        typed = ""
+        for char in "keys while it floods":
+            typed += char
+            field.post_message(events.Key(char, char))
+            await until(pilot, lambda want=typed: field.value == want, f"{typed!r} in the input", LIMIT)
+        assert field.value == "keys while it floods"
+        assert emulator.bytes_fed > fed + 32 * 1024
+        assert not any("flood done" in row for row in emulator.display), "the keys waited for the flood to end"
 
 
 def test_snapshot_terminal_pane(snap_compare) -> None:

@@ -13,6 +13,7 @@ import codecs
 import functools
 import inspect
 import re
+import threading
 from collections import deque
 from collections.abc import Callable
 from typing import Any, NamedTuple
@@ -230,19 +231,20 @@ def _runs(line: Line, columns: int) -> list[Run]:
     runs: list[Run] = []
     text: list[str] = []
     current: CellAttrs | None = None
+    get = line.get
     default = line.default
     for x in range(columns):
-        char = line.get(x, default)
-        if char.data == "":
+        char = get(x, default)
+        data = char[0]
+        if data == "":
             continue  # the second cell of a wide character
-        attrs: CellAttrs = (char.fg, char.bg, char.bold, char.italics, char.underscore, char.strikethrough,
-                            char.reverse, char.blink)
+        attrs: CellAttrs = char[1:]  # fg, bg, bold, italics, underscore, strikethrough, reverse, blink
         if attrs != current:
             if text and current is not None:
                 runs.append(("".join(text), current))
             text = []
             current = attrs
-        text.append(char.data)
+        text.append(data)
     if text and current is not None:
         runs.append(("".join(text), current))
     return runs
@@ -250,6 +252,9 @@ def _runs(line: Line, columns: int) -> list[Run]:
 
 class Emulator:
     """One terminal's state, fed with the bytes a program writes to its PTY.
+
+    Thread-safe: feeding, resizing and every look at the screen hold :attr:`lock`; a reader that needs
+    several looks to agree (dirty rows, their contents and the cursor of one frame) holds it around them.
 
     Args:
         columns: Screen width in cells.
@@ -265,6 +270,7 @@ class Emulator:
         self._stream = _Stream(self._screen)
         self._decoder = codecs.getincrementaldecoder("utf-8")("replace")
         self._filter = PrivateCsiFilter()
+        self.lock = threading.RLock()
         self.bytes_fed = 0
 
     def _answer(self, text: str) -> None:
@@ -273,10 +279,11 @@ class Emulator:
 
     def feed(self, data: bytes) -> None:
         """Parse what the program wrote (any split: UTF-8 and escape sequences may straddle calls)."""
-        self.bytes_fed += len(data)
-        text = self._filter.feed(self._decoder.decode(data))
-        if text:
-            self._stream.feed(text)
+        with self.lock:
+            self.bytes_fed += len(data)
+            text = self._filter.feed(self._decoder.decode(data))
+            if text:
+                self._stream.feed(text)
 
     # --- what the pane draws ------------------------------------------------------------------
 
@@ -292,14 +299,17 @@ class Emulator:
 
     def take_dirty(self) -> set[int]:
         """The screen rows changed since the last call (and forget them)."""
-        dirty = {y for y in self._screen.dirty if y < self._screen.lines}
-        self._screen.dirty.clear()
-        return dirty
+        with self.lock:
+            dirty = {y for y in self._screen.dirty if y < self._screen.lines}
+            self._screen.dirty.clear()
+            return dirty
 
     def row(self, y: int) -> list[Run]:
         """Screen row ``y`` as runs of cells with one look."""
-        return _runs(self._screen.buffer[y], self._screen.columns) if y in self._screen.buffer else \
-            [(" " * self._screen.columns, _DEFAULT_ATTRS)]
+        with self.lock:
+            buffer = self._screen.buffer
+            return _runs(buffer[y], self._screen.columns) if y in buffer else \
+                [(" " * self._screen.columns, _DEFAULT_ATTRS)]
 
     @property
     def history_size(self) -> int:
@@ -318,23 +328,27 @@ class Emulator:
 
     def history_row(self, index: int) -> list[Run]:
         """Scrollback line ``index`` (0 = the oldest kept) as runs."""
-        return _runs(self._screen.history[index], self._screen.columns)
+        with self.lock:
+            return _runs(self._screen.history[index], self._screen.columns)
 
     def history_text(self) -> list[str]:
         """The scrollback as plain text, oldest first (trailing blanks removed)."""
-        return ["".join(text for text, _ in _runs(line, self._screen.columns)).rstrip()
-                for line in self._screen.history]
+        with self.lock:
+            return ["".join(text for text, _ in _runs(line, self._screen.columns)).rstrip()
+                    for line in self._screen.history]
 
     @property
     def display(self) -> list[str]:
         """The screen as plain text, one string per row."""
-        return ["".join(text for text, _ in self.row(y)) for y in range(self._screen.lines)]
+        with self.lock:
+            return ["".join(text for text, _ in self.row(y)) for y in range(self._screen.lines)]
 
     @property
     def cursor(self) -> CursorState:
         """The cursor's place and visibility."""
-        cursor = self._screen.cursor
-        return CursorState(min(cursor.x, self._screen.columns - 1), cursor.y, not cursor.hidden)
+        with self.lock:
+            cursor = self._screen.cursor
+            return CursorState(min(cursor.x, self._screen.columns - 1), cursor.y, not cursor.hidden)
 
     @property
     def title(self) -> str:
@@ -375,4 +389,5 @@ class Emulator:
 
     def resize(self, lines: int, columns: int) -> None:
         """Change the screen size (the program is told separately, through its PTY)."""
-        self._screen.resize(max(1, lines), max(1, columns))
+        with self.lock:
+            self._screen.resize(max(1, lines), max(1, columns))

@@ -1,15 +1,18 @@
-"""A program running under a pseudo-terminal, its output parsed into an :class:`.Emulator` on the loop.
+"""A program running under a pseudo-terminal, its output parsed into an :class:`.Emulator` by a thread.
 
-The PTY's master side is read without blocking (``loop.add_reader``) into a backlog; a feeder task
-parses pieces of :data:`PIECE` bytes for at most :data:`TURN_BUDGET_S` (and :data:`CHUNK` bytes) per
-loop turn, so a program that floods its terminal costs the app a few milliseconds per turn, never a
-freeze (pyte parses a busy coloured stream at well under 1 MB/s: 4 KB at once took 10–20 ms). Above :data:`PAUSE_ABOVE` bytes waiting, reading stops:
-the kernel's PTY buffer fills and the program blocks on its writes until the backlog drains. Writes
-to the program are queued and sent as the PTY accepts them.
+The PTY's master side is read without blocking (``loop.add_reader``) into a backlog; a parsing thread
+feeds the emulator from it in pieces of :data:`PIECE` bytes, taking the emulator's lock for each piece
+and handing the interpreter back after it. A program that floods its terminal then costs the event
+loop a fraction of a millisecond at each of its turns instead of a parsing step (pyte parses a busy
+coloured stream at well under 1 MB/s), so keys and drawing elsewhere in the app stay quick. Above
+:data:`PAUSE_ABOVE` bytes waiting, reading stops: the kernel's PTY buffer fills and the program blocks
+on its writes until the backlog drains. Writes to the program (keys, and the emulator's replies to
+its queries) are queued on the loop and sent as the PTY accepts them.
 
 The program leads its own session and process group (``setsid``, the PTY is its controlling
 terminal); :meth:`PtySession.close` ends the whole group (SIGHUP, then SIGTERM, then SIGKILL) and
-reaps the program. Its own end is seen as EOF on the PTY (EIO on Linux).
+reaps the program. Its own end is seen as EOF on the PTY (EIO on Linux), once everything it wrote
+before is parsed.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import contextlib
 import errno
 import os
 import signal
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -30,12 +34,8 @@ from ptyprocess import PtyProcess
 from tunaflow_tui.agents.terminal.emulator import Emulator
 from tunaflow_tui.core.processes import LIVE_GROUPS, end_group, identify, signal_group
 
-CHUNK = 4096
-"""Bytes parsed per loop turn at most."""
-PIECE = 512
-"""Bytes parsed at once (between two looks at the clock)."""
-TURN_BUDGET_S = 0.004
-"""Parsing time per loop turn after which the feeder lets the loop run (keys, drawing)."""
+PIECE = 128
+"""Bytes parsed under one hold of the emulator's lock (about a millisecond of pyte's time)."""
 PAUSE_ABOVE = 1 << 20
 """Backlog (bytes read, not parsed yet) above which the PTY is no longer read."""
 _READ = 65536
@@ -55,6 +55,9 @@ class PtySpec:
     """What to run and how big its terminal starts.
 
     ``env`` is added to tunaflow's own environment; ``TERM`` is ``xterm-256color`` unless it says otherwise.
+    ``echo`` off: the terminal does not echo what is typed (a program driven by tunaflow rather than a
+    person). ``pause_above``: backlog (bytes read, not parsed yet) above which the program is held back
+    (None: :data:`PAUSE_ABOVE`).
     """
 
     argv: Sequence[str]
@@ -63,6 +66,8 @@ class PtySpec:
     lines: int = 24
     columns: int = 80
     scrollback: int = 10_000
+    echo: bool = True
+    pause_above: int | None = None
 
 
 class PtySession:
@@ -70,25 +75,34 @@ class PtySession:
 
     Args:
         spec: The program, its folder, environment and terminal size.
-        on_output: Called (on the loop) after output was parsed into :attr:`emulator`.
+        on_output: Called after output was parsed into :attr:`emulator`, from the parsing thread: it
+            should only note that there is something new (set a flag) and let the loop look later.
         on_exit: Called once (on the loop) when the program has ended and been reaped, with its exit
             code (negative: killed by that signal).
+        on_data: Called on the loop with every piece read from the program, as read (before parsing),
+            and once with ``b""`` when its output has ended (its exit follows, with ``on_exit``).
     """
 
     def __init__(self, spec: PtySpec, on_output: Callable[[], None] | None = None,
-                 on_exit: Callable[[int | None], None] | None = None) -> None:
+                 on_exit: Callable[[int | None], None] | None = None,
+                 on_data: Callable[[bytes], None] | None = None) -> None:
         self.spec = spec
-        self.emulator = Emulator(spec.columns, spec.lines, scrollback=spec.scrollback, reply=self.write)
+        self.on_data = on_data
+        self.emulator = Emulator(spec.columns, spec.lines, scrollback=spec.scrollback, reply=self._reply)
         self.on_output = on_output
         self.on_exit = on_exit
         self._proc: PtyProcess | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._backlog = bytearray()
+        self._loop_thread: int | None = None
+        self._backlog = bytearray()  # guarded by _ready, as is _eof
+        self._ready = threading.Condition()
         self._outbox = bytearray()
         self._reading = False
+        self._resume_asked = False  # the parsing thread asked the loop to read again
         self._writing = False
         self._eof = False
-        self._wake = asyncio.Event()
+        self._parsed_all = asyncio.Event()  # the parsing thread saw the end and stopped
+        self._parser: threading.Thread | None = None
         self._feeder: asyncio.Task[None] | None = None
         self.pauses = 0  # how often reading stopped because the backlog was over the cap
         self.exit_code: int | None = None
@@ -103,7 +117,7 @@ class PtySession:
         env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "LINES")}
         env.update({"TERM": "xterm-256color", "COLORTERM": "truecolor"})
         env.update(self.spec.env)
-        proc = PtyProcess.spawn(list(self.spec.argv), cwd=str(self.spec.cwd), env=env,
+        proc = PtyProcess.spawn(list(self.spec.argv), cwd=str(self.spec.cwd), env=env, echo=self.spec.echo,
                                 dimensions=(self.spec.lines, self.spec.columns))
         self._proc = proc
         self.started_at = time.monotonic()
@@ -114,8 +128,11 @@ class PtySession:
         _RUNNING.add(self)
         os.set_blocking(proc.fd, False)
         self._loop = asyncio.get_running_loop()
+        self._loop_thread = threading.get_ident()
         self._resume_reading()
-        self._feeder = self._loop.create_task(self._feed(), name=f"pty-feed-{proc.pid}")
+        self._parser = threading.Thread(target=self._parse, name=f"pty-parse-{proc.pid}", daemon=True)
+        self._parser.start()
+        self._feeder = self._loop.create_task(self._await_end(), name=f"pty-end-{proc.pid}")
 
     @property
     def pid(self) -> int | None:
@@ -128,9 +145,24 @@ class PtySession:
         return self._proc is not None and not self.ended
 
     @property
+    def _pause_above(self) -> int:
+        return self.spec.pause_above if self.spec.pause_above is not None else PAUSE_ABOVE
+
+    @property
+    def fd(self) -> int | None:
+        """The PTY's master side (for terminal settings), while the program runs."""
+        return self._proc.fd if self._proc is not None and not self.ended else None
+
+    @property
+    def unsent(self) -> int:
+        """Bytes written to the program that its terminal has not taken yet."""
+        return len(self._outbox)
+
+    @property
     def backlog(self) -> int:
         """Bytes read from the program and not parsed yet."""
-        return len(self._backlog)
+        with self._ready:
+            return len(self._backlog)
 
     @property
     def reading(self) -> bool:
@@ -140,6 +172,7 @@ class PtySession:
     # --- output -------------------------------------------------------------------------------
 
     def _resume_reading(self) -> None:
+        self._resume_asked = False
         if self._reading or self._eof or self._proc is None or self._loop is None:
             return
         self._loop.add_reader(self._proc.fd, self._read)
@@ -160,38 +193,58 @@ class PtySession:
             if exc.errno != errno.EIO:
                 raise
             data = b""  # Linux: the slave side closed — the program is gone
-        if not data:
-            self._eof = True
-            self._pause_reading()
-        else:
-            self._backlog += data
-            if len(self._backlog) > PAUSE_ABOVE:
+        if self.on_data is not None:
+            self.on_data(data)
+        with self._ready:
+            if data:
+                self._backlog += data
+                full = len(self._backlog) > self._pause_above
+            else:
+                self._eof = full = True
+            self._ready.notify()
+        if full:
+            if data:
                 self.pauses += 1
-                self._pause_reading()
-        self._wake.set()
+            self._pause_reading()
 
-    async def _feed(self) -> None:
+    def _parse(self) -> None:
+        """The parsing thread: feed the emulator from the backlog until the program's end is parsed."""
         while True:
-            if not self._backlog:
-                if self._eof:
-                    break
-                self._wake.clear()
-                await self._wake.wait()
-                continue
-            deadline = time.perf_counter() + TURN_BUDGET_S
-            parsed = 0
-            while self._backlog and parsed < CHUNK:
+            with self._ready:
+                while not self._backlog and not self._eof:
+                    self._ready.wait()
+                if not self._backlog:
+                    break  # the end, and everything before it parsed
                 piece = bytes(self._backlog[:PIECE])
                 del self._backlog[:PIECE]
-                self.emulator.feed(piece)
-                parsed += len(piece)
-                if time.perf_counter() >= deadline:
-                    break
-            if self.on_output is not None:
-                self.on_output()
-            if not self._reading and len(self._backlog) < PAUSE_ABOVE // 2:
-                self._resume_reading()
-            await asyncio.sleep(0)
+                left = len(self._backlog)
+            self.emulator.feed(piece)
+            on_output = self.on_output
+            if on_output is not None:
+                on_output()
+            if not self._reading and not self._resume_asked and left < self._pause_above // 2:
+                self._resume_asked = True
+                self._to_loop(self._resume_reading)
+            # let the loop have the interpreter now, not after the switch interval (5 ms): a key
+            # handled by the app waits for the interpreter at every turn of the loop
+            time.sleep(0)
+        self._to_loop(self._parsed_all.set)
+
+    def _to_loop(self, callback: Callable[[], None]) -> None:
+        if self._loop is not None:
+            with contextlib.suppress(RuntimeError):  # the loop is closed: nobody is waiting any more
+                self._loop.call_soon_threadsafe(callback)
+
+    def _reply(self, data: bytes) -> None:
+        """The emulator's answer to a query goes to the program, from the loop."""
+        if threading.get_ident() == self._loop_thread:
+            self.write(data)
+        elif self._loop is not None:
+            with contextlib.suppress(RuntimeError):
+                self._loop.call_soon_threadsafe(self.write, data)
+
+    async def _await_end(self) -> None:
+        await self._parsed_all.wait()
         await self._reap(wait_s=2.0)
 
     # --- input --------------------------------------------------------------------------------
@@ -248,10 +301,11 @@ class PtySession:
             signal_group(proc.pid, signal.SIGKILL)
             await self._wait_dead(2.0)
         signal_group(proc.pid, signal.SIGKILL)  # what the program started and left in its group
-        self._eof = True
         self._pause_reading()
-        self._backlog.clear()
-        self._wake.set()
+        with self._ready:
+            self._eof = True
+            self._backlog.clear()
+            self._ready.notify()
         if self._feeder is not None:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._feeder
@@ -295,7 +349,9 @@ class PtySession:
             self._writing = False
         self._pause_reading()
         with contextlib.suppress(OSError):
-            os.close(proc.fd)
+            # through its file object: closing the bare fd left that object to close the same number again
+            # when collected, by then perhaps another terminal's (whose program then never seemed to end)
+            proc.fileobj.close()
         proc.closed = True
         LIVE_GROUPS.discard(proc.pid)
         _RUNNING.discard(self)
