@@ -75,8 +75,11 @@ def _key(data: NodeData) -> tuple[str, str] | None:
     return None
 
 
-def _flat(sections: SidebarSections) -> list[NodeData]:
-    """What each node of the tree holds, in the order the tree lists its nodes (sections open)."""
+def _flat(sections: SidebarSections, live: tuple[SidebarItem, ...] = ()) -> list[NodeData]:
+    """What each node of the tree holds, in the order the tree lists its nodes (sections open).
+
+    ``live``: the native sessions listed on top (their section only while there is one).
+    """
     flat: list[NodeData] = []
 
     def walk(item: SidebarItem) -> None:
@@ -84,6 +87,10 @@ def _flat(sections: SidebarSections) -> list[NodeData]:
         for child in item.children:
             walk(child)
 
+    if live:
+        flat.append(LIVE_SECTION)
+        for item in live:
+            walk(item)
     for attr, _title in SECTIONS:
         items: tuple[SidebarItem, ...] = getattr(sections, attr)
         if attr in OPTIONAL_SECTIONS and not items:
@@ -234,7 +241,7 @@ class Sidebar(Vertical):
         when items came, went or moved (the tree must be built anew).
         """
         nodes = self._all_nodes()
-        wanted = _flat(sections)
+        wanted = _flat(sections, self.live_sessions)
         if not nodes or [_key(node.data) for node in nodes] != [_key(data) for data in wanted]:
             return False
         for node, data in zip(nodes, wanted, strict=True):
