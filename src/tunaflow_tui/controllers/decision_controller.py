@@ -25,9 +25,9 @@ from tunaflow_tui.screens.confirm import ConfirmDecisionScreen
 from tunaflow_tui.screens.proposal_editor import ProposalEditorScreen
 from tunaflow_tui.screens.workflow import WorkflowScreen
 from tunaflow_tui.screens.worktree_setup_screen import OPEN_SHELL, open_shell
+from tunaflow_tui.viewmodels.decision_queue import QueuedDecision
 from tunaflow_tui.widgets.decision.arming import ARMING_SECONDS, ArmedCard
 from tunaflow_tui.widgets.decision.decision_card import DecisionCard
-from tunaflow_tui.viewmodels.decision_queue import QueuedDecision
 from tunaflow_tui.widgets.decision.decision_dock import PROPOSAL, card_has_keys, card_kind, card_plan_id
 
 if TYPE_CHECKING:

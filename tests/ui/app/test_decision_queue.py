@@ -6,9 +6,9 @@ agent turn runs); a plan that moves is announced as the runtime announces it."""
 from __future__ import annotations
 
 import pytest
+import waiting
 from app_harness import armed, footers_current, screen_rows, settle
 from seeded_plans import reviewed, seat
-import waiting
 
 from tunaflow_tui.core.workflow import Hold
 from tunaflow_tui.core.workflow.service import WorkflowService
