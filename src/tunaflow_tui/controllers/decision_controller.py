@@ -206,14 +206,18 @@ class DecisionController:
     # ------------------------------------------------------------------ reaching a decision
     def jump_to_decision(self, plan_id: int | None = None) -> None:
         """f2: the next decision in the queue (or that plan's card); with none, the newest finished plan's
-        merge offer. An agent's open permission question comes before plans: its turn waits on it.
+        merge offer. An agent's open permission question comes before plans (its turn waits on it); from
+        that question f2 goes on to the plans.
 
         The queue is walked oldest first, plans on hold last: from the card that has the keys, or from
         the decision f2 reached last, to the one after it; after the last, round to the first again.
         """
-        if plan_id is None and self.permission_jump is not None and self.permission_jump():
+        on_question = plan_id is None and self._on_an_agents_question()
+        if plan_id is None and not on_question and self.permission_jump is not None and self.permission_jump():
             return
         pendings = self._show_queue()
+        if on_question and not pendings:
+            return  # the question the user is on is all that waits
         if plan_id is not None:
             plan = self._store.get_plan(plan_id)
             if plan is None:
@@ -236,6 +240,14 @@ class DecisionController:
         plan = self._store.get_plan(target.plan_id)
         if plan is not None:
             self._workers.run_ui(self._show_and_focus(plan), "show the decision")
+
+    def _on_an_agents_question(self) -> bool:
+        """True while an agent's open permission question has the keys: f2 then walks on to the plans."""
+        focused = self._app.focused
+        holder = next((node for node in focused.ancestors_with_self if isinstance(node, ArmedCard)), None) \
+            if focused is not None else None
+        return holder is not None and not isinstance(holder, DecisionCard) \
+            and bool(getattr(getattr(holder, "view", None), "is_open", False))
 
     def _next_in_queue(self, pendings: tuple[WaitingDecision, ...], *, on: int | None) -> WaitingDecision:
         """Where f2 goes: from the card of plan ``on`` (it has the keys) to the decision after it; from

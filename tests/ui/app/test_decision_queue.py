@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 import waiting
-from app_harness import armed, footers_current, screen_rows, settle
+from app_harness import armed, footers_current, posted, screen_rows, settle
 from seeded_plans import reviewed, seat
 
 from tunaflow_tui.core.workflow import Hold
@@ -192,3 +192,32 @@ async def test_keys_in_every_order_land_on_the_plan_whose_card_was_focused(open_
         else:
             assert proposal_state[0] == "review", proposal_state  # approved: implemented, its review to start
             assert verdict_state == ("done", None)
+
+
+async def test_f2_goes_from_an_agents_question_to_the_plans_and_back(open_app, demo_project) -> None:
+    """An ACP Architect's permission question has the keys; a plan's proposal waits too: the card does not
+    take the keys, f2 walks on to the plan, and from the plan back to the question the agent waits on."""
+    from acp_rig import capture, with_acp_engine
+    from app_harness import demo_settings
+
+    from tunaflow_tui.widgets.permission.permission_card import PermissionCard
+
+    settings, _log = with_acp_engine(demo_settings(demo_project), demo_project.parent / "acp",
+                                     capture("claude-fake-write-allow"),
+                                     subst={"/opt/scratch": str(demo_project / "notes.md")})
+    app, _controller, runtime = open_app(settings=settings)
+    async with app.run_test(size=(120, 40)) as pilot:
+        app.composer.focus_input()
+        app.composer.input.load_text("write file")
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.focused, PermissionCard), "the agent's question with the keys")
+        plan = _proposal(runtime, "Add a word frequency report", "word-frequency")
+        runtime.plan_changed(runtime.store.get_plan(plan))
+        await until(pilot, lambda: app.decision_dock.card_for(plan) is not None, "the plan's card in the dock")
+        await until(pilot, lambda: any(f"Plan {plan} waits for you too" in n.message for n in posted(app)),
+                    "the toast naming the plan that arrived")
+        assert isinstance(app.focused, PermissionCard), "the plan's card took the keys from the question"
+
+        await _f2_to(pilot, app, plan)  # from the question, f2 walks on to the plan
+        await pilot.press("f2")  # and back to the question the agent's turn waits on
+        await until(pilot, lambda: isinstance(app.focused, PermissionCard), "the question again")
