@@ -221,3 +221,38 @@ async def test_f2_goes_from_an_agents_question_to_the_plans_and_back(open_app, d
         await _f2_to(pilot, app, plan)  # from the question, f2 walks on to the plan
         await pilot.press("f2")  # and back to the question the agent's turn waits on
         await until(pilot, lambda: isinstance(app.focused, PermissionCard), "the question again")
+
+
+OTHER_PROCESS = """
+import sys
+from pathlib import Path
+from tunaflow_tui.core.storage import Store
+from tunaflow_tui.core.workflow import Abandon
+from tunaflow_tui.core.workflow.service import WorkflowService
+with Store.open(Path(sys.argv[1]), claim_ownership=False) as store:
+    WorkflowService(store).apply(int(sys.argv[2]), Abandon("done elsewhere"), actor="user")
+"""
+
+
+async def test_a_plan_decided_by_another_process_leaves_the_queue_and_the_keys_stay(open_app, demo_project) -> None:
+    """Another tunaflow process abandons plan B while the user is on plan A's card: the dock stops counting B,
+    A keeps the keys, and A's key decides A."""
+    import subprocess
+    import sys
+
+    app, _controller, runtime = open_app()
+    first = _proposal(runtime, "Add a word frequency report", "word-frequency")
+    second = _proposal(runtime, "Add a sentence count", "sentence-count")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot, app)
+        await _f2_to(pilot, app, first)
+        await armed(pilot, app)
+        await until(pilot, lambda: _dock_line(app).startswith(f"2 decisions waiting · Plan {first} waiting"),
+                    "the dock counting two")
+        subprocess.run([sys.executable, "-c", OTHER_PROCESS, str(demo_project), str(second)], check=True, timeout=60)
+        await until(pilot, lambda: _dock_line(app).startswith(f"Plan {first} waiting: a approve"),
+                    "the dock following the other process")
+        assert _focused_plan(app) == first
+        await pilot.press("h")
+        await until(pilot, lambda: _state(runtime, first)[0] == "held", "plan A held")
+        assert _state(runtime, second)[0] == "abandoned"
