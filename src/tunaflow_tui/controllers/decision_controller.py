@@ -127,9 +127,7 @@ class DecisionController:
         asking = getattr(screen, "plan_id", None)
         if isinstance(asking, int) and asking != plan_id:
             return f"Plan {asking}"
-        focused = self._app.focused
-        holder = next((node for node in focused.ancestors_with_self if isinstance(node, ArmedCard)), None) \
-            if focused is not None else None
+        holder = self._keys_holder()
         if holder is None:
             return None
         if isinstance(holder, DecisionCard):
@@ -241,11 +239,16 @@ class DecisionController:
         if plan is not None:
             self._workers.run_ui(self._show_and_focus(plan), "show the decision")
 
+    def _keys_holder(self) -> ArmedCard | None:
+        """The card (a plan's, or an agent's question) the focus is on or inside, if any."""
+        focused = self._app.focused
+        if focused is None:
+            return None
+        return next((node for node in focused.ancestors_with_self if isinstance(node, ArmedCard)), None)
+
     def _on_an_agents_question(self) -> bool:
         """True while an agent's open permission question has the keys: f2 then walks on to the plans."""
-        focused = self._app.focused
-        holder = next((node for node in focused.ancestors_with_self if isinstance(node, ArmedCard)), None) \
-            if focused is not None else None
+        holder = self._keys_holder()
         return holder is not None and not isinstance(holder, DecisionCard) \
             and bool(getattr(getattr(holder, "view", None), "is_open", False))
 
@@ -300,8 +303,9 @@ class DecisionController:
         return self._store.get_plan(chosen.plan_id) if chosen is not None else None
 
     def decide_by_name(self, decision: Decision) -> None:
-        """A palette command: the newest plan that offers ``decision`` shows its card and takes it,
-        as if its key was pressed (a deliberate act is confirmed first, as on the card)."""
+        """A palette command: the plan whose card has the keys (else the first in the queue) that offers
+        ``decision`` shows its card and takes it, as if its key was pressed (a deliberate act is confirmed
+        first, as on the card)."""
 
         async def work() -> None:
             plan = self._plan_offering(decision)

@@ -125,13 +125,18 @@ async def test_at_80x24_the_dock_line_with_the_count_stays_one_line_cut_at_a_wor
 ON = [pytest.param("proposal", id="on-a-proposal"), pytest.param("verdict", id="on-a-verdict")]
 
 
+SIZES = [pytest.param((120, 40), id="120x40"), pytest.param((80, 24), id="80x24")]
+
+
+@pytest.mark.parametrize("size", SIZES)
 @pytest.mark.parametrize("on", ON)
-async def test_a_card_that_arrives_leaves_the_keys_with_the_plan_the_user_is_on(open_app, on) -> None:
-    """The user is on plan A's card; plan B's card arrives: the keys stay with A until the user moves (f2)."""
+async def test_a_card_that_arrives_leaves_the_keys_with_the_plan_the_user_is_on(open_app, on, size) -> None:
+    """The user is on plan A's card; plan B's card arrives: the keys stay with A until the user moves (f2),
+    and A stays in view (a card scrolled out of view gives its keys up)."""
     app, _controller, runtime = open_app()
     make_first, make_second = (_proposal, _verdict) if on == "proposal" else (_verdict, _proposal)
     first = make_first(runtime, "Add a word frequency report", "word-frequency")
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=size) as pilot:
         await settle(pilot, app)
         await _f2_to(pilot, app, first)
         await armed(pilot, app)

@@ -73,10 +73,13 @@ async def test_plans_develop_in_parallel_from_the_app(open_app, at_approval, pla
         for number, ask in enumerate(ASKS[: plans - 1], start=2):
             await _ask_architect(pilot, app, runtime, ask)  # while the Developers already approved work
             assert _writing_developers(engine) == len(approved), "a Developer finished while held"
-            waiting = [p for p in runtime.store.list_plans() if p.pending_decision == "approval"]
-            assert [p.id for p in waiting] != [], "the Architect's proposal is a new plan"
-            [proposal] = waiting
-            assert proposal.id not in approved
+
+            def proposed() -> list:
+                return [p for p in runtime.store.list_plans() if p.pending_decision == "approval"]
+
+            await until(pilot, proposed, "the Architect's proposal stored as a plan")
+            [proposal] = proposed()
+            assert proposal.id not in approved, "the proposal revised a plan in flight instead of starting one"
             await _decide_with_f2(pilot, app, proposal.id, "a")
             approved.append(proposal.id)
             await until(pilot, lambda n=number: _writing_developers(engine) == n,

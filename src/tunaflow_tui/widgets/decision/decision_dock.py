@@ -338,6 +338,9 @@ class DecisionDock(VerticalScroll, can_focus=False):
     async def _put(self, plan_id: int, card: DecisionCard) -> DecisionCard:
         old = self.card_for(plan_id)
         had_focus = old is not None and old.has_focus_within
+        holder = self.focused_card()
+        # another plan's card has the keys: the new one must not scroll it out of view (it would give them up)
+        elsewhere = holder is not None and holder is not old and card_has_keys(holder)
         if old is not None:
             self._release_focus(old)
             await old.remove()
@@ -346,7 +349,8 @@ class DecisionDock(VerticalScroll, can_focus=False):
             card.focus_on_its_own()
         self.set_class(True, "-has-cards")
         self.refresh_hint()
-        self.call_after_refresh(self.scroll_to_widget, card, animate=False)
+        if not elsewhere:
+            self.call_after_refresh(self.scroll_to_widget, card, animate=False)
         return card
 
     async def show_proposal(self, view: ProposalView) -> PlanProposalCard:
