@@ -94,12 +94,12 @@ def test_json_lists_plans_with_subtasks_failures_decisions_and_branches(git_repo
             "status": "active", "parent_branch_id": None, "context_source": None}
 
 
-def test_short_line_for_tmux_names_the_newest_waiting_decision(git_repo: Path) -> None:
+def test_short_line_for_tmux_names_the_decision_f2_reaches_first(git_repo: Path) -> None:
     seed(git_repo)
     out = status(str(git_repo), "--short")
     assert out.returncode == 0, out.stderr
-    # the failed review of the second plan is the newest decision; the held plan still waits, listed last
-    assert out.stdout.strip() == 'tunaflow: 3 plans · 3 waiting (review "로그인 수정", +2)'
+    # the first plan's proposal has waited longest: the queue (and f2) starts there; the held plan comes last
+    assert out.stdout.strip() == 'tunaflow: 3 plans · 3 waiting (approve "Add OAuth", +2)'
 
 
 def test_readable_listing(git_repo: Path) -> None:

@@ -111,7 +111,7 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         Binding("escape", "focus_chat", "To chat", show=False, id="app.focus_chat"),
         # priority: f2 also works in the document viewer and help, which it closes on the way
         Binding("f2,ctrl+g", "jump_decision", "Decision", id="decision.jump", priority=True,
-                tooltip="Jump to the newest decision waiting for you"),
+                tooltip="Walk the decisions waiting for you, oldest first, across plans"),
         Binding("f3", "open_workflow", "Workflow", id="workflow.open",
                 tooltip="Plans, subtasks, timeline, documents and usage"),
         Binding("f4", "cancel_agent", "Cancel agent", id="agent.cancel",
@@ -492,7 +492,7 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         return None
 
     def action_jump_decision(self) -> None:
-        """Close the workflow view, document viewer or help, then focus the newest decision waiting.
+        """Close the workflow view, document viewer or help, then focus the next decision in the queue.
 
         A dialog that asks something (feedback, a picker, a decision) stays: it is answered first.
         """

@@ -140,7 +140,7 @@ COMMANDS: tuple[PaletteCommand, ...] = (
     PaletteCommand("Show context pack", "Sections and token counts of what the Architect's next turn gets",
                    lambda s: s.tools.show_context_pack()),
     # through the app, like its key: it closes the workflow view and document viewer first
-    PaletteCommand("Jump to decision", "Focus the newest decision waiting for you",
+    PaletteCommand("Jump to decision", "Focus the next decision waiting for you (oldest first, across plans)",
                    lambda s: s.app.action_jump_decision(), (_APP, "decision.jump")),
     PaletteCommand("Resume interrupted step", "Continue an agent step that a crash or cancel interrupted",
                    lambda s: s.project.resume_interrupted("resume")),

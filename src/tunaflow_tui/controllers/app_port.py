@@ -92,7 +92,7 @@ class AppPort(Protocol):
         ...
 
     def action_jump_decision(self) -> None:
-        """Close the viewers and focus the newest decision waiting (the palette's Jump to decision)."""
+        """Close the viewers and focus the next decision in the queue (the palette's Jump to decision)."""
         ...
 
     # ------------------------------------------------------------------ Textual's services

@@ -10,6 +10,7 @@ merge offer; the doom loop, a stalled Developer and a failed worktree setup are 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -114,7 +115,8 @@ class CardPresenter:
         if pending == PendingDecision.APPROVAL:
             return await dock.show_proposal(plan_views.proposal_view(plan))
         if pending in (PendingDecision.REVIEW, PendingDecision.REVIEW_ERROR):
-            return await dock.show_verdict(plan_views.verdict_view(plan, way=way))
+            view = replace(plan_views.verdict_view(plan, way=way), title=neutralize(plan.title))
+            return await dock.show_verdict(view)
         if pending in CONFLICT_QUESTIONS:  # held too: the card says so and keeps its keys
             return await dock.show_conflict(plan_views.way_view(plan, way))
         if plan.phase == Phase.DONE:
@@ -165,4 +167,5 @@ class CardPresenter:
         else:
             cancelled = (plan.pending_detail or {}).get("reason") == USER_CANCELLED
             screen = dev_stalled_screen(neutralize(plan.title), arming=arming, cancelled=cancelled)
+        screen.plan_id = plan.id  # the keys it takes are this plan's (another plan's card does not give them up)
         self._app.push_screen(screen, answered)

@@ -1,14 +1,17 @@
-"""DecisionController: the gates — cards arriving, the user's decisions, and f2 to the newest one.
+"""DecisionController: the gates — cards arriving, the user's decisions, and f2 walking the queue.
 
-A card that arrives takes the focus unless the user is typing (then the dock's hint points to the
-key that reaches it); a card that took the focus on its own ignores its keys for a moment, so a
-key typed for something else never decides a plan. A decision names a
+Every plan waiting for the user is one queue, whichever plan it is about: f2 walks it oldest first
+(plans on hold last), one decision per press, round again after the last. A card that arrives takes
+the focus unless the user is typing or is on another plan's card that still has keys (then the
+dock's hint points to the key that reaches it); a card that took the focus on its own ignores its
+keys for a moment, so a key typed for something else never decides a plan. A decision names a
 :class:`~tunaflow_tui.core.workflow.decision_words.Decision`; the runtime applies it in a worker.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,16 +25,22 @@ from tunaflow_tui.screens.confirm import ConfirmDecisionScreen
 from tunaflow_tui.screens.proposal_editor import ProposalEditorScreen
 from tunaflow_tui.screens.workflow import WorkflowScreen
 from tunaflow_tui.screens.worktree_setup_screen import OPEN_SHELL, open_shell
-from tunaflow_tui.widgets.decision.arming import ARMING_SECONDS
-from tunaflow_tui.widgets.decision.decision_dock import PROPOSAL, card_kind
+from tunaflow_tui.viewmodels.decision_queue import QueuedDecision
+from tunaflow_tui.widgets.decision.arming import ARMING_SECONDS, ArmedCard
+from tunaflow_tui.widgets.decision.decision_card import DecisionCard
+from tunaflow_tui.widgets.decision.decision_dock import PROPOSAL, card_has_keys, card_kind, card_plan_id
 
 if TYPE_CHECKING:
     from tunaflow_tui.controllers.app_port import AppPort
     from tunaflow_tui.controllers.attention_controller import AttentionController
     from tunaflow_tui.controllers.workers import Workers
     from tunaflow_tui.core.storage.records import PlanRecord
+    from tunaflow_tui.core.workflow.service import WaitingDecision
     from tunaflow_tui.runtime.runtime import WorkflowRuntime
-    from tunaflow_tui.widgets.decision.decision_card import DecisionCard, DecisionRequested
+    from tunaflow_tui.widgets.decision.decision_card import DecisionRequested
+
+_Place = tuple[bool, datetime, int]
+"""Where a decision is in the queue: (held, waiting since, plan id) — the order f2 walks."""
 
 WAITING_TEXT: dict[str, str] = {
     PendingDecision.APPROVAL: "waits for your approval",
@@ -79,11 +88,18 @@ class DecisionController:
         self._known: dict[int, tuple[object, ...]] = {}
         self.permission_jump: Callable[[], bool] | None = None
         """f2 reaches an agent's open permission question first (its turn waits on it); True when one was."""
+        self._walked: _Place | None = None
+        """Where f2 is in the queue: the (held, since, plan id) of the decision it reached last."""
+        self._come_back = False
+        """From outside the cards, f2 comes back to the decision it reached last (False: that one was a
+        question left for later, and f2 goes on to the next)."""
 
     # ------------------------------------------------------------------ plans moving
     async def restore(self) -> None:
-        """On open: every waiting decision's card (newest last), finished plans' merge offers, held plans."""
-        for waiting in reversed(self._runtime.waiting()):
+        """On open: every waiting decision's card (held ones first, then oldest to newest: the newest
+        nearest the composer), finished plans' merge offers, held plans."""
+        queue = self._runtime.waiting()
+        for waiting in [w for w in queue if w.held] + [w for w in queue if not w.held]:
             plan = self._store.get_plan(waiting.plan_id)
             if plan is not None:
                 self._known[plan.id] = self._state_key(plan)
@@ -94,6 +110,33 @@ class DecisionController:
             elif plan.phase == Phase.HELD and plan.pending_decision == PendingDecision.APPROVAL:
                 # held proposals come back as held cards: still approvable, never focused
                 await self.cards.show(plan)
+        self._show_queue(queue)
+
+    def _show_queue(self, queue: tuple[WaitingDecision, ...] | None = None) -> tuple[WaitingDecision, ...]:
+        """Tell the dock what waits, in the order f2 walks it, and where f2 goes from outside the cards
+        (it counts them and names the plans)."""
+        if queue is None:
+            queue = self._runtime.waiting()
+        target = self._next_in_queue(queue, on=None) if queue else None
+        self._app.decision_dock.set_queue(tuple(QueuedDecision(w.plan_id, w.held) for w in queue),
+                                          target.plan_id if target is not None else None)
+        return queue
+
+    def _keys_elsewhere(self, plan_id: int) -> str | None:
+        """What has the keys now, when it is not ``plan_id``'s and still decides something: another plan's
+        card or dialog, or an agent's open question (``Plan 2``); None when nothing else holds them."""
+        screen = self._app.screen
+        asking = getattr(screen, "plan_id", None)
+        if isinstance(asking, int) and asking != plan_id:
+            return f"Plan {asking}"
+        holder = self._keys_holder()
+        if holder is None:
+            return None
+        if isinstance(holder, DecisionCard):
+            other = card_plan_id(holder)
+            return holder.keys_owner() if other != plan_id and card_has_keys(holder) else None
+        view = getattr(holder, "view", None)
+        return "an agent's question" if getattr(view, "is_open", False) else None
 
     def _waiting(self, plan: PlanRecord) -> Waiting | None:
         try:
@@ -112,12 +155,22 @@ class DecisionController:
             plan.pending_decision is not None or plan.phase == Phase.DONE or key[-1] == Waiting.START_REVIEW)
         self._known[plan.id] = key
         card = await self.cards.show(plan)
-        if plan.pending_decision in DIALOG_QUESTIONS and is_new:
-            self.cards.ask(plan, arming=ARMING_SECONDS)
+        self._show_queue()
+        if is_new and plan.pending_decision in DIALOG_QUESTIONS:
+            holder = self._keys_elsewhere(plan.id)
+            if holder is None:
+                self.cards.ask(plan, arming=ARMING_SECONDS)
+            else:  # a dialog would take the keys from the card (or question) the user is on
+                self._tell_it_waits(plan.id, holder)
         if is_new:
             self._attention.call(decision_text(plan), decision=True)
             if card is not None:
                 self._app.call_after_refresh(self._offer_focus, card)
+
+    def _tell_it_waits(self, plan_id: int, holder: str) -> None:
+        jump = app_key(self._app, "decision.jump", "f2")
+        self._app.notify(f"Plan {plan_id} waits for you too; the keys stay with {holder} until you move "
+                         f"({jump} walks the decisions).", timeout=8)
 
     def _offer_focus(self, card: DecisionCard) -> None:
         """Focus a card that just arrived, unless the user is typing: then the dock's hint points to f2.
@@ -126,6 +179,12 @@ class DecisionController:
         user was already typing cannot decide anything.
         """
         if not card.is_attached:
+            return
+        plan_id = card_plan_id(card)
+        holder = self._keys_elsewhere(plan_id) if plan_id is not None else None
+        if holder is not None:  # the user is deciding on another plan: its keys stay where they are
+            self._app.decision_dock.refresh_hint()
+            self._tell_it_waits(plan_id or 0, holder)
             return
         if self._user_is_typing():
             self._app.decision_dock.refresh_hint()
@@ -146,11 +205,19 @@ class DecisionController:
 
     # ------------------------------------------------------------------ reaching a decision
     def jump_to_decision(self, plan_id: int | None = None) -> None:
-        """Focus the newest decision waiting (or that plan's card); with none, the newest finished plan's
-        merge offer. An agent's open permission question comes before plans: its turn waits on it."""
-        if plan_id is None and self.permission_jump is not None and self.permission_jump():
+        """f2: the next decision in the queue (or that plan's card); with none, the newest finished plan's
+        merge offer. An agent's open permission question comes before plans (its turn waits on it); from
+        that question f2 goes on to the plans.
+
+        The queue is walked oldest first, plans on hold last: from the card that has the keys, or from
+        the decision f2 reached last, to the one after it; after the last, round to the first again.
+        """
+        on_question = plan_id is None and self._on_an_agents_question()
+        if plan_id is None and not on_question and self.permission_jump is not None and self.permission_jump():
             return
-        pendings = self._runtime.waiting()
+        pendings = self._show_queue()
+        if on_question and not pendings:
+            return  # the question the user is on is all that waits
         if plan_id is not None:
             plan = self._store.get_plan(plan_id)
             if plan is None:
@@ -166,9 +233,40 @@ class DecisionController:
                 return
             self._app.notify("Nothing is waiting for you.")
             return
-        plan = self._store.get_plan(pendings[0].plan_id)
+        focused = self._app.decision_dock.focused_card()
+        target = self._next_in_queue(pendings, on=card_plan_id(focused) if focused is not None else None)
+        self._walked, self._come_back = _place(target), True
+        self._show_queue(pendings)
+        plan = self._store.get_plan(target.plan_id)
         if plan is not None:
             self._workers.run_ui(self._show_and_focus(plan), "show the decision")
+
+    def _keys_holder(self) -> ArmedCard | None:
+        """The card (a plan's, or an agent's question) the focus is on or inside, if any."""
+        focused = self._app.focused
+        if focused is None:
+            return None
+        return next((node for node in focused.ancestors_with_self if isinstance(node, ArmedCard)), None)
+
+    def _on_an_agents_question(self) -> bool:
+        """True while an agent's open permission question has the keys: f2 then walks on to the plans."""
+        holder = self._keys_holder()
+        return holder is not None and not isinstance(holder, DecisionCard) \
+            and bool(getattr(getattr(holder, "view", None), "is_open", False))
+
+    def _next_in_queue(self, pendings: tuple[WaitingDecision, ...], *, on: int | None) -> WaitingDecision:
+        """Where f2 goes: from the card of plan ``on`` (it has the keys) to the decision after it; from
+        elsewhere back to the decision f2 reached last (or the one after, once that one was decided or
+        its question left for later); the first one when f2 has not walked yet or walked past the last."""
+        current = next((_place(w) for w in pendings if w.plan_id == on), None)
+        if current is not None:
+            return next((w for w in pendings if _place(w) > current), pendings[0])
+        if self._walked is None:
+            return pendings[0]
+        walked = self._walked
+        if self._come_back:
+            return next((w for w in pendings if _place(w) >= walked), pendings[0])
+        return next((w for w in pendings if _place(w) > walked), pendings[0])
 
     async def _show_and_focus(self, plan: PlanRecord) -> None:
         while isinstance(self._app.screen, WorkflowScreen):
@@ -198,15 +296,18 @@ class DecisionController:
         return card
 
     def _plan_offering(self, decision: Decision) -> PlanRecord | None:
-        """The newest plan waiting for the user that offers ``decision`` now (held ones last)."""
-        for waiting in self._runtime.waiting():
-            if decision in waiting.decisions:
-                return self._store.get_plan(waiting.plan_id)
-        return None
+        """The plan whose card has the keys when it offers ``decision`` now; otherwise the first in the
+        queue that does (oldest first, held ones last)."""
+        offering = [w for w in self._runtime.waiting() if decision in w.decisions]
+        focused = self._app.decision_dock.focused_card()
+        on = card_plan_id(focused) if focused is not None else None
+        chosen = next((w for w in offering if w.plan_id == on), offering[0] if offering else None)
+        return self._store.get_plan(chosen.plan_id) if chosen is not None else None
 
     def decide_by_name(self, decision: Decision) -> None:
-        """A palette command: the newest plan that offers ``decision`` shows its card and takes it,
-        as if its key was pressed (a deliberate act is confirmed first, as on the card)."""
+        """A palette command: the plan whose card has the keys (else the first in the queue) that offers
+        ``decision`` shows its card and takes it, as if its key was pressed (a deliberate act is confirmed
+        first, as on the card)."""
 
         async def work() -> None:
             plan = self._plan_offering(decision)
@@ -330,8 +431,11 @@ class DecisionController:
         if choice:
             self.decide(plan.id, Decision(choice))
         else:
+            if self._walked is not None and self._walked[2] == plan.id:
+                self._come_back = False  # the next f2 goes on to the next decision, not back to this one
+                self._show_queue()
             jump = app_key(self._app, "decision.jump", "f2")
-            self._app.notify(f"Left for later: {jump} brings the question back.")
+            self._app.notify(f"Left for later: {jump} walks the decisions and comes back to it.")
 
     def _shell_then_ask_again(self, plan_id: int) -> None:
         """A failed worktree setup: the terminal goes to a shell in the worktree, then the question comes back."""
@@ -345,3 +449,8 @@ class DecisionController:
         current = self._store.get_plan(plan_id)
         if current is not None and current.pending_decision == PendingDecision.SETUP_FAILED:
             self.cards.ask(current)
+
+
+def _place(waiting: WaitingDecision) -> _Place:
+    """Where a decision stands in the queue."""
+    return (waiting.held, waiting.since, waiting.plan_id)

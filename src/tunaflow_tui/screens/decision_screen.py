@@ -46,6 +46,9 @@ class DecisionScreen(DialogScreen[str | None]):
         Binding("escape", "later", "Decide later", id="decision.later"),
     ]
 
+    plan_id: int | None = None
+    """The plan the question is about, when it is a plan's (set by whoever asks it)."""
+
     def __init__(self, title: str, body: str, choices: tuple[tuple[str, str, str], ...], *,
                  arming: float = 0.0, failure: bool = False) -> None:
         super().__init__(classes="-danger" if failure else "-question")
@@ -81,7 +84,8 @@ class DecisionScreen(DialogScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="dialog") as dialog:
-            dialog.border_title = self._title
+            # several plans can wait at once: the question names the one its keys decide on
+            dialog.border_title = self._title if self.plan_id is None else f"Plan {self.plan_id} · {self._title}"
             yield Static(self._body, id="body", classes="dialog-text", markup=False)
             yield from self.compose_details()
             with Horizontal(id="choices"):

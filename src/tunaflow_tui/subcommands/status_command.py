@@ -144,7 +144,7 @@ def _clip(text: str, limit: int) -> str:
 
 
 def render_short(document: dict[str, Any], pending: tuple[WaitingDecision, ...]) -> str:
-    """One line: how many plans, how many decisions wait, and the newest one."""
+    """One line: how many plans, how many decisions wait, and the one f2 reaches first (the oldest)."""
     count = len(document["plans"])
     line = f"tunaflow: {count} plan{'' if count == 1 else 's'}"
     if pending:

@@ -78,6 +78,8 @@ class VerdictView:
     answered: str = ""
     """``1 of 2 seats`` when a seat gave no verdict (empty for a complete review)."""
     held: bool = False
+    title: str = ""
+    """The plan's title (inert text): with several plans waiting, the card says which one it decides."""
 
     @property
     def has_errored_seat(self) -> bool:

@@ -138,16 +138,17 @@ def test_review_error_is_pending_but_never_counted(store: Store) -> None:
     assert "retry review" in service.allowed(plan_id)
 
 
-def test_pending_decisions_newest_first(store: Store) -> None:
+def test_pending_decisions_oldest_first(store: Store) -> None:
     service = WorkflowService(store)
     first = new_plan(service, "First", "first")
     second = new_plan(service, "Second", "second")
-    assert [d.plan_id for d in service.pending_decisions()] == [second, first]
+    assert [d.plan_id for d in service.pending_decisions()] == [first, second]
     service.apply(first, RequestRevision("more detail"), actor="user")
     service.receive_reproposal(first, subtasks=[("Only task", "z")], title="First, revised")
     decisions = service.pending_decisions()
-    assert [(d.plan_id, d.plan_title) for d in decisions] == [(first, "First, revised"), (second, "Second")]
-    assert decisions[0].detail["revision"] == 1
+    # the revised proposal was asked last: it waits behind the second plan's
+    assert [(d.plan_id, d.plan_title) for d in decisions] == [(second, "Second"), (first, "First, revised")]
+    assert decisions[1].detail["revision"] == 1
     plan = store.get_plan(first)
     assert plan is not None and [s.title for s in plan.subtasks] == ["Only task"]
 

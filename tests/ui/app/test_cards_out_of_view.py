@@ -104,7 +104,9 @@ async def test_a_waiting_card_scrolled_out_of_view_gives_up_its_keys_until_f2(op
     async with app.run_test(size=size) as pilot:
         await settle(pilot, app)
         dock = app.decision_dock
-        await pilot.press("f2")  # the newest: plan 2's verdict, at the bottom of the dock
+        await pilot.press("f2")  # the oldest first: plan 1's verdict
+        await until(pilot, lambda: dock.card_for(first).has_focus, "plan 1's verdict focused")
+        await pilot.press("f2")  # walks on: plan 2's verdict, at the bottom of the dock
         card = dock.card_for(second)
         await until(pilot, lambda: card.has_focus and dock.can_view_partial(card), "plan 2's verdict focused")
         await armed(pilot, app)
@@ -118,13 +120,13 @@ async def test_a_waiting_card_scrolled_out_of_view_gives_up_its_keys_until_f2(op
         await until(pilot, lambda: isinstance(app.focused, ComposerInput), "the composer to have the focus")
         await until(pilot, lambda: footers_current(app) and f"Plan {second}" not in _footer(app),
                     "the footer without plan 2's keys")
-        assert _dock_line(app).startswith(f"Plan {second} review waiting — f2 focuses it, then"), _dock_line(app)
+        assert _dock_line(app).startswith(f"2 decisions waiting — f2 focuses Plan {second}, then"), _dock_line(app)
         await pilot.press("w")  # rework would act on a card out of view: it is a letter for the composer
         await pilot.pause()
         assert app.composer.text == "w"
         assert runtime.store.get_plan(second).pending_decision == "review"
 
-        await pilot.press("f2")  # back to it: in view, with its keys
+        await pilot.press("f2")  # back to the one it walked to: in view, with its keys
         await until(pilot, lambda: card.has_focus and dock.can_view_partial(card), "plan 2's verdict again")
         await until(pilot, lambda: footers_current(app) and f"Plan {second} · a w d h Decide" in _footer(app),
                     "the footer naming plan 2 again")

@@ -157,6 +157,7 @@ async def test_doom_loop_modal_after_three_failed_reviews(open_app, at_second_fa
         assert isinstance(app.screen, DoomLoopScreen)
         text = screen_text(app)
         assert "Review keeps failing" in text and "Round 3 · FAIL" in text
+        assert "Plan 1 · Review keeps failing" in text, "the question names the plan it decides on"
         await pilot.press("escape")  # decide later …
         await pilot.pause()
         assert not isinstance(app.screen, DoomLoopScreen)

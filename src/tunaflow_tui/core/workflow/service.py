@@ -248,7 +248,10 @@ class WorkflowService:
         return failures_since_reset(self._store.list_plan_events(plan_id))
 
     def pending_decisions(self, busy: Collection[int] = ()) -> tuple[WaitingDecision, ...]:
-        """Everything waiting for the user: newest first, plans on hold after the others.
+        """Everything waiting for the user, in the order f2 walks it: oldest first, plans on hold last.
+
+        The queue is first come, first asked, whichever plan it is about. A plan the user put on hold
+        said "not now": it comes after every question nobody set aside (held ones oldest first too).
 
         A held plan is listed (its question is still answerable), and so is a plan with no question
         that nothing moves on its own: a review to start, an interrupted step. ``busy``: plans an
@@ -267,7 +270,7 @@ class WorkflowService:
             dated = [e.created_at for e in events if e.type in _DECISION_EVENTS or not asked]
             since = dated[-1] if dated else plan.updated_at
             found.append(WaitingDecision(plan.id, plan.title, way.waiting, plan.pending_detail, since, way))
-        found.sort(key=lambda d: (not d.held, d.since, d.plan_id), reverse=True)
+        found.sort(key=lambda d: (d.held, d.since, d.plan_id))
         return tuple(found)
 
     def edit_proposal(self, plan_id: int, edited: EditedProposal) -> PlanRecord:

@@ -20,6 +20,7 @@ from textual.widgets import Static
 from tunaflow_tui.widgets.decision.decision_card import DecisionCard
 
 if TYPE_CHECKING:
+    from tunaflow_tui.viewmodels.decision_queue import QueuedDecision
     from tunaflow_tui.viewmodels.plan_rows import ProposalView, VerdictView, WayView
     from tunaflow_tui.widgets.decision.done_card import DoneCard, DoneView
     from tunaflow_tui.widgets.decision.plan_card import PlanProposalCard
@@ -86,6 +87,15 @@ def card_plan_id(card: Widget) -> int | None:
     return plan_id
 
 
+def card_has_keys(card: Widget) -> bool:
+    """True while a card's keys still decide something: it waits (held too), or offers a merge."""
+    if is_done_card(card):
+        return bool(tuple(card.hint_items()))
+    if is_proposal_card(card):
+        return card.is_pending
+    return card_is_pending(card)
+
+
 def card_is_pending(card: Widget) -> bool:
     """True while a card waits for a decision."""
     if is_proposal_card(card) or is_verdict_card(card) or is_way_card(card):
@@ -147,17 +157,64 @@ class DecisionDock(VerticalScroll, can_focus=False):
     def compose(self) -> ComposeResult:
         yield DockHint(id="dock-hint")
 
+    queue: tuple[QueuedDecision, ...] = ()
+    """Every plan waiting for the user, in the order f2 walks them (set by the app)."""
+
+    jump_target: int | None = None
+    """The plan f2 reaches from outside the cards."""
+
+    def set_queue(self, queue: tuple[QueuedDecision, ...], jump_target: int | None = None) -> None:
+        """The plans waiting for the user now, oldest first (held ones last), and where f2 goes from
+        outside the cards."""
+        if (queue, jump_target) != (self.queue, self.jump_target):
+            self.queue, self.jump_target = queue, jump_target
+            self.refresh_hint()
+
+    def waiting(self) -> tuple[QueuedDecision, ...]:
+        """The queue less the plans whose card shows a decision just taken (the plan has not moved yet)."""
+        def decided(plan_id: int) -> bool:
+            card = self.card_for(plan_id)
+            return card is not None and not card_has_keys(card) and not is_done_card(card)
+
+        return tuple(entry for entry in self.queue if not decided(entry.plan_id))
+
+    def _queue_text(self, jump: str) -> str | None:
+        """With several decisions waiting: how many, which plan's card has the keys, and what f2 does."""
+        waiting = self.waiting()
+        if len(waiting) < 2:
+            return None
+        count = f"{len(waiting)} decisions waiting"
+        focused = self.focused_card()
+        if focused is not None and card_has_keys(focused) and not is_done_card(focused):
+            kind = card_kind(focused)
+            what = f"{focused.keys_owner()} {'review' if kind == VERDICT else 'held' if self._held(focused) else 'waiting'}"
+            return f"{count} · {what}: {focused.key_hint()} · {jump} next"
+        order = ", ".join(f"Plan {entry.plan_id}{' (held)' if entry.held else ''}" for entry in waiting)
+        ids = [entry.plan_id for entry in waiting]
+        target = self.jump_target if self.jump_target in ids else ids[0]
+        return f"{count} — {jump} focuses Plan {target}, then walks on, oldest first: {order}"
+
+    @staticmethod
+    def _held(card: DecisionCard) -> bool:
+        view = card.view
+        return getattr(view, "decision", None) == "hold" or bool(getattr(view, "held", False))
+
     def hint_text(self) -> tuple[str, bool]:
         """The keys of the newest card that waits (docked under the cards, so they never scroll away).
 
         The hint names the plan the keys act on (``Plan 2 waiting: a approve …``). While the card
         does not have the focus (it arrived as the user was typing, or scrolled out of view), the
-        hint leads with the key that reaches it: its own keys do nothing until then. Every key is
-        named as the keymap has it now.
+        hint leads with the key that reaches it: its own keys do nothing until then. With several
+        decisions waiting it leads with how many (``3 decisions waiting · Plan 2 review: a accept …``)
+        and, with no card focused, names the plans in the order f2 walks them. Every key is named as
+        the keymap has it now.
         """
         from tunaflow_tui.keyhints import app_key, hint_line
 
         jump = app_key(self.app, "decision.jump", "f2")
+        several = self._queue_text(jump)
+        if several is not None:
+            return (several, True)
         pending = self.newest_pending()
         kind = card_kind(pending) if pending is not None else None
         if pending is not None and kind in (PROPOSAL, VERDICT, WAY):
@@ -281,6 +338,9 @@ class DecisionDock(VerticalScroll, can_focus=False):
     async def _put(self, plan_id: int, card: DecisionCard) -> DecisionCard:
         old = self.card_for(plan_id)
         had_focus = old is not None and old.has_focus_within
+        holder = self.focused_card()
+        # another plan's card has the keys: the new one must not scroll it out of view (it would give them up)
+        elsewhere = holder is not None and holder is not old and card_has_keys(holder)
         if old is not None:
             self._release_focus(old)
             await old.remove()
@@ -289,7 +349,8 @@ class DecisionDock(VerticalScroll, can_focus=False):
             card.focus_on_its_own()
         self.set_class(True, "-has-cards")
         self.refresh_hint()
-        self.call_after_refresh(self.scroll_to_widget, card, animate=False)
+        if not elsewhere:
+            self.call_after_refresh(self.scroll_to_widget, card, animate=False)
         return card
 
     async def show_proposal(self, view: ProposalView) -> PlanProposalCard:

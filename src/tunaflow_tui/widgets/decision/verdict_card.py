@@ -153,6 +153,7 @@ class ReviewVerdictCard(DecisionCard, Vertical, can_focus=True):
     }
     ReviewVerdictCard.-pending { border: round $warning; border-subtitle-color: $text-warning; }
     ReviewVerdictCard.-decided { border: round $panel-lighten-2; }
+    ReviewVerdictCard .title { text-style: bold; color: $text; }
     ReviewVerdictCard .badge { width: auto; padding: 0 1; text-style: bold; }
     ReviewVerdictCard .badge.-pass { background: $success; color: $background; }
     ReviewVerdictCard .badge.-fail { background: $error; color: $background; }
@@ -204,6 +205,8 @@ class ReviewVerdictCard(DecisionCard, Vertical, can_focus=True):
             self.border_subtitle = "on hold — waiting for you" if view.held else "waiting for you"
         else:
             self.border_subtitle = DECIDED_WORDS.get(view.decision, view.decision)
+        if view.title:  # the plan it decides on, by name as well as by number (several can wait at once)
+            yield Static(view.title, classes="title", markup=False)
         text, css = verdict_label(view.verdict)
         yield Label(text, classes=f"badge {css}")
         if view.answered:
