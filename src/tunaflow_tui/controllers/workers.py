@@ -110,10 +110,9 @@ class Workers:
         deadline = loop.time() + timeout
         while loop.time() < deadline:
             busy = self._busy((AGENTS, UI))
-            if busy:  # looked at again now and then: work may start waiting in the queue meanwhile
-                waiting = asyncio.ensure_future(self._app.workers.wait_for_complete(busy))
-                await asyncio.wait({waiting}, timeout=max(0.01, min(0.25, deadline - loop.time())))
-                waiting.cancel()
+            if busy:  # looked at again and again: work may start waiting in the queue meanwhile
+                # (polled, not awaited: cancelling a wait on a worker would cancel the worker itself)
+                await asyncio.sleep(0.02)
                 continue
             await asyncio.wait_for(self._bridge.drained(), max(0.01, deadline - loop.time()))
             await asyncio.sleep(0)
