@@ -141,3 +141,42 @@ async def test_a_card_scrolled_out_of_view_gives_its_keys_to_the_composer() -> N
         await until(pilot, lambda: app.query_one(Composer).input.has_focus, "the keys back in the composer")
         await pilot.press("a")  # typed, not an answer
         assert app.query_one(Composer).text == "a"
+
+
+async def test_a_card_focused_where_it_already_stands_gives_its_keys_up_when_scrolled_away() -> None:
+    """Focused with no scroll to tell (already in view): still seen there, so leaving the view hands the keys back."""
+    from dataclasses import replace
+
+    from textual.containers import Vertical
+    from textual.widgets import Static
+
+    from tunaflow_tui.viewmodels.permission_views import card_view
+    from tunaflow_tui.widgets.composer import Composer
+    from tunaflow_tui.widgets.permission.permission_dock import PermissionDock
+
+    long_diff = "".join(f"+line {n}\n" for n in range(8))
+
+    class ColumnApp(App[None]):
+        AUTO_FOCUS = None
+
+        def compose(self) -> ComposeResult:
+            with Vertical():
+                yield Static("chat", id="chat")
+                yield PermissionDock("main")
+                yield Composer("Architect", cursor_blink=False)
+
+    app = ColumnApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        dock = app.query_one(PermissionDock)
+        card = await dock.show(card_view(1, "main", replace(REQUEST, diff=long_diff)))
+        await dock.show(card_view(2, "main", replace(REQUEST, diff=long_diff, title="Writing to other.md")))
+        await pilot.pause()
+        dock.scroll_home(animate=False)
+        await until(pilot, lambda: dock.scroll_y == 0 and dock.can_view_partial(card), "the first card in view")
+        await pilot.pause()
+        card.focus()  # where it stands: nothing scrolls
+        await until(pilot, lambda: card.has_focus, "the first card focused")
+        await pilot.pause()
+        dock.scroll_end(animate=False)
+        await until(pilot, lambda: not dock.can_view_partial(card), "the first card out of view")
+        await until(pilot, lambda: app.query_one(Composer).input.has_focus, "the keys back in the composer", limit=10)

@@ -298,6 +298,8 @@ class DecisionDock(VerticalScroll, can_focus=False):
         if self.focused_card() is not self._seen_with_keys:
             self._seen_with_keys = None
         self.refresh_hint()
+        # a card focused where it already stands in view is seen there (no scroll would tell)
+        self.call_after_refresh(self.keys_follow_the_eye)
 
     def on_descendant_blur(self) -> None:
         if self.focused_card() is None:  # the keys went elsewhere: a card focused again starts unseen

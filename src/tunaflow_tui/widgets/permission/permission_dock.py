@@ -116,6 +116,8 @@ class PermissionDock(VerticalScroll, can_focus=False):
         if focused is not self._seen_with_keys:
             self._seen_with_keys = None
         self.refresh_hint()
+        # a card focused where it already stands in view is seen there (no scroll would tell)
+        self.call_after_refresh(self.keys_follow_the_eye)
 
     def on_descendant_blur(self) -> None:
         if not any(c.has_focus for c in self.cards()):  # the keys went elsewhere: a card focused again starts unseen
