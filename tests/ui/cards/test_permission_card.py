@@ -102,34 +102,44 @@ async def test_keys_wait_for_arming_when_the_card_took_the_focus_on_its_own() ->
         await asyncio.gather(asking, return_exceptions=True)
 
 
-async def test_a_card_scrolled_out_of_view_gives_its_keys_to_the_composer() -> None:
+class ColumnApp(App[None]):
+    """A chat, the main conversation's permission dock and its composer, one above the other."""
+
+    AUTO_FOCUS = None
+
+    def compose(self) -> ComposeResult:
+        from textual.containers import Vertical
+        from textual.widgets import Static
+
+        from tunaflow_tui.widgets.composer import Composer
+        from tunaflow_tui.widgets.permission.permission_dock import PermissionDock
+
+        with Vertical():
+            yield Static("chat", id="chat")
+            yield PermissionDock("main")
+            yield Composer("Architect", cursor_blink=False)
+
+
+async def _two_tall_questions(dock) -> PermissionCard:  # type: ignore[no-untyped-def]
+    """Two questions with eight-line diffs in ``dock`` (they do not fit at 80×24); the first one's card."""
     from dataclasses import replace
 
-    from textual.containers import Vertical
-    from textual.widgets import Static
-
     from tunaflow_tui.viewmodels.permission_views import card_view
-    from tunaflow_tui.widgets.composer import Composer
-    from tunaflow_tui.widgets.permission.permission_dock import PermissionDock
 
     long_diff = "".join(f"+line {n}\n" for n in range(8))
-    first = card_view(1, "main", replace(REQUEST, diff=long_diff))
-    second = card_view(2, "main", replace(REQUEST, diff=long_diff, title="Writing to other.md"))
+    card: PermissionCard = await dock.show(card_view(1, "main", replace(REQUEST, diff=long_diff)))
+    await dock.show(card_view(2, "main", replace(REQUEST, diff=long_diff, title="Writing to other.md")))
+    return card
 
-    class ColumnApp(App[None]):
-        AUTO_FOCUS = None
 
-        def compose(self) -> ComposeResult:
-            with Vertical():
-                yield Static("chat", id="chat")
-                yield PermissionDock("main")
-                yield Composer("Architect", cursor_blink=False)
+async def test_a_card_scrolled_out_of_view_gives_its_keys_to_the_composer() -> None:
+    from tunaflow_tui.widgets.composer import Composer
+    from tunaflow_tui.widgets.permission.permission_dock import PermissionDock
 
     app = ColumnApp()
     async with app.run_test(size=(80, 24)) as pilot:
         dock = app.query_one(PermissionDock)
-        card = await dock.show(first)
-        await dock.show(second)
+        card = await _two_tall_questions(dock)
         await pilot.pause()
         card.focus()
         dock.scroll_home(animate=False)
@@ -145,31 +155,13 @@ async def test_a_card_scrolled_out_of_view_gives_its_keys_to_the_composer() -> N
 
 async def test_a_card_focused_where_it_already_stands_gives_its_keys_up_when_scrolled_away() -> None:
     """Focused with no scroll to tell (already in view): still seen there, so leaving the view hands the keys back."""
-    from dataclasses import replace
-
-    from textual.containers import Vertical
-    from textual.widgets import Static
-
-    from tunaflow_tui.viewmodels.permission_views import card_view
     from tunaflow_tui.widgets.composer import Composer
     from tunaflow_tui.widgets.permission.permission_dock import PermissionDock
-
-    long_diff = "".join(f"+line {n}\n" for n in range(8))
-
-    class ColumnApp(App[None]):
-        AUTO_FOCUS = None
-
-        def compose(self) -> ComposeResult:
-            with Vertical():
-                yield Static("chat", id="chat")
-                yield PermissionDock("main")
-                yield Composer("Architect", cursor_blink=False)
 
     app = ColumnApp()
     async with app.run_test(size=(80, 24)) as pilot:
         dock = app.query_one(PermissionDock)
-        card = await dock.show(card_view(1, "main", replace(REQUEST, diff=long_diff)))
-        await dock.show(card_view(2, "main", replace(REQUEST, diff=long_diff, title="Writing to other.md")))
+        card = await _two_tall_questions(dock)
         await pilot.pause()
         dock.scroll_home(animate=False)
         await until(pilot, lambda: dock.scroll_y == 0 and dock.can_view_partial(card), "the first card in view")

@@ -405,30 +405,25 @@ class DecisionDock(VerticalScroll, can_focus=False):
         """Show (or refresh) the card of a plan that waits without a proposal or verdict to show."""
         from tunaflow_tui.widgets.decision.way_card import WayCard
 
-        old = self.card_for(view.plan_id)
-        if isinstance(old, WayCard) and old.view.decision is None:
-            if old.view != view:
-                old.view = view
-                old.refresh_bindings()
-                self.refresh_hint()
-            return old
-        card = await self._put(view.plan_id, WayCard(view))
-        assert isinstance(card, WayCard)
-        return card
+        return await self._show_way_card(WayCard, view)
 
     async def show_conflict(self, view: WayView) -> WayCard:
         """Show (or refresh) the card of a plan whose merge conflicted (a way card with its own keys)."""
         from tunaflow_tui.widgets.decision.conflict_card import ConflictCard
 
+        return await self._show_way_card(ConflictCard, view)
+
+    async def _show_way_card(self, kind: type[WayCard], view: WayView) -> WayCard:
+        """The plan's undecided card of ``kind`` refreshed in place, else a new one put in its place."""
         old = self.card_for(view.plan_id)
-        if isinstance(old, ConflictCard) and old.view.decision is None:
+        if isinstance(old, kind) and old.view.decision is None:
             if old.view != view:
                 old.view = view
                 old.refresh_bindings()
                 self.refresh_hint()
             return old
-        card = await self._put(view.plan_id, ConflictCard(view))
-        assert isinstance(card, ConflictCard)
+        card = await self._put(view.plan_id, kind(view))
+        assert isinstance(card, kind)
         return card
 
     def mark_decided(self, plan_id: int, decision: str | None) -> None:
