@@ -20,7 +20,7 @@ from tunaflow_tui.core.workflow.event_text import event_text
 from tunaflow_tui.core.workflow.phases import PendingDecision, Phase, PlanEventType, Waiting
 from tunaflow_tui.core.workflow.verdicts import ReviewStanding
 from tunaflow_tui.core.workflow.ways import WayOn
-from tunaflow_tui.runtime.plan_slots import open_wait
+from tunaflow_tui.runtime.plan_slots import may_wait, open_wait, queued_plans
 from tunaflow_tui.viewmodels import board
 from tunaflow_tui.viewmodels.plan_rows import (
     PLAN_BRANCH_KINDS,
@@ -271,9 +271,7 @@ def queued(plan: PlanRecord, events: Sequence[PlanEventRecord]) -> bool:
     database, so the board and the sidebar of every process read the same queue (the step that
     waits for the place holds the plan, but nothing works on it yet). This is the one place the board asks.
     """
-    if Phase(plan.phase).is_terminal or plan.phase == Phase.HELD:
-        return False
-    return open_wait(tuple(events)) is not None
+    return may_wait(plan) and open_wait(tuple(events)) is not None
 
 
 def board_column(plan: PlanRecord, events: Sequence[PlanEventRecord], way: WayOn | None) -> str:
@@ -395,6 +393,7 @@ def plan_items(store: Store, live: Collection[int] = (), busy: Collection[int] =
     or another — holds the lease of a conversation its agents write in.
     """
     leased = {lease.conversation_id for lease in store.live_leases()}
+    queue = {queued.plan_id for queued in queued_plans(store)}
     items = []
     for plan in store.list_plans():
         own = {f"branch:{b}" for b in (plan.impl_branch_id, plan.review_branch_id) if b is not None}
@@ -406,7 +405,7 @@ def plan_items(store: Store, live: Collection[int] = (), busy: Collection[int] =
             plan.id in busy or own & leased
             or any(b in live for b in (plan.impl_branch_id, plan.review_branch_id) if b is not None))
         badge = str(plan.phase)
-        if not waiting and queued(plan, store.list_plan_events(plan.id)):
+        if not waiting and plan.id in queue:
             badge, working = board.QUEUED, False  # its step waits for a place: nothing works on it yet
         items.append(SidebarItem("plan", plan.id, inert_line(plan.title), badge, live=working, waiting=waiting))
     return tuple(items)

@@ -199,10 +199,11 @@ async def drive(rt: WorkflowRuntime, policy: GatePolicy, *, request: str | None 
             if not in_flight:
                 say("Nothing in progress.", out)
                 return EXIT_DONE if resume else EXIT_PENDING
-            queued = set(rt.queued_to_start())  # left queued by an earlier run: they start here, in their order
+            queued = rt.queued_to_start()  # left queued by an earlier run: they start here first, in their order
+            in_order = sorted(in_flight, key=lambda p: (0, queued.index(p.id)) if p.id in queued else (1, p.id))
             drivers = {plan.id: asyncio.create_task(_drive_plan(rt, plan.id, policy, out,
                                                                 queued=plan.id in queued))
-                       for plan in sorted(in_flight, key=lambda p: _queue_order(rt, p.id))}
+                       for plan in in_order}
     except BaseException:  # a signal or a failure: the plans started so far stop with it
         for task in drivers.values():
             task.cancel()
@@ -214,12 +215,6 @@ async def drive(rt: WorkflowRuntime, policy: GatePolicy, *, request: str | None 
     if failed:  # every plan reached its gate or stopped; the first failure is the one reported
         raise failed[0]
     return overall(codes + [code for code in finished if isinstance(code, int)])
-
-
-def _queue_order(rt: WorkflowRuntime, plan_id: int) -> tuple[int, int]:
-    """Queued plans first, in their place in the queue (so the places go in that order), then the rest."""
-    position = next((q.position for q in rt.queued_plans() if q.plan_id == plan_id), None)
-    return (0, position) if position is not None else (1, plan_id)
 
 
 async def _drive_plan(rt: WorkflowRuntime, plan_id: int, policy: GatePolicy, out: TextIO, *,

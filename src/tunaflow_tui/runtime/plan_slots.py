@@ -60,11 +60,16 @@ def open_wait(events: tuple[PlanEventRecord, ...]) -> PlanEventRecord | None:
     return waiting
 
 
+def may_wait(plan: PlanRecord) -> bool:
+    """Whether the plan can be in the queue at all: an ended or held plan waits for nobody's slot."""
+    return not Phase(plan.phase).is_terminal and plan.phase != Phase.HELD
+
+
 def queued_plans(store: Store) -> tuple[QueuedPlan, ...]:
     """Every plan waiting for a slot, in the order they will start (read from the database)."""
     found: list[tuple[int, PlanRecord]] = []
     for plan in store.list_plans():
-        if Phase(plan.phase).is_terminal or plan.phase == Phase.HELD:
+        if not may_wait(plan):
             continue
         event = open_wait(store.list_plan_events(plan.id))
         if event is not None:
