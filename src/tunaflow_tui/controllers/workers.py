@@ -62,6 +62,7 @@ class Workers:
                 self._app.notify(f"Could not {what}: {neutralize(str(exc)) or type(exc).__name__}",
                                  severity="error", timeout=10)
             finally:
+                self._plan_of.pop(name, None)
                 # after this worker has finished, so it no longer counts as running
                 self._app.call_later(self._on_agents_changed)
 
@@ -75,12 +76,7 @@ class Workers:
 
     def _waiting_in_queue(self, worker: Any) -> bool:
         plan_id = self._plan_of.get(worker.name) if worker.name else None
-        if plan_id is None:
-            return False
-        if worker.is_finished:
-            self._plan_of.pop(worker.name, None)
-            return False
-        return plan_id in self._queued_plans()
+        return plan_id is not None and plan_id in self._queued_plans()
 
     def _busy(self, groups: tuple[str, ...]) -> list[Any]:
         return [w for w in self._app.workers
