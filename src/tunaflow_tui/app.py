@@ -13,7 +13,6 @@ project's session (``controller.session``) receives the runtime's updates, which
 from __future__ import annotations
 
 import asyncio
-import re
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -616,13 +615,13 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
 
     def on_workflow_view_plan_pointed(self, event: WorkflowView.PlanPointed) -> None:
         """Write about a plan from the board: back to the chat, ``#N`` at the start of the composer."""
+        from tunaflow_tui.runtime.plans_in_flight import pointed_at
         from tunaflow_tui.screens.workflow import WorkflowScreen
 
         if isinstance(self.screen, WorkflowScreen):
             self.screen.dismiss()
         composer = self.composer
-        rest = re.sub(r"^#\d+\s*", "", composer.text)  # a draft is kept; another plan's pointer is replaced
-        composer.input.load_text(f"#{event.plan_id} {rest}")
+        composer.input.load_text(pointed_at(composer.text, event.plan_id))
         composer.input.move_cursor(composer.input.document.end)
         composer.focus_input()
 

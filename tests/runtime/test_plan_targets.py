@@ -24,7 +24,7 @@ from waiting import until
 from tunaflow_tui.core.memory.embedder import Embedder
 from tunaflow_tui.core.workflow import Abandon, Approve
 from tunaflow_tui.runtime.events import NoticeRaised, RuntimeEvent
-from tunaflow_tui.runtime.plans_in_flight import plan_pointer
+from tunaflow_tui.runtime.plans_in_flight import plan_pointer, pointed_at
 from tunaflow_tui.runtime.runtime import RuntimeError_, WorkflowRuntime
 
 IN_FLIGHT = "## Plans in flight"
@@ -281,3 +281,11 @@ async def test_a_revision_of_a_plan_whose_review_waits_points_to_redesign(harnes
 ])
 def test_only_hash_and_a_number_opening_the_message_points_at_a_plan(text: str, plan: int | None) -> None:
     assert plan_pointer(text) == plan
+
+
+@pytest.mark.parametrize(("draft", "pointed"), [
+    ("", "#7 "), ("keep it short", "#7 keep it short"), ("#9 keep it short", "#7 keep it short"),
+    ("  #9\tkeep it", "#7 keep it"), ("#9x is a tag", "#7 #9x is a tag"), ("see #9", "#7 see #9"),
+])
+def test_pointing_a_draft_at_a_plan_replaces_only_a_pointer_it_opened_with(draft: str, pointed: str) -> None:
+    assert pointed_at(draft, 7) == pointed

@@ -62,3 +62,10 @@ def plan_pointer(text: str) -> int | None:
     """The plan a message points at with ``#N`` at its very start (``#3 make it faster``), if it does."""
     found = _POINTER.match(text.lstrip())
     return int(found.group(1)) if found else None
+
+
+def pointed_at(text: str, plan_id: int) -> str:
+    """``text`` pointed at plan ``plan_id``: a pointer it opened with is replaced, the rest of it kept."""
+    found = _POINTER.match(text.lstrip())
+    rest = text.lstrip()[found.end():].lstrip() if found else text
+    return f"#{plan_id} {rest}"
