@@ -53,6 +53,12 @@ def board(app) -> dict[str, list[str]]:  # type: ignore[no-untyped-def]
     return groups
 
 
+async def open_board(pilot, app) -> None:  # type: ignore[no-untyped-def]
+    """f3, and wait until the board lists its plans."""
+    await pilot.press("f3")
+    await until(pilot, lambda: isinstance(app.screen, WorkflowScreen) and board(app), "the board")
+
+
 def row_of(app, plan_id: int) -> tuple[str, str]:  # type: ignore[no-untyped-def]
     """(group heading, row) of a plan on the board."""
     for heading, rows in board(app).items():
@@ -82,8 +88,7 @@ async def test_the_board_lists_every_plan_by_group_and_follows_one_that_moves(op
     ids = seed_board(runtime.store, holder)
     async with app.run_test(size=(160, 48)) as pilot:
         await settle(pilot, app)
-        await pilot.press("f3")
-        await until(pilot, lambda: isinstance(app.screen, WorkflowScreen) and board(app), "the board")
+        await open_board(pilot, app)
         groups = board(app)
         assert list(groups) == ["Waiting for you", "Queued", "Dev", "Review", "Done"]
         assert [len(rows) for rows in groups.values()] == [3, 1, 1, 1, 2]
@@ -131,8 +136,7 @@ async def test_a_plan_another_process_moves_moves_on_the_board_and_in_the_sideba
                     limit=30)
         assert "[dev] ● Count sent" in screen_text(app), "the other process's Developer is at work on it"
         assert "[queued] Cache th" in screen_text(app), "queued for a free place: no mark"
-        await pilot.press("f3")
-        await until(pilot, lambda: isinstance(app.screen, WorkflowScreen) and board(app), "the board")
+        await open_board(pilot, app)
         assert row_of(app, ids.approval)[0] == "Waiting for you"
         done = subprocess.run([sys.executable, "-c", ELSEWHERE, str(demo_project), str(ids.approval)],
                               capture_output=True, text=True, timeout=120, env=os.environ.copy())
@@ -152,8 +156,7 @@ async def test_at_80_columns_the_board_is_a_list_with_the_details_one_key_away(o
     ids = seed_board(runtime.store, holder)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot, app)
-        await pilot.press("f3")
-        await until(pilot, lambda: isinstance(app.screen, WorkflowScreen) and board(app), "the board")
+        await open_board(pilot, app)
         view = app.screen.query_one(WorkflowView)
         assert view.narrow and not view.query_one("#plan-detail").display
         rows = [row for group in board(app).values() for row in group]
@@ -178,8 +181,7 @@ async def test_hash_on_a_plan_goes_back_to_the_chat_with_its_pointer_in_the_comp
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot, app)
         await pilot.press(*"#9 keep it short")  # a draft, pointed at another plan
-        await pilot.press("f3")
-        await until(pilot, lambda: isinstance(app.screen, WorkflowScreen) and board(app), "the board")
+        await open_board(pilot, app)
         view = app.screen.query_one(WorkflowView)
         while view.selected is None or view.selected.plan_id != ids.review:
             await pilot.press("j")
