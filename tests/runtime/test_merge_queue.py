@@ -37,6 +37,14 @@ def _two_plans_on_calc(rt: WorkflowRuntime) -> tuple[int, int]:
     return mul.id, div.id
 
 
+def _b_stopped_at_its_conflict(rt: WorkflowRuntime) -> int:
+    """Both plans done, A merged, B's merge stopped on the conflict A's landing made: B's id."""
+    a, b = _two_plans_on_calc(rt)
+    rt.merge(a)
+    rt.merge(b)
+    return b
+
+
 async def test_b_conflicts_after_a_lands_its_developer_resolves_it_is_reviewed_again_then_merges(
         harness: Harness) -> None:
     rt = _runtime(harness)
@@ -97,9 +105,7 @@ async def test_b_conflicts_after_a_lands_its_developer_resolves_it_is_reviewed_a
 async def test_a_conflict_the_developer_leaves_stops_at_a_decision_naming_the_files(harness: Harness) -> None:
     rt = _runtime(harness)
     try:
-        a, b = _two_plans_on_calc(rt)
-        rt.merge(a)
-        rt.merge(b)
+        b = _b_stopped_at_its_conflict(rt)
         main = harness.git("rev-parse", "main").strip()
         b_tip = harness.git("rev-parse", "tunaflow/add-div").strip()
         # a hostile Developer: claims success, leaves the markers, and tries to move main onto its branch
@@ -131,9 +137,7 @@ async def test_a_conflict_the_developer_leaves_stops_at_a_decision_naming_the_fi
 async def test_an_undone_merge_is_not_taken_for_a_resolution(harness: Harness) -> None:
     rt = _runtime(harness)
     try:
-        a, b = _two_plans_on_calc(rt)
-        rt.merge(a)
-        rt.merge(b)
+        b = _b_stopped_at_its_conflict(rt)
         harness.set_script(developer=[{"text": RESOLVED, "run": [["git", "merge", "--abort"]]}])
         plan = await rt.decide(b, "resolve_conflict")
         assert plan.pending_decision == "conflict_unresolved"
@@ -214,9 +218,7 @@ def test_a_merge_queued_behind_a_process_that_died_goes_ahead(harness: Harness) 
 async def test_a_resolve_turn_that_fails_or_cannot_start_stops_at_the_conflict_not_a_commit(harness: Harness) -> None:
     rt = _runtime(harness)
     try:
-        a, b = _two_plans_on_calc(rt)
-        rt.merge(a)
-        rt.merge(b)
+        b = _b_stopped_at_its_conflict(rt)
         harness.set_script(developer=[{"crash": True}])  # the Developer's CLI dies mid-turn
         plan = await rt.decide(b, "resolve_conflict")
         assert plan.pending_decision == "conflict_unresolved" and list(plan.pending_detail["files"]) == ["calc.py"]
@@ -238,9 +240,7 @@ async def test_a_resolve_turn_that_fails_or_cannot_start_stops_at_the_conflict_n
 async def test_a_resolve_turn_interrupted_by_a_crash_is_run_again_as_a_resolve(harness: Harness) -> None:
     rt = _runtime(harness)
     try:
-        a, b = _two_plans_on_calc(rt)
-        rt.merge(a)
-        rt.merge(b)
+        b = _b_stopped_at_its_conflict(rt)
         # seeded: the user asked for the resolve, the merge started in the worktree, then tunaflow was killed
         plan = rt.apply(b, ResolveConflict(), "user")
         start_base_merge(Path(plan.worktree_path or ""), "main")
