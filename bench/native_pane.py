@@ -18,6 +18,10 @@ Keys are pressed every ``--gap`` seconds by the clock (as in ``ui_streams.py``);
 is cleared, off the clock. The app reports how many MB a second the pane parsed, so a UI that kept the
 composer fast by starving the pane would show it. The app's memory (RSS) at the end of each flood case
 is printed too: the scrollback is capped (``[ui] terminal_scrollback``, 10,000 lines here).
+
+``--against SRC`` adds a fourth case, interleaved with the others: the flooding one with tunaflow imported from
+``SRC`` (another tree's ``src``, e.g. ``git archive HEAD~1 src | tar -x -C /tmp/before``), so a change is
+compared with what it changes on the same machine in the same minutes.
 """
 
 from __future__ import annotations
@@ -94,6 +98,8 @@ def one_case(term: Terminal, mode: str, args: argparse.Namespace, env: dict[str,
              ) -> tuple[list[float], float | None, float]:
     stats = files["stats"]
     stats.unlink(missing_ok=True)
+    if mode == "against":
+        mode, env = "flood", {**env, "PYTHONPATH": args.against}
     term.run([sys.executable, str(files["script"]), mode, str(stats), str(files["flood"])], env)
     ready = term.wait_for(lambda lines: composer_row(lines) is not None and stats.exists(), 60)
     assert ready is not None, "the app never drew its composer and pane"
@@ -119,14 +125,20 @@ def main() -> int:
     parser.add_argument("--keys", type=int, default=150)
     parser.add_argument("--gap", type=float, default=0.03, help="seconds between keys, by the clock")
     parser.add_argument("--size", default="160x48")
+    parser.add_argument("--against", metavar="SRC", help="also the flooding case with tunaflow imported from SRC")
     args = parser.parse_args()
     width, height = (int(part) for part in args.size.lower().split("x"))
+    load_before = os.getloadavg()[0]
     import tunaflow_tui
 
     compileall.compile_dir(Path(tunaflow_tui.__file__).parent, quiet=1)
     cases = {"pane": "pane keys (cat)", "idle": "composer, pane idle", "flood": "composer, pane flooding"}
+    if args.against:
+        args.against = str(Path(args.against).resolve())
+        compileall.compile_dir(Path(args.against) / "tunaflow_tui", quiet=1)
+        cases["against"] = "  the same, against SRC"
     results: dict[str, list[list[float]]] = {mode: [] for mode in cases}
-    rates: list[float] = []
+    rates: dict[str, list[float]] = {"flood": [], "against": []}
     rss: list[float] = []
     with tempfile.TemporaryDirectory(prefix="tunaflow-bench-") as tmp:
         root = Path(tmp)
@@ -147,8 +159,9 @@ def main() -> int:
                     latencies, rate, memory = one_case(term, mode, args, env, files)
                     results[mode].append(latencies)
                     if rate is not None:
-                        rates.append(rate)
-                        rss.append(memory)
+                        rates[mode].append(rate)
+                        if mode == "flood":
+                            rss.append(memory)
                 print(f"round {round_ + 1}/{args.rounds} done", file=sys.stderr)
 
     print(f"{'case':<26}{'p50 ms':>8}{'p95 ms':>8}{'max ms':>8}{'keys':>6}   p95 per round (ms)")
@@ -163,10 +176,17 @@ def main() -> int:
     print(f"pane keys p95 {percentile(pane, 95) * 1000:.1f} ms (target ≤ 30 ms)")
     print(f"composer p95 flooding / idle: {percentile(loaded, 95) / percentile(base, 95):.2f}x; "
           f"p95 while flooding {percentile(loaded, 95) * 1000:.1f} ms (target ≤ 50 ms)")
-    print(f"pane parsed while flooding: {', '.join(f'{r:.2f}' for r in rates)} MB/s; "
+    if args.against:
+        against = [v for r in results["against"] for v in r]
+        print(f"against {args.against}: composer p95 flooding / idle "
+              f"{percentile(against, 95) / percentile(base, 95):.2f}x; this tree / against, p95 while flooding "
+              f"{percentile(loaded, 95) / percentile(against, 95):.2f}x; "
+              f"pane parsed {', '.join(f'{r:.2f}' for r in rates['against'])} MB/s")
+    print(f"pane parsed while flooding: {', '.join(f'{r:.2f}' for r in rates['flood'])} MB/s; "
           f"app RSS after the flood: {', '.join(f'{m:.0f}' for m in rss)} MB")
     print(f"keys every {args.gap * 1000:.0f} ms by the clock (open loop), {args.keys} per case and round, "
-          f"{args.rounds} interleaved rounds, terminal {width}×{height} in tmux; load {os.getloadavg()[0]:.1f}")
+          f"{args.rounds} interleaved rounds, terminal {width}×{height} in tmux; "
+          f"load {load_before:.1f} → {os.getloadavg()[0]:.1f}")
     return 0
 
 
