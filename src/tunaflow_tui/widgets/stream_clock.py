@@ -95,6 +95,10 @@ class StreamClock:
         self._pause_timer = None
         release_full_collections()
 
+    def typed_within(self, seconds: float) -> bool:
+        """Whether a key reached a composer in the last ``seconds``."""
+        return time.monotonic() - self._typed_at < seconds
+
     def stop(self) -> None:
         """The app is closing: its timers go, and full collections run again if typing held them."""
         for timer in (self.timer, self._pause_timer):

@@ -9,6 +9,11 @@ the text scrolls, at most 30 times a second, and 5 times while more than a scree
 2026) is held until it is complete, 100 ms at most. Above the screen, the scrollback (not on the
 alternate screen).
 
+The user's typing wins over the pane: while keys reach a composer elsewhere in the app, the pane draws
+no frame (one a second at most if the typing never pauses) and its program's output is parsed more
+slowly, so a key is never drawn behind a frame of a flooding pane; once the typing pauses, the pane
+draws the program's latest screen. Frames are dropped, never output.
+
 Focused, the pane takes every key (Textual's and tunaflow's own bindings included) and sends it to the
 program, except the leave key (``terminal.leave``, ctrl+] by default) and Escape pressed twice within
 400 ms, which give the focus back to tunaflow and leave the program running. The mouse wheel scrolls
@@ -36,6 +41,7 @@ from tunaflow_tui.agents.terminal.emulator import CellAttrs, CursorState, Run
 from tunaflow_tui.agents.terminal.keys import key_bytes, mouse_bytes, paste_bytes
 from tunaflow_tui.agents.terminal.pty_session import PtySession
 from tunaflow_tui.textual_compat import declared_bindings
+from tunaflow_tui.widgets.stream_clock import StreamClock
 
 REFRESH_HZ = 60
 SCROLL_HZ = 30
@@ -43,6 +49,11 @@ FLOOD_HZ = 5
 DOUBLE_ESCAPE_S = 0.4
 SYNC_HOLD_S = 0.1
 RESIZE_DEBOUNCE_S = 0.05
+TYPING_HOLD_S = 0.2
+"""While keys reach a composer elsewhere in the app (the last one less than this many seconds ago), the
+pane draws no frame; it draws the program's latest screen once the typing pauses."""
+TYPING_FRAME_S = 1.0
+"""While the typing goes on without a pause, the pane still draws a frame this often (seconds)."""
 _CACHE_CAP = 4096
 _CURSOR = Style(reverse=True)
 
@@ -119,6 +130,7 @@ class TerminalPane(ScrollView, can_focus=True):
         self._ended_seen = False
         self._base_style: Style | None = None  # the widget's own style, looked up once a frame
         self._last_layout = 0.0
+        self._framed_at = 0.0
         session.on_output = self._output
 
     # --- life ---------------------------------------------------------------------------------
@@ -182,6 +194,11 @@ class TerminalPane(ScrollView, can_focus=True):
             self.post_message(self.Ended(self, self.session.exit_code))
         if not self._changed:
             return
+        if not self.has_focus and StreamClock.of(self.app).typed_within(TYPING_HOLD_S):
+            # the user's keys first: a key never waits behind a frame of the pane, and parsing rests more often
+            self.session.give_way(TYPING_HOLD_S)
+            if time.monotonic() - self._framed_at < TYPING_FRAME_S:
+                return
         emulator = self.session.emulator
         with emulator.lock:  # one frame: the parsing thread waits for the few rows taken here
             if emulator.synchronized_output:
@@ -203,6 +220,7 @@ class TerminalPane(ScrollView, can_focus=True):
                     return
                 self._last_layout = now
             self._changed = False  # output parsed from here on is the next frame's
+            self._framed_at = time.monotonic()
             self._scrolled_seen = emulator.scrolled_total
             dirty = set(range(emulator.lines)) if relayout else emulator.take_dirty()
             if relayout:

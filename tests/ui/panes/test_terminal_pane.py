@@ -9,6 +9,7 @@ from textual.widgets import Input
 from waiting import until, until_sync
 
 from tunaflow_tui.textual_compat import screen_strips
+from tunaflow_tui.widgets.composer import Composer
 from tunaflow_tui.widgets.terminal_pane import TerminalPane
 
 LIMIT = 30.0
@@ -202,3 +203,74 @@ async def test_a_synchronized_frame_is_shown_whole_or_after_the_hold_limit(close
             app.session.emulator.feed(b"\x1b[?2026l")
             pane._output()
         await until(pilot, lambda: "NEW FRAME" in _drawn(app), "the frame shown", LIMIT)
+
+
+class ComposerApp(TerminalApp):
+    """The pane above tunaflow's composer."""
+
+    CSS = "TerminalPane { height: 1fr; } Composer { height: 3; }"
+
+    def compose(self):
+        """The pane, then the composer."""
+        yield TerminalPane(self.session)
+        yield Composer(cursor_blink=False)
+
+
+async def _typing_in_the_composer(pilot, app: ComposerApp) -> Composer:
+    """The stand-in's first screen drawn in the pane, the focus in the composer, a key typed there."""
+    await until(pilot, lambda: "ready" in _drawn(app), "the stand-in's first screen drawn", LIMIT)
+    composer = app.query_one(Composer)
+    composer.input.focus()
+    await pilot.press("h", "i")
+    await until(pilot, lambda: composer.text == "hi", "the keys in the composer", LIMIT)
+    return composer
+
+
+def _counting_frames(monkeypatch) -> list[None]:
+    """Every look the pane takes at its program (60 a second), counted."""
+    looks: list[None] = []
+    tick = TerminalPane._tick
+
+    def counted(pane: TerminalPane) -> None:
+        looks.append(None)
+        tick(pane)
+
+    monkeypatch.setattr(TerminalPane, "_tick", counted)
+    return looks
+
+
+async def test_while_keys_reach_the_composer_the_pane_draws_nothing_then_its_final_screen(monkeypatch) -> None:
+    """The program floods its pane while the user types in tunaflow's composer: the pane parses all of it
+    but draws no frame while the keys come; once the typing pauses it shows the program's last screen."""
+    from tunaflow_tui.widgets import terminal_pane
+
+    monkeypatch.setattr(terminal_pane, "TYPING_HOLD_S", 600.0)  # the typing has not paused, however slow the machine
+    monkeypatch.setattr(terminal_pane, "TYPING_FRAME_S", 600.0)
+    looks = _counting_frames(monkeypatch)
+    app = ComposerApp(env={"TTY_APP_FLOOD": str(60 * 1024)})
+    async with app.run_test(size=(60, 16)) as pilot:
+        await _typing_in_the_composer(pilot, app)
+        app.session.write(b"f")  # the program floods its terminal
+        emulator = app.session.emulator
+        await until(pilot, lambda: any("flood done" in row for row in emulator.display), "the flood parsed", LIMIT)
+        seen = len(looks)
+        await until(pilot, lambda: len(looks) > seen + 10, "ten more looks of the pane", LIMIT)
+        drawn = _drawn(app)
+        assert "ready" in drawn and "flood" not in drawn, "the pane drew a frame while the user typed"
+        assert "hi" in drawn  # the composer's own keys are on screen
+        monkeypatch.setattr(terminal_pane, "TYPING_HOLD_S", 0.0)  # the typing pauses
+        await until(pilot, lambda: "flood done" in _drawn(app), "the program's last screen drawn", LIMIT)
+        last = next(row for row in reversed(emulator.display) if "flood line" in row).strip()
+        assert last.startswith("flood line") and last in _drawn(app)
+
+
+async def test_a_long_spell_of_typing_still_lets_the_pane_move_now_and_then(monkeypatch) -> None:
+    """Typing that never pauses does not freeze the pane: it draws a frame every ``TYPING_FRAME_S``."""
+    from tunaflow_tui.widgets import terminal_pane
+
+    monkeypatch.setattr(terminal_pane, "TYPING_HOLD_S", 600.0)
+    app = ComposerApp()
+    async with app.run_test(size=(60, 16)) as pilot:
+        await _typing_in_the_composer(pilot, app)
+        app.session.write(b"z")
+        await until(pilot, lambda: "key: b'z'" in _drawn(app), "a frame while the typing goes on", LIMIT)

@@ -6,7 +6,9 @@ and handing the interpreter back after it. A program that floods its terminal th
 loop a fraction of a millisecond at each of its turns instead of a parsing step (pyte parses a busy
 coloured stream at well under 1 MB/s), so keys and drawing elsewhere in the app stay quick. Above
 :data:`PAUSE_ABOVE` bytes waiting, reading stops: the kernel's PTY buffer fills and the program blocks
-on its writes until the backlog drains. Writes to the program (keys, and the emulator's replies to
+on its writes until the backlog drains. While asked to give way (:meth:`PtySession.give_way`, e.g.
+while the user types elsewhere in the app), the thread rests between pieces, so the program is held
+back sooner. Writes to the program (keys, and the emulator's replies to
 its queries) are queued on the loop and sent as the PTY accepts them.
 
 The program leads its own session and process group (``setsid``, the PTY is its controlling
@@ -38,6 +40,8 @@ PIECE = 128
 """Bytes parsed under one hold of the emulator's lock (about a millisecond of pyte's time)."""
 PAUSE_ABOVE = 1 << 20
 """Backlog (bytes read, not parsed yet) above which the PTY is no longer read."""
+GIVE_WAY_REST = 1.0
+"""While the parsing thread gives way, it rests this many times as long as its last piece took."""
 _READ = 65536
 _POLL_S = 0.02
 _RUNNING: set[PtySession] = set()
@@ -104,6 +108,7 @@ class PtySession:
         self._parsed_all = asyncio.Event()  # the parsing thread saw the end and stopped
         self._parser: threading.Thread | None = None
         self._feeder: asyncio.Task[None] | None = None
+        self._give_way_until = 0.0
         self.pauses = 0  # how often reading stopped because the backlog was over the cap
         self.exit_code: int | None = None
         self.ended = False
@@ -169,6 +174,12 @@ class PtySession:
         """False while the backlog is over :data:`PAUSE_ABOVE` (the program is held back)."""
         return self._reading
 
+    def give_way(self, seconds: float) -> None:
+        """For the next ``seconds`` the parsing thread rests between its pieces (as long as each took), so
+        the app's loop finds the interpreter and a core free more often, e.g. while the user types
+        elsewhere in the app. The program is held back by its terminal meanwhile; nothing is lost."""
+        self._give_way_until = time.monotonic() + seconds
+
     # --- output -------------------------------------------------------------------------------
 
     def _resume_reading(self) -> None:
@@ -218,6 +229,7 @@ class PtySession:
                 piece = bytes(self._backlog[:PIECE])
                 del self._backlog[:PIECE]
                 left = len(self._backlog)
+            began = time.monotonic()
             self.emulator.feed(piece)
             on_output = self.on_output
             if on_output is not None:
@@ -227,7 +239,8 @@ class PtySession:
                 self._to_loop(self._resume_reading)
             # let the loop have the interpreter now, not after the switch interval (5 ms): a key
             # handled by the app waits for the interpreter at every turn of the loop
-            time.sleep(0)
+            now = time.monotonic()
+            time.sleep((now - began) * GIVE_WAY_REST if now < self._give_way_until else 0)
         self._to_loop(self._parsed_all.set)
 
     def _to_loop(self, callback: Callable[[], None]) -> None:
