@@ -131,6 +131,7 @@ class TerminalPane(ScrollView, can_focus=True):
         self._base_style: Style | None = None  # the widget's own style, looked up once a frame
         self._last_layout = 0.0
         self._framed_at = 0.0
+        self._follow = True  # the view keeps to the bottom (where the program writes) until the user scrolls up
         session.on_output = self._output
 
     # --- life ---------------------------------------------------------------------------------
@@ -170,7 +171,6 @@ class TerminalPane(ScrollView, can_focus=True):
     def _sync_layout(self, flooding: bool = False) -> None:
         """The scroll height follows the scrollback; a view at the bottom stays at the bottom."""
         emulator = self.session.emulator
-        at_end = self.scroll_offset.y >= self.max_scroll_y
         with emulator.lock:
             history = self._history()
             self._history_seen = history
@@ -181,7 +181,7 @@ class TerminalPane(ScrollView, can_focus=True):
             size = Size(emulator.columns, self._room + emulator.lines)
         if size != self.virtual_size:
             self.virtual_size = size
-        if at_end:
+        if self._follow:
             self.scroll_to(y=max(0, size.height - self.scrollable_content_region.height), animate=False,
                            immediate=True)
         self.refresh()
@@ -298,6 +298,16 @@ class TerminalPane(ScrollView, can_focus=True):
                     self._strips.clear()
                 strip = self._strips[key] = self._look(emulator.history_row(index))
         return strip
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        """Scrolled to the bottom, the view follows the program; scrolled up, it stays where the user put it.
+
+        Kept as a state rather than read from the geometry at each frame: before the pane has its size
+        (hidden, not laid out yet) every offset looks short of the bottom, and a flood arriving then left
+        the view at the top of the scrollback for good.
+        """
+        super().watch_scroll_y(old_value, new_value)
+        self._follow = round(new_value) >= self.max_scroll_y
 
     def on_focus(self) -> None:
         """Show the cursor."""

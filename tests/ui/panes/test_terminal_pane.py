@@ -274,3 +274,25 @@ async def test_a_long_spell_of_typing_still_lets_the_pane_move_now_and_then(monk
         await _typing_in_the_composer(pilot, app)
         app.session.write(b"z")
         await until(pilot, lambda: "key: b'z'" in _drawn(app), "a frame while the typing goes on", LIMIT)
+
+
+class HiddenPaneApp(TerminalApp):
+    """The pane starts hidden (as the branch pane's is until it is pinned): it has no size yet."""
+
+    CSS = "TerminalPane { height: 1fr; display: none; } Input { height: 3; }"
+
+
+async def test_a_pane_that_gets_its_size_after_the_program_scrolled_shows_the_programs_last_lines() -> None:
+    """The program printed more than a screenful before the pane was laid out: once shown, the pane is at
+    the bottom, where the program writes, not at the top of its scrollback."""
+    app = HiddenPaneApp(env={"TTY_APP_FLOOD": str(30 * 1024)})
+    async with app.run_test(size=(60, 16)) as pilot:
+        await until(pilot, lambda: "ready" in screen_text(app), "the stand-in's first screen", LIMIT)
+        app.session.write(b"f")
+        emulator = app.session.emulator
+        await until(pilot, lambda: any("flood done" in row for row in emulator.display), "the flood parsed", LIMIT)
+        assert emulator.history_size > 0
+        pane = app.query_one(TerminalPane)
+        pane.display = True
+        await until(pilot, lambda: "flood done" in _drawn(app), "the program's last lines shown", LIMIT)
+        assert pane.scroll_offset.y == pane.max_scroll_y
