@@ -296,3 +296,33 @@ async def test_a_pane_that_gets_its_size_after_the_program_scrolled_shows_the_pr
         pane.display = True
         await until(pilot, lambda: "flood done" in _drawn(app), "the program's last lines shown", LIMIT)
         assert pane.scroll_offset.y == pane.max_scroll_y
+
+
+async def test_a_view_scrolled_up_stays_while_the_program_writes_and_follows_again_at_the_bottom() -> None:
+    app = TerminalApp()
+    async with app.run_test(size=(60, 16)) as pilot:
+        pane = await _ready(pilot, app)
+        emulator = app.session.emulator
+        for _ in range(3):
+            await pilot.press("s", "s", "s", "s", "s")
+        await until(pilot, lambda: emulator.history_size > 5 and pane.max_scroll_y > 0
+                    and pane.scroll_offset.y == pane.max_scroll_y, "the view following the tail", LIMIT)
+        pane.post_message(events.MouseScrollUp(pane, 5, 3, 0, -1, 0, False, False, False))
+        await until(pilot, lambda: pane.scroll_offset.y < pane.max_scroll_y, "the view scrolled up", LIMIT)
+        where = pane.scroll_offset.y
+
+        def more_lines_seen(count: int) -> bool:
+            return pane._history_seen == emulator.history_size >= count
+
+        count = emulator.history_size + 1
+        app.session.write(b"sss")  # the program writes (not a key of the user's: those bring the view down)
+        await until(pilot, lambda: more_lines_seen(count), "the new lines taken by the pane", LIMIT)
+        assert pane.scroll_offset.y == where
+        while pane.scroll_offset.y < pane.max_scroll_y:  # the wheel, down to the bottom
+            pane.post_message(events.MouseScrollDown(pane, 5, 3, 0, 1, 0, False, False, False))
+            await pilot.pause()
+        count = emulator.history_size + 1
+        app.session.write(b"sss")
+        await until(pilot, lambda: more_lines_seen(count), "the new lines taken by the pane", LIMIT)
+        await until(pilot, lambda: pane.scroll_offset.y == pane.max_scroll_y, "the view following again", LIMIT)
+        assert "key: b'sss'" in _drawn(app)
