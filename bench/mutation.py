@@ -43,6 +43,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 COPIED = ("src", "tests", "pyproject.toml", "README.md")
 RECORD = ROOT / "bench" / "data" / "mutation_runs.json"
+KILLS = "killed-since-fresh.json"  # in a module's copy: see carried_kills
 
 
 @dataclass(frozen=True)
@@ -199,6 +200,9 @@ def run(module: Module, workdir: Path, *, max_children: int, fresh: bool, retest
     names = [name for name, status in _statuses(workdir, env) if status in ("survived", "no tests")] if retest else []
     if report_only:
         return read_figures(module, workdir, env, 0.0)
+    if fresh and not retest:
+        (workdir / KILLS).unlink(missing_ok=True)
+    carried_kills(module, workdir, _statuses(workdir, env))  # what this copy's earlier runs killed, before mutmut forgets
     started = time.monotonic()
     log = workdir / "mutmut-run.log"
     if not retest or names:
@@ -210,10 +214,30 @@ def run(module: Module, workdir: Path, *, max_children: int, fresh: bool, retest
     return read_figures(module, workdir, env, time.monotonic() - started)
 
 
+def carried_kills(module: Module, workdir: Path, statuses: list[tuple[str, str]]) -> set[str]:
+    """The mutants killed by any run of this copy since its fresh run, kept in ``workdir/KILLS`` with the digest
+    of the sources they were made from. mutmut forgets its results once the tests change, and a retest runs only
+    the survivors: a mutant killed before stays killed (tests are only added), unless the source changed."""
+    sources = {name: digest for name, digest in digests(module, workdir).items() if name in module.mutate}
+    path = workdir / KILLS
+    kept: set[str] = set()
+    if path.is_file():
+        saved = json.loads(path.read_text(encoding="utf-8"))
+        if saved.get("sources") == sources:
+            kept = set(saved.get("killed", []))
+    kept |= {name for name, status in statuses if status in ("killed", "timeout")}
+    path.write_text(json.dumps({"sources": sources, "killed": sorted(kept)}), encoding="utf-8")
+    return kept
+
+
 def read_figures(module: Module, workdir: Path, env: dict[str, str], seconds: float) -> Figures:
-    """What the last run in ``workdir`` found, with ``module``'s equivalent survivors set apart."""
+    """What the runs in ``workdir`` found since its fresh run, with ``module``'s equivalent survivors set apart."""
     figures = Figures(seconds=seconds)
-    for name, status in _statuses(workdir, env):
+    statuses = _statuses(workdir, env)
+    killed_before = carried_kills(module, workdir, statuses)
+    for name, status in statuses:
+        if status == "not checked" and name in killed_before:
+            status = "killed"
         figures.mutants += 1
         if status == "killed":
             figures.killed += 1
