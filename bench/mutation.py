@@ -17,11 +17,19 @@ Not part of CI (a module takes minutes to an hour). Rerun a module whenever its 
 A module's copy is kept: ``cd /tmp/tunaflow-mutation/NAME && mutmut show MUTANT`` shows a survivor's
 diff; after writing tests, ``--retest`` runs only the last run's survivors again (``--fresh`` starts over,
 as it must once the module's source has changed).
+
+Every run records its figures and a digest of the files it mutated and tested, as they were in the
+copy, in ``bench/data/mutation_runs.json`` (``--report`` records a copy's results without running).
+``--stale`` lists the modules whose source or tests changed since their recorded run, or that have
+none, and exits 1 if there is one: the modules to rerun before their figures can be quoted again::
+
+    python bench/mutation.py --stale
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import shutil
@@ -34,6 +42,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 COPIED = ("src", "tests", "pyproject.toml", "README.md")
+RECORD = ROOT / "bench" / "data" / "mutation_runs.json"
+KILLS = "killed-since-fresh.json"  # in a module's copy: see carried_kills
 
 
 @dataclass(frozen=True)
@@ -70,6 +80,65 @@ class Figures:
     def score(self) -> float:
         judged = self.mutants - len(self.equivalent)
         return 100.0 * (self.killed + self.timeout) / judged if judged else 100.0
+
+
+def files_of(module: Module, root: Path) -> list[str]:
+    """The files a module's run depends on, relative to ``root``: its sources, then its tests (a folder of
+    tests stands for every ``.py`` file in it)."""
+    found = list(module.mutate)
+    for entry in module.tests:
+        path = root / entry
+        if path.is_dir():
+            found += sorted(str(file.relative_to(root)) for file in path.rglob("*.py"))
+        else:
+            found.append(entry)
+    return found
+
+
+def digests(module: Module, root: Path) -> dict[str, str]:
+    """sha256 of each file a module's run depends on, as it is under ``root`` (a missing file: ``missing``)."""
+    out = {}
+    for name in files_of(module, root):
+        path = root / name
+        out[name] = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else "missing"
+    return out
+
+
+def load_record(path: Path = RECORD) -> dict[str, dict[str, object]]:
+    """The recorded runs, by module name (empty when nothing was recorded)."""
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+
+
+def record(module: Module, figures: Figures, workdir: Path, when: str, path: Path = RECORD) -> None:
+    """Keep a module's figures with the digests of the files its run used (those of the copy in ``workdir``)."""
+    runs = load_record(path)
+    runs[module.name] = {
+        "when": when, "mutants": figures.mutants, "killed": figures.killed, "timeout": figures.timeout,
+        "survived": figures.survived, "no_tests": figures.no_tests, "not_run": figures.not_checked,
+        "equivalent": len(figures.equivalent), "score": round(figures.score, 1),
+        "files": digests(module, workdir),
+    }
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(runs, indent=1, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def stale(modules: list[Module], root: Path = ROOT, path: Path = RECORD) -> list[tuple[str, str]]:
+    """Modules whose recorded run no longer stands, each with why: never recorded, not run to the end, or a
+    source or test file changed, added or removed since."""
+    runs = load_record(path)
+    found = []
+    for module in modules:
+        run = runs.get(module.name)
+        if run is None:
+            found.append((module.name, "no recorded run"))
+            continue
+        was, now = dict(run["files"]), digests(module, root)  # type: ignore[call-overload]
+        changed = sorted(name for name in set(was) | set(now) if was.get(name) != now.get(name))
+        if changed:
+            found.append((module.name, "changed since its run: " + ", ".join(changed)))
+        elif run.get("not_run"):
+            found.append((module.name, f"{run['not_run']} mutants not run"))
+    return found
 
 
 def load_modules() -> dict[str, Module]:
@@ -115,10 +184,12 @@ def _statuses(workdir: Path, env: dict[str, str]) -> list[tuple[str, str]]:
     return found
 
 
-def run(module: Module, workdir: Path, *, max_children: int, fresh: bool, retest: bool = False) -> Figures:
+def run(module: Module, workdir: Path, *, max_children: int, fresh: bool, retest: bool = False,
+        report_only: bool = False) -> Figures:
     """Mutate ``module`` in ``workdir`` and read back what mutmut found (``retest``: only the survivors of
-    the last run, against the tests as they are now)."""
-    prepare(module, workdir, fresh=fresh and not retest)
+    the last run, against the tests as they are now; ``report_only``: read the last run, run nothing)."""
+    if not report_only:
+        prepare(module, workdir, fresh=fresh and not retest)
     mutated = workdir / "mutants" / "src"
     # It must exist before mutmut starts: Python remembers a path that was missing when first looked at as
     # holding nothing, and tunaflow would then be imported unmutated from wherever it is installed.
@@ -127,6 +198,11 @@ def run(module: Module, workdir: Path, *, max_children: int, fresh: bool, retest
     env = {**os.environ, **module.env, "PYTHONPATH": str(mutated)}
     env.pop("MUTANT_UNDER_TEST", None)
     names = [name for name, status in _statuses(workdir, env) if status in ("survived", "no tests")] if retest else []
+    if report_only:
+        return read_figures(module, workdir, env, 0.0)
+    if fresh and not retest:
+        (workdir / KILLS).unlink(missing_ok=True)
+    carried_kills(module, workdir, _statuses(workdir, env))  # what this copy's earlier runs killed, before mutmut forgets
     started = time.monotonic()
     log = workdir / "mutmut-run.log"
     if not retest or names:
@@ -135,8 +211,33 @@ def run(module: Module, workdir: Path, *, max_children: int, fresh: bool, retest
                                   cwd=workdir, env=env, stdout=out, stderr=subprocess.STDOUT, check=False)
         if done.returncode != 0:
             print(f"{module.name}: mutmut failed (exit {done.returncode}); see {log}", file=sys.stderr)
-    figures = Figures(seconds=time.monotonic() - started)
-    for name, status in _statuses(workdir, env):
+    return read_figures(module, workdir, env, time.monotonic() - started)
+
+
+def carried_kills(module: Module, workdir: Path, statuses: list[tuple[str, str]]) -> set[str]:
+    """The mutants killed by any run of this copy since its fresh run, kept in ``workdir/KILLS`` with the digest
+    of the sources they were made from. mutmut forgets its results once the tests change, and a retest runs only
+    the survivors: a mutant killed before stays killed (tests are only added), unless the source changed."""
+    sources = {name: digest for name, digest in digests(module, workdir).items() if name in module.mutate}
+    path = workdir / KILLS
+    kept: set[str] = set()
+    if path.is_file():
+        saved = json.loads(path.read_text(encoding="utf-8"))
+        if saved.get("sources") == sources:
+            kept = set(saved.get("killed", []))
+    kept |= {name for name, status in statuses if status in ("killed", "timeout")}
+    path.write_text(json.dumps({"sources": sources, "killed": sorted(kept)}), encoding="utf-8")
+    return kept
+
+
+def read_figures(module: Module, workdir: Path, env: dict[str, str], seconds: float) -> Figures:
+    """What the runs in ``workdir`` found since its fresh run, with ``module``'s equivalent survivors set apart."""
+    figures = Figures(seconds=seconds)
+    statuses = _statuses(workdir, env)
+    killed_before = carried_kills(module, workdir, statuses)
+    for name, status in statuses:
+        if status == "not checked" and name in killed_before:
+            status = "killed"
         figures.mutants += 1
         if status == "killed":
             figures.killed += 1
@@ -169,6 +270,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fresh", action="store_true", help="forget an earlier run of the module")
     parser.add_argument("--retest", action="store_true",
                         help="test only the last run's survivors again, with the tests as they are now")
+    parser.add_argument("--report", action="store_true",
+                        help="read and record the last run of each module's copy, without running anything")
+    parser.add_argument("--stale", action="store_true",
+                        help="list the modules whose recorded run no longer stands (exit 1 if any)")
     args = parser.parse_args(argv)
     chosen = [modules[name] for name in args.module] if args.module else sorted(modules.values(),
                                                                                  key=Module.lines)
@@ -176,12 +281,22 @@ def main(argv: list[str] | None = None) -> int:
         for module in chosen:
             print(f"{module.name}: {', '.join(module.mutate)} ({module.lines()} lines) <- {', '.join(module.tests)}")
         return 0
+    if args.stale:
+        found = stale(chosen)
+        for name, why in found:
+            print(f"{name}: {why}")
+        if not found:
+            print("every module's recorded run stands")
+        return 1 if found else 0
     print("| module | mutants | killed | survived | timed out | no tests | not run | equivalent | score | minutes |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     reports: list[tuple[Module, Figures]] = []
     for module in chosen:
-        figures = run(module, args.workdir / module.name, max_children=args.max_children, fresh=args.fresh,
-                      retest=args.retest)
+        workdir = args.workdir / module.name
+        figures = run(module, workdir, max_children=args.max_children, fresh=args.fresh, retest=args.retest,
+                      report_only=args.report)
+        if figures.mutants:
+            record(module, figures, workdir, time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()))
         reports.append((module, figures))
         print(f"| {module.name} | {figures.mutants} | {figures.killed} | {figures.survived} | {figures.timeout} | "
               f"{figures.no_tests} | {figures.not_checked} | {len(figures.equivalent)} | {figures.score:.0f}% | "
