@@ -274,7 +274,7 @@ class DecisionController:
         if plan.pending_decision in DIALOG_QUESTIONS and plan.phase != Phase.HELD:
             self.cards.ask(plan)
             return
-        card = await self.cards.show(plan)
+        card = await self.cards.show(plan) or await self.cards.show_queued(plan)
         if card is None:
             self._app.notify(f"“{neutralize(plan.title)}” is in {plan.phase}; nothing to decide now.")
             return

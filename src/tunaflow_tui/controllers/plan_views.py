@@ -400,7 +400,7 @@ def plan_items(store: Store, live: Collection[int] = (), busy: Collection[int] =
         if plan.phase in (Phase.CHAT, Phase.DRAFTING):
             own.add("main")
         terminal = Phase(plan.phase).is_terminal
-        waiting = plan.pending_decision is not None and not terminal
+        waiting = (plan.pending_decision is not None or plan.phase == Phase.HELD) and not terminal
         working = not terminal and not waiting and bool(
             plan.id in busy or own & leased
             or any(b in live for b in (plan.impl_branch_id, plan.review_branch_id) if b is not None))

@@ -206,17 +206,38 @@ class PlanSlots:
                     started = await asyncio.wait_for(asyncio.shield(future), ELSEWHERE_POLL_S)
                     break
                 except TimeoutError:
+                    if self._wait_closed(plan_id, earlier.id):  # held (or abandoned) by another process
+                        self.withdraw(plan_id)
                     self._grant()
         except asyncio.CancelledError:  # the process stops: the plan stays queued in the database
             self._waiting.pop(plan_id, None)
             if future.done() and not future.cancelled() and future.result():
                 self.release(plan_id)
             raise
-        self._host.service.record(plan_id, LEFT, Actor.SYSTEM, {"why": "started" if started else "withdrawn"})
+        started = self._leave(plan_id, earlier.id, started)
         self._host.plan_changed(self._host.get_plan(plan_id))
         if started:
             self._host.progress(f"Plan {plan_id} leaves the queue: its work starts.", plan_id)
         return started
+
+    def _wait_closed(self, plan_id: int, queued_event_id: int) -> bool:
+        """Whether the plan's wait that ``queued_event_id`` opened was closed in the database (or it cannot wait)."""
+        wait = open_wait(self._host.store.list_plan_events(plan_id))
+        return wait is None or wait.id != queued_event_id or not may_wait(self._host.get_plan(plan_id))
+
+    def _leave(self, plan_id: int, queued_event_id: int, started: bool) -> bool:
+        """Close the wait in the database; whether the plan starts after all.
+
+        One transaction with the check: a hold in another process either came first (the wait is closed:
+        the plan does not start, its slot goes to the next) or comes after (it finds the plan started).
+        """
+        with self._host.store.transaction():
+            closed = self._wait_closed(plan_id, queued_event_id)
+            if not closed:
+                self._host.service.record(plan_id, LEFT, Actor.SYSTEM, {"why": "started" if started else "withdrawn"})
+        if started and closed:
+            self.release(plan_id)
+        return started and not closed
 
     def withdraw(self, plan_id: int) -> bool:
         """Take a waiting plan out of the queue without starting it (it is being held or abandoned)."""

@@ -37,6 +37,7 @@ _SHORT_KIND = {
     Waiting.INTERRUPTED: "interrupted",
     Waiting.REVISION: "revision",
     Waiting.MERGE: "merge",
+    Waiting.HELD: "held",
     Waiting.WORKING: "working",
     Waiting.NOTHING: "nothing",
 }

@@ -31,6 +31,7 @@ from tunaflow_tui.core.workflow.machine import (
     allowed_names,
     failures_since_reset,
     transition,
+    waits_in_queue,
 )
 from tunaflow_tui.core.workflow.phases import Actor, PendingDecision, Phase, PlanEventType, Waiting
 from tunaflow_tui.core.workflow.ways import PlanContext, WayOn, open_step, ways_on
@@ -97,6 +98,7 @@ def plan_state(plan: PlanRecord, events: Sequence[PlanEventRecord]) -> PlanState
         revision=plan.revision,
         review_round=plan.review_round,
         failures_since_reset=failures_since_reset(events),
+        queued=not Phase(plan.phase).is_terminal and plan.phase != Phase.HELD and waits_in_queue(events),
     )
 
 

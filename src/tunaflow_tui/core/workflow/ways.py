@@ -288,12 +288,26 @@ def _no_question(state: PlanState, context: PlanContext) -> WayOn:
     return WayOn(Waiting.INTERRUPTED, decisions, summary, confirm=_confirmations(state, decisions, context))
 
 
+def _out_of_queue(state: PlanState, context: PlanContext) -> WayOn:
+    """A plan waiting in the queue for a slot (nothing of its step ran), or held while it waited."""
+    if state.phase is Phase.HELD:
+        decisions = (Decision.RESUME, Decision.ABANDON)
+        return WayOn(Waiting.HELD, decisions, "on hold — held while it waited for a slot: resume puts it back "
+                     "in the queue (it starts at once when a slot is free)", held=True,
+                     confirm=_confirmations(unheld(state), decisions, context))
+    decisions = (Decision.HOLD, Decision.ABANDON)
+    return WayOn(Waiting.WORKING, decisions, "queued: starts by itself when a plan working now reaches a gate",
+                 confirm=_confirmations(state, decisions, context))
+
+
 def ways_on(state: PlanState, context: PlanContext | None = None) -> WayOn:
     """What ``state`` waits on and the decisions available now (see the module docstring)."""
     context = context or PlanContext()
     if state.phase.is_terminal and state.pending_decision is None:
         return _terminal(state, context)
     question = state.pending_decision
+    if question is None and (state.queued or state.phase is Phase.HELD):
+        return _out_of_queue(state, context)
     if question is None:
         return _no_question(state, context)
     held = state.phase is Phase.HELD
