@@ -154,7 +154,7 @@ class ProjectSession:
         self.permissions = PermissionController(app, runtime.permissions, self.panes, self.attention, self.workers,
                                                 self.conversation.user_is_typing)
         self.panes.on_branch_shown = self.permissions.branch_shown
-        self.decisions.permission_jump = self.permissions.jump
+        self.decisions.questions = self.permissions
         self._routes = {
             MessageStarted: self._stream_started,
             MessageDelta: self.conversation.stream_delta,
