@@ -62,6 +62,7 @@ from tunaflow_tui.runtime.events import (
     ToolActivity,
     UsageReported,
 )
+from tunaflow_tui.runtime.plans_in_flight import plan_to_name
 
 if TYPE_CHECKING:
     from tunaflow_tui.controllers.app_port import AppPort
@@ -138,7 +139,8 @@ class ProjectSession:
         self.bridge = RuntimeBridge(app)
         self.workers = Workers(app, self.bridge, self._agents_changed, runtime.slots.waiting)
         self.panes = PaneController(app, runtime, self.sources, self.workers, lambda: self.roundtable)
-        self.status = StatusController(app, self.notes, self.workers.agents_running, self.panes.live_hint)
+        self.status = StatusController(app, self.notes, self.workers.agents_running, self.panes.live_hint,
+                                       lambda cid, plan: plan_to_name(runtime.store, conversation_id=cid, plan_id=plan))
         self.conversation = ConversationController(app, runtime, self.sources, self.panes, self.workers)
         self.attention = AttentionController(app, self.panes, lambda: runtime.settings.ui)
         self.decisions = DecisionController(app, runtime, self.workers, self.attention,
