@@ -118,7 +118,8 @@ class CardPresenter:
             view = replace(plan_views.verdict_view(plan, way=way), title=neutralize(plan.title))
             return await dock.show_verdict(view)
         if pending in CONFLICT_QUESTIONS:  # held too: the card says so and keeps its keys
-            return await dock.show_conflict(plan_views.way_view(plan, way))
+            events = self._runtime.store.list_plan_events(plan.id)
+            return await dock.show_conflict(plan_views.way_view(plan, way, events))
         if plan.phase == Phase.DONE:
             return await dock.show_done(done_view(plan, self._runtime.store.list_plan_events(plan.id)))
         card = dock.card_for(plan.id)

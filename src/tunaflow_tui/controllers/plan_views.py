@@ -16,7 +16,7 @@ from tunaflow_tui.core.storage.records import BranchRecord, PlanEventRecord, Pla
 from tunaflow_tui.core.terminal_text import neutralize
 from tunaflow_tui.core.workflow import AggregateVerdict
 from tunaflow_tui.core.workflow.decision_words import Decision
-from tunaflow_tui.core.workflow.event_text import event_text
+from tunaflow_tui.core.workflow.event_text import conflict_files, event_text
 from tunaflow_tui.core.workflow.phases import PendingDecision, Phase, PlanEventType, Waiting
 from tunaflow_tui.core.workflow.verdicts import ReviewStanding
 from tunaflow_tui.core.workflow.ways import WayOn
@@ -38,6 +38,7 @@ from tunaflow_tui.viewmodels.plan_rows import (
 )
 
 _WHITESPACE_RUN = re.compile(r"\s+")
+_CONFLICTS = frozenset({PendingDecision.MERGE_CONFLICT, PendingDecision.CONFLICT_UNRESOLVED})
 
 
 def inert(text: str) -> str:
@@ -85,10 +86,13 @@ def aggregate_of(detail: Mapping[str, object]) -> AggregateVerdict | None:
     return AggregateVerdict.from_json(raw) if isinstance(raw, Mapping) else None
 
 
-def way_view(plan: PlanRecord, way: WayOn) -> WayView:
-    """A plan waiting for the user without a proposal or verdict to show, as a card with its ways on."""
+def way_view(plan: PlanRecord, way: WayOn, events: Sequence[PlanEventRecord] = ()) -> WayView:
+    """A plan waiting for the user without a proposal or verdict to show, as a card with its ways on; a
+    merge conflict's card names the files its conflict event recorded (``events``: the plan's, oldest first)."""
+    files = conflict_files(events) if plan.pending_decision in _CONFLICTS else ()
     return WayView(plan.id, inert_line(plan.title), inert_line(way.summary),
-                   tuple(str(d) for d in way.decisions), tuple(str(d) for d in way.confirm), way.held)
+                   tuple(str(d) for d in way.decisions), tuple(str(d) for d in way.confirm), way.held,
+                   files=tuple(inert_line(path) for path in files))
 
 
 def verdict_view(plan: PlanRecord, decision: str | None = None, way: WayOn | None = None) -> VerdictView:

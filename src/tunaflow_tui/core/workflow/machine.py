@@ -500,7 +500,7 @@ def _merge_conflicted(s: PlanState, c: Command, actor: Actor, _t: int) -> Outcom
     assert isinstance(c, MergeConflicted)
     detail = {"base": c.base, "files": list(c.files)}
     state = replace(s, pending_decision=PendingDecision.MERGE_CONFLICT, pending_detail=detail)
-    event = _ev(PlanEventType.MERGE_CONFLICT, actor, kind="conflict", base=c.base, conflicted_files=list(c.files))
+    event = _ev(PlanEventType.MERGE_CONFLICT, actor, kind="conflict", base=c.base, files=list(c.files))
     return Outcome(state, (event,))
 
 
