@@ -18,7 +18,7 @@ slot, and a plan waiting here looks again every :data:`ELSEWHERE_POLL_S` seconds
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
@@ -49,7 +49,7 @@ class QueuedPlan:
     queued_event_id: int
 
 
-def open_wait(events: tuple[PlanEventRecord, ...]) -> PlanEventRecord | None:
+def open_wait(events: Sequence[PlanEventRecord]) -> PlanEventRecord | None:
     """The plan's ``plan_queued`` event that no ``queue_left`` followed, if any."""
     waiting: PlanEventRecord | None = None
     for event in events:
@@ -67,11 +67,14 @@ def may_wait(plan: PlanRecord) -> bool:
 
 def queued_plans(store: Store) -> tuple[QueuedPlan, ...]:
     """Every plan waiting for a slot, in the order they will start (read from the database)."""
+    return queue_of((plan, store.list_plan_events(plan.id)) for plan in store.list_plans() if may_wait(plan))
+
+
+def queue_of(plans: Iterable[tuple[PlanRecord, Sequence[PlanEventRecord]]]) -> tuple[QueuedPlan, ...]:
+    """The queue among ``plans`` (each with its events, oldest first), in the order they will start."""
     found: list[tuple[int, PlanRecord]] = []
-    for plan in store.list_plans():
-        if not may_wait(plan):
-            continue
-        event = open_wait(store.list_plan_events(plan.id))
+    for plan, events in plans:
+        event = open_wait(events) if may_wait(plan) else None
         if event is not None:
             found.append((event.id, plan))
     found.sort(key=lambda pair: pair[0])
