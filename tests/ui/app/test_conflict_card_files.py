@@ -11,7 +11,14 @@ from app_harness import screen_text, settle
 from seeded_plans import seat, with_branches
 from waiting import until
 
-from tunaflow_tui.core.workflow import Accept, Approve, ImplementationReported, ReviewFinished, ReviewStarted, aggregate
+from tunaflow_tui.core.workflow import (
+    Accept,
+    Approve,
+    ImplementationReported,
+    ReviewFinished,
+    ReviewStarted,
+    aggregate,
+)
 from tunaflow_tui.core.workflow.commands import MergeConflicted
 from tunaflow_tui.core.workflow.phases import Actor, PlanEventType
 from tunaflow_tui.core.workflow.service import WorkflowService
