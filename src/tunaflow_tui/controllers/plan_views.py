@@ -19,7 +19,7 @@ from tunaflow_tui.core.workflow.decision_words import Decision
 from tunaflow_tui.core.workflow.event_text import conflict_files, event_text
 from tunaflow_tui.core.workflow.phases import PendingDecision, Phase, PlanEventType, Waiting
 from tunaflow_tui.core.workflow.verdicts import ReviewStanding
-from tunaflow_tui.core.workflow.ways import WayOn
+from tunaflow_tui.core.workflow.ways import WayOn, conflict_summary
 from tunaflow_tui.runtime.plan_slots import may_wait, open_wait, queued_plans
 from tunaflow_tui.viewmodels import board
 from tunaflow_tui.viewmodels.plan_rows import (
@@ -90,7 +90,11 @@ def way_view(plan: PlanRecord, way: WayOn, events: Sequence[PlanEventRecord] = (
     """A plan waiting for the user without a proposal or verdict to show, as a card with its ways on; a
     merge conflict's card names the files its conflict event recorded (``events``: the plan's, oldest first)."""
     files = conflict_files(events) if plan.pending_decision in _CONFLICTS else ()
-    return WayView(plan.id, inert_line(plan.title), inert_line(way.summary),
+    summary = way.summary
+    if files and plan.pending_decision:  # the card lists them one per line: its sentence only counts them
+        summary = conflict_summary(PendingDecision(plan.pending_decision), plan.pending_detail, listed=len(files))
+        summary = f"on hold — {summary}" if way.held else summary
+    return WayView(plan.id, inert_line(plan.title), inert_line(summary),
                    tuple(str(d) for d in way.decisions), tuple(str(d) for d in way.confirm), way.held,
                    files=tuple(inert_line(path) for path in files))
 

@@ -57,6 +57,7 @@ async def test_the_conflict_card_lists_each_file_its_event_recorded(open_app) ->
         assert card.view.files == FILES
         await until(pilot, lambda: _files_block(card) == list(FILES), "one line per file")
         assert "docs/notes.md" in screen_text(app)
+        assert "conflicts in 2 files" in screen_text(app), "its sentence counts them; the list names them"
 
 
 async def test_an_older_conflict_event_naming_conflicted_files_is_read_too(open_app) -> None:
