@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from runtime_harness import Harness, dev_turn
+from runtime_harness import Harness, dev_turn, verdict
 
 from tunaflow_tui.core.storage.records import PlanRecord
 from tunaflow_tui.core.workflow.phases import PlanEventType
@@ -197,3 +197,36 @@ async def test_a_plan_queued_in_another_process_and_held_here_does_not_start_the
         rt.close()
     assert _developers(harness) == [x.slug], "Y's Developer never started in either process"
     assert queue_events == [("plan_queued", None), ("queue_left", "withdrawn")], "the wait closed once"
+
+
+def test_tunaflow_run_resume_leaves_a_plan_held_in_the_queue_held_and_status_says_so(harness: Harness) -> None:
+    import subprocess
+
+    from tunaflow_tui.core.storage import Store
+    from tunaflow_tui.core.workflow import Approve, Hold
+    from tunaflow_tui.core.workflow.phases import Actor
+    from tunaflow_tui.core.workflow.service import WorkflowService
+
+    harness.set_script(developer=[dev_turn()], reviewer=[{"text": verdict("pass")}],
+                       verifier=[{"text": verdict("pass")}])
+    harness.write_config("max_parallel_plans = 1\n", idle_s=120)  # into the [workflow] table it ends with
+    with Store.open(harness.project) as store:  # what a stopped run leaves: two plans queued, the first held since
+        service = WorkflowService(store)
+        held, other = (service.create_plan_from_proposal(title=t, slug=t.lower().replace(" ", "-"),
+                                                         subtasks=[("Add mul", "")]) for t in ("Plan H", "Plan O"))
+        for plan in (held, other):
+            service.apply(plan.id, Approve(), actor=Actor.USER)
+            service.record(plan.id, PlanEventType.PLAN_QUEUED, Actor.SYSTEM, {"working": 1, "limit": 1})
+        service.apply(held.id, Hold(), actor=Actor.USER)
+
+    def tunaflow(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "tunaflow_tui", *args], capture_output=True, text=True,
+                              timeout=240)
+
+    run = tunaflow("run", str(harness.project), "--resume", "--accept")
+    assert run.returncode == 3, run.stdout + run.stderr  # the held plan waits for you
+    assert f"plan {held.id}" in run.stdout and "(on hold)" in run.stdout, run.stdout
+    assert _developers(harness) == [other.slug], "only the plan still in the queue started"
+    status = tunaflow("status", str(harness.project))
+    assert f"#{held.id}" in status.stdout and "held (from dev)" in status.stdout, status.stdout
+    assert "waiting for you: held (on hold)" in status.stdout, status.stdout
