@@ -225,8 +225,9 @@ def test_tunaflow_run_resume_leaves_a_plan_held_in_the_queue_held_and_status_say
 
     run = tunaflow("run", str(harness.project), "--resume", "--accept")
     assert run.returncode == 3, run.stdout + run.stderr  # the held plan waits for you
-    assert f"plan {held.id}" in run.stdout and "(on hold)" in run.stdout, run.stdout
+    said = next(line for line in run.stdout.splitlines() if f"plan {held.id}" in line)
+    assert "on hold — held while it waited for a slot" in said and "(on hold)" not in said, said  # said once
     assert _developers(harness) == [other.slug], "only the plan still in the queue started"
     status = tunaflow("status", str(harness.project))
     assert f"#{held.id}" in status.stdout and "held (from dev)" in status.stdout, status.stdout
-    assert "waiting for you: held (on hold)" in status.stdout, status.stdout
+    assert "waiting for you: held — held while it waited for a slot" in status.stdout, status.stdout

@@ -277,7 +277,7 @@ _HINTS = {
     Waiting.SETUP_FAILED: "fix it in the worktree, then run again with --resume --on-setup-fail retry "
                           "(or skip to start the Developer without it), or open the app (`tunaflow`) to retry, "
                           "skip or open a shell there",
-    Waiting.HELD: "no flag takes it off hold: open the app (`tunaflow`) and resume it, it goes back in the queue",
+    Waiting.HELD: "no flag takes it off hold: resume it in the app (`tunaflow`)",
     Waiting.WORKING: "another tunaflow process is working on it; wait for it, or close it and run with --resume",
 }
 
@@ -288,9 +288,13 @@ def _explain_wait(plan: PlanRecord, way: WayOn, out: TextIO) -> None:
         hint = _review_hint(plan)
     else:
         hint = f"{way.summary}; " + _HINTS.get(way.waiting, "decide in the app (`tunaflow`)")
-    held = " (on hold)" if way.held else ""
+    # a held plan's summary says so itself ("on hold — …"); only the review's own hint does not
+    held = " (on hold)" if way.held and not hint.startswith("on hold") else ""
     if way.waiting is Waiting.WORKING:
         say(f"Plan {plan.id} “{plan.title}”: {hint}.", out)
+        return
+    if way.waiting is Waiting.HELD:  # held while it waited for a slot: no question to name
+        say(f"Waiting for you: plan {plan.id} “{plan.title}” — {hint}.", out)
         return
     say(f"Waiting for you: plan {plan.id} “{plan.title}” — {plan.pending_decision or plan.phase}{held}; {hint}.",
         out)

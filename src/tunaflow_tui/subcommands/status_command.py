@@ -175,9 +175,12 @@ def render_text(document: dict[str, Any]) -> str:
         elif waiting["for_you"]:
             verdict = pending["detail"].get("verdict") if pending else None
             suffix = f" (verdict: {verdict})" if verdict else ""
-            suffix += " (on hold)" if waiting["held"] else ""
-            lines.append(f"       waiting for you: {_SHORT_KIND[Waiting(waiting['kind'])]}{suffix}"
-                         f" — {_clip(waiting['summary'], 120)}")
+            summary = waiting["summary"]
+            if waiting["held"] and summary.startswith("on hold — "):  # said once, beside the kind
+                summary = summary.removeprefix("on hold — ")
+            kind = Waiting(waiting["kind"])
+            suffix += " (on hold)" if waiting["held"] and kind is not Waiting.HELD else ""
+            lines.append(f"       waiting for you: {_SHORT_KIND[kind]}{suffix} — {_clip(summary, 120)}")
         elif waiting["kind"] in (Waiting.WORKING, Waiting.MERGE):
             lines.append(f"       {_clip(waiting['summary'], 120)}")
         if plan["outcome"] is not None:
