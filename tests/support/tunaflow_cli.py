@@ -24,9 +24,10 @@ from pathlib import Path
 from typing import IO
 
 
-def tunaflow(args: Sequence[str], *, cwd: Path, env: Mapping[str, str] | None = None, stdin: str | None = None,
+def tunaflow(args: Sequence[str], *, cwd: Path | None = None, env: Mapping[str, str] | None = None, stdin: str | None = None,
              in_process: bool = True, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    """Run ``tunaflow ARGS`` in ``cwd`` with ``env`` (this process's environment if None) and ``stdin``.
+    """Run ``tunaflow ARGS`` in ``cwd`` (this process's if None) with ``env`` (this process's environment if
+    None) and ``stdin``.
 
     ``in_process=False`` starts ``python -m tunaflow_tui`` as its own process (``timeout`` applies
     there only: in this process pytest's own time limit stands in for it).
@@ -39,7 +40,7 @@ def tunaflow(args: Sequence[str], *, cwd: Path, env: Mapping[str, str] | None = 
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, tempfile.TemporaryFile() as given:
         given.write((stdin or "").encode("utf-8"))
         given.seek(0)
-        with _as_process(cwd, environment, given, out, err):
+        with _as_process(cwd or Path.cwd(), environment, given, out, err):
             code = _main(list(args))
         return subprocess.CompletedProcess(argv, code, _read(out), _read(err))
 
