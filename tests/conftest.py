@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gc
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -105,13 +106,19 @@ def embeddings_when_marked(request: pytest.FixtureRequest, monkeypatch: pytest.M
         monkeypatch.setenv(EMBEDDINGS, "true")
 
 
-@pytest.fixture
-def git_repo(tmp_path: Path) -> Path:
-    """A fresh git repository with one commit on branch main."""
-    repo = tmp_path / "project"
+@pytest.fixture(scope="session")
+def git_repo_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The repository :func:`git_repo` copies, made once per test process."""
+    repo = tmp_path_factory.mktemp("git-repo-template") / "project"
     repo.mkdir()
     subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
     (repo / "README.md").write_text("# sample\n", encoding="utf-8")
     subprocess.run(["git", "-C", str(repo), "add", "-A"], check=True)
     subprocess.run(["git", "-C", str(repo), "commit", "-q", "-m", "initial"], check=True)
     return repo
+
+
+@pytest.fixture
+def git_repo(tmp_path: Path, git_repo_template: Path) -> Path:
+    """A fresh git repository with one commit on branch main (a copy: three git commands saved per test)."""
+    return Path(shutil.copytree(git_repo_template, tmp_path / "project", symlinks=True))

@@ -4,10 +4,10 @@ accept over a failed review, an accept of an incomplete review, an abandon with 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
+
+from tunaflow_cli import tunaflow
 
 from tunaflow_tui.controllers import plan_views
 from tunaflow_tui.core.proposal_editing import EditedProposal, EditedSubtask
@@ -28,9 +28,8 @@ from tunaflow_tui.core.workflow.service import WorkflowService
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
-    return subprocess.run([sys.executable, "-m", "tunaflow_tui", *args], capture_output=True, text=True,
-                          encoding="utf-8", env=env, timeout=60)
+    """``tunaflow ARGS`` in this process (``tunaflow_cli``; test_status_cli and test_export run it as its own)."""
+    return tunaflow(args)
 
 
 def reviewed(service: WorkflowService, title: str, *verdicts: str | None) -> int:

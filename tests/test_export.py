@@ -2,29 +2,25 @@
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 from export_seeds import seed_conversation, seed_plan
+from tunaflow_cli import tunaflow
 
 from tunaflow_tui.core.storage import Store
 from tunaflow_tui.core.workflow.service import WorkflowService
 
 
-def export(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
-    return subprocess.run(
-        [sys.executable, "-m", "tunaflow_tui", "export", *args],
-        capture_output=True, text=True, encoding="utf-8", cwd=cwd, env=env, timeout=60,
-    )
+def export(*args: str, cwd: Path | None = None, in_process: bool = True) -> subprocess.CompletedProcess[str]:
+    """``tunaflow export ARGS``, in this process (``tunaflow_cli``) unless ``in_process`` is False."""
+    return tunaflow(["export", *args], cwd=cwd, in_process=in_process)
 
 
 def test_conversation_is_the_default_with_speakers_and_no_markers(tmp_path: Path) -> None:
     seed_conversation(tmp_path)
-    out = export(str(tmp_path))
+    out = export(str(tmp_path), in_process=False)
     assert out.returncode == 0, out.stderr
     text = out.stdout
     assert text.startswith("# Main conversation")

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from tunaflow_cli import tunaflow
 
 from tunaflow_tui.core.snippet_text import group_alike, plain_snippet, snippet_runs
 from tunaflow_tui.core.storage import Store
@@ -16,10 +15,9 @@ from tunaflow_tui.core.storage import Store
 SEAT_ANSWER = "I agree: keep the **journal** in WAL mode and checkpoint on close."
 
 
-def _search(project: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "tunaflow_tui", "search", str(project), "--mode", "fts", *args],
-                          capture_output=True, text=True, encoding="utf-8", timeout=120,
-                          env={**os.environ, "PYTHONIOENCODING": "utf-8"})
+def _search(project: Path, *args: str, in_process: bool = True) -> subprocess.CompletedProcess[str]:
+    """``tunaflow search PROJECT --mode fts ARGS``, in this process (``tunaflow_cli``) unless ``in_process`` is False."""
+    return tunaflow(["search", str(project), "--mode", "fts", *args], in_process=in_process)
 
 
 @pytest.fixture
@@ -35,7 +33,7 @@ def project(tmp_path: Path) -> Path:
 
 
 def test_search_prints_plain_text_without_markers_or_markdown(project: Path) -> None:
-    out = _search(project, "frequency")
+    out = _search(project, "frequency", in_process=False)
     assert out.returncode == 0, out.stderr
     assert "tunaflow:" not in out.stdout and "<!--" not in out.stdout, "markers are never shown"
     assert "`" not in out.stdout and "**" not in out.stdout

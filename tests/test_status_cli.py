@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
+
+from tunaflow_cli import tunaflow
 
 from tunaflow_tui.core.storage import Store
 from tunaflow_tui.core.workflow import (
@@ -22,12 +22,9 @@ from tunaflow_tui.core.workflow import (
 from tunaflow_tui.core.workflow.service import WorkflowService
 
 
-def status(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
-    return subprocess.run(
-        [sys.executable, "-m", "tunaflow_tui", "status", *args],
-        capture_output=True, text=True, encoding="utf-8", cwd=cwd, env=env, timeout=60,
-    )
+def status(*args: str, cwd: Path | None = None, in_process: bool = True) -> subprocess.CompletedProcess[str]:
+    """``tunaflow status ARGS``, in this process (``tunaflow_cli``) unless ``in_process`` is False."""
+    return tunaflow(["status", *args], cwd=cwd, in_process=in_process)
 
 
 def seed(project: Path) -> dict[str, int]:
@@ -55,7 +52,7 @@ def seed(project: Path) -> dict[str, int]:
 
 
 def test_no_project_state_prints_empty_lists_and_creates_nothing(tmp_path: Path) -> None:
-    out = status("--json", cwd=tmp_path)
+    out = status("--json", cwd=tmp_path, in_process=False)
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout) == {"project": str(tmp_path.resolve()), "plans": [], "branches": [],
                                       "session_links": []}

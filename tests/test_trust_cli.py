@@ -8,13 +8,13 @@ script leaves a marker file whenever it runs. doctor, opening the app's project 
 
 from __future__ import annotations
 
-import os
 import sqlite3
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from tunaflow_cli import tunaflow
 
 from tunaflow_tui.core.settings import load_settings
 from tunaflow_tui.core.settings.trust import TrustState, TrustStore, command_keys, fingerprint
@@ -48,10 +48,9 @@ def _write_config(root: Path, *, theme: str, args: list[str]) -> None:
         f'[ui]\ntheme = "{theme}"\n', encoding="utf-8")
 
 
-def _tunaflow(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
-    return subprocess.run([sys.executable, "-m", "tunaflow_tui", *args], capture_output=True, text=True,
-                          encoding="utf-8", timeout=120, env=env, cwd=root)
+def _tunaflow(root: Path, *args: str, in_process: bool = True) -> subprocess.CompletedProcess[str]:
+    """``tunaflow ARGS`` in ``root``, in this process (``tunaflow_cli``) unless ``in_process`` is False."""
+    return tunaflow(args, cwd=root, in_process=in_process)
 
 
 def _ran(root: Path) -> bool:
@@ -70,12 +69,12 @@ def _stored_messages(root: Path) -> int:
 
 
 def test_doctor_and_headless_commands_run_nothing_before_trust(project: Path) -> None:
-    doctor = _tunaflow(project, "doctor", str(project))
+    doctor = _tunaflow(project, "doctor", str(project), in_process=False)
     assert "not run: untrusted" in doctor.stdout and "agent.sh" in doctor.stdout
     for args in (("ask", str(project), "hello"),
                  ("run", str(project), "--request", "add a feature"),
                  ("roundtable", str(project), "--topic", "t", "--seat", "a=local")):
-        out = _tunaflow(project, *args)
+        out = _tunaflow(project, *args, in_process=False)
         assert out.returncode != 0, args
         (line,) = out.stderr.strip().splitlines()
         assert f"tunaflow trust {project}" in line and "--trust" in line and "agent.sh" in line, line

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from typing import Any
 
 import pytest
 from runtime_harness import PROPOSAL, Harness
+from tunaflow_cli import tunaflow
 
 from tunaflow_tui.core.storage import Store
 
@@ -18,10 +17,10 @@ pytestmark = pytest.mark.e2e
 HOSTILE = "Sure.\x1b]0;owned\x07\x1b[2J Use PKCE.\x9b31m"
 
 
-def _tunaflow(h: Harness, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONIOENCODING": "utf-8"}
-    return subprocess.run([sys.executable, "-m", "tunaflow_tui", *args], capture_output=True, text=True,
-                          encoding="utf-8", timeout=120, input=stdin, env=env, cwd=h.project)
+def _tunaflow(h: Harness, *args: str, stdin: str | None = None,
+              in_process: bool = True) -> subprocess.CompletedProcess[str]:
+    """``tunaflow ARGS`` in the project, in this process (``tunaflow_cli``) unless ``in_process`` is False."""
+    return tunaflow(args, cwd=h.project, stdin=stdin, in_process=in_process)
 
 
 def _configure(h: Harness, **script: list[dict[str, Any]]) -> None:
@@ -46,7 +45,7 @@ def _snapshot(h: Harness) -> tuple[object, ...]:
 
 def test_ask_streams_inert_text_and_stores_the_turn_in_main(harness: Harness) -> None:
     _configure(harness, architect=[{"text": HOSTILE}])
-    out = _tunaflow(harness, "ask", str(harness.project), "how do we log in?")
+    out = _tunaflow(harness, "ask", str(harness.project), "how do we log in?", in_process=False)
     assert out.returncode == 0, out.stderr
     assert out.stdout == "Sure. Use PKCE.\n", "control sequences never reach the terminal"
     with Store.open(harness.project) as store:

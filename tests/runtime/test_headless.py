@@ -7,15 +7,16 @@ import sys
 
 import pytest
 from runtime_harness import PROPOSAL, Harness, dev_turn, verdict
+from tunaflow_cli import tunaflow
 
 from tunaflow_tui.core.storage import Store
 
 pytestmark = pytest.mark.e2e
 
 
-def _run(h: Harness, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "tunaflow_tui", "run", str(h.project), *args],
-                          capture_output=True, text=True, timeout=120)
+def _run(h: Harness, *args: str, in_process: bool = True) -> subprocess.CompletedProcess[str]:
+    """``tunaflow run PROJECT ARGS``, in this process (``tunaflow_cli``) unless ``in_process`` is False."""
+    return tunaflow(["run", str(h.project), *args], in_process=in_process)
 
 
 def _configure(h: Harness) -> None:
@@ -110,7 +111,7 @@ def test_agent_text_reaches_the_terminal_inert(harness: Harness) -> None:
     hostile = PROPOSAL.replace("# Add multiplication to calc", "# Add \x1b]0;pwned\x07multiplication \x1b[2Jto calc")
     harness.set_script(architect=[{"text": hostile}])
     _configure(harness)
-    run = _run(harness, "--request", "add mul")
+    run = _run(harness, "--request", "add mul", in_process=False)
     assert run.returncode == 3, run.stdout + run.stderr
     assert "Waiting for you" in run.stdout and "multiplication" in run.stdout
     assert "\x1b" not in run.stdout + run.stderr and "\x07" not in run.stdout

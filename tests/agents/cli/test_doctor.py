@@ -1,4 +1,4 @@
-"""`tunaflow doctor` run as a real command with the fake CLIs (or nothing) on PATH."""
+"""`tunaflow doctor` run as a command with the fake CLIs (or nothing) on PATH (two tests in a process of its own)."""
 
 from __future__ import annotations
 
@@ -8,23 +8,26 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tunaflow_cli import tunaflow
+
 FAKES_BIN = Path(__file__).resolve().parents[2] / "fakes" / "bin"
 PYTHON_DIR = str(Path(sys.executable).parent)
 
 
-def doctor(tmp_path: Path, path: str, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+def doctor(tmp_path: Path, path: str, *args: str, in_process: bool = True, **env: str) -> subprocess.CompletedProcess[str]:
+    """``tunaflow doctor ARGS PROJECT`` with only ``path`` on PATH and ``env``: in this process
+    (``tunaflow_cli``, which gives it that environment) unless ``in_process`` is False."""
     home = tmp_path / "home"
     home.mkdir(exist_ok=True)
     project = tmp_path / "project"
     project.mkdir(exist_ok=True)
     base = {"PATH": path, "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"),
             "TERM": "xterm-256color", "LANG": "C.UTF-8"}
-    return subprocess.run([sys.executable, "-m", "tunaflow_tui", "doctor", *args, str(project)],
-                          env={**base, **env}, capture_output=True, text=True, timeout=60, cwd=project)
+    return tunaflow(["doctor", *args, str(project)], cwd=project, env={**base, **env}, in_process=in_process)
 
 
 def test_finds_the_installed_clis_with_versions(tmp_path: Path) -> None:
-    out = doctor(tmp_path, f"{FAKES_BIN}{os.pathsep}{PYTHON_DIR}", FAKE_CODEX_LOGGED_IN="1")
+    out = doctor(tmp_path, f"{FAKES_BIN}{os.pathsep}{PYTHON_DIR}", in_process=False, FAKE_CODEX_LOGGED_IN="1")
     assert out.returncode == 0, out.stderr
     text = out.stdout
     assert "2.1.197 (Claude Code)" in text and "codex-cli 0.171.0" in text and "(0.61.0)" in text
@@ -61,8 +64,8 @@ def test_nothing_installed_still_works_with_the_demo(tmp_path: Path) -> None:
 def test_secret_values_are_never_printed(tmp_path: Path) -> None:
     secret = "sk-ant-do-not-print-me-0123456789"
     for args in ((), ("--json",)):
-        out = doctor(tmp_path, f"{FAKES_BIN}{os.pathsep}{PYTHON_DIR}", *args, ANTHROPIC_API_KEY=secret,
-                     CODEX_API_KEY=secret, GEMINI_API_KEY=secret)
+        out = doctor(tmp_path, f"{FAKES_BIN}{os.pathsep}{PYTHON_DIR}", *args, in_process=False,
+                     ANTHROPIC_API_KEY=secret, CODEX_API_KEY=secret, GEMINI_API_KEY=secret)
         assert out.returncode == 0, out.stderr
         assert "ANTHROPIC_API_KEY set" in out.stdout
         assert secret not in out.stdout + out.stderr

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import ast
+import functools
 import gc
 import re
+from collections.abc import Mapping
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, ClassVar
 
 import pytest
@@ -32,11 +35,19 @@ from tunaflow_tui.widgets.key_footer import KeyFooter
 SOURCE = Path(tunaflow_tui.__file__).parent
 
 
-def declared_bindings() -> dict[str, tuple[str, str | None]]:
-    """Every ``Binding(keys, ..., id="x.y")`` written anywhere in the package: id → (keys, key_display)."""
+@functools.cache
+def declared_bindings() -> Mapping[str, tuple[str, str | None]]:
+    """Every ``Binding(keys, ..., id="x.y")`` written anywhere in the package: id → (keys, key_display).
+
+    Read once per test process (parsing the package takes about a second of CPU); a file that never
+    names ``Binding`` holds no such call and is not parsed.
+    """
     found: dict[str, tuple[str, str | None]] = {}
     for path in sorted(SOURCE.rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        text = path.read_text(encoding="utf-8")
+        if "Binding" not in text:
+            continue
+        for node in ast.walk(ast.parse(text)):
             if not isinstance(node, ast.Call):
                 continue
             name = node.func.id if isinstance(node.func, ast.Name) else getattr(node.func, "attr", "")
@@ -47,7 +58,7 @@ def declared_bindings() -> dict[str, tuple[str, str | None]]:
             assert isinstance(keys, ast.Constant), f"{path}: keys of {keywords['id'].value} are not a literal"
             display = keywords["key_display"].value if "key_display" in keywords else None
             found[keywords["id"].value] = (keys.value, display)
-    return found
+    return MappingProxyType(found)
 
 
 def shown_keys(app: TunaflowApp, keys: str, key_display: str | None) -> list[str]:
@@ -64,11 +75,14 @@ def test_the_package_declares_the_bindings_this_test_reads() -> None:
             "document.close", "picker.cancel", "context.close", "help.close"} <= set(ids)
 
 
-REMAPPED = {binding_id: f"f{13 + number}" for number, binding_id in enumerate(declared_bindings())}
+def every_key_remapped() -> dict[str, str]:
+    """A keymap giving every declared binding a key of its own (f13, f14, ...)."""
+    return {binding_id: f"f{13 + number}" for number, binding_id in enumerate(declared_bindings())}
 
 
-@pytest.mark.parametrize("keymap", [{}, REMAPPED], ids=["default-keys", "every-key-remapped"])
-async def test_help_lists_every_binding_with_its_current_key(keymap: dict[str, str]) -> None:
+@pytest.mark.parametrize("remapped", [False, True], ids=["default-keys", "every-key-remapped"])
+async def test_help_lists_every_binding_with_its_current_key(remapped: bool) -> None:
+    keymap = every_key_remapped() if remapped else {}
     app = TunaflowApp(DemoChatController(), cursor_blink=False, keymap=keymap)
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.press(keymap.get("app.help", "f1"))
