@@ -97,3 +97,17 @@ async def test_the_footer_names_the_plan_whose_card_has_the_keys(open_app, at_re
         await pilot.press("i")
         await until(pilot, lambda: footers_current(app) and "Plan 1" not in screen_text(app).splitlines()[-1],
                     "the footer without the card's name once the composer has the keys")
+
+
+async def test_the_footer_names_no_plan_once_its_card_has_no_keys_left(open_app, at_review) -> None:
+    app, _controller, runtime = open_app(project=at_review)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await _plan_one_done(pilot, app, runtime)
+        app.decision_dock.card_for(1).focus()
+        await armed(pilot, app)
+        await pilot.press("m")  # merged: the done card keeps the focus and has no key left
+        await until(pilot, lambda: "Merged into" in screen_text(app), "the merge on the card")
+        await until(pilot, lambda: footers_current(app), "the footer")
+        assert isinstance(app.focused, DoneCard)
+        footer = screen_text(app).splitlines()[-1]
+        assert "Plan 1" not in footer, f"the footer names plan 1 before keys that are not its own: {footer}"
