@@ -362,7 +362,7 @@ class DecisionController:
                 return
             self._workers.run_ui(self._save_edit(plan_id, edited), "save the edited plan")
 
-        self._app.push_screen(ProposalEditorScreen(proposal_to_editable_text(plan), revision=plan.revision + 1), saved)
+        self._app.push_screen(ProposalEditorScreen(proposal_to_editable_text(plan, guide=False), revision=plan.revision + 1), saved)
 
     async def _save_edit(self, plan_id: int, edited: EditedProposal) -> None:
         try:
