@@ -91,6 +91,12 @@ def test_a_mistyped_command_gets_did_you_mean(elsewhere: Path) -> None:
     assert out.stderr == "tunaflow: unknown command 'stauts' — did you mean 'status'?\n"
 
 
+def test_a_mistyped_command_with_its_arguments_gets_did_you_mean(elsewhere: Path) -> None:
+    out = _tunaflow("serach", "WAL", "--limit", "3", cwd=elsewhere)
+    _usage_error(out, None)
+    assert out.stderr == "tunaflow: unknown command 'serach' — did you mean 'search'?\n"
+
+
 def test_an_unknown_top_level_option_does_not_print_open_usage(elsewhere: Path) -> None:
     out = _tunaflow("--bogus", cwd=elsewhere)
     _usage_error(out, None)

@@ -116,8 +116,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         more, unknown = _words_and_unknown(unknown)
         args.words = [*args.words, *more]
     if unknown and implicit_open:  # `tunaflow --bogus`: not an option of `tunaflow open`'s either
-        from tunaflow_tui.subcommands.arguments import usage_error
+        from tunaflow_tui.subcommands.arguments import did_you_mean, is_directory, usage_error
 
+        word = str(getattr(args, "path", ""))
+        suggestion = did_you_mean(word, SUBCOMMANDS) if "/" not in word and not is_directory(word) else ""
+        if suggestion:  # `tunaflow serach WAL`: a mistyped command with its arguments, not a project
+            return usage_error(None, f"unknown command {word!r}{suggestion}")
         return usage_error(None, f"unrecognized arguments: {' '.join(unknown)}; see tunaflow --help")
     if unknown:
         reporter: argparse.ArgumentParser = getattr(args, "_usage_errors", parser)
