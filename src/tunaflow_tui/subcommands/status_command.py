@@ -173,8 +173,11 @@ def render_text(document: dict[str, Any]) -> str:
             verdict = pending["detail"].get("verdict") if pending else None
             suffix = f" (verdict: {verdict})" if verdict else ""
             suffix += " (on hold)" if waiting["held"] else ""
+            summary = str(waiting["summary"])
+            if waiting["held"]:  # said once, in the suffix
+                summary = summary.removeprefix("on hold — ")
             lines.append(f"       waiting for you: {_SHORT_KIND[Waiting(waiting['kind'])]}{suffix}"
-                         f" — {_clip(waiting['summary'], 120)}")
+                         f" — {_clip(summary, 120)}")
         elif waiting["kind"] in (Waiting.WORKING, Waiting.MERGE):
             lines.append(f"       {_clip(waiting['summary'], 120)}")
         if plan["outcome"] is not None:
