@@ -160,3 +160,10 @@ def test_a_path_no_system_accepts_is_a_usage_error_not_a_traceback(command: str,
     out = _tunaflow(*args, cwd=elsewhere) if command == "open" else _tunaflow(command, *args, cwd=elsewhere)
     assert out.returncode == 2 and "Traceback" not in out.stderr and out.stderr.count("\n") == 1, out.stderr[-300:]
     assert list(elsewhere.iterdir()) == []
+
+
+def test_an_empty_request_is_a_usage_error(project: Path, elsewhere: Path) -> None:
+    out = _tunaflow("run", str(project), "--demo", "--request", "  ", cwd=elsewhere)
+    _usage_error(out, "run")
+    assert "--request is empty" in out.stderr, out.stderr
+    assert "Nothing in progress" not in out.stdout
