@@ -167,3 +167,10 @@ def test_an_empty_request_is_a_usage_error(project: Path, elsewhere: Path) -> No
     _usage_error(out, "run")
     assert "--request is empty" in out.stderr, out.stderr
     assert "Nothing in progress" not in out.stdout
+
+
+def test_a_misspelt_option_is_named_before_the_argument_it_leaves_missing(elsewhere: Path) -> None:
+    out = _tunaflow("run", "--reqest", "add a word count", cwd=elsewhere)
+    _usage_error(out, "run")
+    assert out.stderr.startswith("tunaflow run: unrecognized arguments: --reqest — did you mean '--request'?"), \
+        out.stderr

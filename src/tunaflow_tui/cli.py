@@ -27,11 +27,24 @@ class SubcommandParser(argparse.ArgumentParser):
     """
 
     usage_hint: str | None = None
+    given: Sequence[str] = ()
+    """The command line as typed (argparse reports a missing argument before an unknown one)."""
+
+    def _unknown_options(self) -> list[str]:
+        """The options typed that this subcommand does not have (``--reqest``), before any ``--``."""
+        words = list(self.given)
+        words = words[: words.index("--")] if "--" in words else words
+        return [word for word in words if word.startswith("-") and word != "-" and not word[1:2].isdigit()
+                and word.split("=", 1)[0] not in self._option_string_actions]
 
     def error(self, message: str) -> NoReturn:
         """Report a usage error in one line and exit 2."""
-        from tunaflow_tui.subcommands.arguments import USAGE_ERROR
+        from tunaflow_tui.subcommands.arguments import USAGE_ERROR, did_you_mean
 
+        unknown = self._unknown_options() if "required" in message else []
+        if unknown:  # `run --reqest x`: the misspelt option is the mistake, not the missing --request
+            name = unknown[0].split("=", 1)[0]
+            message = f"unrecognized arguments: {' '.join(unknown)}{did_you_mean(name, self._option_string_actions)}"
         if message.startswith("unrecognized arguments") and self.usage_hint is not None:
             hint = self.usage_hint
         else:
@@ -110,6 +123,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args_list.insert(0, "open")
     chosen = args_list[0] if args_list[0] in SUBCOMMANDS else ""  # "": only the top-level options
     parser = build_parser(chosen)
+    SubcommandParser.given = tuple(args_list[1:])
     args, unknown = parser.parse_known_args(args_list)
     if unknown and chosen and getattr(importlib.import_module(f"tunaflow_tui.subcommands.{chosen}_command"),
                                       "WORDS_ANYWHERE", False):
