@@ -174,3 +174,9 @@ def test_a_misspelt_option_is_named_before_the_argument_it_leaves_missing(elsewh
     _usage_error(out, "run")
     assert out.stderr.startswith("tunaflow run: unrecognized arguments: --reqest — did you mean '--request'?"), \
         out.stderr
+
+
+def test_a_misspelt_option_beside_the_right_ones_gets_did_you_mean(elsewhere: Path) -> None:
+    out = _tunaflow("run", "--request", "add a word count", "--aprove", cwd=elsewhere)
+    _usage_error(out, "run")
+    assert "unrecognized arguments: --aprove — did you mean '--approve'?" in out.stderr, out.stderr

@@ -138,8 +138,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             return usage_error(None, f"unknown command {word!r}{suggestion}")
         return usage_error(None, f"unrecognized arguments: {' '.join(unknown)}; see tunaflow --help")
     if unknown:
+        from tunaflow_tui.subcommands.arguments import did_you_mean
+
         reporter: argparse.ArgumentParser = getattr(args, "_usage_errors", parser)
-        reporter.error(f"unrecognized arguments: {' '.join(unknown)}")
+        flag = next((word.split("=", 1)[0] for word in unknown if word.startswith("--")), "")
+        hint = did_you_mean(flag, reporter._option_string_actions) if flag else ""  # `--aprove`: `--approve`
+        reporter.error(f"unrecognized arguments: {' '.join(unknown)}{hint}")
     if hasattr(args, "_usage_errors"):
         del args._usage_errors
     module = importlib.import_module(f"tunaflow_tui.subcommands.{args.command}_command")
