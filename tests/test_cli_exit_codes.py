@@ -91,6 +91,12 @@ def test_a_mistyped_command_gets_did_you_mean(elsewhere: Path) -> None:
     assert out.stderr == "tunaflow: unknown command 'stauts' — did you mean 'status'?\n"
 
 
+def test_a_mistyped_command_with_its_arguments_gets_did_you_mean(elsewhere: Path) -> None:
+    out = _tunaflow("serach", "WAL", "--limit", "3", cwd=elsewhere)
+    _usage_error(out, None)
+    assert out.stderr == "tunaflow: unknown command 'serach' — did you mean 'search'?\n"
+
+
 def test_an_unknown_top_level_option_does_not_print_open_usage(elsewhere: Path) -> None:
     out = _tunaflow("--bogus", cwd=elsewhere)
     _usage_error(out, None)
@@ -154,3 +160,23 @@ def test_a_path_no_system_accepts_is_a_usage_error_not_a_traceback(command: str,
     out = _tunaflow(*args, cwd=elsewhere) if command == "open" else _tunaflow(command, *args, cwd=elsewhere)
     assert out.returncode == 2 and "Traceback" not in out.stderr and out.stderr.count("\n") == 1, out.stderr[-300:]
     assert list(elsewhere.iterdir()) == []
+
+
+def test_an_empty_request_is_a_usage_error(project: Path, elsewhere: Path) -> None:
+    out = _tunaflow("run", str(project), "--demo", "--request", "  ", cwd=elsewhere)
+    _usage_error(out, "run")
+    assert "--request is empty" in out.stderr, out.stderr
+    assert "Nothing in progress" not in out.stdout
+
+
+def test_a_misspelt_option_is_named_before_the_argument_it_leaves_missing(elsewhere: Path) -> None:
+    out = _tunaflow("run", "--reqest", "add a word count", cwd=elsewhere)
+    _usage_error(out, "run")
+    assert out.stderr.startswith("tunaflow run: unrecognized arguments: --reqest — did you mean '--request'?"), \
+        out.stderr
+
+
+def test_a_misspelt_option_beside_the_right_ones_gets_did_you_mean(elsewhere: Path) -> None:
+    out = _tunaflow("run", "--request", "add a word count", "--aprove", cwd=elsewhere)
+    _usage_error(out, "run")
+    assert "unrecognized arguments: --aprove — did you mean '--approve'?" in out.stderr, out.stderr

@@ -68,3 +68,19 @@ def test_snippet_runs_style_code_and_flag_matches() -> None:
 def test_group_alike_keeps_order_and_different_texts_apart() -> None:
     groups = group_alike(["Use WAL.", "use  **WAL**!", "Use a lock."], lambda text: text)
     assert groups == [("Use WAL.", ("use  **WAL**!",)), ("Use a lock.", ())]
+
+
+def test_the_wait_for_the_embedding_worker_is_not_reported_as_0_of_0(capsys, monkeypatch) -> None:
+    from tunaflow_tui.subcommands import search_command
+
+    clock = [100.0]
+    monkeypatch.setattr(search_command.time, "monotonic", lambda: clock[0])
+    progress = search_command._EmbeddingProgress()
+    for _tick in range(20):  # the worker still starting, several seconds
+        clock[0] += 0.5
+        progress(0, 0)
+    clock[0] += 1.0
+    progress(3, 12)
+    lines = capsys.readouterr().err.splitlines()
+    assert lines == ["tunaflow search: starting the embedding worker before searching…",
+                     "tunaflow search: embedding messages before searching: 3 of 12 done"]

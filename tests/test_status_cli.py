@@ -109,6 +109,8 @@ def test_readable_listing(git_repo: Path) -> None:
     assert "waiting for you: review (verdict: fail)" in text
     assert "failures since reset: 1" in text
     assert "held (from approval)" in text and "waiting for you: approve (on hold)" in text
+    held_line = next(line for line in text.splitlines() if "waiting for you: approve (on hold)" in line)
+    assert held_line.count("on hold") == 1, f"said twice: {held_line}"
     assert "tunaflow/plan-2" in text and "implementation" in text
 
 

@@ -27,11 +27,24 @@ class SubcommandParser(argparse.ArgumentParser):
     """
 
     usage_hint: str | None = None
+    given: Sequence[str] = ()
+    """The command line as typed (argparse reports a missing argument before an unknown one)."""
+
+    def _unknown_options(self) -> list[str]:
+        """The options typed that this subcommand does not have (``--reqest``), before any ``--``."""
+        words = list(self.given)
+        words = words[: words.index("--")] if "--" in words else words
+        return [word for word in words if word.startswith("-") and word != "-" and not word[1:2].isdigit()
+                and word.split("=", 1)[0] not in self._option_string_actions]
 
     def error(self, message: str) -> NoReturn:
         """Report a usage error in one line and exit 2."""
-        from tunaflow_tui.subcommands.arguments import USAGE_ERROR
+        from tunaflow_tui.subcommands.arguments import USAGE_ERROR, did_you_mean
 
+        unknown = self._unknown_options() if "required" in message else []
+        if unknown:  # `run --reqest x`: the misspelt option is the mistake, not the missing --request
+            name = unknown[0].split("=", 1)[0]
+            message = f"unrecognized arguments: {' '.join(unknown)}{did_you_mean(name, self._option_string_actions)}"
         if message.startswith("unrecognized arguments") and self.usage_hint is not None:
             hint = self.usage_hint
         else:
@@ -110,18 +123,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         args_list.insert(0, "open")
     chosen = args_list[0] if args_list[0] in SUBCOMMANDS else ""  # "": only the top-level options
     parser = build_parser(chosen)
+    SubcommandParser.given = tuple(args_list[1:])
     args, unknown = parser.parse_known_args(args_list)
     if unknown and chosen and getattr(importlib.import_module(f"tunaflow_tui.subcommands.{chosen}_command"),
                                       "WORDS_ANYWHERE", False):
         more, unknown = _words_and_unknown(unknown)
         args.words = [*args.words, *more]
     if unknown and implicit_open:  # `tunaflow --bogus`: not an option of `tunaflow open`'s either
-        from tunaflow_tui.subcommands.arguments import usage_error
+        from tunaflow_tui.subcommands.arguments import did_you_mean, is_directory, usage_error
 
+        word = str(getattr(args, "path", ""))
+        suggestion = did_you_mean(word, SUBCOMMANDS) if "/" not in word and not is_directory(word) else ""
+        if suggestion:  # `tunaflow serach WAL`: a mistyped command with its arguments, not a project
+            return usage_error(None, f"unknown command {word!r}{suggestion}")
         return usage_error(None, f"unrecognized arguments: {' '.join(unknown)}; see tunaflow --help")
     if unknown:
+        from tunaflow_tui.subcommands.arguments import did_you_mean
+
         reporter: argparse.ArgumentParser = getattr(args, "_usage_errors", parser)
-        reporter.error(f"unrecognized arguments: {' '.join(unknown)}")
+        flag = next((word.split("=", 1)[0] for word in unknown if word.startswith("--")), "")
+        hint = did_you_mean(flag, reporter._option_string_actions) if flag else ""  # `--aprove`: `--approve`
+        reporter.error(f"unrecognized arguments: {' '.join(unknown)}{hint}")
     if hasattr(args, "_usage_errors"):
         del args._usage_errors
     module = importlib.import_module(f"tunaflow_tui.subcommands.{args.command}_command")

@@ -66,6 +66,15 @@ async def test_fork_at_the_first_middle_and_last_message(harness: Harness) -> No
     assert rt.store.count_messages("main") == len(msgs), "forking writes nothing into the parent"
 
 
+async def test_a_branch_named_after_a_markdown_reply_is_named_in_plain_words(harness: Harness) -> None:
+    rt = _runtime(harness)
+    _seed_main(rt, harness)
+    reply = rt.store.add_message("main", "assistant", "\n## **Plan:** use `functools.lru_cache`\n\n- step",
+                                 persona="architect", engine="fclaude")
+    branch = rt.fork("main", reply.id)
+    assert branch.label == f"from #{reply.id}: Plan: use functools.lru_cache"
+
+
 async def test_a_native_fork_continues_the_parent_session_without_touching_it(harness: Harness) -> None:
     harness.set_script(architect=[{"text": "In this branch: JWT with short expiry."}])
     rt = _runtime(harness)

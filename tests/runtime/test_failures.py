@@ -256,3 +256,26 @@ async def test_retrying_an_interrupted_rework_sends_the_findings_again(harness: 
         rt.close()
     retried = [c for c in harness.calls() if c["role"] == "developer"][-1]
     assert "FINDING-TO-KEEP" in retried["prompt"] and "--resume" not in retried["argv"]
+
+
+async def test_cancel_while_the_turn_is_still_starting_stops_it_as_its_agent_starts(harness: Harness) -> None:
+    """The status says "architect is working…" before the agent runs (lease, git snapshot): f4 then
+    must not answer "no agent is running" and let the agent go on."""
+    from tunaflow_tui.runtime.events import Progress
+
+    harness.set_script(architect=[{"text": "Noted; here is my view."}])
+    cancels: list[asyncio.Task[int]] = []
+    rt: WorkflowRuntime
+
+    def observe(event: RuntimeEvent) -> None:
+        if isinstance(event, Progress) and "is working" in event.text and not cancels:
+            cancels.append(asyncio.get_running_loop().create_task(rt.cancel()))
+
+    rt = WorkflowRuntime(harness.project, harness.settings(), observer=observe)
+    try:
+        result = await asyncio.wait_for(rt.send_user_message("what about caching?"), HANG_LIMIT)
+        assert cancels and await cancels[0] == 1, "the starting turn counted as running"
+        assert result is not None and result.cancelled_by_user, result and result.message.status
+        assert "Noted" not in result.message.content
+    finally:
+        rt.close()

@@ -40,6 +40,9 @@ if TYPE_CHECKING:
     from tunaflow_tui.runtime.runtime import WorkflowRuntime
     from tunaflow_tui.widgets.decision.decision_card import DecisionRequested
 
+_TITLE_IN_QUESTION = 40
+"""Characters of a plan's title in a confirmation's frame (it must fit an 80-column dialog)."""
+
 _Place = tuple[bool, datetime, int, int]
 """Where a decision or question is in the queue: (held, waiting since, kind, id) — the order f2 walks.
 ``kind`` is :data:`_PLAN` (the id a plan's) or :data:`_QUESTION` (an agent's permission question's)."""
@@ -396,7 +399,7 @@ class DecisionController:
                 return
             self._workers.run_ui(self._save_edit(plan_id, edited), "save the edited plan")
 
-        self._app.push_screen(ProposalEditorScreen(proposal_to_editable_text(plan), revision=plan.revision + 1), saved)
+        self._app.push_screen(ProposalEditorScreen(proposal_to_editable_text(plan, guide=False), revision=plan.revision + 1), saved)
 
     async def _save_edit(self, plan_id: int, edited: EditedProposal) -> None:
         try:
@@ -430,7 +433,12 @@ class DecisionController:
                 return
             self._apply(plan_id, decision, feedback=feedback, seats=seats, reason=reason)
 
-        self._app.push_screen(ConfirmDecisionScreen(f"{decision.label}?", neutralize(text), decision.label),
+        plan = self._store.get_plan(plan_id)
+        title = " ".join(plan.title.split()) if plan is not None else ""
+        title = title if len(title) <= _TITLE_IN_QUESTION else title[: _TITLE_IN_QUESTION - 1] + "…"
+        # several plans can wait at once: the question names the one it decides, as every card does
+        named = f"Plan {plan_id} “{neutralize(title)}”" if title else f"Plan {plan_id}"
+        self._app.push_screen(ConfirmDecisionScreen(f"{decision.label}: {named}?", neutralize(text), decision.label),
                               confirmed)
 
     def _ask_again(self, plan_id: int) -> None:

@@ -36,11 +36,12 @@ _HEADINGS: Final[dict[str, str]] = {
     "non_goals": "Non-goals",
 }
 _FREE_TEXT: Final = frozenset({"description", "expected_outcome"})
-_GUIDE: Final = (
+EDITOR_GUIDE: Final = (
     "<!-- Edit the plan, save, and close the editor; close without saving to keep it as it was.\n"
     "     Subtasks: one list item each (\"1. Title\"), details indented under it. Add, remove or\n"
     "     reorder items freely: they are numbered by their position. -->"
 )
+"""What ``$EDITOR`` shows above the proposal (the app's own dialog says it in its label instead)."""
 
 
 class ProposalTextError(ValueError):
@@ -133,12 +134,20 @@ def _indented(text: str, prefix: str) -> list[str]:
     return [f"{prefix}{row}" if row.strip() else "" for row in text.strip("\n").splitlines()]
 
 
-def proposal_to_editable_text(proposal: ProposalLike) -> str:
-    """The proposal as Markdown to edit; :func:`parse_edited_proposal` reads it back unchanged."""
+def without_editor_guide(text: str) -> str:
+    """``text`` without the :data:`EDITOR_GUIDE` it starts with (as it was written), else unchanged."""
+    return text.removeprefix(EDITOR_GUIDE + "\n")
+
+
+def proposal_to_editable_text(proposal: ProposalLike, *, guide: bool = True) -> str:
+    """The proposal as Markdown to edit; :func:`parse_edited_proposal` reads it back unchanged.
+
+    ``guide``: start with :data:`EDITOR_GUIDE`, the note for a text editor.
+    """
     title = _one_line(proposal.title)
     # a title that reads as a section name ("Description", "Title: x") is written under its own heading
     plain = _section_of(f"# {title}") is None and split_heading(f"# {title}", frozenset({"title"})) is None
-    lines = [_GUIDE, *([f"# {title}"] if plain else ["## Title", title])]
+    lines = [*([EDITOR_GUIDE] if guide else []), *([f"# {title}"] if plain else ["## Title", title])]
     lines += ["", f"## {_HEADINGS['subtasks']}"]
     for position, subtask in enumerate(proposal.subtasks, start=1):
         lead = f"{position}. "

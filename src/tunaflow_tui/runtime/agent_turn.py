@@ -71,6 +71,15 @@ class TurnResult:
         return self.message.status == "interrupted" and self.message.error_message == USER_CANCELLED
 
 
+class _Starting:
+    """A turn between its call and its agent's start (lease, git snapshot, leftovers): cancellable too."""
+
+    def __init__(self, conversation_id: str) -> None:
+        self.conversation_id = conversation_id
+        self.cancelled: str | None = None
+        """Why it was cancelled before its agent started (the agent is then stopped as it starts)."""
+
+
 class TurnRunner:
     """Runs turns and keeps track of the running ones so they can be cancelled."""
 
@@ -79,6 +88,7 @@ class TurnRunner:
         self._emit = emit
         self._guard = guard
         self._running: dict[int, tuple[str, Turn]] = {}  # message id -> (conversation, turn)
+        self._starting: set[_Starting] = set()  # turns called whose agent has not started yet
         self.stop_reason: str | None = None
         self._cancel_reasons: dict[int, str] = {}  # message id -> why it was cancelled (e.g. "cancelled by you")
         """Why every running turn is being stopped (set before cancelling them, e.g. ``stopped by SIGTERM``)."""
@@ -104,11 +114,15 @@ class TurnRunner:
         ``reason`` is what the interrupted replies record (e.g. "cancelled by you").
         """
         targets = [(mid, t) for mid, (cid, t) in list(self._running.items()) if conversation_id in (None, cid)]
+        # a turn still starting (its status already says the agent is working) stops as its agent starts
+        early = [s for s in self._starting if s.cancelled is None and conversation_id in (None, s.conversation_id)]
+        for starting in early:
+            starting.cancelled = reason or "cancelled"
         for message_id, turn in targets:
             if reason:
                 self._cancel_reasons[message_id] = reason
             await turn.cancel()
-        return len(targets)
+        return len(targets) + len(early)
 
     async def run(
         self,
@@ -139,16 +153,21 @@ class TurnRunner:
         A turn outside the plan's own git guard runs inside the runner's :class:`SharedGitGuard`: git's
         shared hooks and configuration are put back after it if the agent changed them.
         """
-        async with self.leases.holding(conversation_id, role) as lease:
-            guard = self._guard if self._guard is not None and self._guard.covers(role, plan_id) else None
-            shared = await guard.before() if guard is not None else None
-            try:
-                return await self._run(engine=engine, model=model, conversation_id=conversation_id, role=role,
-                                       request=request, on_markers=on_markers, plan_id=plan_id, meta=meta,
-                                       lease=lease)
-            finally:
-                if guard is not None:
-                    await guard.after(shared, f"The {role} agent ({engine.name})", conversation_id)
+        starting = _Starting(conversation_id)
+        self._starting.add(starting)
+        try:
+            async with self.leases.holding(conversation_id, role) as lease:
+                guard = self._guard if self._guard is not None and self._guard.covers(role, plan_id) else None
+                shared = await guard.before() if guard is not None else None
+                try:
+                    return await self._run(engine=engine, model=model, conversation_id=conversation_id, role=role,
+                                           request=request, on_markers=on_markers, plan_id=plan_id, meta=meta,
+                                           lease=lease, starting=starting)
+                finally:
+                    if guard is not None:
+                        await guard.after(shared, f"The {role} agent ({engine.name})", conversation_id)
+        finally:
+            self._starting.discard(starting)
 
     async def _run(
         self,
@@ -162,6 +181,7 @@ class TurnRunner:
         plan_id: int | None,
         meta: Mapping[str, object] | None,
         lease: TurnLease,
+        starting: _Starting,
     ) -> TurnResult:
         store = self._store
         leftovers = find_leftovers(store, conversations=(conversation_id,))
@@ -199,6 +219,10 @@ class TurnRunner:
         try:
             turn = engine.start(request)
             self._running[message.id] = (conversation_id, turn)
+            self._starting.discard(starting)  # from here on it is cancelled as a running turn
+            if starting.cancelled is not None:  # cancelled while it was starting
+                self._cancel_reasons[message.id] = starting.cancelled
+                await turn.cancel()
             async for event in turn:
                 if isinstance(event, TextDelta):
                     text_parts.append(event.text)

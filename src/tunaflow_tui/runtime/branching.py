@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tunaflow_tui.core import gitops
+from tunaflow_tui.core.roundtable.brief import plain_text
 from tunaflow_tui.core.storage.ids import beyond_any_row
 from tunaflow_tui.core.storage.records import BranchRecord, MessageRecord
 from tunaflow_tui.core.terminal_text import neutralize
@@ -124,8 +125,9 @@ def _native_fork_possible(rt: TurnContext, checkpoint: MessageRecord, engine_nam
 
 
 def _default_label(checkpoint: MessageRecord) -> str:
-    first = next((line.strip() for line in checkpoint.display_text.splitlines() if line.strip()), "")
-    excerpt = " ".join(neutralize(first).split())
+    # the label is shown as plain text (sidebar, pane title, `branch list`): no Markdown marks
+    lines = (plain_text(line) for line in checkpoint.display_text.splitlines())
+    excerpt = next((line for line in lines if line), "")
     if len(excerpt) > LABEL_EXCERPT:
         excerpt = excerpt[: LABEL_EXCERPT - 1] + "…"
     return f"from #{checkpoint.id}: {excerpt}" if excerpt else f"from #{checkpoint.id}"

@@ -50,15 +50,18 @@ def edit_text_externally(text: str, argv: list[str], run: Runner | None = None, 
 
 
 def edit_area_externally(screen: Screen[Any], area: TextArea, run: Runner | None, *,
-                         prefix: str = "tunaflow-feedback-") -> str | None:
+                         prefix: str = "tunaflow-feedback-", guide: str = "") -> str | None:
     """Hand the terminal to ``$VISUAL`` / ``$EDITOR`` on ``area``'s text and load what it saved.
 
-    Returns the edited text, or None (said in a toast) when the terminal cannot be handed over or
-    the editor cannot run.
+    ``guide`` (a line or a comment for the editor only) is written above the text and taken off
+    again when it comes back unchanged. Returns the edited text, or None (said in a toast) when the
+    terminal cannot be handed over or the editor cannot run.
     """
+    lead = f"{guide}\n" if guide else ""
     try:
         with screen.app.suspend():
-            edited = edit_text_externally(area.text, editor_argv(), run, prefix=prefix)
+            edited = edit_text_externally(lead + area.text, editor_argv(), run, prefix=prefix)
+        edited = edited.removeprefix(lead)
     except SuspendNotSupported:
         screen.notify("This terminal cannot hand over to an external editor.", severity="warning")
         return None

@@ -16,7 +16,13 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Static, TextArea
 
-from tunaflow_tui.core.proposal_editing import EditedProposal, ProposalTextError, parse_edited_proposal
+from tunaflow_tui.core.proposal_editing import (
+    EDITOR_GUIDE,
+    EditedProposal,
+    ProposalTextError,
+    parse_edited_proposal,
+    without_editor_guide,
+)
 from tunaflow_tui.keyhints import key_for
 from tunaflow_tui.screens.dialog import DialogScreen
 from tunaflow_tui.screens.feedback import Runner, edit_area_externally
@@ -42,7 +48,7 @@ class ProposalEditorScreen(DialogScreen[EditedProposal | None]):
 
     def __init__(self, text: str, *, revision: int = 1, run_editor: Runner | None = None) -> None:
         super().__init__()
-        self._text = text
+        self._text = without_editor_guide(text)  # the label above says it; the guide is for $EDITOR
         self._revision = revision
         self._run_editor = run_editor
 
@@ -90,7 +96,7 @@ class ProposalEditorScreen(DialogScreen[EditedProposal | None]):
     def action_external_editor(self) -> None:
         area = self.query_one(TextArea)
         before = area.text
-        edited = edit_area_externally(self, area, self._run_editor, prefix="tunaflow-plan-")
+        edited = edit_area_externally(self, area, self._run_editor, prefix="tunaflow-plan-", guide=EDITOR_GUIDE)
         if edited is not None and edited != before:  # closed after saving: done, as with a commit message
             self.action_save()
 

@@ -23,6 +23,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Input, Label, Select, Static, TextArea
 
 from tunaflow_tui.core.roundtable.seats import MODES, RoundtableSetup, Seat, SeatSpecError, parse_seat_spec
+from tunaflow_tui.keyhints import key_for
 from tunaflow_tui.screens.dialog import DialogScreen
 
 _OPTION = re.compile(r"\s+(model|limit)=(\S+)\s*$")
@@ -74,7 +75,11 @@ Estimator = Callable[[RoundtableSetup], Sequence[tuple[str, int]]]
 class RoundtableSetupScreen(DialogScreen[RoundtableRequest | None]):
     """Set up a roundtable: returns a :class:`RoundtableRequest`, or None when cancelled."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel", id="roundtable.cancel")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        # ctrl+s as in the other dialogs: enter writes a new line in the participants
+        Binding("ctrl+s", "start", "Start", id="roundtable.start", priority=True),
+        Binding("escape", "cancel", "Cancel", id="roundtable.cancel"),
+    ]
     DEFAULT_CSS = """
     RoundtableSetupScreen > #dialog { width: 90%; max-width: 110; }
     RoundtableSetupScreen #rt-seats { height: 7; }
@@ -127,8 +132,8 @@ class RoundtableSetupScreen(DialogScreen[RoundtableRequest | None]):
             yield Static("", id="rt-estimate", markup=False)
             yield Static("", id="rt-error", classes="dialog-problem", markup=False)
             with Horizontal(classes="dialog-buttons"):
-                yield Button("Cancel", id="rt-cancel")
-                yield Button("Start", variant="primary", id="rt-start")
+                yield Button(f"Cancel ({self._key('roundtable.cancel')})", id="rt-cancel")
+                yield Button(f"Start ({self._key('roundtable.start')})", variant="primary", id="rt-start")
 
     def on_mount(self) -> None:
         super().on_mount()
@@ -213,6 +218,13 @@ class RoundtableSetupScreen(DialogScreen[RoundtableRequest | None]):
         problem = self.query_one("#rt-error", Static)
         problem.update(text)
         problem.display = bool(text)
+
+    def _key(self, binding_id: str) -> str:
+        return key_for(self.app, type(self), binding_id, words=True)
+
+    def action_start(self) -> None:
+        """Start the roundtable as set up, or name what is wrong."""
+        self._start()
 
     def action_cancel(self) -> None:
         """Close the form; nothing starts."""

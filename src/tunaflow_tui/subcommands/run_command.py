@@ -77,6 +77,8 @@ def run(args: argparse.Namespace) -> int:
     if args.max_rounds < 1:
         return usage_error("run", "--max-rounds must be at least 1")
     requests = list(args.request or [])
+    if any(not request.strip() for request in requests):  # it would start nothing, and say "Nothing in progress"
+        return usage_error("run", "--request is empty; give the words of the request")
     if args.requests_file is not None:
         read = read_requests(args.requests_file)
         if isinstance(read, str):

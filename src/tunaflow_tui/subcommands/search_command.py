@@ -90,10 +90,18 @@ class _EmbeddingProgress:
     def __init__(self) -> None:
         self._started = time.monotonic()
         self._last = 0.0
+        self._said_starting = False
 
     def __call__(self, embedded: int, total: int) -> None:
         now = time.monotonic()
         if now - self._started < PROGRESS_AFTER_S or now - self._last < PROGRESS_EVERY_S:
+            return
+        if total == 0:  # not counted yet: the worker is still starting ("0 of 0 done" said nothing)
+            if self._said_starting:
+                return
+            self._said_starting = True
+            self._last = now
+            print("tunaflow search: starting the embedding worker before searching…", file=sys.stderr, flush=True)
             return
         self._last = now
         print(f"tunaflow search: embedding messages before searching: {embedded:,} of {total:,} done",

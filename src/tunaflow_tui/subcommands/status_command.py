@@ -175,7 +175,7 @@ def render_text(document: dict[str, Any]) -> str:
         elif waiting["for_you"]:
             verdict = pending["detail"].get("verdict") if pending else None
             suffix = f" (verdict: {verdict})" if verdict else ""
-            summary = waiting["summary"]
+            summary = str(waiting["summary"])
             if waiting["held"] and summary.startswith("on hold — "):  # said once, beside the kind
                 summary = summary.removeprefix("on hold — ")
             kind = Waiting(waiting["kind"])

@@ -174,15 +174,16 @@ class KeyFooter(Footer):
         self._composed = self._drawn
         self._fitted = False
         widgets = self._join_groups(compose(self, super().compose()))
+        depths = self._depths() if footer_bindings_ready(self) else {}
         owner = self._keys_owner()
-        if owner and widgets:
+        if owner and any(depths.get(key.key) == 0 for key in _keys(widgets)):
+            # only before keys of its own: a card with none left (merged, decided) names nothing
             widgets.insert(0, Label(f"{owner} ·", classes="-keys-owner", markup=False))
         for key in _keys(widgets):
             # Undo Textual's data_bind(compact=Footer.compact): its watcher would outlive the key.
             if drop_data_binding(key):
                 key.set_reactive(FooterKey.compact, self.compact)
                 key.set_class(self.compact, "-compact")
-        depths = self._depths() if footer_bindings_ready(self) else {}
         # stable: keys of the same rank keep Textual's order
         self._ranked = sorted(((self._rank(unit, depths), unit) for unit in _units(widgets)),
                               key=lambda ranked: ranked[0])

@@ -8,7 +8,7 @@ from typing import ClassVar, Literal
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Container
-from textual.events import Resize
+from textual.events import DescendantFocus, Resize
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
@@ -161,6 +161,15 @@ and main stays usable while the branch answers.
         """In the narrow pinned layout only one side is shown: keep the focus on that side."""
         if self.mode == PINNED and self.narrow and self.is_mounted:
             self.call_after_refresh(_focus_inside, self.pane if self.showing_pane else self.main)
+
+    def on_descendant_focus(self, event: DescendantFocus) -> None:
+        """In the narrow pinned layout, show the side the focus went to (i, esc, a search hit, a dialog
+        closing): typing into a composer that is not on the screen loses the user's words."""
+        if self.mode != PINNED or not self.narrow:
+            return
+        in_pane = self.pane in event.widget.ancestors_with_self
+        if in_pane != self.showing_pane:
+            self.showing_pane = in_pane
 
     def on_resize(self, event: Resize) -> None:
         # The workspace resizes with the terminal (and when the sidebar comes and goes).

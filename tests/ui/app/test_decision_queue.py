@@ -261,3 +261,15 @@ async def test_a_plan_decided_by_another_process_leaves_the_queue_and_the_keys_s
         await pilot.press("h")
         await until(pilot, lambda: _state(runtime, first)[0] == "held", "plan A held")
         assert _state(runtime, second)[0] == "abandoned"
+
+
+async def test_the_dock_line_says_a_held_plan_is_held(open_app) -> None:
+    app, _controller, runtime = open_app()
+    held_review = _verdict(runtime, "Add a sentence count", "sentence-count")
+    runtime.service.apply(held_review, Hold(), actor="user")
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        await _f2_to(pilot, app, held_review)
+        await armed(pilot, app)
+        await until(pilot, lambda: _dock_line(app).startswith(f"Plan {held_review} review held: a accept"),
+                    "the dock line saying the review is held")

@@ -250,6 +250,20 @@ async def test_roundtable_setup_names_the_problem_when_start_is_pressed_untouche
         assert app.screen is form, "nothing starts"
 
 
+async def test_roundtable_setup_starts_with_ctrl_s_from_the_participants() -> None:
+    app = TunaflowApp(DemoChatController(), cursor_blink=False)
+    started: list[object] = []
+    async with app.run_test(size=(80, 24)) as pilot:
+        form = _setup("Bigrams or trigrams?")
+        app.push_screen(form, started.append)
+        await until(pilot, lambda: app.screen is form and form.query(KeyFooter), "the set-up form")
+        await until(pilot, lambda: "^s Start" in _footer_text(form), "the form's start key in its footer")
+        form.query_one("#rt-seats").focus()
+        await pilot.press("ctrl+s")
+        await until(pilot, lambda: bool(started), "the roundtable started from the participants")
+        assert started[0] is not None and started[0].setup.topic == "Bigrams or trigrams?"
+
+
 # ---------------------------------------------------------------------------------------------- edit plan
 async def test_the_edit_plan_dialog_has_its_own_footer(open_app: Any) -> None:
     app, _session, runtime = open_app()

@@ -97,3 +97,32 @@ async def test_the_footer_names_the_plan_whose_card_has_the_keys(open_app, at_re
         await pilot.press("i")
         await until(pilot, lambda: footers_current(app) and "Plan 1" not in screen_text(app).splitlines()[-1],
                     "the footer without the card's name once the composer has the keys")
+
+
+async def test_the_footer_names_no_plan_once_its_card_has_no_keys_left(open_app, at_review) -> None:
+    app, _controller, runtime = open_app(project=at_review)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await _plan_one_done(pilot, app, runtime)
+        app.decision_dock.card_for(1).focus()
+        await armed(pilot, app)
+        await pilot.press("m")  # merged: the done card keeps the focus and has no key left
+        await until(pilot, lambda: "Merged into" in screen_text(app), "the merge on the card")
+        await until(pilot, lambda: footers_current(app), "the footer")
+        assert isinstance(app.focused, DoneCard)
+        footer = screen_text(app).splitlines()[-1]
+        assert "Plan 1" not in footer, f"the footer names plan 1 before keys that are not its own: {footer}"
+
+
+async def test_the_abandon_question_names_the_plan_it_abandons(open_app, at_review) -> None:
+    from tunaflow_tui.screens.confirm import ConfirmDecisionScreen
+
+    app, _controller, _runtime = open_app(project=at_review)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot, app)
+        app.decision_dock.card_for(1).focus()
+        await armed(pilot, app)
+        await pilot.press("x")
+        await until(pilot, lambda: isinstance(app.screen, ConfirmDecisionScreen), "the confirmation")
+        await until(pilot, lambda: "Plan 1 “Add a word-frequency report" in screen_text(app), "the plan named",
+                    limit=20)
+        await pilot.press("escape")

@@ -149,3 +149,20 @@ async def test_switch_engine_changes_who_answers(open_app, demo_project) -> None
         await pilot.pause()
         assert runtime.settings.roles.architect == "claude"
         assert "→ Architect (claude)" in str(app.composer.query_one("#composer-recipient").render())
+
+
+async def test_the_decisions_in_the_palette_name_the_card_key_that_does_the_same(open_app) -> None:
+    app, _controller, _runtime = open_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.press("ctrl+p")
+        await until(pilot, lambda: isinstance(app.screen, CommandPalette), "the command palette")
+        listed = app.screen.query_one("CommandList", OptionList)
+        await until(pilot, lambda: listed.option_count >= len(REQUIRED), "the palette listing its commands")
+        prompts = [str(listed.get_option_at_index(i).prompt) for i in range(listed.option_count)]
+
+        def help_of(name: str) -> str:
+            return next(" ".join(p.split()) for p in prompts if p.startswith(name))
+
+        for name, key in (("Approve plan", "(a)"), ("Request plan revision", "(r)"), ("Hold plan", "(h)"),
+                          ("Accept review", "(a)"), ("Rework", "(w)"), ("Redesign", "(d)")):
+            assert help_of(name).endswith(key), help_of(name)

@@ -70,8 +70,32 @@ async def test_an_unreadable_edit_from_the_editor_keeps_the_text_and_names_the_l
         assert app.result == [] and app.screen is screen
         assert "loose words" in screen.text
         problem = str(screen.query_one("#problem").render())
-        assert "line 6" in problem and "'loose words' is outside any section" in problem
-        assert screen.query_one("TextArea").cursor_location == (5, 0)
+        # the line as the dialog shows it (the editor's guide above the title is not in the dialog)
+        assert "line 3" in problem and "'loose words' is outside any section" in problem
+        assert screen.query_one("TextArea").cursor_location == (2, 0)
+
+
+async def test_the_editor_s_guide_is_for_the_editor_only(monkeypatch) -> None:
+    monkeypatch.setenv("VISUAL", "my-editor")
+    seen: list[str] = []
+
+    def keep(text: str) -> str:
+        seen.append(text)
+        return text.replace("per key", "per API key")
+
+    run, _calls = _editor(keep)
+    screen = ProposalEditorScreen(proposal_to_editable_text(PROPOSAL), run_editor=run)
+    app = EditorApp(screen)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        shown = screen.text
+        assert shown.startswith("# Add rate limiting"), "the dialog opens at the plan's title, not at the guide"
+        assert "close the editor" not in shown
+        await pilot.press("ctrl+e")
+        await pilot.pause()
+        assert seen and seen[0].startswith("<!-- Edit the plan, save, and close the editor")
+        [edited] = app.result
+        assert edited is not None and edited.subtasks[0].details == "per API key"
 
 
 async def test_ctrl_e_in_the_revision_feedback_reaches_the_editor_too(monkeypatch) -> None:

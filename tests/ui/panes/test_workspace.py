@@ -103,6 +103,20 @@ async def test_narrow_pinned_is_full_width_and_switches_back_to_the_chat() -> No
         assert app.focused is app.query_one("#branch-input")
 
 
+async def test_narrow_pinned_shows_the_side_the_focus_moves_to() -> None:
+    """The app's own keys (i: write, esc: to the chat) move the focus to the chat: the chat must show,
+    or the user types into a composer that is not on the screen."""
+    app = WorkspaceApp(mode="pinned")
+    async with app.run_test(size=(80, 24)) as pilot:
+        pane = app.query_one(BranchPane)
+        main = app.query_one("#main-chat")
+        await until(pilot, lambda: pane.region.width == 80 and app.focused is app.query_one("#branch-input"),
+                    "the pane shown, its composer focused")
+        app.query_one("#composer", Input).focus()  # what i (write) and esc (to the chat) do
+        await until(pilot, lambda: main.region.width == 80, "the chat shown with its composer focused", limit=10)
+        assert not app.query_one(Workspace).showing_pane
+
+
 def said(app: App[None]) -> list[str]:
     return [notification.message for notification in notifications(app)]
 

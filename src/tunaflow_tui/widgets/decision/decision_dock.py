@@ -187,7 +187,8 @@ class DecisionDock(VerticalScroll, can_focus=False):
         focused = self.focused_card()
         if focused is not None and card_has_keys(focused) and not is_done_card(focused):
             kind = card_kind(focused)
-            what = f"{focused.keys_owner()} {'review' if kind == VERDICT else 'held' if self._held(focused) else 'waiting'}"
+            state = "held" if self._held(focused) else "review" if kind == VERDICT else "waiting"
+            what = f"{focused.keys_owner()} {'review ' if kind == VERDICT and state == 'held' else ''}{state}"
             return f"{count} · {what}: {focused.key_hint()} · {jump} next"
         order = ", ".join(f"Plan {entry.plan_id}{' (held)' if entry.held else ''}" for entry in waiting)
         ids = [entry.plan_id for entry in waiting]
@@ -218,7 +219,8 @@ class DecisionDock(VerticalScroll, can_focus=False):
         pending = self.newest_pending()
         kind = card_kind(pending) if pending is not None else None
         if pending is not None and kind in (PROPOSAL, VERDICT, WAY):
-            what = f"{pending.keys_owner()} {'review waiting' if kind == VERDICT else 'waiting'}"
+            state = "held" if self._held(pending) else "waiting"  # held: f2 and its keys still reach it
+            what = f"{pending.keys_owner()} {'review ' if kind == VERDICT else ''}{state}"
             keys = pending.key_hint()
             if pending.has_focus:
                 return (f"{what}: {keys} · {jump} focus", True)

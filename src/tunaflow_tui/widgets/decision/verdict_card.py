@@ -280,7 +280,8 @@ class ReviewVerdictCard(DecisionCard, Vertical, can_focus=True):
         if choice is Decision.ACCEPT_PARTIAL:
             return f"accept with {self.view.answered or 'an incomplete review'}…"
         if choice is Decision.ACCEPT_OVERRIDE:
-            return f"accept over the {self.view.verdict or 'failed'} review…"
+            verdict = self.view.verdict or "fail"
+            return f"accept over the {'failed' if verdict == 'fail' else verdict} review…"
         return "accept"
 
     def hint_items(self) -> tuple[tuple[str, str], ...]:
