@@ -204,7 +204,8 @@ async def test_a_queued_plan_survives_a_restart_and_starts_by_itself_in_its_plac
         assert [q.plan_id for q in rt.queued_plans()] == [b.id, a.id]
         assert rt.interrupted_plans() == (), "queued plans are not offered as interrupted: they start by themselves"
         assert rt.way_on(a.id).summary.startswith("queued (number 2 in line): starts by itself")
-        assert rt.way_on(a.id).decisions == () and rt.waiting() == (), "nothing asks the user about a queued plan"
+        assert rt.waiting() == (), "nothing asks the user about a queued plan"
+        assert rt.way_on(a.id).decisions == ("hold", "abandon"), "it can be held or abandoned, not started"
         to_start = rt.queued_to_start()
         assert to_start == (b.id, a.id)
         done = await asyncio.gather(*(rt.start_queued(plan_id) for plan_id in to_start))

@@ -118,7 +118,8 @@ class CardPresenter:
             view = replace(plan_views.verdict_view(plan, way=way), title=neutralize(plan.title))
             return await dock.show_verdict(view)
         if pending in CONFLICT_QUESTIONS:  # held too: the card says so and keeps its keys
-            return await dock.show_conflict(plan_views.way_view(plan, way))
+            events = self._runtime.store.list_plan_events(plan.id)
+            return await dock.show_conflict(plan_views.way_view(plan, way, events))
         if plan.phase == Phase.DONE:
             return await dock.show_done(done_view(plan, self._runtime.store.list_plan_events(plan.id)))
         card = dock.card_for(plan.id)
@@ -137,6 +138,17 @@ class CardPresenter:
             else:
                 dock.mark_decided(plan.id, SETTLED_VERDICT.get(plan.phase, Decision.ACCEPT))
         return None
+
+    async def show_queued(self, plan: PlanRecord) -> DecisionCard | None:
+        """A plan waiting in the queue, when the user goes to it: a card saying where it stands in line, with
+        its ways on (hold it, abandon it); None for any other plan. It goes when the plan starts."""
+        try:
+            way = self._runtime.way_on(plan.id)
+        except LookupError:
+            return None
+        if plan.pending_decision is not None or Decision.HOLD not in way.decisions:
+            return None
+        return await self._app.decision_dock.show_way(plan_views.way_view(plan, way))
 
     def is_asking(self, plan_id: int) -> bool:
         """True while the plan's dialog is open."""

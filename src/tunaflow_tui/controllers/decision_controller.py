@@ -1,7 +1,8 @@
 """DecisionController: the gates — cards arriving, the user's decisions, and f2 walking the queue.
 
-Every plan waiting for the user is one queue, whichever plan it is about: f2 walks it oldest first
-(plans on hold last), one decision per press, round again after the last. A card that arrives takes
+Every plan waiting for the user is one queue, whichever plan it is about, and so is every agent's open
+permission question: f2 walks them together oldest first (plans on hold last), one per press, round
+again after the last. A card that arrives takes
 the focus unless the user is typing or is on another plan's card that still has keys (then the
 dock's hint points to the key that reaches it); a card that took the focus on its own ignores its
 keys for a moment, so a key typed for something else never decides a plan. A decision names a
@@ -10,10 +11,10 @@ keys for a moment, so a key typed for something else never decides a plan. A dec
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from tunaflow_tui.controllers.cards import DIALOG_QUESTIONS, CardPresenter
 from tunaflow_tui.core.proposal_editing import EditedProposal, proposal_to_editable_text
@@ -39,8 +40,26 @@ if TYPE_CHECKING:
     from tunaflow_tui.runtime.runtime import WorkflowRuntime
     from tunaflow_tui.widgets.decision.decision_card import DecisionRequested
 
-_Place = tuple[bool, datetime, int]
-"""Where a decision is in the queue: (held, waiting since, plan id) — the order f2 walks."""
+_Place = tuple[bool, datetime, int, int]
+"""Where a decision or question is in the queue: (held, waiting since, kind, id) — the order f2 walks.
+``kind`` is :data:`_PLAN` (the id a plan's) or :data:`_QUESTION` (an agent's permission question's)."""
+_PLAN, _QUESTION = 0, 1
+
+
+class OpenQuestions(Protocol):
+    """The agents' open permission questions, as f2 walks them beside the plans' decisions."""
+
+    def open_questions(self) -> list[tuple[datetime, int]]:
+        """(asked at, request id) of every question still waiting, oldest first."""
+        ...
+
+    def focused_question(self) -> int | None:
+        """The open question whose card has the keys, if one has."""
+        ...
+
+    def show_question(self, request_id: int) -> None:
+        """Show the question's card and give it the keys."""
+        ...
 
 WAITING_TEXT: dict[str, str] = {
     PendingDecision.APPROVAL: "waits for your approval",
@@ -86,10 +105,10 @@ class DecisionController:
         self._user_is_typing = user_is_typing
         self.cards = CardPresenter(app, runtime, self._answered)
         self._known: dict[int, tuple[object, ...]] = {}
-        self.permission_jump: Callable[[], bool] | None = None
-        """f2 reaches an agent's open permission question first (its turn waits on it); True when one was."""
+        self.questions: OpenQuestions | None = None
+        """The agents' open permission questions: f2 walks them with the decisions, oldest first."""
         self._walked: _Place | None = None
-        """Where f2 is in the queue: the (held, since, plan id) of the decision it reached last."""
+        """Where f2 is in the queue: the place of the decision or question it reached last."""
         self._come_back = False
         """From outside the cards, f2 comes back to the decision it reached last (False: that one was a
         question left for later, and f2 goes on to the next)."""
@@ -205,19 +224,14 @@ class DecisionController:
 
     # ------------------------------------------------------------------ reaching a decision
     def jump_to_decision(self, plan_id: int | None = None) -> None:
-        """f2: the next decision in the queue (or that plan's card); with none, the newest finished plan's
-        merge offer. An agent's open permission question comes before plans (its turn waits on it); from
-        that question f2 goes on to the plans.
+        """f2: the next decision or agent's permission question in the queue (or that plan's card); with
+        none, the newest finished plan's merge offer.
 
-        The queue is walked oldest first, plans on hold last: from the card that has the keys, or from
-        the decision f2 reached last, to the one after it; after the last, round to the first again.
+        The queue is walked oldest first, plans on hold last, whichever kind each one is: from the card
+        that has the keys, or from the one f2 reached last, to the one after it; after the last, round to
+        the first again.
         """
-        on_question = plan_id is None and self._on_an_agents_question()
-        if plan_id is None and not on_question and self.permission_jump is not None and self.permission_jump():
-            return
         pendings = self._show_queue()
-        if on_question and not pendings:
-            return  # the question the user is on is all that waits
         if plan_id is not None:
             plan = self._store.get_plan(plan_id)
             if plan is None:
@@ -226,20 +240,50 @@ class DecisionController:
                 self._workers.run_ui(self._show_and_focus(plan), "show the plan")
                 return
             pendings = tuple(p for p in pendings if p.plan_id == plan_id)
-        if not pendings:
+        places: list[tuple[_Place, WaitingDecision | None]] = [(_place(w), w) for w in pendings]
+        if plan_id is None and self.questions is not None:
+            places += [((False, asked, _QUESTION, request_id), None)
+                       for asked, request_id in self.questions.open_questions()]
+        places.sort(key=lambda pair: pair[0])
+        if not places:
             done = self._app.decision_dock.newest_done() if plan_id is None else None
             if done is not None:  # nothing to decide: the newest finished plan's merge offer
                 self._focus_card(done)
                 return
             self._app.notify("Nothing is waiting for you.")
             return
-        focused = self._app.decision_dock.focused_card()
-        target = self._next_in_queue(pendings, on=card_plan_id(focused) if focused is not None else None)
-        self._walked, self._come_back = _place(target), True
+        place, target = self._next_place(places, on=self._place_with_keys(places))
+        self._walked, self._come_back = place, True
         self._show_queue(pendings)
+        if target is None:
+            if self.questions is not None:
+                self.questions.show_question(place[3])
+            return
         plan = self._store.get_plan(target.plan_id)
         if plan is not None:
             self._workers.run_ui(self._show_and_focus(plan), "show the decision")
+
+    def _place_with_keys(self, places: Sequence[tuple[_Place, WaitingDecision | None]]) -> _Place | None:
+        """The place in the queue of the card (a plan's, or an agent's question) that has the keys now."""
+        question = self.questions.focused_question() if self.questions is not None else None
+        focused = self._app.decision_dock.focused_card()
+        on = card_plan_id(focused) if focused is not None else None
+        for place, waiting in places:
+            if (waiting is None and place[3] == question) or (waiting is not None and waiting.plan_id == on):
+                return place
+        return None
+
+    def _next_place(self, places: Sequence[tuple[_Place, WaitingDecision | None]],
+                    *, on: _Place | None) -> tuple[_Place, WaitingDecision | None]:
+        """Where f2 goes (see :meth:`_next_in_queue`), across decisions and questions alike."""
+        if on is not None:
+            return next((pair for pair in places if pair[0] > on), places[0])
+        if self._walked is None:
+            return places[0]
+        walked = self._walked
+        if self._come_back:
+            return next((pair for pair in places if pair[0] >= walked), places[0])
+        return next((pair for pair in places if pair[0] > walked), places[0])
 
     def _keys_holder(self) -> ArmedCard | None:
         """The card (a plan's, or an agent's question) the focus is on or inside, if any."""
@@ -248,25 +292,15 @@ class DecisionController:
             return None
         return next((node for node in focused.ancestors_with_self if isinstance(node, ArmedCard)), None)
 
-    def _on_an_agents_question(self) -> bool:
-        """True while an agent's open permission question has the keys: f2 then walks on to the plans."""
-        holder = self._keys_holder()
-        return holder is not None and not isinstance(holder, DecisionCard) \
-            and bool(getattr(getattr(holder, "view", None), "is_open", False))
-
     def _next_in_queue(self, pendings: tuple[WaitingDecision, ...], *, on: int | None) -> WaitingDecision:
-        """Where f2 goes: from the card of plan ``on`` (it has the keys) to the decision after it; from
-        elsewhere back to the decision f2 reached last (or the one after, once that one was decided or
-        its question left for later); the first one when f2 has not walked yet or walked past the last."""
+        """Which decision f2 reaches next among the plans' (the dock's hint points there): from the card
+        of plan ``on`` (it has the keys) to the decision after it; from elsewhere back to the one f2
+        reached last (or the one after, once that one was decided or its question left for later); the
+        first one when f2 has not walked yet or walked past the last."""
         current = next((_place(w) for w in pendings if w.plan_id == on), None)
-        if current is not None:
-            return next((w for w in pendings if _place(w) > current), pendings[0])
-        if self._walked is None:
-            return pendings[0]
-        walked = self._walked
-        if self._come_back:
-            return next((w for w in pendings if _place(w) >= walked), pendings[0])
-        return next((w for w in pendings if _place(w) > walked), pendings[0])
+        found = self._next_place([(_place(w), w) for w in pendings], on=current)[1]
+        assert found is not None  # only plans' decisions were given
+        return found
 
     async def _show_and_focus(self, plan: PlanRecord) -> None:
         while isinstance(self._app.screen, WorkflowScreen):
@@ -274,7 +308,7 @@ class DecisionController:
         if plan.pending_decision in DIALOG_QUESTIONS and plan.phase != Phase.HELD:
             self.cards.ask(plan)
             return
-        card = await self.cards.show(plan)
+        card = await self.cards.show(plan) or await self.cards.show_queued(plan)
         if card is None:
             self._app.notify(f"“{neutralize(plan.title)}” is in {plan.phase}; nothing to decide now.")
             return
@@ -431,7 +465,7 @@ class DecisionController:
         if choice:
             self.decide(plan.id, Decision(choice))
         else:
-            if self._walked is not None and self._walked[2] == plan.id:
+            if self._walked is not None and self._walked[2:] == (_PLAN, plan.id):
                 self._come_back = False  # the next f2 goes on to the next decision, not back to this one
                 self._show_queue()
             jump = app_key(self._app, "decision.jump", "f2")
@@ -453,4 +487,4 @@ class DecisionController:
 
 def _place(waiting: WaitingDecision) -> _Place:
     """Where a decision stands in the queue."""
-    return (waiting.held, waiting.since, waiting.plan_id)
+    return (waiting.held, waiting.since, _PLAN, waiting.plan_id)

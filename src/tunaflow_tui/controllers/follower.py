@@ -6,6 +6,10 @@ chats on screen whose conversation changed are shown again from the database (a 
 process is writing grows while it streams and settles when it ends), and the sidebar, the workflow
 view and the decision cards follow the plans that moved. A conversation whose turn this process
 streams itself is left to the live stream.
+
+A process that dies writes nothing: each look also asks which leases a live process still holds, so a
+plan whose Developer or reviewers worked in a process that is gone loses its ● (working) mark, and its
+card offers to resume the step, without waiting for a write.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from tunaflow_tui.core.storage import StorageError
+from tunaflow_tui.core.workflow.phases import Phase
 
 if TYPE_CHECKING:
     from tunaflow_tui.controllers.app_port import AppPort
@@ -47,6 +52,8 @@ class ExternalWrites:
         self._version: int | None = None
         self._checking = False
         self._plans: dict[int, str] = {}
+        self._leased: frozenset[str] = frozenset()
+        """The conversations whose lease a live process held at the last look."""
         self._fed: dict[MessageBlock, str] = {}
         """What is on screen of each reply another process writes (its display text so far), by block."""
 
@@ -54,8 +61,12 @@ class ExternalWrites:
         """Take the database as it is now as seen, then poll it."""
         self._version = await asyncio.to_thread(self._runtime.store.data_version)
         self._plans = await asyncio.to_thread(self._plan_stamps)
+        self._leased = await asyncio.to_thread(self._live_leases)
         await self._fill_visible()
         self._app.set_interval(POLL_SECONDS, self._tick, name="follow other processes")
+
+    def _live_leases(self) -> frozenset[str]:
+        return frozenset(lease.conversation_id for lease in self._runtime.store.live_leases())
 
     def _plan_stamps(self) -> dict[int, str]:
         return {plan.id: str(plan.updated_at) for plan in self._runtime.store.list_plans()}
@@ -71,12 +82,27 @@ class ExternalWrites:
                 self._version = version  # only once shown: a look that failed half-way is taken again
             else:
                 await self._fill_visible()  # a chat opened since (the branch pane) loads live replies empty
+                await self._follow_leases()
         except StorageError:
             return  # closing, or busy for a moment: the next look tries again
         except Exception as exc:  # a screen torn down meanwhile (the app closing): following must never crash it
             self._app.log.error(f"following other processes failed: {exc!r}")
         finally:
             self._checking = False
+
+    async def _follow_leases(self) -> None:
+        """A process holding a plan's lease died (or another took one) without a write: the plans follow."""
+        leased = await asyncio.to_thread(self._live_leases)
+        changed, self._leased = leased ^ self._leased, leased
+        if not changed:
+            return
+        for plan in await asyncio.to_thread(self._runtime.store.list_plans):
+            own = {f"branch:{b}" for b in (plan.impl_branch_id, plan.review_branch_id) if b is not None}
+            if plan.phase in (Phase.CHAT, Phase.DRAFTING):
+                own.add("main")  # the Architect's turn on it
+            if own & changed:
+                await self._decisions.plan_changed(plan)
+        await self._panes.plan_changed()
 
     async def catch_up(self) -> None:
         """Show what other processes wrote: changed chats, moved plans, the sidebar."""
@@ -94,6 +120,7 @@ class ExternalWrites:
             await chat.reload()
             await self._fill_live(chat)
         plans = await asyncio.to_thread(self._plan_stamps)
+        self._leased = await asyncio.to_thread(self._live_leases)
         moved = [plan_id for plan_id, stamp in plans.items() if self._plans.get(plan_id) != stamp]
         self._plans = plans
         for plan_id in moved:

@@ -9,6 +9,7 @@ card whose question was withdrawn (the turn was cancelled or ran out of time) ch
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import UTC, datetime
 from typing import Protocol
 
 from tunaflow_tui.agents.permissions import PermissionAnswer
@@ -49,6 +50,8 @@ class PermissionCards:
         self._port = port
         self._desk = desk
         self.views: dict[int, PermissionCardView] = {}
+        self.asked_at: dict[int, datetime] = {}
+        """When each question still open was asked (f2 walks them with the plans' decisions, oldest first)."""
 
     async def on_runtime_event(self, event: RuntimeEvent) -> None:
         """A question opens a card; its end closes it."""
@@ -56,9 +59,11 @@ class PermissionCards:
             view = card_view(event.request_id, event.conversation_id, event.request)
             self._forget_settled(event.conversation_id)
             self.views[view.request_id] = view
+            self.asked_at[view.request_id] = datetime.now(UTC)
             await self._port.show_permission(view)
         elif isinstance(event, PermissionSettled):
             known = self.views.get(event.request_id)
+            self.asked_at.pop(event.request_id, None)
             if known is not None:
                 settled = replace(known, state=settled_state(event.answer, event.reason))
                 self.views[event.request_id] = settled

@@ -4,13 +4,15 @@ A question asked in the main chat's conversation shows in a dock above the decis
 in a branch shows in the branch pane, above the branch's composer, whenever the pane shows that
 branch (a question asked while another branch is shown waits there, and f2 opens it). A card that
 arrives takes the focus unless the user is typing, with its keys armed a moment later, as decision
-cards do; the bell rings when the user looks elsewhere. The user's key goes to the runtime's
+cards do; the bell rings when the user looks elsewhere. f2 walks the open questions with the plans'
+decisions, oldest first (see :class:`~tunaflow_tui.controllers.decision_controller.DecisionController`). The user's key goes to the runtime's
 :class:`~tunaflow_tui.runtime.permission_desk.PermissionDesk`, for that card's question only.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from textual.widget import Widget
@@ -146,13 +148,23 @@ class PermissionController:
         card.focus_on_its_own(arming.ARMING_SECONDS)
         card.scroll_visible(animate=False)
 
-    def jump(self) -> bool:
-        """f2: focus the newest open question (its branch shown first); False when none waits."""
-        waiting = self.cards.open_views()
-        if not waiting:
-            return False
-        self._workers.run_ui(self._focus(waiting[-1]), "show the permission question")
-        return True
+    def open_questions(self) -> list[tuple[datetime, int]]:
+        """(asked at, request id) of every question still waiting, oldest first (f2 walks them)."""
+        asked = self.cards.asked_at
+        return sorted((asked[v.request_id], v.request_id) for v in self.cards.open_views() if v.request_id in asked)
+
+    def focused_question(self) -> int | None:
+        """The open question whose card has the keys, if one has."""
+        focused = self._app.focused
+        card = next((node for node in focused.ancestors_with_self if isinstance(node, PermissionCard)), None) \
+            if focused is not None else None
+        return card.view.request_id if card is not None and card.view.is_open else None
+
+    def show_question(self, request_id: int) -> None:
+        """f2 reached this question: its card shown (its branch first) and focused, its keys armed."""
+        view = self.cards.views.get(request_id)
+        if view is not None and view.is_open:
+            self._workers.run_ui(self._focus(view), "show the permission question")
 
     async def _focus(self, view: PermissionCardView) -> None:
         cid = view.conversation_id

@@ -16,10 +16,10 @@ from tunaflow_tui.core.storage.records import BranchRecord, PlanEventRecord, Pla
 from tunaflow_tui.core.terminal_text import neutralize
 from tunaflow_tui.core.workflow import AggregateVerdict
 from tunaflow_tui.core.workflow.decision_words import Decision
-from tunaflow_tui.core.workflow.event_text import event_text
+from tunaflow_tui.core.workflow.event_text import conflict_files, event_text
 from tunaflow_tui.core.workflow.phases import PendingDecision, Phase, PlanEventType, Waiting
 from tunaflow_tui.core.workflow.verdicts import ReviewStanding
-from tunaflow_tui.core.workflow.ways import WayOn
+from tunaflow_tui.core.workflow.ways import WayOn, conflict_summary
 from tunaflow_tui.runtime.plan_slots import may_wait, open_wait, queued_plans
 from tunaflow_tui.viewmodels import board
 from tunaflow_tui.viewmodels.plan_rows import (
@@ -38,6 +38,7 @@ from tunaflow_tui.viewmodels.plan_rows import (
 )
 
 _WHITESPACE_RUN = re.compile(r"\s+")
+_CONFLICTS = frozenset({PendingDecision.MERGE_CONFLICT, PendingDecision.CONFLICT_UNRESOLVED})
 
 
 def inert(text: str) -> str:
@@ -85,10 +86,17 @@ def aggregate_of(detail: Mapping[str, object]) -> AggregateVerdict | None:
     return AggregateVerdict.from_json(raw) if isinstance(raw, Mapping) else None
 
 
-def way_view(plan: PlanRecord, way: WayOn) -> WayView:
-    """A plan waiting for the user without a proposal or verdict to show, as a card with its ways on."""
-    return WayView(plan.id, inert_line(plan.title), inert_line(way.summary),
-                   tuple(str(d) for d in way.decisions), tuple(str(d) for d in way.confirm), way.held)
+def way_view(plan: PlanRecord, way: WayOn, events: Sequence[PlanEventRecord] = ()) -> WayView:
+    """A plan waiting for the user without a proposal or verdict to show, as a card with its ways on; a
+    merge conflict's card names the files its conflict event recorded (``events``: the plan's, oldest first)."""
+    files = conflict_files(events) if plan.pending_decision in _CONFLICTS else ()
+    summary = way.summary
+    if files and plan.pending_decision:  # the card lists them one per line: its sentence only counts them
+        summary = conflict_summary(PendingDecision(plan.pending_decision), plan.pending_detail, listed=len(files))
+        summary = f"on hold — {summary}" if way.held else summary
+    return WayView(plan.id, inert_line(plan.title), inert_line(summary),
+                   tuple(str(d) for d in way.decisions), tuple(str(d) for d in way.confirm), way.held,
+                   files=tuple(inert_line(path) for path in files))
 
 
 def verdict_view(plan: PlanRecord, decision: str | None = None, way: WayOn | None = None) -> VerdictView:
@@ -400,7 +408,7 @@ def plan_items(store: Store, live: Collection[int] = (), busy: Collection[int] =
         if plan.phase in (Phase.CHAT, Phase.DRAFTING):
             own.add("main")
         terminal = Phase(plan.phase).is_terminal
-        waiting = plan.pending_decision is not None and not terminal
+        waiting = (plan.pending_decision is not None or plan.phase == Phase.HELD) and not terminal
         working = not terminal and not waiting and bool(
             plan.id in busy or own & leased
             or any(b in live for b in (plan.impl_branch_id, plan.review_branch_id) if b is not None))

@@ -62,6 +62,7 @@ from tunaflow_tui.runtime.events import (
     ToolActivity,
     UsageReported,
 )
+from tunaflow_tui.runtime.plans_in_flight import plan_to_name
 
 if TYPE_CHECKING:
     from tunaflow_tui.controllers.app_port import AppPort
@@ -138,7 +139,8 @@ class ProjectSession:
         self.bridge = RuntimeBridge(app)
         self.workers = Workers(app, self.bridge, self._agents_changed, runtime.slots.waiting)
         self.panes = PaneController(app, runtime, self.sources, self.workers, lambda: self.roundtable)
-        self.status = StatusController(app, self.notes, self.workers.agents_running, self.panes.live_hint)
+        self.status = StatusController(app, self.notes, self.workers.agents_running, self.panes.live_hint,
+                                       lambda cid, plan: plan_to_name(runtime.store, conversation_id=cid, plan_id=plan))
         self.conversation = ConversationController(app, runtime, self.sources, self.panes, self.workers)
         self.attention = AttentionController(app, self.panes, lambda: runtime.settings.ui)
         self.decisions = DecisionController(app, runtime, self.workers, self.attention,
@@ -154,7 +156,7 @@ class ProjectSession:
         self.permissions = PermissionController(app, runtime.permissions, self.panes, self.attention, self.workers,
                                                 self.conversation.user_is_typing)
         self.panes.on_branch_shown = self.permissions.branch_shown
-        self.decisions.permission_jump = self.permissions.jump
+        self.decisions.questions = self.permissions
         self._routes = {
             MessageStarted: self._stream_started,
             MessageDelta: self.conversation.stream_delta,

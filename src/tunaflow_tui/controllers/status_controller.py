@@ -1,7 +1,8 @@
 """StatusController: the lines above the composer, and the runtime's notices as toasts.
 
 While agents work there is one line per running agent — each review seat on its own — and one for
-the project's test run, each with how long it has been running ("⟳ reviewer (claude) is working… 12s").
+the project's test run, each with how long it has been running ("⟳ reviewer (claude) is working… 12s"); with
+more than one plan in flight a plan's line says which plan ("⟳ plan 2: developer (claude) is working… 12s").
 Before the first agent starts the line says what the runtime does now; otherwise it keeps the
 project's notes ("demo engine plays every role", "not a git repository"). What stops leaves at once:
 a hint such as "f6 shows it live" lives on its agent's line, never in a toast that outlives it.
@@ -91,11 +92,15 @@ class StatusController:
         agents_running: Whether agent work runs now.
         live_hint: For a conversation, how to watch it live when it is out of sight ("f6 shows it
             live"), or "".
+        plan_to_name: For a conversation (or a plan's test run), the plan its line names; None when
+            the line needs no name (a single plan in flight, or no plan's conversation).
     """
 
     def __init__(self, app: AppPort, notes: tuple[str, ...], agents_running: Callable[[], bool],
-                 live_hint: Callable[[str], str] | None = None) -> None:
+                 live_hint: Callable[[str], str] | None = None,
+                 plan_to_name: Callable[[str | None, int | None], int | None] | None = None) -> None:
         self._app = app
+        self._plan_to_name = plan_to_name or (lambda _cid, _plan: None)
         self.notes = tuple(notes)
         self._agents_running = agents_running
         self._live_hint = live_hint or (lambda _cid: "")
@@ -125,9 +130,14 @@ class StatusController:
 
     def agent_started(self, event: MessageStarted) -> None:
         """An agent began a reply: a line of its own, with its elapsed time."""
-        who = f"{neutralize(event.role)} ({neutralize(event.engine)})"
+        who = self._named(f"{neutralize(event.role)} ({neutralize(event.engine)})", event.conversation_id, None)
         self._running[("message", event.message_id)] = Running(f"{who} is working…", now(), event.conversation_id)
         self.refresh()
+
+    def _named(self, text: str, conversation_id: str | None, plan_id: int | None) -> str:
+        """``text``, led by the plan it is about when several plans are in flight (``plan 2: …``)."""
+        named = self._plan_to_name(conversation_id, plan_id)
+        return text if named is None else f"plan {named}: {text}"
 
     def usage(self, event: UsageReported) -> None:
         """An agent reported its usage (an ACP agent as it works): its line shows the meter."""
@@ -146,7 +156,7 @@ class StatusController:
         """The project's tests started or ended: a line of their own while they run."""
         key = ("tests", event.plan_id)
         if event.running:
-            self._running[key] = Running(f"tests: {neutralize(event.command)}", now())
+            self._running[key] = Running(self._named(f"tests: {neutralize(event.command)}", None, event.plan_id), now())
         else:
             self._running.pop(key, None)
         self.refresh()

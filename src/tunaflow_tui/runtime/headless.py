@@ -277,6 +277,7 @@ _HINTS = {
     Waiting.SETUP_FAILED: "fix it in the worktree, then run again with --resume --on-setup-fail retry "
                           "(or skip to start the Developer without it), or open the app (`tunaflow`) to retry, "
                           "skip or open a shell there",
+    Waiting.HELD: "no flag takes it off hold: open the app (`tunaflow`) and resume it, it goes back in the queue",
     Waiting.WORKING: "another tunaflow process is working on it; wait for it, or close it and run with --resume",
 }
 

@@ -11,13 +11,15 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from typing import Protocol
 
 from tunaflow_tui.core import gitops
 from tunaflow_tui.core.proposal_editing import EditedProposal
 from tunaflow_tui.core.storage.records import PlanRecord
+from tunaflow_tui.core.workflow.commands import Hold
 from tunaflow_tui.core.workflow.decision_words import Decision
-from tunaflow_tui.core.workflow.phases import Actor, Phase, PlanEventType, Waiting
+from tunaflow_tui.core.workflow.phases import Actor, Phase, PlanEventType
 from tunaflow_tui.core.workflow.service import WaitingDecision
 from tunaflow_tui.core.workflow.ways import WayOn
 from tunaflow_tui.runtime import (
@@ -73,14 +75,15 @@ class PlanCycle:
     def way_on(self, plan_id: int) -> WayOn:
         """What the plan waits on now and the decisions available (the first is the main one).
 
-        A queued plan waits on a slot, not on the user (abandoning it is still possible).
+        A queued plan waits on a slot, not on the user (holding or abandoning it is still possible).
         """
+        way = self._host.service.way_on(plan_id, running=plan_id in self.busy_plan_ids())
         queued = next((q for q in plan_slots.queued_plans(self._host.store) if q.plan_id == plan_id), None)
         if queued is not None:
             limit = self._host.slots.limit
-            return WayOn(Waiting.WORKING, (), f"queued (number {queued.position} in line): starts by itself when "
-                         f"one of the {limit} plans that may work at once (max_parallel_plans) reaches a gate")
-        return self._host.service.way_on(plan_id, running=plan_id in self.busy_plan_ids())
+            return replace(way, summary=f"queued (number {queued.position} in line): starts by itself when "
+                           f"one of the {limit} plans that may work at once (max_parallel_plans) reaches a gate")
+        return way
 
     def waiting(self) -> tuple[WaitingDecision, ...]:
         """Everything waiting for the user, newest first, held plans last (a queued plan waits on a slot)."""
@@ -91,10 +94,17 @@ class PlanCycle:
                      seats: tuple[str, ...] = (), reason: str = "", edited: EditedProposal | None = None) -> PlanRecord:
         """Apply the user's decision on a plan and run whatever it starts, until the next gate.
 
-        Abandoning a queued plan takes it out of the queue first: its Developer never starts.
+        Abandoning a queued plan takes it out of the queue first: its Developer never starts. Holding a
+        queued plan takes it out of the queue at once (the step waiting for its slot ends without starting);
+        resuming it puts it back at the end of the queue, or starts its step when a slot is free.
         """
         if str(decision) == Decision.ABANDON:
             self._host.slots.withdraw(plan_id)
+        if str(decision) == Decision.HOLD and self._host.service.state(plan_id).queued:
+            # not behind the plan's lock: the step that waits for a slot holds it until it starts
+            plan = self._host.apply(plan_id, Hold(), Actor.USER)
+            self._host.slots.withdraw(plan_id)
+            return plan
         async with self._step(plan_id):
             return await self._decide(plan_id, decision, feedback=feedback, seats=seats, reason=reason,
                                       edited=edited)
@@ -106,6 +116,9 @@ class PlanCycle:
                                                  reason=reason, edited=edited)
         if decided.decision in (Decision.RESUME_STEP, Decision.RETRY_STEP):
             return await self.resume(plan_id, how="resume" if decided.decision is Decision.RESUME_STEP else "retry")
+        if decided.decision is Decision.RESUME and decided.plan.pending_decision is None:
+            await decisions.run_decision(self._host, decided)  # held while queued: its step never started
+            return await self.resume(plan_id, how="retry")
         if decided.decision is Decision.MERGE:
             result = await asyncio.to_thread(self.merge, plan_id)
             level = "warning" if str(result.kind) == "conflict" else "info"

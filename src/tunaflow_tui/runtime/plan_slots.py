@@ -18,7 +18,7 @@ slot, and a plan waiting here looks again every :data:`ELSEWHERE_POLL_S` seconds
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
@@ -49,7 +49,7 @@ class QueuedPlan:
     queued_event_id: int
 
 
-def open_wait(events: tuple[PlanEventRecord, ...]) -> PlanEventRecord | None:
+def open_wait(events: Sequence[PlanEventRecord]) -> PlanEventRecord | None:
     """The plan's ``plan_queued`` event that no ``queue_left`` followed, if any."""
     waiting: PlanEventRecord | None = None
     for event in events:
@@ -67,11 +67,14 @@ def may_wait(plan: PlanRecord) -> bool:
 
 def queued_plans(store: Store) -> tuple[QueuedPlan, ...]:
     """Every plan waiting for a slot, in the order they will start (read from the database)."""
+    return queue_of((plan, store.list_plan_events(plan.id)) for plan in store.list_plans() if may_wait(plan))
+
+
+def queue_of(plans: Iterable[tuple[PlanRecord, Sequence[PlanEventRecord]]]) -> tuple[QueuedPlan, ...]:
+    """The queue among ``plans`` (each with its events, oldest first), in the order they will start."""
     found: list[tuple[int, PlanRecord]] = []
-    for plan in store.list_plans():
-        if not may_wait(plan):
-            continue
-        event = open_wait(store.list_plan_events(plan.id))
+    for plan, events in plans:
+        event = open_wait(events) if may_wait(plan) else None
         if event is not None:
             found.append((event.id, plan))
     found.sort(key=lambda pair: pair[0])
@@ -206,17 +209,38 @@ class PlanSlots:
                     started = await asyncio.wait_for(asyncio.shield(future), ELSEWHERE_POLL_S)
                     break
                 except TimeoutError:
+                    if self._wait_closed(plan_id, earlier.id):  # held (or abandoned) by another process
+                        self.withdraw(plan_id)
                     self._grant()
         except asyncio.CancelledError:  # the process stops: the plan stays queued in the database
             self._waiting.pop(plan_id, None)
             if future.done() and not future.cancelled() and future.result():
                 self.release(plan_id)
             raise
-        self._host.service.record(plan_id, LEFT, Actor.SYSTEM, {"why": "started" if started else "withdrawn"})
+        started = self._leave(plan_id, earlier.id, started)
         self._host.plan_changed(self._host.get_plan(plan_id))
         if started:
             self._host.progress(f"Plan {plan_id} leaves the queue: its work starts.", plan_id)
         return started
+
+    def _wait_closed(self, plan_id: int, queued_event_id: int) -> bool:
+        """Whether the plan's wait that ``queued_event_id`` opened was closed in the database (or it cannot wait)."""
+        wait = open_wait(self._host.store.list_plan_events(plan_id))
+        return wait is None or wait.id != queued_event_id or not may_wait(self._host.get_plan(plan_id))
+
+    def _leave(self, plan_id: int, queued_event_id: int, started: bool) -> bool:
+        """Close the wait in the database; whether the plan starts after all.
+
+        One transaction with the check: a hold in another process either came first (the wait is closed:
+        the plan does not start, its slot goes to the next) or comes after (it finds the plan started).
+        """
+        with self._host.store.transaction():
+            closed = self._wait_closed(plan_id, queued_event_id)
+            if not closed:
+                self._host.service.record(plan_id, LEFT, Actor.SYSTEM, {"why": "started" if started else "withdrawn"})
+        if started and closed:
+            self.release(plan_id)
+        return started and not closed
 
     def withdraw(self, plan_id: int) -> bool:
         """Take a waiting plan out of the queue without starting it (it is being held or abandoned)."""

@@ -69,3 +69,21 @@ def pointed_at(text: str, plan_id: int) -> str:
     found = _POINTER.match(text.lstrip())
     rest = text.lstrip()[found.end():].lstrip() if found else text
     return f"#{plan_id} {rest}"
+
+
+def plan_to_name(store: Store, *, conversation_id: str | None = None, plan_id: int | None = None) -> int | None:
+    """The plan a status line is about when it must say which one: more than one plan is in flight.
+
+    ``plan_id`` when the caller knows it (a test run), else the plan whose implementation or review
+    branch ``conversation_id`` is; None with a single plan in flight (the line needs no name), or for a
+    conversation that is no plan's (the main chat, a branch of the user's).
+    """
+    if len(plans_in_flight(store)) < 2:
+        return None
+    if plan_id is not None:
+        return plan_id
+    branch = (conversation_id or "").removeprefix("branch:")
+    if not branch.isdigit() or conversation_id == branch:
+        return None
+    return next((plan.id for plan in store.list_plans() if int(branch) in (plan.impl_branch_id, plan.review_branch_id)),
+                None)

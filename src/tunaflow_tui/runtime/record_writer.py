@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 from tunaflow_tui.core.decision_records import DECISION_KIND, RECORDED_EVENTS, record_markdown
 from tunaflow_tui.core.storage.records import MessageRecord, PlanEventRecord, PlanRecord
 from tunaflow_tui.core.storage.storebase import MAIN_CONVERSATION_ID
-from tunaflow_tui.core.workflow.event_text import shown_revision
+from tunaflow_tui.core.workflow.event_text import event_files, shown_revision
 from tunaflow_tui.core.workflow.phases import PendingDecision, PlanEventType
 from tunaflow_tui.runtime.events import MessageAdded
 
@@ -88,8 +88,7 @@ def decision_meta(event: PlanEventRecord, plan: PlanRecord, history: Sequence[Pl
             meta["verdict"] = verdict
     if event.type in _MERGES:
         kind = str(event.detail.get("kind") or "")
-        files = event.detail.get("conflicted_files") or event.detail.get("files")
-        conflicted = [str(path) for path in files] if isinstance(files, list | tuple) else []
+        conflicted = list(event_files(event.detail))
         meta["merge"] = {
             "branch": plan.git_branch, "base": plan.base_branch, "how": _MERGE_WORDS.get(kind, ""),
             "sha": event.detail.get("sha"),

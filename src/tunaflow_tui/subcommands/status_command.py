@@ -8,18 +8,19 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from tunaflow_tui.core.storage import StorageError, Store
-from tunaflow_tui.core.storage.records import PlanRecord
+from tunaflow_tui.core.storage.records import PlanEventRecord, PlanRecord
 from tunaflow_tui.core.storage.store import database_path
 from tunaflow_tui.core.terminal_text import neutralize
 from tunaflow_tui.core.workflow.event_text import event_text, plan_outcome
+from tunaflow_tui.core.workflow.machine import failures_since_reset
 from tunaflow_tui.core.workflow.phases import Phase, Waiting
 from tunaflow_tui.core.workflow.service import WaitingDecision, WorkflowService, plain_json
-from tunaflow_tui.runtime.plan_slots import queued_plans
+from tunaflow_tui.runtime.plan_slots import queue_of
 from tunaflow_tui.subcommands.arguments import is_directory
 from tunaflow_tui.subcommands.branch_json import branch_line, branch_tree_json, link_json
 
@@ -37,6 +38,7 @@ _SHORT_KIND = {
     Waiting.INTERRUPTED: "interrupted",
     Waiting.REVISION: "revision",
     Waiting.MERGE: "merge",
+    Waiting.HELD: "held",
     Waiting.WORKING: "working",
     Waiting.NOTHING: "nothing",
 }
@@ -64,14 +66,13 @@ def plan_cost(store: Store, plan: PlanRecord) -> float | None:
     return None if total is None else round(total, 6)  # (a sum of floats: no 0.037500000000000006)
 
 
-def _plan_json(plan: PlanRecord, service: WorkflowService, store: Store,
+def _plan_json(plan: PlanRecord, events: Sequence[PlanEventRecord], service: WorkflowService, store: Store,
                queue: Mapping[int, int] | None = None) -> dict[str, Any]:
     held = plan.phase == Phase.HELD
     pending = None
     if plan.pending_decision is not None:
         pending = {"kind": plan.pending_decision, "held": held, "detail": plain_json(plan.pending_detail)}
-    way = service.way_on(plan.id)
-    events = service.events(plan.id)
+    way = service.way_of(plan, events)
     outcome = plan_outcome(events)
     last = events[-1] if events else None
     return {
@@ -83,7 +84,7 @@ def _plan_json(plan: PlanRecord, service: WorkflowService, store: Store,
         "queued": (queue or {}).get(plan.id),
         "held_from": plan.held_from,
         "subtasks": [{"index": s.index, "title": s.title, "status": s.status} for s in plan.subtasks],
-        "failures_since_reset": service.failures_since_reset(plan.id),
+        "failures_since_reset": failures_since_reset(events),
         "pending_decision": pending,
         "waiting": {
             "kind": way.waiting.value,
@@ -127,15 +128,17 @@ def collect(project: Path) -> tuple[dict[str, Any], tuple[WaitingDecision, ...]]
         if store.read_only is not None:
             document["read_only"] = store.read_only
         service = WorkflowService(store)
-        queue = {queued.plan_id: queued.position for queued in queued_plans(store)}
-        document["plans"] = _inert([_plan_json(plan, service, store, queue) for plan in store.list_plans()])
+        plans = store.list_plans()
+        events_of = {plan.id: store.list_plan_events(plan.id) for plan in plans}  # each plan's read once
+        queue = {queued.plan_id: queued.position for queued in queue_of((p, events_of[p.id]) for p in plans)}
+        document["plans"] = _inert([_plan_json(plan, events_of[plan.id], service, store, queue) for plan in plans])
         document["branches"] = branch_tree_json(store)
         document["session_links"] = [link_json(link) for link in store.all_session_links()]
         from tunaflow_tui.core.memory.model_files import MODEL_ID
 
         counts = store.embedding_counts(MODEL_ID)
         document["memory"] = {"messages": counts.total, "embedded": counts.embedded}
-        return document, service.pending_decisions()
+        return document, service.pending_decisions(events_of=events_of)
 
 
 def _clip(text: str, limit: int) -> str:

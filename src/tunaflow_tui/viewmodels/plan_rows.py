@@ -236,3 +236,5 @@ class WayView:
     confirm: tuple[str, ...] = ()
     held: bool = False
     decision: str | None = None
+    files: tuple[str, ...] = ()
+    """The files in conflict, for a merge-conflict card (as the plan's conflict event recorded them)."""

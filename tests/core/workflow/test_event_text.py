@@ -32,6 +32,7 @@ def test_every_event_type_has_its_own_sentence(kind: PlanEventType) -> None:
     ("agent_finished", {"role": "developer", "status": "cancelled"}, "the Developer: cancelled by you"),
     ("merged", {"kind": "fast-forward"}, "merged (fast-forward)"),
     ("merge_conflict", {"conflicted_files": ["a.py"]}, "not merged: conflicts in 1 file"),
+    ("merge_conflict", {"files": ["a.py", "b.py"]}, "not merged: conflicts in 2 files"),
     ("doom_loop_escalated", {"answer": "redesign", "failures": 3}, "after 3 failed reviews in a row: redesign"),
 ])
 def test_sentences_read_as_the_user_sees_the_plan(kind: str, detail: dict[str, object], sentence: str) -> None:

@@ -35,7 +35,7 @@ def test_a_conflicted_merge_stops_the_done_plan_at_a_question_naming_the_files()
     assert dict(outcome.state.pending_detail) == {"base": "main", "files": ["calc.py"]}
     [event] = outcome.events
     assert (event.type, event.actor) == ("merge_conflict", "user")
-    assert event.detail["conflicted_files"] == ["calc.py"]
+    assert event.detail["files"] == ["calc.py"]
     way = ways_on(outcome.state)
     assert way.decisions == (Decision.RESOLVE_CONFLICT, Decision.LEAVE_CONFLICT) and way.asks_the_user
     assert "calc.py" in way.summary and "main" in way.summary

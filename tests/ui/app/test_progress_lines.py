@@ -74,6 +74,7 @@ def test_elapsed_time_reads_short(seconds: float, shown: str) -> None:
 
 async def test_a_tick_redraws_the_status_line_and_only_a_new_line_lays_the_screen_out(open_app, monkeypatch) -> None:
     # a layout redoes the whole screen (a key typed meanwhile waits for it): the seconds ticking must not
+    # (two plans are in flight: each test run's line names its plan)
     clock = HandClock()
     monkeypatch.setattr(status_controller, "now", clock)
     app, controller, runtime = open_app()
@@ -85,15 +86,15 @@ async def test_a_tick_redraws_the_status_line_and_only_a_new_line_lays_the_scree
         gate = asyncio.Event()
         controller.workers.run_agent(gate.wait(), "review")  # the review round at work
         runtime.emit(ProjectTestsRunning(first.id, "python -m pytest -q", running=True))
-        await until(pilot, lambda: "⟳ tests: python -m pytest -q 0s" in screen_text(app), "the test run's line at 0s on screen", limit=LIMIT_S)
+        await until(pilot, lambda: f"⟳ plan {first.id}: tests: python -m pytest -q 0s" in screen_text(app), "the test run's line at 0s on screen", limit=LIMIT_S)
         line = app.query_one("#status-line")
         layouts = refreshes_of(line, monkeypatch)
         clock.advance(3)
-        await until(pilot, lambda: "⟳ tests: python -m pytest -q 3s" in screen_text(app), "the test run's line at 3s on screen", limit=LIMIT_S)
+        await until(pilot, lambda: f"⟳ plan {first.id}: tests: python -m pytest -q 3s" in screen_text(app), "the test run's line at 3s on screen", limit=LIMIT_S)
         assert layouts and not any(layouts)
         runtime.emit(ProjectTestsRunning(second.id, "make check", running=True))  # a second line: the status grows
-        await until(pilot, lambda: "⟳ tests: make check 0s" in screen_text(app), "the second test run's line on screen", limit=LIMIT_S)
+        await until(pilot, lambda: f"⟳ plan {second.id}: tests: make check 0s" in screen_text(app), "the second test run's line on screen", limit=LIMIT_S)
         assert any(layouts) and line.size.height == 2
-        await until(pilot, lambda: "⟳ tests: python -m pytest -q 3s" in screen_text(app),
+        await until(pilot, lambda: f"⟳ plan {first.id}: tests: python -m pytest -q 3s" in screen_text(app),
                     "the first test run's line still on screen", limit=LIMIT_S)
         gate.set()

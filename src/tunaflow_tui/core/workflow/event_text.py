@@ -241,7 +241,7 @@ _SENTENCES: dict[str, Callable[[Mapping[str, object]], str]] = {
         + (" (reverted)" if d.get("reverted") else ""), d),
     PlanEventType.COMMIT_FAILED: lambda d: _with_reason("could not commit", d, "error"),
     PlanEventType.MERGED: _merged,
-    PlanEventType.MERGE_CONFLICT: lambda d: f"not merged: conflicts in {counted(_count(d.get('conflicted_files')), 'file')}",
+    PlanEventType.MERGE_CONFLICT: lambda d: f"not merged: conflicts in {counted(len(event_files(d)), 'file')}",
     PlanEventType.MERGE_QUEUED: lambda _d: "queued to merge",
     PlanEventType.MERGE_UNQUEUED: lambda d: _with_reason("left the merge queue", d, "outcome"),
     PlanEventType.CONFLICT_RESOLUTION_REQUESTED: lambda d: _with_paths(
@@ -321,4 +321,29 @@ def plan_outcome(events: Iterable[_Event]) -> PlanOutcome | None:
         if event.type in SETTLING_EVENTS:
             text = event_text(event.type, event.detail)
             found = PlanOutcome(event.type, text, str(event.detail.get("reason") or ""))
+    return found
+
+
+_CONFLICT_EVENTS = frozenset({PlanEventType.MERGE_CONFLICT, PlanEventType.CONFLICT_UNRESOLVED})
+
+
+def event_files(detail: Mapping[str, object]) -> tuple[str, ...]:
+    """The files a conflict event names: ``files``, or ``conflicted_files`` in events written before."""
+    raw = detail.get("files")
+    if raw is None:
+        raw = detail.get("conflicted_files")
+    return tuple(str(path) for path in raw) if isinstance(raw, list | tuple) else ()
+
+
+def conflict_files(events: Iterable[_Event]) -> tuple[str, ...]:
+    """The files in conflict, as the plan's latest conflict event recorded them (events oldest first).
+
+    Its own merge conflict, or the conflicts its Developer left; an event from before a merge conflict
+    had its own type (a ``merged`` event of kind ``conflict``) is read too.
+    """
+    found: tuple[str, ...] = ()
+    for event in events:
+        if event.type in _CONFLICT_EVENTS or (event.type == PlanEventType.MERGED
+                                              and event.detail.get("kind") == "conflict"):
+            found = event_files(event.detail)
     return found

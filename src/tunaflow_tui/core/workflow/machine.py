@@ -8,7 +8,8 @@ Gates are honest: a plain :class:`Accept` takes only a complete, passing review.
 with an errored seat (:class:`AcceptPartial`) or over a failed or conditional one
 (:class:`AcceptOverride`) are distinct decisions, recorded as ``accepted_partial_review`` and
 ``accepted_over_failed_review``. A held plan keeps its question, and the user may answer it directly
-(recorded as ``resumed`` followed by the answer).
+(recorded as ``resumed`` followed by the answer). A plan waiting in the queue for a slot (nothing of its
+step ran yet) can be held too: it leaves the queue, and resuming it puts it back (the runtime queues it again).
 """
 
 from __future__ import annotations
@@ -71,6 +72,8 @@ class PlanState:
     revision: int = 0
     review_round: int = 0
     failures_since_reset: int = 0
+    queued: bool = False
+    """The plan waits in the queue for a slot (``plan_queued`` with no ``queue_left`` after it)."""
 
 
 @dataclass(frozen=True)
@@ -116,6 +119,24 @@ def failures_since_reset(events: Iterable[_HasType]) -> int:
     return count
 
 
+def waits_in_queue(events: Iterable[_HasType]) -> bool:
+    """Whether the latest ``plan_queued`` event has no ``queue_left`` after it (events oldest first)."""
+    waiting = False
+    for event in events:
+        if event.type == PlanEventType.PLAN_QUEUED:
+            waiting = True
+        elif event.type == PlanEventType.QUEUE_LEFT:
+            waiting = False
+    return waiting
+
+
+def _holdable(s: PlanState) -> bool:
+    """A question can be put aside, and so can a plan waiting in the queue (its step never started)."""
+    if s.phase.is_terminal or s.phase is Phase.HELD:
+        return False
+    return s.pending_decision is not None or s.queued
+
+
 def _working(s: PlanState) -> bool:
     return s.phase in (Phase.DEV, Phase.REWORK) and s.pending_decision is None
 
@@ -159,7 +180,7 @@ _GUARDS: dict[type[Command], Callable[[PlanState], bool]] = {
     Approve: lambda s: s.phase is Phase.APPROVAL and s.pending_decision is PendingDecision.APPROVAL,
     EditProposal: _at_approval,
     RequestRevision: lambda s: s.phase is Phase.APPROVAL and s.pending_decision is PendingDecision.APPROVAL,
-    Hold: lambda s: not s.phase.is_terminal and s.phase is not Phase.HELD and s.pending_decision is not None,
+    Hold: _holdable,
     Resume: lambda s: s.phase is Phase.HELD,
     SubtaskReported: lambda s: s.phase in (Phase.DEV, Phase.REWORK),
     ImplementationReported: _working,
@@ -338,8 +359,12 @@ def _request_revision(s: PlanState, c: Command, actor: Actor, _t: int) -> Outcom
 
 def _hold(s: PlanState, c: Command, actor: Actor, _t: int) -> Outcome:
     decision = s.pending_decision.value if s.pending_decision else None
-    state = replace(s, phase=Phase.HELD, held_from=s.phase)
-    return Outcome(state, (_ev(PlanEventType.HELD, actor, **{"from": s.phase.value, "decision": decision}),))
+    state = replace(s, phase=Phase.HELD, held_from=s.phase, queued=False)
+    if not s.queued:
+        return Outcome(state, (_ev(PlanEventType.HELD, actor, **{"from": s.phase.value, "decision": decision}),))
+    # out of the queue in the same transaction: no process waiting for a slot may start it now
+    held = _ev(PlanEventType.HELD, actor, **{"from": s.phase.value, "decision": decision, "queued": True})
+    return Outcome(state, (held, _ev(PlanEventType.QUEUE_LEFT, Actor.SYSTEM, why="withdrawn")))
 
 
 def _resume(s: PlanState, c: Command, actor: Actor, _t: int) -> Outcome:
@@ -475,7 +500,7 @@ def _merge_conflicted(s: PlanState, c: Command, actor: Actor, _t: int) -> Outcom
     assert isinstance(c, MergeConflicted)
     detail = {"base": c.base, "files": list(c.files)}
     state = replace(s, pending_decision=PendingDecision.MERGE_CONFLICT, pending_detail=detail)
-    event = _ev(PlanEventType.MERGE_CONFLICT, actor, kind="conflict", base=c.base, conflicted_files=list(c.files))
+    event = _ev(PlanEventType.MERGE_CONFLICT, actor, kind="conflict", base=c.base, files=list(c.files))
     return Outcome(state, (event,))
 
 

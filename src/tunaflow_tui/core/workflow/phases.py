@@ -81,7 +81,8 @@ class Waiting(StrEnum):
     INTERRUPTED = "interrupted"  # an agent step stopped (crash, cancel) and nothing runs it now
     REVISION = "revision"  # in drafting, the Architect answered without the revised proposal
     MERGE = "merge"  # done; its branch is not merged yet
-    WORKING = "working"  # an agent is at work on it: nothing for the user to do now
+    HELD = "held"  # held while it waited in the queue for a slot (no question): resuming queues it again
+    WORKING = "working"  # an agent is at work on it (or it waits in the queue): nothing for the user to do now
     NOTHING = "nothing"  # done or abandoned with nothing left to do (or only optional clean-up)
 
     @property

@@ -31,6 +31,7 @@ from tunaflow_tui.core.workflow.machine import (
     allowed_names,
     failures_since_reset,
     transition,
+    waits_in_queue,
 )
 from tunaflow_tui.core.workflow.phases import Actor, PendingDecision, Phase, PlanEventType, Waiting
 from tunaflow_tui.core.workflow.ways import PlanContext, WayOn, open_step, ways_on
@@ -97,6 +98,7 @@ def plan_state(plan: PlanRecord, events: Sequence[PlanEventRecord]) -> PlanState
         revision=plan.revision,
         review_round=plan.review_round,
         failures_since_reset=failures_since_reset(events),
+        queued=not Phase(plan.phase).is_terminal and plan.phase != Phase.HELD and waits_in_queue(events),
     )
 
 
@@ -148,6 +150,10 @@ class WorkflowService:
         """
         plan = self._plan(plan_id)
         events = self._store.list_plan_events(plan_id)
+        return self._way(plan, events, running=running)
+
+    def way_of(self, plan: PlanRecord, events: Sequence[PlanEventRecord], *, running: bool = False) -> WayOn:
+        """:meth:`way_on` for a plan already read with its events (oldest first): nothing is read again."""
         return self._way(plan, events, running=running)
 
     def _way(self, plan: PlanRecord, events: Sequence[PlanEventRecord], *, running: bool) -> WayOn:
@@ -247,7 +253,9 @@ class WorkflowService:
         """Failed reviews since the latest doom-loop answer or plan revision."""
         return failures_since_reset(self._store.list_plan_events(plan_id))
 
-    def pending_decisions(self, busy: Collection[int] = ()) -> tuple[WaitingDecision, ...]:
+    def pending_decisions(self, busy: Collection[int] = (), *,
+                          events_of: Mapping[int, Sequence[PlanEventRecord]] | None = None,
+                          ) -> tuple[WaitingDecision, ...]:
         """Everything waiting for the user, in the order f2 walks it: oldest first, plans on hold last.
 
         The queue is first come, first asked, whichever plan it is about. A plan the user put on hold
@@ -255,13 +263,15 @@ class WorkflowService:
 
         A held plan is listed (its question is still answerable), and so is a plan with no question
         that nothing moves on its own: a review to start, an interrupted step. ``busy``: plans an
-        agent works on in this process (they wait for that agent, not for the user).
+        agent works on in this process (they wait for that agent, not for the user). ``events_of``: the
+        plans' events, when the caller has read them already (a plan missing from it is read here).
         """
         found: list[WaitingDecision] = []
         for plan in self._store.list_plans():
             if Phase(plan.phase).is_terminal and not plan.pending_decision:  # a merge conflict still asks
                 continue
-            events = self._store.list_plan_events(plan.id)
+            known = None if events_of is None else events_of.get(plan.id)
+            events = known if known is not None else self._store.list_plan_events(plan.id)
             way = self._way(plan, events, running=plan.id in busy)
             if not way.asks_the_user:
                 continue

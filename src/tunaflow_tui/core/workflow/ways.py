@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from tunaflow_tui.core.counting import counted
 from tunaflow_tui.core.proposal_editing import EditedProposal
 from tunaflow_tui.core.workflow.commands import (
     Abandon,
@@ -217,17 +218,26 @@ def _question_summary(state: PlanState, question: PendingDecision) -> str:
     if question is PendingDecision.DOOM_LOOP:
         return f"review failed {detail.get('failures', 'several')} times: redesign, or let the Developer continue"
     reason = str(detail.get("reason") or "").strip()
-    files = ", ".join(str(f) for f in detail.get("files") or ()) or "files both sides changed"
-    if question is PendingDecision.MERGE_CONFLICT:
-        return (f"no longer merges into {detail.get('base') or 'its base'}: conflicts in {files}; "
-                "resolve with the Developer, or leave it unmerged")
-    if question is PendingDecision.CONFLICT_UNRESOLVED:
-        return (f"the Developer did not resolve the conflicts in {files}" + (f" ({reason})" if reason else "")
-                + ": ask again, or leave it unmerged")
+    if question in (PendingDecision.MERGE_CONFLICT, PendingDecision.CONFLICT_UNRESOLVED):
+        return conflict_summary(question, detail)
     if question is PendingDecision.SETUP_FAILED:
         return ("the worktree setup failed" + (f" ({reason})" if reason else "")
                 + ": retry it, or start the Developer without it")
     return "the Developer stopped" + (f" ({reason})" if reason else "") + ": continue, mark complete, or abandon"
+
+
+def conflict_summary(question: PendingDecision, detail: Mapping[str, object], *, listed: int | None = None) -> str:
+    """What a merge-conflict question says: the files named, or (``listed``: a card shows them one per
+    line) only how many there are."""
+    raw = detail.get("files")
+    names = ", ".join(str(f) for f in raw) if isinstance(raw, list | tuple) else ""
+    files = counted(listed, "file") if listed else names or "files both sides changed"
+    if question is PendingDecision.MERGE_CONFLICT:
+        return (f"no longer merges into {detail.get('base') or 'its base'}: conflicts in {files}; "
+                "resolve with the Developer, or leave it unmerged")
+    reason = str(detail.get("reason") or "").strip()
+    return (f"the Developer did not resolve the conflicts in {files}" + (f" ({reason})" if reason else "")
+            + ": ask again, or leave it unmerged")
 
 
 def _confirmations(state: PlanState, decisions: tuple[Decision, ...], context: PlanContext) -> dict[Decision, str]:
@@ -288,12 +298,26 @@ def _no_question(state: PlanState, context: PlanContext) -> WayOn:
     return WayOn(Waiting.INTERRUPTED, decisions, summary, confirm=_confirmations(state, decisions, context))
 
 
+def _out_of_queue(state: PlanState, context: PlanContext) -> WayOn:
+    """A plan waiting in the queue for a slot (nothing of its step ran), or held while it waited."""
+    if state.phase is Phase.HELD:
+        decisions = (Decision.RESUME, Decision.ABANDON)
+        return WayOn(Waiting.HELD, decisions, "on hold — held while it waited for a slot: resume puts it back "
+                     "in the queue (it starts at once when a slot is free)", held=True,
+                     confirm=_confirmations(unheld(state), decisions, context))
+    decisions = (Decision.HOLD, Decision.ABANDON)
+    return WayOn(Waiting.WORKING, decisions, "queued: starts by itself when a plan working now reaches a gate",
+                 confirm=_confirmations(state, decisions, context))
+
+
 def ways_on(state: PlanState, context: PlanContext | None = None) -> WayOn:
     """What ``state`` waits on and the decisions available now (see the module docstring)."""
     context = context or PlanContext()
     if state.phase.is_terminal and state.pending_decision is None:
         return _terminal(state, context)
     question = state.pending_decision
+    if question is None and (state.queued or state.phase is Phase.HELD):
+        return _out_of_queue(state, context)
     if question is None:
         return _no_question(state, context)
     held = state.phase is Phase.HELD

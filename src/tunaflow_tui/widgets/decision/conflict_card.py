@@ -11,6 +11,7 @@ from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.widgets import Static
 
 from tunaflow_tui.core.workflow.decision_words import Decision
 from tunaflow_tui.widgets.decision.way_card import DECIDE, WAY_BINDINGS, WayCard
@@ -22,6 +23,18 @@ CONFLICT_BINDINGS: dict[Decision, str] = {
     Decision.ABANDON: WAY_BINDINGS[Decision.ABANDON],
 }
 """The binding id of each decision the conflict card can take."""
+
+
+SHOWN_FILES = 8
+"""Files a conflict card lists before it says how many more there are (it stays compact at 80×24)."""
+
+
+def files_text(files: tuple[str, ...]) -> str:
+    """The files in conflict, one per line (``… and 3 more`` past :data:`SHOWN_FILES`)."""
+    lines = [f"  {path}" for path in files[:SHOWN_FILES]]
+    if len(files) > SHOWN_FILES:
+        lines.append(f"  … and {len(files) - SHOWN_FILES} more")
+    return "In conflict:\n" + "\n".join(lines)
 
 
 class ConflictCard(WayCard):
@@ -43,6 +56,7 @@ as usual. **l** leaves the plan done and unmerged, its branch as it was reviewed
 
     DEFAULT_CSS = """
     ConflictCard { border: round $error; }
+    ConflictCard .files { margin-top: 1; }
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -53,7 +67,10 @@ as usual. **l** leaves the plan done and unmerged, its branch as it was reviewed
     ]
 
     def compose(self) -> ComposeResult:
-        yield from super().compose()
+        for widget in super().compose():
+            yield widget
+            if "summary" in widget.classes and self.view.files:
+                yield Static(files_text(self.view.files), classes="files", markup=False)
         if self.view.decision is None and not self.view.held:
             self.border_title = f"{self.keys_owner()} merge conflict"
 

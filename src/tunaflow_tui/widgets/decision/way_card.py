@@ -29,6 +29,7 @@ WAY_BINDINGS: dict[Decision, str] = {
     Decision.RESUME_STEP: "way.resume_step",
     Decision.RETRY_STEP: "way.retry_step",
     Decision.RESUME: "way.resume",
+    Decision.HOLD: "way.hold",
     Decision.REDESIGN: "way.redesign",
     Decision.CONTINUE: "way.continue",
     Decision.COMPLETE: "way.complete",
@@ -59,7 +60,7 @@ class WayCard(DecisionCard, Vertical, can_focus=True):
 ## A plan waiting for you
 
 The card says what the plan waits on; each key takes one of the ways on it names (start the review,
-resume or retry an interrupted step, take a held question back, abandon the plan…).
+resume or retry an interrupted step, take a held question back, hold a queued plan, abandon the plan…).
 """
 
     DEFAULT_CSS = """
@@ -82,7 +83,9 @@ resume or retry an interrupted step, take a held question back, abandon the plan
         Binding("t", "decide('retry_step')", "Retry step", id="way.retry_step", group=DECIDE,
                 tooltip="Run the interrupted agent step again from a fresh session"),
         Binding("u", "decide('resume')", "Resume", id="way.resume", group=DECIDE,
-                tooltip="Take the held question back"),
+                tooltip="Take the held question back (a plan held in the queue goes back in it)"),
+        Binding("h", "decide('hold')", "Hold", id="way.hold", group=DECIDE,
+                tooltip="Take the queued plan out of the queue: it does not start until you resume it"),
         Binding("d", "decide('redesign')", "Redesign", id="way.redesign", group=DECIDE,
                 tooltip="Send the plan back to the Architect"),
         Binding("c", "decide('continue')", "Continue", id="way.continue", group=DECIDE,
@@ -111,8 +114,11 @@ resume or retry an interrupted step, take a held question back, abandon the plan
         self.set_class(view.decision is not None, "-decided")
         owner = self.keys_owner()
         decided = "" if view.decision is None else f" · {Decision(view.decision).label.lower()}"
-        self.border_title = (f"{owner} on hold" if view.held else f"{owner} waiting for you") + decided
-        self.border_subtitle = "waiting for you" if view.decision is None else Decision(view.decision).label.lower()
+        queued = Decision.HOLD in view.decisions  # only a plan waiting in the queue offers a hold here
+        where = "on hold" if view.held else "queued" if queued else "waiting for you"
+        self.border_title = f"{owner} {where}{decided}"
+        self.border_subtitle = (("queued" if queued else "waiting for you") if view.decision is None
+                                else Decision(view.decision).label.lower())
         yield Static(view.title, classes="title", markup=False)
         yield Static(view.summary[:1].upper() + view.summary[1:] + ".", classes="summary", markup=False)
         if view.decision is None:
