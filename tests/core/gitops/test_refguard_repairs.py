@@ -3,6 +3,7 @@ branches' logs, the rescue refs' names, the stash, a remote reached by path, the
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -260,6 +261,23 @@ def test_a_branch_checked_out_on_a_name_that_is_not_utf8_is_read(git_repo: Path,
     git(wt, "checkout", "-q", "--detach")
     [finding] = check_turn(snap, plan_ref=PLAN_REF, actor="the Developer").findings
     assert finding.kind == "worktree_head" and finding.repaired
+
+
+def test_the_users_branch_moved_by_the_agent_is_put_back_when_the_git_folder_path_is_not_utf8(
+        tmp_path: Path) -> None:
+    repo = tmp_path / "project"
+    git_dir = os.fsencode(tmp_path) + b"/git-\xff"
+    subprocess.run([b"git", b"init", b"-q", b"-b", b"main", b"--separate-git-dir", git_dir, os.fsencode(repo)],
+                   check=True)
+    main = commit(repo, "README.md", "initial")
+    wt = setup(repo, tmp_path)
+    snap = take_snapshot(repo, wt)
+    git(wt, "update-ref", "refs/heads/main", "HEAD")  # from the agent's worktree: not in the user's HEAD log
+
+    report = check_turn(snap, plan_ref=PLAN_REF, actor="the Developer")
+
+    assert [f.text for f in report.findings] == [f"The Developer moved main; tunaflow put it back at {main[:10]}."]
+    assert sha(repo, "main") == main
 
 
 # ------------------------------------------------------------------ the stash
