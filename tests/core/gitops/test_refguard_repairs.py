@@ -247,10 +247,10 @@ def test_another_plans_branch_changed_while_it_rested_is_told_and_left(git_repo:
 def test_tunaflows_own_refs_do_not_stop_the_look_at_later_ones(git_repo: Path, tmp_path: Path) -> None:
     wt = setup(git_repo, tmp_path)
     snap = take_snapshot(git_repo, wt)
-    git(wt, "update-ref", "refs/bisect/bad", "HEAD")
-    git(wt, "tag", "zz-agent", "HEAD")
+    git(wt, "update-ref", "refs/tunaflow/note", "HEAD")
+    git(wt, "update-ref", "refs/zz/agent", "HEAD")  # sorted after tunaflow's own
     [finding] = check_turn(snap, plan_ref=PLAN_REF, actor="the Developer").findings
-    assert finding.text == "The Developer created zz-agent; tunaflow removed it."
+    assert finding.text == "The Developer created refs/zz/agent; tunaflow removed it."
 
 
 def test_a_branch_checked_out_on_a_name_that_is_not_utf8_is_read(git_repo: Path, tmp_path: Path) -> None:
