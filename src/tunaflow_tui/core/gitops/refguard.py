@@ -50,8 +50,9 @@ def run_git(args: Sequence[str], cwd: Path, **kwargs: Any) -> subprocess.Complet
 
 
 def git_text(args: Sequence[str], cwd: Path) -> str:
-    """``git ARGS`` (hooks disabled), stdout as text without the trailing newline."""
-    return run_git(args, cwd).stdout.decode("utf-8", "replace").rstrip("\n")
+    """``git ARGS`` (hooks disabled), stdout as text without the trailing newline (a path that is not UTF-8
+    keeps its bytes: ``Path`` gives them back)."""
+    return run_git(args, cwd).stdout.decode("utf-8", "surrogateescape").rstrip("\n")
 
 
 @dataclass(frozen=True)
