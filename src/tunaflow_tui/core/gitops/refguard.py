@@ -436,7 +436,7 @@ class _Check:
             return
         old = {sha for sha, _ in before}
         rescued = [self.rescuer.keep(sha, "stash") for sha, _ in now if sha not in old]
-        run_git(["update-ref", "--no-deref", "-d", STASH], self.repo, check=False)
+        run_git(["update-ref", "--no-deref", "-d", STASH], self.repo)  # a lock held: told, not claimed
         for sha, message in reversed(before):
             run_git(["stash", "store", "-q", "-m", message, sha], self.repo)
         kept = f" (its entries are kept at {', '.join(rescued)})" if rescued else ""
