@@ -33,7 +33,7 @@ def test_another_plans_branch_changed_while_that_plan_was_idle_is_told_and_left_
     git(git_repo, "branch", "tunaflow/other")
     snap = take_snapshot(git_repo, wt)
     tip = sha(wt, "HEAD")
-    git(wt, "update-ref", "refs/bisect/bad", "HEAD")  # private to a bisect: not a footprint, and not the last
+    git(git_repo, "update-ref", "refs/bisect/bad", "HEAD")  # the user bisecting in their tree: not a footprint
     git(wt, "update-ref", OTHER_REF, tip)
     git(wt, "update-ref", THIRD_REF, tip)
     git(wt, "tag", "v1", "HEAD")
@@ -251,7 +251,7 @@ def test_hooks_too_big_to_have_been_kept_are_told_and_stop_at_a_decision(git_rep
 
 def _remote(git_repo: Path, tmp_path: Path, name: str) -> Path:
     bare = tmp_path / f"{name}.git"
-    git(tmp_path, "init", "-q", "--bare", str(bare))
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(bare))  # its HEAD names main
     git(git_repo, "remote", "add", name, str(bare))
     git(git_repo, "push", "-q", name, "main", "release")
     return bare
@@ -318,9 +318,19 @@ def test_each_step_that_cannot_run_is_told_and_the_others_still_run(git_repo: Pa
     report = check_turn(snap, plan_ref=PLAN_REF, actor="the Developer", restore_worktree=lambda: gitops.restore(wt, files))
 
     errors = [f for f in report.findings if f.kind == "error"]
-    assert all(not f.repaired and f.needs_decision for f in errors) and report.needs_decision
+    assert {(f.repaired, f.needs_decision) for f in errors} == {(False, True)} and report.needs_decision
+    assert errors[0].to_json()["repaired"] is False, "the plan's history says it was not repaired"
     said = [f.text.split(": ", 1)[0] for f in errors]
     assert said == [f"tunaflow could not check or repair {what} after the Developer's turn" for what in (
         "the worktree's files", "the worktree's HEAD", "the plan's branch", "the other refs", "the stash",
         "the remotes", "your working tree's HEAD")]
     assert errors[-1].text.endswith(f": not a directory: {git_repo}")
+
+
+def test_a_plans_branch_first_made_during_the_turn_is_the_plans_own(git_repo: Path) -> None:
+    snap = take_snapshot(git_repo)  # no worktree: the agent works in the user's tree
+    git(git_repo, "branch", PLAN)
+
+    report = check_turn(snap, plan_ref=PLAN_REF, actor="the Developer", repair_refs=False)
+
+    assert report.findings == () and sha(git_repo, PLAN) == sha(git_repo, "main")
