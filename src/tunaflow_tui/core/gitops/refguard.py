@@ -50,8 +50,9 @@ def run_git(args: Sequence[str], cwd: Path, **kwargs: Any) -> subprocess.Complet
 
 
 def git_text(args: Sequence[str], cwd: Path) -> str:
-    """``git ARGS`` (hooks disabled), stdout as text without the trailing newline."""
-    return run_git(args, cwd).stdout.decode("utf-8", "replace").rstrip("\n")
+    """``git ARGS`` (hooks disabled), stdout as text without the trailing newline (a path that is not UTF-8
+    keeps its bytes: ``Path`` gives them back)."""
+    return run_git(args, cwd).stdout.decode("utf-8", "surrogateescape").rstrip("\n")
 
 
 @dataclass(frozen=True)
@@ -415,10 +416,10 @@ class _Check:
                 continue
             rescue = self.keep(after, name)
             if before is None:
-                run_git(["update-ref", "-d", ref, after or ""], self.repo)
+                run_git(["update-ref", "--no-deref", "-d", ref, after or ""], self.repo)
                 done = f"{self.who} created {name}; tunaflow removed it"
             else:
-                run_git(["update-ref", "-m", "tunaflow: restored after an agent turn", ref, before,
+                run_git(["update-ref", "--no-deref", "-m", "tunaflow: restored after an agent turn", ref, before,
                          *([after] if after else [])], self.repo)
                 verb = "deleted" if after is None else "moved"
                 done = f"{self.who} {verb} {name}; tunaflow put it back at {before[:10]}"
@@ -436,7 +437,7 @@ class _Check:
             return
         old = {sha for sha, _ in before}
         rescued = [self.rescuer.keep(sha, "stash") for sha, _ in now if sha not in old]
-        run_git(["update-ref", "-d", STASH], self.repo, check=False)
+        run_git(["update-ref", "--no-deref", "-d", STASH], self.repo)  # a lock held: told, not claimed
         for sha, message in reversed(before):
             run_git(["stash", "store", "-q", "-m", message, sha], self.repo)
         kept = f" (its entries are kept at {', '.join(rescued)})" if rescued else ""
