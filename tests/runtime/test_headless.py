@@ -10,6 +10,7 @@ from runtime_harness import PROPOSAL, Harness, dev_turn, verdict
 from tunaflow_cli import tunaflow
 
 from tunaflow_tui.core.storage import Store
+from tunaflow_tui.runtime import headless  # noqa: F401  loaded here, under another stdout than each run's
 
 pytestmark = pytest.mark.e2e
 

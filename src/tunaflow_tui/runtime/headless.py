@@ -159,7 +159,7 @@ async def _propose(rt: WorkflowRuntime, request: str, out: TextIO, driven: set[i
 
 
 async def drive(rt: WorkflowRuntime, policy: GatePolicy, *, request: str | None = None, resume: bool = False,
-                out: TextIO = sys.stdout, stop_leftovers: bool = False, requests: Sequence[str] = ()) -> int:
+                out: TextIO | None = None, stop_leftovers: bool = False, requests: Sequence[str] = ()) -> int:
     """Run until every plan is Done (0), a gate the flags don't cover (3), or an error (1).
 
     Each request (``request``, then ``requests``, in order) goes to the Architect; each plan proposed
@@ -168,8 +168,10 @@ async def drive(rt: WorkflowRuntime, policy: GatePolicy, *, request: str | None 
     Several plans give one exit code (:func:`overall`: 3 while any decision waits).
 
     Nothing starts while an agent an earlier tunaflow left running is still at work (3, with what to
-    do), unless ``stop_leftovers``: then those agents are stopped first.
+    do), unless ``stop_leftovers``: then those agents are stopped first. ``out``: where to write (the
+    standard output as it is when called, not as it was when this module was loaded).
     """
+    out = out or sys.stdout
     if not await _clear_leftovers(rt, stop_leftovers, out):
         return EXIT_PENDING
     asked = [text for text in ([request] if request else []) + list(requests) if text.strip()]
