@@ -42,11 +42,14 @@ def is_directory(word: str) -> bool:
 
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str:
-    """`` — did you mean 'x'?`` for the choice closest to ``word``, or "" when none is close."""
+    """`` — did you mean 'x'?`` for the choice closest to ``word``, or "" when none is close.
+
+    Options are compared without their dashes (``--loud`` is not close to ``--rounds`` for sharing ``--``)."""
     import difflib
 
-    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
-    return f" — did you mean {close[0]!r}?" if close else ""
+    names = {choice.lstrip("-"): choice for choice in choices}
+    close = difflib.get_close_matches(word.lstrip("-"), list(names), n=1, cutoff=0.7)
+    return f" — did you mean {names[close[0]]!r}?" if close else ""
 
 
 def usage_error(command: str | None, message: str) -> int:
