@@ -12,6 +12,7 @@ import asyncio
 import json
 import os
 import resource
+import signal
 import sys
 import textwrap
 import time
@@ -157,6 +158,8 @@ async def test_words_on_a_last_line_without_a_newline_are_shown_before_the_crash
     shown = "".join(event.text for event in events if isinstance(event, TextDelta))
     error = events[-1]
     assert shown == "Hello" and isinstance(error, EngineError) and error.kind is ErrorKind.CRASHED, events
+    assert (error.message, error.exit_code, error.partial_text) == (
+        "Claude exited with code 1 without a result.", 1, "Hello"), "what the error card shows"
 
 
 async def test_an_agent_that_exits_after_a_pause_short_of_the_idle_timeout_is_read_to_its_end(tmp_path: Path) -> None:
@@ -166,3 +169,12 @@ async def test_an_agent_that_exits_after_a_pause_short_of_the_idle_timeout_is_re
     steps = [_out(*LINES[:8]), ["pause", 2.5], ["late", 0.3, rest.hex()], ["exit", 0]]
     events = await _all(_turn(tmp_path, steps, timeout_idle_s=3.3))
     assert events[-1] == FinalMessage("Hello from the fake model."), events[-1]
+
+
+async def test_a_timed_out_turn_says_what_the_agent_printed_on_stderr_and_how_it_ended(tmp_path: Path) -> None:
+    steps = [["err", 300], _out(*LINES[:5]), ["pause", 60]]
+    events = await _all(_turn(tmp_path, steps, timeout_idle_s=1.0))
+    error = events[-1]
+    assert isinstance(error, EngineError) and error.kind is ErrorKind.TIMEOUT, error
+    assert error.stderr_tail.endswith("backing off and trying again shortly..."), error
+    assert (error.exit_code, error.partial_text) == (-signal.SIGTERM, "Hello"), error
