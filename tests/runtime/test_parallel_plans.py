@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from other_process import OTHER_APPROVES
 from runtime_harness import Harness, dev_turn, verdict
 
 from tunaflow_tui.core.storage.records import PlanRecord
@@ -333,28 +334,6 @@ async def test_another_process_sees_the_queue_and_leaves_it_to_the_process_that_
     developers = [c for c in harness.calls() if c["role"] == "developer"]
     assert [Path(c["cwd"]).name for c in developers] == [a.slug, b.slug], "B ran once, here, after A"
 
-
-OTHER_APPROVES = """
-import asyncio, sys
-from pathlib import Path
-sys.path.insert(0, sys.argv[1])
-from runtime_harness import Harness
-from tunaflow_tui.runtime.runtime import WorkflowRuntime
-
-root, project, bin_dir, data_dir = (Path(arg) for arg in sys.argv[2:6])
-
-
-async def main() -> None:
-    settings = Harness(root, project, bin_dir, data_dir).settings(max_parallel_plans=1, auto_review=False)
-    rt = WorkflowRuntime(project, settings)
-    try:
-        print((await rt.decide(int(sys.argv[6]), "approve")).phase, flush=True)
-    finally:
-        rt.close()
-
-
-asyncio.run(main())
-"""
 
 
 async def test_a_plan_another_process_develops_takes_a_slot_here_too(harness: Harness) -> None:

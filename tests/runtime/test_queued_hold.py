@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from other_process import OTHER_APPROVES
 from runtime_harness import Harness, dev_turn, verdict
 
 from tunaflow_tui.core.storage.records import PlanRecord
@@ -115,28 +116,6 @@ async def test_resuming_a_held_plan_while_every_slot_is_taken_queues_it_at_the_e
     assert [p.phase for p in done] == ["review", "held", "review", "review"]
     assert _developers(harness) == [a.slug, c.slug, b.slug]
 
-
-OTHER_APPROVES = """
-import asyncio, sys
-from pathlib import Path
-sys.path.insert(0, sys.argv[1])
-from runtime_harness import Harness
-from tunaflow_tui.runtime.runtime import WorkflowRuntime
-
-root, project, bin_dir, data_dir = (Path(arg) for arg in sys.argv[2:6])
-
-
-async def main() -> None:
-    settings = Harness(root, project, bin_dir, data_dir).settings(max_parallel_plans=1, auto_review=False)
-    rt = WorkflowRuntime(project, settings)
-    try:
-        print((await rt.decide(int(sys.argv[6]), "approve")).phase, flush=True)
-    finally:
-        rt.close()
-
-
-asyncio.run(main())
-"""
 
 
 async def _other(harness: Harness, plan_id: int) -> asyncio.subprocess.Process:

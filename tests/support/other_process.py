@@ -28,3 +28,28 @@ def idle_holder() -> Iterator[LeaseHolder]:
     finally:
         proc.kill()
         proc.wait()
+
+
+# A second tunaflow process approving a plan (argv: the support folder, the harness root, project, bin and
+# data folders, the plan id): it prints the plan's phase after the approval.
+OTHER_APPROVES = """
+import asyncio, sys
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+from runtime_harness import Harness
+from tunaflow_tui.runtime.runtime import WorkflowRuntime
+
+root, project, bin_dir, data_dir = (Path(arg) for arg in sys.argv[2:6])
+
+
+async def main() -> None:
+    settings = Harness(root, project, bin_dir, data_dir).settings(max_parallel_plans=1, auto_review=False)
+    rt = WorkflowRuntime(project, settings)
+    try:
+        print((await rt.decide(int(sys.argv[6]), "approve")).phase, flush=True)
+    finally:
+        rt.close()
+
+
+asyncio.run(main())
+"""
