@@ -12,6 +12,7 @@ from tunaflow_tui.core.roundtable.seat_prompts import (
     EarlierRounds,
     PromptParts,
     SpokenAnswer,
+    ballot_letters,
     build_seat_prompt,
     full_transcript,
     ranking_prompt,
@@ -146,3 +147,11 @@ def test_two_words_of_the_moderator_in_one_round_keep_their_order() -> None:
     assert full_transcript([], [(2, "Zoom out first."), (2, "Also: a deadline.")]) == (
         "### The moderator (the user), round 2\nZoom out first.\n\n"
         "### The moderator (the user), round 2\nAlso: a deadline.")
+
+
+def test_the_letters_a_ranking_prompt_asks_for_are_read_back_in_order_and_no_other_prompt_has_any() -> None:
+    """What a stand-in agent (the demo's) ranks: the letters of the ranking prompt, nothing from any other prompt."""
+    prompt = ranking_prompt(Seat("alice", "claude"), "Split the store?", [("B", "keep it"), ("A", "split it")])
+    assert ballot_letters(prompt) == ["B", "A"]
+    assert ballot_letters("### Answer A\nwhat do you think?") is None, "headings alone are not a ranking prompt"
+    assert ballot_letters(prompt.split("### Answer")[0]) is None, "a ranking request with no answers shown"
