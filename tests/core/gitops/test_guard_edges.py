@@ -13,6 +13,7 @@ import pytest
 
 from tunaflow_tui.core.gitops import GitError, create_worktree, fingerprint, restore, snapshot
 from tunaflow_tui.core.gitops.guard import Fingerprint, Snapshot
+from tunaflow_tui.core.gitops.guard import restore_files as gitops_restore_files
 
 
 def git(repo: Path, *args: str) -> str:
@@ -210,3 +211,18 @@ def test_a_write_back_that_fails_leaves_no_temporary_file(git_repo: Path, tmp_pa
     assert sorted(p.name for p in (wt / "src").iterdir()) == ["app.py"]
     restore(wt, snap)
     assert (wt / "src" / "app.py").read_text(encoding="utf-8") == "print('hi')\n"
+
+
+def test_restoring_files_leaves_alone_what_it_is_told_to_skip_and_only_that(git_repo: Path, tmp_path: Path) -> None:
+    """How the user's main tree is put back after a plan's turn: files another plan's work owns are skipped."""
+    wt = _worktree(git_repo, tmp_path)
+    snap = snapshot(wt)
+    (wt / "docs" / "guide.md").write_text("the agent's edit\n")
+    (wt / "src" / "app.py").write_text("print('agent')\n")
+    (wt / "src" / "new.py").write_text("agent's new file\n")
+    (wt / "docs" / "new.md").write_text("agent's new doc\n")
+    changed = gitops_restore_files(wt, snap, skip=lambda rel: rel.startswith("docs/"))
+    assert sorted(changed) == ["src/app.py", "src/new.py"]
+    assert (wt / "src" / "app.py").read_text() == "print('hi')\n" and not (wt / "src" / "new.py").exists()
+    assert (wt / "docs" / "guide.md").read_text() == "the agent's edit\n", "skipped: left as it is"
+    assert (wt / "docs" / "new.md").read_text() == "agent's new doc\n"
