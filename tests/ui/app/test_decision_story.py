@@ -59,14 +59,16 @@ async def test_the_whole_story_stays_in_the_chat_and_in_export(open_app, at_appr
         await _press(pilot, app, "u")  # … and take it off hold
         await _press(pilot, app, "a")  # approve: the Developer works, round 1 fails
         assert isinstance(app.focused, ReviewVerdictCard) and app.focused.view.verdict == "fail"
-        await _press(pilot, app, "d")  # redesign: the Architect proposes again
-        assert isinstance(app.focused, PlanProposalCard)
+        await _press(pilot, app, "d")  # redesign: the Architect proposes again (its turn may end after the pause)
+        await until(pilot, lambda: isinstance(app.focused, PlanProposalCard), "the redesigned proposal focused")
         await _press(pilot, app, "a")  # approve the redesign: round 2 fails again
-        assert isinstance(app.focused, ReviewVerdictCard) and app.focused.view.round_no == 2
+        await until(pilot, lambda: isinstance(app.focused, ReviewVerdictCard) and app.focused.view.round_no == 2,
+                    "round 2's verdict focused")
         await _press(pilot, app, "w")  # rework: round 3 passes
-        assert isinstance(app.focused, ReviewVerdictCard) and app.focused.view.verdict == "pass"
+        await until(pilot, lambda: isinstance(app.focused, ReviewVerdictCard) and app.focused.view.verdict == "pass",
+                    "the passing verdict focused")
         await _press(pilot, app, "a")
-        assert isinstance(app.focused, DoneCard)
+        await until(pilot, lambda: isinstance(app.focused, DoneCard), "the done card focused")
         await _press(pilot, app, "m")
         await until(pilot, lambda: len(_records(app)) == len(STORY), "every decision's record in the chat")
         shown = _records(app)
