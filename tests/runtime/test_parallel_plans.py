@@ -10,13 +10,13 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from other_process import OTHER_APPROVES
 from runtime_harness import Harness, dev_turn, verdict
+from waiting import until
 
 from tunaflow_tui.core.storage.records import PlanRecord
 from tunaflow_tui.core.workflow import Approve
@@ -28,12 +28,9 @@ from tunaflow_tui.runtime.runtime import WorkflowRuntime
 LIMIT_S = 60.0
 
 
-async def _until(condition: Callable[[], object], what: str, limit: float = LIMIT_S) -> None:
-    deadline = time.monotonic() + limit
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await asyncio.sleep(0.02)
+
+async def _wait(condition: Callable[[], object], what: str) -> None:
+    await until(None, condition, what, LIMIT_S)
 
 
 def _plan(rt: WorkflowRuntime, title: str) -> PlanRecord:
@@ -86,7 +83,7 @@ async def test_two_plans_develop_at_once_each_in_its_own_worktree_and_are_review
     try:
         a, b = _plan(rt, "Plan A"), _plan(rt, "Plan B")
         first = asyncio.create_task(rt.decide(a.id, "approve"))
-        await _until(lambda: _started(stamps) == 1, "A's Developer to start")
+        await _wait(lambda: _started(stamps) == 1, "A's Developer to start")
         a, b = await asyncio.gather(first, rt.decide(b.id, "approve"))
         spans = _intervals(stamps, rt)
         events_of = {plan.id: [e.type for e in rt.store.list_plan_events(plan.id)] for plan in (a, b)}
@@ -117,11 +114,11 @@ async def test_cap_of_one_queues_the_others_and_starts_them_in_approval_order(ha
     try:
         a, b, c = _plan(rt, "Plan A"), _plan(rt, "Plan B"), _plan(rt, "Plan C")
         tasks = [asyncio.create_task(rt.decide(a.id, "approve"))]
-        await _until(lambda: _started(stamps) == 1, "A's Developer to start")
+        await _wait(lambda: _started(stamps) == 1, "A's Developer to start")
         tasks.append(asyncio.create_task(rt.decide(c.id, "approve")))  # C is approved before B
-        await _until(lambda: [q.plan_id for q in rt.queued_plans()] == [c.id], "C to be queued")
+        await _wait(lambda: [q.plan_id for q in rt.queued_plans()] == [c.id], "C to be queued")
         tasks.append(asyncio.create_task(rt.decide(b.id, "approve")))
-        await _until(lambda: [q.plan_id for q in rt.queued_plans()] == [c.id, b.id], "B to be queued after C")
+        await _wait(lambda: [q.plan_id for q in rt.queued_plans()] == [c.id, b.id], "B to be queued after C")
         assert [q.position for q in rt.queued_plans()] == [1, 2]
         assert rt.way_on(b.id).summary.startswith("queued (number 2 in line)")
         assert rt.store.get_plan(c.id).phase == "dev", "the approval itself is recorded at once"
@@ -151,9 +148,9 @@ async def test_cap_of_two_runs_two_and_the_third_starts_when_one_finishes(harnes
     try:
         a, b, c = _plan(rt, "Plan A"), _plan(rt, "Plan B"), _plan(rt, "Plan C")
         tasks = [asyncio.create_task(rt.decide(a.id, "approve")), asyncio.create_task(rt.decide(b.id, "approve"))]
-        await _until(lambda: _started(stamps) == 2, "A's and B's Developers to start")
+        await _wait(lambda: _started(stamps) == 2, "A's and B's Developers to start")
         tasks.append(asyncio.create_task(rt.decide(c.id, "approve")))
-        await _until(lambda: [q.plan_id for q in rt.queued_plans()] == [c.id], "C to be queued")
+        await _wait(lambda: [q.plan_id for q in rt.queued_plans()] == [c.id], "C to be queued")
         done = await asyncio.gather(*tasks)
         spans = _intervals(stamps, rt)
     finally:
@@ -171,9 +168,9 @@ async def test_abandoning_a_queued_plan_takes_it_out_of_the_queue_before_its_dev
     try:
         a, b = _plan(rt, "Plan A"), _plan(rt, "Plan B")
         first = asyncio.create_task(rt.decide(a.id, "approve"))
-        await _until(started.exists, "A's Developer to start")
+        await _wait(started.exists, "A's Developer to start")
         waiting = asyncio.create_task(rt.decide(b.id, "approve"))
-        await _until(lambda: [q.plan_id for q in rt.queued_plans()] == [b.id], "B to be queued")
+        await _wait(lambda: [q.plan_id for q in rt.queued_plans()] == [b.id], "B to be queued")
         abandoned = await rt.decide(b.id, "abandon", reason="not now")
         assert abandoned.phase == "abandoned"
         assert (await waiting).id == b.id
@@ -273,7 +270,7 @@ async def test_merging_a_done_plan_while_another_plans_developer_works_keeps_the
         await rt.decide(b.id, "approve")
         assert (await rt.decide(b.id, "accept")).phase == "done"
         working = asyncio.create_task(rt.decide(a.id, "approve"))
-        await _until(started.exists, "A's Developer to start")
+        await _wait(started.exists, "A's Developer to start")
         result = await asyncio.to_thread(rt.merge, b.id)  # the user merges B while A's Developer works
         assert str(result.kind) == "fast-forward"
         release.write_text("go")
@@ -315,9 +312,9 @@ async def test_another_process_sees_the_queue_and_leaves_it_to_the_process_that_
     try:
         a, b = _plan(rt, "Plan A"), _plan(rt, "Plan B")
         tasks = [asyncio.create_task(rt.decide(a.id, "approve"))]
-        await _until(started.exists, "A's Developer to start")
+        await _wait(started.exists, "A's Developer to start")
         tasks.append(asyncio.create_task(rt.decide(b.id, "approve")))
-        await _until(lambda: bool(rt.queued_plans()), "B to be queued")
+        await _wait(lambda: bool(rt.queued_plans()), "B to be queued")
         other = await asyncio.create_subprocess_exec(
             sys.executable, "-c", OTHER_PROCESS, str(Path(__file__).resolve().parents[1] / "support"),
             str(harness.root), str(harness.project), str(harness.bin_dir), str(harness.data_dir),
@@ -351,9 +348,9 @@ async def test_a_plan_another_process_develops_takes_a_slot_here_too(harness: Ha
             sys.executable, "-c", OTHER_APPROVES, str(Path(__file__).resolve().parents[1] / "support"),
             str(harness.root), str(harness.project), str(harness.bin_dir), str(harness.data_dir), str(x.id),
             stdout=asyncio.subprocess.PIPE)
-        await _until(started.exists, "X's Developer to start in the other process")
+        await _wait(started.exists, "X's Developer to start in the other process")
         here = asyncio.create_task(rt.decide(y.id, "approve"))
-        await _until(lambda: [q.plan_id for q in rt.queued_plans()] == [y.id], "Y to be queued behind X")
+        await _wait(lambda: [q.plan_id for q in rt.queued_plans()] == [y.id], "Y to be queued behind X")
         assert _started(stamps) == 1, "Y's Developer waits while X's works in the other process"
         release.write_text("go")
         y = await asyncio.wait_for(here, LIMIT_S)
@@ -383,9 +380,9 @@ async def test_a_shared_git_change_while_two_plans_work_names_the_other_plan_too
     try:
         a, b = _plan(rt, "Plan A"), _plan(rt, "Plan B")
         first = asyncio.create_task(rt.decide(a.id, "approve"))
-        await _until(gates["a"][0].exists, "A's Developer to start")
+        await _wait(gates["a"][0].exists, "A's Developer to start")
         second = asyncio.create_task(rt.decide(b.id, "approve"))
-        await _until(gates["b"][0].exists, "B's Developer to start")
+        await _wait(gates["b"][0].exists, "B's Developer to start")
         assert "alias.st" in harness.git("config", "--list", "--local")
         gates["a"][1].write_text("go")  # A's turn ends first: its guard finds the alias and puts the config back
         await first

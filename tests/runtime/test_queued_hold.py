@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 
 from other_process import OTHER_APPROVES
 from runtime_harness import Harness, dev_turn, verdict
+from waiting import until
 
 from tunaflow_tui.core.storage.records import PlanRecord
 from tunaflow_tui.core.workflow.phases import PlanEventType
@@ -25,12 +25,9 @@ LIMIT_S = 60.0
 SUPPORT = Path(__file__).resolve().parents[1] / "support"
 
 
-async def _until(condition: Callable[[], object], what: str, limit: float = LIMIT_S) -> None:
-    deadline = time.monotonic() + limit
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        await asyncio.sleep(0.02)
+
+async def _wait(condition: Callable[[], object], what: str) -> None:
+    await until(None, condition, what, LIMIT_S)
 
 
 def _plan(rt: WorkflowRuntime, title: str) -> PlanRecord:
@@ -62,9 +59,9 @@ async def test_a_held_queued_plan_leaves_the_queue_and_does_not_start_when_the_s
     try:
         a, b = _plan(rt, "Plan A"), _plan(rt, "Plan B")
         first = asyncio.create_task(rt.decide(a.id, "approve"))
-        await _until(started.exists, "A's Developer to start")
+        await _wait(started.exists, "A's Developer to start")
         waiting = asyncio.create_task(rt.decide(b.id, "approve"))
-        await _until(lambda: [q.plan_id for q in rt.queued_plans()] == [b.id], "B to be queued")
+        await _wait(lambda: [q.plan_id for q in rt.queued_plans()] == [b.id], "B to be queued")
         assert "hold" in rt.way_on(b.id).decisions, "a queued plan can be held"
 
         held = await asyncio.wait_for(rt.decide(b.id, "hold"), LIMIT_S)
@@ -98,15 +95,15 @@ async def test_resuming_a_held_plan_while_every_slot_is_taken_queues_it_at_the_e
     try:
         a, b, c = _plan(rt, "Plan A"), _plan(rt, "Plan B"), _plan(rt, "Plan C")
         tasks = [asyncio.create_task(rt.decide(a.id, "approve"))]
-        await _until(started.exists, "A's Developer to start")
+        await _wait(started.exists, "A's Developer to start")
         tasks.append(asyncio.create_task(rt.decide(b.id, "approve")))
-        await _until(lambda: [q.plan_id for q in rt.queued_plans()] == [b.id], "B to be queued")
+        await _wait(lambda: [q.plan_id for q in rt.queued_plans()] == [b.id], "B to be queued")
         tasks.append(asyncio.create_task(rt.decide(c.id, "approve")))
-        await _until(lambda: [q.plan_id for q in rt.queued_plans()] == [b.id, c.id], "C to be queued after B")
+        await _wait(lambda: [q.plan_id for q in rt.queued_plans()] == [b.id, c.id], "C to be queued after B")
         await rt.decide(b.id, "hold")
         assert [q.plan_id for q in rt.queued_plans()] == [c.id], "C moves up"
         tasks.append(asyncio.create_task(rt.decide(b.id, "resume")))
-        await _until(lambda: [q.plan_id for q in rt.queued_plans()] == [c.id, b.id], "B back in line, after C")
+        await _wait(lambda: [q.plan_id for q in rt.queued_plans()] == [c.id, b.id], "B back in line, after C")
         assert rt.store.get_plan(b.id).phase == "dev"  # type: ignore[union-attr]
         release.write_text("go")
         done = await asyncio.wait_for(asyncio.gather(*tasks), LIMIT_S)
@@ -133,9 +130,9 @@ async def test_a_plan_held_here_while_another_process_frees_the_slot_does_not_st
     try:
         x, y = _plan(rt, "Plan X"), _plan(rt, "Plan Y")
         other = await _other(harness, x.id)
-        await _until(started.exists, "X's Developer to start in the other process")
+        await _wait(started.exists, "X's Developer to start in the other process")
         here = asyncio.create_task(rt.decide(y.id, "approve"))
-        await _until(lambda: [q.plan_id for q in rt.queued_plans()] == [y.id], "Y to be queued behind X")
+        await _wait(lambda: [q.plan_id for q in rt.queued_plans()] == [y.id], "Y to be queued behind X")
         await rt.decide(y.id, "hold")
         assert (await asyncio.wait_for(here, LIMIT_S)).phase == "held"
         release.write_text("go")  # the other process's Developer ends: the slot frees
@@ -158,9 +155,9 @@ async def test_a_plan_queued_in_another_process_and_held_here_does_not_start_the
     try:
         x, y = _plan(rt, "Plan X"), _plan(rt, "Plan Y")
         working = asyncio.create_task(rt.decide(x.id, "approve"))
-        await _until(started.exists, "X's Developer to start here")
+        await _wait(started.exists, "X's Developer to start here")
         other = await _other(harness, y.id)  # Y approved in the other process: queued there behind X
-        await _until(lambda: [q.plan_id for q in rt.queued_plans()] == [y.id], "Y to be queued in the other process")
+        await _wait(lambda: [q.plan_id for q in rt.queued_plans()] == [y.id], "Y to be queued in the other process")
         held = await rt.decide(y.id, "hold")
         assert held.phase == "held"
         out, _ = await asyncio.wait_for(other.communicate(), LIMIT_S)  # its wait ends there, before X's slot frees
