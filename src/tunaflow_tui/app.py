@@ -442,7 +442,7 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
     def action_focus_composer(self) -> None:
         """Move the cursor to the composer (only on the main screen: elsewhere the composer is hidden)."""
         if self._on_main_screen():
-            self.composer.focus_input()
+            self.composer.chosen()
 
     def on_key(self, event: events.Key) -> None:
         """A printable key that nothing on the main screen takes is writing: it goes to the composer.

@@ -205,6 +205,12 @@ class Composer(Vertical):
         """Put the cursor in the input."""
         self.input.focus()
 
+    def chosen(self) -> None:
+        """The user moved to the input (``i``): a card arriving right now leaves them there, as it
+        would if they had typed (the app's cards wait while the user types)."""
+        self.input.last_key_at = arming.now()
+        self.focus_input()
+
     def submit(self) -> bool:
         """Send the text if there is any; returns whether a message was posted."""
         text = self.input.text

@@ -41,6 +41,14 @@ async def armed(pilot, target, clock) -> None:
     assert target.is_armed
 
 
+def holding(engine, role: str) -> bool:
+    """True once the engine exists (its first turn built it) and holds a turn of ``role``."""
+    try:
+        return engine().holding(role)
+    except IndexError:
+        return False
+
+
 def notes(app) -> list[str]:
     return [n.message for n in posted(app)]
 
@@ -194,6 +202,63 @@ async def test_verdict_and_done_cards_ignore_keys_while_arming(open_app, arming_
         assert not any(n.startswith("Merged") for n in notes(app))
 
 
+async def test_i_while_a_card_arms_moves_to_the_composer_and_decides_nothing(open_app, arming_clock) -> None:
+    app, _controller, runtime = open_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        card = await proposal_in_focus(pilot, app)
+        await armed(pilot, card, arming_clock)
+        await pilot.press("a")
+        await idle(pilot, app)
+        verdict = app.focused
+        assert isinstance(verdict, ReviewVerdictCard) and not verdict.is_armed
+        await pilot.press("i")  # the user, on the proposal a moment ago, goes to write: not a decision key
+        await idle(pilot, app)
+        assert isinstance(app.focused, ComposerInput)
+        assert app.composer.text == ""
+        assert verdict.view.decision is None and phase_and_pending(runtime) == ("review", "review")
+        assert PRESS_AGAIN not in notes(app)
+        assert not any("appeared while you were typing" in n for n in notes(app))
+
+
+async def test_i_on_the_done_card_that_followed_the_verdict_leaves_the_composer_empty(open_app) -> None:
+    app, _controller, runtime = open_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await proposal_in_focus(pilot, app)
+        await pilot.press("f2")  # armed at once
+        await pilot.press("a")
+        await idle(pilot, app)
+        await pilot.press("f2")
+        await pilot.press("a")  # accepted: the same plan's done card takes the verdict's place, and the keys
+        await idle(pilot, app)
+        done = app.focused
+        assert isinstance(done, DoneCard) and not done.is_armed
+        await pilot.press("i")  # the user was on the verdict, not typing: the key is not text for the composer
+        await idle(pilot, app)
+        assert isinstance(app.focused, ComposerInput)
+        assert app.composer.text == ""
+        assert runtime.store.list_plans()[0].phase == "done"
+
+
+async def test_a_card_arriving_just_after_i_leaves_the_cursor_in_the_composer(open_app, arming_clock) -> None:
+    factory, engine = holding_factory("developer")
+    app, _controller, runtime = open_app(engine_factory=factory)
+    async with app.run_test(size=(120, 40)) as pilot:
+        card = await proposal_in_focus(pilot, app)
+        await armed(pilot, card, arming_clock)
+        await pilot.press("a")
+        await until(pilot, lambda: engine().holding("developer"), "the Developer writing")
+        app.action_focus_chat()
+        await until(pilot, lambda: not isinstance(app.focused, ComposerInput), "the focus off the composer")
+        await pilot.press("i")  # to write something; nothing typed yet when the verdict arrives
+        await until(pilot, lambda: isinstance(app.focused, ComposerInput), "the composer focused")
+        engine().release()
+        await idle(pilot, app)
+        assert phase_and_pending(runtime) == ("review", "review")
+        assert isinstance(app.focused, ComposerInput), f"the verdict took the keys: {app.focused!r}"
+        await until(pilot, lambda: "Plan 1 review waiting — f2 focuses it" in screen_text(app),
+                    "Plan 1 review waiting — f2 focuses it on screen")
+
+
 def test_retry_key_is_hidden_not_dimmed_when_no_seat_failed() -> None:
     passed = VerdictView(plan_id=1, round_no=1, verdict="pass", seats=(SeatView("Reviewer", "demo", "pass"),))
     errored = VerdictView(plan_id=1, round_no=1, verdict=None, seats=(SeatView("Verifier", "demo", error="x"),))
@@ -207,7 +272,9 @@ def test_retry_key_is_hidden_not_dimmed_when_no_seat_failed() -> None:
 async def test_doom_loop_question_arms_and_its_choices_are_remappable(open_app, at_second_failure,
                                                                       arming_clock) -> None:
     # two reviews failed already, with a rework between them (seeded: those turns ran once, headless)
-    app, _controller, runtime = open_app(project=at_second_failure, fail_reviews=FAILING_REVIEWS)
+    factory, engine = holding_factory("developer")
+    app, _controller, runtime = open_app(project=at_second_failure, fail_reviews=FAILING_REVIEWS,
+                                         engine_factory=factory)
     app.set_keymap({"doom.redesign": "e"})
     async with app.run_test(size=(120, 40)) as pilot:
         await idle(pilot, app)
@@ -217,6 +284,10 @@ async def test_doom_loop_question_arms_and_its_choices_are_remappable(open_app, 
         assert isinstance(verdict, ReviewVerdictCard) and verdict.view.verdict == "fail"
         await armed(pilot, verdict, arming_clock)
         await pilot.press("w")  # the third round fails too: the question comes up on its own
+        await until(pilot, lambda: holding(engine, "developer"), "the Developer reworking")
+        app.action_focus_chat()  # the user reads the chat meanwhile (not typing anywhere)
+        await until(pilot, lambda: not isinstance(app.focused, ComposerInput | ReviewVerdictCard), "the chat")
+        engine().release()
         await until(pilot, lambda: isinstance(app.screen, DoomLoopScreen), "the doom-loop question")
         screen = app.screen
         assert isinstance(screen, DoomLoopScreen) and not screen.is_armed

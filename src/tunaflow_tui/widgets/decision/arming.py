@@ -2,9 +2,10 @@
 
 When a proposal, a verdict or a finished plan arrives, the app may move the focus to its card. A
 key the user was already typing must not decide anything: for :data:`ARMING_SECONDS` after such a
-focus the card's keys do nothing. A typed character goes back to the widget the user was typing in
-(together with the focus, so the rest of the word follows it); any other decision key asks to be
-pressed again. A card the user focuses (f2, tab, a click, the palette) is armed at once.
+focus the card's keys do nothing. A typed character goes back to the text field the user was typing
+in (together with the focus, so the rest of the word follows it); any other decision key asks to be
+pressed again. A key the card does not bind acts as it would anywhere (``i`` goes to the composer).
+A card the user focuses (f2, tab, a click, the palette) is armed at once.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import ClassVar
 
 from textual import events
 from textual.widget import Widget
+from textual.widgets import Input, TextArea
 
 
 def now() -> float:
@@ -57,11 +59,15 @@ class ArmedCard(Widget):
         self._armed_at = 0.0
         self._typed_in = None
 
-    def focus_on_its_own(self, arming: float = ARMING_SECONDS) -> None:
-        """Focus the card because it arrived, not because the user asked: its keys arm after ``arming``."""
+    def focus_on_its_own(self, arming: float = ARMING_SECONDS, *, came_from: Widget | None = None) -> None:
+        """Focus the card because it arrived, not because the user asked: its keys arm after ``arming``.
+
+        ``came_from``: where the user was, when the focus already moved on their behalf (a card replaced
+        by the next one of its plan hands the focus on through the composer); by default the focused widget.
+        """
         if self.has_focus:
             return
-        self._auto_focus = (now(), arming, self.app.focused)
+        self._auto_focus = (now(), arming, came_from or self.app.focused)
         self.focus()
 
     def on_focus(self) -> None:
@@ -80,13 +86,17 @@ class ArmedCard(Widget):
         self.arm()
 
     def on_key(self, event: events.Key) -> None:
-        """While arming, a typed character goes back to where the user was typing."""
+        """While arming, a typed character goes back to the text field the user was typing in; a key
+        of the card's asks to be pressed again; any other key acts as it would without the card."""
         if self.is_armed or not event.is_printable:
             return
+        target = self._typed_in
+        typing = isinstance(target, Input | TextArea) and target.is_attached
+        if not typing and not self._binds(event.key):
+            return  # not a decision, and the user was not typing: `i`, a letter for the composer…
         event.stop()
         event.prevent_default()
-        target = self._typed_in
-        if target is not None and target.is_attached and target is not self:
+        if target is not None and typing:
             if self.has_focus:
                 self.app.set_focus(target)
             target.post_message(events.Key(event.key, event.character))
@@ -95,6 +105,11 @@ class ArmedCard(Widget):
             self._tell(typed_back_note(self.CARD_NAME, app_key(self.app, "decision.jump", "f2")))
         else:
             self._tell(PRESS_AGAIN)
+
+    def _binds(self, key: str) -> bool:
+        """Whether ``key`` (as the user's keymap has it) is one of the card's own keys."""
+        active = self.screen.active_bindings.get(key)
+        return active is not None and active.node is self
 
     def keys_armed(self) -> bool:
         """True when a decision may be taken now; otherwise tells the user to press again."""

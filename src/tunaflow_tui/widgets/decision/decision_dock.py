@@ -350,7 +350,7 @@ class DecisionDock(VerticalScroll, can_focus=False):
             await old.remove()
         await self.mount(card)
         if had_focus:  # the same plan's next state: the focus stays with the plan the user was on
-            card.focus_on_its_own()
+            card.focus_on_its_own(came_from=old)  # the user was on the card, not typing in the composer
         self.set_class(True, "-has-cards")
         self.refresh_hint()
         if not elsewhere:
