@@ -34,6 +34,8 @@ def tunaflow(args: Sequence[str], *, cwd: Path | None = None, env: Mapping[str, 
     """
     argv = [sys.executable, "-m", "tunaflow_tui", *args]
     environment = {**(os.environ if env is None else env), "PYTHONIOENCODING": "utf-8"}
+    if "PYTHONPATH" in os.environ:  # the code under test, not another copy installed elsewhere
+        environment.setdefault("PYTHONPATH", os.environ["PYTHONPATH"])
     if not in_process:
         return subprocess.run(argv, capture_output=True, text=True, encoding="utf-8", timeout=timeout,
                               input=stdin, env=environment, cwd=cwd)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -26,7 +27,7 @@ def doctor(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProces
     empty_bin = tmp_path / "bin"
     empty_bin.mkdir(exist_ok=True)
     base = {"PATH": f"{empty_bin}:{PYTHON_DIR}", "HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config"),
-            "TERM": "xterm-256color", "LANG": "C.UTF-8"}
+            "TERM": "xterm-256color", "LANG": "C.UTF-8", "PYTHONPATH": os.environ.get("PYTHONPATH", "")}
     return subprocess.run([sys.executable, "-m", "tunaflow_tui", "doctor", *args, str(project)],
                           env={**base, **env}, capture_output=True, text=True, timeout=60, cwd=project)
 
