@@ -341,12 +341,19 @@ class DecisionController:
 
     def _plan_offering(self, decision: Decision) -> PlanRecord | None:
         """The plan whose card has the keys when it offers ``decision`` now; otherwise the first in the
-        queue that does (oldest first, held ones last)."""
-        offering = [w for w in self._runtime.waiting() if decision in w.decisions]
+        queue that does (oldest first, held ones last), then the plans waiting for a slot (their cards offer
+        hold and abandon too), in their order."""
+        offering = [w.plan_id for w in self._runtime.waiting() if decision in w.decisions]
+        for queued in self._runtime.queued_plans():
+            try:
+                if decision in self._runtime.way_on(queued.plan_id).decisions:
+                    offering.append(queued.plan_id)
+            except LookupError:  # gone meanwhile (another process)
+                continue
         focused = self._app.decision_dock.focused_card()
         on = card_plan_id(focused) if focused is not None else None
-        chosen = next((w for w in offering if w.plan_id == on), offering[0] if offering else None)
-        return self._store.get_plan(chosen.plan_id) if chosen is not None else None
+        chosen = on if on in offering else offering[0] if offering else None
+        return self._store.get_plan(chosen) if chosen is not None else None
 
     def decide_by_name(self, decision: Decision) -> None:
         """A palette command: the plan whose card has the keys (else the first in the queue) that offers
@@ -358,7 +365,7 @@ class DecisionController:
             if plan is None:
                 self._app.notify(f"No plan waits for “{decision.label}” now.", severity="warning")
                 return
-            card: Any = await self.cards.show(plan)
+            card: Any = await self.cards.show(plan) or await self.cards.show_queued(plan)
             if card is not None:
                 self._focus_card(card)  # chosen in the palette: the user means this card
             if decision is Decision.REVISE and card is not None and card_kind(card) == PROPOSAL:
