@@ -8,7 +8,6 @@ agent is the edge a test stands in for); the plan is seeded through the workflow
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 
 import pytest
 from app_harness import quiet
