@@ -241,7 +241,8 @@ class DecisionDock(VerticalScroll, can_focus=False):
         does not have the focus (it arrived as the user was typing, or scrolled out of view), the
         hint leads with the key that reaches it: its own keys do nothing until then. With several
         decisions waiting it leads with how many (``3 decisions waiting · Plan 2 review: a accept …``)
-        and, with no card focused, names the plans in the order f2 walks them. Every key is named as
+        and, with no card focused, names them in the order f2 walks them — an agent's open question by who
+        asks (``the Developer's question``) — leading with the one f2 reaches next. Every key is named as
         the keymap has it now.
         """
         from tunaflow_tui.keyhints import app_key, hint_line
