@@ -22,7 +22,7 @@ from seeded_plans import reviewed, seat
 from waiting import until
 
 from tunaflow_tui.core.memory.embedder import Embedder
-from tunaflow_tui.core.workflow import Abandon, Approve
+from tunaflow_tui.core.workflow import Abandon, Approve, RequestRevision
 from tunaflow_tui.runtime.events import NoticeRaised, RuntimeEvent
 from tunaflow_tui.runtime.plans_in_flight import plan_pointer, pointed_at
 from tunaflow_tui.runtime.runtime import RuntimeError_, WorkflowRuntime
@@ -117,19 +117,36 @@ async def test_a_proposal_naming_a_plan_revises_that_plan_not_the_newest(harness
     assert plans[second].title == "Speed up the search" and plans[second].revision == 0
 
 
-async def test_a_proposal_titled_as_a_plan_at_the_approval_gate_revises_it(harness: Harness,
-                                                                             rt: WorkflowRuntime) -> None:
+async def test_a_plain_messages_proposal_titled_as_a_plan_at_the_approval_gate_is_a_new_plan(
+        harness: Harness, rt: WorkflowRuntime) -> None:
+    """Only the user sends a plan back from its gate (``r``, or a ``#N`` message): a plain message did not."""
     mul = _seed(rt, MUL)
     other = _seed(rt, "Speed up the search")
     harness.set_script(architect=[{"text": PROPOSAL}])
     await rt.send_user_message("Mul needs a test file of its own.")
     plans = {p.id: p for p in rt.store.list_plans()}
-    assert set(plans) == {mul, other}
+    [new] = set(plans) - {mul, other}
+    assert plans[new].title == MUL and plans[new].pending_decision == "approval" and plans[new].revision == 0
+    assert [s.title for s in plans[mul].subtasks] == ["First step"], "the waiting plan keeps its version"
+    assert (plans[mul].pending_decision, plans[mul].revision) == ("approval", 0)
+    assert "revision_requested" not in [e.type for e in rt.store.list_plan_events(mul)], "nothing sent it back"
+    assert plans[new].slug != plans[mul].slug
+
+
+async def test_a_proposal_titled_as_a_plan_sent_back_for_a_revision_revises_that_one(
+        harness: Harness, rt: WorkflowRuntime) -> None:
+    """Two plans wait for the Architect's new version (both sent back with ``r``): the title says which."""
+    mul = _seed(rt, MUL)
+    other = _seed(rt, "Speed up the search")
+    for plan_id in (mul, other):
+        rt.service.apply(plan_id, RequestRevision(feedback="smaller steps"), actor="user")
+    harness.set_script(architect=[{"text": PROPOSAL}])
+    await rt.send_user_message("Mul needs a test file of its own.")
+    plans = {p.id: p for p in rt.store.list_plans()}
+    assert set(plans) == {mul, other}, "no new plan"
     assert [s.title for s in plans[mul].subtasks] == ["Add `mul(a, b)` to calc.py", "Test `mul` in tests/test_mul.py"]
-    assert plans[mul].pending_decision == "approval"
-    records = [m for m in rt.store.list_messages("main") if m.role == "system"]
-    assert any("Mul needs a test file of its own." in m.content for m in records), \
-        "sending a plan back from its gate is recorded with the user's words"
+    assert (plans[mul].pending_decision, plans[mul].revision) == ("approval", 1)
+    assert plans[other].phase == "drafting", "the other still waits for its own new version"
 
 
 async def test_a_proposal_with_a_new_title_is_a_new_plan_beside_the_others(harness: Harness,

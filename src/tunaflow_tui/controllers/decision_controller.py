@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from tunaflow_tui.controllers.cards import DIALOG_QUESTIONS, CardPresenter
 from tunaflow_tui.core.proposal_editing import EditedProposal, proposal_to_editable_text
@@ -47,6 +47,7 @@ _Place = tuple[bool, datetime, int, int]
 """Where a decision or question is in the queue: (held, waiting since, kind, id) — the order f2 walks.
 ``kind`` is :data:`_PLAN` (the id a plan's) or :data:`_QUESTION` (an agent's permission question's)."""
 _PLAN, _QUESTION = 0, 1
+_T = TypeVar("_T")
 
 
 class OpenQuestions(Protocol):
@@ -58,6 +59,10 @@ class OpenQuestions(Protocol):
 
     def focused_question(self) -> int | None:
         """The open question whose card has the keys, if one has."""
+        ...
+
+    def asker_of(self, request_id: int) -> str:
+        """The role of the agent that asks the question (``Architect``), as the dock names it."""
         ...
 
     def show_question(self, request_id: int) -> None:
@@ -134,14 +139,24 @@ class DecisionController:
                 await self.cards.show(plan)
         self._show_queue(queue)
 
+    def show_queue(self) -> None:
+        """Tell the dock what waits now (an agent's question was asked or settled)."""
+        self._show_queue()
+
     def _show_queue(self, queue: tuple[WaitingDecision, ...] | None = None) -> tuple[WaitingDecision, ...]:
-        """Tell the dock what waits, in the order f2 walks it, and where f2 goes from outside the cards
-        (it counts them and names the plans)."""
+        """Tell the dock what waits — the plans' decisions and the agents' open questions — in the order f2
+        walks it, and what f2 reaches from outside the cards (it counts them and names them)."""
         if queue is None:
             queue = self._runtime.waiting()
-        target = self._next_in_queue(queue, on=None) if queue else None
-        self._app.decision_dock.set_queue(tuple(QueuedDecision(w.plan_id, w.held) for w in queue),
-                                          target.plan_id if target is not None else None)
+        entries: list[tuple[_Place, QueuedDecision]] = [(_place(w), QueuedDecision(w.plan_id, w.held))
+                                                        for w in queue]
+        if self.questions is not None:
+            entries += [((False, asked, _QUESTION, request_id),
+                         QueuedDecision(None, question=request_id, asker=self.questions.asker_of(request_id)))
+                        for asked, request_id in self.questions.open_questions()]
+        entries.sort(key=lambda pair: pair[0])
+        target = self._next_place(entries, on=None)[1] if entries else None
+        self._app.decision_dock.set_queue(tuple(entry for _, entry in entries), target)
         return queue
 
     def _keys_elsewhere(self, plan_id: int) -> str | None:
@@ -234,7 +249,7 @@ class DecisionController:
         that has the keys, or from the one f2 reached last, to the one after it; after the last, round to
         the first again.
         """
-        pendings = self._show_queue()
+        queue = pendings = self._show_queue()
         if plan_id is not None:
             plan = self._store.get_plan(plan_id)
             if plan is None:
@@ -257,7 +272,7 @@ class DecisionController:
             return
         place, target = self._next_place(places, on=self._place_with_keys(places))
         self._walked, self._come_back = place, True
-        self._show_queue(pendings)
+        self._show_queue(queue)
         if target is None:
             if self.questions is not None:
                 self.questions.show_question(place[3])
@@ -276,9 +291,11 @@ class DecisionController:
                 return place
         return None
 
-    def _next_place(self, places: Sequence[tuple[_Place, WaitingDecision | None]],
-                    *, on: _Place | None) -> tuple[_Place, WaitingDecision | None]:
-        """Where f2 goes (see :meth:`_next_in_queue`), across decisions and questions alike."""
+    def _next_place(self, places: Sequence[tuple[_Place, _T]], *, on: _Place | None) -> tuple[_Place, _T]:
+        """Where f2 goes, across decisions and questions alike: from the card at place ``on`` (it has the
+        keys) to the one after it; from elsewhere back to the one f2 reached last (or the one after, once
+        that one was decided or its question left for later); the first one when f2 has not walked yet or
+        walked past the last."""
         if on is not None:
             return next((pair for pair in places if pair[0] > on), places[0])
         if self._walked is None:
@@ -294,16 +311,6 @@ class DecisionController:
         if focused is None:
             return None
         return next((node for node in focused.ancestors_with_self if isinstance(node, ArmedCard)), None)
-
-    def _next_in_queue(self, pendings: tuple[WaitingDecision, ...], *, on: int | None) -> WaitingDecision:
-        """Which decision f2 reaches next among the plans' (the dock's hint points there): from the card
-        of plan ``on`` (it has the keys) to the decision after it; from elsewhere back to the one f2
-        reached last (or the one after, once that one was decided or its question left for later); the
-        first one when f2 has not walked yet or walked past the last."""
-        current = next((_place(w) for w in pendings if w.plan_id == on), None)
-        found = self._next_place([(_place(w), w) for w in pendings], on=current)[1]
-        assert found is not None  # only plans' decisions were given
-        return found
 
     async def _show_and_focus(self, plan: PlanRecord) -> None:
         while isinstance(self._app.screen, WorkflowScreen):
@@ -334,12 +341,19 @@ class DecisionController:
 
     def _plan_offering(self, decision: Decision) -> PlanRecord | None:
         """The plan whose card has the keys when it offers ``decision`` now; otherwise the first in the
-        queue that does (oldest first, held ones last)."""
-        offering = [w for w in self._runtime.waiting() if decision in w.decisions]
+        queue that does (oldest first, held ones last), then the plans waiting for a slot (their cards offer
+        hold and abandon too), in their order."""
+        offering = [w.plan_id for w in self._runtime.waiting() if decision in w.decisions]
+        for queued in self._runtime.queued_plans():
+            try:
+                if decision in self._runtime.way_on(queued.plan_id).decisions:
+                    offering.append(queued.plan_id)
+            except LookupError:  # gone meanwhile (another process)
+                continue
         focused = self._app.decision_dock.focused_card()
         on = card_plan_id(focused) if focused is not None else None
-        chosen = next((w for w in offering if w.plan_id == on), offering[0] if offering else None)
-        return self._store.get_plan(chosen.plan_id) if chosen is not None else None
+        chosen = on if on in offering else offering[0] if offering else None
+        return self._store.get_plan(chosen) if chosen is not None else None
 
     def decide_by_name(self, decision: Decision) -> None:
         """A palette command: the plan whose card has the keys (else the first in the queue) that offers
@@ -351,7 +365,7 @@ class DecisionController:
             if plan is None:
                 self._app.notify(f"No plan waits for “{decision.label}” now.", severity="warning")
                 return
-            card: Any = await self.cards.show(plan)
+            card: Any = await self.cards.show(plan) or await self.cards.show_queued(plan)
             if card is not None:
                 self._focus_card(card)  # chosen in the palette: the user means this card
             if decision is Decision.REVISE and card is not None and card_kind(card) == PROPOSAL:

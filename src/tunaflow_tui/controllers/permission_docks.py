@@ -56,6 +56,8 @@ class PermissionController:
         self._attention = attention
         self._workers = workers
         self.cards = PermissionCards(self, desk)
+        self.on_queue_changed: Callable[[], None] | None = None
+        """Called when a question opens or settles: the decision queue (f2, the dock's line) counts them."""
 
     async def on_runtime_event(self, event: RuntimeEvent) -> None:
         """A question asked or settled (routed here by the session)."""
@@ -101,6 +103,7 @@ class PermissionController:
         """A new question: its card in its conversation's dock, focused unless the user is typing."""
         self._attention.call(f"{view.asker} asks before: {view.title}", decision=True,
                              conversation_id=view.conversation_id)
+        self._queue_changed()
         dock = await self._dock(view.conversation_id)
         jump = app_key(self._app, "decision.jump", "f2")
         if dock is None:  # a branch the pane does not show: f2 opens it
@@ -113,9 +116,14 @@ class PermissionController:
 
     async def update_permission(self, view: PermissionCardView) -> None:
         """A question settled: its card says how."""
+        self._queue_changed()
         dock = self.dock_of(view.conversation_id)
         if dock is not None:
             dock.update(view)
+
+    def _queue_changed(self) -> None:
+        if self.on_queue_changed is not None:
+            self.on_queue_changed()
 
     def tell(self, text: str) -> None:
         """A short notice."""
@@ -159,6 +167,11 @@ class PermissionController:
         card = next((node for node in focused.ancestors_with_self if isinstance(node, PermissionCard)), None) \
             if focused is not None else None
         return card.view.request_id if card is not None and card.view.is_open else None
+
+    def asker_of(self, request_id: int) -> str:
+        """The role of the agent that asks the question (``Architect``), as the decision queue names it."""
+        view = self.cards.views.get(request_id)
+        return view.role if view is not None else ""
 
     def show_question(self, request_id: int) -> None:
         """f2 reached this question: its card shown (its branch first) and focused, its keys armed."""

@@ -157,6 +157,7 @@ class ProjectSession:
                                                 self.conversation.user_is_typing)
         self.panes.on_branch_shown = self.permissions.branch_shown
         self.decisions.questions = self.permissions
+        self.permissions.on_queue_changed = self.decisions.show_queue
         self._routes = {
             MessageStarted: self._stream_started,
             MessageDelta: self.conversation.stream_delta,

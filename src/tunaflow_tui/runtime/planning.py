@@ -2,11 +2,12 @@
 
 Several plans can be in flight. A proposal is a new version of an existing plan when it says so
 (``<!-- tunaflow:plan-proposal revises: #N -->``), when the turn was about that plan (the user's
-``#N …`` message, or the revision the user asked for), when its title is the title of a plan that can
-take a revision now, or when exactly one plan waits for the Architect's revised proposal; otherwise it
-is a new plan. A plan takes a revision while it is a proposal (drafting, or waiting for approval); a
-revision of a plan that cannot take one now (developing, in review, done) is refused with a note to the
-user and the Architect, and nothing changes.
+``#N …`` message, or the revision the user asked for), when its title is the title of a plan the user
+sent back for a revision (``r``), or when exactly one plan waits for the Architect's revised proposal;
+otherwise it is a new plan — a plain message's proposal titled as a plan waiting for approval too: only
+the user sends a plan back from its gate. A plan takes a revision while it is a proposal (drafting, or
+waiting for approval); a revision of a plan that cannot take one now (developing, in review, done) is
+refused with a note to the user and the Architect, and nothing changes.
 """
 
 from __future__ import annotations
@@ -146,8 +147,8 @@ def revision_target(rt: StepContext, proposal: PlanProposal,
     """The plan ``proposal`` revises (None: a new plan), or why the plan it names cannot take it.
 
     ``about`` is the plan the turn was about (the user's ``#N`` message, a requested revision). A plan
-    named by the marker or by the turn must take it now; one found by its title or as the only plan
-    waiting for a revised proposal is only taken when it can.
+    named by the marker or by the turn must take it now; otherwise only a plan the user sent back for a
+    revision (drafting) takes it: the one with its title, or the only one.
     """
     if proposal.revises is not None:
         named = rt.store.get_plan(proposal.revises)
@@ -157,8 +158,10 @@ def revision_target(rt: StepContext, proposal: PlanProposal,
     if about is not None:  # as it stands now: another process may have moved it while the Architect wrote
         now = rt.store.get_plan(about.id)
         return (None, "it no longer exists") if now is None else (now, why_not_revisable(rt, now))
+    # a plain message asked for no revision: only a plan the user sent back (``r``: drafting again) is
+    # waiting for one; a plan at the approval gate keeps its version and the proposal is a new plan
     in_flight = plans_in_flight(rt.store)
-    titled = [p for p in in_flight if _same_title(p.title, proposal.title) and why_not_revisable(rt, p) is None]
+    titled = [p for p in in_flight if p.phase in _DRAFTED and _same_title(p.title, proposal.title)]
     if titled:
         return titled[-1], None
     drafting = [p for p in in_flight if p.phase == Phase.DRAFTING]

@@ -36,6 +36,8 @@ class PermissionCardView:
     diff: tuple[str, ...] = ()
     diff_more: int = 0
     state: str = "open"  # open | allow_once | allow_always | deny | withdrawn | timeout
+    role: str = ""
+    """The asking agent's role (``Architect``): the decision queue names the question by it."""
 
     @property
     def is_open(self) -> bool:
@@ -63,4 +65,5 @@ def card_view(request_id: int, conversation_id: str, request: PermissionRequest)
         request_id=request_id, conversation_id=conversation_id,
         asker=neutralize(f"{request.engine} ({request.role.capitalize()})"),
         title=" ".join(neutralize(request.title).split()) or "a tool", target=neutralize(target),
-        diff=tuple(lines[:DIFF_LINES]), diff_more=max(len(lines) - DIFF_LINES, 0))
+        diff=tuple(lines[:DIFF_LINES]), diff_more=max(len(lines) - DIFF_LINES, 0),
+        role=neutralize(request.role.capitalize()))

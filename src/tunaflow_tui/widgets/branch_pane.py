@@ -26,6 +26,16 @@ def empty_text(app: App[Any]) -> str:
     return EMPTY_TEXT.format(branch=key_for(app, MessageBlock, "message.branch", "b", words=True))
 
 
+class EmptyPaneNote(Static):
+    """What the empty pane says. Where the pane is all there is on screen (pinned on a narrow terminal) it takes
+    the focus, so the footer names the pane's keys (unpin, back to the chat) as it does beside the chat."""
+
+    def allow_focus(self) -> bool:
+        pane = self.parent
+        layout = pane.parent if pane is not None else None
+        return layout is not None and all(layout.has_class(name) for name in ("-pinned", "-narrow", "-show-pane"))
+
+
 class BranchHeader(Static):
     """One-line header: label, what the branch is (kind · mode, or a plan's branch), status."""
 
@@ -97,14 +107,14 @@ class BranchPane(Vertical):
         header = BranchHeader(id="branch-header")
         header.show(None)
         yield header
-        yield Static("", id="branch-empty", markup=False)
+        yield EmptyPaneNote("", id="branch-empty", markup=False)
 
     def on_mount(self) -> None:
         # after the first frame: naming the key loads the message widgets, which the first frame does without
         self.call_after_refresh(self._name_keys)
 
     def _name_keys(self) -> None:
-        for empty in self.query("#branch-empty").results(Static):
+        for empty in self.query("#branch-empty").results(EmptyPaneNote):
             empty.update(empty_text(self.app))
 
     async def show(self, view: BranchView, body: Widget) -> None:
@@ -140,4 +150,4 @@ class BranchPane(Vertical):
         for old in self.query("#branch-body"):
             await old.remove()
         if not self.query("#branch-empty"):
-            await self.mount(Static(empty_text(self.app), id="branch-empty", markup=False))
+            await self.mount(EmptyPaneNote(empty_text(self.app), id="branch-empty", markup=False))

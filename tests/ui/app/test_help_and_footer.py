@@ -191,6 +191,20 @@ async def test_the_app_keys_that_do_not_fit_at_80_columns_are_left_out_whole(ope
 
 
 @pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
+async def test_an_empty_pinned_pane_leaves_the_panes_keys_in_the_footer(open_app, size: tuple[int, int]) -> None:
+    """At 80 columns the pinned pane is all there is on screen; its keys (unpin, back to the chat) stay named."""
+    app, _controller, _runtime = open_app()
+    async with app.run_test(size=size) as pilot:
+        await _footer_settled(pilot, app, "f6 f7 f8 Branch pane", "^q Quit")
+        await pilot.press("f7")  # pinned, with no branch in it
+        await until(pilot, lambda: app.workspace.mode == "pinned", "the pane pinned")
+        line = await _footer_settled(pilot, app, "f1 Help", "f6 f7 f8 Branch pane", "^q Quit")
+        assert footer_keys_cut(app) == [], line
+        await pilot.press("f7")  # the keys the footer named: unpinned, back to the drawer
+        await until(pilot, lambda: app.workspace.mode == "drawer", "the pane unpinned")
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)], ids=["80x24", "120x40"])
 async def test_the_footer_shows_before_the_terminal_has_the_focus(size: tuple[int, int]) -> None:
     app = TunaflowApp(DemoChatController(), cursor_blink=False)
     app.set_reactive(TunaflowApp.app_focus, False)  # a browser tab before the first click

@@ -7,21 +7,50 @@ never starts by itself here: what moves it is the user's key.
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
-from app_harness import screen_rows, screen_text, settle
+from app_harness import run_from_palette, screen_rows, screen_text, settle
 from board_seeds import seed_board
 from other_process import idle_holder
 from waiting import until
 
 from tunaflow_tui.core.storage.leases import LeaseHolder
+from tunaflow_tui.core.workflow.phases import PlanEventType
 from tunaflow_tui.screens.workflow import WorkflowScreen
 from tunaflow_tui.widgets.decision.way_card import WayCard
 from tunaflow_tui.widgets.workflow_view import PlanList, WorkflowView
 
 AT_WORK = 2
 """Two plans of the seeded board are at work in the other process: every slot is taken."""
+
+SUPPORT = Path(__file__).resolve().parents[2] / "support"
+
+# A second tunaflow process holding a plan (argv: the support folder, the project, the plan id): it prints the
+# plan's phase after the hold.
+OTHER_HOLDS = """
+import asyncio, sys
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+from app_harness import demo_settings
+from tunaflow_tui.runtime.runtime import WorkflowRuntime
+
+project = Path(sys.argv[2])
+
+
+async def main() -> None:
+    rt = WorkflowRuntime(project, demo_settings(project, max_parallel_plans=2))
+    try:
+        print((await rt.decide(int(sys.argv[3]), "hold")).phase, flush=True)
+    finally:
+        rt.close()
+
+
+asyncio.run(main())
+"""
 
 
 @pytest.fixture
@@ -92,3 +121,44 @@ async def test_h_on_a_queued_plans_card_holds_it_and_u_puts_it_back_in_the_queue
         await until(pilot, lambda: "[queued] Cache th" in screen_text(app), "the sidebar's queued plan")
         await go_to_plan_on_board(pilot, app, ids.queued)
         await until(pilot, lambda: board_group_of(app, ids.queued)[0] == "Queued", "the plan under Queued again")
+
+
+def _holds_and_resumes(runtime, plan_id: int) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
+    return [(e.type, e.actor) for e in runtime.store.list_plan_events(plan_id)
+            if e.type in (PlanEventType.HELD, PlanEventType.RESUMED)]
+
+
+async def test_the_palettes_hold_and_resume_reach_a_queued_plan_as_its_card_does(open_app, demo_project,
+                                                                                holder: LeaseHolder) -> None:
+    app, _session, runtime = open_app(max_parallel_plans=AT_WORK)
+    ids = seed_board(runtime.store, holder)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await settle(pilot, app)
+        await go_to_plan_on_board(pilot, app, ids.queued)
+        await pilot.press("enter")  # on the queued plan's card (h hold): the palette's Hold means this plan
+        await until(pilot, lambda: card_of(app, ids.queued) is not None and card_of(app, ids.queued).has_focus,
+                    "the queued plan's card, focused")
+        other = subprocess.run([sys.executable, "-c", OTHER_HOLDS, str(SUPPORT), str(demo_project), str(ids.queued)],
+                               capture_output=True, text=True, timeout=120)
+        assert other.stdout.strip() == "held", other.stderr  # another tunaflow held it meanwhile
+        await until(pilot, lambda: "on hold" in str(card_of(app, ids.queued).border_title),
+                    "its card following the other process", limit=60)
+
+        await run_from_palette(pilot, app, "Resume held plan")  # every slot is still taken: back in the queue
+        await until(pilot, lambda: [q.plan_id for q in runtime.queued_plans()] == [ids.queued], "queued again",
+                    limit=60)
+        await go_to_plan_on_board(pilot, app, ids.queued)
+        await until(pilot, lambda: board_group_of(app, ids.queued)[0] == "Queued", "the plan under Queued again")
+        await pilot.press("enter")
+        await until(pilot, lambda: card_of(app, ids.queued) is not None and card_of(app, ids.queued).has_focus,
+                    "its card, queued again and focused")
+
+        await run_from_palette(pilot, app, "Hold plan")
+        await until(pilot, lambda: runtime.store.get_plan(ids.queued).phase == "held",  # type: ignore[union-attr]
+                    "the queued plan held from the palette", limit=60)
+        assert runtime.queued_plans() == (), "out of the queue"
+        approval = runtime.store.get_plan(ids.approval)
+        assert approval is not None and approval.phase == "approval", "the plan waiting for approval is untouched"
+        await until(pilot, lambda: "on hold" in str(card_of(app, ids.queued).border_title), "its card on hold")
+        assert _holds_and_resumes(runtime, ids.queued) == [
+            (PlanEventType.HELD, "user"), (PlanEventType.RESUMED, "user"), (PlanEventType.HELD, "user")]

@@ -54,6 +54,11 @@ def fit_hint(text: str, width: int) -> str:
 """The ``DOCK_KIND`` of the card classes (they load with the first card, not with the dock)."""
 
 
+def _capital(text: str) -> str:
+    """``text`` with its first letter upper-case (the start of the dock's line)."""
+    return text[:1].upper() + text[1:]
+
+
 def card_kind(card: Widget) -> str | None:
     """``proposal``, ``verdict`` or ``done`` for a dock card; None for anything else."""
     return card.DOCK_KIND if isinstance(card, DecisionCard) else None
@@ -158,31 +163,56 @@ class DecisionDock(VerticalScroll, can_focus=False):
         yield DockHint(id="dock-hint")
 
     queue: tuple[QueuedDecision, ...] = ()
-    """Every plan waiting for the user, in the order f2 walks them (set by the app)."""
+    """Everything waiting for the user — plans and agents' questions — in the order f2 walks it (set by the app)."""
 
-    jump_target: int | None = None
-    """The plan f2 reaches from outside the cards."""
+    jump_target: QueuedDecision | None = None
+    """What f2 reaches from outside the cards (a plan's decision or an agent's question)."""
 
-    def set_queue(self, queue: tuple[QueuedDecision, ...], jump_target: int | None = None) -> None:
-        """The plans waiting for the user now, oldest first (held ones last), and where f2 goes from
-        outside the cards."""
+    def on_mount(self) -> None:
+        self.refresh_hint()
+        # the keys moving to an agent's question (in its own dock) change where f2 goes next
+        self.watch(self.screen, "focused", self._focus_moved, init=False)
+
+    def _focus_moved(self) -> None:
+        if self.is_attached:
+            self.refresh_hint()
+
+    def set_queue(self, queue: tuple[QueuedDecision, ...], jump_target: QueuedDecision | None = None) -> None:
+        """What waits for the user now, oldest first (held plans last), and what f2 reaches from outside the
+        cards."""
         if (queue, jump_target) != (self.queue, self.jump_target):
             self.queue, self.jump_target = queue, jump_target
             self.refresh_hint()
 
     def waiting(self) -> tuple[QueuedDecision, ...]:
         """The queue less the plans whose card shows a decision just taken (the plan has not moved yet)."""
-        def decided(plan_id: int) -> bool:
-            card = self.card_for(plan_id)
+        def decided(plan_id: int | None) -> bool:
+            card = self.card_for(plan_id) if plan_id is not None else None
             return card is not None and not card_has_keys(card) and not is_done_card(card)
 
         return tuple(entry for entry in self.queue if not decided(entry.plan_id))
 
-    def _queue_text(self, jump: str) -> str | None:
-        """With several decisions waiting: how many, which plan's card has the keys, and what f2 does."""
-        waiting = self.waiting()
-        if len(waiting) < 2:
+    def _question_with_keys(self) -> int | None:
+        """The agent's open question whose card has the keys (it lives in its own dock), if one has."""
+        focused = self.app.focused
+        if focused is None:
             return None
+        for node in focused.ancestors_with_self:
+            view = getattr(node, "view", None)
+            request_id = getattr(view, "request_id", None)
+            if isinstance(request_id, int) and not isinstance(node, DecisionCard):
+                return request_id if getattr(view, "is_open", False) else None
+        return None
+
+    def _queue_text(self, jump: str) -> str | None:
+        """With several decisions waiting (or an agent's question): how many, which card has the keys, and
+        what f2 reaches next — in the order f2 walks them, questions and plans alike."""
+        waiting = self.waiting()
+        questions = [entry for entry in waiting if entry.question is not None]
+        if len(waiting) < 2 and not questions:
+            return None
+        if len(waiting) == 1:
+            return f"{_capital(waiting[0].name)} waits — {jump} focuses it"
         count = f"{len(waiting)} decisions waiting"
         focused = self.focused_card()
         if focused is not None and card_has_keys(focused) and not is_done_card(focused):
@@ -190,10 +220,14 @@ class DecisionDock(VerticalScroll, can_focus=False):
             state = "held" if self._held(focused) else "review" if kind == VERDICT else "waiting"
             what = f"{focused.keys_owner()} {'review ' if kind == VERDICT and state == 'held' else ''}{state}"
             return f"{count} · {what}: {focused.key_hint()} · {jump} next"
-        order = ", ".join(f"Plan {entry.plan_id}{' (held)' if entry.held else ''}" for entry in waiting)
-        ids = [entry.plan_id for entry in waiting]
-        target = self.jump_target if self.jump_target in ids else ids[0]
-        return f"{count} — {jump} focuses Plan {target}, then walks on, oldest first: {order}"
+        order = ", ".join(entry.name for entry in waiting)
+        on = self._question_with_keys()
+        at = next((n for n, entry in enumerate(waiting) if on is not None and entry.question == on), None)
+        if at is not None:  # from the question that has the keys, f2 goes to the one after it
+            following = waiting[(at + 1) % len(waiting)]
+            return f"{count} — {jump} moves on to {following.name}, oldest first: {order}"
+        target = self.jump_target if self.jump_target in waiting else waiting[0]
+        return f"{count} — {jump} focuses {target.name}, then walks on, oldest first: {order}"
 
     @staticmethod
     def _held(card: DecisionCard) -> bool:
@@ -207,7 +241,8 @@ class DecisionDock(VerticalScroll, can_focus=False):
         does not have the focus (it arrived as the user was typing, or scrolled out of view), the
         hint leads with the key that reaches it: its own keys do nothing until then. With several
         decisions waiting it leads with how many (``3 decisions waiting · Plan 2 review: a accept …``)
-        and, with no card focused, names the plans in the order f2 walks them. Every key is named as
+        and, with no card focused, names them in the order f2 walks them — an agent's open question by who
+        asks (``the Developer's question``) — leading with the one f2 reaches next. Every key is named as
         the keymap has it now.
         """
         from tunaflow_tui.keyhints import app_key, hint_line
@@ -242,9 +277,6 @@ class DecisionDock(VerticalScroll, can_focus=False):
         hint.show(text)
         hint.display = bool(text)
         hint.set_class(not urgent, "-quiet")
-
-    def on_mount(self) -> None:
-        self.refresh_hint()
 
     def on_resize(self) -> None:
         """A smaller dock may hide the card that has the keys (the hint cuts itself to its new width)."""
