@@ -1,15 +1,16 @@
 """Repairs that must do no harm and claim no more than they did: a symbolic ref an agent plants is
 repaired itself, never the branch it points at (``update-ref`` follows a symbolic ref unless told not
-to), and a stash that cannot be cleared is told as such."""
+to) — the plan's own branch made an alias of ``main`` included — a stash that cannot be cleared is told
+as such, and a plan's branch that cannot be made again keeps its commits under a rescue ref."""
 
 from __future__ import annotations
 
 import subprocess
 from pathlib import Path
 
-from guarded_repo import PLAN_REF, git, rescued, setup, sha
+from guarded_repo import PLAN, PLAN_REF, commit, git, rescued, setup, sha
 
-from tunaflow_tui.core.gitops.refguard import check_turn, take_snapshot
+from tunaflow_tui.core.gitops.refguard import Finding, check_turn, take_snapshot
 
 
 def _is_symref(repo: Path, ref: str) -> bool:
@@ -56,9 +57,12 @@ def test_a_stash_an_agent_points_at_a_branch_is_cleared_without_deleting_the_bra
 
     report = check_turn(snap, plan_ref=PLAN_REF, actor="the Developer")
 
-    assert [(f.kind, f.repaired) for f in report.findings] == [("stash", True)]
+    assert report.findings == (Finding(
+        "stash", "The Developer made the stash an alias of release; tunaflow removed the alias and put the stash "
+        "back, leaving release itself as it is.", repaired=True, ref="refs/stash", after="refs/heads/release"),)
     assert sha(git_repo, "release") == release, "clearing the stash deleted the user's branch"
     assert git(git_repo, "stash", "list") == ""
+    assert rescued(git_repo) == [], "the branch's tip was never the stash's to keep"
 
 
 def test_a_stash_that_cannot_be_cleared_is_told_not_claimed_put_back(git_repo: Path, tmp_path: Path) -> None:
@@ -77,3 +81,82 @@ def test_a_stash_that_cannot_be_cleared_is_told_not_claimed_put_back(git_repo: P
     assert "stash.lock" in finding.text
     [kept] = rescued(git_repo)
     assert sha(git_repo, kept) == agents and sha(git_repo, "refs/stash") == agents, "nothing is lost"
+
+
+# ------------------------------------------------------------------ the plan's branch made an alias
+def test_the_plans_branch_made_an_alias_of_main_is_a_branch_again_and_main_stays(
+        git_repo: Path, tmp_path: Path) -> None:
+    wt = setup(git_repo, tmp_path)
+    main, tip = sha(git_repo, "main"), sha(git_repo, PLAN)
+    snap = take_snapshot(git_repo, wt)
+    git(wt, "symbolic-ref", PLAN_REF, "refs/heads/main")  # the worktree's HEAD now reaches main through it
+    git(wt, "checkout", "-q", "--detach")
+    ahead = commit(wt, "ahead.py", "on top of main, detached")  # would be fast-forwarded "onto the plan's branch"
+
+    report = check_turn(snap, plan_ref=PLAN_REF, actor="the Developer")
+
+    assert report.findings[0] == Finding(
+        "plan_branch", f"The Developer made {PLAN} an alias of main, so commits on the plan's branch would have "
+        f"moved main: tunaflow made it a branch again at {tip[:10]}, leaving main as it is.", repaired=True,
+        ref=PLAN_REF, before=tip, after="refs/heads/main")
+    assert sha(git_repo, "main") == main, "a repair of the plan's branch moved main"
+    assert not _is_symref(git_repo, PLAN_REF) and sha(git_repo, PLAN) == tip
+    assert git(wt, "symbolic-ref", "HEAD") == PLAN_REF
+    assert [f.rescue_ref for f in report.findings if f.kind == "worktree_head"] == rescued(git_repo)
+    assert sha(git_repo, rescued(git_repo)[0]) == ahead, "the agent's detached commit is kept"
+
+
+def test_commits_through_an_alias_of_main_go_back_off_main_and_the_plans_own_are_kept(
+        git_repo: Path, tmp_path: Path) -> None:
+    wt = setup(git_repo, tmp_path)
+    main, tip = sha(git_repo, "main"), sha(git_repo, PLAN)
+    snap = take_snapshot(git_repo, wt)
+    own = commit(wt, "own.py", "on the plan's branch, before the alias")
+    git(wt, "symbolic-ref", PLAN_REF, "refs/heads/main")
+    through = commit(wt, "through.py", "through the alias, onto main")
+
+    report = check_turn(snap, plan_ref=PLAN_REF, actor="the Developer")
+
+    [alias] = [f for f in report.findings if f.kind == "plan_branch"]
+    [kept_own] = [r for r in rescued(git_repo) if sha(git_repo, r) == own]
+    assert alias.text.endswith(f"leaving main as it is; the commits it held are kept at {kept_own}.")
+    assert sha(git_repo, "main") == main and sha(git_repo, PLAN) == tip and not _is_symref(git_repo, PLAN_REF)
+    [moved] = [f for f in report.findings if f.ref == "refs/heads/main"]
+    assert (moved.repaired, moved.after) == (True, through) and moved.rescue_ref is not None
+    assert sha(git_repo, moved.rescue_ref) == through, "the commit made on main through the alias is kept"
+    assert git(wt, "symbolic-ref", "HEAD") == PLAN_REF
+
+
+def test_a_reviewers_worktree_put_back_replaces_an_alias_of_main_instead_of_moving_main(
+        git_repo: Path, tmp_path: Path) -> None:
+    from tunaflow_tui.core.gitops import restore, snapshot
+
+    wt = setup(git_repo, tmp_path)
+    main, tip = sha(git_repo, "main"), sha(git_repo, PLAN)
+    files = snapshot(wt)
+    git(wt, "symbolic-ref", PLAN_REF, "refs/heads/main")
+
+    restore(wt, files)
+
+    assert sha(git_repo, "main") == main, "putting the reviewer's worktree back moved main"
+    assert sha(git_repo, PLAN) == tip and not _is_symref(git_repo, PLAN_REF)
+
+
+# ------------------------------------------------------------------ the plan's branch cannot be made again
+def test_a_plans_branch_whose_name_an_agent_took_keeps_its_commits_under_a_named_rescue_ref(
+        git_repo: Path, tmp_path: Path) -> None:
+    wt = setup(git_repo, tmp_path)
+    snap = take_snapshot(git_repo, wt)
+    work = commit(wt, "work.py", "the plan's work")
+    git(wt, "update-ref", "-d", PLAN_REF)  # its log goes with it
+    git(wt, "update-ref", f"{PLAN_REF}/sub", "main")  # refs/heads/tunaflow/guarded is a folder now
+
+    report = check_turn(snap, plan_ref=PLAN_REF, actor="the Developer")
+
+    assert report.needs_decision
+    [lost] = [f for f in report.findings if f.kind == "plan_branch"]
+    assert lost.rescue_ref is not None and sha(git_repo, lost.rescue_ref) == work, "the plan's commits are reachable"
+    assert lost.text == (f"The Developer deleted {PLAN} and tunaflow could not make it again ({PLAN}/sub is in its "
+                         f"way); its commits are kept at {lost.rescue_ref}.")
+    assert (lost.repaired, lost.needs_decision) == (False, True)
+    assert lost.text in report.reason
