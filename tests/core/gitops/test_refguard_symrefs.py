@@ -65,6 +65,24 @@ def test_a_stash_an_agent_points_at_a_branch_is_cleared_without_deleting_the_bra
     assert rescued(git_repo) == [], "the branch's tip was never the stash's to keep"
 
 
+def test_a_stash_made_an_alias_of_a_tag_without_a_log_is_found_all_the_same(git_repo: Path, tmp_path: Path) -> None:
+    wt = setup(git_repo, tmp_path)
+    git(git_repo, "tag", "v1")  # tags keep no log: the alias lists no stash entry
+    v1 = sha(git_repo, "v1")
+    snap = take_snapshot(git_repo, wt)
+    git(wt, "symbolic-ref", "refs/stash", "refs/tags/v1")
+    assert git(git_repo, "stash", "list") == ""
+
+    report = check_turn(snap, plan_ref=PLAN_REF, actor="the Developer")
+
+    assert [f.text for f in report.findings] == ["The Developer made the stash an alias of v1; tunaflow removed the "
+                                                 "alias and put the stash back, leaving v1 itself as it is."]
+    assert not _is_symref(git_repo, "refs/stash") and sha(git_repo, "v1") == v1
+    (git_repo / "README.md").write_text("the user's own stash\n", encoding="utf-8")
+    git(git_repo, "stash", "push", "-q")
+    assert sha(git_repo, "v1") == v1, "the user's next stash moved the tag"
+
+
 def test_a_stash_that_cannot_be_cleared_is_told_not_claimed_put_back(git_repo: Path, tmp_path: Path) -> None:
     wt = setup(git_repo, tmp_path)
     snap = take_snapshot(git_repo, wt)

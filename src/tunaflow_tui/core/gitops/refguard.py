@@ -475,13 +475,14 @@ class _Check:
     def stash(self) -> None:
         before = self.snap.stash
         now = _stash(self.repo)
-        if now == before:
+        # an alias lists its target's log as stash entries (none for a ref without a log): nothing of the
+        # stash's to keep, and a later `git stash` would move the target
+        alias = symref_target(self.repo, STASH)
+        if now == before and alias is None:
             return
         if not self.repair_refs:
             self.add(Finding("stash", f"The stash changed during {self.actor}'s turn.", repaired=False, ref=STASH))
             return
-        # an alias of a branch lists that branch's log as stash entries: nothing of the stash's to keep
-        alias = symref_target(self.repo, STASH)
         old = {sha for sha, _ in before}
         rescued = [self.rescuer.keep(sha, "stash") for sha, _ in now if sha not in old] if alias is None else []
         run_git(["update-ref", "--no-deref", "-d", STASH], self.repo)  # a lock held: told, not claimed
