@@ -145,21 +145,6 @@ def test_commits_through_an_alias_of_main_go_back_off_main_and_the_plans_own_are
     assert git(wt, "symbolic-ref", "HEAD") == PLAN_REF
 
 
-def test_a_reviewers_worktree_put_back_replaces_an_alias_of_main_instead_of_moving_main(
-        git_repo: Path, tmp_path: Path) -> None:
-    from tunaflow_tui.core.gitops import restore, snapshot
-
-    wt = setup(git_repo, tmp_path)
-    main, tip = sha(git_repo, "main"), sha(git_repo, PLAN)
-    files = snapshot(wt)
-    git(wt, "symbolic-ref", PLAN_REF, "refs/heads/main")
-
-    restore(wt, files)
-
-    assert sha(git_repo, "main") == main, "putting the reviewer's worktree back moved main"
-    assert sha(git_repo, PLAN) == tip and not _is_symref(git_repo, PLAN_REF)
-
-
 # ------------------------------------------------------------------ the plan's branch cannot be made again
 def test_a_plans_branch_whose_name_an_agent_took_keeps_its_commits_under_a_named_rescue_ref(
         git_repo: Path, tmp_path: Path) -> None:
