@@ -10,6 +10,7 @@ from pathlib import Path
 
 from guarded_repo import PLAN, PLAN_REF, commit, git, rescued, setup, sha
 
+from tunaflow_tui.core.gitops import create_worktree
 from tunaflow_tui.core.gitops.refguard import Finding, check_turn, take_snapshot
 
 
@@ -119,6 +120,8 @@ def test_the_plans_branch_made_an_alias_of_main_is_a_branch_again_and_main_stays
         ref=PLAN_REF, before=tip, after="refs/heads/main")
     assert sha(git_repo, "main") == main, "a repair of the plan's branch moved main"
     assert not _is_symref(git_repo, PLAN_REF) and sha(git_repo, PLAN) == tip
+    assert git(git_repo, "reflog", "show", "-1", "--format=%gs", PLAN_REF, "--") == (
+        "tunaflow: the plan's branch is no alias")
     assert git(wt, "symbolic-ref", "HEAD") == PLAN_REF
     assert [f.rescue_ref for f in report.findings if f.kind == "worktree_head"] == rescued(git_repo)
     assert sha(git_repo, rescued(git_repo)[0]) == ahead, "the agent's detached commit is kept"
@@ -137,6 +140,7 @@ def test_commits_through_an_alias_of_main_go_back_off_main_and_the_plans_own_are
 
     [alias] = [f for f in report.findings if f.kind == "plan_branch"]
     [kept_own] = [r for r in rescued(git_repo) if sha(git_repo, r) == own]
+    assert kept_own.endswith("-tunaflow-guarded-before")
     assert alias.text.endswith(f"leaving main as it is; the commits it held are kept at {kept_own}.")
     assert sha(git_repo, "main") == main and sha(git_repo, PLAN) == tip and not _is_symref(git_repo, PLAN_REF)
     [moved] = [f for f in report.findings if f.ref == "refs/heads/main"]
@@ -163,3 +167,30 @@ def test_a_plans_branch_whose_name_an_agent_took_keeps_its_commits_under_a_named
                          f"way); its commits are kept at {lost.rescue_ref}.")
     assert (lost.repaired, lost.needs_decision) == (False, True)
     assert lost.text in report.reason
+
+
+def test_a_plans_branch_an_agent_made_as_an_alias_during_the_turn_is_removed(git_repo: Path) -> None:
+    snap = take_snapshot(git_repo)  # the plan has no branch yet
+    git(git_repo, "symbolic-ref", PLAN_REF, "refs/heads/main")
+
+    report = check_turn(snap, plan_ref=PLAN_REF, actor="the Developer", repair_refs=False)
+
+    assert [f.text for f in report.findings] == [
+        f"The Developer made {PLAN} an alias of main, so commits on the plan's branch would have moved main: "
+        "tunaflow removed the alias, leaving main as it is."]
+    assert git(git_repo, "for-each-ref", "--format=%(refname)", PLAN_REF) == "" and sha(git_repo, "main")
+
+
+def test_a_plans_branch_locked_against_its_repair_is_kept_with_gits_reason(git_repo: Path, tmp_path: Path) -> None:
+    wt = create_worktree(git_repo, PLAN, "main", tmp_path / "wt")  # no commit of its own: main holds its tip
+    snap = take_snapshot(git_repo, wt)
+    git(wt, "update-ref", "-d", PLAN_REF)
+    (git_repo / ".git" / "refs" / "heads" / "tunaflow").mkdir(parents=True, exist_ok=True)
+    (git_repo / ".git" / "refs" / "heads" / "tunaflow" / "guarded.lock").write_text("", encoding="utf-8")
+
+    report = check_turn(snap, plan_ref=PLAN_REF, actor="the Developer")
+
+    [lost] = [f for f in report.findings if f.kind == "plan_branch"]
+    assert lost.rescue_ref is not None and sha(git_repo, lost.rescue_ref) == sha(git_repo, "main")
+    assert lost.text.startswith(f"The Developer deleted {PLAN} and tunaflow could not make it again (")
+    assert "guarded.lock" in lost.text and lost.text.endswith(f"); its commits are kept at {lost.rescue_ref}.")

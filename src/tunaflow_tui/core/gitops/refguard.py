@@ -419,11 +419,10 @@ class _Check:
         wt = self.snap.worktree
         # the branch's own log went with it: the worktree's HEAD log names what the agent committed on it
         kept = lost_tips(wt, "HEAD", lambda sha: self.rescuer.keep(sha, f"{short}-before")) if wt is not None else []
-        if not held(self.repo, before):
+        if not kept or not held(self.repo, before):  # a ref the user can make the branch again from, always
             kept.append(self.rescuer.keep(before, f"{short}-before"))
         in_way = sorted(short_ref(r) for r in _refs(self.repo) if r.startswith(f"{self.plan_ref}/"))
-        why = (f"{', '.join(in_way)} is in its way" if in_way
-               else str(exc).strip().splitlines()[-1] if str(exc).strip() else "git refused")
+        why = f"{', '.join(in_way)} is in its way" if in_way else (exc.stderr.splitlines() or [str(exc)])[0]
         self.add(Finding("plan_branch", f"{self.who} deleted {short} and tunaflow could not make it again ({why}); "
                          f"its commits are kept at {', '.join(kept)}.", repaired=False, needs_decision=True,
                          ref=self.plan_ref, before=before, rescue_ref=kept[0] if kept else None))
