@@ -193,4 +193,76 @@ def test_a_plans_branch_locked_against_its_repair_is_kept_with_gits_reason(git_r
     [lost] = [f for f in report.findings if f.kind == "plan_branch"]
     assert lost.rescue_ref is not None and sha(git_repo, lost.rescue_ref) == sha(git_repo, "main")
     assert lost.text.startswith(f"The Developer deleted {PLAN} and tunaflow could not make it again (")
+    assert lost.text.startswith(f"The Developer deleted {PLAN} and tunaflow could not make it again (fatal: "
+                                f"update_ref failed for ref '{PLAN_REF}': cannot lock ref ")
     assert "guarded.lock" in lost.text and lost.text.endswith(f"); its commits are kept at {lost.rescue_ref}.")
+    assert (lost.ref, lost.before, lost.after) == (PLAN_REF, snap.refs[PLAN_REF], None)
+
+
+def test_every_commit_an_aliased_plan_branch_held_is_kept_and_named(git_repo: Path, tmp_path: Path) -> None:
+    wt = setup(git_repo, tmp_path)
+    snap = take_snapshot(git_repo, wt)
+    first = commit(wt, "one.py", "a first try")
+    git(wt, "reset", "-q", "--hard", "HEAD~1")
+    second = commit(wt, "two.py", "a second try")
+    git(wt, "symbolic-ref", PLAN_REF, "refs/heads/main")
+
+    report = check_turn(snap, plan_ref=PLAN_REF, actor="the Developer")
+
+    newest, older = rescued(git_repo)[:2]  # named in the order they were kept: the branch's newest commit first
+    assert (sha(git_repo, newest), sha(git_repo, older)) == (second, first)
+    assert report.findings[0].text.endswith(f"; the commits it held are kept at {newest}, {older}.")
+
+
+def _take_the_name(wt: Path, *subs: str) -> None:
+    git(wt, "update-ref", "-d", PLAN_REF)
+    for sub in subs:
+        git(wt, "update-ref", f"{PLAN_REF}/{sub}", "main")
+
+
+def test_every_commit_of_a_branch_whose_name_two_refs_took_is_kept_and_both_named(
+        git_repo: Path, tmp_path: Path) -> None:
+    wt = setup(git_repo, tmp_path)
+    snap = take_snapshot(git_repo, wt)
+    first = commit(wt, "one.py", "a first try")
+    git(wt, "reset", "-q", "--hard", "HEAD~1")
+    second = commit(wt, "two.py", "a second try")
+    _take_the_name(wt, "a", "b")
+
+    report = check_turn(snap, plan_ref=PLAN_REF, actor="the Developer")
+
+    [lost] = [f for f in report.findings if f.kind == "plan_branch"]
+    newest, older = rescued(git_repo)[:2]
+    assert (sha(git_repo, newest), sha(git_repo, older)) == (second, first)
+    assert lost.text == (f"The Developer deleted {PLAN} and tunaflow could not make it again ({PLAN}/a, {PLAN}/b are "
+                         f"in its way); its commits are kept at {newest}, {older}.")
+
+
+def test_a_plans_branch_whose_tip_left_the_worktrees_log_is_kept_all_the_same(git_repo: Path, tmp_path: Path) -> None:
+    wt = setup(git_repo, tmp_path)
+    tip = sha(git_repo, PLAN)
+    snap = take_snapshot(git_repo, wt)
+    git(wt, "reset", "-q", "--hard", "HEAD~1")  # the plan's tip dropped …
+    redo = commit(wt, "redo.py", "the agent's own start")
+    for _ in range(25):  # … and out of the last 50 entries of the worktree's HEAD log
+        git(wt, "checkout", "-q", "--detach")
+        git(wt, "checkout", "-q", PLAN)
+    _take_the_name(wt, "sub")
+
+    report = check_turn(snap, plan_ref=PLAN_REF, actor="the Developer")
+
+    [lost] = [f for f in report.findings if f.kind == "plan_branch"]
+    assert sorted(sha(git_repo, r) for r in rescued(git_repo)[:2]) == sorted([redo, tip]), "the plan's tip is kept"
+    assert lost.rescue_ref is not None and sha(git_repo, lost.rescue_ref) == redo
+
+
+def test_a_plans_branch_without_a_worktree_whose_name_was_taken_keeps_its_tip(git_repo: Path) -> None:
+    git(git_repo, "branch", PLAN)
+    tip = sha(git_repo, PLAN)
+    snap = take_snapshot(git_repo)  # the agent works in the user's own tree
+    _take_the_name(git_repo, "sub")
+
+    report = check_turn(snap, plan_ref=PLAN_REF, actor="the Developer", repair_refs=False)
+
+    [lost] = [f for f in report.findings if f.kind == "plan_branch"]
+    assert lost.rescue_ref is not None and sha(git_repo, lost.rescue_ref) == tip and report.needs_decision

@@ -372,8 +372,10 @@ class _Check:
 
     def plan_alias(self) -> None:
         """The plan's branch made a symbolic ref: a commit on it would move the branch it points at."""
-        target = symref_target(self.repo, self.plan_ref) if self.plan_ref is not None else None
-        if self.plan_ref is None or target is None:
+        if self.plan_ref is None:
+            return
+        target = symref_target(self.repo, self.plan_ref)
+        if target is None:
             return
         before = self.snap.refs.get(self.plan_ref)
         short, aliased = short_ref(self.plan_ref), short_ref(target)
@@ -422,10 +424,13 @@ class _Check:
         if not kept or not held(self.repo, before):  # a ref the user can make the branch again from, always
             kept.append(self.rescuer.keep(before, f"{short}-before"))
         in_way = sorted(short_ref(r) for r in _refs(self.repo) if r.startswith(f"{self.plan_ref}/"))
-        why = f"{', '.join(in_way)} is in its way" if in_way else (exc.stderr.splitlines() or [str(exc)])[0]
+        if in_way:
+            why = f"{', '.join(in_way)} {'is' if len(in_way) == 1 else 'are'} in its way"
+        else:  # git's own reason: the first line of what it said (a failure to start says nothing)
+            why = (exc.stderr.splitlines() or [str(exc)])[0]
         self.add(Finding("plan_branch", f"{self.who} deleted {short} and tunaflow could not make it again ({why}); "
                          f"its commits are kept at {', '.join(kept)}.", repaired=False, needs_decision=True,
-                         ref=self.plan_ref, before=before, rescue_ref=kept[0] if kept else None))
+                         ref=self.plan_ref, before=before, rescue_ref=kept[0]))
 
     # ------------------------------------------------------------------ every other ref
     def other_refs(self, now: Mapping[str, str]) -> None:
