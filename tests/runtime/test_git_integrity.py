@@ -394,3 +394,51 @@ async def test_the_developer_writing_in_the_users_own_tree_is_put_back_and_its_w
         assert "tunaflow: Add multiplication to calc (developer)" in _subjects(harness, plan.git_branch)
     finally:
         rt.close()
+
+
+def _is_symref(h: Harness, ref: str) -> bool:
+    return subprocess.run(["git", "symbolic-ref", "-q", ref], cwd=h.project, capture_output=True).returncode == 0
+
+
+async def test_a_developer_aliasing_its_branch_to_main_leaves_main_and_its_work_lands_on_the_plan(
+        harness: Harness) -> None:
+    main_before = _sha(harness, "main")
+    alias = ["sh", "-c", 'git symbolic-ref "$(git symbolic-ref HEAD)" refs/heads/main']
+    harness.set_script(
+        architect=[{"text": PROPOSAL}],
+        developer=[dev_turn(run=[alias, ADD_ALL, _commit("Developer: mul, through the alias")])],
+        **PASS,
+    )
+    events: list[RuntimeEvent] = []
+    rt = _runtime(harness, events)
+    try:
+        plan = await _approved(rt)
+        assert _sha(harness, "main") == main_before, "the user's main moved"
+        assert not _is_symref(harness, f"refs/heads/{plan.git_branch}")
+        assert plan.pending_decision == "review", plan.pending_detail
+        assert "tunaflow: Add multiplication to calc (developer)" in _subjects(harness, plan.git_branch)
+        assert "def mul" in harness.git("show", f"{plan.git_branch}:calc.py")
+        assert any(f"{plan.git_branch} an alias of main" in n for n in _notices(events))
+        assert [f["kind"] for f in _integrity(rt, plan.id)][:1] == ["plan_branch"]
+        assert any("Developer: mul, through the alias" in s for s in _rescued(harness).values())
+        assert _unreachable_commits(harness) == []
+    finally:
+        rt.close()
+
+
+async def test_a_developer_taking_its_branchs_name_stops_at_a_decision_naming_where_the_plan_is_kept(
+        harness: Harness) -> None:
+    take = ["sh", "-c", 'b=$(git symbolic-ref HEAD) && git update-ref -d "$b" && git update-ref "$b/sub" main']
+    harness.set_script(architect=[{"text": PROPOSAL}], developer=[dev_turn(run=[take])], **PASS)
+    events: list[RuntimeEvent] = []
+    rt = _runtime(harness, events)
+    try:
+        plan = await _approved(rt)
+        assert plan.pending_decision == "dev_stalled" and plan.phase == "dev"
+        [lost] = [f for f in _integrity(rt, plan.id) if f["kind"] == "plan_branch"]
+        assert lost["rescue_ref"] in plan.pending_detail["reason"]
+        assert _subjects(harness, lost["rescue_ref"])[0] == f"Plan: {plan.title}", "the plan's commits are kept"
+        assert not [c for c in harness.calls() if c["role"] in ("reviewer", "verifier")], "no review of it"
+        assert _unreachable_commits(harness) == []
+    finally:
+        rt.close()

@@ -136,6 +136,19 @@ def test_a_branch_switch_and_a_detached_head_are_put_back(git_repo: Path, tmp_pa
     assert fingerprint(wt) == detached.fingerprint
 
 
+def test_a_branch_made_an_alias_of_main_is_put_back_without_moving_main(git_repo: Path, tmp_path: Path) -> None:
+    wt = _worktree(git_repo, tmp_path)
+    main, tip = git(git_repo, "rev-parse", "main"), git(wt, "rev-parse", "HEAD")
+    snap = snapshot(wt)
+    git(wt, "symbolic-ref", "refs/heads/tunaflow/edges", "refs/heads/main")  # HEAD now reaches main through it
+
+    restore(wt, snap)
+
+    assert git(git_repo, "rev-parse", "main") == main, "putting the reviewer's worktree back moved main"
+    assert git(git_repo, "rev-parse", "tunaflow/edges") == tip
+    assert subprocess.run(["git", "symbolic-ref", "-q", "refs/heads/tunaflow/edges"], cwd=git_repo).returncode == 1
+    assert git(wt, "symbolic-ref", "HEAD") == "refs/heads/tunaflow/edges"
+
 def test_a_folder_swapped_for_a_link_under_an_ignored_name_is_not_written_through(
         git_repo: Path, tmp_path: Path) -> None:
     wt = _worktree(git_repo, tmp_path)

@@ -532,8 +532,9 @@ def test_refs_that_cannot_be_put_back_are_told_as_the_steps_that_failed(git_repo
 
     report = check_turn(snap, plan_ref=PLAN_REF, actor="the Developer")
 
-    assert [(f.kind, f.text.split(": ", 1)[0]) for f in report.findings] == [
-        ("error", "tunaflow could not check or repair the plan's branch after the Developer's turn"),
-        ("error", "tunaflow could not check or repair the other refs after the Developer's turn"),
-    ]
-    assert report.needs_decision and all("cannot lock ref" in f.text for f in report.findings)
+    lost, failed = report.findings
+    assert lost.kind == "plan_branch" and lost.rescue_ref is not None and sha(git_repo, lost.rescue_ref) == snap.refs[
+        PLAN_REF], "the plan's branch cannot be made again: its commits are kept"
+    assert (failed.kind, failed.text.split(": ", 1)[0]) == (
+        "error", "tunaflow could not check or repair the other refs after the Developer's turn")
+    assert report.needs_decision and "cannot lock ref" in failed.text

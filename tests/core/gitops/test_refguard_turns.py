@@ -322,7 +322,7 @@ def test_each_step_that_cannot_run_is_told_and_the_others_still_run(git_repo: Pa
     assert errors[0].to_json()["repaired"] is False, "the plan's history says it was not repaired"
     said = [f.text.split(": ", 1)[0] for f in errors]
     assert said == [f"tunaflow could not check or repair {what} after the Developer's turn" for what in (
-        "the worktree's files", "the worktree's HEAD", "the plan's branch", "the other refs", "the stash",
+        "what the plan's branch points at", "the worktree's files", "the worktree's HEAD", "the plan's branch", "the other refs", "the stash",
         "the remotes", "your working tree's HEAD")]
     assert errors[-1].text.endswith(f": not a directory: {git_repo}")
 

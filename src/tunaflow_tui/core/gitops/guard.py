@@ -223,7 +223,8 @@ def _restore_head(root: Path, before: Fingerprint, now_head: str | None, now_bra
         return
     if before.branch is not None:
         # Moving the branch back drops commits a reviewer made; they were never the developer's work.
-        run_git(["update-ref", f"refs/heads/{before.branch}", before.head], root)
+        # --no-deref: a branch an agent made an alias of another is replaced, never followed
+        run_git(["update-ref", "--no-deref", f"refs/heads/{before.branch}", before.head], root)
         run_git(["symbolic-ref", "HEAD", f"refs/heads/{before.branch}"], root)
     else:
         run_git(["update-ref", "--no-deref", "HEAD", before.head], root)

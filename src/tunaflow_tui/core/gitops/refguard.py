@@ -4,6 +4,9 @@ An agent with a shell can do anything git can: detach its worktree's HEAD, switc
 user's branch, move or delete branches and tags, stash, push, plant hooks. :func:`take_snapshot`
 records everything that matters before a turn; :func:`check_turn` compares afterwards and repairs:
 
+- the plan's branch made a symbolic ref (an alias of, say, ``main``) is made a branch again at the
+  commit it had, with ``main`` left as it is; every ``update-ref`` of a ref tunaflow owns uses
+  ``--no-deref``, so it never moves the branch an alias points at;
 - the worktree goes back onto the plan's branch; commits made elsewhere that descend from it are
   fast-forwarded onto it, anything else is kept under ``refs/tunaflow/rescue/…`` (nothing becomes
   unreachable) and the caller is told to stop at a decision;
@@ -35,6 +38,7 @@ from tunaflow_tui.core.gitops.repo import is_ancestor
 from tunaflow_tui.core.gitops.runner import GitError, identity_args
 from tunaflow_tui.core.gitops.runner import run_git as _run_git
 from tunaflow_tui.core.gitops.shared import SharedState, changed_shared, read_shared, restore_shared
+from tunaflow_tui.core.gitops.symrefs import held, lost_tips, symref_target
 
 OWN_PREFIX = "refs/tunaflow/"
 RESCUE_PREFIX = "refs/tunaflow/rescue/"
@@ -246,7 +250,7 @@ class _Rescuer:
             return self.kept[sha]
         self.count += 1
         name = f"{RESCUE_PREFIX}{self.label}/{self.stamp}-{self.count}-{_ref_part(what) or 'ref'}"
-        run_git(["update-ref", "-m", "tunaflow: kept after an agent turn", name, sha], self.repo)
+        run_git(["update-ref", "--no-deref", "-m", "tunaflow: kept after an agent turn", name, sha], self.repo)
         self.kept[sha] = name
         return name
 
@@ -347,7 +351,7 @@ class _Check:
         where = now.describe()
         if now.sha is not None and tip is not None and is_ancestor(self.repo, tip, now.sha):
             moved = int(git_text(["rev-list", "--count", f"{tip}..{now.sha}"], self.repo) or "0")
-            run_git(["update-ref", "-m", "tunaflow: the agent's commits back on the plan's branch",
+            run_git(["update-ref", "--no-deref", "-m", "tunaflow: the agent's commits back on the plan's branch",
                      self.plan_ref, now.sha], self.repo)
             run_git(["symbolic-ref", "-m", "tunaflow: back on the plan's branch", "HEAD", self.plan_ref], wt)
             carried = f"; its {counted(moved, 'commit')} {'was' if moved == 1 else 'were'} moved onto {plan_short}" if moved else ""
@@ -366,6 +370,29 @@ class _Check:
             repaired=False, needs_decision=True, ref=now.ref, before=tip, after=now.sha, rescue_ref=rescue,
         ))
 
+    def plan_alias(self) -> None:
+        """The plan's branch made a symbolic ref: a commit on it would move the branch it points at."""
+        if self.plan_ref is None:
+            return
+        target = symref_target(self.repo, self.plan_ref)
+        if target is None:
+            return
+        before = self.snap.refs.get(self.plan_ref)
+        short, aliased = short_ref(self.plan_ref), short_ref(target)
+        if before is None:
+            run_git(["update-ref", "--no-deref", "-d", self.plan_ref], self.repo)
+            done = "tunaflow removed the alias"
+        else:
+            run_git(["update-ref", "--no-deref", "-m", "tunaflow: the plan's branch is no alias", self.plan_ref,
+                     before], self.repo)
+            done = f"tunaflow made it a branch again at {before[:10]}"
+        # commits the branch got during the turn, before it became an alias, are named only by its log now
+        kept = lost_tips(self.repo, self.plan_ref, lambda sha: self.rescuer.keep(sha, f"{short}-before"))
+        saved = f"; the commits it held are kept at {', '.join(kept)}" if kept else ""
+        self.add(Finding("plan_branch", f"{self.who} made {short} an alias of {aliased}, so commits on the plan's "
+                         f"branch would have moved {aliased}: {done}, leaving {aliased} as it is{saved}.",
+                         repaired=True, ref=self.plan_ref, before=before, after=target))
+
     def plan_branch(self) -> None:
         if self.plan_ref is None or self.plan_ref not in self.snap.refs:
             return
@@ -373,8 +400,12 @@ class _Check:
         now = self.plan_tip()
         short = short_ref(self.plan_ref)
         if now is None:
-            run_git(["update-ref", "-m", "tunaflow: plan branch restored", self.plan_ref, before],
-                    self.repo)
+            try:
+                run_git(["update-ref", "--no-deref", "-m", "tunaflow: plan branch restored", self.plan_ref, before],
+                        self.repo)
+            except GitError as exc:  # e.g. the agent made <plan>/sub: the branch's name is a folder of refs now
+                self.lost_branch(before, exc)
+                return
             self.add(Finding("plan_branch", f"{self.who} deleted {short}; tunaflow restored it.",
                              repaired=True, ref=self.plan_ref, before=before))
         elif not is_ancestor(self.repo, before, now):
@@ -382,6 +413,24 @@ class _Check:
             self.add(Finding("plan_branch", f"{self.who} rewrote the history of {short}; the commits it "
                              f"dropped are kept at {rescue}.", repaired=True, ref=self.plan_ref, before=before,
                              after=now, rescue_ref=rescue))
+
+    def lost_branch(self, before: str, exc: GitError) -> None:
+        """The plan's branch is gone and cannot be made again: its commits kept under a rescue ref, a decision."""
+        assert self.plan_ref is not None
+        short = short_ref(self.plan_ref)
+        wt = self.snap.worktree
+        # the branch's own log went with it: the worktree's HEAD log names what the agent committed on it
+        kept = lost_tips(wt, "HEAD", lambda sha: self.rescuer.keep(sha, f"{short}-before")) if wt is not None else []
+        if not kept or not held(self.repo, before):  # a ref the user can make the branch again from, always
+            kept.append(self.rescuer.keep(before, f"{short}-before"))
+        in_way = sorted(short_ref(r) for r in _refs(self.repo) if r.startswith(f"{self.plan_ref}/"))
+        if in_way:
+            why = f"{', '.join(in_way)} {'is' if len(in_way) == 1 else 'are'} in its way"
+        else:  # git's own reason: the first line of what it said (a failure to start says nothing)
+            why = (exc.stderr.splitlines() or [str(exc)])[0]
+        self.add(Finding("plan_branch", f"{self.who} deleted {short} and tunaflow could not make it again ({why}); "
+                         f"its commits are kept at {', '.join(kept)}.", repaired=False, needs_decision=True,
+                         ref=self.plan_ref, before=before, rescue_ref=kept[0]))
 
     # ------------------------------------------------------------------ every other ref
     def other_refs(self, now: Mapping[str, str]) -> None:
@@ -430,16 +479,25 @@ class _Check:
     def stash(self) -> None:
         before = self.snap.stash
         now = _stash(self.repo)
-        if now == before:
+        # an alias lists its target's log as stash entries (none for a ref without a log): nothing of the
+        # stash's to keep, and a later `git stash` would move the target
+        alias = symref_target(self.repo, STASH)
+        if now == before and alias is None:
             return
         if not self.repair_refs:
             self.add(Finding("stash", f"The stash changed during {self.actor}'s turn.", repaired=False, ref=STASH))
             return
         old = {sha for sha, _ in before}
-        rescued = [self.rescuer.keep(sha, "stash") for sha, _ in now if sha not in old]
+        rescued = [self.rescuer.keep(sha, "stash") for sha, _ in now if sha not in old] if alias is None else []
         run_git(["update-ref", "--no-deref", "-d", STASH], self.repo)  # a lock held: told, not claimed
         for sha, message in reversed(before):
             run_git(["stash", "store", "-q", "-m", message, sha], self.repo)
+        if alias is not None:
+            aliased = short_ref(alias)
+            self.add(Finding("stash", f"{self.who} made the stash an alias of {aliased}; tunaflow removed the alias "
+                             f"and put the stash back, leaving {aliased} itself as it is.", repaired=True, ref=STASH,
+                             after=alias))
+            return
         kept = f" (its entries are kept at {', '.join(rescued)})" if rescued else ""
         self.add(Finding("stash", f"{self.who} changed the stash; tunaflow put it back{kept}.", repaired=True,
                          ref=STASH))
@@ -539,6 +597,8 @@ def check_turn(
     # hooks and configuration first: every later step runs git
     steps: list[tuple[str, Callable[[], object]]] = [
         ("the shared hooks and configuration", lambda: shared.extend(check.shared())),
+        # before anything moves the plan's branch: an alias would carry the move to the branch it points at
+        ("what the plan's branch points at", check.plan_alias),
         *([("the worktree's files", restore_worktree)] if restore_worktree is not None else []),
         ("the worktree's HEAD", check.worktree_head),
         ("the plan's branch", check.plan_branch),
