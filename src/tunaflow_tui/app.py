@@ -259,7 +259,10 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         return f"Chat · {self.sub_title}" if rows <= SHORT_ROWS and self.sub_title else "Chat"
 
     async def on_mount(self) -> None:
-        self.composer.focus_input()
+        # The cursor is in the composer from the first frame: focus() would put it there only once the
+        # project's opening below is done, and the screen gives it to the chat meanwhile (keys typed
+        # then went to the chat, the footer showed the chat's keys, and was composed twice).
+        self.screen.set_focus(self.composer.input)
         await self.controller.ready()
         self.call_after_refresh(freeze_loaded, "first frame")
 
