@@ -202,6 +202,18 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
 
     # -- layout ----------------------------------------------------------------------------------
 
+    def get_default_screen(self) -> Screen[Any]:
+        """Textual's default screen, its breakpoint classes (``-wide``, ``-short``…) set for the terminal's size
+        before anything mounts on it: Textual sets them at the screen's first resize, once every widget is
+        styled, and then styles every one of them again."""
+        screen = super().get_default_screen()
+        width, height = self.size
+        for size, breakpoints in ((width, self.HORIZONTAL_BREAKPOINTS), (height, self.VERTICAL_BREAKPOINTS)):
+            reached = [(start, name) for start, name in breakpoints or () if size >= start]
+            if reached:
+                screen.add_class(max(reached)[1])
+        return screen
+
     def compose(self) -> ComposeResult:
         self.controller.attach(self)
         # Before the widgets exist: a class change on the app later would restyle every one of them.
