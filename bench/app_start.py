@@ -15,12 +15,13 @@ Per case, the median over the rounds (with min–max):
 
 * **first open**: CPU (user + system of the process) and wall time of the first open;
 * **next opens**: CPU and wall per open of the others (what every app test pays after the first);
-* counts per open (next opens): stylesheet parses, style applications to a node, recomposes, key
+* counts per open (next opens): CSS sources parsed, style applications to a node, recomposes, key
   footer composes;
 * the load average (1 min) when the case ran.
 
 Ratios: tunaflow's figures over the minimal app's, and with ``--before OTHER/src`` (another checkout's
-``src``, e.g. ``git archive`` of an older commit unpacked in /tmp) this checkout's over the other's,
+``src``, e.g. ``git archive`` of an older commit unpacked in /tmp) this checkout's over the other's
+(``--app-path SRC`` measures another folder's app in place of this checkout's),
 the cases interleaved round by round so a busy moment of a shared machine hits each alike.
 
 ``--profile`` opens tunaflow's app ``--opens`` times in this process under cProfile and prints the top
@@ -52,6 +53,7 @@ REQUEST = "Add a word frequency report"
 # ----------------------------------------------------------------------------- in the child process
 def _count_calls(counts: Counter[str]) -> None:
     """Count the calls that make an app start expensive (wrapping them; a few µs each)."""
+    from textual.css import stylesheet
     from textual.css.stylesheet import Stylesheet
     from textual.widget import Widget
 
@@ -66,7 +68,7 @@ def _count_calls(counts: Counter[str]) -> None:
 
         setattr(owner, name, counted)
 
-    wrap(Stylesheet, "parse", "stylesheet parses")
+    wrap(stylesheet, "parse", "CSS sources parsed")
     wrap(Stylesheet, "apply", "style applications")
     wrap(Widget, "recompose", "recomposes")
     wrap(KeyFooter, "compose", "key footer composes")
@@ -196,6 +198,7 @@ def main() -> int:
     parser.add_argument("--opens", type=int, default=8, help="app opens per process (the first counted apart)")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--before", default=None, help="also measure the app of this src folder, interleaved")
+    parser.add_argument("--app-path", default=None, help="measure the app of this src folder instead of this checkout's")
     parser.add_argument("--profile", action="store_true", help="profile tunaflow's app start in this process")
     parser.add_argument("--top", type=int, default=40)
     parser.add_argument("--seed", choices=("approval", "empty"), default="approval",
@@ -209,7 +212,7 @@ def main() -> int:
         profile(args.opens, args.top, args.seed)
         return 0
 
-    here = Path(__file__).resolve().parent.parent / "src"
+    here = Path(args.app_path).resolve() if args.app_path else Path(__file__).resolve().parent.parent / "src"
     cases: list[tuple[str, str, Path]] = [("minimal app", "minimal", here), ("tunaflow", "tunaflow", here)]
     if args.before:
         cases.append(("tunaflow (before)", "tunaflow", Path(args.before).resolve()))
