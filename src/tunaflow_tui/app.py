@@ -30,7 +30,12 @@ from textual.widgets import Header, Static
 
 from tunaflow_tui.heap import freeze_loaded
 from tunaflow_tui.palette import TunaflowCommands
-from tunaflow_tui.textual_compat import declared_bindings, lay_out_screens_under_dialogs, write_to_terminal
+from tunaflow_tui.textual_compat import (
+    declared_bindings,
+    lay_out_screens_under_dialogs,
+    share_css_parses,
+    write_to_terminal,
+)
 from tunaflow_tui.viewmodels.chat import ListMessageSource, MessageSource, MessageView
 from tunaflow_tui.viewmodels.glyphs import APP_ICON
 from tunaflow_tui.widgets.chat_view import ChatView
@@ -188,6 +193,8 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         cursor_blink: bool = True,
     ) -> None:
         super().__init__()
+        # every app of the process shares its parsed CSS: the app tests open hundreds
+        share_css_parses(self)
         # a change to the screen under a dialog (its footer) is laid out at once, not when the dialog closes
         lay_out_screens_under_dialogs(self)
         self.controller = controller
