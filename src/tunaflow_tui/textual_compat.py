@@ -1,9 +1,10 @@
 """Every use of Textual's private API, in one module, checked against the Textual versions named here.
 
 Textual keeps some of what tunaflow needs out of its public API: the footer's key widgets, the toast
-rack, the styles cache, the screen's compositor and its selection state, the app's driver and its
-batch updates.  Each use goes through a function below whose docstring says what it reaches and
-why; nothing else in the package (or its tests) touches a name of Textual's that starts with ``_``.
+rack, the styles cache, the stylesheet's parse, the screen's compositor and its selection state, the
+app's driver and its batch updates.  Each use goes through a function below whose docstring says
+what it reaches and why; nothing else in the package (or its tests) touches a name of Textual's
+that starts with ``_``.
 
 A Textual release may rename or drop any of these without notice.  :data:`TEXTUAL_CHECKED` is the
 version they were read against, :data:`TEXTUAL_RANGE` the versions the package accepts (the pin in
@@ -30,7 +31,7 @@ if TYPE_CHECKING:
     from textual.binding import Binding
     from textual.css.model import RuleSet
     from textual.css.styles import RenderStyles
-    from textual.css.stylesheet import CSSLocation
+    from textual.css.types import CSSLocation
     from textual.dom import DOMNode
     from textual.events import MouseEvent
     from textual.message import Message
