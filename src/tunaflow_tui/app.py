@@ -30,7 +30,12 @@ from textual.widgets import Header, Static
 
 from tunaflow_tui.heap import freeze_loaded
 from tunaflow_tui.palette import TunaflowCommands
-from tunaflow_tui.textual_compat import declared_bindings, lay_out_screens_under_dialogs, write_to_terminal
+from tunaflow_tui.textual_compat import (
+    declared_bindings,
+    lay_out_screens_under_dialogs,
+    share_css_parses,
+    write_to_terminal,
+)
 from tunaflow_tui.viewmodels.chat import ListMessageSource, MessageSource, MessageView
 from tunaflow_tui.viewmodels.glyphs import APP_ICON
 from tunaflow_tui.widgets.chat_view import ChatView
@@ -188,6 +193,8 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         cursor_blink: bool = True,
     ) -> None:
         super().__init__()
+        # every app of the process shares its parsed CSS: the app tests open hundreds
+        share_css_parses(self)
         # a change to the screen under a dialog (its footer) is laid out at once, not when the dialog closes
         lay_out_screens_under_dialogs(self)
         self.controller = controller
@@ -201,6 +208,18 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
             self.set_keymap(dict(keymap))
 
     # -- layout ----------------------------------------------------------------------------------
+
+    def get_default_screen(self) -> Screen[Any]:
+        """Textual's default screen, its breakpoint classes (``-wide``, ``-short``…) set for the terminal's size
+        before anything mounts on it: Textual sets them at the screen's first resize, once every widget is
+        styled, and then styles every one of them again."""
+        screen = super().get_default_screen()
+        width, height = self.size
+        for size, breakpoints in ((width, self.HORIZONTAL_BREAKPOINTS), (height, self.VERTICAL_BREAKPOINTS)):
+            reached = [(start, name) for start, name in breakpoints or () if size >= start]
+            if reached:
+                screen.add_class(max(reached)[1])
+        return screen
 
     def compose(self) -> ComposeResult:
         self.controller.attach(self)
@@ -259,7 +278,10 @@ Press **f1** for the full list of keys and how plans, gates and branches work.
         return f"Chat · {self.sub_title}" if rows <= SHORT_ROWS and self.sub_title else "Chat"
 
     async def on_mount(self) -> None:
-        self.composer.focus_input()
+        # The cursor is in the composer from the first frame: focus() would put it there only once the
+        # project's opening below is done, and the screen gives it to the chat meanwhile (keys typed
+        # then went to the chat, the footer showed the chat's keys, and was composed twice).
+        self.screen.set_focus(self.composer.input)
         await self.controller.ready()
         self.call_after_refresh(freeze_loaded, "first frame")
 

@@ -1,9 +1,10 @@
 """Every use of Textual's private API, in one module, checked against the Textual versions named here.
 
 Textual keeps some of what tunaflow needs out of its public API: the footer's key widgets, the toast
-rack, the styles cache, the screen's compositor and its selection state, the app's driver and its
-batch updates.  Each use goes through a function below whose docstring says what it reaches and
-why; nothing else in the package (or its tests) touches a name of Textual's that starts with ``_``.
+rack, the styles cache, the stylesheet's parse, the screen's compositor and its selection state, the
+app's driver and its batch updates.  Each use goes through a function below whose docstring says
+what it reaches and why; nothing else in the package (or its tests) touches a name of Textual's
+that starts with ``_``.
 
 A Textual release may rename or drop any of these without notice.  :data:`TEXTUAL_CHECKED` is the
 version they were read against, :data:`TEXTUAL_RANGE` the versions the package accepts (the pin in
@@ -19,6 +20,8 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from textual._styles_cache import StylesCache
+from textual.cache import LRUCache
+from textual.css.stylesheet import Stylesheet
 from textual.widgets._footer import FooterKey, FooterLabel, KeyGroup
 from textual.widgets._toast import Toast, ToastRack
 
@@ -26,7 +29,9 @@ if TYPE_CHECKING:
     from rich.console import RenderableType
     from textual.app import App
     from textual.binding import Binding
+    from textual.css.model import RuleSet
     from textual.css.styles import RenderStyles
+    from textual.css.types import CSSLocation
     from textual.dom import DOMNode
     from textual.events import MouseEvent
     from textual.message import Message
@@ -70,6 +75,8 @@ PRIVATE_NAMES: Mapping[str, tuple[str, ...]] = {
     "textual.widgets._footer:Footer": ("_bindings_ready",),
     "textual.widgets._footer:FooterKey": ("_disabled",),
     "textual.css.styles:RenderStyles": ("_cache_key",),
+    "textual.css.stylesheet:Stylesheet": ("_invalid_css", "_parse_rules", "_require_parse", "_rules", "_rules_map",
+                                          "_variables"),
     "textual.pilot:Pilot": ("_post_mouse_events",),
     "textual.reactive": ("__watchers",),
 }
@@ -82,6 +89,73 @@ def installed_textual() -> str:
     from importlib.metadata import version  # not at start-up: it loads the email package
 
     return version("textual")
+
+
+# -- the stylesheet ---------------------------------------------------------------------------------
+# Textual keeps each CSS source's parsed rules in the stylesheet (``Stylesheet._parse_cache``): every
+# new app parses the CSS of every widget class it mounts again.
+
+_SHARED_RULES: LRUCache[tuple[object, ...], list[RuleSet]] = LRUCache(1024)
+"""Parsed rule sets by (CSS, where it was read from, default or not, tie breaker, scope, variables), for
+every app of this process."""
+
+_VARIABLE_SETS: dict[tuple[tuple[str, str], ...], int] = {}
+"""The sets of CSS variables (themes) seen, each with a number that stands for it in the keys above."""
+
+
+class SharedParseStylesheet(Stylesheet):
+    """A stylesheet that parses each CSS source once per process, where Textual's parses it once per app.
+
+    A source's rules depend only on its text, where it was read from, its place in the cascade and the
+    CSS variables (the theme, substituted while parsing): the keys here hold all of them, so an app
+    with another theme parses its own.  Textual never changes a rule set once parsed (its own cache
+    already hands the same rule sets to every parse of one stylesheet), so apps can share them.
+    Overrides ``Stylesheet._parse_rules`` and reads ``Stylesheet._variables``; :meth:`reparse` (a new
+    theme) is Textual's, made with this class.
+    """
+
+    def __init__(self, *, variables: dict[str, str] | None = None) -> None:
+        super().__init__(variables=variables)
+        self._variables_number: int | None = None
+
+    def set_variables(self, variables: dict[str, str]) -> None:
+        """Set CSS variables (a new theme): the rules parsed with others no longer apply."""
+        super().set_variables(variables)
+        self._variables_number = None
+
+    def _parse_rules(self, css: str, read_from: CSSLocation, is_default_rules: bool = False,
+                     tie_breaker: int = 0, scope: str = "") -> list[RuleSet]:
+        if self._variables_number is None:
+            frozen = tuple(sorted(self._variables.items()))
+            self._variables_number = _VARIABLE_SETS.setdefault(frozen, len(_VARIABLE_SETS))
+        key = (css, read_from, is_default_rules, tie_breaker, scope, self._variables_number)
+        rules = _SHARED_RULES.get(key)
+        if rules is None:
+            rules = super()._parse_rules(css, read_from, is_default_rules, tie_breaker, scope)
+            _SHARED_RULES[key] = rules
+        return rules
+
+    def reparse(self) -> None:
+        """Parse every source again with the variables set now, as Textual's ``reparse``, sharing parses."""
+        stylesheet = SharedParseStylesheet(variables=self._variables)
+        for read_from, (css, is_defaults, tie_breaker, scope) in self.source.items():
+            stylesheet.add_source(css, read_from=read_from, is_default_css=is_defaults,
+                                  tie_breaker=tie_breaker, scope=scope)
+        try:
+            stylesheet.parse()
+        except Exception:
+            self._invalid_css.update(stylesheet._invalid_css)
+            raise
+        self._rules = stylesheet.rules
+        self._rules_map = None
+        self.source = stylesheet.source
+        self._require_parse = False
+
+
+def share_css_parses(app: App[Any]) -> None:
+    """Give ``app`` a stylesheet that shares parsed CSS with the other apps of this process (call it in
+    the app's ``__init__``, before anything reads CSS into it)."""
+    app.stylesheet = SharedParseStylesheet(variables=app.get_css_variables())
 
 
 # -- the footer -------------------------------------------------------------------------------------

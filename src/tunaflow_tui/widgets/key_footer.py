@@ -12,8 +12,9 @@ and shows as many as fit, whole: the ``first`` and ``keep`` keys always, the oth
 while there is room.  What does not fit is listed in help.
 
 The footer is composed again whenever the keys change (every focus change), and only then: a
-widget refreshing its bindings without changing them leaves it as it is.  Textual's footer ties
-each key to its ``compact`` style with ``data_bind``, which registers a watcher on the footer that
+widget refreshing its bindings without changing them leaves it as it is, and changes before the
+next refresh (widgets mounting, the focus moving) make one recompose, not one each.  Textual's
+footer ties each key to its ``compact`` style with ``data_bind``, which registers a watcher on the footer that
 keeps the key alive until ``compact`` changes — that is, forever: every recompose would leak its
 keys.  This footer gives each key its style directly instead and passes a change on itself.
 """
@@ -92,6 +93,10 @@ class KeyFooter(Footer):
         """What the keys shown were composed from."""
         self._fitted = False
         """The keys composed last were measured and the ones that do not fit left out."""
+        self._recompose_asked = False
+        """A recompose is asked for after the next refresh (see :meth:`_recompose_soon`)."""
+        self._composed_width = -1
+        """The footer's width when its keys were composed last (they were fitted to it)."""
 
     def _rank(self, unit: list[Widget], depth: dict[str, int]) -> tuple[int, int]:
         """(0.., 0) for ``first``; then the focused widget's keys (nearest widget first), ``keep``, the
@@ -172,6 +177,7 @@ class KeyFooter(Footer):
     def compose(self) -> ComposeResult:
         self._drawn = self._signature(self.screen) if footer_bindings_ready(self) else None
         self._composed = self._drawn
+        self._composed_width = self.size.width
         self._fitted = False
         widgets = self._join_groups(compose(self, super().compose()))
         depths = self._depths() if footer_bindings_ready(self) else {}
@@ -259,9 +265,29 @@ class KeyFooter(Footer):
         return widths
 
     def on_resize(self, event: Resize) -> None:
-        """Another width may fit other keys: lay them all out again and measure."""
-        if self._ranked and self.is_attached:
-            self.call_after_refresh(self.recompose)
+        """Another width may fit other keys: lay them all out again and measure.
+
+        The footer's first size arrives after its keys are composed, at the width they were composed
+        at: that one changes nothing.
+        """
+        if self._ranked and self.is_attached and event.size.width != self._composed_width:
+            self._recompose_soon()
+
+    def _recompose_soon(self) -> None:
+        """Compose the keys again after the next refresh, once however often it is asked meanwhile.
+
+        While the app starts, the screen's bindings change several times before a refresh (widgets
+        mounting, the focus moving): each change asked Textual's footer for a recompose of its own, and
+        every one of them ran, all but the last composing keys already replaced.  The recompose reads
+        the bindings as they are when it runs.
+        """
+        if not self._recompose_asked:
+            self._recompose_asked = True
+            self.call_after_refresh(self._recompose_now)
+
+    async def _recompose_now(self) -> None:
+        self._recompose_asked = False
+        await self.recompose()
 
     def bindings_changed(self, screen: Screen[object]) -> None:
         """Show the keys from the first frame on, even before the terminal reports it has the focus.
@@ -270,19 +296,21 @@ class KeyFooter(Footer):
         in a browser tab (``tunaflow serve``) gets the focus only with the first click, and until
         then the footer would stay empty.
         """
+        mark_footer_bindings_ready(self)
         if not self._ranked and not screen.app.app_focus:
-            mark_footer_bindings_ready(self)
             if self.is_attached and screen is self.screen:
-                self.call_after_refresh(self.recompose)
+                self._recompose_soon()
             return
         signature = self._signature(screen) if screen is self.screen else None
         if self._ranked and signature is not None and signature == self._drawn:
             # the keys shown, or about to be (a widget refreshed its bindings, a message finished
             # streaming): composing the footer again would only lay out the screen once more
             return
-        if signature is not None and screen.app.app_focus and self.is_attached:
+        if not screen.app.app_focus:
+            return  # as Textual's footer: the keys show again when the app has the focus
+        if signature is not None and self.is_attached:
             self._drawn = signature  # what the recompose asked for now will show
-        super().bindings_changed(screen)
+            self._recompose_soon()
 
     def watch_compact(self, compact: bool) -> None:
         """Pass the footer's style on to its keys (what the binding did; the palette key never had one)."""

@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 
 import pytest
 from app_harness import palette_offers, screen_text, send, settle
+from textual import events
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.command import CommandPalette
@@ -395,6 +396,49 @@ async def test_bindings_refreshed_without_a_change_leave_the_footer_as_it_is() -
         field.focus()  # other keys: the footer is composed again, once
         await _footer_shows(pilot, footer_widget, "Field key")
         assert composed == ["_Field"]
+
+
+class _CountingFooter(KeyFooter):
+    """A key footer that notes the focused widget each time it composes keys."""
+
+    def __init__(self) -> None:
+        super().__init__(first=("noop",))
+        self.composed: list[str] = []
+
+    def compose(self) -> ComposeResult:
+        widgets = list(super().compose())
+        if widgets:
+            self.composed.append(type(self.screen.focused).__name__)
+        yield from widgets
+
+
+class _OpeningApp(_FooterApp):
+    AUTO_FOCUS = ""  # the focus moves as the test says
+
+    def compose(self) -> ComposeResult:
+        yield _Pane("pane")
+        yield _Field("field")
+
+
+async def test_the_footer_composes_its_keys_once_while_the_app_opens() -> None:
+    app = _OpeningApp()
+    async with app.run_test(size=(80, 24)) as pilot:
+        footer_widget = _CountingFooter()
+        await app.screen.mount(footer_widget)
+        # the focus moves several times before the footer's first keys are composed (in the app: the
+        # screen's first focus, the composer's, widgets mounting)
+        for widget in (app.query_one(_Field), app.query_one(_Pane)):
+            app.screen.set_focus(widget)
+        await _footer_shows(pilot, footer_widget, "Pane key")
+        await pilot.pause()
+        assert footer_widget.composed == ["_Pane"]
+        # the footer's first size can arrive after its keys are composed, at the width they were made
+        # for: nothing to do again
+        footer_widget.post_message(events.Resize(footer_widget.size, footer_widget.virtual_size))
+        await pilot.pause()
+        assert footer_widget.composed == ["_Pane"]
+        await pilot.resize_terminal(60, 24)  # another width: the keys are fitted to it
+        await until(pilot, lambda: len(footer_widget.composed) == 2, "the footer composed for the new width")
 
 
 class _Form(Static, can_focus=True):

@@ -18,6 +18,7 @@ from tunaflow_tui.core.gitops import is_git_repo
 from tunaflow_tui.runtime.runtime import WorkflowRuntime
 from tunaflow_tui.screens.decision_screen import DecisionScreen
 from tunaflow_tui.subcommands.open_command import NOT_GIT_NOTE, open_project_app, run_app
+from tunaflow_tui.widgets.composer import ComposerInput
 from tunaflow_tui.widgets.decision.plan_card import PlanProposalCard
 from tunaflow_tui.widgets.decision.verdict_card import ReviewVerdictCard
 from tunaflow_tui.widgets.message_block import tools_summary
@@ -96,6 +97,24 @@ async def test_history_appears_once_the_project_is_open(open_app, demo_project) 
             await until(pilot, lambda: "Main" in screen_text(reopened), "Main on screen")  # the sidebar arrived with the project
     finally:
         opener.close()
+
+
+async def test_the_composer_has_the_cursor_while_the_project_opens(open_app, monkeypatch) -> None:
+    # the screen gave the focus to the chat first, the composer got it once the project was open:
+    # meanwhile the chat showed the focus and the footer the chat's keys
+    app, _controller, runtime = open_app()
+    focused_while_opening: list[object] = []
+    catch_up = runtime.catch_up_records
+
+    def catch_up_looking() -> None:  # a step of the project's opening
+        focused_while_opening.append(app.focused)
+        catch_up()
+
+    monkeypatch.setattr(runtime, "catch_up_records", catch_up_looking)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await until(pilot, lambda: "Main" in screen_text(app), "the sidebar, filled once the project is open")
+        assert [type(widget) for widget in focused_while_opening] == [ComposerInput]
+        assert isinstance(app.focused, ComposerInput)
 
 
 async def test_a_project_that_cannot_be_opened_says_why(demo_project) -> None:
