@@ -145,6 +145,8 @@ async def test_keys_typed_elsewhere_are_handled_while_the_pane_prints_5_mb() -> 
         emulator = app.session.emulator
         app.session.write(b"f")
         await until(pilot, lambda: emulator.bytes_fed > 64 * 1024, "the flood under way", LIMIT)
+        # read ahead of the parsing (a loaded machine's loop may read no faster than the thread parses)
+        await until(pilot, lambda: app.session.backlog > 48 * 1024, "48 KB read and waiting to be parsed", LIMIT)
         # the loop is held here, without a single turn: the program's output is parsed all the same
         fed = emulator.bytes_fed
         until_sync(lambda: emulator.bytes_fed > fed + 32 * 1024, "output parsed while the loop was busy", 10)
