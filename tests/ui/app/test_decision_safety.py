@@ -69,6 +69,17 @@ async def proposal_in_focus(pilot, app) -> PlanProposalCard:
     return card
 
 
+async def verdict_in_focus(pilot, app, clock) -> ReviewVerdictCard:
+    """Approve the proposal (armed): the review's verdict arrives and takes the focus on its own, arming."""
+    card = await proposal_in_focus(pilot, app)
+    await armed(pilot, card, clock)
+    await pilot.press("a")
+    await idle(pilot, app)
+    verdict = app.focused
+    assert isinstance(verdict, ReviewVerdictCard) and not verdict.is_armed
+    return verdict
+
+
 # ---------------------------------------------------------------------------------- typing on
 
 
@@ -180,12 +191,7 @@ async def test_a_remapped_decision_key_in_the_arming_time_asks_to_press_again(op
 async def test_verdict_and_done_cards_ignore_keys_while_arming(open_app, arming_clock) -> None:
     app, _controller, runtime = open_app()
     async with app.run_test(size=(120, 40)) as pilot:
-        card = await proposal_in_focus(pilot, app)
-        await armed(pilot, card, arming_clock)
-        await pilot.press("a")
-        await idle(pilot, app)
-        verdict = app.focused
-        assert isinstance(verdict, ReviewVerdictCard) and not verdict.is_armed
+        verdict = await verdict_in_focus(pilot, app, arming_clock)
         await pilot.press("w")
         await idle(pilot, app)
         assert verdict.view.decision is None and phase_and_pending(runtime) == ("review", "review")
@@ -205,12 +211,7 @@ async def test_verdict_and_done_cards_ignore_keys_while_arming(open_app, arming_
 async def test_i_while_a_card_arms_moves_to_the_composer_and_decides_nothing(open_app, arming_clock) -> None:
     app, _controller, runtime = open_app()
     async with app.run_test(size=(120, 40)) as pilot:
-        card = await proposal_in_focus(pilot, app)
-        await armed(pilot, card, arming_clock)
-        await pilot.press("a")
-        await idle(pilot, app)
-        verdict = app.focused
-        assert isinstance(verdict, ReviewVerdictCard) and not verdict.is_armed
+        verdict = await verdict_in_focus(pilot, app, arming_clock)
         await pilot.press("i")  # the user, on the proposal a moment ago, goes to write: not a decision key
         await idle(pilot, app)
         assert isinstance(app.focused, ComposerInput)
