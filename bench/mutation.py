@@ -197,12 +197,13 @@ def run(module: Module, workdir: Path, *, max_children: int, fresh: bool, retest
     # subprocesses started by the tests import the mutants too
     env = {**os.environ, **module.env, "PYTHONPATH": str(mutated)}
     env.pop("MUTANT_UNDER_TEST", None)
-    names = [name for name, status in _statuses(workdir, env) if status in ("survived", "no tests")] if retest else []
     if report_only:
         return read_figures(module, workdir, env, 0.0)
     if fresh and not retest:
         (workdir / KILLS).unlink(missing_ok=True)
-    carried_kills(module, workdir, _statuses(workdir, env))  # what this copy's earlier runs killed, before mutmut forgets
+    statuses = _statuses(workdir, env)
+    killed = carried_kills(module, workdir, statuses)  # what this copy's earlier runs killed, before mutmut forgets
+    names = retest_names(statuses, killed) if retest else []
     started = time.monotonic()
     log = workdir / "mutmut-run.log"
     if not retest or names:
@@ -212,6 +213,14 @@ def run(module: Module, workdir: Path, *, max_children: int, fresh: bool, retest
         if done.returncode != 0:
             print(f"{module.name}: mutmut failed (exit {done.returncode}); see {log}", file=sys.stderr)
     return read_figures(module, workdir, env, time.monotonic() - started)
+
+
+def retest_names(statuses: list[tuple[str, str]], killed_before: set[str]) -> list[str]:
+    """The mutants a retest runs: the survivors, and those no run has settled since the tests changed (mutmut
+    says "not checked" for every mutant once the tests change; a retest stopped half-way leaves its survivors so)."""
+    return [name for name, status in statuses
+            if status in ("survived", "no tests", "suspicious")
+            or (status == "not checked" and name not in killed_before)]
 
 
 def carried_kills(module: Module, workdir: Path, statuses: list[tuple[str, str]]) -> set[str]:

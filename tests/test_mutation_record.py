@@ -61,6 +61,15 @@ def test_a_run_stopped_before_its_end_does_not_stand(tmp_path: Path) -> None:
     assert bench.stale([module], root, record) == [("guard", "6 mutants not run")]
 
 
+def test_a_retest_runs_the_survivors_and_what_a_stopped_retest_left_unchecked() -> None:
+    statuses = [("m.x_a__mutmut_1", "killed"), ("m.x_a__mutmut_2", "survived"), ("m.x_a__mutmut_3", "not checked"),
+                ("m.x_a__mutmut_4", "not checked"), ("m.x_a__mutmut_5", "no tests"), ("m.x_a__mutmut_6", "timeout"),
+                ("m.x_a__mutmut_7", "suspicious")]
+    # 4 was killed by an earlier run (carried); 3 was a survivor the stopped retest never reached
+    assert _bench().retest_names(statuses, {"m.x_a__mutmut_1", "m.x_a__mutmut_4"}) == [
+        "m.x_a__mutmut_2", "m.x_a__mutmut_3", "m.x_a__mutmut_5", "m.x_a__mutmut_7"]
+
+
 def test_every_configured_module_names_files_that_exist() -> None:
     bench = _bench()
     for module in bench.load_modules().values():
