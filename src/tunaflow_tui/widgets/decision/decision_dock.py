@@ -286,6 +286,10 @@ class DecisionDock(VerticalScroll, can_focus=False):
         """The cards moved: the card with the keys may have gone out of view."""
         super().watch_scroll_y(old_value, new_value)
         if self.is_attached:
+            card = self.focused_card()
+            if card is not None and card is not self._seen_with_keys and self.can_view_partial(card):
+                # on screen as drawn before this move: seen, even if the check after its focus comes later
+                self._seen_with_keys = card
             self.call_after_refresh(self.keys_follow_the_eye)
 
     def focused_card(self) -> DecisionCard | None:
